@@ -1,0 +1,64 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import nx from '@nx/eslint-plugin';
+
+// Layering (DESIGN §1, STYLE "Tags"): every constraint points downward toward `type:port`.
+const depConstraints = [
+  { sourceTag: 'type:port', onlyDependOnLibsWithTags: ['type:port'] },
+  { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:wire'] },
+  { sourceTag: 'type:model', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
+  { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:port', 'type:protocol'] },
+  { sourceTag: 'type:check', onlyDependOnLibsWithTags: ['type:port'] },
+  { sourceTag: 'type:config', onlyDependOnLibsWithTags: ['type:port'] },
+  { sourceTag: 'type:telemetry', onlyDependOnLibsWithTags: ['type:port'] },
+  { sourceTag: 'type:workload', onlyDependOnLibsWithTags: ['type:port', 'type:check', 'type:protocol'] },
+  { sourceTag: 'type:sim', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
+  { sourceTag: 'type:live', onlyDependOnLibsWithTags: ['type:port', 'type:model', 'type:wire', 'type:telemetry', 'type:config'] },
+  { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:port', 'type:config'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
+  { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },
+];
+
+// Protocol code is pure logic over ports: no transports, no SDKs, no ambient time.
+const protocolPurity = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        { group: ['@nats-io/*', 'nats'], message: 'protocols reach the network only through ports' },
+        { group: ['@grpc/*', '@connectrpc/*'], message: 'protocols reach the network only through ports' },
+        { group: ['@opentelemetry/*'], message: 'use the Trace port' },
+        { group: ['node:*'], message: 'protocols are runtime-neutral' },
+      ],
+    },
+  ],
+  'no-restricted-globals': [
+    'error',
+    { name: 'setTimeout', message: 'use Clock.sleep' },
+    { name: 'setInterval', message: 'use Clock.sleep' },
+    { name: 'setImmediate', message: 'use Clock.sleep' },
+    { name: 'Date', message: 'use Clock.nowNs' },
+    { name: 'performance', message: 'use Clock.nowNs' },
+    { name: 'process', message: 'protocols are runtime-neutral' },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', '**/.nx/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/src/**/*.ts', '**/tests/**/*.ts'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@nx/enforce-module-boundaries': ['error', { allow: [], depConstraints, enforceBuildableLibDependency: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['libs/locks/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: protocolPurity,
+  },
+);

@@ -1,0 +1,75 @@
+import type { LockId, LockMode } from './ids.js';
+import type { VerbStatus } from './verbs.js';
+
+/** Base of every error LockFabric raises on purpose; `code` is stable for programs, `message` is for people. */
+export abstract class LockFabricError extends Error {
+  abstract readonly code: string;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** An acquire did not complete before its deadline; nothing is held. */
+export class LockTimeoutError extends LockFabricError {
+  readonly code = 'LOCK_TIMEOUT';
+  constructor(
+    readonly lock: LockId,
+    readonly mode: LockMode,
+    readonly timeoutMs: number,
+  ) {
+    super(`acquire of lock ${lock} (${mode}) did not complete within ${timeoutMs} ms`);
+  }
+}
+
+/** An acquire was aborted: by the caller's signal, by recovery, or because the lock was reset. */
+export class LockAbortedError extends LockFabricError {
+  readonly code = 'LOCK_ABORTED';
+  constructor(
+    readonly lock: LockId,
+    readonly reason: string,
+  ) {
+    super(`acquire of lock ${lock} aborted: ${reason}`);
+  }
+}
+
+/** A grant was used after its lease ran out; the caller no longer holds the lock. */
+export class LeaseExpiredError extends LockFabricError {
+  readonly code = 'LEASE_EXPIRED';
+  constructor(
+    readonly lock: LockId,
+    readonly leaseMs: number,
+  ) {
+    super(`lease on lock ${lock} expired after ${leaseMs} ms`);
+  }
+}
+
+/** A verb completed with an error status, or its target node could not be reached. */
+export class FabricAccessError extends LockFabricError {
+  readonly code = 'FABRIC_ACCESS';
+  constructor(
+    readonly status: VerbStatus,
+    readonly detail: string,
+  ) {
+    super(`fabric access failed (${status}): ${detail}`);
+  }
+}
+
+/** Configuration was rejected; `issues` lists every problem, each naming the offending key. */
+export class ConfigError extends LockFabricError {
+  readonly code = 'CONFIG';
+  constructor(readonly issues: readonly string[]) {
+    super(`invalid configuration:\n  - ${issues.join('\n  - ')}`);
+  }
+}
+
+/** A wire message could not be decoded or named something that does not exist. */
+export class MalformedInputError extends LockFabricError {
+  readonly code = 'MALFORMED_INPUT';
+  constructor(
+    readonly source: string,
+    detail: string,
+  ) {
+    super(`malformed input from ${source}: ${detail}`);
+  }
+}

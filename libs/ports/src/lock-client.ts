@@ -1,0 +1,35 @@
+import type { Clock, Random } from './clock.js';
+import type { ClientAddress, LockId, LockMode } from './ids.js';
+import type { Mailbox } from './mailbox.js';
+import type { SwitchPort } from './switch-port.js';
+import type { Trace } from './trace.js';
+import type { LockTableLayout, Verbs } from './verbs.js';
+
+/** Everything a protocol client may touch: the ports of one client, and where the locks are. */
+export interface ClientPorts {
+  readonly self: ClientAddress;
+  readonly verbs: Verbs;
+  readonly mailbox: Mailbox;
+  readonly switchPort?: SwitchPort;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly trace: Trace;
+  readonly locks: LockTableLayout;
+}
+
+export interface AcquireOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Proof of holding a lock; protocols extend it with what their release needs. */
+export interface Grant {
+  readonly lock: LockId;
+  readonly mode: LockMode;
+}
+
+/** What every protocol offers a client. */
+export interface LockClient<G extends Grant = Grant> {
+  acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<G>;
+  release(grant: G): Promise<void>;
+}

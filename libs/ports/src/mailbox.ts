@@ -1,0 +1,31 @@
+import type { ClientAddress, LockId } from './ids.js';
+import type { SpanContextRef } from './trace.js';
+
+/** What a notification between clients means; protocols agree on the rest of the fields. */
+export type MessageKind = 'handover' | 'grant' | 'mode-change' | 'reset' | 'wake' | 'timestamp' | 'custom';
+
+export interface Message {
+  readonly kind: MessageKind;
+  readonly from: ClientAddress;
+  readonly to: ClientAddress;
+  readonly lock: LockId;
+  /** Epoch, era or reset counter that fences this message, when the protocol has one. */
+  readonly epoch?: bigint;
+  readonly value?: bigint;
+  readonly data?: Uint8Array;
+  readonly trace?: SpanContextRef;
+}
+
+export interface ReceiveOptions {
+  /** Absolute deadline on the port's clock; `receive` then resolves `undefined`. */
+  readonly deadlineNs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Small SENDs between clients on different (or the same) compute nodes. Delivery is unordered and may fail silently. */
+export interface Mailbox {
+  readonly self: ClientAddress;
+  send(message: Omit<Message, 'from'>): void;
+  /** The oldest queued message matching `match`, waiting for one if none is queued. */
+  receive(match: (message: Message) => boolean, options?: ReceiveOptions): Promise<Message | undefined>;
+}
