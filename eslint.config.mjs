@@ -13,7 +13,7 @@ const depConstraints = [
   { sourceTag: 'type:telemetry', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:workload', onlyDependOnLibsWithTags: ['type:port', 'type:check', 'type:protocol'] },
   { sourceTag: 'type:sim', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
-  { sourceTag: 'type:live', onlyDependOnLibsWithTags: ['type:port', 'type:model', 'type:wire', 'type:telemetry', 'type:config'] },
+  { sourceTag: 'type:live', onlyDependOnLibsWithTags: ['type:port', 'type:model', 'type:wire', 'type:telemetry', 'type:config', 'type:sim', 'type:live'] },
   { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:port', 'type:config'] },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },
@@ -49,11 +49,32 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/src/**/*.ts', '**/tests/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/tests/**/*.ts'],
     plugins: { '@nx': nx },
     rules: {
       '@nx/enforce-module-boundaries': ['error', { allow: [], depConstraints, enforceBuildableLibDependency: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // Tests may also reach the substrates, models and checkers that exercise the code under test.
+    files: ['**/*.test.ts', '**/tests/**/*.ts'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          allow: [],
+          enforceBuildableLibDependency: false,
+          depConstraints: depConstraints.map((c) =>
+            c.onlyDependOnLibsWithTags.includes('*')
+              ? c
+              : { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:sim', 'type:model', 'type:check', 'type:workload', 'type:testkit', 'type:protocol'] },
+          ),
+        },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {

@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * `@lockfabric/source` export condition, so unit tests never need a prior build.
  */
 export function projectTestConfig(options: { testTimeoutMs?: number; include?: string[] } = {}) {
-  const conditions = ['@lockfabric/source', 'node', 'import', 'module', 'default'];
+  const conditions = ['@lockfabric/source', 'node', 'import', 'default'];
   return defineConfig({
     resolve: { conditions },
     ssr: { resolve: { conditions, externalConditions: ['node', 'import', 'default'] } },

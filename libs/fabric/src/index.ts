@@ -1,1 +1,32 @@
-export {};
+export { NodeMemory } from './node-memory.js';
+export type { RegionInfo, RegisterOptions } from './node-memory.js';
+export { createLocalMemory } from './local-memory.js';
+export type { LocalMemoryOptions } from './local-memory.js';
+export { NicCounters, VERB_OPCODES } from './nic-counters.js';
+export type { NicCountersSnapshot, OpcodeCounts } from './nic-counters.js';
+export { Nic } from './nic.js';
+export type { NicOptions } from './nic.js';
+export { DEFAULT_NIC_TIMING, NicScheduler, nicServiceNs, validateNicTimingModel } from './nic-timing.js';
+export type { AdmitOptions, NicSlot, NicTimingModel } from './nic-timing.js';
+export { TokenBucket } from './token-bucket.js';
+export type { TokenBucketOptions } from './token-bucket.js';
+export { QueuePairVerbs } from './queue-pair-verbs.js';
+export type { PostBatch, QueuePairVerbsOptions } from './queue-pair-verbs.js';
+export { maskedCasResult, maskedFaaResult, widthMask } from './atomic-ops.js';
+export { deriveRkey } from './rkey.js';
+export { MAX_TRANSFER_BYTES } from './limits.js';
+export {
+  U64_MAX,
+  U128_MAX,
+  fieldBoundary,
+  fieldMask,
+  getField,
+  hex,
+  isU64,
+  isU128,
+  readU64LE,
+  readU128LE,
+  setField,
+  u64ToBytes,
+  u128ToBytes,
+} from './u64.js';

@@ -1,1 +1,7 @@
-export {};
+export * from './random.js';
+export * from './real-clock.js';
+export * from './scheduler.js';
+export * from './scheduler-clock.js';
+export * from './mailbox-hub.js';
+export * from './cluster.js';
+export * from './substrates.js';

@@ -1,1 +1,15 @@
-export {};
+export * from './errors.js';
+export * from './register-array.js';
+export * from './split-register-array.js';
+export * from './mau.js';
+export * from './match-table.js';
+export * from './pipeline.js';
+export * from './packet-context.js';
+export * from './egress.js';
+export * from './program.js';
+export * from './packet-types.js';
+export * from './timing.js';
+export * from './forward-program.js';
+export * from './switch.js';
+export * from './fault-spec.js';
+export * from './faults.js';

@@ -1,1 +1,2 @@
-export {};
+export * from './lock-word.js';
+export * from './caslock.js';

@@ -1,1 +1,5 @@
-export {};
+export * from './protocol.js';
+export * from './options.js';
+export * from './backoff.js';
+export * from './deadline.js';
+export * from './op-span.js';

@@ -1,0 +1,48 @@
+import { Nic, NodeMemory, TokenBucket } from '@lockfabric/fabric';
+import type { MemoryDescription, MemoryExecutor } from '@lockfabric/live';
+import type { Clock, Completion, NodeId, WorkRequest } from '@lockfabric/ports';
+
+export interface MemoryNodeLayout {
+  readonly node: NodeId;
+  /** Bytes of the lock-table region (region 0). */
+  readonly lockTableBytes: number;
+  readonly lockCount: number;
+  readonly entryBytes: number;
+  /** Verbs per second the NIC serves at most; undefined means as fast as the process can. */
+  readonly iopsCap?: number;
+}
+
+/**
+ * The memory node's NIC behind the MemoryService: region 0 holds the lock table. With an IOPS cap
+ * a doorbell waits until the token bucket has a token for each of its verbs.
+ */
+export class MemoryNodeExecutor implements MemoryExecutor {
+  readonly memory: NodeMemory;
+  readonly nic: Nic;
+  private readonly bucket: TokenBucket | undefined;
+
+  constructor(
+    private readonly layout: MemoryNodeLayout,
+    private readonly clock: Clock,
+  ) {
+    this.memory = new NodeMemory(layout.node);
+    this.memory.register(layout.lockTableBytes);
+    this.nic = new Nic(this.memory);
+    this.bucket = layout.iopsCap ? new TokenBucket({ ratePerSec: layout.iopsCap, burst: Math.max(1, Math.ceil(layout.iopsCap / 1000)), startNs: clock.nowNs() }) : undefined;
+  }
+
+  executeBatch(batch: readonly WorkRequest[], initiator: NodeId): Completion[] | Promise<Completion[]> {
+    if (!this.bucket) return this.nic.executeBatch(batch, initiator);
+    const waitNs = this.bucket.reserve(this.clock.nowNs(), batch.length);
+    if (waitNs <= 0) return this.nic.executeBatch(batch, initiator);
+    return this.clock.sleep(waitNs).then(() => this.nic.executeBatch(batch, initiator));
+  }
+
+  describe(): MemoryDescription {
+    return {
+      node: this.layout.node,
+      regions: this.memory.regions().map((r) => ({ region: r.region, rkey: r.rkey, sizeBytes: r.sizeBytes, name: r.region === 0 ? 'locks' : `region-${r.region}` })),
+      lockTables: [{ name: 'locks', region: 0, baseOffset: 0, entryBytes: this.layout.entryBytes, lockCount: this.layout.lockCount }],
+    };
+  }
+}

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+
+export const NODE_ROLES = ['memory', 'compute', 'switch', 'coordinator', 'driver'] as const;
+export type NodeRole = (typeof NODE_ROLES)[number];
+
+export const SWITCH_PROGRAMS = ['forward', 'fisslock', 'netlock'] as const;
+export type SwitchProgramName = (typeof SWITCH_PROGRAMS)[number];
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_PORTS = {
+  memoryGrpc: 50051,
+  computeGrpc: 50052,
+  switchGrpc: 50053,
+  coordinatorGrpc: 50054,
+  health: 8080,
+} as const;
+
+// Messages say what a user must write; the loader appends the key, the source and what it got.
+const POSITIVE_INT = 'expected a positive integer';
+const NON_NEGATIVE_INT = 'expected a non-negative integer';
+const PORT = 'expected a port number 0-65535 (0 picks a free port)';
+
+const typed = (message: string) => ({ invalid_type_error: message, required_error: 'is required' });
+const positiveInt = () => z.number(typed(POSITIVE_INT)).int(POSITIVE_INT).positive(POSITIVE_INT);
+const nonNegativeInt = () => z.number(typed(NON_NEGATIVE_INT)).int(NON_NEGATIVE_INT).min(0, NON_NEGATIVE_INT);
+const port = () => z.number(typed(PORT)).int(PORT).min(0, PORT).max(65535, PORT);
+const oneOf = <T extends [string, ...string[]]>(values: T) =>
+  z.enum(values, { errorMap: () => ({ message: `expected one of ${values.join(', ')}` }) });
+
+const NATS_PROTOCOLS = new Set(['nats:', 'tls:', 'ws:', 'wss:']);
+const NATS_URLS = 'expected NATS server URLs such as nats://host:4222 (comma-separated)';
+
+function isNatsUrlList(value: string): boolean {
+  const urls = value.split(',').map((part) => part.trim());
+  return urls.every((url) => {
+    try {
+      const parsed = new URL(url);
+      return NATS_PROTOCOLS.has(parsed.protocol) && parsed.hostname !== '';
+    } catch {
+      return false;
+    }
+  });
+}
+
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/;
+const HOST_PORT_MESSAGE = 'expected host:port with a port 1-65535';
+
+function isHostPort(value: string): boolean {
+  const match = HOST_PORT.exec(value);
+  if (!match) return false;
+  const portNumber = Number(match[2]);
+  return portNumber >= 1 && portNumber <= 65535;
+}
+
+const CLUSTER_NAME = 'expected a name of letters, digits, - or _ (it becomes a NATS subject token)';
+
+const nodeSchema = z
+  .object({
+    id: nonNegativeInt().default(0),
+    role: oneOf([...NODE_ROLES]),
+    rack: nonNegativeInt().default(0),
+  })
+  .strict();
+
+const sections = {
+  cluster: z
+    .string(typed(CLUSTER_NAME))
+    .regex(/^[A-Za-z0-9_-]+$/, CLUSTER_NAME)
+    .default('local'),
+  nats: z
+    .object({
+      url: z.string(typed(NATS_URLS)).refine(isNatsUrlList, NATS_URLS).default('nats://127.0.0.1:4222'),
+    })
+    .strict()
+    .default({}),
+  memory: z
+    .object({
+      grpcPort: port().default(DEFAULT_PORTS.memoryGrpc),
+      lockCount: positiveInt().default(65_536),
+      entryBytes: positiveInt()
+        .refine((bytes) => bytes % 8 === 0, 'expected a positive multiple of 8 (atomics are 8-byte aligned)')
+        .default(8),
+      /** Verbs per second the emulated NIC serves; unset means no cap. */
+      iopsCap: z.number(typed('expected a positive number')).positive('expected a positive number').finite('expected a positive number').optional(),
+    })
+    .strict()
+    .default({}),
+  compute: z
+    .object({
+      grpcPort: port().default(DEFAULT_PORTS.computeGrpc),
+      memoryNodes: z.array(z.string(typed(HOST_PORT_MESSAGE)).refine(isHostPort, HOST_PORT_MESSAGE), typed('expected a list of host:port')).default([]),
+      clients: positiveInt().default(8),
+    })
+    .strict()
+    .default({}),
+  switch: z
+    .object({
+      program: oneOf([...SWITCH_PROGRAMS]).default('forward'),
+      rack: nonNegativeInt().default(0),
+      grpcPort: port().default(DEFAULT_PORTS.switchGrpc),
+    })
+    .strict()
+    .default({}),
+  coordinator: z
+    .object({
+      heartbeatIntervalMs: positiveInt().default(100),
+      missesBeforeSuspect: positiveInt().default(3),
+      grpcPort: port().default(DEFAULT_PORTS.coordinatorGrpc),
+    })
+    .strict()
+    .default({}),
+  health: z
+    .object({
+      port: port().default(DEFAULT_PORTS.health),
+    })
+    .strict()
+    .default({}),
+  trace: z
+    .object({
+      /** Head-sampling ratio; unset lets telemetry read OTEL_TRACES_SAMPLER_ARG, then 1. */
+      ratio: z.number(typed('expected a ratio between 0 and 1')).min(0, 'expected a ratio between 0 and 1').max(1, 'expected a ratio between 0 and 1').optional(),
+      /** Unsampled acquisitions slower than this are still exported. */
+      slowMs: z.number(typed('expected a non-negative number of milliseconds')).min(0, 'expected a non-negative number of milliseconds').finite('expected a non-negative number of milliseconds').default(10),
+    })
+    .strict()
+    .default({}),
+  log: z
+    .object({
+      level: oneOf([...LOG_LEVELS]).default('info'),
+    })
+    .strict()
+    .default({}),
+};
+
+/** The configuration of every service and of the CLI. Every object is strict: unknown keys are errors. */
+export const configSchema = z
+  .object({
+    cluster: sections.cluster,
+    nats: sections.nats,
+    node: nodeSchema,
+    memory: sections.memory,
+    compute: sections.compute,
+    switch: sections.switch,
+    coordinator: sections.coordinator,
+    health: sections.health,
+    trace: sections.trace,
+    log: sections.log,
+  })
+  .strict();
+
+/**
+ * What a config file or Kubernetes ConfigMap may contain: the same keys and rules, with the node's
+ * role optional because each service supplies its own.
+ */
+export const configFileSchema = configSchema.extend({
+  node: nodeSchema.extend({ role: oneOf([...NODE_ROLES]).optional() }).strict().default({}),
+});
+
+export type Config = z.output<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export type ConfigFile = z.input<typeof configFileSchema>;

@@ -1,0 +1,175 @@
+import type { WorkRequest } from '@lockfabric/ports';
+import { HorizonMap } from './horizon-map.js';
+
+/**
+ * Virtual-time cost model of one NIC. Service times are how long the target NIC is busy with a work
+ * request (DMA to host memory, address lock held), not the network round trip, which the substrate's
+ * link model adds on top.
+ */
+export interface NicTimingModel {
+  /** Fixed cost of a READ; the payload adds `perByteNs` per byte. */
+  readonly readBaseNs: number;
+  /** Fixed cost of a WRITE; the payload adds `perByteNs` per byte. */
+  readonly writeBaseNs: number;
+  readonly perByteNs: number;
+  readonly casNs: number;
+  readonly faaNs: number;
+  /** 8-byte extended (masked) CAS or FAA. */
+  readonly maskedAtomic8Ns: number;
+  /** 16-byte extended (masked) CAS or FAA. */
+  readonly maskedAtomic16Ns: number;
+  /** Work requests the NIC may start per second (inbound IOPS cap); absent means uncapped. */
+  readonly iopsCap?: number;
+  /**
+   * Strict FIFO (default true): an atomic waiting for its address also holds back every request
+   * behind it. With false, only same-address atomics wait and the rest of the queue flows past.
+   */
+  readonly headOfLineBlocking?: boolean;
+}
+
+/**
+ * Defaults, and why:
+ * - READ/WRITE ≈ 50 ns + 0.08 ns/byte: one PCIe DMA per request, payload at ≈ 12.5 GB/s (100 Gb/s).
+ * - CAS/FAA 150 ns: an RNIC atomic is a read-modify-write over PCIe (read, compute, write back) with
+ *   the address locked, about three small transfers; one hot word then tops out near 6.7 M atomics/s,
+ *   the few-Mops-per-address ceiling RDMA lock papers (DSLR, ShiftLock) report.
+ * - Masked atomics 200 ns (8-byte) and 240 ns (16-byte): extended atomics take a slower path in the
+ *   NIC, and ShiftLock attributes part of its reader gap to 16-byte atomics being slower than 8-byte.
+ * - No IOPS cap: experiments that need the MN-NIC bottleneck set one explicitly.
+ */
+export const DEFAULT_NIC_TIMING: NicTimingModel = Object.freeze({
+  readBaseNs: 50,
+  writeBaseNs: 50,
+  perByteNs: 0.08,
+  casNs: 150,
+  faaNs: 150,
+  maskedAtomic8Ns: 200,
+  maskedAtomic16Ns: 240,
+  headOfLineBlocking: true,
+});
+
+/** Throws a RangeError naming every bad field; a model that cannot be simulated is a configuration bug. */
+export function validateNicTimingModel(model: NicTimingModel): void {
+  const issues: string[] = [];
+  const costs = ['readBaseNs', 'writeBaseNs', 'perByteNs', 'casNs', 'faaNs', 'maskedAtomic8Ns', 'maskedAtomic16Ns'] as const;
+  for (const key of costs) {
+    const value = model[key];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) issues.push(`${key} must be a finite number ≥ 0, got ${value}`);
+  }
+  if (model.iopsCap !== undefined && (!Number.isFinite(model.iopsCap) || model.iopsCap <= 0)) {
+    issues.push(`iopsCap must be a positive number of requests per second, got ${model.iopsCap}`);
+  }
+  if (issues.length > 0) throw new RangeError(`invalid NIC timing model: ${issues.join('; ')}`);
+}
+
+/** How long the NIC is busy with `wr` under `model`. */
+export function nicServiceNs(model: NicTimingModel, wr: WorkRequest): number {
+  switch (wr.op) {
+    case 'read':
+      return model.readBaseNs + model.perByteNs * Math.max(0, wr.length);
+    case 'write':
+      return model.writeBaseNs + model.perByteNs * wr.data.length;
+    case 'cas':
+      return model.casNs;
+    case 'faa':
+      return model.faaNs;
+    case 'masked-cas':
+    case 'masked-faa':
+      return wr.width === 16 ? model.maskedAtomic16Ns : model.maskedAtomic8Ns;
+    default:
+      return model.readBaseNs;
+  }
+}
+
+/** When a work request runs on the NIC, in virtual nanoseconds. */
+export interface NicSlot {
+  readonly startNs: number;
+  readonly doneNs: number;
+}
+
+export interface AdmitOptions {
+  /** Completions of one queue pair are delivered in order (RC): `doneNs` never precedes an earlier one of the same pair. */
+  readonly queuePair?: number;
+}
+
+const WORD_BITS = 2 ** 40;
+const MAX_NUMERIC_REGION = 2 ** 12;
+
+/**
+ * Pure queueing model of one NIC in virtual time. Requests start in admission order (FIFO), no two
+ * starts closer than the IOPS cap allows; service overlaps (the NIC is pipelined), except that an
+ * atomic cannot start before the previous atomic on the same 8-byte word is done (the NIC's
+ * address lock; a 16-byte atomic holds both its words). Deterministic: the same calls give the
+ * same slots. Admit requests in non-decreasing arrival order, as an event loop does.
+ */
+export class NicScheduler {
+  readonly model: NicTimingModel;
+  readonly #spacingNs: number;
+  readonly #headOfLine: boolean;
+  #lastIssueNs = Number.NEGATIVE_INFINITY;
+  readonly #atomicDone = new HorizonMap<number | string>();
+  readonly #queuePairDone = new HorizonMap<number>();
+
+  /** Fields left out of `model` take their `DEFAULT_NIC_TIMING` value. */
+  constructor(model: Partial<NicTimingModel> = {}) {
+    const merged: NicTimingModel = { ...DEFAULT_NIC_TIMING, ...definedFields(model) };
+    validateNicTimingModel(merged);
+    this.model = merged;
+    this.#spacingNs = model.iopsCap === undefined ? 0 : 1e9 / model.iopsCap;
+    this.#headOfLine = model.headOfLineBlocking ?? true;
+  }
+
+  admit(wr: WorkRequest, arrivalNs: number, options: AdmitOptions = {}): NicSlot {
+    const issueNs = Math.max(arrivalNs, this.#lastIssueNs + this.#spacingNs);
+    let startNs = issueNs;
+    const words = atomicWords(wr);
+    for (const word of words) startNs = Math.max(startNs, this.#atomicDone.get(word) ?? startNs);
+    let doneNs = startNs + nicServiceNs(this.model, wr);
+    // Under strict FIFO the whole queue waited for this request, so it marks the issue point.
+    const nowNs = this.#headOfLine ? startNs : issueNs;
+    this.#lastIssueNs = nowNs;
+    for (const word of words) this.#atomicDone.set(word, doneNs, nowNs);
+    if (options.queuePair !== undefined) {
+      doneNs = Math.max(doneNs, this.#queuePairDone.get(options.queuePair) ?? doneNs);
+      this.#queuePairDone.set(options.queuePair, doneNs, nowNs);
+    }
+    return { startNs, doneNs };
+  }
+
+  /** Admits a doorbell batch in order; `doneNs` is when its last completion is ready. */
+  admitBatch(batch: readonly WorkRequest[], arrivalNs: number, options: AdmitOptions = {}): { slots: NicSlot[]; doneNs: number } {
+    const slots = batch.map((wr) => this.admit(wr, arrivalNs, options));
+    return { slots, doneNs: slots.reduce((max, s) => Math.max(max, s.doneNs), arrivalNs) };
+  }
+
+  /** Per-word and per-queue-pair entries still remembered; bounded by the requests in flight. */
+  get trackedEntries(): number {
+    return this.#atomicDone.size + this.#queuePairDone.size;
+  }
+
+  reset(): void {
+    this.#lastIssueNs = Number.NEGATIVE_INFINITY;
+    this.#atomicDone.clear();
+    this.#queuePairDone.clear();
+  }
+}
+
+function definedFields(model: Partial<NicTimingModel>): Partial<NicTimingModel> {
+  return Object.fromEntries(Object.entries(model).filter(([, value]) => value !== undefined));
+}
+
+/** Keys of the 8-byte words an atomic locks in the NIC; none for READ and WRITE. */
+function atomicWords(wr: WorkRequest): (number | string)[] {
+  const words =
+    wr.op === 'cas' || wr.op === 'faa' ? 1 : wr.op === 'masked-cas' || wr.op === 'masked-faa' ? (wr.width === 16 ? 2 : 1) : 0;
+  if (words === 0) return [];
+  const { region, offset } = wr.addr;
+  const first = Math.floor(offset / 8);
+  const keys: (number | string)[] = [];
+  for (let i = 0; i < words; i++) {
+    const word = first + i;
+    const numeric = Number.isInteger(region) && region >= 0 && region < MAX_NUMERIC_REGION && word >= 0 && word < WORD_BITS;
+    keys.push(numeric ? region * WORD_BITS + word : `${region}/${word}`);
+  }
+  return keys;
+}

@@ -1,0 +1,180 @@
+import { AcquireDeadline, AcquireSpan, OptionReader, TruncatedBackoff } from '@lockfabric/locks-common';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { clientKey, lockAddress } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
+import { FREE, MINUS_ONE, ONE_READER, holderTag, readerField, writerField, writerWord } from './lock-word.js';
+
+export interface CasLockOptions {
+  /** `exclusive`: every acquire takes the word exclusively; `rw`: readers share it by counting. */
+  readonly variant: 'exclusive' | 'rw';
+  /** Truncated exponential backoff between failed attempts; off means spin. */
+  readonly backoff: boolean;
+  readonly backoffInitialNs: number;
+  readonly backoffMaxNs: number;
+  /**
+   * How a client on the lock's own memory node reaches the word. `nic` loops its atomics through
+   * the NIC (correct). `cpu` uses CPU compare-and-swap — the naive mix of local and remote atomics
+   * that ALock's paper shows is not mutually exclusive; kept to prove the emulator models the gap.
+   */
+  readonly localAtomics: 'nic' | 'cpu';
+  /** Test-only mutant: read the word and write the holder if it looked free, without CAS. */
+  readonly mutantSkipCompare: boolean;
+}
+
+interface CasGrant extends Grant {
+  readonly addr: RemoteAddr;
+  readonly heldAs: LockMode;
+  readonly viaCpu: boolean;
+}
+
+export const CASLOCK_OPTION_HELP = {
+  variant: 'exclusive (default) or rw: writer tag in the high half, reader count in the low half (reader-preferring)',
+  backoff: 'true for truncated exponential backoff between attempts (default false: spin)',
+  backoffInitialNs: 'first backoff bound in ns (default 1000)',
+  backoffMaxNs: 'backoff cap in ns (default 100000)',
+  localAtomics: 'nic (default) or cpu: how clients on the memory node itself do atomics; cpu is unsafe',
+  mutantSkipCompare: 'test-only: acquire by read-then-write instead of CAS (broken on purpose)',
+};
+
+export function readCasLockOptions(options?: ProtocolOptions): CasLockOptions {
+  const reader = new OptionReader('caslock', options);
+  const parsed: CasLockOptions = {
+    variant: reader.choice('variant', ['exclusive', 'rw'] as const, 'exclusive'),
+    backoff: reader.boolean('backoff', false),
+    backoffInitialNs: reader.number('backoffInitialNs', 1_000, { min: 1 }),
+    backoffMaxNs: reader.number('backoffMaxNs', 100_000, { min: 1 }),
+    localAtomics: reader.choice('localAtomics', ['nic', 'cpu'] as const, 'nic'),
+    mutantSkipCompare: reader.boolean('mutantSkipCompare', false),
+  };
+  reader.done();
+  return parsed;
+}
+
+/**
+ * The CAS spinlock every paper compares against. Uncontended verbs: exclusive variant 1 CAS to
+ * acquire and 1 WRITE to release; rw variant 1 CAS / 1 CAS for writers, 1 FAA / 1 FAA for readers.
+ */
+export class CasLockClient implements LockClient<CasGrant> {
+  private readonly backoff: TruncatedBackoff | undefined;
+  private readonly tag: bigint;
+
+  constructor(
+    private readonly ports: ClientPorts,
+    private readonly options: CasLockOptions,
+  ) {
+    this.tag = holderTag(ports.self);
+    this.backoff = options.backoff
+      ? new TruncatedBackoff(ports.random, { initialNs: options.backoffInitialNs, maxNs: options.backoffMaxNs, factor: 2 })
+      : undefined;
+  }
+
+  async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<CasGrant> {
+    const heldAs: LockMode = this.options.variant === 'rw' ? mode : 'exclusive';
+    const addr = lockAddress(this.ports.locks, lock);
+    const viaCpu = this.options.localAtomics === 'cpu' && this.ports.verbs.isLocal(addr);
+    const deadline = new AcquireDeadline(this.ports.clock, lock, mode, options);
+    const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'caslock', lock, mode, clientKey(this.ports.self));
+    this.backoff?.reset();
+    try {
+      deadline.check();
+      if (heldAs === 'exclusive') await this.takeExclusive(addr, lock, viaCpu, deadline, op);
+      else await this.takeShared(addr, lock, viaCpu, deadline, op);
+      op.granted();
+      return { lock, mode, addr, heldAs, viaCpu };
+    } catch (error) {
+      op.failed(error);
+      throw error;
+    }
+  }
+
+  async release(grant: CasGrant): Promise<void> {
+    const { verbs } = this.ports;
+    if (this.options.variant === 'exclusive') {
+      if (grant.viaCpu) await verbs.cpu.store(grant.addr, FREE);
+      else await verbs.write(grant.addr, new Uint8Array(8), { lock: grant.lock });
+    } else if (grant.heldAs === 'shared') {
+      if (grant.viaCpu) await verbs.cpu.faa(grant.addr, MINUS_ONE);
+      else await verbs.faa(grant.addr, MINUS_ONE, { lock: grant.lock });
+    } else {
+      // Clear the writer field and keep whatever reader count waiting readers raised meanwhile.
+      let expected = writerWord(this.tag);
+      for (;;) {
+        const old = await this.cas(grant.addr, grant.lock, grant.viaCpu, expected, readerField(expected));
+        if (old === expected) return;
+        expected = old;
+      }
+    }
+  }
+
+  /** exclusive variant: CAS the tag into a free word; rw variant: CAS the writer field into a zero word. */
+  private async takeExclusive(addr: RemoteAddr, lock: LockId, viaCpu: boolean, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
+    const mine = this.options.variant === 'exclusive' ? this.tag : writerWord(this.tag);
+    for (;;) {
+      op.verbs++;
+      if (this.options.mutantSkipCompare) {
+        const seen = await this.load(addr, lock, viaCpu);
+        if (seen === FREE) {
+          op.verbs++;
+          await this.store(addr, lock, viaCpu, mine);
+          return;
+        }
+      } else if ((await this.cas(addr, lock, viaCpu, FREE, mine)) === FREE) {
+        return;
+      }
+      op.retries++;
+      await this.pauseBeforeRetry(deadline);
+    }
+  }
+
+  /** rw variant: announce with FAA +1, then hold as soon as the writer field reads zero. */
+  private async takeShared(addr: RemoteAddr, lock: LockId, viaCpu: boolean, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
+    op.verbs++;
+    let word = viaCpu ? await this.ports.verbs.cpu.faa(addr, ONE_READER) : await this.ports.verbs.faa(addr, ONE_READER, { lock });
+    while (writerField(word) !== 0n) {
+      op.retries++;
+      try {
+        await this.pauseBeforeRetry(deadline);
+      } catch (error) {
+        // Giving up: withdraw the announcement so writers are not held off forever.
+        if (viaCpu) await this.ports.verbs.cpu.faa(addr, MINUS_ONE);
+        else await this.ports.verbs.faa(addr, MINUS_ONE, { lock });
+        throw error;
+      }
+      op.verbs++;
+      word = await this.load(addr, lock, viaCpu);
+    }
+  }
+
+  private async pauseBeforeRetry(deadline: AcquireDeadline): Promise<void> {
+    if (this.backoff) await deadline.pause(this.backoff.nextDelayNs());
+    else deadline.check();
+  }
+
+  private cas(addr: RemoteAddr, lock: LockId, viaCpu: boolean, compare: bigint, swap: bigint): Promise<bigint> {
+    return viaCpu ? this.ports.verbs.cpu.cas(addr, compare, swap) : this.ports.verbs.cas(addr, compare, swap, { lock });
+  }
+
+  private async load(addr: RemoteAddr, lock: LockId, viaCpu: boolean): Promise<bigint> {
+    if (viaCpu) return this.ports.verbs.cpu.load(addr);
+    const bytes = await this.ports.verbs.read(addr, 8, { lock });
+    return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
+  }
+
+  private async store(addr: RemoteAddr, lock: LockId, viaCpu: boolean, value: bigint): Promise<void> {
+    if (viaCpu) return this.ports.verbs.cpu.store(addr, value);
+    const bytes = new Uint8Array(8);
+    new DataView(bytes.buffer).setBigUint64(0, value, true);
+    await this.ports.verbs.write(addr, bytes, { lock });
+  }
+}
+
+export const caslock: ProtocolDefinition = {
+  id: 'caslock',
+  summary: 'CAS spinlock on one 8-byte word (exclusive, or reader-writer by counting), optional backoff',
+  fabric: 'verbs',
+  capabilities: [],
+  entryBytes: 8,
+  modes: ['shared', 'exclusive'],
+  options: CASLOCK_OPTION_HELP,
+  createClient: (ports, options) => new CasLockClient(ports, readCasLockOptions(options)),
+};

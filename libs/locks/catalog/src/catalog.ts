@@ -1,0 +1,30 @@
+import { caslock } from '@lockfabric/lock-caslock';
+import type { ProtocolDefinition } from '@lockfabric/locks-common';
+import { ConfigError, PROTOCOL_IDS, isProtocolId } from '@lockfabric/ports';
+import type { ProtocolId } from '@lockfabric/ports';
+
+/** Every protocol LockFabric can run, by its DESIGN §10 id. */
+const PROTOCOLS: ReadonlyMap<ProtocolId, ProtocolDefinition> = new Map([[caslock.id, caslock]]);
+
+export function availableProtocols(): ProtocolDefinition[] {
+  return PROTOCOL_IDS.flatMap((id) => {
+    const protocol = PROTOCOLS.get(id);
+    return protocol ? [protocol] : [];
+  });
+}
+
+/** The protocol named `id`, or a ConfigError saying which ids exist and which run today. */
+export function protocolById(id: string): ProtocolDefinition {
+  if (!isProtocolId(id)) {
+    throw new ConfigError([`unknown protocol ${JSON.stringify(id)}; protocol ids are ${PROTOCOL_IDS.join(', ')}`]);
+  }
+  const protocol = PROTOCOLS.get(id);
+  if (!protocol) {
+    throw new ConfigError([
+      `protocol ${id} is not implemented in this build; available: ${availableProtocols()
+        .map((p) => p.id)
+        .join(', ')}`,
+    ]);
+  }
+  return protocol;
+}

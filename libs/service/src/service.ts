@@ -1,0 +1,135 @@
+import { ConfigError } from '@lockfabric/ports';
+import { formatConfig, loadConfig } from '@lockfabric/config';
+import type { Config, NodeRole } from '@lockfabric/config';
+import { connectNats, consoleLogger, createSubjects, startHealthServer, startHeartbeat } from '@lockfabric/live';
+import type { HeartbeatPublisher, Logger, Subjects } from '@lockfabric/live';
+import { RealClock } from '@lockfabric/sim';
+import { MetricsRegistry, initTelemetry } from '@lockfabric/telemetry';
+import type { Telemetry } from '@lockfabric/telemetry';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+/** What a service's start function receives: validated config and the shared plumbing. */
+export interface ServiceContext {
+  readonly role: NodeRole;
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly clock: RealClock;
+  readonly telemetry: Telemetry;
+  readonly metrics: MetricsRegistry;
+  readonly nc: NatsConnection | undefined;
+  readonly subjects: Subjects;
+}
+
+/** A started service: its readiness, what it listens on, and how it drains. */
+export interface RunningService {
+  ready(): boolean;
+  /** Ports and addresses for the start line and `lockfabric cluster status`. */
+  readonly endpoints: Readonly<Record<string, string | number>>;
+  /** Refreshes gauges right before a scrape. */
+  collectMetrics?(): void;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  readonly role: NodeRole;
+  /** Services that only serve gRPC (a memory node) still heartbeat over NATS when it is reachable. */
+  readonly needsNats: boolean;
+  readonly start: (context: ServiceContext) => Promise<RunningService>;
+  readonly argv?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The life of every LockFabric service process: validate config (exit 2 on a ConfigError), print
+ * it, connect, start, serve health and metrics, heartbeat, and drain on SIGTERM/SIGINT.
+ */
+export async function runService(options: ServiceOptions): Promise<void> {
+  const env = options.env ?? process.env;
+  let config: Config;
+  try {
+    config = loadConfig({ role: options.role, argv: [...(options.argv ?? process.argv.slice(2))], env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`lockfabric ${options.role}: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const name = `${options.role}-${config.node.id}`;
+  const logger = prefixed(consoleLogger, name);
+  logger.info(`starting with configuration:\n${formatConfig(config)}`);
+
+  const clock = new RealClock();
+  const telemetry = initTelemetry({ serviceName: `lockfabric-${options.role}`, serviceInstanceId: name, env, ...(config.trace.ratio !== undefined ? { ratio: config.trace.ratio } : {}), slowMs: config.trace.slowMs });
+  const metrics = new MetricsRegistry();
+  const subjects = createSubjects(config.cluster);
+  let nc: NatsConnection | undefined;
+  try {
+    nc = await connectNats({ servers: config.nats.url.split(','), name, logger });
+  } catch (error) {
+    if (options.needsNats) {
+      logger.error(`cannot reach NATS at ${config.nats.url}: ${describe(error)}`);
+      process.exit(1);
+    }
+    logger.warn(`NATS at ${config.nats.url} unreachable (${describe(error)}); serving without heartbeats`);
+  }
+
+  const service = await options.start({ role: options.role, config, logger, clock, telemetry, metrics, nc, subjects });
+  const health = await startHealthServer({
+    port: config.health.port,
+    ready: () => service.ready(),
+    metrics: () => {
+      service.collectMetrics?.();
+      return metrics.render();
+    },
+  });
+  let heartbeat: HeartbeatPublisher | undefined;
+  if (nc) {
+    heartbeat = startHeartbeat({
+      nc,
+      subjects,
+      role: options.role,
+      id: String(config.node.id),
+      node: config.node.id,
+      incarnation: Date.now(),
+      intervalMs: config.coordinator.heartbeatIntervalMs,
+      ready: () => service.ready(),
+      logger,
+    });
+  }
+  // One machine-readable line so launchers learn the ports a service actually bound.
+  console.log(JSON.stringify({ event: 'ready', role: options.role, node: config.node.id, pid: process.pid, health: health.port, ...service.endpoints }));
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal}: draining`);
+    const force = setTimeout(() => {
+      logger.error('drain took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    heartbeat?.stop();
+    await service.close().catch((error: unknown) => logger.error(`close failed: ${describe(error)}`));
+    await health.close().catch(() => undefined);
+    await nc?.drain().catch(() => undefined);
+    await telemetry.shutdown().catch(() => undefined);
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+export function prefixed(logger: Logger, prefix: string): Logger {
+  return {
+    info: (message) => logger.info(`[${prefix}] ${message}`),
+    warn: (message) => logger.warn(`[${prefix}] ${message}`),
+    error: (message) => logger.error(`[${prefix}] ${message}`),
+  };
+}
+
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

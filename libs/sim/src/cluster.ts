@@ -1,0 +1,157 @@
+import { Nic, NicScheduler, NodeMemory, QueuePairVerbs, createLocalMemory } from '@lockfabric/fabric';
+import type { NicTimingModel } from '@lockfabric/fabric';
+import { noopTrace } from '@lockfabric/ports';
+import type { ClientAddress, ClientPorts, Completion, LockTableLayout, NodeId, Trace, WorkRequest } from '@lockfabric/ports';
+import { InMemoryMailboxHub } from './mailbox-hub.js';
+import type { SeededRandom } from './random.js';
+import type { Scheduler } from './scheduler.js';
+import { SchedulerClock } from './scheduler-clock.js';
+
+export interface InMemoryClusterConfig {
+  readonly scheduler: Scheduler;
+  /** The run's one generator: network jitter, local-RMW gaps and every client's stream derive from it. */
+  readonly random: SeededRandom;
+  readonly memoryNodes: number;
+  readonly computeNodes: number;
+  readonly lockCount: number;
+  readonly entryBytes: number;
+  /** One-way fabric latency of a verb (virtual time only). */
+  readonly verbLatencyNs: number;
+  /** Extra one-way delay per doorbell drawn from [0, jitterNs): perturbs the schedule. */
+  readonly jitterNs: number;
+  readonly messageLatencyNs: number;
+  /** Largest virtual gap between the load and the store of a local CPU read-modify-write. */
+  readonly localRmwGapNs: number;
+  readonly mailboxQueueBound: number;
+  readonly nicTiming?: Partial<NicTimingModel>;
+  readonly trace?: Trace;
+}
+
+export const DEFAULT_SIM_NETWORK = {
+  verbLatencyNs: 1_000,
+  jitterNs: 200,
+  messageLatencyNs: 1_500,
+  localRmwGapNs: 400,
+  mailboxQueueBound: 1_024,
+} as const;
+
+interface FabricNode {
+  readonly memory: NodeMemory;
+  readonly nic: Nic;
+  readonly timing: NicScheduler;
+}
+
+/**
+ * A whole cluster in one process: memory nodes (ids 0…M-1) holding the lock table in region 0,
+ * compute nodes (ids M…M+C-1), a NIC per node, and the mailbox between clients. With a
+ * VirtualScheduler this is the `sim` substrate; with a RealTimeScheduler, `embedded`.
+ */
+export class InMemoryCluster {
+  readonly layout: LockTableLayout;
+  readonly memoryNodeIds: readonly NodeId[];
+  readonly computeNodeIds: readonly NodeId[];
+  readonly clock: SchedulerClock;
+  readonly mailboxes: InMemoryMailboxHub;
+  private readonly nodes = new Map<NodeId, FabricNode>();
+  private readonly lastCompletionNs = new Map<string, number>();
+
+  constructor(readonly config: InMemoryClusterConfig) {
+    if (config.memoryNodes < 1) throw new RangeError('an in-memory cluster needs at least one memory node');
+    this.clock = new SchedulerClock(config.scheduler);
+    this.memoryNodeIds = range(0, config.memoryNodes);
+    this.computeNodeIds = range(config.memoryNodes, config.memoryNodes + config.computeNodes);
+    const perNode = Math.ceil(config.lockCount / config.memoryNodes);
+    const tables = this.memoryNodeIds.map((node) => {
+      const region = this.node(node).memory.register(Math.max(8, perNode * config.entryBytes));
+      return { node, region: region.region, rkey: region.rkey, baseOffset: 0 };
+    });
+    this.layout = { memoryNodes: tables, entryBytes: config.entryBytes, lockCount: config.lockCount };
+    this.mailboxes = new InMemoryMailboxHub(config.scheduler, {
+      latencyNs: config.scheduler.kind === 'virtual' ? config.messageLatencyNs : 0,
+      jitterNs: config.scheduler.kind === 'virtual' ? config.jitterNs : 0,
+      queueBound: config.mailboxQueueBound,
+      random: config.random,
+    });
+  }
+
+  /** The fabric node `id`, created on first use (compute nodes register descriptor regions too). */
+  node(id: NodeId): FabricNode {
+    let node = this.nodes.get(id);
+    if (!node) {
+      const memory = new NodeMemory(id);
+      node = { memory, nic: new Nic(memory), timing: new NicScheduler(this.config.nicTiming) };
+      this.nodes.set(id, node);
+    }
+    return node;
+  }
+
+  /** The ports of one client; `address.node` may be a memory node (a co-located client). */
+  clientPorts(address: ClientAddress): ClientPorts {
+    const { scheduler } = this.config;
+    const random = this.config.random.fork();
+    const home = this.node(address.node);
+    const yieldPoint =
+      scheduler.kind === 'virtual'
+        ? () => this.clock.sleep(1 + Math.floor(this.config.random.next() * this.config.localRmwGapNs))
+        : () => new Promise<void>((resolve) => setImmediate(resolve));
+    const verbs = new QueuePairVerbs({
+      localNode: address.node,
+      post: (batch) => this.post(address, batch),
+      local: createLocalMemory(home.memory, yieldPoint),
+    });
+    return {
+      self: address,
+      verbs,
+      mailbox: this.mailboxes.mailbox(address),
+      clock: this.clock,
+      random,
+      trace: this.config.trace ?? noopTrace,
+      locks: this.layout,
+    };
+  }
+
+  /** NIC counters of every node that served verbs. */
+  nicCounters(): Record<string, ReturnType<Nic['counters']['snapshot']>> {
+    const out: Record<string, ReturnType<Nic['counters']['snapshot']>> = {};
+    for (const [id, node] of this.nodes) out[String(id)] = node.nic.counters.snapshot();
+    return out;
+  }
+
+  private post(initiator: ClientAddress, batch: readonly WorkRequest[]): Promise<Completion[]> {
+    const { scheduler } = this.config;
+    let completeAtNs = scheduler.nowNs();
+    if (scheduler.kind === 'virtual') {
+      const jitter = this.config.jitterNs > 0 ? Math.floor(this.config.random.next() * this.config.jitterNs) : 0;
+      const arrivalNs = scheduler.nowNs() + this.config.verbLatencyNs + jitter;
+      let doneNs = arrivalNs;
+      for (const wr of batch) {
+        const target = this.nodes.get(wr.addr.node);
+        if (target) doneNs = Math.max(doneNs, target.timing.admit(wr, arrivalNs).doneNs);
+      }
+      // Completions of one queue pair never overtake each other (RC ordering).
+      const key = `${initiator.node}/${initiator.client}`;
+      completeAtNs = Math.max(doneNs + this.config.verbLatencyNs, this.lastCompletionNs.get(key) ?? 0);
+      this.lastCompletionNs.set(key, completeAtNs);
+    }
+    return new Promise((resolve) => {
+      scheduler.at(completeAtNs, () => resolve(this.execute(initiator.node, batch)));
+    });
+  }
+
+  /** Applies a doorbell batch at its completion time: each verb atomically, in order. */
+  private execute(initiator: NodeId, batch: readonly WorkRequest[]): Completion[] {
+    const first = batch[0];
+    if (first && batch.every((wr) => wr.addr.node === first.addr.node)) {
+      const target = this.nodes.get(first.addr.node);
+      if (target) return target.nic.executeBatch(batch, initiator);
+    }
+    return batch.map((wr) => {
+      const target = this.nodes.get(wr.addr.node);
+      return target ? target.nic.execute(wr, initiator) : { status: 'unknown-node' as const, detail: `no node ${wr.addr.node} on this fabric` };
+    });
+  }
+}
+
+function range(from: number, to: number): NodeId[] {
+  return Array.from({ length: to - from }, (_, i) => from + i);
+}

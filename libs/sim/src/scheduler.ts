@@ -1,0 +1,152 @@
+/**
+ * The time source of an in-memory cluster. `VirtualScheduler` (substrate `sim`) orders every event
+ * by (virtual time, sequence number) and runs one at a time; `RealTimeScheduler` (substrate
+ * `embedded`) maps the same calls onto the Node.js event loop.
+ */
+export interface Scheduler {
+  readonly kind: 'virtual' | 'real';
+  nowNs(): number;
+  /** Runs `fn` at absolute time `timeNs` (never before now). */
+  at(timeNs: number, fn: () => void): void;
+}
+
+interface Event {
+  readonly timeNs: number;
+  readonly seq: number;
+  readonly fn: () => void;
+}
+
+export interface VirtualRunLimits {
+  /** Stop before the first event later than this virtual time. */
+  readonly untilNs?: number;
+  /** Stop when this returns true (checked between events). */
+  readonly stop?: () => boolean;
+  readonly maxEvents?: number;
+}
+
+export interface VirtualRunOutcome {
+  readonly events: number;
+  readonly endNs: number;
+  readonly reason: 'idle' | 'until' | 'stopped' | 'max-events';
+}
+
+/**
+ * Discrete-event scheduler over a binary heap. Deterministic: same calls, same order.
+ *
+ * `lookaheadNs` trades timing precision for speed: events closer than that to the first event of a
+ * window run back to back before promise continuations get their turn. A continuation that runs
+ * late is still a valid schedule of an asynchronous system (it just reads a later time), so
+ * safety results are unaffected; latencies may be overstated by up to `lookaheadNs`.
+ */
+export class VirtualScheduler implements Scheduler {
+  readonly kind = 'virtual';
+
+  constructor(private readonly lookaheadNs = 50) {}
+
+  private heap: Event[] = [];
+  private seq = 0;
+  private now = 0;
+  private executed = 0;
+
+  nowNs(): number {
+    return this.now;
+  }
+
+  get eventsExecuted(): number {
+    return this.executed;
+  }
+
+  get pending(): number {
+    return this.heap.length;
+  }
+
+  at(timeNs: number, fn: () => void): void {
+    this.push({ timeNs: Math.max(timeNs, this.now), seq: this.seq++, fn });
+  }
+
+  /**
+   * Runs events in order. After each event the microtask queue is drained (by yielding one
+   * macrotask turn), so every promise continuation an event woke runs — and schedules what it
+   * will — before the next event is taken.
+   */
+  async run(limits: VirtualRunLimits = {}): Promise<VirtualRunOutcome> {
+    let count = 0;
+    for (;;) {
+      const next = this.heap[0];
+      if (!next) return { events: count, endNs: this.now, reason: 'idle' };
+      if (limits.untilNs !== undefined && next.timeNs > limits.untilNs) {
+        this.now = limits.untilNs;
+        return { events: count, endNs: this.now, reason: 'until' };
+      }
+      if (limits.stop?.()) return { events: count, endNs: this.now, reason: 'stopped' };
+      if (limits.maxEvents !== undefined && count >= limits.maxEvents) return { events: count, endNs: this.now, reason: 'max-events' };
+      const windowEndNs = next.timeNs + this.lookaheadNs;
+      let event: Event | undefined = next;
+      do {
+        this.pop();
+        this.now = event.timeNs;
+        count++;
+        this.executed++;
+        event.fn();
+        event = this.heap[0];
+      } while (event && event.timeNs < windowEndNs && (limits.untilNs === undefined || event.timeNs <= limits.untilNs));
+      await drainMicrotasks();
+    }
+  }
+
+  private push(event: Event): void {
+    const heap = this.heap;
+    heap.push(event);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(event, heap[parent]!)) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = event;
+  }
+
+  private pop(): void {
+    const heap = this.heap;
+    const last = heap.pop();
+    if (!last || heap.length === 0) return;
+    let i = 0;
+    const n = heap.length;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= n) break;
+      const right = left + 1;
+      const child = right < n && before(heap[right]!, heap[left]!) ? right : left;
+      if (!before(heap[child]!, last)) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
+  }
+}
+
+function before(a: Event, b: Event): boolean {
+  return a.timeNs < b.timeNs || (a.timeNs === b.timeNs && a.seq < b.seq);
+}
+
+function drainMicrotasks(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Real time on the Node.js event loop. Delays under a millisecond run on the next loop turn. */
+export class RealTimeScheduler implements Scheduler {
+  readonly kind = 'real';
+
+  constructor(private readonly clock: { nowNs(): number }) {}
+
+  nowNs(): number {
+    return this.clock.nowNs();
+  }
+
+  at(timeNs: number, fn: () => void): void {
+    const delayMs = (timeNs - this.clock.nowNs()) / 1e6;
+    if (delayMs < 1) setImmediate(fn);
+    else setTimeout(fn, delayMs);
+  }
+}

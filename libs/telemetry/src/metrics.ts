@@ -1,0 +1,222 @@
+import { LockFabricError } from '@lockfabric/ports';
+
+/** Content type of {@link MetricsRegistry.render} output (Prometheus text exposition format 0.0.4). */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** A metric was defined or used wrongly: bad name, duplicate, label mismatch, negative counter step. */
+export class MetricsError extends LockFabricError {
+  readonly code = 'METRICS';
+}
+
+export type Labels = Readonly<Record<string, string | number>>;
+
+export interface MetricOptions {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames?: readonly string[];
+}
+
+export interface HistogramOptions extends MetricOptions {
+  /** Upper bounds, strictly increasing and finite; `+Inf` is added. */
+  readonly buckets: readonly number[];
+}
+
+export interface Counter {
+  inc(labels?: Labels, value?: number): void;
+  get(labels?: Labels): number;
+}
+
+export interface Gauge {
+  set(labels: Labels | undefined, value: number): void;
+  inc(labels?: Labels, value?: number): void;
+  dec(labels?: Labels, value?: number): void;
+  get(labels?: Labels): number;
+}
+
+export interface Histogram {
+  observe(labels: Labels | undefined, value: number): void;
+  /** Per-bucket (non-cumulative) counts, `+Inf` last, plus sum and count. */
+  get(labels?: Labels): { readonly buckets: readonly number[]; readonly sum: number; readonly count: number };
+}
+
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+type MetricType = 'counter' | 'gauge' | 'histogram';
+
+interface Family {
+  readonly type: MetricType;
+  readonly options: MetricOptions;
+  renderSeries(lines: string[]): void;
+}
+
+/**
+ * A small Prometheus registry: counters, gauges and fixed-bucket histograms with labels, rendered
+ * in text format 0.0.4. Families render in registration order, series in first-use order, so the
+ * output is stable for tests and diffs.
+ */
+export class MetricsRegistry {
+  private readonly families = new Map<string, Family>();
+
+  counter(options: MetricOptions): Counter {
+    const family = new SeriesFamily<{ value: number }>(options, () => ({ value: 0 }));
+    this.register('counter', options, (lines) => family.forEach((labels, s) => lines.push(sample(options.name, labels, s.value))));
+    return {
+      inc(labels, value = 1) {
+        if (!(value >= 0)) throw new MetricsError(`counter ${options.name} can only increase, got ${value}`);
+        family.series(labels).value += value;
+      },
+      get: (labels) => family.peek(labels)?.value ?? 0,
+    };
+  }
+
+  gauge(options: MetricOptions): Gauge {
+    const family = new SeriesFamily<{ value: number }>(options, () => ({ value: 0 }));
+    this.register('gauge', options, (lines) => family.forEach((labels, s) => lines.push(sample(options.name, labels, s.value))));
+    return {
+      set(labels, value) {
+        family.series(labels).value = value;
+      },
+      inc(labels, value = 1) {
+        family.series(labels).value += value;
+      },
+      dec(labels, value = 1) {
+        family.series(labels).value -= value;
+      },
+      get: (labels) => family.peek(labels)?.value ?? 0,
+    };
+  }
+
+  histogram(options: HistogramOptions): Histogram {
+    const bounds = [...options.buckets];
+    bounds.forEach((bound, i) => {
+      if (!Number.isFinite(bound)) throw new MetricsError(`histogram ${options.name}: bucket bounds must be finite, got ${bound}`);
+      if (i > 0 && bound <= (bounds[i - 1] as number)) throw new MetricsError(`histogram ${options.name}: bucket bounds must increase strictly`);
+    });
+    if ((options.labelNames ?? []).includes('le')) throw new MetricsError(`histogram ${options.name}: label name "le" is reserved`);
+    type State = { counts: number[]; sum: number; count: number };
+    const family = new SeriesFamily<State>(options, () => ({ counts: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 }));
+    this.register('histogram', options, (lines) =>
+      family.forEach((labels, s) => {
+        let cumulative = 0;
+        bounds.forEach((bound, i) => {
+          cumulative += s.counts[i] as number;
+          lines.push(sample(`${options.name}_bucket`, [...labels, ['le', formatValue(bound)]], cumulative));
+        });
+        lines.push(sample(`${options.name}_bucket`, [...labels, ['le', '+Inf']], s.count));
+        lines.push(sample(`${options.name}_sum`, labels, s.sum));
+        lines.push(sample(`${options.name}_count`, labels, s.count));
+      }),
+    );
+    return {
+      observe(labels, value) {
+        if (Number.isNaN(value)) throw new MetricsError(`histogram ${options.name}: cannot observe NaN`);
+        const s = family.series(labels);
+        // Buckets are upper-inclusive (`le`); values above the last bound land in +Inf only.
+        const index = bounds.findIndex((bound) => value <= bound);
+        s.counts[index === -1 ? bounds.length : index]! += 1;
+        s.sum += value;
+        s.count += 1;
+      },
+      get(labels) {
+        const s = family.peek(labels);
+        return s ? { buckets: [...s.counts], sum: s.sum, count: s.count } : { buckets: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 };
+      },
+    };
+  }
+
+  /** The whole registry in Prometheus text format 0.0.4, ending with a newline (empty if nothing is registered). */
+  render(): string {
+    const lines: string[] = [];
+    for (const family of this.families.values()) {
+      lines.push(`# HELP ${family.options.name} ${escapeHelp(family.options.help)}`);
+      lines.push(`# TYPE ${family.options.name} ${family.type}`);
+      family.renderSeries(lines);
+    }
+    return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+  }
+
+  private register(type: MetricType, options: MetricOptions, renderSeries: (lines: string[]) => void): void {
+    if (!METRIC_NAME.test(options.name)) throw new MetricsError(`invalid metric name "${options.name}"`);
+    if (this.families.has(options.name)) throw new MetricsError(`metric ${options.name} is already registered`);
+    const labelNames = options.labelNames ?? [];
+    for (const label of labelNames) {
+      if (!LABEL_NAME.test(label) || label.startsWith('__')) throw new MetricsError(`metric ${options.name}: invalid label name "${label}"`);
+    }
+    if (new Set(labelNames).size !== labelNames.length) throw new MetricsError(`metric ${options.name}: duplicate label names`);
+    this.families.set(options.name, { type, options, renderSeries });
+  }
+}
+
+type LabelPairs = readonly (readonly [string, string])[];
+
+/** The series of one metric, keyed by their label values in declared label order. */
+class SeriesFamily<S> {
+  private readonly byKey = new Map<string, { labels: LabelPairs; state: S }>();
+  private readonly labelNames: readonly string[];
+
+  constructor(
+    private readonly options: MetricOptions,
+    private readonly create: () => S,
+  ) {
+    this.labelNames = options.labelNames ?? [];
+    // A metric without labels has exactly one series and shows it (as 0) before first use.
+    if (this.labelNames.length === 0) this.series(undefined);
+  }
+
+  series(labels: Labels | undefined): S {
+    const pairs = this.pairs(labels);
+    const key = JSON.stringify(pairs.map(([, value]) => value));
+    let entry = this.byKey.get(key);
+    if (!entry) {
+      entry = { labels: pairs, state: this.create() };
+      this.byKey.set(key, entry);
+    }
+    return entry.state;
+  }
+
+  peek(labels: Labels | undefined): S | undefined {
+    return this.byKey.get(JSON.stringify(this.pairs(labels).map(([, value]) => value)))?.state;
+  }
+
+  forEach(visit: (labels: LabelPairs, state: S) => void): void {
+    for (const { labels, state } of this.byKey.values()) visit(labels, state);
+  }
+
+  private pairs(labels: Labels | undefined): LabelPairs {
+    const given = labels ?? {};
+    const unknown = Object.keys(given).filter((name) => !this.labelNames.includes(name));
+    const missing = this.labelNames.filter((name) => !(name in given));
+    if (unknown.length > 0 || missing.length > 0) {
+      throw new MetricsError(
+        `metric ${this.options.name} takes labels [${this.labelNames.join(', ')}]` +
+          (unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : '') +
+          (missing.length > 0 ? `; missing: ${missing.join(', ')}` : ''),
+      );
+    }
+    return this.labelNames.map((name) => [name, String(given[name])] as const);
+  }
+}
+
+function sample(name: string, labels: LabelPairs, value: number): string {
+  const rendered = labels.length === 0 ? '' : `{${labels.map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(',')}}`;
+  return `${name}${rendered} ${formatValue(value)}`;
+}
+
+/** Label values escape backslash, double quote and line feed. */
+export function escapeLabelValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+/** HELP text escapes backslash and line feed (quotes stay as they are). */
+export function escapeHelp(help: string): string {
+  return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+/** Go-style float text as Prometheus expects: `+Inf`, `-Inf`, `NaN`, otherwise the shortest form. */
+export function formatValue(value: number): string {
+  if (value === Number.POSITIVE_INFINITY) return '+Inf';
+  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
+  if (Number.isNaN(value)) return 'NaN';
+  return String(value);
+}

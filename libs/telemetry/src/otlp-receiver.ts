@@ -1,0 +1,174 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { decodeTraceRequestJson, decodeTraceRequestProtobuf, OtlpDecodeError } from './otlp-decode.js';
+import type { ReceivedSpan } from './otlp-decode.js';
+
+export interface OtlpReceiverOptions {
+  /** Interface to bind; loopback by default. */
+  readonly host?: string;
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  /** Request bodies above this are refused with 413. */
+  readonly maxBodyBytes?: number;
+}
+
+export interface OtlpReceiver {
+  /** Base URL to use as OTEL_EXPORTER_OTLP_ENDPOINT, e.g. `http://127.0.0.1:43817`. */
+  readonly endpoint: string;
+  /** Full traces URL, `<endpoint>/v1/traces`. */
+  readonly tracesUrl: string;
+  /** Every span received so far, in arrival order. */
+  readonly spans: readonly ReceivedSpan[];
+  /** Requests refused as malformed (bad body, wrong content type). */
+  readonly rejectedRequests: number;
+  /**
+   * Resolves with the received spans once `predicate` holds for them; rejects after `timeoutMs`
+   * with an error naming what did arrive.
+   */
+  waitForSpans(predicate: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs: number): Promise<readonly ReceivedSpan[]>;
+  close(): Promise<void>;
+}
+
+const TRACES_PATH = '/v1/traces';
+const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+interface Waiter {
+  readonly predicate: (spans: readonly ReceivedSpan[]) => boolean;
+  readonly resolve: (spans: readonly ReceivedSpan[]) => void;
+}
+
+/**
+ * An OTLP/HTTP trace receiver for tests: accepts `POST /v1/traces` as `application/x-protobuf` or
+ * `application/json` (optionally gzip-encoded), and keeps the spans with their service name.
+ */
+export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const waiters = new Set<Waiter>();
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  let rejectedRequests = 0;
+
+  const notify = (): void => {
+    for (const waiter of waiters) {
+      if (waiter.predicate(spans)) {
+        waiters.delete(waiter);
+        waiter.resolve(spans);
+      }
+    }
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== TRACES_PATH) return reply(response, 404, 'text/plain', 'not found');
+    if (request.method !== 'POST') return reply(response, 405, 'text/plain', 'method not allowed');
+    const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    let body: Buffer;
+    try {
+      body = await readBody(request, maxBodyBytes);
+    } catch (error) {
+      rejectedRequests++;
+      return reply(response, error instanceof BodyTooLargeError ? 413 : 400, 'text/plain', String(error));
+    }
+    try {
+      if (request.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
+      if (contentType === 'application/x-protobuf') {
+        spans.push(...decodeTraceRequestProtobuf(body));
+        reply(response, 200, 'application/x-protobuf', new Uint8Array(0));
+      } else if (contentType === 'application/json') {
+        spans.push(...decodeTraceRequestJson(body.toString('utf8')));
+        reply(response, 200, 'application/json', '{}');
+      } else {
+        rejectedRequests++;
+        return reply(response, 415, 'text/plain', `unsupported content type ${contentType ?? ''}`);
+      }
+    } catch (error) {
+      rejectedRequests++;
+      const message = error instanceof OtlpDecodeError ? error.message : `bad request body: ${String(error)}`;
+      return reply(response, 400, 'text/plain', message);
+    }
+    notify();
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) reply(response, 500, 'text/plain', String(error));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const endpoint = `http://${host}:${address.port}`;
+  let closed: Promise<void> | undefined;
+
+  return {
+    endpoint,
+    tracesUrl: `${endpoint}${TRACES_PATH}`,
+    spans,
+    get rejectedRequests() {
+      return rejectedRequests;
+    },
+    waitForSpans(predicate, timeoutMs) {
+      if (predicate(spans)) return Promise.resolve(spans);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          const seen = spans.map((span) => `${span.serviceName ?? '?'}:${span.name}`).join(', ') || 'none';
+          reject(new Error(`OTLP receiver: condition not met within ${timeoutMs} ms; received spans: ${seen}`));
+        }, timeoutMs);
+        const waiter: Waiter = {
+          predicate,
+          resolve: (received) => {
+            clearTimeout(timer);
+            resolve(received);
+          },
+        };
+        waiters.add(waiter);
+      });
+    },
+    close() {
+      closed ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // Exporters keep connections alive; close them so the server can stop now.
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+class BodyTooLargeError extends Error {
+  constructor(limit: number) {
+    super(`request body exceeds ${limit} bytes`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new BodyTooLargeError(limit));
+        request.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function reply(response: ServerResponse, status: number, contentType: string, body: string | Uint8Array): void {
+  response.writeHead(status, { 'content-type': contentType });
+  response.end(body);
+}

@@ -1,0 +1,92 @@
+import { clientKey } from '@lockfabric/ports';
+import type { ClientPorts, Clock, Grant, LockClient } from '@lockfabric/ports';
+import type { HistoryRecorder } from '@lockfabric/check';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { RunStats } from './results.js';
+import { opsBudgetFor, type WorkloadSpec } from './spec.js';
+import { runClientLoop, stopAfter, type ClientLoopResult } from './runner.js';
+
+export interface RunClientsOptions {
+  readonly protocol: ProtocolDefinition;
+  readonly protocolOptions?: ProtocolOptions;
+  readonly spec: WorkloadSpec;
+  /** One entry per client of this process. */
+  readonly ports: readonly ClientPorts[];
+  readonly recorder: HistoryRecorder;
+  readonly stats: RunStats;
+  readonly clock: Clock;
+  /**
+   * Fault: probability that a client crashes instead of releasing, per release. A crashed client
+   * stops forever while holding its lock, like a process killed in its critical section.
+   */
+  readonly crashProbability?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface RunClientsResult {
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly loops: readonly ClientLoopResult[];
+  /** Clients that crashed, with the time they did. */
+  readonly crashed: ReadonlyMap<string, number>;
+}
+
+/**
+ * Runs the workload loop of every client of one process with the given protocol, on whatever
+ * substrate built the ports. Resolves when every live client is done (crashed ones are left behind).
+ */
+export async function runClients(options: RunClientsOptions): Promise<RunClientsResult> {
+  const { protocol, spec, clock } = options;
+  const startNs = clock.nowNs();
+  const shouldStop = stopAfter(clock, spec.durationMs);
+  const crashed = new Map<string, number>();
+  const loops = options.ports.map((ports, index) => {
+    let client: LockClient<Grant> = protocol.createClient(ports, options.protocolOptions);
+    let crashedSignal: Promise<'crashed'> | undefined;
+    if (options.crashProbability && options.crashProbability > 0) {
+      const crashing = crashingClient(client, ports, options.crashProbability, (timeNs) => crashed.set(clientKey(ports.self), timeNs));
+      client = crashing.client;
+      crashedSignal = crashing.crashed;
+    }
+    const loop = runClientLoop({
+      client,
+      ports,
+      spec,
+      recorder: options.recorder,
+      stats: options.stats,
+      shouldStop,
+      opsBudget: opsBudgetFor(spec, index),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return crashedSignal ? Promise.race([loop, crashedSignal]) : loop;
+  });
+  const settled = await Promise.all(loops);
+  return {
+    startNs,
+    endNs: clock.nowNs(),
+    loops: settled.filter((r): r is ClientLoopResult => r !== 'crashed'),
+    crashed,
+  };
+}
+
+function crashingClient(
+  inner: LockClient<Grant>,
+  ports: ClientPorts,
+  probability: number,
+  onCrash: (timeNs: number) => void,
+): { client: LockClient<Grant>; crashed: Promise<'crashed'> } {
+  let announce: (value: 'crashed') => void = () => undefined;
+  const crashed = new Promise<'crashed'>((resolve) => (announce = resolve));
+  const client: LockClient<Grant> = {
+    acquire: (lock, mode, acquireOptions) => inner.acquire(lock, mode, acquireOptions),
+    release: (grant) => {
+      if (ports.random.next() < probability) {
+        onCrash(ports.clock.nowNs());
+        announce('crashed');
+        return new Promise<void>(() => undefined);
+      }
+      return inner.release(grant);
+    },
+  };
+  return { client, crashed };
+}
