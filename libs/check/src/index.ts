@@ -1,1 +1,11 @@
-export {};
+export * from './history.js';
+export * from './errors.js';
+export * from './jsonl.js';
+export * from './digest.js';
+export * from './failed-clients.js';
+export * from './exclusion.js';
+export * from './liveness.js';
+export * from './fifo.js';
+export * from './verdict.js';
+export { HistoryColumns } from './columns.js';
+export type { HistoryInput } from './columns.js';

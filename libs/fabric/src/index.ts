@@ -30,3 +30,4 @@ export {
   u64ToBytes,
   u128ToBytes,
 } from './u64.js';
+export * from './descriptor-directory.js';

@@ -3,7 +3,19 @@ import type { ClientAddress, LockId, LockMode } from './ids.js';
 import type { Mailbox } from './mailbox.js';
 import type { SwitchPort } from './switch-port.js';
 import type { Trace } from './trace.js';
-import type { LockTableLayout, Verbs } from './verbs.js';
+import type { LockTableLayout, RemoteAddr, Verbs } from './verbs.js';
+
+/**
+ * Per-client descriptor slots (queue nodes of MCS-style locks): a fixed-size slot on each client's
+ * own node that peers reach with verbs, and that the owner reads with CPU loads (`verbs.cpu`).
+ */
+export interface DescriptorDirectory {
+  readonly slotBytes: number;
+  /** This client's own slot (on its own node; zeroed when the substrate starts). */
+  readonly self: RemoteAddr;
+  /** The slot of any client, on that client's node. */
+  of(client: ClientAddress): RemoteAddr;
+}
 
 /** Everything a protocol client may touch: the ports of one client, and where the locks are. */
 export interface ClientPorts {
@@ -15,6 +27,7 @@ export interface ClientPorts {
   readonly random: Random;
   readonly trace: Trace;
   readonly locks: LockTableLayout;
+  readonly descriptors: DescriptorDirectory;
 }
 
 export interface AcquireOptions {

@@ -26,6 +26,6 @@ export interface ReceiveOptions {
 export interface Mailbox {
   readonly self: ClientAddress;
   send(message: Omit<Message, 'from'>): void;
-  /** The oldest queued message matching `match`, waiting for one if none is queued. */
+  /** The oldest queued message matching `match`, waiting for one if none is queued; `undefined` at the deadline or on abort. */
   receive(match: (message: Message) => boolean, options?: ReceiveOptions): Promise<Message | undefined>;
 }

@@ -1,4 +1,4 @@
-import { Nic, NicScheduler, NodeMemory, QueuePairVerbs, createLocalMemory } from '@lockfabric/fabric';
+import { FixedDescriptorDirectory, Nic, NicScheduler, NodeMemory, QueuePairVerbs, createLocalMemory, registerDescriptorRegion } from '@lockfabric/fabric';
 import type { NicTimingModel } from '@lockfabric/fabric';
 import { noopTrace } from '@lockfabric/ports';
 import type { ClientAddress, ClientPorts, Completion, LockTableLayout, NodeId, Trace, WorkRequest } from '@lockfabric/ports';
@@ -63,6 +63,7 @@ export class InMemoryCluster {
     const perNode = Math.ceil(config.lockCount / config.memoryNodes);
     const tables = this.memoryNodeIds.map((node) => {
       const region = this.node(node).memory.register(Math.max(8, perNode * config.entryBytes));
+      registerDescriptorRegion(this.node(node).memory, true);
       return { node, region: region.region, rkey: region.rkey, baseOffset: 0 };
     });
     this.layout = { memoryNodes: tables, entryBytes: config.entryBytes, lockCount: config.lockCount };
@@ -81,6 +82,8 @@ export class InMemoryCluster {
       const memory = new NodeMemory(id);
       node = { memory, nic: new Nic(memory), timing: new NicScheduler(this.config.nicTiming) };
       this.nodes.set(id, node);
+      // Memory nodes register the lock table first and their descriptor region after it.
+      if (!this.isMemoryNode(id)) registerDescriptorRegion(memory, false);
     }
     return node;
   }
@@ -107,7 +110,12 @@ export class InMemoryCluster {
       random,
       trace: this.config.trace ?? noopTrace,
       locks: this.layout,
+      descriptors: new FixedDescriptorDirectory(address, (node) => this.isMemoryNode(node)),
     };
+  }
+
+  isMemoryNode(id: NodeId): boolean {
+    return id >= 0 && id < this.config.memoryNodes;
   }
 
   /** NIC counters of every node that served verbs. */

@@ -1,0 +1,136 @@
+import { HistoryRecorder, checkHistory, historyDigest } from '@lockfabric/check';
+import type { Verdict } from '@lockfabric/check';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { NS_PER_MS } from '@lockfabric/ports';
+import type { ClientAddress, Trace } from '@lockfabric/ports';
+import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
+import type { InMemoryCluster, InMemorySubstrate } from '@lockfabric/sim';
+import { RunStats, runClients, summarize } from '@lockfabric/workloads';
+import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
+
+export interface InMemoryRunOptions {
+  readonly substrate: InMemorySubstrate;
+  readonly protocol: ProtocolDefinition;
+  readonly protocolOptions?: ProtocolOptions;
+  readonly spec: WorkloadSpec;
+  readonly computeNodes?: number;
+  readonly memoryNodes?: number;
+  /** Clients placed on memory node 0 itself (co-located with the lock words). */
+  readonly colocatedClients?: number;
+  readonly crashProbability?: number;
+  /** Schedule perturbation: extra random delay per verb batch and message (sim only). */
+  readonly jitterNs?: number;
+  readonly trace?: Trace;
+  /** Called now and then with the fraction done (by time or operations). */
+  readonly onProgress?: (fraction: number) => void;
+}
+
+export interface InMemoryRunResult {
+  readonly substrate: InMemorySubstrate;
+  readonly protocol: string;
+  readonly summary: RunSummary;
+  readonly verdict: Verdict;
+  readonly history: HistoryRecorder;
+  readonly digest: string;
+  /** Verbs served by every NIC, by opcode. */
+  readonly verbs: Readonly<Record<string, number>>;
+  readonly nicCounters: ReturnType<InMemoryCluster['nicCounters']>;
+  readonly crashed: ReadonlyMap<string, number>;
+  /** Events executed and wall time, for the simulator's own speed. */
+  readonly simEvents: number;
+  readonly wallMs: number;
+  /** Set when the run was cut off with acquires still pending (sim safety stop). */
+  readonly cutOff: boolean;
+}
+
+/** Runs one workload on `sim` or `embedded` and checks the history. */
+export async function runInMemory(options: InMemoryRunOptions): Promise<InMemoryRunResult> {
+  const { protocol } = options;
+  const { spec } = options;
+  const clusterSpec = {
+    seed: spec.seed,
+    lockCount: spec.locks,
+    entryBytes: protocol.entryBytes,
+    computeNodes: options.computeNodes ?? 2,
+    memoryNodes: options.memoryNodes ?? 1,
+    ...(options.jitterNs !== undefined ? { jitterNs: options.jitterNs } : {}),
+    ...(options.trace ? { trace: options.trace } : {}),
+  };
+  const wallStart = performance.now();
+  const built = options.substrate === 'sim' ? createSimCluster(clusterSpec) : createEmbeddedCluster(clusterSpec);
+  const { cluster } = built;
+  const colocated = Math.min(options.colocatedClients ?? 0, spec.clients);
+  const addresses: ClientAddress[] = Array.from({ length: spec.clients }, (_, i) => ({
+    node: i < colocated ? cluster.memoryNodeIds[0]! : cluster.computeNodeIds[i % cluster.computeNodeIds.length]!,
+    client: i,
+  }));
+  const ports = addresses.map((address) => cluster.clientPorts(address));
+  const recorder = new HistoryRecorder();
+  const stats = new RunStats();
+  let finished = false;
+  const run = runClients({
+    protocol,
+    ...(options.protocolOptions ? { protocolOptions: options.protocolOptions } : {}),
+    spec,
+    ports,
+    recorder,
+    stats,
+    clock: cluster.clock,
+    ...(options.crashProbability ? { crashProbability: options.crashProbability } : {}),
+  }).finally(() => {
+    finished = true;
+  });
+
+  let simEvents = 0;
+  let cutOff = false;
+  const startNs = cluster.clock.nowNs();
+  const progress = setInterval(() => {
+    const byTime = spec.durationMs ? (cluster.clock.nowNs() - startNs) / (spec.durationMs * NS_PER_MS) : 0;
+    const byOps = spec.operations ? stats.acquires / spec.operations : 0;
+    options.onProgress?.(Math.min(1, Math.max(byTime, byOps)));
+  }, 200);
+  try {
+    if (built.scheduler.kind === 'virtual') {
+      // Safety stop: an acquire that never completes (a protocol bug, or a crashed holder without
+      // timeouts) must not spin the simulator forever; liveness reports what was left pending.
+      const horizonMs = (spec.durationMs ?? 60_000) + 10 * (spec.timeoutMs ?? 1_000);
+      const outcome = await built.scheduler.run({ untilNs: startNs + horizonMs * NS_PER_MS, stop: () => finished });
+      simEvents = outcome.events;
+      cutOff = !finished;
+    } else {
+      const hardStopMs = (spec.durationMs ?? 60_000) + 10 * (spec.timeoutMs ?? 1_000);
+      await Promise.race([run, new Promise((resolve) => setTimeout(resolve, hardStopMs).unref())]);
+      cutOff = !finished;
+    }
+  } finally {
+    clearInterval(progress);
+  }
+  const result = finished ? await run : undefined;
+  const crashed = result?.crashed ?? new Map<string, number>();
+  const endNs = result?.endNs ?? cluster.clock.nowNs();
+  const verbs = sumVerbs(cluster);
+  const verdict = checkHistory(recorder, { failedClients: crashed });
+  options.onProgress?.(1);
+  return {
+    substrate: options.substrate,
+    protocol: protocol.id,
+    summary: summarize(stats, endNs - startNs, verbs),
+    verdict,
+    history: recorder,
+    digest: historyDigest(recorder),
+    verbs,
+    nicCounters: cluster.nicCounters(),
+    crashed,
+    simEvents,
+    wallMs: performance.now() - wallStart,
+    cutOff,
+  };
+}
+
+function sumVerbs(cluster: InMemoryCluster): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const snapshot of Object.values(cluster.nicCounters())) {
+    for (const [op, count] of Object.entries(snapshot.byOpcode as Record<string, number>)) total[op] = (total[op] ?? 0) + count;
+  }
+  return total;
+}

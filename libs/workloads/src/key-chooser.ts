@@ -1,0 +1,30 @@
+import type { LockId, LockMode, Random } from '@lockfabric/ports';
+import type { WorkloadSpec } from './spec.js';
+import { ZipfianGenerator } from './zipf.js';
+
+export interface KeyChooser {
+  next(): LockId;
+}
+
+export interface ModeChooser {
+  next(): LockMode;
+}
+
+/**
+ * Lock ids drawn from the spec's distribution with the client's `random`. The scrambling
+ * permutation is keyed by the spec's seed, so every client of a run agrees on the hot locks.
+ */
+export function createKeyChooser(spec: Pick<WorkloadSpec, 'locks' | 'distribution' | 'seed'>, random: Random): KeyChooser {
+  const locks = spec.locks;
+  if (spec.distribution === 'uniform') return { next: () => random.int(locks) };
+  const zipf = new ZipfianGenerator({ items: locks, theta: spec.distribution.zipf, scrambled: spec.distribution.scrambled ?? false, scrambleSeed: spec.seed });
+  return { next: () => zipf.next(random) };
+}
+
+/** Shared with probability `readRatio`, exclusive otherwise; 0 and 1 draw nothing. */
+export function createModeChooser(readRatio: number, random: Random): ModeChooser {
+  if (!(readRatio >= 0 && readRatio <= 1)) throw new RangeError(`readRatio must be between 0 and 1, got ${readRatio}`);
+  if (readRatio === 0) return { next: () => 'exclusive' };
+  if (readRatio === 1) return { next: () => 'shared' };
+  return { next: () => (random.next() < readRatio ? 'shared' : 'exclusive') };
+}

@@ -1,0 +1,126 @@
+import { clientKey, NS_PER_MS } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Clock, Grant, LockClient } from '@lockfabric/ports';
+import type { HistoryRecorder } from '@lockfabric/check';
+import { createKeyChooser, createModeChooser } from './key-chooser.js';
+import type { KeyChooser, ModeChooser } from './key-chooser.js';
+import type { RunStats } from './results.js';
+import type { WorkloadSpec } from './spec.js';
+
+export interface ClientLoopOptions<G extends Grant = Grant> {
+  readonly client: LockClient<G>;
+  /** Only `self`, `clock` and `random` are used, so the loop runs unchanged on every substrate. */
+  readonly ports: Pick<ClientPorts, 'self' | 'clock' | 'random'>;
+  readonly spec: WorkloadSpec;
+  readonly recorder: HistoryRecorder;
+  /** May be shared by the clients of one process. */
+  readonly stats: RunStats;
+  /** Polled before each operation. */
+  readonly shouldStop: () => boolean;
+  /** Acquire attempts this client makes at most (see `opsBudgetFor`); unbounded when absent. */
+  readonly opsBudget?: number;
+  /** Passed to acquires and think time; aborting ends the loop after the current hold is released. */
+  readonly signal?: AbortSignal;
+  /** Overrides the choosers built from the spec (directed scenarios). */
+  readonly keys?: KeyChooser;
+  readonly modes?: ModeChooser;
+}
+
+export interface ClientLoopResult {
+  /** Acquire attempts made. */
+  readonly operations: number;
+  readonly acquired: number;
+  readonly acquireFailures: number;
+  readonly releaseFailures: number;
+}
+
+/**
+ * One client's workload loop: pick a lock and a mode, acquire, hold for the critical section,
+ * release, think, until `shouldStop()` or the budget is spent. Every step is recorded in the
+ * history with times from `ports.clock`; latencies go into `stats`. A failed acquire is recorded
+ * with the error's name and counts against the budget; the loop goes on.
+ */
+export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<G>): Promise<ClientLoopResult> {
+  const { client, ports, spec, recorder, stats, shouldStop, signal } = options;
+  const clock = ports.clock;
+  const self = clientKey(ports.self);
+  const keys = options.keys ?? createKeyChooser(spec, ports.random);
+  const modes = options.modes ?? createModeChooser(spec.readRatio, ports.random);
+  const budget = options.opsBudget ?? Number.POSITIVE_INFINITY;
+  const acquireOptions: AcquireOptions = { ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}), ...(signal ? { signal } : {}) };
+  let operations = 0;
+  let acquired = 0;
+  let acquireFailures = 0;
+  let releaseFailures = 0;
+
+  while (operations < budget && !shouldStop() && !signal?.aborted) {
+    const lock = keys.next();
+    const mode = modes.next();
+    operations++;
+    const acquireStartNs = clock.nowNs();
+    recorder.invoke(self, 'acquire', lock, mode, acquireStartNs);
+    let grant: G;
+    try {
+      grant = await client.acquire(lock, mode, acquireOptions);
+    } catch (error) {
+      recorder.fail(self, 'acquire', lock, mode, clock.nowNs(), errorName(error));
+      stats.recordFailure('acquire', errorCode(error));
+      acquireFailures++;
+      if (!(await think(clock, spec.thinkNs, signal))) break;
+      continue;
+    }
+    const grantedNs = clock.nowNs();
+    recorder.ok(self, 'acquire', lock, mode, grantedNs);
+    stats.recordAcquire(grantedNs - acquireStartNs);
+    acquired++;
+
+    // The hold is not abortable: whatever happens, the lock is released before the loop ends.
+    if (spec.criticalSectionNs > 0) await clock.sleep(spec.criticalSectionNs);
+
+    const releaseStartNs = clock.nowNs();
+    recorder.invoke(self, 'release', grant.lock, grant.mode, releaseStartNs);
+    try {
+      await client.release(grant);
+      const releasedNs = clock.nowNs();
+      recorder.ok(self, 'release', grant.lock, grant.mode, releasedNs);
+      stats.recordRelease(releasedNs - releaseStartNs);
+    } catch (error) {
+      recorder.fail(self, 'release', grant.lock, grant.mode, clock.nowNs(), errorName(error));
+      stats.recordFailure('release', errorCode(error));
+      releaseFailures++;
+    }
+    if (!(await think(clock, spec.thinkNs, signal))) break;
+  }
+  return { operations, acquired, acquireFailures, releaseFailures };
+}
+
+/** Sleeps the think time; false when aborted. */
+async function think(clock: Clock, thinkNs: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return false;
+  if (thinkNs <= 0) return true;
+  try {
+    await clock.sleep(thinkNs, signal);
+    return true;
+  } catch (error) {
+    if (signal?.aborted) return false;
+    throw error;
+  }
+}
+
+/** The error's class name (`LockTimeoutError`), as recorded in histories. */
+export function errorName(error: unknown): string {
+  if (error instanceof Error) return error.name || 'Error';
+  return typeof error === 'string' ? error : 'UnknownError';
+}
+
+/** The error's stable code (`LOCK_TIMEOUT`) when it has one, else its name. */
+export function errorCode(error: unknown): string {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.length > 0 ? code : errorName(error);
+}
+
+/** A `shouldStop` for `durationMs` of the given clock, counted from now. */
+export function stopAfter(clock: Clock, durationMs: number | undefined): () => boolean {
+  if (durationMs === undefined) return () => false;
+  const deadlineNs = clock.nowNs() + durationMs * NS_PER_MS;
+  return () => clock.nowNs() >= deadlineNs;
+}

@@ -1,0 +1,111 @@
+import { ConfigError } from '@lockfabric/ports';
+
+/**
+ * How lock ids are drawn: uniformly, or Zipfian with exponent θ (`zipf`: 0.99 is YCSB's default).
+ * `scrambled` spreads the hot ranks over the id space (YCSB's "scrambled zipfian"); otherwise
+ * rank r is lock r, so lock 0 is the hottest.
+ */
+export type Distribution = 'uniform' | { readonly zipf: number; readonly scrambled?: boolean };
+
+/** A workload as data: the same spec drives tests, simulations and benchmarks. */
+export interface WorkloadSpec {
+  /** Lock clients (tasks) in the whole run. */
+  readonly clients: number;
+  /** Lock ids are 0 … locks-1. */
+  readonly locks: number;
+  /** Fraction of acquires in shared mode, 0..1. */
+  readonly readRatio: number;
+  readonly distribution: Distribution;
+  /** Run length; a run stops at whichever of durationMs and operations comes first. */
+  readonly durationMs?: number;
+  /** Total acquires over all clients. */
+  readonly operations?: number;
+  /** Pause between a release and the next acquire of one client. */
+  readonly thinkNs: number;
+  /** Time a lock is held. */
+  readonly criticalSectionNs: number;
+  readonly seed: number;
+  /** Acquire timeout passed to the lock client; none when absent. */
+  readonly timeoutMs?: number;
+}
+
+const DEFAULT_ZIPF_THETA = 0.99;
+
+/**
+ * Parses `uniform`, `zipf` (θ = 0.99), `zipf:<θ>`, and `zipf:<θ>:scrambled` (or `scrambled-zipf:<θ>`).
+ * Throws {@link ConfigError} naming the text when it is none of these.
+ */
+export function parseDistribution(text: string): Distribution {
+  const value = text.trim().toLowerCase();
+  if (value === 'uniform') return 'uniform';
+  const match = /^(scrambled-)?zipf(?::([^:]+))?(:scrambled)?$/.exec(value);
+  if (match) {
+    const theta = match[2] === undefined ? DEFAULT_ZIPF_THETA : Number(match[2]);
+    if (match[2] !== undefined && (match[2].trim() === '' || !Number.isFinite(theta) || theta < 0)) {
+      throw new ConfigError([`distribution "${text}": zipf θ must be a number ≥ 0, e.g. "zipf:0.99"`]);
+    }
+    const scrambled = match[1] !== undefined || match[3] !== undefined;
+    return scrambled ? { zipf: theta, scrambled: true } : { zipf: theta };
+  }
+  throw new ConfigError([`distribution "${text}" is not "uniform", "zipf:<θ>" or "zipf:<θ>:scrambled"`]);
+}
+
+/** Inverse of {@link parseDistribution}. */
+export function formatDistribution(distribution: Distribution): string {
+  if (distribution === 'uniform') return 'uniform';
+  return `zipf:${distribution.zipf}${distribution.scrambled ? ':scrambled' : ''}`;
+}
+
+/** Every problem with the spec, in words a user acts on; empty when the spec is valid. */
+export function validateWorkloadSpec(spec: WorkloadSpec): string[] {
+  const problems: string[] = [];
+  const isInt = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
+  const isNum = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+  if (!isInt(spec.clients) || spec.clients < 1) problems.push(`clients must be a whole number ≥ 1 (got ${String(spec.clients)})`);
+  if (!isInt(spec.locks) || spec.locks < 1) problems.push(`locks must be a whole number ≥ 1 (got ${String(spec.locks)})`);
+  else if (spec.locks > 0xffff_ffff) problems.push(`locks must be at most ${0xffff_ffff} (got ${spec.locks})`);
+  if (!isNum(spec.readRatio) || spec.readRatio < 0 || spec.readRatio > 1) {
+    problems.push(`readRatio must be between 0 and 1 (got ${String(spec.readRatio)})`);
+  }
+  const distribution = spec.distribution as unknown;
+  if (distribution !== 'uniform') {
+    const zipf = typeof distribution === 'object' && distribution !== null ? (distribution as { zipf?: unknown }).zipf : undefined;
+    if (zipf === undefined) problems.push(`distribution must be "uniform" or { zipf: θ } (got ${JSON.stringify(distribution)})`);
+    else if (!isNum(zipf) || zipf < 0) problems.push(`distribution zipf θ must be a number ≥ 0 (got ${String(zipf)})`);
+  }
+  if (spec.durationMs !== undefined && (!isNum(spec.durationMs) || spec.durationMs <= 0)) {
+    problems.push(`durationMs must be a number > 0 when given (got ${String(spec.durationMs)})`);
+  }
+  if (spec.operations !== undefined && (!isInt(spec.operations) || spec.operations < 1)) {
+    problems.push(`operations must be a whole number ≥ 1 when given (got ${String(spec.operations)})`);
+  }
+  if (spec.durationMs === undefined && spec.operations === undefined) problems.push('give durationMs or operations (or both), or the run never ends');
+  if (!isNum(spec.thinkNs) || spec.thinkNs < 0) problems.push(`thinkNs must be a number ≥ 0 (got ${String(spec.thinkNs)})`);
+  if (!isNum(spec.criticalSectionNs) || spec.criticalSectionNs < 0) {
+    problems.push(`criticalSectionNs must be a number ≥ 0 (got ${String(spec.criticalSectionNs)})`);
+  }
+  if (!isInt(spec.seed)) problems.push(`seed must be a whole number (got ${String(spec.seed)})`);
+  if (spec.timeoutMs !== undefined && (!isNum(spec.timeoutMs) || spec.timeoutMs <= 0)) {
+    problems.push(`timeoutMs must be a number > 0 when given (got ${String(spec.timeoutMs)})`);
+  }
+  return problems;
+}
+
+/** Throws {@link ConfigError} listing every problem of an invalid spec. */
+export function assertValidWorkloadSpec(spec: WorkloadSpec): void {
+  const problems = validateWorkloadSpec(spec);
+  if (problems.length > 0) throw new ConfigError(problems.map((p) => `workload: ${p}`));
+}
+
+/**
+ * Share of `spec.operations` for client number `clientIndex` (0-based): the total split as evenly
+ * as possible, the first clients taking one more. Unbounded when the spec gives no total.
+ */
+export function opsBudgetFor(spec: Pick<WorkloadSpec, 'operations' | 'clients'>, clientIndex: number): number {
+  if (spec.operations === undefined) return Number.POSITIVE_INFINITY;
+  if (!Number.isInteger(clientIndex) || clientIndex < 0 || clientIndex >= spec.clients) {
+    throw new RangeError(`client index ${clientIndex} is outside 0..${spec.clients - 1}`);
+  }
+  const base = Math.floor(spec.operations / spec.clients);
+  return base + (clientIndex < spec.operations % spec.clients ? 1 : 0);
+}
