@@ -5,15 +5,16 @@ import nx from '@nx/eslint-plugin';
 // Layering (DESIGN §1, STYLE "Tags"): every constraint points downward toward `type:port`.
 const depConstraints = [
   { sourceTag: 'type:port', onlyDependOnLibsWithTags: ['type:port'] },
-  { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:wire'] },
+  { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:wire', 'type:port'] },
   { sourceTag: 'type:model', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
   { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:port', 'type:protocol'] },
   { sourceTag: 'type:check', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:config', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:telemetry', onlyDependOnLibsWithTags: ['type:port'] },
-  { sourceTag: 'type:workload', onlyDependOnLibsWithTags: ['type:port', 'type:check', 'type:protocol'] },
+  { sourceTag: 'type:workload', onlyDependOnLibsWithTags: ['type:port', 'type:check', 'type:protocol', 'type:wire'] },
   { sourceTag: 'type:sim', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
   { sourceTag: 'type:live', onlyDependOnLibsWithTags: ['type:port', 'type:model', 'type:wire', 'type:telemetry', 'type:config', 'type:sim', 'type:live'] },
+  { sourceTag: 'type:harness', onlyDependOnLibsWithTags: ['type:port', 'type:sim', 'type:check', 'type:workload', 'type:protocol'] },
   { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:port', 'type:config'] },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },
@@ -70,7 +71,7 @@ export default tseslint.config(
           depConstraints: depConstraints.map((c) =>
             c.onlyDependOnLibsWithTags.includes('*')
               ? c
-              : { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:sim', 'type:model', 'type:check', 'type:workload', 'type:testkit', 'type:protocol'] },
+              : { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:sim', 'type:model', 'type:check', 'type:workload', 'type:testkit', 'type:protocol', 'type:harness'] },
           ),
         },
       ],

@@ -14,6 +14,7 @@ export const DEFAULT_PORTS = {
   computeGrpc: 50052,
   switchGrpc: 50053,
   coordinatorGrpc: 50054,
+  computeMemoryGrpc: 50055,
   health: 8080,
 } as const;
 
@@ -90,6 +91,8 @@ const sections = {
   compute: z
     .object({
       grpcPort: port().default(DEFAULT_PORTS.computeGrpc),
+      /** Serves this node's own registered memory (descriptor slots) to peers' verbs. */
+      memoryGrpcPort: port().default(DEFAULT_PORTS.computeMemoryGrpc),
       memoryNodes: z.array(z.string(typed(HOST_PORT_MESSAGE)).refine(isHostPort, HOST_PORT_MESSAGE), typed('expected a list of host:port')).default([]),
       clients: positiveInt().default(8),
     })

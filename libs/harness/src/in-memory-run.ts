@@ -5,7 +5,7 @@ import { NS_PER_MS } from '@lockfabric/ports';
 import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate } from '@lockfabric/sim';
-import { RunStats, runClients, summarize } from '@lockfabric/workloads';
+import { RunStats, VerbAccounting, runClients, summarize } from '@lockfabric/workloads';
 import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 
 export interface InMemoryRunOptions {
@@ -34,6 +34,8 @@ export interface InMemoryRunResult {
   readonly digest: string;
   /** Verbs served by every NIC, by opcode. */
   readonly verbs: Readonly<Record<string, number>>;
+  /** Verbs the clients issued, by the phase that issued them. */
+  readonly accounting: VerbAccounting;
   readonly nicCounters: ReturnType<InMemoryCluster['nicCounters']>;
   readonly crashed: ReadonlyMap<string, number>;
   /** Events executed and wall time, for the simulator's own speed. */
@@ -67,6 +69,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   const ports = addresses.map((address) => cluster.clientPorts(address));
   const recorder = new HistoryRecorder();
   const stats = new RunStats();
+  const accounting = new VerbAccounting();
   let finished = false;
   const run = runClients({
     protocol,
@@ -76,6 +79,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     recorder,
     stats,
     clock: cluster.clock,
+    accounting,
     ...(options.crashProbability ? { crashProbability: options.crashProbability } : {}),
   }).finally(() => {
     finished = true;
@@ -119,6 +123,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     history: recorder,
     digest: historyDigest(recorder),
     verbs,
+    accounting,
     nicCounters: cluster.nicCounters(),
     crashed,
     simEvents,

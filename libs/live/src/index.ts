@@ -1,1 +1,39 @@
-export {};
+export { createSubjects, SubjectTokenError, type Subjects } from './subjects.js';
+export { consoleLogger, silentLogger, type Logger } from './logger.js';
+export { RateLimitedLog, type RateLimitOptions } from './rate-limited-log.js';
+export { MalformedInputCounter, type MalformedInputOptions } from './malformed-input.js';
+export { connectNats, describeNatsStatus, type NatsConnectOptions } from './nats-connect.js';
+export { TRACEPARENT_HEADER, traceFromHeaders, tracePublishOptions } from './trace-header.js';
+export { MailboxHub, type MailboxHubOptions, type MailboxHubStats } from './mailbox-hub.js';
+export {
+  DEFAULT_MAX_BATCH_PACKETS,
+  SwitchIngress,
+  SwitchLink,
+  type PacketLinkStats,
+  type SwitchIngressOptions,
+  type SwitchLinkOptions,
+} from './switch-link.js';
+export { grpcPath, rawMethod, rawMethodOf, toBuffer, type RawMethod } from './grpc-raw.js';
+export { memoryDescriptionFromWire, memoryDescriptionToWire, type MemoryDescription } from './memory-description.js';
+export {
+  startMemoryServer,
+  type ExecuteContext,
+  type MemoryExecutor,
+  type MemoryServer,
+  type MemoryServerOptions,
+  type MemoryServerStats,
+} from './memory-server.js';
+export { MemoryQueuePair, type MemoryQueuePairOptions, type MemoryQueuePairStats } from './memory-client.js';
+export {
+  grpcRoundTripUs,
+  grpcStreamThroughput,
+  natsPubSubThroughput,
+  natsRoundTripUs,
+  startEchoServer,
+  type EchoServer,
+  type NatsBenchOptions,
+  type RoundTripOptions,
+  type ThroughputOptions,
+} from './raw-transport.js';
+export { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.js';
+export { startHeartbeat, type HeartbeatOptions, type HeartbeatPublisher } from './heartbeat.js';

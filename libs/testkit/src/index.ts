@@ -1,1 +1,10 @@
-export {};
+export { freePort } from './free-port.js';
+export { waitFor, WaitForTimeoutError, type WaitForOptions } from './wait-for.js';
+export {
+  findNatsServer,
+  NatsServerNotFoundError,
+  NatsServerStartError,
+  startNatsServer,
+  type NatsServerHandle,
+  type NatsServerOptions,
+} from './nats-server.js';

@@ -5,3 +5,5 @@ export * from './key-chooser.js';
 export * from './results.js';
 export * from './runner.js';
 export * from './run-clients.js';
+export * from './wire-form.js';
+export * from './verb-accounting.js';

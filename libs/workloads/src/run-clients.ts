@@ -5,6 +5,7 @@ import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-comm
 import type { RunStats } from './results.js';
 import { opsBudgetFor, type WorkloadSpec } from './spec.js';
 import { runClientLoop, stopAfter, type ClientLoopResult } from './runner.js';
+import type { VerbAccounting, VerbPhase } from './verb-accounting.js';
 
 export interface RunClientsOptions {
   readonly protocol: ProtocolDefinition;
@@ -21,6 +22,8 @@ export interface RunClientsOptions {
    */
   readonly crashProbability?: number;
   readonly signal?: AbortSignal;
+  /** Counts each client's verbs by the phase (acquire or release) that issued them. */
+  readonly accounting?: VerbAccounting;
 }
 
 export interface RunClientsResult {
@@ -40,8 +43,12 @@ export async function runClients(options: RunClientsOptions): Promise<RunClients
   const startNs = clock.nowNs();
   const shouldStop = stopAfter(clock, spec.durationMs);
   const crashed = new Map<string, number>();
-  const loops = options.ports.map((ports, index) => {
+  const loops = options.ports.map((original, index) => {
+    let ports = original;
+    let phase: VerbPhase | undefined;
+    if (options.accounting) ports = { ...original, verbs: options.accounting.wrapVerbs(original.verbs, () => phase) };
     let client: LockClient<Grant> = protocol.createClient(ports, options.protocolOptions);
+    if (options.accounting) client = options.accounting.wrapClient(client, (next) => (phase = next));
     let crashedSignal: Promise<'crashed'> | undefined;
     if (options.crashProbability && options.crashProbability > 0) {
       const crashing = crashingClient(client, ports, options.crashProbability, (timeNs) => crashed.set(clientKey(ports.self), timeNs));

@@ -1,0 +1,88 @@
+import { MemoryQueuePair } from '@lockfabric/live';
+import type { Logger, MemoryDescription } from '@lockfabric/live';
+import type { Nic } from '@lockfabric/fabric';
+import type { Completion, NodeId, PostOptions, WorkRequest } from '@lockfabric/ports';
+
+/**
+ * This compute node's view of the fabric: one queue pair (gRPC stream) per remote node that serves
+ * memory, plus its own NIC for verbs that target itself (RDMA loopback). Batches that span nodes
+ * are split per node and their completions put back in order.
+ */
+export class LiveFabric {
+  private readonly queuePairs = new Map<NodeId, MemoryQueuePair>();
+  private readonly connecting = new Map<NodeId, Promise<MemoryQueuePair>>();
+  private readonly endpoints = new Map<NodeId, string>();
+
+  constructor(
+    readonly node: NodeId,
+    private readonly localNic: Nic,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Connects to a memory node by address and learns its node id and regions. */
+  async addMemoryNode(address: string): Promise<MemoryDescription> {
+    const qp = await MemoryQueuePair.connect(address, this.node, { logger: this.logger });
+    const description = await qp.describe();
+    this.queuePairs.set(description.node, qp);
+    this.endpoints.set(description.node, address);
+    return description;
+  }
+
+  /** Where a peer's memory is served (compute nodes serve their descriptor slots). */
+  setEndpoint(node: NodeId, address: string): void {
+    if (node === this.node || this.endpoints.get(node) === address) return;
+    this.endpoints.set(node, address);
+    const old = this.queuePairs.get(node);
+    this.queuePairs.delete(node);
+    old?.close();
+  }
+
+  async post(batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
+    const first = batch[0];
+    if (!first) return [];
+    if (batch.every((wr) => wr.addr.node === first.addr.node)) return this.postTo(first.addr.node, batch, options);
+    // Split per target node, keeping each node's requests in their original order.
+    const groups = new Map<NodeId, number[]>();
+    batch.forEach((wr, i) => groups.set(wr.addr.node, [...(groups.get(wr.addr.node) ?? []), i]));
+    const out: Completion[] = new Array<Completion>(batch.length);
+    await Promise.all(
+      [...groups].map(async ([node, indexes]) => {
+        const completions = await this.postTo(node, indexes.map((i) => batch[i]!), options);
+        indexes.forEach((i, k) => (out[i] = completions[k]!));
+      }),
+    );
+    return out;
+  }
+
+  close(): void {
+    for (const qp of this.queuePairs.values()) qp.close();
+    this.queuePairs.clear();
+  }
+
+  private async postTo(node: NodeId, batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
+    if (node === this.node) return this.localNic.executeBatch(batch, this.node);
+    const qp = await this.queuePair(node);
+    if (!qp) return batch.map(() => ({ status: 'unknown-node' as const, detail: `node ${node} is not known to compute node ${this.node}` }));
+    return qp.post(batch, options);
+  }
+
+  private async queuePair(node: NodeId): Promise<MemoryQueuePair | undefined> {
+    const existing = this.queuePairs.get(node);
+    if (existing) return existing;
+    const address = this.endpoints.get(node);
+    if (!address) return undefined;
+    let pending = this.connecting.get(node);
+    if (!pending) {
+      pending = MemoryQueuePair.connect(address, this.node, { logger: this.logger }).finally(() => this.connecting.delete(node));
+      this.connecting.set(node, pending);
+    }
+    try {
+      const qp = await pending;
+      this.queuePairs.set(node, qp);
+      return qp;
+    } catch (error) {
+      this.logger.warn(`cannot reach node ${node} at ${address}: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { Nic, NodeMemory, registerDescriptorRegion } from '@lockfabric/fabric';
+import { MailboxHub, startMemoryServer } from '@lockfabric/live';
+import type { MemoryDescription } from '@lockfabric/live';
+import { runService } from '@lockfabric/service';
+import { LiveFabric } from './live-fabric.js';
+import { ComputeRunService } from './run-service.js';
+
+/**
+ * compute-node: hosts lock clients. It connects a queue pair to each memory node, serves its own
+ * descriptor slots to peers, exchanges client messages over NATS, and runs the driver's workloads.
+ */
+await runService({
+  role: 'compute',
+  needsNats: true,
+  start: async ({ config, logger, telemetry, nc, subjects, metrics }) => {
+    const node = config.node.id;
+    const memory = new NodeMemory(node);
+    registerDescriptorRegion(memory, false);
+    const nic = new Nic(memory);
+    const memoryServer = await startMemoryServer({
+      port: config.compute.memoryGrpcPort,
+      logger,
+      executor: {
+        executeBatch: (batch, initiator) => nic.executeBatch(batch, initiator),
+        describe: (): MemoryDescription => ({ node, regions: memory.regions().map((r) => ({ region: r.region, rkey: r.rkey, sizeBytes: r.sizeBytes, name: 'descriptors' })) }),
+      },
+    });
+    const fabric = new LiveFabric(node, nic, logger);
+    const memoryNodes: MemoryDescription[] = [];
+    for (const address of config.compute.memoryNodes) memoryNodes.push(await fabric.addMemoryNode(address));
+    logger.info(`connected to ${memoryNodes.length} memory node(s): ${memoryNodes.map((d) => d.node).join(', ') || 'none'}`);
+    if (!nc) throw new Error('compute-node needs NATS');
+    const mailboxes = new MailboxHub({ nc, subjects, node, logger });
+    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, trace: telemetry.trace, logger });
+    const { server, port } = await runs.listen(config.compute.grpcPort);
+    const runCounter = metrics.counter({ name: 'lockfabric_runs_total', help: 'Workload runs completed by this compute node' });
+    let seenRuns = 0;
+    return {
+      ready: () => true,
+      endpoints: { grpc: port, memoryGrpc: memoryServer.port },
+      collectMetrics: () => {
+        runCounter.inc(undefined, runs.runs - seenRuns);
+        seenRuns = runs.runs;
+      },
+      close: async () => {
+        await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+        fabric.close();
+        await mailboxes.close();
+        await memoryServer.close({ graceMs: 1_000 });
+      },
+    };
+  },
+});

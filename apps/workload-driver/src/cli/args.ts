@@ -1,0 +1,134 @@
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { ConfigError } from '@lockfabric/ports';
+import type { ProtocolOptions } from '@lockfabric/locks-common';
+import { parseDistribution, validateWorkloadSpec } from '@lockfabric/workloads';
+import type { WorkloadSpec } from '@lockfabric/workloads';
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Flags every workload-running command understands. */
+export const WORKLOAD_FLAGS: Options = {
+  protocol: { type: 'string', short: 'p' },
+  clients: { type: 'string', short: 'c' },
+  locks: { type: 'string', short: 'l' },
+  'read-ratio': { type: 'string' },
+  distribution: { type: 'string', short: 'd' },
+  'duration-ms': { type: 'string' },
+  operations: { type: 'string', short: 'n' },
+  'think-ns': { type: 'string' },
+  'cs-ns': { type: 'string' },
+  seed: { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  opt: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+export function parseCommandArgs(command: string, argv: readonly string[], options: Options): Record<string, string | boolean | string[] | undefined> {
+  try {
+    const { values, positionals } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    return { ...(values as Record<string, string | boolean | string[] | undefined>), _: positionals as unknown as string[] };
+  } catch (error) {
+    throw new ConfigError([`lockfabric ${command}: ${error instanceof Error ? error.message : String(error)} (see lockfabric ${command} --help)`]);
+  }
+}
+
+/** Reads numeric flags, collecting every problem. */
+export class FlagReader {
+  readonly problems: string[] = [];
+  constructor(private readonly values: Record<string, unknown>) {}
+
+  number(flag: string, fallback: number, check: { integer?: boolean; min?: number; max?: number } = {}): number {
+    const raw = this.values[flag];
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    const bad = typeof raw !== 'string' || raw.trim() === '' || Number.isNaN(value) || (check.integer && !Number.isInteger(value)) || (check.min !== undefined && value < check.min) || (check.max !== undefined && value > check.max);
+    if (bad) {
+      const range = [check.min !== undefined ? `≥ ${check.min}` : '', check.max !== undefined ? `≤ ${check.max}` : ''].filter(Boolean).join(' and ');
+      this.problems.push(`--${flag}: expected ${check.integer ? 'an integer' : 'a number'}${range ? ' ' + range : ''}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return value;
+  }
+
+  optionalNumber(flag: string, check: { integer?: boolean; min?: number } = {}): number | undefined {
+    return this.values[flag] === undefined ? undefined : this.number(flag, 0, check);
+  }
+
+  string(flag: string, fallback: string): string {
+    const raw = this.values[flag];
+    return typeof raw === 'string' ? raw : fallback;
+  }
+
+  done(): void {
+    if (this.problems.length > 0) throw new ConfigError(this.problems);
+  }
+}
+
+export interface WorkloadDefaults {
+  readonly clients: number;
+  readonly locks: number;
+  readonly readRatio: number;
+  readonly distribution: string;
+  readonly operations?: number;
+  readonly durationMs?: number;
+  readonly timeoutMs?: number;
+  readonly criticalSectionNs?: number;
+  readonly thinkNs?: number;
+}
+
+export function readWorkload(values: Record<string, unknown>, defaults: WorkloadDefaults): { spec: WorkloadSpec; protocolOptions: ProtocolOptions; reader: FlagReader } {
+  const reader = new FlagReader(values);
+  const durationMs = reader.optionalNumber('duration-ms', { min: 1 });
+  const operations = reader.optionalNumber('operations', { integer: true, min: 1 });
+  const bounded = durationMs !== undefined || operations !== undefined;
+  let distribution: WorkloadSpec['distribution'] = 'uniform';
+  try {
+    distribution = parseDistribution(reader.string('distribution', defaults.distribution));
+  } catch (error) {
+    reader.problems.push(`--distribution: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const timeoutMs = reader.optionalNumber('timeout-ms', { min: 0 }) ?? defaults.timeoutMs;
+  const spec: WorkloadSpec = {
+    clients: reader.number('clients', defaults.clients, { integer: true, min: 1 }),
+    locks: reader.number('locks', defaults.locks, { integer: true, min: 1 }),
+    readRatio: reader.number('read-ratio', defaults.readRatio, { min: 0, max: 1 }),
+    distribution,
+    ...(bounded ? {} : defaults.durationMs !== undefined ? { durationMs: defaults.durationMs } : {}),
+    ...(bounded ? {} : defaults.operations !== undefined ? { operations: defaults.operations } : {}),
+    ...(durationMs !== undefined ? { durationMs } : {}),
+    ...(operations !== undefined ? { operations } : {}),
+    thinkNs: reader.number('think-ns', defaults.thinkNs ?? 0, { min: 0 }),
+    criticalSectionNs: reader.number('cs-ns', defaults.criticalSectionNs ?? 0, { min: 0 }),
+    seed: reader.number('seed', 1, { integer: true, min: 0 }),
+    ...(timeoutMs !== undefined && timeoutMs > 0 ? { timeoutMs } : {}),
+  };
+  const protocolOptions: Record<string, string> = {};
+  for (const pair of (values['opt'] as string[] | undefined) ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) reader.problems.push(`--opt: expected key=value, got ${JSON.stringify(pair)}`);
+    else protocolOptions[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  reader.problems.push(...validateWorkloadSpec(spec));
+  return { spec, protocolOptions, reader };
+}
+
+/** The flags that reproduce a workload, for one-line reproductions. */
+export function workloadFlags(protocol: string, spec: WorkloadSpec, protocolOptions: ProtocolOptions): string[] {
+  const distribution = spec.distribution === 'uniform' ? 'uniform' : `zipf:${spec.distribution.zipf}${spec.distribution.scrambled ? ':scrambled' : ''}`;
+  return [
+    `--protocol ${protocol}`,
+    `--clients ${spec.clients}`,
+    `--locks ${spec.locks}`,
+    `--read-ratio ${spec.readRatio}`,
+    `--distribution ${distribution}`,
+    ...(spec.durationMs !== undefined ? [`--duration-ms ${spec.durationMs}`] : []),
+    ...(spec.operations !== undefined ? [`--operations ${spec.operations}`] : []),
+    `--think-ns ${spec.thinkNs}`,
+    `--cs-ns ${spec.criticalSectionNs}`,
+    ...(spec.timeoutMs !== undefined ? [`--timeout-ms ${spec.timeoutMs}`] : []),
+    `--seed ${spec.seed}`,
+    ...Object.entries(protocolOptions).map(([k, v]) => `--opt ${k}=${v}`),
+  ];
+}

@@ -1,0 +1,242 @@
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { Socket, createServer } from 'node:net';
+import { join } from 'node:path';
+import { findNatsServer } from './nats-binary.js';
+import { serviceEntry } from './paths.js';
+import type { ServiceApp } from './paths.js';
+
+export interface LocalClusterOptions {
+  /** Holds cluster.json (pids, ports) and one log file per process. */
+  readonly dir: string;
+  readonly cluster?: string;
+  readonly memoryNodes?: number;
+  readonly computeNodes?: number;
+  readonly clientsPerComputeNode?: number;
+  /** Bytes of lock table per memory node = lockCount × entryBytes. */
+  readonly lockCount?: number;
+  readonly entryBytes?: number;
+  readonly withSwitch?: boolean;
+  readonly withCoordinator?: boolean;
+  /** Use this NATS instead of starting nats-server. */
+  readonly natsUrl?: string;
+  /** Extra environment for every service (e.g. OTEL_EXPORTER_OTLP_ENDPOINT). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly readyTimeoutMs?: number;
+  readonly onStatus?: (line: string) => void;
+}
+
+export interface ProcessRecord {
+  readonly name: string;
+  readonly role: 'nats' | 'memory' | 'compute' | 'switch' | 'coordinator';
+  readonly node: number;
+  readonly pid: number;
+  readonly log: string;
+  readonly health?: number;
+  readonly grpc?: number;
+  readonly memoryGrpc?: number;
+  readonly argv: readonly string[];
+}
+
+export interface ClusterState {
+  readonly cluster: string;
+  readonly natsUrl: string;
+  readonly startedAt: string;
+  readonly processes: readonly ProcessRecord[];
+}
+
+const STATE_FILE = 'cluster.json';
+
+/** Node ids: memory nodes 0…M-1, compute nodes M…M+C-1, then the switch host and the coordinator. */
+export async function startLocalCluster(options: LocalClusterOptions): Promise<ClusterState> {
+  const dir = options.dir;
+  mkdirSync(dir, { recursive: true });
+  const existing = readClusterState(dir);
+  if (existing && existing.processes.some((p) => isAlive(p.pid))) {
+    throw new Error(`a cluster is already running from ${dir} (pids ${existing.processes.map((p) => p.pid).join(', ')}); run \`lockfabric cluster down\` first`);
+  }
+  const say = options.onStatus ?? (() => undefined);
+  const cluster = options.cluster ?? 'local';
+  const memoryNodes = options.memoryNodes ?? 1;
+  const computeNodes = options.computeNodes ?? 2;
+  const processes: ProcessRecord[] = [];
+  const save = () => writeClusterState(dir, { cluster, natsUrl, startedAt: new Date().toISOString(), processes });
+  let natsUrl = options.natsUrl ?? '';
+  try {
+    if (!natsUrl) {
+      const binary = findNatsServer();
+      if (!binary) throw new Error('nats-server is not installed (apt-get install nats-server) and no NATS URL was given');
+      const port = await freePort();
+      const log = join(dir, 'nats.log');
+      const argv = [binary, '-a', '127.0.0.1', '-p', String(port)];
+      processes.push({ name: 'nats', role: 'nats', node: -1, pid: spawnLogged(argv, log, {}), log, argv });
+      natsUrl = `nats://127.0.0.1:${port}`;
+      save();
+      await waitForPort(port, options.readyTimeoutMs ?? 15_000, 'nats-server', log);
+      say(`nats-server on ${natsUrl}`);
+    }
+    const common = (role: string, node: number, health: number) => [`--cluster=${cluster}`, `--nats.url=${natsUrl}`, `--node.id=${node}`, `--health.port=${health}`];
+    const env = { ...options.env };
+    const launch = async (app: ServiceApp, role: ProcessRecord['role'], node: number, extra: (ports: { grpc: number; memoryGrpc: number }) => string[]) => {
+      const [health, grpc, memoryGrpc] = [await freePort(), await freePort(), await freePort()];
+      const argv = [process.execPath, serviceEntry(app), ...common(role, node, health), ...extra({ grpc, memoryGrpc })];
+      const log = join(dir, `${role}-${node}.log`);
+      const record: ProcessRecord = { name: `${role}-${node}`, role, node, pid: spawnLogged(argv, log, env), log, health, grpc, ...(role === 'compute' ? { memoryGrpc } : {}), argv };
+      processes.push(record);
+      save();
+      return record;
+    };
+    const memoryRecords: ProcessRecord[] = [];
+    for (let i = 0; i < memoryNodes; i++) {
+      memoryRecords.push(
+        await launch('memory-node', 'memory', i, ({ grpc }) => [
+          `--memory.grpc-port=${grpc}`,
+          `--memory.lock-count=${options.lockCount ?? 1_048_576}`,
+          `--memory.entry-bytes=${options.entryBytes ?? 16}`,
+        ]),
+      );
+    }
+    await Promise.all(memoryRecords.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
+    const memoryList = memoryRecords.map((r) => `127.0.0.1:${r.grpc}`).join(',');
+    const others: ProcessRecord[] = [];
+    for (let i = 0; i < computeNodes; i++) {
+      others.push(
+        await launch('compute-node', 'compute', memoryNodes + i, ({ grpc, memoryGrpc }) => [
+          `--compute.grpc-port=${grpc}`,
+          `--compute.memory-grpc-port=${memoryGrpc}`,
+          `--compute.memory-nodes=${memoryList}`,
+          `--compute.clients=${options.clientsPerComputeNode ?? 256}`,
+        ]),
+      );
+    }
+    if (options.withSwitch ?? true) others.push(await launch('switch-dataplane', 'switch', memoryNodes + computeNodes, ({ grpc }) => [`--switch.grpc-port=${grpc}`]));
+    if (options.withCoordinator ?? true) others.push(await launch('coordinator', 'coordinator', memoryNodes + computeNodes + 1, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`]));
+    await Promise.all(others.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
+    for (const r of [...memoryRecords, ...others]) say(`${r.name.padEnd(14)} pid ${r.pid}  grpc :${r.grpc}  health :${r.health}  log ${r.log}`);
+    const state: ClusterState = { cluster, natsUrl, startedAt: new Date().toISOString(), processes };
+    writeClusterState(dir, state);
+    return state;
+  } catch (error) {
+    await stopProcesses(processes);
+    rmSync(join(dir, STATE_FILE), { force: true });
+    throw error;
+  }
+}
+
+export function readClusterState(dir: string): ClusterState | undefined {
+  const path = join(dir, STATE_FILE);
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as ClusterState;
+  } catch (error) {
+    throw new Error(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function writeClusterState(dir: string, state: ClusterState): void {
+  writeFileSync(join(dir, STATE_FILE), JSON.stringify(state, null, 2) + '\n');
+}
+
+/** SIGTERM every process (services first, NATS last), then SIGKILL whatever is left after the grace. */
+export async function stopLocalCluster(dir: string, graceMs = 10_000): Promise<ClusterState | undefined> {
+  const state = readClusterState(dir);
+  if (!state) return undefined;
+  await stopProcesses(state.processes, graceMs);
+  rmSync(join(dir, STATE_FILE), { force: true });
+  return state;
+}
+
+async function stopProcesses(processes: readonly ProcessRecord[], graceMs = 10_000): Promise<void> {
+  const services = processes.filter((p) => p.role !== 'nats');
+  const nats = processes.filter((p) => p.role === 'nats');
+  for (const group of [services, nats]) {
+    for (const p of group) signal(p.pid, 'SIGTERM');
+    const deadline = Date.now() + graceMs;
+    while (group.some((p) => isAlive(p.pid)) && Date.now() < deadline) await sleep(50);
+    for (const p of group) if (isAlive(p.pid)) signal(p.pid, 'SIGKILL');
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
+
+function spawnLogged(argv: readonly string[], log: string, env: Readonly<Record<string, string>>): number {
+  const fd = openSync(log, 'a');
+  try {
+    const [command, ...args] = argv;
+    const child = spawn(command!, args, { detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
+    child.unref();
+    if (child.pid === undefined) throw new Error(`could not start ${command}`);
+    return child.pid;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, timeoutMs: number, what: string, log: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = new Socket();
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+      socket.connect(port, '127.0.0.1');
+    });
+    if (open) return;
+    await sleep(50);
+  }
+  throw new Error(`${what} did not open port ${port} within ${timeoutMs} ms; see ${log}:\n${tail(log)}`);
+}
+
+async function waitForHealth(record: ProcessRecord, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isAlive(record.pid)) throw new Error(`${record.name} exited during start; see ${record.log}:\n${tail(record.log)}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${record.health}/readyz`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${record.name} was not ready within ${timeoutMs} ms; see ${record.log}:\n${tail(record.log)}`);
+}
+
+export function tail(path: string, lines = 15): string {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

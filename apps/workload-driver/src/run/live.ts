@@ -1,0 +1,185 @@
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { Client, credentials } from '@grpc/grpc-js';
+import { checkHistory, historyDigest } from '@lockfabric/check';
+import type { HistoryEvent, Verdict } from '@lockfabric/check';
+import { MemoryQueuePair, rawMethodOf, silentLogger } from '@lockfabric/live';
+import { protocolById } from '@lockfabric/lock-catalog';
+import type { ProtocolOptions } from '@lockfabric/locks-common';
+import { ConfigError, FabricAccessError } from '@lockfabric/ports';
+import type { WorkRequest } from '@lockfabric/ports';
+import { ComputeNodeService, RunEventSchema, RunRequestSchema } from '@lockfabric/wire';
+import type { RunResult } from '@lockfabric/wire';
+import { RunStats, VerbAccounting, historyEventFromWire, runSpecToWire, summarize } from '@lockfabric/workloads';
+import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
+import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
+
+export interface LiveRunOptions {
+  readonly state: ClusterState;
+  readonly protocol: string;
+  readonly protocolOptions?: ProtocolOptions;
+  readonly spec: WorkloadSpec;
+  readonly recordHistory?: boolean;
+  readonly onProgress?: (fraction: number) => void;
+}
+
+export interface LiveRunResult {
+  readonly substrate: 'live';
+  readonly protocol: string;
+  readonly summary: RunSummary;
+  readonly verdict: Verdict | undefined;
+  readonly history: readonly HistoryEvent[];
+  readonly digest: string | undefined;
+  readonly verbs: Readonly<Record<string, number>>;
+  readonly accounting: VerbAccounting;
+  readonly computeNodes: number;
+}
+
+const runMethod = rawMethodOf(ComputeNodeService.method.run);
+const ZERO_CHUNK_BYTES = 64 * 1024;
+
+/** Runs a workload across the compute nodes of a live cluster and checks the merged history. */
+export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
+  const protocol = protocolById(options.protocol);
+  const { spec, state } = options;
+  const computes = state.processes.filter((p) => p.role === 'compute');
+  const memories = state.processes.filter((p) => p.role === 'memory');
+  if (computes.length === 0 || memories.length === 0) throw new ConfigError(['the live cluster needs at least one memory node and one compute node']);
+  await zeroLockMemory(memories, computes, spec.locks, protocol.entryBytes);
+
+  const peers: Record<number, string> = {};
+  for (const m of memories) peers[m.node] = `127.0.0.1:${m.grpc}`;
+  for (const c of computes) peers[c.node] = `127.0.0.1:${c.memoryGrpc}`;
+  const shares = split(spec.clients, computes.length);
+  const opShares = spec.operations !== undefined ? splitProportional(spec.operations, shares) : undefined;
+  const progress = new Array<number>(computes.length).fill(0);
+  const report = () => {
+    if (!options.onProgress) return;
+    const done = progress.reduce((a, b) => a + b, 0);
+    options.onProgress(spec.operations ? Math.min(1, done / spec.operations) : 0);
+  };
+  const started = Date.now();
+  const ticker = spec.durationMs && options.onProgress ? setInterval(() => options.onProgress?.(Math.min(1, (Date.now() - started) / spec.durationMs!)), 200) : undefined;
+  let outcomes: NodeOutcome[];
+  try {
+    outcomes = await Promise.all(
+      computes.map((compute, k) => {
+        if ((shares[k] ?? 0) === 0) return Promise.resolve({ history: [], result: undefined });
+        const nodeSpec: WorkloadSpec = { ...spec, clients: shares[k]!, ...(opShares ? { operations: opShares[k]! } : {}), seed: spec.seed + k * 7919 };
+        const request = create(RunRequestSchema, {
+          runId: `run-${started}`,
+          spec: runSpecToWire({ protocol: protocol.id, workload: nodeSpec, options: stringify(options.protocolOptions) }),
+          recordHistory: options.recordHistory ?? true,
+          peers,
+        });
+        return runOnNode(compute, toBinary(RunRequestSchema, request), (ops) => {
+          progress[k] = ops;
+          report();
+        });
+      }),
+    );
+  } finally {
+    if (ticker) clearInterval(ticker);
+  }
+  const results = outcomes.map((o) => o.result).filter((r): r is RunResult => r !== undefined);
+  const stats = RunStats.mergeAll(
+    results.map((r) =>
+      RunStats.fromWire({
+        acquires: Number(r.acquires),
+        releases: Number(r.releases),
+        acquireFailures: Number(r.acquireFailures),
+        releaseFailures: Number(r.releaseFailures),
+        failuresByCode: Object.fromEntries(Object.entries(r.failuresByCode).map(([k, v]) => [k, Number(v)])),
+        acquireLatencyNs: r.acquireLatencyHistogram,
+        releaseLatencyNs: r.releaseLatencyHistogram,
+      }),
+    ),
+  );
+  const accounting = new VerbAccounting();
+  for (const r of results) accounting.merge(VerbAccounting.fromFlat(Object.fromEntries(Object.entries(r.verbCounts).map(([k, n]) => [k, Number(n)]))).counts);
+  const verbs: Record<string, number> = {};
+  for (const phase of Object.values(accounting.counts)) for (const [op, n] of Object.entries(phase)) verbs[op] = (verbs[op] ?? 0) + n;
+  const elapsedNs = Math.max(0, ...results.map((r) => Number(r.elapsedNs)));
+  const history = outcomes.flatMap((o) => o.history);
+  const recorded = options.recordHistory ?? true;
+  options.onProgress?.(1);
+  return {
+    substrate: 'live',
+    protocol: protocol.id,
+    summary: summarize(stats, elapsedNs, verbs),
+    verdict: recorded ? checkHistory(history) : undefined,
+    history,
+    digest: recorded ? historyDigest(history) : undefined,
+    verbs,
+    accounting,
+    computeNodes: computes.length,
+  };
+}
+
+interface NodeOutcome {
+  readonly history: HistoryEvent[];
+  readonly result: RunResult | undefined;
+}
+
+function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: number) => void): Promise<NodeOutcome> {
+  const client = new Client(`127.0.0.1:${compute.grpc}`, credentials.createInsecure());
+  const history: HistoryEvent[] = [];
+  let result: RunResult | undefined;
+  return new Promise<NodeOutcome>((resolve, reject) => {
+    const call = client.makeServerStreamRequest(runMethod.path, runMethod.requestSerialize, runMethod.responseDeserialize, request);
+    call.on('data', (bytes: Uint8Array) => {
+      const event = fromBinary(RunEventSchema, bytes);
+      if (event.event.case === 'progress') onOps(Number(event.event.value.opsDone));
+      else if (event.event.case === 'history') for (const e of event.event.value.events) history.push(historyEventFromWire(e));
+      else if (event.event.case === 'result') result = event.event.value;
+    });
+    call.on('error', (error: Error & { details?: string }) => reject(new Error(`compute node ${compute.node} (${compute.name}): ${error.details ?? error.message}`)));
+    call.on('end', () => resolve({ history, result }));
+  }).finally(() => client.close());
+}
+
+/** Zeroes the lock table (and compute nodes' descriptor slots) so every run starts from free locks. */
+async function zeroLockMemory(memories: readonly ProcessRecord[], computes: readonly ProcessRecord[], lockCount: number, entryBytes: number): Promise<void> {
+  const perNode = Math.ceil(lockCount / memories.length) * entryBytes;
+  const targets = [...memories.map((m) => ({ address: `127.0.0.1:${m.grpc}`, bytes: perNode })), ...computes.map((c) => ({ address: `127.0.0.1:${c.memoryGrpc}`, bytes: -1 }))];
+  await Promise.all(
+    targets.map(async ({ address, bytes }) => {
+      const qp = await MemoryQueuePair.connect(address, 65_000, { logger: silentLogger });
+      try {
+        const description = await qp.describe();
+        const region = description.regions.find((r) => r.region === 0);
+        if (!region) return;
+        const total = bytes < 0 ? region.sizeBytes : bytes;
+        if (total > region.sizeBytes) throw new ConfigError([`memory node ${description.node} holds ${region.sizeBytes} bytes of lock table; the run needs ${total}`]);
+        const batch: WorkRequest[] = [];
+        for (let offset = 0; offset < total; offset += ZERO_CHUNK_BYTES) {
+          const length = Math.min(ZERO_CHUNK_BYTES, total - offset);
+          batch.push({ op: 'write', addr: { node: description.node, region: 0, rkey: region.rkey, offset }, data: new Uint8Array(length) });
+        }
+        for (let i = 0; i < batch.length; i += 64) {
+          const completions = await qp.post(batch.slice(i, i + 64));
+          const bad = completions.find((c) => c.status !== 'ok');
+          if (bad) throw new FabricAccessError(bad.status, `zeroing ${address}: ${bad.detail ?? ''}`);
+        }
+      } finally {
+        qp.close();
+      }
+    }),
+  );
+}
+
+function split(total: number, parts: number): number[] {
+  return Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
+}
+
+function splitProportional(total: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const out = weights.map((w) => Math.floor((total * w) / sum));
+  let rest = total - out.reduce((a, b) => a + b, 0);
+  for (let i = 0; rest > 0; i = (i + 1) % out.length) if ((weights[i] ?? 0) > 0) (out[i]!++, rest--);
+  return out;
+}
+
+function stringify(options: ProtocolOptions | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(options ?? {}).map(([k, v]) => [k, String(v)]));
+}
+

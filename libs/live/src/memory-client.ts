@@ -1,0 +1,360 @@
+import { toBinary } from '@bufbuild/protobuf';
+import { Client, credentials, type ClientDuplexStream } from '@grpc/grpc-js';
+import type { Completion, NodeId, PostOptions, SpanContextRef, WorkRequest } from '@lockfabric/ports';
+import { FabricAccessError } from '@lockfabric/ports';
+import {
+  completionFromWire,
+  decodeCompletionBatch,
+  decodeWire,
+  DescribeResponseSchema,
+  isU128,
+  MemoryService,
+  workRequestBatchToWire,
+  workRequestToWire,
+  WorkRequestBatchSchema,
+  type CompletionBatch as WireCompletionBatch,
+  type WorkRequest as WireWorkRequest,
+} from '@lockfabric/wire';
+import { asUint8Array, rawMethodOf, toBuffer } from './grpc-raw.js';
+import { consoleLogger, type Logger } from './logger.js';
+import { MalformedInputCounter } from './malformed-input.js';
+import { memoryDescriptionFromWire, type MemoryDescription } from './memory-description.js';
+
+export interface MemoryQueuePairOptions {
+  readonly logger?: Logger;
+  readonly malformed?: MalformedInputCounter;
+  /** How long `connect` waits for the memory node before giving up. */
+  readonly connectTimeoutMs?: number;
+  /** HTTP/2 keepalive: a memory node that stops answering pings (paused, partitioned) breaks the stream. */
+  readonly keepaliveMs?: number;
+  /** Work requests per doorbell at most (a single larger post still goes as one). */
+  readonly maxBatchRequests?: number;
+  /**
+   * Work requests posted and not yet completed, at most (a real queue pair's max_send_wr). A post
+   * that would exceed it completes at once with 'unreachable', without being sent.
+   */
+  readonly maxOutstandingRequests?: number;
+  readonly describeTimeoutMs?: number;
+}
+
+export interface MemoryQueuePairStats {
+  readonly posts: number;
+  readonly doorbells: number;
+  readonly requestsSent: number;
+  readonly completed: number;
+  /** Work requests completed 'unreachable' because their stream broke or could not open. */
+  readonly unreachable: number;
+  /** Work requests answered 'bad-request' locally: their values cannot be encoded. */
+  readonly rejectedLocally: number;
+  /** Work requests refused because maxOutstandingRequests were already outstanding. */
+  readonly refusedFull: number;
+  readonly streamsOpened: number;
+}
+
+interface PendingPost {
+  readonly completions: Completion[];
+  remaining: number;
+  readonly resolve: (completions: Completion[]) => void;
+}
+
+interface Outstanding {
+  readonly post: PendingPost;
+  readonly index: number;
+}
+
+const connectMethod = rawMethodOf(MemoryService.method.connect);
+const describeMethod = rawMethodOf(MemoryService.method.describe);
+const U32_MAX = 0xffff_ffff;
+
+/**
+ * One queue pair onto one memory node: a MemoryService.Connect stream. Posts made in the same
+ * event-loop turn share one WorkRequestBatch (the doorbell); completions are matched by id and
+ * posts resolve in order. A broken stream completes every outstanding request 'unreachable' —
+ * its outcome is unknown, as with a real RC queue pair in the error state — and the next post
+ * opens a new stream. `post` never rejects.
+ */
+export class MemoryQueuePair {
+  private readonly client: Client;
+  private readonly logger: Logger;
+  private readonly malformed: MalformedInputCounter;
+  private readonly maxBatchRequests: number;
+  private readonly maxOutstanding: number;
+  private readonly describeTimeoutMs: number;
+  private call: ClientDuplexStream<Uint8Array, Uint8Array> | undefined;
+  private readonly source: string;
+  private lastId = 0;
+  private readonly outstanding = new Map<number, Outstanding>();
+  /** Ids of each doorbell written and not yet answered, oldest first: the server answers in order. */
+  private readonly frames: number[][] = [];
+  private pending: WireWorkRequest[] = [];
+  private pendingTrace: SpanContextRef | undefined;
+  private flushScheduled: ReturnType<typeof setImmediate> | undefined;
+  private closed = false;
+  private counters = { posts: 0, doorbells: 0, requestsSent: 0, completed: 0, unreachable: 0, rejectedLocally: 0, refusedFull: 0, streamsOpened: 0 };
+
+  private constructor(
+    readonly address: string,
+    readonly initiator: NodeId,
+    options: MemoryQueuePairOptions,
+  ) {
+    const keepaliveMs = options.keepaliveMs ?? 10_000;
+    this.client = new Client(address, credentials.createInsecure(), {
+      'grpc.keepalive_time_ms': keepaliveMs,
+      'grpc.keepalive_timeout_ms': keepaliveMs,
+      'grpc.keepalive_permit_without_calls': 1,
+      // A restarted memory node should be found again within about a second.
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 1_000,
+    });
+    this.logger = options.logger ?? consoleLogger;
+    this.malformed = options.malformed ?? new MalformedInputCounter({ logger: this.logger });
+    this.maxBatchRequests = Math.max(1, options.maxBatchRequests ?? 512);
+    this.maxOutstanding = Math.max(1, options.maxOutstandingRequests ?? 16_384);
+    this.describeTimeoutMs = options.describeTimeoutMs ?? 5_000;
+    this.source = `grpc ${connectMethod.path} from ${address}`;
+  }
+
+  /** Opens a queue pair once the memory node at `address` (`host:port`) accepts connections. */
+  static async connect(address: string, initiator: NodeId, options: MemoryQueuePairOptions = {}): Promise<MemoryQueuePair> {
+    const qp = new MemoryQueuePair(address, initiator, options);
+    const timeoutMs = options.connectTimeoutMs ?? 5_000;
+    try {
+      await new Promise<void>((resolve, reject) => qp.client.waitForReady(Date.now() + timeoutMs, (error) => (error ? reject(error) : resolve())));
+    } catch (error) {
+      qp.client.close();
+      throw new FabricAccessError('unreachable', `memory node ${address} did not accept a connection within ${timeoutMs} ms: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return qp;
+  }
+
+  stats(): MemoryQueuePairStats {
+    return { ...this.counters };
+  }
+
+  post(batch: readonly WorkRequest[], options: PostOptions = {}): Promise<Completion[]> {
+    this.counters.posts++;
+    if (batch.length === 0) return Promise.resolve([]);
+    if (this.closed) return Promise.resolve(batch.map(() => ({ status: 'unreachable', detail: 'queue pair is closed' })));
+
+    let resolve!: (completions: Completion[]) => void;
+    const done = new Promise<Completion[]>((r) => (resolve = r));
+    const post: PendingPost = { completions: new Array<Completion>(batch.length), remaining: batch.length, resolve };
+    const sendable: number[] = [];
+    batch.forEach((wr, index) => {
+      const problem = encodingProblem(wr);
+      if (problem === undefined) sendable.push(index);
+      else {
+        this.counters.rejectedLocally++;
+        post.completions[index] = { status: 'bad-request', detail: problem };
+        post.remaining--;
+      }
+    });
+    if (post.remaining === 0) {
+      resolve(post.completions);
+      return done;
+    }
+    if (this.outstanding.size + sendable.length > this.maxOutstanding) {
+      // Overflow policy: refuse the newest post whole, so no post is half executed.
+      this.counters.refusedFull += sendable.length;
+      const detail = `queue pair to ${this.address} already has ${this.outstanding.size} outstanding work requests (bound ${this.maxOutstanding})`;
+      for (const index of sendable) post.completions[index] = { status: 'unreachable', detail };
+      resolve(post.completions);
+      return done;
+    }
+
+    // One post stays in one doorbell: flush what is queued if this post would not fit with it.
+    if (this.pending.length > 0 && this.pending.length + sendable.length > this.maxBatchRequests) this.flush();
+    if (this.pending.length === 0) this.pendingTrace = options.trace;
+    const ownTrace = options.trace !== undefined && !sameSpan(options.trace, this.pendingTrace) ? options.trace : undefined;
+    for (const index of sendable) {
+      const id = this.nextId();
+      this.outstanding.set(id, { post, index });
+      this.pending.push(workRequestToWire(batch[index] as WorkRequest, id, ownTrace));
+    }
+    if (this.pending.length >= this.maxBatchRequests) this.flush();
+    else this.flushScheduled ??= setImmediate(() => this.flush());
+    return done;
+  }
+
+  /** The memory node's regions and lock tables. Throws FabricAccessError('unreachable') on failure. */
+  describe(): Promise<MemoryDescription> {
+    return new Promise((resolve, reject) => {
+      this.client.makeUnaryRequest(
+        describeMethod.path,
+        toBuffer,
+        asUint8Array,
+        new Uint8Array(),
+        { deadline: Date.now() + this.describeTimeoutMs },
+        (error, bytes) => {
+          if (error || bytes === undefined) {
+            reject(new FabricAccessError('unreachable', `describe of memory node ${this.address} failed: ${error?.message ?? 'no response'}`));
+            return;
+          }
+          try {
+            resolve(memoryDescriptionFromWire(decodeWire(DescribeResponseSchema, bytes, `grpc ${describeMethod.path} from ${this.address}`)));
+          } catch (decodeError) {
+            this.malformed.record(describeMethod.path, decodeError, this.address);
+            reject(decodeError);
+          }
+        },
+      );
+    });
+  }
+
+  /** Completes everything outstanding 'unreachable' and closes the connection. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.flushScheduled !== undefined) clearImmediate(this.flushScheduled);
+    const unsent = this.pending.splice(0);
+    for (const request of unsent) this.complete(request.id, { status: 'unreachable', detail: 'queue pair closed before the request was sent' });
+    const call = this.call;
+    this.breakStream('queue pair closed');
+    call?.end();
+    this.client.close();
+  }
+
+  /** Writes the queued work requests as one doorbell. */
+  flush(): void {
+    if (this.flushScheduled !== undefined) clearImmediate(this.flushScheduled);
+    this.flushScheduled = undefined;
+    if (this.pending.length === 0) return;
+    const requests = this.pending;
+    const trace = this.pendingTrace;
+    this.pending = [];
+    this.pendingTrace = undefined;
+    const call = this.ensureCall();
+    this.frames.push(requests.map((request) => request.id));
+    this.counters.doorbells++;
+    this.counters.requestsSent += requests.length;
+    call.write(toBinary(WorkRequestBatchSchema, workRequestBatchToWire(this.initiator, requests, trace)));
+  }
+
+  private nextId(): number {
+    // Wraps within uint32 and skips 0, which the server uses to answer an undecodable frame.
+    do this.lastId = this.lastId >= U32_MAX ? 1 : this.lastId + 1;
+    while (this.outstanding.has(this.lastId));
+    return this.lastId;
+  }
+
+  private ensureCall(): ClientDuplexStream<Uint8Array, Uint8Array> {
+    if (this.call) return this.call;
+    const call = this.client.makeBidiStreamRequest(connectMethod.path, toBuffer, asUint8Array);
+    this.counters.streamsOpened++;
+    this.call = call;
+    call.on('data', (bytes: Uint8Array) => this.onCompletions(call, bytes));
+    call.on('error', (error: Error) => {
+      if (this.call === call) this.breakStream(`memory node ${this.address} unreachable: ${error.message}`);
+    });
+    call.on('end', () => {
+      if (this.call === call) this.breakStream(`memory node ${this.address} ended the stream`);
+    });
+    return call;
+  }
+
+  private onCompletions(call: ClientDuplexStream<Uint8Array, Uint8Array>, bytes: Uint8Array): void {
+    if (this.call !== call) return;
+    let batch: WireCompletionBatch;
+    try {
+      batch = decodeCompletionBatch(bytes, this.source);
+    } catch (error) {
+      // Matching is lost: drop the stream rather than guess which requests were answered.
+      this.malformed.record(this.source, error, this.address);
+      call.cancel();
+      this.breakStream(`memory node ${this.address} sent an undecodable completion batch`);
+      return;
+    }
+    const frame = this.frames.shift();
+    if (frame === undefined) {
+      this.malformed.record(this.source, new Error('completion batch for no outstanding doorbell'), this.address);
+      return;
+    }
+    const first = batch.completions[0];
+    if (first !== undefined && first.id === 0) {
+      // The memory node could not decode the doorbell at all: every request of it gets that answer.
+      const answer = this.fromWire(first);
+      for (const id of frame) this.complete(id, answer);
+      return;
+    }
+    for (const wire of batch.completions) {
+      if (!this.outstanding.has(wire.id) || !frame.includes(wire.id)) {
+        this.malformed.record(this.source, new Error(`completion for unknown work request ${wire.id}`), this.address);
+        continue;
+      }
+      this.complete(wire.id, this.fromWire(wire));
+    }
+    for (const id of frame) if (this.outstanding.has(id)) this.complete(id, { status: 'bad-request', detail: 'the memory node did not answer this work request' });
+  }
+
+  private fromWire(wire: WireCompletionBatch['completions'][number]): Completion {
+    try {
+      return completionFromWire(wire, this.source);
+    } catch (error) {
+      this.malformed.record(this.source, error, this.address);
+      return { status: 'bad-request', detail: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private complete(id: number, completion: Completion): void {
+    const entry = this.outstanding.get(id);
+    if (entry === undefined) return;
+    this.outstanding.delete(id);
+    this.counters.completed++;
+    if (completion.status === 'unreachable') this.counters.unreachable++;
+    entry.post.completions[entry.index] = completion;
+    if (--entry.post.remaining === 0) entry.post.resolve(entry.post.completions);
+  }
+
+  /** Forgets the current stream; every request written on it completes 'unreachable'. */
+  private breakStream(detail: string): void {
+    const call = this.call;
+    this.call = undefined;
+    if (call) call.on('error', () => {}); // late errors of a stream we gave up on are expected
+    const frames = this.frames.splice(0);
+    if (frames.length > 0) this.logger.warn(`memory queue pair: ${detail}; ${frames.reduce((n, f) => n + f.length, 0)} work requests complete unreachable`);
+    const answer: Completion = { status: 'unreachable', detail };
+    for (const frame of frames) for (const id of frame) this.complete(id, answer);
+  }
+}
+
+function sameSpan(a: SpanContextRef, b: SpanContextRef | undefined): boolean {
+  return b !== undefined && a.spanId === b.spanId && a.traceId === b.traceId;
+}
+
+function isU32(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= U32_MAX;
+}
+
+/**
+ * Why a work request cannot travel, or undefined. The wire carries unsigned 128-bit values and
+ * 32-bit ids; a value outside those would otherwise be silently changed, so such requests complete
+ * 'bad-request' here — the status the NIC gives negative or oversized values.
+ */
+function encodingProblem(wr: WorkRequest): string | undefined {
+  const { node, region, rkey, offset } = wr.addr;
+  if (!isU32(node) || !isU32(region) || !isU32(rkey)) return `node, region and rkey must be unsigned 32-bit integers (got ${node}, ${region}, ${rkey})`;
+  if (!Number.isSafeInteger(offset) || offset < 0) return `offset ${offset} is not a non-negative integer`;
+  if (wr.lock !== undefined && !isU32(wr.lock)) return `lock ${wr.lock} is not an unsigned 32-bit integer`;
+  const values: bigint[] = [];
+  switch (wr.op) {
+    case 'read':
+      return isU32(wr.length) ? undefined : `read length ${wr.length} is not an unsigned 32-bit integer`;
+    case 'write':
+      return undefined;
+    case 'cas':
+      values.push(wr.compare, wr.swap);
+      break;
+    case 'faa':
+      values.push(wr.add);
+      break;
+    case 'masked-cas':
+      values.push(wr.compare, wr.swap, wr.compareMask, wr.swapMask);
+      break;
+    case 'masked-faa':
+      values.push(wr.add, wr.boundaryMask);
+      break;
+  }
+  if ((wr.op === 'masked-cas' || wr.op === 'masked-faa') && wr.width !== 8 && wr.width !== 16) return `masked atomic width ${String(wr.width)} is not 8 or 16`;
+  const bad = values.find((value) => !isU128(value));
+  return bad === undefined ? undefined : `value ${bad} is outside the unsigned 128-bit range the NIC accepts`;
+}

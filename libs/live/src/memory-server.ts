@@ -1,0 +1,287 @@
+import { toBinary } from '@bufbuild/protobuf';
+import { Server, ServerCredentials, status, type sendUnaryData, type ServerDuplexStream, type ServerUnaryCall } from '@grpc/grpc-js';
+import type { Completion, NodeId, SpanContextRef, WorkRequest } from '@lockfabric/ports';
+import {
+  completionBatchToWire,
+  completionToWire,
+  decodeWorkRequestBatch,
+  DescribeResponseSchema,
+  MemoryService,
+  CompletionBatchSchema,
+  traceContextFromWire,
+  workRequestFromWire,
+  workRequestTrace,
+  type Completion as WireCompletion,
+  type WorkRequestBatch as WireWorkRequestBatch,
+} from '@lockfabric/wire';
+import { rawMethodOf } from './grpc-raw.js';
+import { consoleLogger, type Logger } from './logger.js';
+import { MalformedInputCounter } from './malformed-input.js';
+import { memoryDescriptionToWire, type MemoryDescription } from './memory-description.js';
+
+/** Trace context of a batch: the batch's own, and per request where it differs (see verbs.proto). */
+export interface ExecuteContext {
+  readonly trace?: SpanContextRef;
+  /** Same length as the batch; undefined entries inherit `trace`. */
+  readonly requestTraces?: readonly (SpanContextRef | undefined)[];
+}
+
+/**
+ * What serves the verbs: the fabric library's Nic satisfies it. It gets decoded port work requests
+ * and returns one completion per request, in order; errors are completions, never exceptions.
+ */
+export interface MemoryExecutor {
+  executeBatch(batch: readonly WorkRequest[], initiator: NodeId, context?: ExecuteContext): Completion[] | Promise<Completion[]>;
+  describe(): MemoryDescription;
+}
+
+export interface MemoryServerOptions {
+  readonly executor: MemoryExecutor;
+  /** 0 (the default) picks a free port; `port` on the handle says which. */
+  readonly port?: number;
+  readonly host?: string;
+  /**
+   * Batches of one stream received but not yet answered (executing or waiting to be written).
+   * At the bound the server stops reading that stream, so a fast client meets HTTP/2 flow control
+   * instead of growing our memory.
+   */
+  readonly maxInFlightBatches?: number;
+  readonly logger?: Logger;
+  readonly malformed?: MalformedInputCounter;
+}
+
+export interface MemoryServerStats {
+  readonly streamsOpened: number;
+  readonly streamsActive: number;
+  readonly batches: number;
+  readonly requests: number;
+  readonly malformedFrames: number;
+  readonly malformedRequests: number;
+  readonly executorErrors: number;
+  /** Most batches one stream has had unanswered at once (never above maxInFlightBatches). */
+  readonly inFlightPeak: number;
+}
+
+export interface MemoryServer {
+  readonly port: number;
+  /** `host:port` for clients on this machine. */
+  readonly address: string;
+  stats(): MemoryServerStats;
+  /**
+   * Drains: stops reading new batches, answers those already read, ends every stream, then shuts
+   * the server down — forcibly once `graceMs` has passed.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+  /** Drops every connection at once, as a crashed memory node would. */
+  kill(): void;
+}
+
+const connectMethod = rawMethodOf(MemoryService.method.connect);
+const describeMethod = rawMethodOf(MemoryService.method.describe);
+const SOURCE = `grpc ${connectMethod.path}`;
+
+/** Serves MemoryService (Connect, Describe) on a real port over an injected executor. */
+export async function startMemoryServer(options: MemoryServerOptions): Promise<MemoryServer> {
+  const executor = options.executor;
+  const logger = options.logger ?? consoleLogger;
+  const malformed = options.malformed ?? new MalformedInputCounter({ logger });
+  const maxInFlight = Math.max(1, options.maxInFlightBatches ?? 64);
+  const streams = new Set<QueuePairStream>();
+  const counters = { streamsOpened: 0, batches: 0, requests: 0, malformedFrames: 0, malformedRequests: 0, executorErrors: 0, inFlightPeak: 0 };
+  let closing = false;
+
+  const server = new Server({ 'grpc.keepalive_permit_without_calls': 1 });
+  server.addService(
+    { connect: connectMethod, describe: describeMethod },
+    {
+      connect: (call: ServerDuplexStream<Uint8Array, Uint8Array>) => {
+        if (closing) {
+          call.end();
+          return;
+        }
+        counters.streamsOpened++;
+        const stream = new QueuePairStream(call, maxInFlight, (frame) => answer(frame, call.getPeer()), logger, (inFlight) => {
+          counters.inFlightPeak = Math.max(counters.inFlightPeak, inFlight);
+        });
+        streams.add(stream);
+        void stream.finished.then(() => streams.delete(stream));
+      },
+      describe: (_call: ServerUnaryCall<Uint8Array, Uint8Array>, callback: sendUnaryData<Uint8Array>) => {
+        try {
+          callback(null, toBinary(DescribeResponseSchema, memoryDescriptionToWire(executor.describe())));
+        } catch (error) {
+          logger.error(`memory server: describe failed: ${error instanceof Error ? error.message : String(error)}`);
+          callback({ code: status.INTERNAL, details: 'describe failed' });
+        }
+      },
+    },
+  );
+
+  /** The encoded CompletionBatch answering one frame. Never throws: every failure is a status. */
+  async function answer(frame: Uint8Array, peer: string): Promise<Uint8Array> {
+    let batch: WireWorkRequestBatch;
+    try {
+      batch = decodeWorkRequestBatch(frame, SOURCE);
+    } catch (error) {
+      counters.malformedFrames++;
+      malformed.record(SOURCE, error, peer);
+      const detail = error instanceof Error ? error.message : String(error);
+      return encode([completionToWire({ status: 'bad-request', detail }, 0)]);
+    }
+    counters.batches++;
+    counters.requests += batch.requests.length;
+
+    // Requests that do not decode complete as bad-request in their place; the rest run in order.
+    const answers: (WireCompletion | undefined)[] = [];
+    const runnable: WorkRequest[] = [];
+    const requestTraces: (SpanContextRef | undefined)[] = [];
+    for (const wire of batch.requests) {
+      try {
+        runnable.push(workRequestFromWire(wire, SOURCE));
+        requestTraces.push(workRequestTrace(wire));
+        answers.push(undefined);
+      } catch (error) {
+        counters.malformedRequests++;
+        malformed.record(SOURCE, error, peer);
+        const detail = error instanceof Error ? error.message : String(error);
+        answers.push(completionToWire({ status: 'bad-request', detail }, wire.id));
+      }
+    }
+
+    let completions: Completion[];
+    try {
+      const trace = traceContextFromWire(batch.trace);
+      const context: ExecuteContext = { ...(trace ? { trace } : {}), requestTraces };
+      completions = runnable.length === 0 ? [] : await executor.executeBatch(runnable, batch.initiator, context);
+      if (completions.length !== runnable.length) throw new Error(`executor returned ${completions.length} completions for ${runnable.length} work requests`);
+    } catch (error) {
+      counters.executorErrors++;
+      const detail = `memory node failed to execute the batch: ${error instanceof Error ? error.message : String(error)}`;
+      logger.error(`memory server: ${detail}`);
+      completions = runnable.map(() => ({ status: 'bad-request', detail }));
+    }
+
+    let next = 0;
+    const out = answers.map((slot, i) => {
+      if (slot !== undefined) return slot;
+      const completion = completions[next++];
+      const id = batch.requests[i]?.id ?? 0;
+      return completionToWire(completion ?? { status: 'bad-request', detail: 'no completion' }, id);
+    });
+    return encode(out);
+  }
+
+  const host = options.host ?? '0.0.0.0';
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${host}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+  const localHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+
+  return {
+    port,
+    address: `${localHost}:${port}`,
+    stats: () => ({ ...counters, streamsActive: streams.size }),
+    async close({ graceMs = 5_000 } = {}) {
+      if (closing) return;
+      closing = true;
+      const graceful = (async () => {
+        await Promise.all([...streams].map((stream) => stream.drainAndEnd()));
+        await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+        return true;
+      })();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+      // An executor that never answers must not keep a terminating pod alive past its grace.
+      if (!(await Promise.race([graceful, expired]))) server.forceShutdown();
+      clearTimeout(timer);
+    },
+    kill() {
+      closing = true;
+      server.forceShutdown();
+    },
+  };
+}
+
+function encode(completions: WireCompletion[]): Uint8Array {
+  return toBinary(CompletionBatchSchema, completionBatchToWire(completions));
+}
+
+/**
+ * One Connect call: frames are answered strictly in order (a queue pair is in-order), at most
+ * `maxInFlight` unanswered at a time.
+ */
+class QueuePairStream {
+  readonly finished: Promise<void>;
+  private tail: Promise<void> = Promise.resolve();
+  private inFlight = 0;
+  private paused = false;
+  private draining = false;
+  private ended = false;
+
+  constructor(
+    private readonly call: ServerDuplexStream<Uint8Array, Uint8Array>,
+    private readonly maxInFlight: number,
+    private readonly answer: (frame: Uint8Array) => Promise<Uint8Array>,
+    private readonly logger: Logger,
+    private readonly onInFlight: (inFlight: number) => void,
+  ) {
+    let finish!: () => void;
+    this.finished = new Promise((resolve) => (finish = resolve));
+    call.on('data', (frame: Uint8Array) => this.onFrame(frame));
+    // The client half-closed: answer what was read, then end our half.
+    call.on('end', () => void this.drainAndEnd());
+    call.on('error', (error: Error) => {
+      this.logger.warn(`memory server: stream from ${call.getPeer()} failed: ${error.message}`);
+      this.ended = true;
+    });
+    call.on('close', () => {
+      this.ended = true;
+      finish();
+    });
+    call.on('cancelled', () => {
+      this.ended = true;
+      finish();
+    });
+  }
+
+  private onFrame(frame: Uint8Array): void {
+    if (this.draining) return;
+    this.inFlight++;
+    this.onInFlight(this.inFlight);
+    if (this.inFlight >= this.maxInFlight && !this.paused) {
+      this.paused = true;
+      this.call.pause();
+    }
+    this.tail = this.tail
+      .then(() => this.answer(frame))
+      .then(
+        (bytes) =>
+          new Promise<void>((resolve) => {
+            if (this.ended) return resolve();
+            // Counted as in flight until written out, so a slow reader also applies backpressure.
+            this.call.write(bytes, () => resolve());
+          }),
+      )
+      .catch((error: unknown) => this.logger.error(`memory server: could not answer a batch: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        this.inFlight--;
+        if (this.paused && !this.draining && this.inFlight < this.maxInFlight) {
+          this.paused = false;
+          this.call.resume();
+        }
+      });
+  }
+
+  /** Stops taking frames, answers the ones already taken, and ends the response stream. */
+  async drainAndEnd(): Promise<void> {
+    if (this.draining) return this.tail;
+    this.draining = true;
+    this.call.pause();
+    // A call that died mid-write may never call back; its close ends the wait instead.
+    await Promise.race([this.tail, this.finished]);
+    if (!this.ended) {
+      this.ended = true;
+      this.call.end();
+    }
+  }
+}

@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { Client, credentials, Server, ServerCredentials, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { asUint8Array, rawMethod, toBuffer } from './grpc-raw.js';
+import type { Subjects } from './subjects.js';
+
+// The raw limits `lockfabric transport` reports next to every protocol figure (DESIGN §9): bare
+// gRPC streams and bare NATS on the same machine, with no protobuf, batching or lock logic.
+// Benchmarks, not tests: they measure wall-clock time and return plain numbers.
+
+const echoMethod = rawMethod('/lockfabric.raw.Echo/Stream', true, true);
+
+export interface EchoServer {
+  readonly port: number;
+  readonly address: string;
+  close(): Promise<void>;
+}
+
+/** A gRPC service that writes every frame of a bidi stream straight back. */
+export async function startEchoServer(options: { host?: string; port?: number } = {}): Promise<EchoServer> {
+  const host = options.host ?? '127.0.0.1';
+  const server = new Server();
+  server.addService(
+    { stream: echoMethod },
+    {
+      stream: (call: ServerDuplexStream<Uint8Array, Uint8Array>) => {
+        call.on('data', (frame: Uint8Array) => call.write(frame));
+        call.on('end', () => call.end());
+        call.on('error', () => {}); // a benchmark client going away is not our problem
+      },
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  return {
+    port,
+    address: `${host}:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.forceShutdown();
+        resolve();
+      }),
+  };
+}
+
+export interface RoundTripOptions {
+  /** Measured round trips. */
+  readonly messages?: number;
+  /** Round trips before measuring, to warm up connections and the JIT. */
+  readonly warmup?: number;
+  readonly payloadBytes?: number;
+}
+
+export interface ThroughputOptions {
+  readonly messages?: number;
+  readonly payloadBytes?: number;
+}
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+function openEcho(address: string): { client: Client; call: ClientDuplexStream<Uint8Array, Uint8Array> } {
+  const client = new Client(address, credentials.createInsecure());
+  const call = client.makeBidiStreamRequest<Uint8Array, Uint8Array>(echoMethod.path, toBuffer, asUint8Array);
+  call.on('error', () => {});
+  return { client, call };
+}
+
+/** Median gRPC stream round trip in µs with one message in flight. */
+export async function grpcRoundTripUs(address: string, options: RoundTripOptions = {}): Promise<number> {
+  const { messages = 2_000, warmup = 200, payloadBytes = 64 } = options;
+  const payload = new Uint8Array(payloadBytes);
+  const { client, call } = openEcho(address);
+  try {
+    let arrived: (() => void) | undefined;
+    call.on('data', () => arrived?.());
+    const samples: number[] = [];
+    for (let i = 0; i < warmup + messages; i++) {
+      const back = new Promise<void>((resolve) => (arrived = resolve));
+      const startMs = performance.now();
+      call.write(payload);
+      await back;
+      if (i >= warmup) samples.push((performance.now() - startMs) * 1_000);
+    }
+    return median(samples);
+  } finally {
+    call.end();
+    client.close();
+  }
+}
+
+/** gRPC stream messages per second with up to `window` messages in flight. */
+export async function grpcStreamThroughput(address: string, options: ThroughputOptions & { window?: number } = {}): Promise<number> {
+  const { messages = 20_000, window = 64, payloadBytes = 64 } = options;
+  const payload = new Uint8Array(payloadBytes);
+  const { client, call } = openEcho(address);
+  try {
+    const startMs = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      let sent = 0;
+      let received = 0;
+      call.on('error', reject);
+      call.on('data', () => {
+        received++;
+        if (received === messages) resolve();
+        else if (sent < messages) {
+          sent++;
+          call.write(payload);
+        }
+      });
+      for (; sent < Math.min(window, messages); sent++) call.write(payload);
+    });
+    return messages / ((performance.now() - startMs) / 1_000);
+  } finally {
+    call.end();
+    client.close();
+  }
+}
+
+export interface NatsBenchOptions {
+  /** `nats://host:port`. */
+  readonly servers: string;
+  readonly subjects: Subjects;
+}
+
+async function bareConnection(servers: string, name: string): Promise<NatsConnection> {
+  return connect({ servers, name, maxReconnectAttempts: 0 });
+}
+
+/** Median NATS request/reply round trip in µs, requester and responder on separate connections. */
+export async function natsRoundTripUs(options: NatsBenchOptions & RoundTripOptions): Promise<number> {
+  const { messages = 2_000, warmup = 200, payloadBytes = 64 } = options;
+  const subject = options.subjects.raw(`ping-${randomUUID()}`);
+  const responder = await bareConnection(options.servers, 'lockfabric-raw-responder');
+  const requester = await bareConnection(options.servers, 'lockfabric-raw-requester');
+  try {
+    responder.subscribe(subject, {
+      callback: (_error, msg) => {
+        msg.respond(msg.data);
+      },
+    });
+    await responder.flush();
+    const payload = new Uint8Array(payloadBytes);
+    const samples: number[] = [];
+    for (let i = 0; i < warmup + messages; i++) {
+      const startMs = performance.now();
+      await requester.request(subject, payload, { timeout: 5_000 });
+      if (i >= warmup) samples.push((performance.now() - startMs) * 1_000);
+    }
+    return median(samples);
+  } finally {
+    await Promise.all([requester.close(), responder.close()]);
+  }
+}
+
+/** NATS messages per second from one publisher to one subscriber on another connection. */
+export async function natsPubSubThroughput(options: NatsBenchOptions & ThroughputOptions & { timeoutMs?: number }): Promise<number> {
+  const { messages = 50_000, payloadBytes = 64, timeoutMs = 30_000 } = options;
+  const subject = options.subjects.raw(`pubsub-${randomUUID()}`);
+  const subscriber = await bareConnection(options.servers, 'lockfabric-raw-subscriber');
+  const publisher = await bareConnection(options.servers, 'lockfabric-raw-publisher');
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    let received = 0;
+    const all = new Promise<void>((resolve, reject) => {
+      subscriber.subscribe(subject, {
+        callback: () => {
+          if (++received === messages) resolve();
+        },
+      });
+      timer = setTimeout(() => reject(new Error(`only ${received} of ${messages} messages arrived within ${timeoutMs} ms`)), timeoutMs);
+    });
+    await subscriber.flush();
+    const payload = new Uint8Array(payloadBytes);
+    const startMs = performance.now();
+    for (let i = 0; i < messages; i++) publisher.publish(subject, payload);
+    await publisher.flush();
+    await all;
+    return messages / ((performance.now() - startMs) / 1_000);
+  } finally {
+    clearTimeout(timer);
+    await Promise.all([publisher.close(), subscriber.close()]);
+  }
+}

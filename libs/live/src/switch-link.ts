@@ -1,0 +1,224 @@
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { LockPacket, NodeId, SwitchPort } from '@lockfabric/ports';
+import { RealClock } from '@lockfabric/sim';
+import { decodePacketBatch, encodePacketBatch } from '@lockfabric/wire';
+import { consoleLogger, type Logger } from './logger.js';
+import { MalformedInputCounter } from './malformed-input.js';
+import { RateLimitedLog } from './rate-limited-log.js';
+import type { Subjects } from './subjects.js';
+import { tracePublishOptions } from './trace-header.js';
+
+/** Packets per NATS message at most: keeps a batch far below NATS's default 1 MB payload limit. */
+export const DEFAULT_MAX_BATCH_PACKETS = 1024;
+
+export interface PacketLinkStats {
+  readonly packetsSent: number;
+  readonly batchesSent: number;
+  readonly packetsReceived: number;
+  readonly batchesReceived: number;
+  readonly sendFailures: number;
+  readonly handlerErrors: number;
+}
+
+interface LinkCommon {
+  readonly nc: NatsConnection;
+  readonly subjects: Subjects;
+  readonly logger?: Logger;
+  readonly malformed?: MalformedInputCounter;
+  /** Packets per NATS message at most. */
+  readonly maxBatchPackets?: number;
+}
+
+/**
+ * Collects the packets sent to one subject during an event-loop turn and publishes them as one
+ * PacketBatch when the turn ends (or when the batch is full): many clients acquiring at once cost
+ * one NATS message per turn instead of one per packet.
+ */
+class PacketBatcher {
+  private pending: LockPacket[] = [];
+  private scheduled: ReturnType<typeof setImmediate> | undefined;
+
+  constructor(
+    private readonly publish: (packets: LockPacket[]) => void,
+    private readonly maxPackets: number,
+  ) {}
+
+  add(packet: LockPacket): void {
+    this.pending.push(packet);
+    if (this.pending.length >= this.maxPackets) this.flush();
+    else this.scheduled ??= setImmediate(() => this.flush());
+  }
+
+  flush(): void {
+    if (this.scheduled !== undefined) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    if (this.pending.length === 0) return;
+    const packets = this.pending;
+    this.pending = [];
+    this.publish(packets);
+  }
+}
+
+/** Shared by both ends: encode, publish with the first trace as a header, count, decode. */
+class PacketLinkBase {
+  protected readonly nc: NatsConnection;
+  protected readonly subjects: Subjects;
+  protected readonly logger: Logger;
+  protected readonly malformed: MalformedInputCounter;
+  protected readonly warnLog: RateLimitedLog;
+  protected readonly maxBatchPackets: number;
+  protected readonly counters = { packetsSent: 0, batchesSent: 0, packetsReceived: 0, batchesReceived: 0, sendFailures: 0, handlerErrors: 0 };
+
+  constructor(options: LinkCommon) {
+    this.nc = options.nc;
+    this.subjects = options.subjects;
+    this.logger = options.logger ?? consoleLogger;
+    const clock = new RealClock();
+    this.malformed = options.malformed ?? new MalformedInputCounter({ logger: this.logger, clock });
+    this.warnLog = new RateLimitedLog(this.logger, clock);
+    this.maxBatchPackets = options.maxBatchPackets ?? DEFAULT_MAX_BATCH_PACKETS;
+  }
+
+  stats(): PacketLinkStats {
+    return { ...this.counters };
+  }
+
+  protected publishBatch(subject: string, packets: readonly LockPacket[], sender: number): void {
+    try {
+      // Each packet carries its own trace; the header names the first, for tools that read headers only.
+      const traced = packets.find((packet) => packet.trace !== undefined);
+      this.nc.publish(subject, encodePacketBatch(packets, sender), tracePublishOptions(traced?.trace));
+      this.counters.batchesSent++;
+      this.counters.packetsSent += packets.length;
+    } catch (error) {
+      // Packets are datagrams: protocols over the switch already survive loss.
+      this.counters.sendFailures += packets.length;
+      this.warnLog.warn(`switch link: could not publish ${packets.length} packets to ${subject}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Decoded packets of a NATS message, after counting whatever was malformed in it. */
+  protected decode(subject: string, error: Error | null, msg: Msg): { sender: number; packets: LockPacket[] } | undefined {
+    if (error) {
+      this.warnLog.warn(`switch link: subscription error on ${subject}: ${error.message}`);
+      return undefined;
+    }
+    try {
+      const batch = decodePacketBatch(msg.data, subject);
+      for (const packetError of batch.errors) this.malformed.record(subject, packetError, `machine ${batch.sender}`);
+      this.counters.batchesReceived++;
+      this.counters.packetsReceived += batch.packets.length;
+      return batch;
+    } catch (decodeError) {
+      this.malformed.record(subject, decodeError);
+      return undefined;
+    }
+  }
+
+  protected guard(run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      this.counters.handlerErrors++;
+      this.warnLog.warn(`switch link: packet handler threw: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+export interface SwitchLinkOptions extends LinkCommon {
+  readonly machine: NodeId;
+  /** Rack whose switch this machine is wired to. */
+  readonly rack: number;
+}
+
+/** The SwitchPort of one machine: packets go to its rack's switch; egress for it comes back. */
+export class SwitchLink extends PacketLinkBase implements SwitchPort {
+  readonly machine: NodeId;
+  private readonly handlers = new Set<(packet: LockPacket) => void>();
+  private readonly batcher: PacketBatcher;
+  private readonly subscription: Subscription;
+
+  constructor(options: SwitchLinkOptions) {
+    super(options);
+    this.machine = options.machine;
+    const into = options.subjects.switchIn(options.rack);
+    this.batcher = new PacketBatcher((packets) => this.publishBatch(into, packets, this.machine), this.maxBatchPackets);
+    const from = options.subjects.nodePackets(options.machine);
+    this.subscription = this.nc.subscribe(from, {
+      callback: (error, msg) => {
+        const batch = this.decode(from, error, msg);
+        if (batch === undefined) return;
+        for (const packet of batch.packets) for (const handler of this.handlers) this.guard(() => handler(packet));
+      },
+    });
+  }
+
+  send(packet: LockPacket): void {
+    this.batcher.add(packet);
+  }
+
+  onPacket(handler: (packet: LockPacket) => void): () => void {
+    // Wrapped so the same function registered twice gets two independent registrations.
+    const registration = (packet: LockPacket) => handler(packet);
+    this.handlers.add(registration);
+    return () => this.handlers.delete(registration);
+  }
+
+  /** Publishes what this turn has batched so far. */
+  flush(): void {
+    this.batcher.flush();
+  }
+
+  /** Sends what is batched and stops receiving. */
+  close(): void {
+    this.batcher.flush();
+    this.subscription.unsubscribe();
+    this.handlers.clear();
+  }
+}
+
+export interface SwitchIngressOptions extends LinkCommon {
+  readonly rack: number;
+  /** Each decoded packet, with the machine whose link carried it. */
+  readonly onPacket: (packet: LockPacket, fromMachine: NodeId) => void;
+}
+
+/** The switch-dataplane side of a rack: packets in from every machine, egress out per machine. */
+export class SwitchIngress extends PacketLinkBase {
+  readonly rack: number;
+  private readonly batchers = new Map<NodeId, PacketBatcher>();
+  private readonly subscription: Subscription;
+
+  constructor(options: SwitchIngressOptions) {
+    super(options);
+    this.rack = options.rack;
+    const into = options.subjects.switchIn(options.rack);
+    this.subscription = this.nc.subscribe(into, {
+      callback: (error, msg) => {
+        const batch = this.decode(into, error, msg);
+        if (batch === undefined) return;
+        for (const packet of batch.packets) this.guard(() => options.onPacket(packet, batch.sender));
+      },
+    });
+  }
+
+  /** Queues a packet for `machine`; packets for one machine in one turn leave as one batch. */
+  egress(machine: NodeId, packet: LockPacket): void {
+    let batcher = this.batchers.get(machine);
+    if (batcher === undefined) {
+      const subject = this.subjects.nodePackets(machine);
+      batcher = new PacketBatcher((packets) => this.publishBatch(subject, packets, this.rack), this.maxBatchPackets);
+      this.batchers.set(machine, batcher);
+    }
+    batcher.add(packet);
+  }
+
+  flush(): void {
+    for (const batcher of this.batchers.values()) batcher.flush();
+  }
+
+  close(): void {
+    this.flush();
+    this.subscription.unsubscribe();
+  }
+}

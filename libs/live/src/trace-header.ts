@@ -1,0 +1,19 @@
+import { headers, type MsgHdrs, type PublishOptions } from '@nats-io/transport-node';
+import type { SpanContextRef } from '@lockfabric/ports';
+import { formatTraceparent, parseTraceparent } from '@lockfabric/wire';
+
+/** W3C header name, the same in NATS headers and gRPC metadata. */
+export const TRACEPARENT_HEADER = 'traceparent';
+
+/** Publish options carrying `trace` as a NATS header; undefined (no header block at all) without one. */
+export function tracePublishOptions(trace: SpanContextRef | undefined): PublishOptions | undefined {
+  if (trace === undefined) return undefined;
+  const hdrs = headers();
+  hdrs.set(TRACEPARENT_HEADER, formatTraceparent(trace));
+  return { headers: hdrs };
+}
+
+/** The trace context of a received NATS message's headers; undefined when absent or invalid. */
+export function traceFromHeaders(hdrs: MsgHdrs | undefined): SpanContextRef | undefined {
+  return parseTraceparent(hdrs?.get(TRACEPARENT_HEADER));
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { createSubjects, SubjectTokenError } from '../src/subjects.js';
+
+describe('subjects', () => {
+  const s = createSubjects('prod-1');
+
+  it('builds every subject of DESIGN §4 under lf.<cluster>', () => {
+    expect(s.prefix).toBe('lf.prod-1');
+    expect(s.switchIn(0)).toBe('lf.prod-1.sw.0.in');
+    expect(s.nodePackets(12)).toBe('lf.prod-1.node.12.pkt');
+    expect(s.nodeMessages(12)).toBe('lf.prod-1.node.12.msg');
+    expect(s.heartbeat('memory', 'mn-0')).toBe('lf.prod-1.hb.memory.mn-0');
+    expect(s.heartbeatAll()).toBe('lf.prod-1.hb.*.*');
+    expect(s.membership()).toBe('lf.prod-1.ctl.membership');
+    expect(s.recovery('s2')).toBe('lf.prod-1.ctl.recovery.s2');
+    expect(s.recoveryAll()).toBe('lf.prod-1.ctl.recovery.*');
+    expect(s.fault('sw-0')).toBe('lf.prod-1.ctl.fault.sw-0');
+    expect(s.faultAll()).toBe('lf.prod-1.ctl.fault.*');
+    expect(s.driver('run-7')).toBe('lf.prod-1.driver.run-7');
+    expect(s.raw('ping')).toBe('lf.prod-1.raw.ping');
+  });
+
+  it.each([
+    ['a cluster with a dot', () => createSubjects('a.b')],
+    ['an empty cluster', () => createSubjects('')],
+    ['a wildcard role', () => s.heartbeat('*', 'x')],
+    ['a full wildcard id', () => s.heartbeat('memory', '>')],
+    ['a space in a target', () => s.fault('sw 0')],
+    ['a negative machine', () => s.nodePackets(-1)],
+    ['a fractional rack', () => s.switchIn(1.5)],
+  ])('rejects %s', (_name, build) => {
+    expect(build).toThrow(SubjectTokenError);
+  });
+});

@@ -1,0 +1,16 @@
+// The port types the codec maps to and from, imported in this one place.
+export type {
+  ClientAddress,
+  Completion,
+  LockMode,
+  LockPacket,
+  Message,
+  MessageKind,
+  PacketType,
+  SpanContextRef,
+  VerbOpcode,
+  VerbStatus,
+  WorkRequest,
+} from '@lockfabric/ports';
+export { MalformedInputError } from '@lockfabric/ports';
+/* eslint-enable @nx/enforce-module-boundaries */

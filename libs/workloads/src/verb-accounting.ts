@@ -1,0 +1,99 @@
+import type { Grant, LockClient, Verbs, VerbOpcode } from '@lockfabric/ports';
+
+export type VerbPhase = 'acquire' | 'release';
+
+/** Verbs issued per phase of a lock operation, by opcode: the papers' "verbs per acquire / release". */
+export class VerbAccounting {
+  readonly counts: Record<VerbPhase, Record<string, number>> = { acquire: {}, release: {} };
+
+  /** A Verbs that counts into the phase `phase()` reports (verbs outside any phase are not counted). */
+  wrapVerbs(inner: Verbs, phase: () => VerbPhase | undefined): Verbs {
+    const count = (op: VerbOpcode, n = 1) => {
+      const current = phase();
+      if (current) this.counts[current][op] = (this.counts[current][op] ?? 0) + n;
+    };
+    return {
+      post: (batch, options) => {
+        for (const wr of batch) count(wr.op);
+        return inner.post(batch, options);
+      },
+      read: (...args) => (count('read'), inner.read(...args)),
+      write: (...args) => (count('write'), inner.write(...args)),
+      cas: (...args) => (count('cas'), inner.cas(...args)),
+      faa: (...args) => (count('faa'), inner.faa(...args)),
+      maskedCas: (...args) => (count('masked-cas'), inner.maskedCas(...args)),
+      maskedFaa: (...args) => (count('masked-faa'), inner.maskedFaa(...args)),
+      isLocal: (addr) => inner.isLocal(addr),
+      cpu: inner.cpu,
+    };
+  }
+
+  /** A client whose acquire and release calls mark the phase the wrapped verbs count into. */
+  wrapClient<G extends Grant>(inner: LockClient<G>, setPhase: (phase: VerbPhase | undefined) => void): LockClient<G> {
+    return {
+      acquire: async (lock, mode, options) => {
+        setPhase('acquire');
+        try {
+          return await inner.acquire(lock, mode, options);
+        } finally {
+          setPhase(undefined);
+        }
+      },
+      release: async (grant) => {
+        setPhase('release');
+        try {
+          return await inner.release(grant);
+        } finally {
+          setPhase(undefined);
+        }
+      },
+    };
+  }
+
+  merge(other: { readonly acquire: Readonly<Record<string, number>>; readonly release: Readonly<Record<string, number>> }): void {
+    for (const phase of ['acquire', 'release'] as const) {
+      for (const [op, n] of Object.entries(other[phase])) this.counts[phase][op] = (this.counts[phase][op] ?? 0) + n;
+    }
+  }
+
+  /** Flat `phase.opcode` keys, for wire maps. */
+  flat(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const phase of ['acquire', 'release'] as const) for (const [op, n] of Object.entries(this.counts[phase])) out[`${phase}.${op}`] = n;
+    return out;
+  }
+
+  static fromFlat(flat: Readonly<Record<string, number>>): VerbAccounting {
+    const accounting = new VerbAccounting();
+    for (const [key, n] of Object.entries(flat)) {
+      const [phase, op] = key.split('.', 2);
+      if ((phase === 'acquire' || phase === 'release') && op) accounting.counts[phase][op] = (accounting.counts[phase][op] ?? 0) + n;
+    }
+    return accounting;
+  }
+}
+
+export interface VerbsPerOp {
+  readonly read: number;
+  readonly write: number;
+  readonly cas: number;
+  readonly faa: number;
+  readonly maskedCas: number;
+  readonly maskedFaa: number;
+  readonly total: number;
+}
+
+/** Average verbs of a phase per completed operation of that phase. */
+export function verbsPerOp(counts: Readonly<Record<string, number>>, operations: number): VerbsPerOp {
+  const per = (op: string) => (operations > 0 ? (counts[op] ?? 0) / operations : 0);
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  return {
+    read: per('read'),
+    write: per('write'),
+    cas: per('cas'),
+    faa: per('faa'),
+    maskedCas: per('masked-cas'),
+    maskedFaa: per('masked-faa'),
+    total: operations > 0 ? total / operations : 0,
+  };
+}

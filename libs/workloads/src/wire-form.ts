@@ -1,0 +1,78 @@
+import { create } from '@bufbuild/protobuf';
+import type { HistoryEvent } from '@lockfabric/check';
+import { ConfigError } from '@lockfabric/ports';
+import type { LockMode } from '@lockfabric/ports';
+import { HistoryEventSchema, HistoryOp, HistoryPhase, LockMode as WireLockMode, WorkloadSpecSchema } from '@lockfabric/wire';
+import type { HistoryEvent as WireHistoryEvent, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
+import { formatDistribution, parseDistribution, validateWorkloadSpec } from './spec.js';
+import type { WorkloadSpec } from './spec.js';
+
+/** A workload as it travels from the driver to compute nodes; `options` are the protocol's. */
+export interface RunSpec {
+  readonly protocol: string;
+  readonly workload: WorkloadSpec;
+  readonly options: Readonly<Record<string, string>>;
+}
+
+export function runSpecToWire(spec: RunSpec): WireWorkloadSpec {
+  const w = spec.workload;
+  return create(WorkloadSpecSchema, {
+    protocol: spec.protocol,
+    clients: w.clients,
+    locks: w.locks,
+    readRatio: w.readRatio,
+    distribution: formatDistribution(w.distribution),
+    durationMs: BigInt(w.durationMs ?? 0),
+    operations: BigInt(w.operations ?? 0),
+    thinkNs: BigInt(Math.round(w.thinkNs)),
+    criticalSectionNs: BigInt(Math.round(w.criticalSectionNs)),
+    seed: BigInt(w.seed),
+    timeoutMs: BigInt(w.timeoutMs ?? 0),
+    options: { ...spec.options },
+  });
+}
+
+/** Decodes and validates; throws ConfigError with every problem. */
+export function runSpecFromWire(wire: WireWorkloadSpec): RunSpec {
+  const workload: WorkloadSpec = {
+    clients: wire.clients,
+    locks: wire.locks,
+    readRatio: wire.readRatio,
+    distribution: parseDistribution(wire.distribution || 'uniform'),
+    ...(wire.durationMs > 0n ? { durationMs: Number(wire.durationMs) } : {}),
+    ...(wire.operations > 0n ? { operations: Number(wire.operations) } : {}),
+    thinkNs: Number(wire.thinkNs),
+    criticalSectionNs: Number(wire.criticalSectionNs),
+    seed: Number(wire.seed),
+    ...(wire.timeoutMs > 0n ? { timeoutMs: Number(wire.timeoutMs) } : {}),
+  };
+  const problems = validateWorkloadSpec(workload);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { protocol: wire.protocol, workload, options: { ...wire.options } };
+}
+
+const MODE_TO_WIRE: Record<LockMode, WireLockMode> = { shared: WireLockMode.SHARED, exclusive: WireLockMode.EXCLUSIVE };
+
+export function historyEventToWire(event: HistoryEvent): WireHistoryEvent {
+  return create(HistoryEventSchema, {
+    client: event.client,
+    lock: event.lock,
+    mode: MODE_TO_WIRE[event.mode],
+    op: event.op === 'acquire' ? HistoryOp.ACQUIRE : HistoryOp.RELEASE,
+    phase: event.phase === 'invoke' ? HistoryPhase.INVOKE : event.phase === 'ok' ? HistoryPhase.OK : HistoryPhase.FAIL,
+    timeNs: BigInt(Math.round(event.timeNs)),
+    error: event.error ?? '',
+  });
+}
+
+export function historyEventFromWire(wire: WireHistoryEvent): HistoryEvent {
+  const base = {
+    client: wire.client,
+    lock: wire.lock,
+    mode: wire.mode === WireLockMode.SHARED ? ('shared' as const) : ('exclusive' as const),
+    op: wire.op === HistoryOp.ACQUIRE ? ('acquire' as const) : ('release' as const),
+    phase: wire.phase === HistoryPhase.INVOKE ? ('invoke' as const) : wire.phase === HistoryPhase.OK ? ('ok' as const) : ('fail' as const),
+    timeNs: Number(wire.timeNs),
+  };
+  return wire.error ? { ...base, error: wire.error } : base;
+}
