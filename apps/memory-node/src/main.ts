@@ -6,7 +6,7 @@ import { MemoryNodeExecutor } from './memory-executor.js';
 await runService({
   role: 'memory',
   needsNats: false,
-  start: async ({ config, logger, clock, metrics }) => {
+  start: async ({ config, logger, clock, metrics, telemetry }) => {
     const executor = new MemoryNodeExecutor(
       {
         node: config.node.id,
@@ -16,6 +16,7 @@ await runService({
         ...(config.memory.iopsCap !== undefined ? { iopsCap: config.memory.iopsCap } : {}),
       },
       clock,
+      telemetry.trace,
     );
     const server = await startMemoryServer({ executor, port: config.memory.grpcPort, logger });
     const verbs = metrics.counter({ name: 'lockfabric_nic_verbs_total', help: "Verbs served by this node's NIC, by opcode", labelNames: ['opcode'] });

@@ -1,6 +1,7 @@
 import { Nic, NodeMemory, TokenBucket } from '@lockfabric/fabric';
-import type { MemoryDescription, MemoryExecutor } from '@lockfabric/live';
-import type { Clock, Completion, NodeId, WorkRequest } from '@lockfabric/ports';
+import type { ExecuteContext, MemoryDescription, MemoryExecutor } from '@lockfabric/live';
+import { noopTrace } from '@lockfabric/ports';
+import type { Clock, Completion, NodeId, Trace, WorkRequest } from '@lockfabric/ports';
 
 export interface MemoryNodeLayout {
   readonly node: NodeId;
@@ -24,6 +25,7 @@ export class MemoryNodeExecutor implements MemoryExecutor {
   constructor(
     private readonly layout: MemoryNodeLayout,
     private readonly clock: Clock,
+    private readonly trace: Trace = noopTrace,
   ) {
     this.memory = new NodeMemory(layout.node);
     this.memory.register(layout.lockTableBytes);
@@ -31,11 +33,34 @@ export class MemoryNodeExecutor implements MemoryExecutor {
     this.bucket = layout.iopsCap ? new TokenBucket({ ratePerSec: layout.iopsCap, burst: Math.max(1, Math.ceil(layout.iopsCap / 1000)), startNs: clock.nowNs() }) : undefined;
   }
 
-  executeBatch(batch: readonly WorkRequest[], initiator: NodeId): Completion[] | Promise<Completion[]> {
-    if (!this.bucket) return this.nic.executeBatch(batch, initiator);
+  executeBatch(batch: readonly WorkRequest[], initiator: NodeId, context?: ExecuteContext): Completion[] | Promise<Completion[]> {
+    if (!this.bucket) return this.run(batch, initiator, context);
     const waitNs = this.bucket.reserve(this.clock.nowNs(), batch.length);
-    if (waitNs <= 0) return this.nic.executeBatch(batch, initiator);
-    return this.clock.sleep(waitNs).then(() => this.nic.executeBatch(batch, initiator));
+    if (waitNs <= 0) return this.run(batch, initiator, context);
+    return this.clock.sleep(waitNs).then(() => this.run(batch, initiator, context));
+  }
+
+  /** Executes a doorbell; verbs that carry a trace context get a `verb.<op>` span on this node. */
+  private run(batch: readonly WorkRequest[], initiator: NodeId, context: ExecuteContext | undefined): Completion[] {
+    const traced = context?.trace !== undefined || context?.requestTraces?.some((t) => t !== undefined);
+    if (!traced) return this.nic.executeBatch(batch, initiator);
+    const spans = batch.map((wr, i) => {
+      const parent = context?.requestTraces?.[i] ?? context?.trace;
+      return parent
+        ? this.trace.startSpan(`verb.${wr.op}`, {
+            parent,
+            attributes: { 'lockfabric.node': this.layout.node, 'lockfabric.verb.initiator': initiator, 'lockfabric.verb.offset': wr.addr.offset, ...(wr.lock !== undefined ? { 'lockfabric.lock.id': wr.lock } : {}) },
+          })
+        : undefined;
+    });
+    const completions = this.nic.executeBatch(batch, initiator);
+    completions.forEach((completion, i) => {
+      const span = spans[i];
+      if (!span) return;
+      span.setAttribute('lockfabric.verb.status', completion.status);
+      span.end();
+    });
+    return completions;
   }
 
   describe(): MemoryDescription {

@@ -1,7 +1,7 @@
 import { AcquireDeadline, AcquireSpan, OptionReader, TruncatedBackoff } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { clientKey, lockAddress } from '@lockfabric/ports';
-import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr, Span, VerbOptions } from '@lockfabric/ports';
 import { FREE, MINUS_ONE, ONE_READER, holderTag, readerField, writerField, writerWord } from './lock-word.js';
 
 export interface CasLockOptions {
@@ -57,6 +57,7 @@ export function readCasLockOptions(options?: ProtocolOptions): CasLockOptions {
 export class CasLockClient implements LockClient<CasGrant> {
   private readonly backoff: TruncatedBackoff | undefined;
   private readonly tag: bigint;
+  private currentSpan: Span | undefined;
 
   constructor(
     private readonly ports: ClientPorts,
@@ -74,6 +75,7 @@ export class CasLockClient implements LockClient<CasGrant> {
     const viaCpu = this.options.localAtomics === 'cpu' && this.ports.verbs.isLocal(addr);
     const deadline = new AcquireDeadline(this.ports.clock, lock, mode, options);
     const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'caslock', lock, mode, clientKey(this.ports.self));
+    this.currentSpan = op.span;
     this.backoff?.reset();
     try {
       deadline.check();
@@ -84,6 +86,8 @@ export class CasLockClient implements LockClient<CasGrant> {
     } catch (error) {
       op.failed(error);
       throw error;
+    } finally {
+      this.currentSpan = undefined;
     }
   }
 
@@ -129,7 +133,7 @@ export class CasLockClient implements LockClient<CasGrant> {
   /** rw variant: announce with FAA +1, then hold as soon as the writer field reads zero. */
   private async takeShared(addr: RemoteAddr, lock: LockId, viaCpu: boolean, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
     op.verbs++;
-    let word = viaCpu ? await this.ports.verbs.cpu.faa(addr, ONE_READER) : await this.ports.verbs.faa(addr, ONE_READER, { lock });
+    let word = viaCpu ? await this.ports.verbs.cpu.faa(addr, ONE_READER) : await this.ports.verbs.faa(addr, ONE_READER, this.verbOptions(lock));
     while (writerField(word) !== 0n) {
       op.retries++;
       try {
@@ -145,18 +149,24 @@ export class CasLockClient implements LockClient<CasGrant> {
     }
   }
 
+  /** Verbs carry the running acquire's span context, so the memory node's verb spans join its trace. */
+  private verbOptions(lock: LockId): VerbOptions {
+    const trace = this.currentSpan?.context;
+    return trace ? { lock, trace } : { lock };
+  }
+
   private async pauseBeforeRetry(deadline: AcquireDeadline): Promise<void> {
     if (this.backoff) await deadline.pause(this.backoff.nextDelayNs());
     else deadline.check();
   }
 
   private cas(addr: RemoteAddr, lock: LockId, viaCpu: boolean, compare: bigint, swap: bigint): Promise<bigint> {
-    return viaCpu ? this.ports.verbs.cpu.cas(addr, compare, swap) : this.ports.verbs.cas(addr, compare, swap, { lock });
+    return viaCpu ? this.ports.verbs.cpu.cas(addr, compare, swap) : this.ports.verbs.cas(addr, compare, swap, this.verbOptions(lock));
   }
 
   private async load(addr: RemoteAddr, lock: LockId, viaCpu: boolean): Promise<bigint> {
     if (viaCpu) return this.ports.verbs.cpu.load(addr);
-    const bytes = await this.ports.verbs.read(addr, 8, { lock });
+    const bytes = await this.ports.verbs.read(addr, 8, this.verbOptions(lock));
     return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
   }
 
@@ -164,7 +174,7 @@ export class CasLockClient implements LockClient<CasGrant> {
     if (viaCpu) return this.ports.verbs.cpu.store(addr, value);
     const bytes = new Uint8Array(8);
     new DataView(bytes.buffer).setBigUint64(0, value, true);
-    await this.ports.verbs.write(addr, bytes, { lock });
+    await this.ports.verbs.write(addr, bytes, this.verbOptions(lock));
   }
 }
 

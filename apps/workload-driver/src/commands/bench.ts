@@ -1,0 +1,85 @@
+import { writeHistoryJsonl } from '@lockfabric/check';
+import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
+import { runInMemory } from '../run/in-memory.js';
+import { runLive } from '../run/live.js';
+import { benchReport, describeReport } from '../report/bench-report.js';
+import type { BenchReport } from '../report/bench-report.js';
+import { ProgressBar } from '../report/progress.js';
+import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output } from './context.js';
+
+export const BENCH_HELP = `lockfabric bench — run one protocol under one workload and report figures
+
+  --protocol, -p ID        protocol id (caslock, dslr, …); default caslock
+  --substrate S            sim (virtual time, default) | embedded | live
+  --clients, -c N          lock clients (default 8)          --locks, -l N   lock ids (default 1000)
+  --read-ratio R           fraction of shared acquires (0)   --distribution  uniform | zipf:<θ> (uniform)
+  --duration-ms MS         run length                        --operations, -n N  total acquires (default 10000)
+  --think-ns NS            pause between operations (0)      --cs-ns NS      critical section (0)
+  --timeout-ms MS          acquire timeout                   --seed N        run seed (1)
+  --opt KEY=VALUE          protocol option (repeatable)      --history FILE  write the history as JSON lines
+  --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
+  --crash-probability P    sim/embedded: a client crashes instead of releasing, per release
+  --jitter-ns NS           sim: extra random delay per verb batch and message
+  --json                   print one JSON object`;
+
+export async function benchCommand(argv: readonly string[]): Promise<number> {
+  const values = parseCommandArgs('bench', argv, {
+    ...WORKLOAD_FLAGS,
+    substrate: { type: 'string' },
+    history: { type: 'string' },
+    'compute-nodes': { type: 'string' },
+    'cluster-dir': { type: 'string' },
+    'crash-probability': { type: 'string' },
+    'jitter-ns': { type: 'string' },
+  });
+  if (values['help']) return (console.log(BENCH_HELP), 0);
+  const { spec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
+  const substrate = reader.string('substrate', 'sim');
+  if (!['sim', 'embedded', 'live'].includes(substrate)) reader.problems.push(`--substrate: expected sim, embedded or live, got ${JSON.stringify(substrate)}`);
+  const computeNodes = reader.number('compute-nodes', 2, { integer: true, min: 1 });
+  const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
+  const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
+  if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
+  reader.done();
+  const protocol = reader.string('protocol', 'caslock');
+  const out = output(values['json'] === true);
+  const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
+  let report: BenchReport;
+  let history;
+  if (substrate === 'live') {
+    const cluster = await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes });
+    try {
+      const wallStart = performance.now();
+      const result = await runLive({ state: cluster.state, protocol, protocolOptions, spec, onProgress: (f) => bar.update(f) });
+      bar.done();
+      report = benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest });
+      history = result.history;
+    } finally {
+      await cluster.release();
+    }
+  } else {
+    const result = await runInMemory({
+      substrate: substrate as 'sim' | 'embedded',
+      protocol,
+      protocolOptions,
+      spec,
+      computeNodes,
+      ...(crashProbability > 0 ? { crashProbability } : {}),
+      ...(jitterNs !== undefined ? { jitterNs } : {}),
+      onProgress: (f) => bar.update(f),
+    });
+    bar.done();
+    report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}) });
+    history = result.history;
+    if (result.cutOff) out.note('warning: the run hit its safety horizon with acquires still pending (see liveness)');
+  }
+  const historyFile = values['history'];
+  if (typeof historyFile === 'string') {
+    await writeHistoryJsonl(history, historyFile);
+    out.note(`history written to ${historyFile}`);
+  }
+  if (out.json) console.log(JSON.stringify(report));
+  else console.log(describeReport(report));
+  return report.violations > 0 ? 1 : report.livenessViolations > 0 ? 3 : 0;
+}
+

@@ -1,0 +1,86 @@
+import { summarizeVerdict } from '@lockfabric/check';
+import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
+import { runInMemory } from '../run/in-memory.js';
+import { ProgressBar } from '../report/progress.js';
+import { output } from './context.js';
+
+export const CHECK_HELP = `lockfabric check — simulation testing over a range of seeds
+
+  --protocol, -p ID        protocol id (default caslock)
+  --seeds N                number of seeds (default 100)     --first-seed S  first seed (default 1)
+  --crash-probability P    a client crashes instead of releasing, per release (default 0)
+  --jitter-ns NS           extra random delay per verb batch and message (default 200)
+  workload flags as for bench (defaults: 8 clients, 4 locks, read ratio 0.5, 300 operations,
+  500 ns critical section, 20 ms acquire timeout); --opt KEY=VALUE for protocol options
+  --json                   print one JSON object
+
+Exit status: 0 all seeds pass, 1 an exclusion violation, 3 a liveness failure only.
+Each failing seed prints a one-line command that reproduces it.`;
+
+interface SeedFailure {
+  readonly seed: number;
+  readonly kind: 'exclusion' | 'liveness' | 'crash';
+  readonly detail: string;
+  readonly reproduce: string;
+}
+
+export async function checkCommand(argv: readonly string[]): Promise<number> {
+  const values = parseCommandArgs('check', argv, {
+    ...WORKLOAD_FLAGS,
+    seeds: { type: 'string' },
+    'first-seed': { type: 'string' },
+    'crash-probability': { type: 'string' },
+    'jitter-ns': { type: 'string' },
+  });
+  if (values['help']) return (console.log(CHECK_HELP), 0);
+  const { spec, protocolOptions, reader } = readWorkload(values, {
+    clients: 8,
+    locks: 4,
+    readRatio: 0.5,
+    distribution: 'uniform',
+    operations: 300,
+    criticalSectionNs: 500,
+    thinkNs: 200,
+    timeoutMs: 20,
+  });
+  const seeds = reader.number('seeds', 100, { integer: true, min: 1 });
+  const firstSeed = reader.number('first-seed', 1, { integer: true, min: 0 });
+  const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
+  const jitterNs = reader.number('jitter-ns', 200, { min: 0 });
+  reader.done();
+  const protocol = reader.string('protocol', 'caslock');
+  const out = output(values['json'] === true);
+  const bar = new ProgressBar(`check ${protocol}`, { enabled: !out.json });
+  const failures: SeedFailure[] = [];
+  let violations = 0;
+  const started = performance.now();
+  for (let i = 0; i < seeds; i++) {
+    const seed = firstSeed + i;
+    const seeded = { ...spec, seed };
+    const reproduce = ['lockfabric bench --substrate sim', ...workloadFlags(protocol, seeded, protocolOptions), `--jitter-ns ${jitterNs}`, ...(crashProbability > 0 ? [`--crash-probability ${crashProbability}`] : []), '--history history.jsonl'].join(' ');
+    try {
+      const result = await runInMemory({ substrate: 'sim', protocol, protocolOptions, spec: seeded, jitterNs, ...(crashProbability > 0 ? { crashProbability } : {}) });
+      if (result.verdict.violations.length > 0) {
+        violations += result.verdict.violations.length;
+        failures.push({ seed, kind: 'exclusion', detail: summarizeVerdict(result.verdict, 2), reproduce });
+      } else if (!result.verdict.ok) {
+        failures.push({ seed, kind: 'liveness', detail: summarizeVerdict(result.verdict, 2), reproduce });
+      }
+    } catch (error) {
+      failures.push({ seed, kind: 'crash', detail: error instanceof Error ? (error.stack ?? error.message) : String(error), reproduce });
+    }
+    const last = failures.at(-1);
+    if (last && last.seed === seed && !out.json) {
+      bar.done();
+      console.log(`seed ${seed}: ${last.kind} failure\n  ${last.detail.split('\n').join('\n  ')}\n  reproduce: ${reproduce}`);
+    }
+    bar.update((i + 1) / seeds, `${i + 1}/${seeds} seeds, ${failures.length} failing`);
+  }
+  bar.done();
+  const wallMs = performance.now() - started;
+  if (out.json) console.log(JSON.stringify({ protocol, seeds, firstSeed, violations, failures, wallMs }));
+  else console.log(`${protocol}: ${seeds} seeds (${firstSeed}…${firstSeed + seeds - 1}) in ${(wallMs / 1000).toFixed(1)} s: ${failures.length === 0 ? 'all passed' : `${failures.length} failing, ${violations} exclusion violations`}`);
+  if (failures.some((f) => f.kind === 'exclusion')) return 1;
+  if (failures.some((f) => f.kind === 'crash')) return 4;
+  return failures.length > 0 ? 3 : 0;
+}

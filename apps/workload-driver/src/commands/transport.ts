@@ -1,0 +1,64 @@
+import { createSubjects, grpcRoundTripUs, grpcStreamThroughput, natsPubSubThroughput, natsRoundTripUs, startEchoServer } from '@lockfabric/live';
+import { FlagReader, parseCommandArgs } from '../cli/args.js';
+import { findNatsServer } from '../cluster/nats-binary.js';
+import { startNatsForCommand } from '../cluster/nats-process.js';
+import { renderTable } from '../report/table.js';
+import { output } from './context.js';
+
+export const TRANSPORT_HELP = `lockfabric transport — the raw limits of this machine's transports
+
+  --messages N   messages per measurement (default 20000)
+  --nats-url U   measure this NATS instead of starting nats-server
+  --json         print one JSON object: grpcRttUs, grpcStreamOpsPerSec, natsRttUs, natsPubSubMsgsPerSec`;
+
+export interface TransportFigures {
+  readonly grpcRttUs: number;
+  readonly grpcStreamOpsPerSec: number;
+  readonly natsRttUs: number;
+  readonly natsPubSubMsgsPerSec: number;
+}
+
+/** Bare gRPC stream and NATS figures on this machine, the yardstick every protocol is divided by. */
+export async function measureTransport(messages: number, natsUrl?: string): Promise<TransportFigures> {
+  const echo = await startEchoServer();
+  let nats: { url: string; stop(): Promise<void> } | undefined;
+  try {
+    const grpcRttUs = await grpcRoundTripUs(echo.address, { messages: Math.max(1000, Math.floor(messages / 4)) });
+    const grpcStreamOpsPerSec = await grpcStreamThroughput(echo.address, { messages });
+    const url = natsUrl ?? (nats = await startNatsForCommand()).url;
+    const subjects = createSubjects('transport');
+    const natsRttUs = await natsRoundTripUs({ servers: url, subjects, messages: Math.max(1000, Math.floor(messages / 4)) });
+    const natsPubSubMsgsPerSec = await natsPubSubThroughput({ servers: url, subjects, messages });
+    return { grpcRttUs, grpcStreamOpsPerSec, natsRttUs, natsPubSubMsgsPerSec };
+  } finally {
+    await echo.close();
+    await nats?.stop();
+  }
+}
+
+export async function transportCommand(argv: readonly string[]): Promise<number> {
+  const values = parseCommandArgs('transport', argv, { messages: { type: 'string' }, 'nats-url': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  if (values['help']) return (console.log(TRANSPORT_HELP), 0);
+  const reader = new FlagReader(values);
+  const messages = reader.number('messages', 20_000, { integer: true, min: 100 });
+  reader.done();
+  const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
+  if (!natsUrl && !findNatsServer()) throw new Error('measuring NATS needs nats-server on PATH (apt-get install nats-server) or --nats-url');
+  const out = output(values['json'] === true);
+  out.note('measuring bare gRPC stream and NATS on this machine…');
+  const figures = await measureTransport(messages, natsUrl);
+  if (out.json) console.log(JSON.stringify(figures));
+  else
+    console.log(
+      renderTable(
+        ['transport', 'figure', 'value'],
+        [
+          ['gRPC stream', 'round trip (µs)', figures.grpcRttUs],
+          ['gRPC stream', 'pipelined msgs/s', Math.round(figures.grpcStreamOpsPerSec)],
+          ['NATS', 'request/reply round trip (µs)', figures.natsRttUs],
+          ['NATS', 'pub/sub msgs/s', Math.round(figures.natsPubSubMsgsPerSec)],
+        ],
+      ),
+    );
+  return 0;
+}

@@ -1,0 +1,50 @@
+import { LockFabricError } from '@lockfabric/ports';
+import { benchCommand } from './commands/bench.js';
+import { checkCommand } from './commands/check.js';
+import { clusterCommand } from './commands/cluster.js';
+import { demoCommand } from './commands/demo.js';
+import { transportCommand } from './commands/transport.js';
+
+const USAGE = `lockfabric — run, compare and operate distributed lock managers on an emulated RDMA fabric
+
+usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags)
+
+  demo        bring up a local cluster, run every protocol briefly, print a comparison
+  bench       one protocol, one workload, on sim | embedded | live
+  check       simulation testing over a range of seeds; one-line reproductions of failures
+  transport   raw limits of this machine: bare gRPC stream and NATS
+  cluster     up | down | status of a local live cluster (separate processes)`;
+
+const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
+  demo: demoCommand,
+  bench: benchCommand,
+  check: checkCommand,
+  transport: transportCommand,
+  cluster: clusterCommand,
+};
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(USAGE);
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    console.error(`lockfabric: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
+    return 2;
+  }
+  return command(rest);
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof LockFabricError && error.code === 'CONFIG') {
+    console.error(error.message);
+    process.exitCode = 2;
+  } else {
+    console.error(`lockfabric: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 4;
+  }
+}

@@ -1,0 +1,78 @@
+import type { Verdict } from '@lockfabric/check';
+import type { RunSummary, VerbAccounting } from '@lockfabric/workloads';
+import { verbsPerOp } from '@lockfabric/workloads';
+
+/** The `--json` object of `lockfabric bench`, and the row `demo` prints per protocol. */
+export interface BenchReport {
+  readonly protocol: string;
+  readonly substrate: 'sim' | 'embedded' | 'live';
+  readonly throughput: number;
+  readonly latencyUs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly p999: number; readonly max: number; readonly mean: number };
+  readonly verbsPerAcquire: ReturnType<typeof verbsPerOp>;
+  readonly verbsPerRelease: ReturnType<typeof verbsPerOp>;
+  readonly acquires: number;
+  readonly releases: number;
+  readonly failures: number;
+  readonly failuresByCode: Readonly<Record<string, number>>;
+  readonly violations: number;
+  readonly livenessViolations: number;
+  readonly checked: boolean;
+  readonly elapsedMs: number;
+  readonly wallMs: number;
+  readonly digest?: string;
+  readonly simEvents?: number;
+  readonly nicVerbsPerSec?: number;
+}
+
+export function benchReport(input: {
+  protocol: string;
+  substrate: BenchReport['substrate'];
+  summary: RunSummary;
+  accounting: VerbAccounting;
+  verdict: Verdict | undefined;
+  wallMs: number;
+  digest?: string | undefined;
+  simEvents?: number;
+}): BenchReport {
+  const { summary, accounting, verdict } = input;
+  const totalVerbs = Object.values(accounting.counts.acquire).reduce((a, b) => a + b, 0) + Object.values(accounting.counts.release).reduce((a, b) => a + b, 0);
+  return {
+    protocol: input.protocol,
+    substrate: input.substrate,
+    throughput: summary.throughput,
+    latencyUs: summary.latencyUs,
+    verbsPerAcquire: verbsPerOp(accounting.counts.acquire, summary.acquires),
+    verbsPerRelease: verbsPerOp(accounting.counts.release, summary.releases),
+    acquires: summary.acquires,
+    releases: summary.releases,
+    failures: summary.failures,
+    failuresByCode: summary.failuresByCode,
+    violations: verdict?.violations.length ?? 0,
+    livenessViolations: verdict ? verdict.liveness.violations.length : 0,
+    checked: verdict !== undefined,
+    elapsedMs: summary.elapsedNs / 1e6,
+    wallMs: input.wallMs,
+    ...(input.digest ? { digest: input.digest } : {}),
+    ...(input.simEvents !== undefined ? { simEvents: input.simEvents, nicVerbsPerSec: input.wallMs > 0 ? (totalVerbs / input.wallMs) * 1000 : 0 } : {}),
+  };
+}
+
+export function describeReport(report: BenchReport): string {
+  const lines = [
+    `${report.protocol} on ${report.substrate}: ${Math.round(report.throughput).toLocaleString('en-US')} ops/s over ${report.elapsedMs.toFixed(1)} ms (${report.acquires} acquires, ${report.failures} failures)`,
+    `  acquire latency µs  p50 ${report.latencyUs.p50.toFixed(2)}  p90 ${report.latencyUs.p90.toFixed(2)}  p99 ${report.latencyUs.p99.toFixed(2)}  p99.9 ${report.latencyUs.p999.toFixed(2)}`,
+    `  verbs per acquire   ${formatVerbs(report.verbsPerAcquire)}`,
+    `  verbs per release   ${formatVerbs(report.verbsPerRelease)}`,
+    `  checker             ${report.checked ? (report.violations === 0 && report.livenessViolations === 0 ? 'ok' : `${report.violations} exclusion violations, ${report.livenessViolations} liveness violations`) : 'not run'}`,
+  ];
+  if (Object.keys(report.failuresByCode).length > 0) lines.push(`  failures            ${Object.entries(report.failuresByCode).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
+  return lines.join('\n');
+}
+
+export function formatVerbs(v: BenchReport['verbsPerAcquire']): string {
+  const parts = Object.entries({ read: v.read, write: v.write, cas: v.cas, faa: v.faa, 'm-cas': v.maskedCas, 'm-faa': v.maskedFaa })
+    .filter(([, n]) => n > 0)
+    .map(([op, n]) => `${op} ${n.toFixed(2)}`);
+  return `${v.total.toFixed(2)} total${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}

@@ -1,0 +1,19 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalCluster, stopLocalCluster } from '@lockfabric/workload-driver';
+import type { ClusterState, LocalClusterOptions } from '@lockfabric/workload-driver';
+
+/** A live cluster of separate processes for one test file, in a fresh temp dir. */
+export async function withLiveCluster(options: Omit<LocalClusterOptions, 'dir'> = {}): Promise<{ state: ClusterState; dir: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'lockfabric-e2e-'));
+  const state = await startLocalCluster({ dir, lockCount: 65_536, clientsPerComputeNode: 64, ...options });
+  return {
+    state,
+    dir,
+    stop: async () => {
+      await stopLocalCluster(dir, 5_000);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
