@@ -14,6 +14,8 @@ export function projectTestConfig(options: { testTimeoutMs?: number; include?: s
       testTimeout: options.testTimeoutMs ?? 20_000,
       hookTimeout: 60_000,
       pool: 'forks',
+      // Protocol projects are scaffolded before their first test lands.
+      passWithNoTests: true,
       reporters: ['default'],
     },
   });

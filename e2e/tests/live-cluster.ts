@@ -7,7 +7,7 @@ import type { ClusterState, LocalClusterOptions } from '@lockfabric/workload-dri
 /** A live cluster of separate processes for one test file, in a fresh temp dir. */
 export async function withLiveCluster(options: Omit<LocalClusterOptions, 'dir'> = {}): Promise<{ state: ClusterState; dir: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'lockfabric-e2e-'));
-  const state = await startLocalCluster({ dir, lockCount: 65_536, clientsPerComputeNode: 64, ...options });
+  const state = await startLocalCluster({ dir, lockCount: 65_536, clientsPerComputeNode: 64, readyTimeoutMs: 60_000, ...options });
   return {
     state,
     dir,
