@@ -18,6 +18,7 @@ const depConstraints = [
   { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:port', 'type:config'] },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },
+  { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['*'] },
 ];
 
 // Protocol code is pure logic over ports: no transports, no SDKs, no ambient time.
@@ -82,5 +83,14 @@ export default tseslint.config(
     files: ['libs/locks/*/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: protocolPurity,
+  },
+  {
+    // Top-level consumers: live tests and benchmarks drive the built apps (launcher, CLI runs).
+    files: ['e2e/**/*.ts', 'tools/bench/**/*.ts'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
   },
 );

@@ -1,4 +1,4 @@
-import { Nic, NodeMemory, TokenBucket } from '@lockfabric/fabric';
+import { Nic, NodeMemory, TokenBucket, registerDescriptorRegion } from '@lockfabric/fabric';
 import type { ExecuteContext, MemoryDescription, MemoryExecutor } from '@lockfabric/live';
 import { noopTrace } from '@lockfabric/ports';
 import type { Clock, Completion, NodeId, Trace, WorkRequest } from '@lockfabric/ports';
@@ -29,6 +29,8 @@ export class MemoryNodeExecutor implements MemoryExecutor {
   ) {
     this.memory = new NodeMemory(layout.node);
     this.memory.register(layout.lockTableBytes);
+    // Region 1: descriptor slots of clients co-located with this memory node (every substrate agrees).
+    registerDescriptorRegion(this.memory, true);
     this.nic = new Nic(this.memory);
     this.bucket = layout.iopsCap ? new TokenBucket({ ratePerSec: layout.iopsCap, burst: Math.max(1, Math.ceil(layout.iopsCap / 1000)), startNs: clock.nowNs() }) : undefined;
   }
@@ -66,7 +68,7 @@ export class MemoryNodeExecutor implements MemoryExecutor {
   describe(): MemoryDescription {
     return {
       node: this.layout.node,
-      regions: this.memory.regions().map((r) => ({ region: r.region, rkey: r.rkey, sizeBytes: r.sizeBytes, name: r.region === 0 ? 'locks' : `region-${r.region}` })),
+      regions: this.memory.regions().map((r) => ({ region: r.region, rkey: r.rkey, sizeBytes: r.sizeBytes, name: r.region === 0 ? 'locks' : r.region === 1 ? 'descriptors' : `region-${r.region}` })),
       lockTables: [{ name: 'locks', region: 0, baseOffset: 0, entryBytes: this.layout.entryBytes, lockCount: this.layout.lockCount }],
     };
   }

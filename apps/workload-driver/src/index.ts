@@ -5,3 +5,4 @@ export * from './run/in-memory.js';
 export * from './run/live.js';
 export * from './commands/transport.js';
 export * from './report/bench-report.js';
+export { repoRoot as repoRootForBench } from './cluster/paths.js';

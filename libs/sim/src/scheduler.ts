@@ -72,8 +72,13 @@ export class VirtualScheduler implements Scheduler {
   async run(limits: VirtualRunLimits = {}): Promise<VirtualRunOutcome> {
     let count = 0;
     for (;;) {
-      const next = this.heap[0];
-      if (!next) return { events: count, endNs: this.now, reason: 'idle' };
+      let next = this.heap[0];
+      if (!next) {
+        // Code started just before run() may not have reached its first scheduling call yet.
+        await drainMicrotasks();
+        next = this.heap[0];
+        if (!next) return { events: count, endNs: this.now, reason: 'idle' };
+      }
       if (limits.untilNs !== undefined && next.timeNs > limits.untilNs) {
         this.now = limits.untilNs;
         return { events: count, endNs: this.now, reason: 'until' };

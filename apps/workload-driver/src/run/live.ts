@@ -175,7 +175,12 @@ function splitProportional(total: number, weights: readonly number[]): number[] 
   const sum = weights.reduce((a, b) => a + b, 0);
   const out = weights.map((w) => Math.floor((total * w) / sum));
   let rest = total - out.reduce((a, b) => a + b, 0);
-  for (let i = 0; rest > 0; i = (i + 1) % out.length) if ((weights[i] ?? 0) > 0) (out[i]!++, rest--);
+  for (let i = 0; rest > 0; i = (i + 1) % out.length) {
+    if ((weights[i] ?? 0) > 0) {
+      out[i]!++;
+      rest--;
+    }
+  }
   return out;
 }
 

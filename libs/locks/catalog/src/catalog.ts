@@ -1,10 +1,14 @@
+import { alock } from '@lockfabric/lock-alock';
 import { caslock } from '@lockfabric/lock-caslock';
+import { drtm } from '@lockfabric/lock-drtm';
+import { mcs } from '@lockfabric/lock-mcs';
+import { shiftlock } from '@lockfabric/lock-shiftlock';
 import type { ProtocolDefinition } from '@lockfabric/locks-common';
 import { ConfigError, PROTOCOL_IDS, isProtocolId } from '@lockfabric/ports';
 import type { ProtocolId } from '@lockfabric/ports';
 
 /** Every protocol LockFabric can run, by its DESIGN §10 id. */
-const PROTOCOLS: ReadonlyMap<ProtocolId, ProtocolDefinition> = new Map([[caslock.id, caslock]]);
+const PROTOCOLS: ReadonlyMap<ProtocolId, ProtocolDefinition> = new Map([caslock, mcs, drtm, shiftlock, alock].map((p) => [p.id, p]));
 
 export function availableProtocols(): ProtocolDefinition[] {
   return PROTOCOL_IDS.flatMap((id) => {

@@ -1,0 +1,42 @@
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { rawMethodOf } from '@lockfabric/live';
+import type { MalformedInputCounter } from '@lockfabric/live';
+import { CoordinatorService } from '@lockfabric/wire';
+import type { StatusResponse } from '@lockfabric/wire';
+import { unaryHandler } from './grpc-unary.js';
+
+export interface CoordinatorServerOptions {
+  readonly port: number;
+  readonly host?: string;
+  readonly malformed: MalformedInputCounter;
+  /** The answer to Status, built when asked. */
+  readonly status: () => StatusResponse;
+}
+
+export interface CoordinatorServer {
+  readonly port: number;
+  close(graceMs?: number): Promise<void>;
+}
+
+/** CoordinatorService: `Status` reports the cluster, its membership view and recoveries. */
+export async function startCoordinatorServer(options: CoordinatorServerOptions): Promise<CoordinatorServer> {
+  const server = new Server();
+  server.addService(
+    { status: rawMethodOf(CoordinatorService.method.status) },
+    { status: unaryHandler(CoordinatorService.method.status, { malformed: options.malformed }, () => options.status()) },
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  return {
+    port,
+    close: (graceMs = 2_000) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.forceShutdown(), graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      }),
+  };
+}

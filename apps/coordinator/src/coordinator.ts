@@ -1,0 +1,166 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { MalformedInputCounter, RateLimitedLog } from '@lockfabric/live';
+import type { Logger, Subjects } from '@lockfabric/live';
+import type { Clock } from '@lockfabric/ports';
+import type { RunningService } from '@lockfabric/service';
+import { RealClock } from '@lockfabric/sim';
+import { MetricsRegistry } from '@lockfabric/telemetry';
+import { MembershipViewSchema, StatusResponseSchema, decodeWire } from '@lockfabric/wire';
+import { startCoordinatorServer } from './coordinator-server.js';
+import type { HeartbeatOutcome, MemberState } from './failure-detector.js';
+import { decodeHeartbeat } from './heartbeat-decoder.js';
+import { Membership } from './membership.js';
+import type { MembershipView, PublishReason } from './membership.js';
+import { membershipViewToWire } from './view-wire.js';
+
+export interface CoordinatorDeps {
+  readonly nc: NatsConnection;
+  readonly subjects: Subjects;
+  readonly cluster: string;
+  readonly heartbeatIntervalMs: number;
+  readonly missesBeforeSuspect: number;
+  /** CoordinatorService gRPC port; 0 picks a free one. */
+  readonly grpcPort: number;
+  readonly grpcHost?: string;
+  readonly logger: Logger;
+  /** The service's registry; a private one when omitted. */
+  readonly metrics?: MetricsRegistry;
+  /** Wall-based time (RealClock): epochs take their floor from it. */
+  readonly clock?: Clock;
+  readonly confirmAfterMs?: number;
+  readonly warmupMs?: number;
+  readonly announceIntervalMs?: number;
+  readonly maxMembers?: number;
+}
+
+export interface Coordinator extends RunningService {
+  readonly membership: Membership;
+  readonly malformed: MalformedInputCounter;
+  readonly grpcPort: number;
+}
+
+const NOTABLE: ReadonlySet<HeartbeatOutcome> = new Set(['joined', 'refuted', 'restarted', 'rejoined']);
+const STATES: readonly MemberState[] = ['alive', 'suspect', 'dead'];
+
+/**
+ * The coordinator's membership service: heartbeats in from `hb.*.*`, failure detection on a timer,
+ * views out on `ctl.membership` (a new epoch per change of the live set, the same view again every
+ * announce interval), and `Status` over gRPC. Input that does not decode is counted and dropped.
+ */
+export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinator> {
+  const { nc, subjects, logger } = deps;
+  const clock = deps.clock ?? new RealClock();
+  const malformed = new MalformedInputCounter({ logger, clock });
+  const warnLog = new RateLimitedLog(logger, clock);
+  const metrics = deps.metrics ?? new MetricsRegistry();
+  const heartbeats = metrics.counter({ name: 'lockfabric_coordinator_heartbeats_total', help: 'Heartbeats received, by what they did', labelNames: ['outcome'] });
+  const views = metrics.counter({ name: 'lockfabric_coordinator_views_published_total', help: 'Membership views published, by reason', labelNames: ['reason'] });
+  const transitionsTotal = metrics.counter({ name: 'lockfabric_coordinator_member_transitions_total', help: 'Member state changes by failure detection', labelNames: ['to'] });
+  const members = metrics.gauge({ name: 'lockfabric_coordinator_members', help: 'Members known to the coordinator, by state', labelNames: ['state'] });
+  const decodeErrors = metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] });
+  const seenDecodeErrors = new Map<string, number>();
+
+  const membershipSubject = subjects.membership();
+  const publish = (view: MembershipView, reason: PublishReason) => {
+    views.inc({ reason });
+    if (reason === 'change') {
+      const live = view.members.filter((m) => m.state !== 'dead').map((m) => `${m.role}/${m.id}#${m.incarnation}`);
+      logger.info(`membership epoch ${view.epoch}: ${live.length} live [${live.join(', ')}]`);
+    }
+    try {
+      nc.publish(membershipSubject, toBinary(MembershipViewSchema, membershipViewToWire(view)));
+    } catch (error) {
+      // The next change or announce carries the view again.
+      warnLog.warn(`coordinator: could not publish the view of epoch ${view.epoch}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const membership = new Membership(
+    {
+      heartbeatIntervalMs: deps.heartbeatIntervalMs,
+      missesBeforeSuspect: deps.missesBeforeSuspect,
+      ...(deps.confirmAfterMs === undefined ? {} : { confirmAfterMs: deps.confirmAfterMs }),
+      ...(deps.warmupMs === undefined ? {} : { warmupMs: deps.warmupMs }),
+      ...(deps.announceIntervalMs === undefined ? {} : { announceIntervalMs: deps.announceIntervalMs }),
+      ...(deps.maxMembers === undefined ? {} : { maxMembers: deps.maxMembers }),
+    },
+    clock.nowNs(),
+    publish,
+  );
+
+  // Views from elsewhere (another coordinator, or our own echo) only ever raise the epoch.
+  const viewSubscription: Subscription = nc.subscribe(membershipSubject, {
+    callback: (error, msg) => {
+      if (error) return warnLog.warn(`coordinator: subscription error on ${membershipSubject}: ${error.message}`);
+      try {
+        const epoch = decodeWire(MembershipViewSchema, msg.data, membershipSubject).epoch;
+        if (epoch > membership.epochs.current) warnLog.warn(`coordinator: another coordinator published epoch ${epoch}; this one continues above it`);
+        membership.observeEpoch(epoch);
+      } catch (decodeError) {
+        malformed.record(membershipSubject, decodeError);
+      }
+    },
+  });
+  const heartbeatSubscription: Subscription = nc.subscribe(subjects.heartbeatAll(), {
+    callback: (error, msg) => {
+      if (error) return warnLog.warn(`coordinator: heartbeat subscription error: ${error.message}`);
+      try {
+        const hb = decodeHeartbeat(subjects, msg.subject, msg.data);
+        const outcome = membership.heartbeat(hb, clock.nowNs());
+        heartbeats.inc({ outcome });
+        if (NOTABLE.has(outcome)) logger.info(`member ${hb.role}/${hb.id} (node ${hb.node}, incarnation ${hb.incarnation}): ${outcome}`);
+        else if (outcome === 'fenced' || outcome === 'table-full') warnLog.warn(`member ${hb.role}/${hb.id} incarnation ${hb.incarnation}: heartbeat ignored (${outcome})`);
+      } catch (decodeError) {
+        malformed.record(msg.subject, decodeError);
+      }
+    },
+  });
+
+  // Ticks at half an interval: a death is noticed at most half an interval after it is due.
+  const tickMs = Math.max(5, Math.floor(deps.heartbeatIntervalMs / 2));
+  const ticker = setInterval(() => {
+    try {
+      for (const t of membership.tick(clock.nowNs())) {
+        transitionsTotal.inc({ to: t.to });
+        logger.warn(`member ${t.role}/${t.id}: ${t.from} -> ${t.to}`);
+      }
+    } catch (error) {
+      warnLog.warn(`coordinator: tick failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }, tickMs);
+
+  const server = await startCoordinatorServer({
+    port: deps.grpcPort,
+    ...(deps.grpcHost === undefined ? {} : { host: deps.grpcHost }),
+    malformed,
+    status: () => create(StatusResponseSchema, { cluster: deps.cluster, view: membershipViewToWire(membership.snapshot(clock.nowNs())), recoveries: [] }),
+  });
+  await nc.flush();
+  logger.info(`coordinator of cluster ${deps.cluster}: heartbeats every ${deps.heartbeatIntervalMs} ms, suspicion after ${membership.detector.suspectAfterMs} ms`);
+
+  let closed = false;
+  return {
+    membership,
+    malformed,
+    grpcPort: server.port,
+    ready: () => !closed,
+    endpoints: { grpc: server.port },
+    collectMetrics: () => {
+      const counts = new Map<MemberState, number>(STATES.map((state) => [state, 0]));
+      for (const member of membership.detector.members()) counts.set(member.state, (counts.get(member.state) ?? 0) + 1);
+      for (const [state, n] of counts) members.set({ state }, n);
+      for (const [source, total] of Object.entries(malformed.bySource())) {
+        decodeErrors.inc({ source }, total - (seenDecodeErrors.get(source) ?? 0));
+        seenDecodeErrors.set(source, total);
+      }
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(ticker);
+      heartbeatSubscription.unsubscribe();
+      viewSubscription.unsubscribe();
+      await server.close();
+    },
+  };
+}

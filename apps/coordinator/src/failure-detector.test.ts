@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { FailureDetector } from './failure-detector.js';
+import type { HeartbeatInput } from './failure-detector.js';
+
+const MS = 1_000_000;
+const hb = (overrides: Partial<HeartbeatInput> = {}): HeartbeatInput => ({ role: 'compute', id: '1', node: 1, incarnation: 10n, seq: 1n, ready: true, ...overrides });
+
+/** H = 100 ms, k = 3: suspected (and dead) after 300 ms of silence. */
+const detector = (options: { confirmAfterMs?: number; maxMembers?: number } = {}) => new FailureDetector({ heartbeatIntervalMs: 100, missesBeforeSuspect: 3, ...options });
+
+describe('FailureDetector', () => {
+  it('admits a new instance and keeps it alive while it heartbeats every interval', () => {
+    const d = detector();
+    expect(d.heartbeat(hb(), 0)).toBe('joined');
+    expect(d.liveSetVersion).toBe(1);
+    for (let t = 100; t <= 2_000; t += 100) {
+      expect(d.heartbeat(hb({ seq: BigInt(t) }), t * MS)).toBe('alive');
+      expect(d.tick(t * MS + 50 * MS)).toStrictEqual([]);
+    }
+    expect(d.member('compute', '1')).toMatchObject({ state: 'alive', lastHeartbeatNs: 2_000 * MS, lastSeq: 2_000n });
+    expect(d.liveSetVersion).toBe(1);
+  });
+
+  it('suspects after k silent intervals, not a nanosecond before, and declares the member dead on suspicion', () => {
+    const d = detector();
+    d.heartbeat(hb(), 1_000 * MS);
+    expect(d.tick(1_300 * MS - 1)).toStrictEqual([]);
+    expect(d.member('compute', '1')?.state).toBe('alive');
+    expect(d.tick(1_300 * MS)).toStrictEqual([
+      { role: 'compute', id: '1', from: 'alive', to: 'suspect', atNs: 1_300 * MS },
+      { role: 'compute', id: '1', from: 'suspect', to: 'dead', atNs: 1_300 * MS },
+    ]);
+    expect(d.member('compute', '1')?.state).toBe('dead');
+    expect(d.liveSetVersion).toBe(2);
+    expect(d.tick(5_000 * MS)).toStrictEqual([]);
+  });
+
+  it('fences the old incarnation of a dead member and lets a higher one rejoin', () => {
+    const d = detector();
+    d.heartbeat(hb(), 0);
+    d.tick(300 * MS);
+    // The process was paused, not restarted: its old incarnation must not come back.
+    expect(d.heartbeat(hb({ seq: 9n }), 400 * MS)).toBe('fenced');
+    expect(d.member('compute', '1')?.state).toBe('dead');
+    expect(d.liveSetVersion).toBe(2);
+    expect(d.heartbeat(hb({ incarnation: 11n }), 500 * MS)).toBe('rejoined');
+    expect(d.member('compute', '1')).toMatchObject({ state: 'alive', incarnation: 11n, sinceNs: 500 * MS });
+    expect(d.liveSetVersion).toBe(3);
+  });
+
+  it('treats a higher incarnation of a live member as a restart (a change of the live set)', () => {
+    const d = detector();
+    d.heartbeat(hb(), 0);
+    expect(d.heartbeat(hb({ incarnation: 12n, seq: 1n }), 50 * MS)).toBe('restarted');
+    expect(d.member('compute', '1')).toMatchObject({ state: 'alive', incarnation: 12n });
+    expect(d.liveSetVersion).toBe(2);
+  });
+
+  it('ignores a heartbeat of an older incarnation', () => {
+    const d = detector();
+    d.heartbeat(hb(), 0);
+    expect(d.heartbeat(hb({ incarnation: 9n }), 250 * MS)).toBe('stale');
+    expect(d.tick(300 * MS).map((t) => t.to)).toStrictEqual(['suspect', 'dead']);
+  });
+
+  it('with a confirmation time, a suspect that heartbeats is alive again and the live set never changed', () => {
+    const d = detector({ confirmAfterMs: 200 });
+    d.heartbeat(hb(), 0);
+    expect(d.tick(300 * MS).map((t) => t.to)).toStrictEqual(['suspect']);
+    expect(d.tick(499 * MS)).toStrictEqual([]);
+    expect(d.heartbeat(hb({ seq: 2n }), 450 * MS)).toBe('refuted');
+    expect(d.member('compute', '1')?.state).toBe('alive');
+    expect(d.liveSetVersion).toBe(1);
+    expect(d.tick(750 * MS).map((t) => t.to)).toStrictEqual(['suspect']);
+    expect(d.tick(950 * MS).map((t) => t.to)).toStrictEqual(['dead']);
+    expect(d.liveSetVersion).toBe(2);
+  });
+
+  it('keeps its table bounded: the longest-dead member makes room, live members never do', () => {
+    const d = detector({ maxMembers: 2 });
+    d.heartbeat(hb({ id: 'a' }), 0);
+    d.heartbeat(hb({ id: 'b' }), 100 * MS);
+    expect(d.heartbeat(hb({ id: 'c' }), 150 * MS)).toBe('table-full');
+    d.tick(350 * MS); // a dies
+    expect(d.heartbeat(hb({ id: 'c' }), 360 * MS)).toBe('joined');
+    expect(d.members().map((m) => m.id)).toStrictEqual(['b', 'c']);
+  });
+
+  it('rejects nonsensical settings', () => {
+    expect(() => new FailureDetector({ heartbeatIntervalMs: 0, missesBeforeSuspect: 3 })).toThrow(RangeError);
+    expect(() => new FailureDetector({ heartbeatIntervalMs: 100, missesBeforeSuspect: 0 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,192 @@
+import { NS_PER_MS } from '@lockfabric/ports';
+import type { NodeId } from '@lockfabric/ports';
+
+export type MemberState = 'alive' | 'suspect' | 'dead';
+
+/** What the detector needs from one decoded heartbeat. */
+export interface HeartbeatInput {
+  readonly role: string;
+  readonly id: string;
+  readonly node: NodeId;
+  readonly incarnation: bigint;
+  readonly seq: bigint;
+  readonly ready: boolean;
+}
+
+export interface MemberRecord {
+  readonly role: string;
+  readonly id: string;
+  readonly node: NodeId;
+  readonly incarnation: bigint;
+  readonly state: MemberState;
+  /** When the coordinator last accepted a heartbeat of this incarnation (its clock). */
+  readonly lastHeartbeatNs: number;
+  readonly lastSeq: bigint;
+  readonly ready: boolean;
+  /** When the member entered its current state. */
+  readonly sinceNs: number;
+}
+
+/**
+ * What one heartbeat did:
+ * - `joined`: first heartbeat of an instance the detector did not know;
+ * - `alive`: the next heartbeat of a live member;
+ * - `refuted`: a suspect member heartbeated in time and is alive again;
+ * - `restarted`: a live member came back with a higher incarnation before it was declared dead;
+ * - `rejoined`: a dead member came back with a higher incarnation;
+ * - `fenced`: a dead member's old incarnation still heartbeats (it was paused, not restarted): ignored;
+ * - `stale`: a lower incarnation than the one known: ignored;
+ * - `table-full`: a new instance while the table is full of live members: ignored.
+ */
+export type HeartbeatOutcome = 'joined' | 'alive' | 'refuted' | 'restarted' | 'rejoined' | 'fenced' | 'stale' | 'table-full';
+
+export interface Transition {
+  readonly role: string;
+  readonly id: string;
+  readonly from: MemberState;
+  readonly to: MemberState;
+  readonly atNs: number;
+}
+
+export interface FailureDetectorOptions {
+  readonly heartbeatIntervalMs: number;
+  /** A member is suspected after this many intervals without a heartbeat. */
+  readonly missesBeforeSuspect: number;
+  /**
+   * How long suspicion lasts before the member is declared dead. 0 (the default) declares it
+   * dead on suspicion; a later design may spend this time on indirect probes.
+   */
+  readonly confirmAfterMs?: number;
+  /** Members remembered at most; the longest-dead ones are forgotten first. */
+  readonly maxMembers?: number;
+}
+
+export const DEFAULT_MAX_MEMBERS = 4_096;
+
+interface Entry {
+  role: string;
+  id: string;
+  node: NodeId;
+  incarnation: bigint;
+  state: MemberState;
+  lastHeartbeatNs: number;
+  lastSeq: bigint;
+  ready: boolean;
+  sinceNs: number;
+}
+
+/**
+ * Heartbeat failure detection as a state machine over an injected time (every method takes
+ * `nowNs`), so it is tested without timers:
+ *
+ *   (unknown) --hb--> alive --k intervals silent--> suspect --confirmAfter--> dead
+ *   suspect --hb, same incarnation--> alive            dead --hb, higher incarnation--> alive
+ *   alive/suspect --hb, higher incarnation--> alive (a restart; the old incarnation is gone)
+ *
+ * The live set is the members that are not dead, each with its incarnation; `liveSetVersion`
+ * grows whenever it changes, which is when the coordinator must publish a new view.
+ */
+export class FailureDetector {
+  private readonly entries = new Map<string, Entry>();
+  private readonly suspectAfterNs: number;
+  private readonly confirmAfterNs: number;
+  private readonly maxMembers: number;
+  private version = 0;
+
+  constructor(options: FailureDetectorOptions) {
+    if (!(options.heartbeatIntervalMs > 0)) throw new RangeError(`heartbeatIntervalMs must be positive, got ${options.heartbeatIntervalMs}`);
+    if (!Number.isSafeInteger(options.missesBeforeSuspect) || options.missesBeforeSuspect < 1) {
+      throw new RangeError(`missesBeforeSuspect must be a positive integer, got ${options.missesBeforeSuspect}`);
+    }
+    this.suspectAfterNs = options.heartbeatIntervalMs * options.missesBeforeSuspect * NS_PER_MS;
+    this.confirmAfterNs = (options.confirmAfterMs ?? 0) * NS_PER_MS;
+    this.maxMembers = options.maxMembers ?? DEFAULT_MAX_MEMBERS;
+  }
+
+  /** Silence after which a member is suspected. */
+  get suspectAfterMs(): number {
+    return this.suspectAfterNs / NS_PER_MS;
+  }
+
+  get liveSetVersion(): number {
+    return this.version;
+  }
+
+  heartbeat(hb: HeartbeatInput, nowNs: number): HeartbeatOutcome {
+    const key = memberKey(hb.role, hb.id);
+    const entry = this.entries.get(key);
+    if (entry === undefined) {
+      if (this.entries.size >= this.maxMembers && !this.forgetLongestDead()) return 'table-full';
+      this.entries.set(key, { role: hb.role, id: hb.id, node: hb.node, incarnation: hb.incarnation, state: 'alive', lastHeartbeatNs: nowNs, lastSeq: hb.seq, ready: hb.ready, sinceNs: nowNs });
+      this.version++;
+      return 'joined';
+    }
+    if (hb.incarnation < entry.incarnation) return 'stale';
+    if (hb.incarnation === entry.incarnation) {
+      if (entry.state === 'dead') return 'fenced';
+      const outcome = entry.state === 'suspect' ? 'refuted' : 'alive';
+      if (entry.state === 'suspect') this.enter(entry, 'alive', nowNs);
+      this.refresh(entry, hb, nowNs);
+      return outcome;
+    }
+    // A higher incarnation: the instance restarted and lost its state, whatever we thought of it.
+    const outcome = entry.state === 'dead' ? 'rejoined' : 'restarted';
+    entry.incarnation = hb.incarnation;
+    entry.lastSeq = hb.seq;
+    this.enter(entry, 'alive', nowNs);
+    this.refresh(entry, hb, nowNs);
+    this.version++;
+    return outcome;
+  }
+
+  /** Applies the timeouts due at `nowNs`; returns the state changes, in order. */
+  tick(nowNs: number): Transition[] {
+    const transitions: Transition[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.state === 'alive' && nowNs - entry.lastHeartbeatNs >= this.suspectAfterNs) {
+        transitions.push(this.enter(entry, 'suspect', nowNs));
+      }
+      if (entry.state === 'suspect' && nowNs - entry.sinceNs >= this.confirmAfterNs) {
+        transitions.push(this.enter(entry, 'dead', nowNs));
+        this.version++;
+      }
+    }
+    return transitions;
+  }
+
+  members(): MemberRecord[] {
+    return [...this.entries.values()].map((entry) => ({ ...entry }));
+  }
+
+  member(role: string, id: string): MemberRecord | undefined {
+    const entry = this.entries.get(memberKey(role, id));
+    return entry && { ...entry };
+  }
+
+  private refresh(entry: Entry, hb: HeartbeatInput, nowNs: number): void {
+    entry.node = hb.node;
+    entry.ready = hb.ready;
+    entry.lastHeartbeatNs = nowNs;
+    if (hb.seq > entry.lastSeq) entry.lastSeq = hb.seq;
+  }
+
+  private enter(entry: Entry, state: MemberState, nowNs: number): Transition {
+    const transition = { role: entry.role, id: entry.id, from: entry.state, to: state, atNs: nowNs };
+    entry.state = state;
+    entry.sinceNs = nowNs;
+    return transition;
+  }
+
+  private forgetLongestDead(): boolean {
+    let oldest: [string, Entry] | undefined;
+    for (const pair of this.entries) if (pair[1].state === 'dead' && (!oldest || pair[1].sinceNs < oldest[1].sinceNs)) oldest = pair;
+    if (!oldest) return false;
+    this.entries.delete(oldest[0]);
+    return true;
+  }
+}
+
+/** Roles and ids are NATS subject tokens, so '/' cannot occur in either. */
+function memberKey(role: string, id: string): string {
+  return `${role}/${id}`;
+}

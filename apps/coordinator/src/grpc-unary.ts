@@ -1,0 +1,53 @@
+import { toBinary } from '@bufbuild/protobuf';
+import type { DescMessage, DescMethodUnary, MessageShape } from '@bufbuild/protobuf';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { ServerUnaryCall, handleUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import type { MalformedInputCounter } from '@lockfabric/live';
+import { MalformedInputError } from '@lockfabric/ports';
+import { decodeWire } from '@lockfabric/wire';
+
+/** A gRPC error whose status and details grpc-js sends as they are. */
+export type GrpcError = Error & { code: GrpcStatus; details: string };
+
+export function grpcError(code: GrpcStatus, details: string): GrpcError {
+  return Object.assign(new Error(details), { code, details });
+}
+
+export interface UnaryOptions {
+  readonly malformed: MalformedInputCounter;
+  /** The gRPC status for an error the handler threw; INTERNAL when it returns undefined. */
+  readonly statusOf?: (error: unknown) => GrpcStatus | undefined;
+}
+
+/**
+ * A handler for a raw (bytes in, bytes out) unary method: the request is decoded here, so a frame
+ * that is not the method's input message is counted as malformed input and answered with
+ * INVALID_ARGUMENT instead of failing inside grpc-js.
+ */
+export function unaryHandler<I extends DescMessage, O extends DescMessage>(
+  method: DescMethodUnary<I, O>,
+  options: UnaryOptions,
+  handle: (request: MessageShape<I>) => MessageShape<O> | Promise<MessageShape<O>>,
+): handleUnaryCall<Uint8Array, Uint8Array> {
+  const source = `grpc ${method.parent.name}.${method.name}`;
+  return (call: ServerUnaryCall<Uint8Array, Uint8Array>, callback: sendUnaryData<Uint8Array>) => {
+    let request: MessageShape<I>;
+    try {
+      request = decodeWire(method.input, call.request, source);
+    } catch (error) {
+      options.malformed.record(source, error, call.getPeer());
+      callback(grpcError(GrpcStatus.INVALID_ARGUMENT, error instanceof Error ? error.message : String(error)));
+      return;
+    }
+    void (async () => {
+      try {
+        callback(null, toBinary(method.output, await handle(request)));
+      } catch (error) {
+        // A request that decodes but asks for nonsense (a probability of 7) is malformed input too.
+        if (error instanceof MalformedInputError) options.malformed.record(source, error, call.getPeer());
+        const code = error instanceof MalformedInputError ? GrpcStatus.INVALID_ARGUMENT : (options.statusOf?.(error) ?? GrpcStatus.INTERNAL);
+        callback(grpcError(code, error instanceof Error ? error.message : String(error)));
+      }
+    })();
+  };
+}

@@ -1,0 +1,22 @@
+import { runService } from '@lockfabric/service';
+import { startCoordinator } from './coordinator.js';
+
+/** coordinator: membership from heartbeats, failure detection, membership views with epochs. */
+await runService({
+  role: 'coordinator',
+  needsNats: true,
+  start: async ({ config, logger, nc, subjects, metrics, clock }) => {
+    if (!nc) throw new Error('the coordinator needs NATS');
+    return startCoordinator({
+      nc,
+      subjects,
+      cluster: config.cluster,
+      heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs,
+      missesBeforeSuspect: config.coordinator.missesBeforeSuspect,
+      grpcPort: config.coordinator.grpcPort,
+      logger,
+      metrics,
+      clock,
+    });
+  },
+});

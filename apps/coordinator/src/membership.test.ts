@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { epochFloor } from './epoch-source.js';
+import type { HeartbeatInput } from './failure-detector.js';
+import { Membership } from './membership.js';
+import type { MembershipView, PublishReason } from './membership.js';
+
+const MS = 1_000_000;
+const hb = (id: string, incarnation = 1n): HeartbeatInput => ({ role: 'compute', id, node: Number(id), incarnation, seq: 1n, ready: true });
+
+/** H = 100 ms, k = 2: warm-up and suspicion after 200 ms; started at t = 1 s. */
+function setup(options: { announceIntervalMs?: number } = {}) {
+  const published: { view: MembershipView; reason: PublishReason }[] = [];
+  const membership = new Membership({ heartbeatIntervalMs: 100, missesBeforeSuspect: 2, ...options }, 1_000 * MS, (view, reason) => published.push({ view, reason }));
+  const states = (i: number) => Object.fromEntries((published[i]?.view.members ?? []).map((m) => [m.id, m.state]));
+  return { membership, published, states };
+}
+
+describe('Membership', () => {
+  it('publishes nothing during warm-up, then one view with every member heard', () => {
+    const { membership, published, states } = setup();
+    membership.heartbeat(hb('1'), 1_050 * MS);
+    membership.heartbeat(hb('2'), 1_100 * MS);
+    membership.tick(1_150 * MS);
+    expect(published).toStrictEqual([]);
+    expect(membership.snapshot(1_150 * MS).epoch).toBe(0n);
+    membership.heartbeat(hb('1'), 1_150 * MS);
+    membership.heartbeat(hb('2'), 1_190 * MS);
+    membership.tick(1_200 * MS);
+    expect(published.map((p) => p.reason)).toStrictEqual(['change']);
+    expect(states(0)).toStrictEqual({ '1': 'alive', '2': 'alive' });
+    expect(published[0]?.view.epoch).toBe(epochFloor(1_200 * MS));
+  });
+
+  it('publishes a higher epoch on each change of the live set: join, death, rejoin', () => {
+    const { membership, published, states } = setup();
+    membership.tick(1_200 * MS);
+    membership.heartbeat(hb('1'), 1_210 * MS);
+    expect(states(1)).toStrictEqual({ '1': 'alive' });
+    membership.heartbeat(hb('1'), 1_300 * MS);
+    membership.tick(1_499 * MS);
+    expect(published).toHaveLength(2);
+    membership.tick(1_500 * MS);
+    expect(states(2)).toStrictEqual({ '1': 'dead' });
+    membership.heartbeat(hb('1'), 1_550 * MS); // the old incarnation: fenced, no change
+    expect(published).toHaveLength(3);
+    membership.heartbeat(hb('1', 2n), 1_600 * MS);
+    expect(states(3)).toStrictEqual({ '1': 'alive' });
+    const epochs = published.map((p) => p.view.epoch);
+    for (let i = 1; i < epochs.length; i++) expect(epochs[i]).toBeGreaterThan(epochs[i - 1] as bigint);
+    expect(published.every((p) => p.reason === 'change')).toBe(true);
+  });
+
+  it('announces the current view again, with the same epoch, when nothing changed', () => {
+    const { membership, published } = setup({ announceIntervalMs: 500 });
+    membership.heartbeat(hb('1'), 1_100 * MS);
+    membership.tick(1_200 * MS);
+    for (let t = 1_250; t <= 1_700; t += 50) {
+      membership.heartbeat(hb('1'), t * MS);
+      membership.tick(t * MS);
+    }
+    expect(published.map((p) => p.reason)).toStrictEqual(['change', 'announce']);
+    expect(published[1]?.view.epoch).toBe(published[0]?.view.epoch);
+    expect(published[1]?.view.timeNs).toBe(1_700 * MS);
+  });
+
+  it('continues above an epoch published elsewhere', () => {
+    const { membership, published } = setup();
+    const foreign = epochFloor(9_999_000 * MS);
+    membership.observeEpoch(foreign);
+    membership.tick(1_200 * MS);
+    expect(published[0]?.view.epoch).toBe(foreign + 1n);
+  });
+});

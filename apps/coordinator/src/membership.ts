@@ -1,0 +1,94 @@
+import { NS_PER_MS } from '@lockfabric/ports';
+import { EpochSource } from './epoch-source.js';
+import { FailureDetector } from './failure-detector.js';
+import type { FailureDetectorOptions, HeartbeatInput, HeartbeatOutcome, MemberRecord, Transition } from './failure-detector.js';
+
+export interface MembershipView {
+  readonly epoch: bigint;
+  readonly timeNs: number;
+  readonly members: readonly MemberRecord[];
+}
+
+/** `change`: the live set changed (new epoch); `announce`: the current view again, for late subscribers. */
+export type PublishReason = 'change' | 'announce';
+
+export interface MembershipOptions extends FailureDetectorOptions {
+  /**
+   * After a (re)start, no view is published for this long: a coordinator that just started has
+   * heard no heartbeats yet, and an empty view would tell every node that the cluster died.
+   * Default: the suspicion timeout, after which every live member has heartbeated.
+   */
+  readonly warmupMs?: number;
+  /** The current view is published again this often without a change; default 1 s. */
+  readonly announceIntervalMs?: number;
+}
+
+export const DEFAULT_ANNOUNCE_INTERVAL_MS = 1_000;
+
+/**
+ * The coordinator's membership: the failure detector, the epochs, and when views go out. Pure
+ * over injected time like the detector; `publish` is called synchronously with each view.
+ */
+export class Membership {
+  readonly detector: FailureDetector;
+  private readonly warmupEndNs: number;
+  private readonly announceIntervalNs: number;
+  private published: MembershipView | undefined;
+  private publishedVersion = -1;
+  private lastPublishNs = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    options: MembershipOptions,
+    startNs: number,
+    private readonly publish: (view: MembershipView, reason: PublishReason) => void,
+    readonly epochs: EpochSource = new EpochSource(),
+  ) {
+    this.detector = new FailureDetector(options);
+    this.warmupEndNs = startNs + (options.warmupMs ?? this.detector.suspectAfterMs) * NS_PER_MS;
+    this.announceIntervalNs = (options.announceIntervalMs ?? DEFAULT_ANNOUNCE_INTERVAL_MS) * NS_PER_MS;
+  }
+
+  /** The last view published; undefined during warm-up. */
+  get view(): MembershipView | undefined {
+    return this.published;
+  }
+
+  heartbeat(hb: HeartbeatInput, nowNs: number): HeartbeatOutcome {
+    const outcome = this.detector.heartbeat(hb, nowNs);
+    this.publishIfChanged(nowNs);
+    return outcome;
+  }
+
+  /** Runs the detector's timeouts, ends the warm-up, re-announces; returns the detector's transitions. */
+  tick(nowNs: number): Transition[] {
+    const transitions = this.detector.tick(nowNs);
+    if (!this.publishIfChanged(nowNs) && this.published && nowNs - this.lastPublishNs >= this.announceIntervalNs) {
+      this.emit({ epoch: this.published.epoch, timeNs: nowNs, members: this.detector.members() }, 'announce', nowNs);
+    }
+    return transitions;
+  }
+
+  /** A view another coordinator (or an earlier life of this one) published. */
+  observeEpoch(epoch: bigint): void {
+    this.epochs.observe(epoch);
+  }
+
+  /** Every member as of now, under the epoch of the last published view (0 during warm-up). */
+  snapshot(nowNs: number): MembershipView {
+    return { epoch: this.published?.epoch ?? 0n, timeNs: nowNs, members: this.detector.members() };
+  }
+
+  private publishIfChanged(nowNs: number): boolean {
+    if (nowNs < this.warmupEndNs) return false;
+    if (this.detector.liveSetVersion === this.publishedVersion) return false;
+    this.publishedVersion = this.detector.liveSetVersion;
+    this.emit({ epoch: this.epochs.next(nowNs), timeNs: nowNs, members: this.detector.members() }, 'change', nowNs);
+    return true;
+  }
+
+  private emit(view: MembershipView, reason: PublishReason, nowNs: number): void {
+    this.published = view;
+    this.lastPublishNs = nowNs;
+    this.publish(view, reason);
+  }
+}

@@ -1,0 +1,113 @@
+import type { LockPacket, NodeId } from '@lockfabric/ports';
+import { SeededRandom } from '@lockfabric/sim';
+import { FaultInjector, Switch, forwardProgram } from '@lockfabric/switch';
+import type { FaultSpec, SwitchProgram } from '@lockfabric/switch';
+import { describe, expect, it } from 'vitest';
+import { ManualTimers, packet } from '../tests/support.js';
+import { Dataplane } from './dataplane.js';
+
+/** Multicasts to `dst` and dst+1; throws on lock 13, as a buggy program would. */
+const fanOutProgram: SwitchProgram = {
+  name: 'fan-out',
+  build() {},
+  process(p) {
+    if (p.lock === 13) throw new Error('lock 13 trips the program');
+    return [{ kind: 'multicast', machines: [p.dst ?? 0, (p.dst ?? 0) + 1], packet: p }];
+  },
+};
+
+function setup(options: { program?: SwitchProgram; onProgramError?: 'throw' | 'drop'; faults?: FaultSpec; maxDelayedPackets?: number; egress?: (m: NodeId, p: LockPacket) => void } = {}) {
+  const timers = new ManualTimers();
+  const out: { machine: NodeId; packet: LockPacket }[] = [];
+  const errors: string[] = [];
+  const faults = new FaultInjector(new SeededRandom(7), options.faults);
+  const dataplane = new Dataplane({
+    sw: new Switch(options.program ?? forwardProgram(), { onProgramError: options.onProgramError ?? 'throw' }),
+    faults,
+    egress: options.egress ?? ((machine, p) => out.push({ machine, packet: p })),
+    timers,
+    onError: (message) => errors.push(message),
+    ...(options.maxDelayedPackets === undefined ? {} : { maxDelayedPackets: options.maxDelayedPackets }),
+  });
+  return { dataplane, out, errors, timers };
+}
+
+describe('Dataplane', () => {
+  it('forwards a packet to its dst', () => {
+    const { dataplane, out } = setup();
+    const p = packet({ dst: 2 });
+    dataplane.handle(p, 1);
+    expect(out).toStrictEqual([{ machine: 2, packet: p }]);
+    expect(dataplane.stats()).toStrictEqual({ packetsIn: 1, copiesOut: 1, dropsByReason: {}, delayedInFlight: 0 });
+  });
+
+  it("counts the program's drops by their reason", () => {
+    const { dataplane, out } = setup();
+    dataplane.handle(packet(), 1);
+    expect(out).toStrictEqual([]);
+    expect(dataplane.stats().dropsByReason).toStrictEqual({ 'no-dst': 1 });
+  });
+
+  it('drops every copy under loss=1 and counts them as fault losses', () => {
+    const { dataplane, out } = setup({ faults: { rules: [{ loss: 1 }] } });
+    dataplane.handle(packet({ dst: 2 }), 1);
+    expect(out).toStrictEqual([]);
+    expect(dataplane.stats().dropsByReason).toStrictEqual({ 'fault-loss': 1 });
+  });
+
+  it('loses only the copies a per-machine fault selects', () => {
+    const { dataplane, out } = setup({ program: fanOutProgram, faults: { rules: [{ machines: [3], loss: 1 }] } });
+    dataplane.handle(packet({ dst: 2 }), 1);
+    expect(out.map((o) => o.machine)).toStrictEqual([2]);
+    expect(dataplane.stats()).toMatchObject({ copiesOut: 1, dropsByReason: { 'fault-loss': 1 } });
+  });
+
+  it('delivers a duplicate under duplicate=1', () => {
+    const { dataplane, out } = setup({ faults: { rules: [{ duplicate: 1 }] } });
+    dataplane.handle(packet({ dst: 2 }), 1);
+    expect(out.map((o) => o.machine)).toStrictEqual([2, 2]);
+  });
+
+  it('holds delayed copies until their time and drops them past the bound', () => {
+    const { dataplane, out, timers } = setup({ faults: { rules: [{ delay: 1, delayNsMin: 2_000_000, delayNsMax: 2_000_000 }] }, maxDelayedPackets: 1 });
+    dataplane.handle(packet({ dst: 2, seq: 1 }), 1);
+    dataplane.handle(packet({ dst: 2, seq: 2 }), 1);
+    expect(out).toStrictEqual([]);
+    expect(dataplane.stats()).toMatchObject({ delayedInFlight: 1, dropsByReason: { 'delay-overflow': 1 } });
+    timers.advance(1);
+    expect(out).toStrictEqual([]);
+    timers.advance(1);
+    expect(out.map((o) => o.packet.seq)).toStrictEqual([1]);
+    expect(dataplane.stats().delayedInFlight).toBe(0);
+  });
+
+  it('drain sends the held copies at once', () => {
+    const { dataplane, out } = setup({ faults: { rules: [{ delay: 1, delayNsMin: 1e9, delayNsMax: 1e9 }] } });
+    dataplane.handle(packet({ dst: 4 }), 1);
+    dataplane.drain();
+    expect(out.map((o) => o.machine)).toStrictEqual([4]);
+  });
+
+  it.each(['throw', 'drop'] as const)('counts a packet that makes the program throw (policy %s), and the next packet still goes through', (policy) => {
+    const { dataplane, out, errors } = setup({ program: fanOutProgram, onProgramError: policy });
+    dataplane.handle(packet({ lock: 13, dst: 2 }), 1);
+    dataplane.handle(packet({ lock: 14, dst: 2 }), 1);
+    expect(out.map((o) => [o.packet.lock, o.machine])).toStrictEqual([
+      [14, 2],
+      [14, 3],
+    ]);
+    expect(dataplane.stats().dropsByReason).toStrictEqual({ 'program-error': 1 });
+    if (policy === 'throw') expect(errors).toStrictEqual([expect.stringMatching(/program 'fan-out' failed on packet acquire lock 13 from machine 1: lock 13 trips/)]);
+  });
+
+  it('contains a failing egress: counted as an internal error, never thrown', () => {
+    const { dataplane, errors } = setup({
+      egress: () => {
+        throw new Error('link down');
+      },
+    });
+    expect(() => dataplane.handle(packet({ dst: 2 }), 1)).not.toThrow();
+    expect(dataplane.stats().dropsByReason).toStrictEqual({ 'internal-error': 1 });
+    expect(errors[0]).toMatch(/link down/);
+  });
+});

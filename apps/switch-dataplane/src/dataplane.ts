@@ -1,0 +1,117 @@
+import type { LockPacket, NodeId } from '@lockfabric/ports';
+import { expandEgress } from '@lockfabric/switch';
+import type { Delivery, EgressAction, FaultInjector, Switch, UnicastAction } from '@lockfabric/switch';
+import { DelayedDeliveries, realTimers } from './delayed-deliveries.js';
+import type { Timers } from './delayed-deliveries.js';
+
+/** Drop reasons the data plane adds to the program's own (`no-dst`, `program-error`, …). */
+/** The program threw on the packet (a rule violation or a bug); the same reason `Switch` uses. */
+export const DROP_PROGRAM_ERROR = 'program-error';
+export const DROP_FAULT_LOSS = 'fault-loss';
+export const DROP_DELAY_OVERFLOW = 'delay-overflow';
+export const DROP_INTERNAL_ERROR = 'internal-error';
+
+/** Delayed copies held at most, by default; more are dropped with reason `delay-overflow`. */
+export const DEFAULT_MAX_DELAYED_PACKETS = 10_000;
+
+export interface DataplaneOptions {
+  readonly sw: Switch;
+  readonly faults: FaultInjector;
+  /** Sends one copy to a machine (SwitchIngress.egress in the service). */
+  readonly egress: (machine: NodeId, packet: LockPacket) => void;
+  readonly maxDelayedPackets?: number;
+  readonly timers?: Timers;
+  /** Told about packets that failed outside the program (rate-limit it). */
+  readonly onError?: (message: string) => void;
+}
+
+export interface DataplaneStats {
+  readonly packetsIn: number;
+  /** Copies handed to the egress (after fan-out, faults and delays). */
+  readonly copiesOut: number;
+  readonly dropsByReason: Readonly<Record<string, number>>;
+  readonly delayedInFlight: number;
+}
+
+/**
+ * The packet path of one switch: program → fault injection → delivery now or after the fault's
+ * delay. Every packet that does not leave is counted under a drop reason; nothing here throws
+ * back into the transport, so one bad packet never stops the switch.
+ */
+export class Dataplane {
+  private packetsIn = 0;
+  private copiesOut = 0;
+  private readonly drops = new Map<string, number>();
+  private readonly delayed: DelayedDeliveries<UnicastAction>;
+
+  constructor(private readonly options: DataplaneOptions) {
+    // Timer callbacks must not throw: an exception there would take the process down.
+    const sendLater = (action: UnicastAction) => this.guard(() => this.send(action), () => `delayed copy to machine ${action.machine}`);
+    this.delayed = new DelayedDeliveries(options.maxDelayedPackets ?? DEFAULT_MAX_DELAYED_PACKETS, sendLater, options.timers ?? realTimers);
+  }
+
+  handle(packet: LockPacket, fromMachine: NodeId): void {
+    this.packetsIn++;
+    let actions: EgressAction[];
+    try {
+      actions = this.options.sw.ingest(packet, fromMachine);
+    } catch (error) {
+      // The switch has already undone the packet's register writes and counted the error kind.
+      this.drop(DROP_PROGRAM_ERROR);
+      this.options.onError?.(`switch program '${this.options.sw.program.name}' failed on ${describePacket(packet, fromMachine)}: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    this.guard(
+      () => {
+        for (const action of actions) if (action.kind === 'drop') this.drop(action.reason);
+        const deliveries = this.options.faults.apply(actions, fromMachine);
+        const lost = expandEgress(actions, fromMachine).length - countOriginals(deliveries);
+        if (lost > 0) this.drop(DROP_FAULT_LOSS, lost);
+        for (const delivery of deliveries) this.deliver(delivery);
+      },
+      () => describePacket(packet, fromMachine),
+    );
+  }
+
+  stats(): DataplaneStats {
+    return { packetsIn: this.packetsIn, copiesOut: this.copiesOut, dropsByReason: Object.fromEntries(this.drops), delayedInFlight: this.delayed.inFlight };
+  }
+
+  /** Sends every held copy now: on shutdown, accepted packets leave rather than vanish. */
+  drain(): void {
+    this.delayed.flush();
+  }
+
+  private deliver(delivery: Delivery): void {
+    if (delivery.delayNs <= 0) this.send(delivery.action);
+    else if (!this.delayed.schedule(delivery.action, delivery.delayNs)) this.drop(DROP_DELAY_OVERFLOW);
+  }
+
+  private send(action: UnicastAction): void {
+    this.copiesOut++;
+    this.options.egress(action.machine, action.packet);
+  }
+
+  private guard(run: () => void, what: () => string): void {
+    try {
+      run();
+    } catch (error) {
+      this.drop(DROP_INTERNAL_ERROR);
+      this.options.onError?.(`switch: ${what()} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private drop(reason: string, count = 1): void {
+    this.drops.set(reason, (this.drops.get(reason) ?? 0) + count);
+  }
+}
+
+function describePacket(packet: LockPacket, fromMachine: NodeId): string {
+  return `packet ${packet.type} lock ${packet.lock} from machine ${fromMachine}`;
+}
+
+function countOriginals(deliveries: readonly Delivery[]): number {
+  let n = 0;
+  for (const delivery of deliveries) if (!delivery.duplicate) n++;
+  return n;
+}

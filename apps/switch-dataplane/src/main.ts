@@ -1,0 +1,46 @@
+import { loadConfig } from '@lockfabric/config';
+import { ConfigError } from '@lockfabric/ports';
+import { runService } from '@lockfabric/service';
+import { startSwitchDataplane } from './switch-dataplane.js';
+import { createSwitchProgram } from './switch-program.js';
+
+/**
+ * A program this build lacks is a configuration error (exit 2) and must be reported before the
+ * service tries NATS, so it is checked on the configuration before the runtime starts.
+ */
+function exitIfProgramUnavailable(): void {
+  let program: string;
+  try {
+    program = loadConfig({ role: 'switch', argv: process.argv.slice(2), env: process.env }).switch.program;
+  } catch {
+    return; // runService reports configuration errors itself
+  }
+  try {
+    createSwitchProgram(program);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`lockfabric switch: ${error.message}`);
+    process.exit(2);
+  }
+}
+
+exitIfProgramUnavailable();
+
+/** switch-dataplane: hosts the pipeline program of one rack and its control API. */
+await runService({
+  role: 'switch',
+  needsNats: true,
+  start: async ({ config, logger, nc, subjects, metrics, clock }) => {
+    if (!nc) throw new Error('switch-dataplane needs NATS');
+    return startSwitchDataplane({
+      nc,
+      subjects,
+      rack: config.switch.rack,
+      program: createSwitchProgram(config.switch.program),
+      grpcPort: config.switch.grpcPort,
+      logger,
+      metrics,
+      clock,
+    });
+  },
+});

@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const projectDir = fileURLToPath(new URL('..', import.meta.url));
+const viteNode = fileURLToPath(new URL('../../../node_modules/vite-node/vite-node.mjs', import.meta.url));
+
+/** Runs src/main.ts from source (vite-node, with the workspace's source condition). */
+function runMain(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [viteNode, '--config', 'vitest.config.ts', 'src/main.ts', '--', ...args], { cwd: projectDir, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
+// Starting vite-node takes seconds on a loaded machine; the generous timeout is not what the test checks.
+describe('switch-dataplane main', () => {
+  it('exits with code 2 and says why when the configured program is not in this build', async () => {
+    // The NATS URL leads nowhere: the program check must come first.
+    const { code, stderr } = await runMain(['--switch.program', 'fisslock', '--nats.url', 'nats://127.0.0.1:1']);
+    expect(stderr).toContain('program fisslock is not available in this build');
+    expect(code).toBe(2);
+  }, 60_000);
+});

@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { availableProtocols } from '@lockfabric/lock-catalog';
+import { runLive } from '@lockfabric/workload-driver';
+import { withLiveCluster } from './live-cluster.js';
+
+// Every RDMA protocol of the catalog across real processes: a memory node, two compute nodes,
+// real NATS and real gRPC; the merged history must pass the checker.
+const protocols = availableProtocols().filter((p) => p.fabric === 'verbs');
+
+describe('live: every RDMA protocol across separate processes', () => {
+  let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
+  beforeAll(async () => {
+    cluster = await withLiveCluster({ withSwitch: false, withCoordinator: false });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it.each(protocols.map((p) => [p.id, p] as const))('%s: contended mixed workload passes the checker', async (_id, protocol) => {
+    const readRatio = protocol.modes.includes('shared') ? 0.4 : 0;
+    const result = await runLive({
+      state: cluster.state,
+      protocol: protocol.id,
+      spec: { clients: 12, locks: 3, readRatio, distribution: 'uniform', operations: 600, thinkNs: 0, criticalSectionNs: 20_000, seed: 11, timeoutMs: 30_000 },
+    });
+    expect(result.verdict?.violations, protocol.id).toEqual([]);
+    expect(result.verdict?.ok, protocol.id).toBe(true);
+    expect(result.summary.acquires).toBe(600);
+    expect(new Set(result.history.map((e) => e.client.split('/')[0])).size).toBe(2);
+  });
+});

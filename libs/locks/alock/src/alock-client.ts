@@ -1,0 +1,366 @@
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR } from '@lockfabric/locks-common';
+import { ConfigError, clientKey, lockAddress } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr, SpanContextRef } from '@lockfabric/ports';
+import { classAccess } from './class-access.js';
+import type { ClassAccess, VerbTally } from './class-access.js';
+import { DescriptorPool } from './descriptor-pool.js';
+import { decodeTrace, encodeTrace } from './handover-trace.js';
+import {
+  LOCAL,
+  NULL_REF,
+  REMOTE,
+  SLOT_BYTES_NEEDED,
+  TRACE_TAG_OFFSET_BYTES,
+  WAITING,
+  addrAt,
+  budgetOf,
+  budgetWord,
+  className,
+  decodeRef,
+  descriptorAddrs,
+  encodeRef,
+  otherClass,
+  tailAddr,
+  traceAreaAddr,
+  victimAddr,
+} from './layout.js';
+import type { AccessClass, DescriptorAddrs, DescriptorId } from './layout.js';
+import { NaiveMixedCasLock } from './naive-lock.js';
+import type { AlockEvent, AlockEventBody, AlockObserver, EntryKind } from './observer.js';
+import type { AlockOptions } from './options.js';
+
+export const ALOCK_ATTR = {
+  accessClass: 'lockfabric.alock.class',
+  entry: 'lockfabric.alock.entry',
+  budget: 'lockfabric.alock.budget',
+  from: 'lockfabric.handover.from',
+  to: 'lockfabric.handover.to',
+} as const;
+
+export interface AlockGrant extends Grant {
+  /** The lock's entry on its home node. */
+  readonly entry: RemoteAddr;
+  readonly accessClass: 'local' | 'remote';
+  /** How the lock was obtained; `naive` only under the M0 mutant. */
+  readonly entryKind: EntryKind | 'naive';
+  /** Which of the client's queue descriptors holds the lock (-1 under the M0 mutant). */
+  readonly descriptor: number;
+}
+
+/** One acquisition's state, from descriptor initialisation to release. */
+interface Acquisition {
+  readonly lock: LockId;
+  readonly entry: RemoteAddr;
+  readonly cls: AccessClass;
+  readonly id: DescriptorId;
+  readonly ref: bigint;
+  readonly desc: DescriptorAddrs;
+  readonly access: ClassAccess;
+  readonly tally: VerbTally;
+  readonly op: AcquireSpan;
+  readonly deadline: AcquireDeadline;
+  readonly tracing: boolean;
+  /** Budget this holder owns; it hands `budget - 1` to its successor. */
+  budget: number;
+  /** The caller gave up (timeout/abort) after enqueueing; the lock is passed on as soon as it arrives. */
+  abandoned: boolean;
+  abandon: (error: unknown) => void;
+}
+
+/**
+ * ALock (asymmetric lock, spec §3): one budgeted MCS cohort per access class and a Peterson lock
+ * between the two cohort heads, in which each cohort's tail doubles as its Peterson flag.
+ *
+ * A client on the lock's home node (`verbs.isLocal(entry)`) is LOCAL and uses CPU loads, stores and
+ * CAS only — zero verbs. Every other client is REMOTE and uses verbs; its descriptor lives in its own
+ * node's memory, where it spins with CPU loads while predecessors and successors WRITE into it.
+ * The access discipline that makes this correct without local/remote atomicity (spec §2.1):
+ * T_L is RMW'd only by CPUs and T_R only by the NIC; victim and descriptors are only read/written.
+ *
+ * Uncontended verbs of a REMOTE client: CAS(T_R) + WRITE(victim) + READ(T_L) to acquire, CAS(T_R)
+ * to release. A LOCAL client: none.
+ */
+export class AlockClient implements LockClient<AlockGrant> {
+  private readonly pool: DescriptorPool;
+  /** The acquisition holding the lock through each descriptor, if any. */
+  private readonly held: (Acquisition | undefined)[] = [];
+  private readonly naive: NaiveMixedCasLock;
+  private readonly budgets: readonly [number, number];
+  private readonly self: string;
+
+  constructor(
+    private readonly ports: ClientPorts,
+    private readonly options: AlockOptions,
+    private readonly observer?: AlockObserver,
+  ) {
+    if (ports.descriptors.slotBytes < SLOT_BYTES_NEEDED) {
+      throw new ConfigError([`alock needs descriptor slots of at least ${SLOT_BYTES_NEEDED} bytes; this fabric offers ${ports.descriptors.slotBytes}`]);
+    }
+    this.pool = new DescriptorPool(options.spinNs);
+    this.naive = new NaiveMixedCasLock(ports, options.spinNs);
+    this.budgets = [options.localBudget, options.remoteBudget];
+    this.self = clientKey(ports.self);
+  }
+
+  async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<AlockGrant> {
+    const { ports } = this;
+    const entry = lockAddress(ports.locks, lock);
+    const cls: AccessClass = ports.verbs.isLocal(entry) ? LOCAL : REMOTE;
+    const deadline = new AcquireDeadline(ports.clock, lock, mode, options);
+    const op = new AcquireSpan(ports.trace, ports.clock, 'alock', lock, mode, this.self);
+    op.span.setAttribute(ALOCK_ATTR.accessClass, className(cls));
+    try {
+      deadline.check();
+      let entryKind: AlockGrant['entryKind'];
+      let acquisition: Acquisition | undefined;
+      if (this.options.mutantNaiveLocalCas) {
+        await this.naive.acquire(entry, lock, cls, deadline, op);
+        entryKind = 'naive';
+      } else {
+        const [enqueued, pred] = await this.enqueue(lock, entry, cls, deadline, op);
+        acquisition = enqueued;
+        entryKind = await this.awaitTurn(enqueued, pred);
+      }
+      op.span.setAttribute(ALOCK_ATTR.entry, entryKind);
+      op.granted();
+      const descriptor = acquisition ? acquisition.id.index : -1;
+      if (acquisition) this.held[descriptor] = acquisition;
+      return { lock, mode, entry, accessClass: className(cls), entryKind, descriptor };
+    } catch (error) {
+      op.failed(error);
+      throw error;
+    }
+  }
+
+  async release(grant: AlockGrant): Promise<void> {
+    if (grant.entryKind === 'naive') {
+      await this.naive.release(grant.entry, grant.lock, grant.accessClass === 'local' ? LOCAL : REMOTE);
+      return;
+    }
+    const a = this.held[grant.descriptor];
+    if (!a || a.lock !== grant.lock) throw new RangeError(`alock: release of lock ${grant.lock} that client ${this.self} does not hold`);
+    this.held[grant.descriptor] = undefined;
+    await this.unlock(a);
+    this.pool.free(a.id.index);
+  }
+
+  /**
+   * Swaps a ready descriptor into the cohort tail; gives up cleanly until the swap succeeds. The
+   * descriptor already reads (waiting, null) — every release leaves it so — so the swap is the first
+   * step, issued before the acquire first yields.
+   */
+  private async enqueue(
+    lock: LockId,
+    entry: RemoteAddr,
+    cls: AccessClass,
+    deadline: AcquireDeadline,
+    op: AcquireSpan,
+  ): Promise<[Acquisition, bigint]> {
+    const { ports } = this;
+    const index = this.pool.tryClaim() ?? (await this.pool.claim(deadline));
+    const id: DescriptorId = { node: ports.self.node, client: ports.self.client, index };
+    const tally: VerbTally = { verbs: 0 };
+    const a: Acquisition = {
+      lock,
+      entry,
+      cls,
+      id,
+      ref: encodeRef(id),
+      desc: descriptorAddrs(ports.descriptors, id),
+      access: classAccess(cls, ports.verbs, lock, tally, this.options.sameNodeStores),
+      tally,
+      op,
+      deadline,
+      tracing: op.span.context !== undefined,
+      budget: 0,
+      abandoned: false,
+      abandon: () => undefined,
+    };
+    try {
+      if (this.options.mutantVictimFirst) await this.writeVictim(a);
+      return [a, await this.swap(a)];
+    } catch (error) {
+      this.pool.free(index);
+      op.verbs += tally.verbs;
+      throw error;
+    }
+  }
+
+  /**
+   * Waits for the lock once enqueued. A deadline or abort from here on rejects the caller's acquire
+   * but not the acquisition: it keeps its queue position, and when the lock reaches it, passes it on.
+   */
+  private awaitTurn(a: Acquisition, pred: bigint): Promise<EntryKind> {
+    return new Promise<EntryKind>((resolve, reject) => {
+      a.abandon = (error) => {
+        if (a.abandoned) return;
+        a.abandoned = true;
+        a.op.verbs += a.tally.verbs;
+        this.emit(a, { type: 'abandon' });
+        reject(error);
+      };
+      this.takeTurn(a, pred).then(
+        (kind) => {
+          if (!a.abandoned) {
+            a.op.verbs += a.tally.verbs;
+            resolve(kind);
+            return;
+          }
+          void this.unlock(a).then(
+            () => this.pool.free(a.id.index),
+            () => undefined, // fabric failure while passing on: the descriptor stays claimed, its queue state unknown
+          );
+        },
+        (error: unknown) => a.abandon(error),
+      );
+    });
+  }
+
+  /** Swap-by-CAS on the own cohort's tail (spec §3.4 lines 2–8): the first guess is an empty queue. */
+  private async swap(a: Acquisition): Promise<bigint> {
+    const tail = tailAddr(a.entry, a.cls);
+    let guess = NULL_REF;
+    for (;;) {
+      a.deadline.check();
+      const old = await a.access.cas(tail, guess, a.ref);
+      if (old === guess) {
+        this.emit(a, { type: 'swap', pred: guess });
+        return guess;
+      }
+      a.op.retries++;
+      guess = old;
+    }
+  }
+
+  /** The flattened acquire of spec §3.6 after the swap. */
+  private async takeTurn(a: Acquisition, pred: bigint): Promise<EntryKind> {
+    const cpu = this.ports.verbs.cpu;
+    const fresh = this.budgets[a.cls];
+    let kind: EntryKind;
+    if (pred === NULL_REF) {
+      a.budget = fresh;
+      if (!this.options.mutantSkipPeterson) await this.petersonEnter(a, !this.options.mutantVictimFirst);
+      kind = 'leader';
+    } else {
+      const predDesc = descriptorAddrs(this.ports.descriptors, decodeRef(pred));
+      this.emit(a, { type: 'link', pred });
+      await a.access.storePeer(predDesc.next, a.ref);
+      let word: bigint;
+      while ((word = await cpu.load(a.desc.budget)) === WAITING) await this.pause(a, this.options.spinNs);
+      if (a.tracing && !a.abandoned) await this.linkHandover(a);
+      // Ready the budget word for the descriptor's next use; only the predecessor wrote it, once.
+      await cpu.store(a.desc.budget, WAITING);
+      const handed = budgetOf(word);
+      if (handed === 0) {
+        // The cohort used up its tenure: let a waiting head of the other class in first.
+        if (!this.options.mutantSkipReacquire) await this.petersonEnter(a, true);
+        a.budget = fresh;
+        kind = 'reacquired';
+      } else {
+        a.budget = handed;
+        kind = 'passed';
+      }
+    }
+    this.emit(a, { type: 'enter', kind, budget: a.budget, pred });
+    return kind;
+  }
+
+  /** Peterson entry (spec §3.3): yield with victim := own class, wait while the other cohort is queued and we are still the victim. */
+  private async petersonEnter(a: Acquisition, writeVictim: boolean): Promise<void> {
+    if (writeVictim) await this.writeVictim(a);
+    const other = otherClass(a.cls);
+    const pollNs = a.cls === LOCAL ? this.options.spinNs : this.options.remoteSpinNs;
+    for (;;) {
+      if (this.options.petersonRead === 'combined' && a.cls !== LOCAL) {
+        const words = await a.access.loadWords(a.entry, 3);
+        if (words[other] === NULL_REF || words[2] !== BigInt(a.cls)) return;
+      } else {
+        if ((await a.access.load(tailAddr(a.entry, other))) === NULL_REF) return;
+        if ((await a.access.load(victimAddr(a.entry))) !== BigInt(a.cls)) return;
+      }
+      await this.pause(a, pollNs);
+    }
+  }
+
+  private async writeVictim(a: Acquisition): Promise<void> {
+    await a.access.store(victimAddr(a.entry), BigInt(a.cls));
+    this.emit(a, { type: 'victim' });
+  }
+
+  /** qUnlock (spec §3.4 lines 16–20): hand over with one less budget, or clear the tail if nobody follows. */
+  private async unlock(a: Acquisition): Promise<void> {
+    this.emit(a, { type: 'exit' });
+    await this.passOn(a);
+    // Ready `next` for the descriptor's next use: a successor wrote it once, before being handed the lock.
+    await this.ports.verbs.cpu.store(a.desc.next, NULL_REF);
+  }
+
+  private async passOn(a: Acquisition): Promise<void> {
+    const cpu = this.ports.verbs.cpu;
+    let next = await cpu.load(a.desc.next);
+    if (next === NULL_REF) {
+      const tail = tailAddr(a.entry, a.cls);
+      if (this.options.mutantPlainLocalRelease && a.cls === LOCAL) {
+        await a.access.store(tail, NULL_REF);
+        this.emit(a, { type: 'emptied' });
+        return;
+      }
+      if ((await a.access.cas(tail, a.ref, NULL_REF)) === a.ref) {
+        this.emit(a, { type: 'emptied' });
+        return;
+      }
+      // A successor swapped in but has not linked yet: wait for its WRITE into our `next`.
+      while ((next = await cpu.load(a.desc.next)) === NULL_REF) await this.ports.clock.sleep(this.options.spinNs);
+    }
+    const to = decodeRef(next);
+    const handed = a.budget - 1;
+    this.emit(a, { type: 'handoff', to: next, budget: handed });
+    const span = this.ports.trace.startSpan('lock.handover', {
+      ...(a.op.span.context ? { parent: a.op.span.context } : {}),
+      attributes: {
+        [LOCK_ATTR.protocol]: 'alock',
+        [LOCK_ATTR.lock]: a.lock,
+        [ALOCK_ATTR.from]: this.self,
+        [ALOCK_ATTR.to]: `${to.node}/${to.client}`,
+        [ALOCK_ATTR.budget]: handed,
+      },
+    });
+    try {
+      const budgetAt = descriptorAddrs(this.ports.descriptors, to).budget;
+      const words = span.context ? encodeTrace(span.context, to.index) : undefined;
+      if (words) await a.access.storePeerWithTrace(traceAreaAddr(this.ports.descriptors, to), words, budgetAt, budgetWord(handed));
+      else await a.access.storePeer(budgetAt, budgetWord(handed));
+    } catch (error) {
+      span.recordError(error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** Links the acquire span to the releaser's `lock.handover` span, if the releaser left its context. */
+  private async linkHandover(a: Acquisition): Promise<void> {
+    const area = traceAreaAddr(this.ports.descriptors, a.id);
+    const words: bigint[] = [];
+    for (let i = 0; i < 4; i++) words.push(await this.ports.verbs.cpu.load(addrAt(area, 8 * i)));
+    const context: SpanContextRef | undefined = decodeTrace(words, a.id.index);
+    if (!context) return;
+    a.op.span.addLink(context, { [LOCK_ATTR.protocol]: 'alock' });
+    await this.ports.verbs.cpu.store(addrAt(area, TRACE_TAG_OFFSET_BYTES), 0n);
+  }
+
+  /** One poll period; a deadline or abort noticed here abandons the acquisition (see awaitTurn). */
+  private async pause(a: Acquisition, ns: number): Promise<void> {
+    await this.ports.clock.sleep(ns);
+    if (a.abandoned) return;
+    try {
+      a.deadline.check();
+    } catch (error) {
+      a.abandon(error);
+    }
+  }
+
+  private emit(a: Acquisition, event: AlockEventBody): void {
+    this.observer?.({ lock: a.lock, cls: className(a.cls), ref: a.ref, ...event } as AlockEvent);
+  }
+}

@@ -1,0 +1,29 @@
+import type { ProtocolDefinition } from '@lockfabric/locks-common';
+import type { ClientPorts } from '@lockfabric/ports';
+import type { ProtocolOptions } from '@lockfabric/locks-common';
+import { AlockClient } from './alock-client.js';
+import { ENTRY_BYTES } from './layout.js';
+import type { AlockObserver } from './observer.js';
+import { ALOCK_OPTION_HELP, readAlockOptions } from './options.js';
+
+/** A client whose protocol steps are reported to `observer` (tests check the spec's invariants with it). */
+export function createAlockClient(ports: ClientPorts, options?: ProtocolOptions, observer?: AlockObserver): AlockClient {
+  return new AlockClient(ports, readAlockOptions(options), observer);
+}
+
+export const alock: ProtocolDefinition = {
+  id: 'alock',
+  summary: 'asymmetric lock: local (CPU-only) and remote (verbs) MCS cohorts with Peterson arbitration and budgets',
+  fabric: 'verbs',
+  capabilities: ['local-cpu-access'],
+  entryBytes: ENTRY_BYTES,
+  // Exclusive only: a shared request is held exclusively.
+  modes: ['exclusive'],
+  options: ALOCK_OPTION_HELP,
+  createClient: (ports, options) => createAlockClient(ports, options),
+};
+
+/** The same protocol with every client reporting to `observer`, for instrumented simulation runs. */
+export function observedAlock(observer: AlockObserver): ProtocolDefinition {
+  return { ...alock, createClient: (ports, options) => createAlockClient(ports, options, observer) };
+}

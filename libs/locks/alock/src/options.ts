@@ -1,0 +1,61 @@
+import { OptionReader } from '@lockfabric/locks-common';
+import type { ProtocolOptions } from '@lockfabric/locks-common';
+
+export interface AlockOptions {
+  /** Critical-section entries per local tenure (spec A7: the entrant plus budget-1 hand-offs), ≥ 1. */
+  readonly localBudget: number;
+  /** The same for the remote cohort. */
+  readonly remoteBudget: number;
+  /** Pause between polls of a word in the poller's own memory (own descriptor; a local Peterson wait). */
+  readonly spinNs: number;
+  /** Pause between the remote cohort head's polls of T_L and victim (spec A10). */
+  readonly remoteSpinNs: number;
+  /** `separate`: rRead T_L, then victim if needed (spec A9); `combined`: one 24-byte READ of the entry. */
+  readonly petersonRead: 'separate' | 'combined';
+  /** Remote-class peers on the same node reach each other's descriptors with CPU stores (spec A11). */
+  readonly sameNodeStores: boolean;
+  /** M0: the naive lock — local CPU CAS and remote CAS on one shared word (not mutually exclusive). */
+  readonly mutantNaiveLocalCas: boolean;
+  /** M1: cohort leaders skip the Peterson entry. */
+  readonly mutantSkipPeterson: boolean;
+  /** M2: a leader writes victim before enqueueing (flag after victim). */
+  readonly mutantVictimFirst: boolean;
+  /** M4: a process handed budget 0 enters with a fresh budget without re-arbitrating. */
+  readonly mutantSkipReacquire: boolean;
+  /** M8: a local releaser with no successor clears T_L with a plain store instead of a CAS. */
+  readonly mutantPlainLocalRelease: boolean;
+}
+
+export const ALOCK_OPTION_HELP: Readonly<Record<string, string>> = {
+  localBudget: 'CS entries per local tenure before the cohort re-arbitrates with remote processes (default 5, ≥ 1)',
+  remoteBudget: 'CS entries per remote tenure before the cohort re-arbitrates with local processes (default 5, ≥ 1)',
+  spinNs: 'pause between polls of memory on the poller’s own node, in ns (default 200)',
+  remoteSpinNs: 'pause between the remote head’s READ polls in the Peterson wait, in ns (default 1000)',
+  petersonRead: 'separate (default: READ T_L, then victim) or combined (one 24-byte READ per poll)',
+  sameNodeStores: 'true: remote-class peers on one node write each other’s descriptors with CPU stores (default false: WRITE verbs)',
+  mutantNaiveLocalCas: 'test-only: the naive lock mixing local CPU CAS and remote CAS on one word (broken on purpose)',
+  mutantSkipPeterson: 'test-only: leaders skip the Peterson entry (broken on purpose)',
+  mutantVictimFirst: 'test-only: leaders write victim before enqueueing (broken on purpose)',
+  mutantSkipReacquire: 'test-only: budget 0 does not re-arbitrate (unfair on purpose)',
+  mutantPlainLocalRelease: 'test-only: local release clears T_L with a store instead of CAS (loses waiters on purpose)',
+};
+
+export function readAlockOptions(options?: ProtocolOptions): AlockOptions {
+  const reader = new OptionReader('alock', options);
+  const budget = { min: 1, max: 1_000_000, integer: true };
+  const parsed: AlockOptions = {
+    localBudget: reader.number('localBudget', 5, budget),
+    remoteBudget: reader.number('remoteBudget', 5, budget),
+    spinNs: reader.number('spinNs', 200, { min: 1 }),
+    remoteSpinNs: reader.number('remoteSpinNs', 1_000, { min: 1 }),
+    petersonRead: reader.choice('petersonRead', ['separate', 'combined'] as const, 'separate'),
+    sameNodeStores: reader.boolean('sameNodeStores', false),
+    mutantNaiveLocalCas: reader.boolean('mutantNaiveLocalCas', false),
+    mutantSkipPeterson: reader.boolean('mutantSkipPeterson', false),
+    mutantVictimFirst: reader.boolean('mutantVictimFirst', false),
+    mutantSkipReacquire: reader.boolean('mutantSkipReacquire', false),
+    mutantPlainLocalRelease: reader.boolean('mutantPlainLocalRelease', false),
+  };
+  reader.done();
+  return parsed;
+}

@@ -1,0 +1,95 @@
+import { ConfigError } from '@lockfabric/ports';
+import { describe, expect, it } from 'vitest';
+import {
+  ALOCK_OPTION_HELP,
+  ENTRY_BYTES,
+  NULL_REF,
+  WAITING,
+  alock,
+  budgetOf,
+  budgetWord,
+  decodeRef,
+  decodeTrace,
+  encodeRef,
+  encodeTrace,
+  readAlockOptions,
+} from '../src/index.js';
+
+describe('alock options', () => {
+  it('defaults: budgets 5/5, separate Peterson reads, no mutant', () => {
+    expect(readAlockOptions()).toEqual({
+      localBudget: 5,
+      remoteBudget: 5,
+      spinNs: 200,
+      remoteSpinNs: 1_000,
+      petersonRead: 'separate',
+      sameNodeStores: false,
+      mutantNaiveLocalCas: false,
+      mutantSkipPeterson: false,
+      mutantVictimFirst: false,
+      mutantSkipReacquire: false,
+      mutantPlainLocalRelease: false,
+    });
+    expect(Object.keys(ALOCK_OPTION_HELP).sort()).toEqual(Object.keys(readAlockOptions()).sort());
+  });
+
+  it('accepts strings from the command line', () => {
+    expect(readAlockOptions({ localBudget: '2', remoteBudget: 7, petersonRead: 'combined', sameNodeStores: 'true' })).toMatchObject({
+      localBudget: 2,
+      remoteBudget: 7,
+      petersonRead: 'combined',
+      sameNodeStores: true,
+    });
+  });
+
+  it('rejects every bad option at once with a ConfigError naming each', () => {
+    let error: unknown;
+    try {
+      readAlockOptions({ localBudget: 0, remoteBudget: 1.5, petersonRead: 'both', budget: 3 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const issues = (error as ConfigError).issues.join('\n');
+    for (const name of ['localBudget', 'remoteBudget', 'petersonRead', '"budget"']) expect(issues).toContain(name);
+  });
+
+  it('declares what the fabric must offer', () => {
+    expect(alock).toMatchObject({ id: 'alock', fabric: 'verbs', capabilities: ['local-cpu-access'], entryBytes: ENTRY_BYTES, modes: ['exclusive'] });
+    expect(64 % ENTRY_BYTES).toBe(0); // an entry never straddles a cache line
+  });
+});
+
+describe('alock layout', () => {
+  it('descriptor references are never null and round-trip', () => {
+    for (const id of [
+      { node: 0, client: 0, index: 0 },
+      { node: 3, client: 4095, index: 1 },
+      { node: 65_535, client: 2 ** 32 - 1, index: 1 },
+    ]) {
+      const ref = encodeRef(id);
+      expect(ref).not.toBe(NULL_REF);
+      expect(ref < 1n << 64n).toBe(true);
+      expect(decodeRef(ref)).toEqual(id);
+    }
+    expect(() => encodeRef({ node: 0, client: 0, index: 2 })).toThrow(RangeError);
+    expect(() => decodeRef(NULL_REF)).toThrow(RangeError);
+  });
+
+  it('a zeroed budget word means waiting; budgets are stored plus one', () => {
+    expect(WAITING).toBe(0n);
+    expect(budgetWord(0)).toBe(1n);
+    expect(budgetOf(budgetWord(4))).toBe(4);
+    expect(() => budgetOf(WAITING)).toThrow(RangeError);
+    expect(() => budgetWord(-1)).toThrow(RangeError);
+  });
+
+  it('a hand-over trace context round-trips for its descriptor only', () => {
+    const context = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+    const words = encodeTrace(context, 1)!;
+    expect(decodeTrace(words, 1)).toEqual(context);
+    expect(decodeTrace(words, 0)).toBeUndefined();
+    expect(decodeTrace([0n, 0n, 0n, 0n], 0)).toBeUndefined();
+    expect(encodeTrace({ ...context, traceId: 'not-hex' }, 0)).toBeUndefined();
+  });
+});

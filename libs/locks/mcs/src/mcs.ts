@@ -1,0 +1,250 @@
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader } from '@lockfabric/locks-common';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { ConfigError, LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
+import { GrantNotHeldError } from './errors.js';
+import { ALL_BITS, ENTRY_BYTES, FREE, RELEASE_COUNTER_OFFSET, clientOf, decodePointer, encodePointer } from './lock-entry.js';
+import { GRANT_OFFSET, HANDOVER_OFFSET, NEXT_OFFSET, decodeHandover, encodeHandover, fieldAddr, queueNodesPerSlot } from './queue-node.js';
+
+export interface McsOptions {
+  /** Pause between two CPU loads of a client's own queue node while it waits. */
+  readonly pollIntervalNs: number;
+  /** FAA the entry's release counter on every handover, as the ShiftLock artifact's MCS does. */
+  readonly releaseCounter: boolean;
+  /** Test-only mutant: reuse a queue node without clearing its `next` and `grant` words. */
+  readonly mutantSkipNodeReset: boolean;
+}
+
+export const MCS_OPTION_HELP = {
+  pollIntervalNs: 'ns between two local loads of the own queue node while waiting (default 200)',
+  releaseCounter: 'true to FAA a per-lock release counter on each handover, like the ShiftLock artifact (default false)',
+  mutantSkipNodeReset: 'test-only: reuse a queue node without clearing it (broken on purpose)',
+};
+
+export function readMcsOptions(options?: ProtocolOptions): McsOptions {
+  const reader = new OptionReader('mcs', options);
+  const parsed: McsOptions = {
+    pollIntervalNs: reader.number('pollIntervalNs', 200, { min: 1 }),
+    releaseCounter: reader.boolean('releaseCounter', false),
+    mutantSkipNodeReset: reader.boolean('mutantSkipNodeReset', false),
+  };
+  reader.done();
+  return parsed;
+}
+
+export interface McsGrant extends Grant {
+  /** The lock's entry on its memory node. */
+  readonly addr: RemoteAddr;
+  /** Which queue node of this client's descriptor slot stands in the lock's queue. */
+  readonly queueNode: number;
+  /** MCS is a mutex: shared acquires are held exclusively. */
+  readonly heldAs: 'exclusive';
+}
+
+/**
+ * What one of the client's queue nodes is doing. `abandoned`: its acquire gave up (timeout or
+ * abort) after enqueueing, which MCS cannot undo, so it waits on in the background and passes the
+ * lock on as soon as it gets it. `broken`: a verb failed mid-protocol; the node is never reused.
+ */
+type QueueNodeState =
+  | { readonly kind: 'free' | 'claimed' | 'broken' }
+  | { readonly kind: 'waiting' | 'held' | 'releasing' | 'abandoned'; readonly lock: LockId; readonly addr: RemoteAddr };
+
+/**
+ * The MCS queue lock on RDMA (ShiftLock's Algorithm 1, the "MCS" baseline of ShiftLock and ALock).
+ *
+ * Acquire: fetch-and-store on the tail word (masked CAS with compare mask 0). A free word means
+ * granted; otherwise WRITE my pointer into the predecessor's `next` and poll my own `grant` word
+ * with CPU loads. Release: with a known successor, WRITE the grant into its queue node; without,
+ * CAS the tail from me back to 0, and if that fails (a successor is mid-enqueue) wait for its link
+ * and hand over. Uncontended: one masked CAS to acquire, one CAS to release, all on the memory node.
+ */
+export class McsClient implements LockClient<McsGrant> {
+  private readonly nodes: QueueNodeState[];
+  private readonly key: string;
+
+  constructor(
+    private readonly ports: ClientPorts,
+    private readonly options: McsOptions,
+  ) {
+    const count = queueNodesPerSlot(ports.descriptors.slotBytes);
+    if (count < 1) throw new ConfigError([`mcs needs descriptor slots of at least 32 bytes, this substrate has ${ports.descriptors.slotBytes}`]);
+    this.nodes = Array.from({ length: count }, () => ({ kind: 'free' }) as const);
+    this.key = clientKey(ports.self);
+  }
+
+  async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<McsGrant> {
+    const addr = lockAddress(this.ports.locks, lock);
+    const deadline = new AcquireDeadline(this.ports.clock, lock, mode, options);
+    const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'mcs', lock, mode, this.key);
+    try {
+      deadline.check();
+      // Claim and enqueue without an await before the first verb when a node is free: the `sim`
+      // harness starts its scheduler right after starting the clients, and needs an event queued.
+      const index = this.claimFreeQueueNode() ?? (await this.waitForQueueNode(lock, deadline, op));
+      await this.enqueueAndWait(index, lock, addr, deadline, op);
+      op.granted();
+      return { lock, mode, addr, queueNode: index, heldAs: 'exclusive' };
+    } catch (error) {
+      op.failed(error);
+      throw error;
+    }
+  }
+
+  async release(grant: McsGrant): Promise<void> {
+    const state = this.nodes[grant.queueNode];
+    if (!state || state.kind !== 'held' || state.lock !== grant.lock) {
+      throw new GrantNotHeldError(grant.lock, `queue node ${grant.queueNode} of client ${this.key} does not hold it (${state?.kind ?? 'no such node'})`);
+    }
+    this.nodes[grant.queueNode] = { kind: 'releasing', lock: grant.lock, addr: grant.addr };
+    await this.passOn(grant.queueNode, grant.lock, grant.addr);
+  }
+
+  private claimFreeQueueNode(): number | undefined {
+    const index = this.nodes.findIndex((node) => node.kind === 'free');
+    if (index < 0) return undefined;
+    this.nodes[index] = { kind: 'claimed' };
+    return index;
+  }
+
+  /** All queue nodes are busy: wait only while one will free up by itself (abandoned, or being released). */
+  private async waitForQueueNode(lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<number> {
+    for (;;) {
+      if (!this.nodes.some((node) => node.kind === 'abandoned' || node.kind === 'releasing')) {
+        throw new LockAbortedError(lock, `client ${this.key} already holds or waits on ${this.nodes.length} MCS locks, all the queue nodes its descriptor slot has room for`);
+      }
+      op.retries++;
+      await deadline.pause(this.options.pollIntervalNs);
+      const index = this.claimFreeQueueNode();
+      if (index !== undefined) return index;
+    }
+  }
+
+  private async enqueueAndWait(index: number, lock: LockId, addr: RemoteAddr, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
+    const { verbs, descriptors } = this.ports;
+    const slot = descriptors.self;
+    const me = this.pointer(index);
+    let previous: bigint;
+    try {
+      // MCS's "I.next := nil; I.locked := false" before joining. The CPU stores are issued before
+      // the doorbell, as on hardware; peers learn this node's address only through the swap, so
+      // their WRITEs land after it.
+      const resets = this.options.mutantSkipNodeReset
+        ? []
+        : [verbs.cpu.store(fieldAddr(slot, index, NEXT_OFFSET), 0n), verbs.cpu.store(fieldAddr(slot, index, GRANT_OFFSET), 0n)];
+      op.verbs++;
+      // Fetch-and-store: compare nothing, swap every bit (ExtCAS with compare mask 0).
+      const swap = verbs.maskedCas(addr, 8, 0n, me, 0n, ALL_BITS, { lock });
+      [, previous] = await Promise.all([Promise.all(resets), swap]);
+    } catch (error) {
+      // A failed status means the verb did not run: the node never entered the queue.
+      this.nodes[index] = { kind: 'free' };
+      throw error;
+    }
+    const predecessor = decodePointer(previous);
+    if (!predecessor) {
+      this.nodes[index] = { kind: 'held', lock, addr };
+      return;
+    }
+    this.nodes[index] = { kind: 'waiting', lock, addr };
+    try {
+      op.verbs++;
+      await verbs.write(fieldAddr(descriptors.of(clientOf(predecessor)), predecessor.index, NEXT_OFFSET), u64Bytes(me), { lock });
+    } catch (error) {
+      this.nodes[index] = { kind: 'broken' };
+      throw error;
+    }
+    const grantAddr = fieldAddr(slot, index, GRANT_OFFSET);
+    let grant = await verbs.cpu.load(grantAddr);
+    while (grant === 0n) {
+      try {
+        await deadline.pause(this.options.pollIntervalNs);
+      } catch (error) {
+        this.nodes[index] = { kind: 'abandoned', lock, addr };
+        void this.finishAbandoned(index, lock, addr);
+        throw error;
+      }
+      grant = await verbs.cpu.load(grantAddr);
+    }
+    const traceHigh = await verbs.cpu.load(fieldAddr(slot, index, HANDOVER_OFFSET));
+    const traceLow = await verbs.cpu.load(fieldAddr(slot, index, HANDOVER_OFFSET + 8));
+    const handover = decodeHandover(traceHigh, traceLow, grant);
+    if (handover) op.span.addLink(handover, { 'lockfabric.link.role': 'previous-holder' });
+    this.nodes[index] = { kind: 'held', lock, addr };
+  }
+
+  /** An acquire gave up after enqueueing: wait for the grant anyway, then pass the lock straight on. */
+  private async finishAbandoned(index: number, lock: LockId, addr: RemoteAddr): Promise<void> {
+    const grantAddr = fieldAddr(this.ports.descriptors.self, index, GRANT_OFFSET);
+    try {
+      while ((await this.ports.verbs.cpu.load(grantAddr)) === 0n) await this.ports.clock.sleep(this.options.pollIntervalNs);
+      this.nodes[index] = { kind: 'releasing', lock, addr };
+      await this.passOn(index, lock, addr);
+    } catch {
+      this.nodes[index] = { kind: 'broken' };
+    }
+  }
+
+  /** MCS release of queue node `index`, which holds `lock`. */
+  private async passOn(index: number, lock: LockId, addr: RemoteAddr): Promise<void> {
+    const { verbs, descriptors, clock } = this.ports;
+    const nextAddr = fieldAddr(descriptors.self, index, NEXT_OFFSET);
+    try {
+      let next = await verbs.cpu.load(nextAddr);
+      if (next === FREE) {
+        const me = this.pointer(index);
+        if ((await verbs.cas(addr, me, FREE, { lock })) === me) {
+          this.nodes[index] = { kind: 'free' };
+          return;
+        }
+        // The tail moved past me: a successor swapped itself in and is about to link.
+        while ((next = await verbs.cpu.load(nextAddr)) === FREE) await clock.sleep(this.options.pollIntervalNs);
+      }
+      const successor = decodePointer(next);
+      if (!successor) throw new RangeError(`mcs queue node ${this.key}#${index} holds a bad successor pointer ${next}`);
+      const span = this.ports.trace.startSpan('lock.handover', {
+        attributes: {
+          [LOCK_ATTR.protocol]: 'mcs',
+          [LOCK_ATTR.lock]: lock,
+          'lockfabric.handover.from': this.key,
+          'lockfabric.handover.to': clientKey(clientOf(successor)),
+        },
+      });
+      try {
+        const grantWrite = verbs.write(fieldAddr(descriptors.of(clientOf(successor)), successor.index, HANDOVER_OFFSET), encodeHandover(span.context), { lock });
+        const counter = this.options.releaseCounter ? verbs.faa({ ...addr, offset: addr.offset + RELEASE_COUNTER_OFFSET }, 1n, { lock }) : undefined;
+        await Promise.all([grantWrite, counter]);
+      } catch (error) {
+        span.recordError(error);
+        throw error;
+      } finally {
+        span.end();
+      }
+      this.nodes[index] = { kind: 'free' };
+    } catch (error) {
+      this.nodes[index] = { kind: 'broken' };
+      throw error;
+    }
+  }
+
+  private pointer(index: number): bigint {
+    return encodePointer({ node: this.ports.self.node, client: this.ports.self.client, index });
+  }
+}
+
+function u64Bytes(value: bigint): Uint8Array {
+  const bytes = new Uint8Array(8);
+  new DataView(bytes.buffer).setBigUint64(0, value, true);
+  return bytes;
+}
+
+export const mcs: ProtocolDefinition = {
+  id: 'mcs',
+  summary: 'RDMA MCS queue lock: fetch-and-store on the tail, WRITE handover into queue nodes in descriptor slots (mutex: shared acquires are held exclusively)',
+  fabric: 'verbs',
+  capabilities: ['masked-atomics', 'local-cpu-access'],
+  entryBytes: ENTRY_BYTES,
+  modes: ['shared', 'exclusive'],
+  options: MCS_OPTION_HELP,
+  createClient: (ports, options) => new McsClient(ports, readMcsOptions(options)),
+};

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { GRANT_MARK, decodeHandover, decodePointer, encodeHandover, encodePointer, isOccupied, queueNodesPerSlot } from '../src/index.js';
+
+describe('mcs tail word and pointers', () => {
+  it('packs occupied, node and endpoint (client · 4 + queue node) as the artifact lays them out', () => {
+    const word = encodePointer({ node: 3, client: 5, index: 1 });
+    expect(word).toBe(1n | (3n << 16n) | (21n << 32n));
+    expect(isOccupied(word)).toBe(true);
+    expect(decodePointer(word)).toEqual({ node: 3, client: 5, index: 1 });
+    expect(decodePointer(0n)).toBeUndefined();
+  });
+
+  it('refuses what a pointer cannot name', () => {
+    expect(() => encodePointer({ node: 70_000, client: 0, index: 0 })).toThrow(RangeError);
+    expect(() => encodePointer({ node: 0, client: 2 ** 30, index: 0 })).toThrow(RangeError);
+    expect(() => encodePointer({ node: 0, client: 0, index: 4 })).toThrow(RangeError);
+  });
+
+  it('fits two 32-byte queue nodes in a 64-byte descriptor slot', () => {
+    expect(queueNodesPerSlot(64)).toBe(2);
+    expect(queueNodesPerSlot(16)).toBe(0);
+  });
+});
+
+describe('mcs handover payload', () => {
+  const words = (bytes: Uint8Array) => {
+    const view = new DataView(bytes.buffer);
+    return [view.getBigUint64(0, true), view.getBigUint64(8, true), view.getBigUint64(16, true)] as const;
+  };
+
+  it('carries the handover span context with the grant, flags read back as sampled', () => {
+    const context = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+    const [high, low, grant] = words(encodeHandover(context));
+    expect(grant).toBe(0xb7ad6b7169203331n);
+    expect(decodeHandover(high, low, grant)).toEqual(context);
+  });
+
+  it('grants with a bare mark when there is no (valid) context, and links nothing then', () => {
+    for (const context of [undefined, { traceId: 'nothex', spanId: 'b7ad6b7169203331', traceFlags: 1 }, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: '0000000000000000', traceFlags: 1 }]) {
+      const [high, low, grant] = words(encodeHandover(context));
+      expect([high, low, grant]).toEqual([0n, 0n, GRANT_MARK]);
+      expect(decodeHandover(high, low, grant)).toBeUndefined();
+    }
+  });
+});

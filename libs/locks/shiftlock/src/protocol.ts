@@ -1,0 +1,16 @@
+import type { ProtocolDefinition } from '@lockfabric/locks-common';
+import { ENTRY_BYTES } from './lock-entry.js';
+import { SHIFTLOCK_OPTION_HELP, readShiftLockOptions } from './options.js';
+import { ShiftLockClient } from './shiftlock.js';
+
+export const shiftlock: ProtocolDefinition = {
+  id: 'shiftlock',
+  summary: 'ShiftLock (FAST 25): 16-byte entry with masked atomics, MCS queue of writers with SEND handover, batched readers, era-fenced recovery',
+  fabric: 'verbs',
+  // The client needs extended atomics and SEND; the recovery server on a memory node also uses CPU access there.
+  capabilities: ['masked-atomics', 'send'],
+  entryBytes: ENTRY_BYTES,
+  modes: ['shared', 'exclusive'],
+  options: SHIFTLOCK_OPTION_HELP,
+  createClient: (ports, options) => new ShiftLockClient(ports, readShiftLockOptions(options)),
+};
