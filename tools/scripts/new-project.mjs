@@ -41,7 +41,7 @@ write('project.json', {
   projectType: isApp ? 'application' : 'library',
   tags: [`type:${type}`],
   targets: {
-    build: { command: 'tsc -b tsconfig.json', options: { cwd: '{projectRoot}' } },
+    build: { command: 'tsc -p tsconfig.json', options: { cwd: '{projectRoot}' } },
     lint: { command: `tsc -p tsconfig.spec.json && eslint .`, options: { cwd: '{projectRoot}' } },
     test: { command: 'vitest run', options: { cwd: '{projectRoot}' } },
   },

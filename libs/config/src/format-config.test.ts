@@ -21,6 +21,7 @@ describe('formatConfig', () => {
         'memory.entryBytes = 8',
         'memory.iopsCap = (unset)',
         'compute.grpcPort = 50052',
+        'compute.memoryGrpcPort = 50055',
         'compute.memoryNodes = ["mn-0:50051", "mn-1:50051"]',
         'compute.clients = 8',
         'switch.program = "forward"',

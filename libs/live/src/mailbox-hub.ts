@@ -193,10 +193,11 @@ export class MailboxHub {
     const index = queue.messages.findIndex(match);
     if (index >= 0) return Promise.resolve(queue.messages.splice(index, 1)[0]);
     const { signal, deadlineNs } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    // The port's contract, as on every substrate: deadline and abort both resolve `undefined`.
+    if (signal?.aborted) return Promise.resolve(undefined);
     if (this.closed || (deadlineNs !== undefined && deadlineNs <= this.clock.nowNs())) return Promise.resolve(undefined);
 
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
       const timer = new AbortController();
       const settle = () => {
         timer.abort();
@@ -213,7 +214,7 @@ export class MailboxHub {
       };
       const onAbort = () => {
         settle();
-        reject(signal?.reason);
+        resolve(undefined);
       };
       queue.waiters.push(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, OptionReader, TruncatedBackoff } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, TruncatedBackoff } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr, Span, VerbOptions } from '@lockfabric/ports';
@@ -92,13 +92,29 @@ export class CasLockClient implements LockClient<CasGrant> {
   }
 
   async release(grant: CasGrant): Promise<void> {
+    const span = this.ports.trace.startSpan('lock.release', {
+      attributes: { [LOCK_ATTR.protocol]: 'caslock', [LOCK_ATTR.lock]: grant.lock, [LOCK_ATTR.mode]: grant.mode, [LOCK_ATTR.client]: clientKey(this.ports.self) },
+    });
+    this.currentSpan = span;
+    try {
+      await this.releaseWord(grant);
+    } catch (error) {
+      span.recordError(error);
+      throw error;
+    } finally {
+      this.currentSpan = undefined;
+      span.end();
+    }
+  }
+
+  private async releaseWord(grant: CasGrant): Promise<void> {
     const { verbs } = this.ports;
     if (this.options.variant === 'exclusive') {
       if (grant.viaCpu) await verbs.cpu.store(grant.addr, FREE);
-      else await verbs.write(grant.addr, new Uint8Array(8), { lock: grant.lock });
+      else await verbs.write(grant.addr, new Uint8Array(8), this.verbOptions(grant.lock));
     } else if (grant.heldAs === 'shared') {
       if (grant.viaCpu) await verbs.cpu.faa(grant.addr, MINUS_ONE);
-      else await verbs.faa(grant.addr, MINUS_ONE, { lock: grant.lock });
+      else await verbs.faa(grant.addr, MINUS_ONE, this.verbOptions(grant.lock));
     } else {
       // Clear the writer field and keep whatever reader count waiting readers raised meanwhile.
       let expected = writerWord(this.tag);

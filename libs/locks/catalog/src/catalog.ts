@@ -1,6 +1,10 @@
 import { alock } from '@lockfabric/lock-alock';
 import { caslock } from '@lockfabric/lock-caslock';
+import { declock } from '@lockfabric/lock-declock';
+import { declockCql } from '@lockfabric/lock-declock-cql';
 import { drtm } from '@lockfabric/lock-drtm';
+import { dslr } from '@lockfabric/lock-dslr';
+import { dslrBackoff } from '@lockfabric/lock-dslr-backoff';
 import { mcs } from '@lockfabric/lock-mcs';
 import { shiftlock } from '@lockfabric/lock-shiftlock';
 import type { ProtocolDefinition } from '@lockfabric/locks-common';
@@ -8,7 +12,7 @@ import { ConfigError, PROTOCOL_IDS, isProtocolId } from '@lockfabric/ports';
 import type { ProtocolId } from '@lockfabric/ports';
 
 /** Every protocol LockFabric can run, by its DESIGN §10 id. */
-const PROTOCOLS: ReadonlyMap<ProtocolId, ProtocolDefinition> = new Map([caslock, mcs, drtm, shiftlock, alock].map((p) => [p.id, p]));
+const PROTOCOLS: ReadonlyMap<ProtocolId, ProtocolDefinition> = new Map([caslock, dslr, dslrBackoff, mcs, drtm, shiftlock, declock, declockCql, alock].map((p) => [p.id, p]));
 
 export function availableProtocols(): ProtocolDefinition[] {
   return PROTOCOL_IDS.flatMap((id) => {

@@ -3,3 +3,4 @@ export * from './options.js';
 export * from './backoff.js';
 export * from './deadline.js';
 export * from './op-span.js';
+export * from './handover-span.js';

@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, recordHandoverGrant } from '@lockfabric/locks-common';
 import { LeaseExpiredError, LockAbortedError, NS_PER_MS, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientAddress, ClientPorts, Grant, LockClient, LockId, LockMode, Message, RemoteAddr, Span, SpanContextRef } from '@lockfabric/ports';
 import { EndpointPool } from './endpoints.js';
@@ -342,7 +342,10 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
           this.stats.staleMessages++;
           continue;
         }
-        if (message.trace) op.span.addLink(message.trace, { [LINK_ROLE]: 'previous-holder' });
+        if (message.trace) {
+          op.span.addLink(message.trace, { [LINK_ROLE]: 'previous-holder' });
+          recordHandoverGrant(this.ports.trace, message.trace, { [LOCK_ATTR.protocol]: 'shiftlock', [LOCK_ATTR.lock]: lock, [LOCK_ATTR.client]: clientKey(this.ports.self) });
+        }
         if (message.type === MessageType.handover) {
           guard.curRelCnt = message.value;
           guard.consWrt = message.count;

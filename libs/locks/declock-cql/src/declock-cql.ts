@@ -1,0 +1,32 @@
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { ClientPorts } from '@lockfabric/ports';
+import { CQL_OPTION_HELP, createCqlContext, entryBytesFor, readCqlOptions } from '@lockfabric/lock-declock';
+import { FlatCqlClient } from './flat-client.js';
+
+/**
+ * Flat CQL needs C ≥ the clients that can contend for one lock; 32 covers the test workloads.
+ * Paper-scale runs (256 clients) build their definition with `declockCqlProtocol(256)`.
+ */
+export const DECLOCK_CQL_DEFAULT_CAPACITY = 32;
+
+export function createDeclockCqlClient(ports: ClientPorts, options?: ProtocolOptions): FlatCqlClient {
+  const parsed = readCqlOptions('declock-cql', options, ports.locks.entryBytes);
+  const context = createCqlContext(ports, { protocol: 'declock-cql', options: parsed, spareWord: false, withHints: false, contenders: 'clients' });
+  return new FlatCqlClient(ports, parsed, 'declock-cql', context);
+}
+
+/** `declock-cql` whose lock entries (8 + 8·C bytes) hold up to `capacity` queue entries. */
+export function declockCqlProtocol(capacity = DECLOCK_CQL_DEFAULT_CAPACITY): ProtocolDefinition {
+  return {
+    id: 'declock-cql',
+    summary: `DecLock's flat CQL lock: 8-byte FAA header + ring of C entries on the memory node, grants CN to CN, task-fair (C ≤ ${capacity})`,
+    fabric: 'verbs',
+    capabilities: ['send'],
+    entryBytes: entryBytesFor(capacity, false),
+    modes: ['shared', 'exclusive'],
+    options: CQL_OPTION_HELP,
+    createClient: createDeclockCqlClient,
+  };
+}
+
+export const declockCql: ProtocolDefinition = declockCqlProtocol();

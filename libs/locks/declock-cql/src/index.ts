@@ -1,0 +1,2 @@
+export * from './flat-client.js';
+export * from './declock-cql.js';

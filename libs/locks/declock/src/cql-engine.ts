@@ -1,0 +1,306 @@
+import { LOCK_ATTR } from '@lockfabric/locks-common';
+import { NS_PER_MS, clientKey } from '@lockfabric/ports';
+import type { ClientAddress, ClientPorts, LockId, LockMode, RemoteAddr, SpanContextRef } from '@lockfabric/ports';
+import type { ClientInbox, CnSignals } from './cn-signals.js';
+import { encodeEntry } from './entry.js';
+import type { QueueEntry } from './entry.js';
+import { FabricVerbs } from './fabric-verbs.js';
+import { VER_INIT, add64, sub64 } from './header.js';
+import type { HeaderFields, HeaderLayout } from './header.js';
+import { LockResetter } from './lock-reset.js';
+import type { ResetReason } from './lock-reset.js';
+import { grantMessage } from './messages.js';
+import type { CqlOptions } from './options.js';
+import { QueueSnapshot } from './queue-snapshot.js';
+import { HEADER_BYTES } from './table-layout.js';
+import type { CqlTable } from './table-layout.js';
+
+/** Queue membership of a holder: what its release needs. */
+export interface CqlHold {
+  readonly lock: LockId;
+  readonly mode: LockMode;
+  /** Reset epoch the acquire FAA landed in; grants this holder sends carry it. */
+  readonly epoch: number;
+  readonly pos: number;
+}
+
+export type CqlAbortReason = 'reset-in-progress' | 'reset-seen' | 'reset' | ResetReason;
+
+export type CqlAttempt =
+  | {
+      readonly ok: true;
+      readonly hold: CqlHold;
+      /** Earliest remote waiter behind this holder, from the grant (hierarchical hint). */
+      readonly remoteTs: number | undefined;
+      /** The releaser's `lock.handover` span, when the lock came by message. */
+      readonly handover: SpanContextRef | undefined;
+      readonly waited: boolean;
+    }
+  | { readonly ok: false; readonly reason: CqlAbortReason; readonly backoff: boolean };
+
+/** Verbs issued by one operation (an AcquireSpan satisfies it). */
+export interface VerbTally {
+  verbs: number;
+}
+
+/** Counters of one client's CQL work, for tests and reports. */
+export interface CqlStats {
+  extraReads: number;
+  grantsSent: number;
+  resetsStarted: number;
+  aborts: number;
+}
+
+/**
+ * The CQL lock of one client (paper §4, Fig. 7): FAA to enqueue, one WRITE of the entry when it
+ * must wait, a grant message from the predecessor; release as FAA + READ of the queue in one
+ * doorbell, then grant messages to the successor(s) found in the snapshot.
+ */
+export class CqlEngine {
+  readonly stats: CqlStats = { extraReads: 0, grantsSent: 0, resetsStarted: 0, aborts: 0 };
+  readonly resetter: LockResetter;
+  private readonly timeoutNs: number;
+
+  constructor(
+    private readonly ports: ClientPorts,
+    readonly header: HeaderLayout,
+    readonly table: CqlTable,
+    private readonly signals: CnSignals,
+    private readonly inbox: ClientInbox,
+    private readonly options: CqlOptions,
+    private readonly protocol: string,
+    /** Send earliest-remote-timestamp hints with grants (hierarchical mode). */
+    private readonly withHints: boolean,
+    /** Clients a RESET is broadcast to, besides the queued ones. */
+    peers: () => readonly ClientAddress[] = () => [],
+  ) {
+    this.resetter = new LockResetter(ports, header, table, signals, options, protocol, peers);
+    const stagger = (ports.self.node % 16) * options.acquireTimeoutStaggerMs;
+    this.timeoutNs = (options.acquireTimeoutMs + stagger) * NS_PER_MS;
+  }
+
+  /** CQL_ACQUIRE: granted, or aborted (the caller retries; `backoff` when a reset is under way). */
+  async acquire(lock: LockId, mode: LockMode, ts: number, tally: VerbTally): Promise<CqlAttempt> {
+    const H = this.header;
+    const verbs = new FabricVerbs(this.ports.verbs, lock);
+    const addr = this.table.header(lock);
+    const acq = H.acquireDelta(mode);
+    this.inbox.ensureRunning();
+    tally.verbs++;
+    const old = await verbs.faa(addr, acq);
+    const seen = H.decode(old);
+    if (seen.resetId !== 0) return this.withdraw(verbs, addr, acq, tally, 'reset-in-progress');
+    // The FAA landed before a reset's claim, but the RESET overtook its completion: leave (ack).
+    if (this.signals.resetSeen(lock, seen.epoch)) return this.withdraw(verbs, addr, acq, tally, 'reset-seen');
+    const pos = seen.qhead + seen.qsize;
+    const hold: CqlHold = { lock, mode, epoch: seen.epoch, pos };
+
+    // Proactive overflow check, before the grant test: never write into a live slot.
+    if (!this.options.paperLiteralLazyOverflow && seen.qsize >= H.capacity) {
+      return this.abortWithReset(lock, add64(old, acq), acq, seen.epoch, 'queue-overflow', tally);
+    }
+    if (this.grantedAtOnce(mode, seen)) return { ok: true, hold, remoteTs: undefined, handover: undefined, waited: false };
+    // A lap of 0xFFFF would look like a never-written entry.
+    if (H.lap(pos) >= VER_INIT) return this.abortWithReset(lock, add64(old, acq), acq, seen.epoch, 'version-wrap', tally);
+
+    const wait = this.signals.register(this.ports.self.client, lock, seen.epoch, pos);
+    const entry: QueueEntry = { version: H.version(pos), ts, mode, client: this.ports.self };
+    tally.verbs++;
+    await verbs.writeWord(this.table.entry(lock, H.slot(pos)), encodeEntry(entry));
+    const outcome = await wait.until(this.ports.clock, this.ports.clock.nowNs() + this.timeoutNs);
+    if (outcome.kind === 'grant') return { ok: true, hold, remoteTs: outcome.remoteTs, handover: outcome.trace, waited: true };
+    if (outcome.kind === 'reset') return this.withdraw(verbs, addr, acq, tally, 'reset');
+    // No grant in time: a failed CN, a lost grant or a corrupted queue. Reset (§4.4).
+    return this.abortWithReset(lock, add64(old, acq), acq, seen.epoch, 'acquire-timeout', tally);
+  }
+
+  /** CQL_RELEASE. */
+  async release(hold: CqlHold): Promise<void> {
+    const H = this.header;
+    const { lock } = hold;
+    const verbs = new FabricVerbs(this.ports.verbs, lock);
+    const rel = H.releaseDelta(hold.mode);
+    const { old, data } = await verbs.faaThenRead(this.table.header(lock), rel, this.table.queue(lock), this.table.queueBytes);
+    const seen = H.decode(old);
+    // Under reset the release is void (its FAA was this holder's acknowledgement).
+    if (seen.resetId !== 0 || seen.epoch !== hold.epoch) return;
+    if (H.lap(seen.qhead + 1) >= VER_INIT) {
+      await this.startReset(lock, add64(old, rel), 0n, seen.epoch, 'version-wrap');
+      return;
+    }
+    if (seen.qsize <= 1) return;
+    const queue = new QueueSnapshot(H, data);
+    if (hold.mode === 'shared') await this.releaseShared(verbs, hold, seen, old, queue);
+    else await this.releaseExclusive(verbs, hold, seen, old, queue);
+  }
+
+  /**
+   * After an abort by someone else's reset: poll the header with READs (which, unlike a retried
+   * FAA, never disturb the resetter's final CAS) until the reset id is clear, pausing in between.
+   */
+  async waitForResetEnd(lock: LockId, tally: VerbTally, pauseNs: () => number): Promise<void> {
+    const verbs = new FabricVerbs(this.ports.verbs, lock);
+    for (;;) {
+      await this.ports.clock.sleep(pauseNs());
+      tally.verbs++;
+      if (this.header.decode(await verbs.readWord(this.table.header(lock))).resetId === 0) return;
+    }
+  }
+
+  /** Earliest timestamp among waiters of other CNs, from one READ of header + queue (§5.3 prefetch). */
+  async prefetchRemoteTs(lock: LockId, tally: VerbTally): Promise<number | undefined> {
+    tally.verbs++;
+    const verbs = new FabricVerbs(this.ports.verbs, lock);
+    const bytes = await verbs.read(this.table.header(lock), HEADER_BYTES + this.table.queueBytes);
+    const seen = this.header.decode(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+    if (seen.resetId !== 0) return undefined;
+    const queue = new QueueSnapshot(this.header, bytes, HEADER_BYTES);
+    return queue.earliestTs(seen.qhead + 1, seen.qhead + seen.qsize, this.ports.self.node);
+  }
+
+  private grantedAtOnce(mode: LockMode, seen: HeaderFields): boolean {
+    if (seen.qsize === 0) return true;
+    if (mode !== 'shared') return false;
+    if (this.options.mutantReaderGrant) return seen.wcnt === 0 || seen.qsize > seen.wcnt;
+    return seen.wcnt === 0;
+  }
+
+  /** A releasing reader: notify the successor only if it is a writer (Fig. 7 lines 8–13). */
+  private async releaseShared(verbs: FabricVerbs, hold: CqlHold, seen: HeaderFields, old: bigint, queue: QueueSnapshot): Promise<void> {
+    const { qhead: h, qsize: s, wcnt: w } = seen;
+    if (w === 0) return; // only reader holders remain
+    const successor = h + 1;
+    const guess = add64(old, this.header.releaseDelta('shared'));
+    if (queue.state(successor) === 'valid') {
+      const entry = queue.entry(successor);
+      if (entry.mode === 'exclusive') this.notify(hold, [{ entry, pos: successor }], this.hint(queue, h, s, successor + 1));
+      return;
+    }
+    // Locate all w writers among h+1 … h+s-1; every other position then belongs to a reader.
+    for (let attempt = 0; ; attempt++) {
+      if (this.signals.resetSeen(hold.lock, hold.epoch)) return;
+      let found = 0;
+      for (let pos = h + 1; pos < h + s; pos++) {
+        const state = lapWrapped(this.header, pos) ? 'wrapped' : queue.state(pos);
+        if (state === 'overwritten' || state === 'wrapped') {
+          await this.startReset(hold.lock, guess, 0n, hold.epoch, state === 'wrapped' ? 'version-wrap' : 'entry-overwritten');
+          return;
+        }
+        if (state === 'valid' && queue.entry(pos).mode === 'exclusive') found++;
+      }
+      if (found >= w) break;
+      if (attempt >= this.options.maxRefetch) {
+        await this.startReset(hold.lock, guess, 0n, hold.epoch, 'refetch-limit');
+        return;
+      }
+      if (!(await this.refetch(verbs, hold, queue))) return;
+    }
+    if (queue.state(successor) === 'valid' && queue.entry(successor).mode === 'exclusive') {
+      this.notify(hold, [{ entry: queue.entry(successor), pos: successor }], this.hint(queue, h, s, successor + 1));
+    }
+  }
+
+  /** A releasing writer: the successor, or the run of readers behind it (Fig. 7 lines 11–19). */
+  private async releaseExclusive(verbs: FabricVerbs, hold: CqlHold, seen: HeaderFields, old: bigint, queue: QueueSnapshot): Promise<void> {
+    const { qhead: h, qsize: s } = seen;
+    const guess = add64(old, this.header.releaseDelta('exclusive'));
+    const first = await this.fetchValid(verbs, hold, queue, h + 1, guess);
+    if (!first) return;
+    if (first.mode === 'exclusive' || s === 2) {
+      this.notify(hold, [{ entry: first, pos: h + 1 }], this.hint(queue, h, s, h + 2));
+      return;
+    }
+    const batch = [{ entry: first, pos: h + 1 }];
+    for (let pos = h + 2; pos < h + s; pos++) {
+      const entry = await this.fetchValid(verbs, hold, queue, pos, guess);
+      if (!entry) return;
+      if (entry.mode === 'exclusive') {
+        if (this.options.mutantBatchPastWriters) continue;
+        break;
+      }
+      batch.push({ entry, pos });
+    }
+    const last = batch[batch.length - 1]?.pos ?? h + 1;
+    this.notify(hold, batch, this.hint(queue, h, s, last + 1));
+  }
+
+  /** FETCH_VALID: every entry behind a writer holder belongs to a waiter, so it becomes valid. */
+  private async fetchValid(verbs: FabricVerbs, hold: CqlHold, queue: QueueSnapshot, pos: number, guess: bigint): Promise<QueueEntry | undefined> {
+    // Checked first: a never-written entry (0xFFFF) would pass as valid in lap 0xFFFF.
+    if (lapWrapped(this.header, pos)) {
+      await this.startReset(hold.lock, guess, 0n, hold.epoch, 'version-wrap');
+      return undefined;
+    }
+    for (let attempt = 0; attempt <= this.options.maxRefetch; attempt++) {
+      const state = queue.state(pos);
+      if (state === 'valid') return queue.entry(pos);
+      if (this.signals.resetSeen(hold.lock, hold.epoch)) return undefined;
+      if (state === 'overwritten') {
+        await this.startReset(hold.lock, guess, 0n, hold.epoch, 'entry-overwritten');
+        return undefined;
+      }
+      if (!(await this.refetch(verbs, hold, queue))) return undefined;
+    }
+    await this.startReset(hold.lock, guess, 0n, hold.epoch, 'refetch-limit');
+    return undefined;
+  }
+
+  /**
+   * One extra READ of header + queue. The header tells a releaser that a reset began (the member
+   * it waits for may have withdrawn without writing), since only queued waiters get a RESET.
+   */
+  private async refetch(verbs: FabricVerbs, hold: CqlHold, queue: QueueSnapshot): Promise<boolean> {
+    this.stats.extraReads++;
+    const bytes = await verbs.read(this.table.header(hold.lock), HEADER_BYTES + this.table.queueBytes);
+    const seen = this.header.decode(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+    if (seen.resetId !== 0 || seen.epoch !== hold.epoch) return false;
+    queue.refresh(new QueueSnapshot(this.header, bytes, HEADER_BYTES));
+    return true;
+  }
+
+  private hint(queue: QueueSnapshot, h: number, s: number, from: number): number | undefined {
+    return this.withHints ? queue.earliestTs(from, h + s) : undefined;
+  }
+
+  /** Grants to the successor(s), under one `lock.handover` span whose context travels in each message. */
+  private notify(hold: CqlHold, targets: readonly { entry: QueueEntry; pos: number }[], remoteTs: number | undefined): void {
+    const span = this.ports.trace.startSpan('lock.handover', {
+      attributes: {
+        [LOCK_ATTR.protocol]: this.protocol,
+        [LOCK_ATTR.lock]: hold.lock,
+        [LOCK_ATTR.client]: clientKey(this.ports.self),
+        'declock.handover.from_mode': hold.mode,
+        'declock.handover.grants': targets.length,
+        'declock.handover.to': targets.map((t) => clientKey(t.entry.client)).join(','),
+      },
+    });
+    for (const { entry, pos } of targets) {
+      this.ports.mailbox.send(grantMessage(entry.client, { lock: hold.lock, epoch: hold.epoch, pos, remoteTs, trace: span.context }));
+      this.stats.grantsSent++;
+    }
+    span.end();
+  }
+
+  private async withdraw(verbs: FabricVerbs, addr: RemoteAddr, acq: bigint, tally: VerbTally, reason: CqlAbortReason): Promise<CqlAttempt> {
+    tally.verbs++;
+    this.stats.aborts++;
+    await verbs.faa(addr, sub64(0n, acq));
+    return { ok: false, reason, backoff: true };
+  }
+
+  private async abortWithReset(lock: LockId, guess: bigint, acq: bigint, epoch: number, reason: ResetReason, tally: VerbTally): Promise<CqlAttempt> {
+    this.stats.aborts++;
+    tally.verbs++;
+    const outcome = await this.startReset(lock, guess, acq, epoch, reason);
+    return { ok: false, reason, backoff: outcome !== 'done' };
+  }
+
+  private startReset(lock: LockId, guess: bigint, membership: bigint, epoch: number, reason: ResetReason) {
+    this.stats.resetsStarted++;
+    return this.resetter.reset(lock, guess, membership, epoch, reason);
+  }
+}
+
+function lapWrapped(header: HeaderLayout, pos: number): boolean {
+  return header.lap(pos) >= VER_INIT;
+}

@@ -1,0 +1,35 @@
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { ClientPorts } from '@lockfabric/ports';
+import { createCqlContext } from './cql-context.js';
+import { HierarchicalClient } from './hierarchical-client.js';
+import { HIERARCHICAL_OPTION_HELP, readHierarchicalOptions } from './options.js';
+import { entryBytesFor } from './table-layout.js';
+
+/** The paper's default: capacity = number of compute nodes = 8. */
+export const DECLOCK_DEFAULT_CAPACITY = 8;
+
+export function createDeclockClient(ports: ClientPorts, options?: ProtocolOptions): HierarchicalClient {
+  const parsed = readHierarchicalOptions('declock', options, ports.locks.entryBytes);
+  const context = createCqlContext(ports, { protocol: 'declock', options: parsed, spareWord: true, withHints: true, contenders: 'compute-nodes' });
+  return new HierarchicalClient(ports, parsed, 'declock', context);
+}
+
+/**
+ * `declock` with room for `capacity` queue entries per lock: each lock-table entry is
+ * 8 (header) + 8·C (queue) + 8 (spare word) bytes. The `capacity` option may pick any smaller
+ * power of two; by default the client uses the largest capacity that fits the entry.
+ */
+export function declockProtocol(capacity = DECLOCK_DEFAULT_CAPACITY): ProtocolDefinition {
+  return {
+    id: 'declock',
+    summary: `DecLock: CQL queue-notify lock (FAA to enqueue, FAA+READ to release, grants CN to CN) under a timestamp-ordered per-node local lock; tf or pf (C ≤ ${capacity})`,
+    fabric: 'verbs',
+    capabilities: ['send'],
+    entryBytes: entryBytesFor(capacity, true),
+    modes: ['shared', 'exclusive'],
+    options: HIERARCHICAL_OPTION_HELP,
+    createClient: createDeclockClient,
+  };
+}
+
+export const declock: ProtocolDefinition = declockProtocol();

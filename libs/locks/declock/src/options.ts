@@ -1,0 +1,122 @@
+import { OptionReader } from '@lockfabric/locks-common';
+import type { ProtocolOptions } from '@lockfabric/locks-common';
+import { ConfigError } from '@lockfabric/ports';
+import { capacityFitting } from './table-layout.js';
+
+/** Settings of the CQL layer, shared by the flat lock and the hierarchical one. */
+export interface CqlOptions {
+  /** Queue capacity C (power of two); the lock entry must hold 8 + 8C bytes (+8 hierarchical). */
+  readonly capacity: number;
+  /** A waiter that has no grant after this long resets the lock (CN failure, lost grant). */
+  readonly acquireTimeoutMs: number;
+  /** Added per compute node index so waiters of different CNs do not reset at once. */
+  readonly acquireTimeoutStaggerMs: number;
+  /**
+   * Failure detector stand-in: a reset whose queue has not drained (no header change) for this
+   * long declares the remaining members failed and completes anyway. Infinity (default) waits
+   * for every member, which is always safe; a finite value is safe only if it exceeds the longest
+   * critical section, because a declared-failed holder that is merely slow keeps its hold.
+   */
+  readonly suspectAfterMs: number;
+  /** Refetches of obsolete entries before a release gives up and resets (spec MAX_REFETCH). */
+  readonly maxRefetch: number;
+  readonly retryBackoffInitialNs: number;
+  readonly retryBackoffMaxNs: number;
+  /** Paper-literal: no acquirer-side `qsize ≥ C` check; overflow is found lazily by releasers. */
+  readonly paperLiteralLazyOverflow: boolean;
+  /**
+   * Admit more contenders than C (up to the hard limit 2C−1, past which qsize spills into qhead):
+   * the acquirer-side overflow check then resets the lock. Off: more than C is refused at start.
+   */
+  readonly allowQueueOverflow: boolean;
+  /** Test-only mutant: a reader is granted at once when any reader is queued (ignores waiting writers). */
+  readonly mutantReaderGrant: boolean;
+  /** Test-only mutant: a releasing writer grants every waiting reader in the snapshot, skipping over writers. */
+  readonly mutantBatchPastWriters: boolean;
+}
+
+export type FairnessPolicy = 'tf' | 'pf';
+
+export interface HierarchicalOptions extends CqlOptions {
+  /** Task-fair (default) or phase-fair handling of local readers and writers. */
+  readonly policy: FairnessPolicy;
+  /** Clock sync period through the memory-node counter; 0 turns sync off (timestamps use the local origin). */
+  readonly syncPeriodMs: number;
+  /** CNs taking part in a sync round; 0 = the CNs that created declock clients in this process. */
+  readonly syncNodes: number;
+  /** How long a CN polls the sync counter before giving up on a round. */
+  readonly syncTimeoutUs: number;
+  /** Paper-literal: a reader arriving in SHARED state joins at once, without the remote-timestamp check. */
+  readonly paperLiteralSharedAdmission: boolean;
+  /** Test-only mutant: local handoffs ignore remote waiters' timestamps (Local-Prefer without bound). */
+  readonly mutantIgnoreTimestamps: boolean;
+  /** Test-only mutant: sharing among local readers also admits waiting writers. */
+  readonly mutantShareWithWriters: boolean;
+}
+
+export const CQL_OPTION_HELP: Readonly<Record<string, string>> = {
+  capacity: 'queue capacity C, a power of two (default: the largest that fits the lock entry)',
+  acquireTimeoutMs: 'waiter timeout that triggers a lock reset (default 10)',
+  acquireTimeoutStaggerMs: 'extra timeout per compute-node index (default 1)',
+  suspectAfterMs: 'declare queue members failed when a reset has not drained for this long (default inf: never)',
+  maxRefetch: 'refetches of obsolete entries before a reset (default 8192)',
+  retryBackoffInitialNs: 'first backoff after an aborted acquire (default 2000)',
+  retryBackoffMaxNs: 'backoff cap after aborted acquires (default 256000)',
+  allowQueueOverflow: 'accept up to 2C-1 contenders (overflow resets) instead of refusing more than C',
+  paperLiteralLazyOverflow: 'paper-literal: detect queue overflow only when a releaser finds an overwritten entry',
+  mutantReaderGrant: 'test-only: readers skip waiting writers (broken on purpose)',
+  mutantBatchPastWriters: 'test-only: a writer grants readers beyond the next writer (broken on purpose)',
+};
+
+export const HIERARCHICAL_OPTION_HELP: Readonly<Record<string, string>> = {
+  ...CQL_OPTION_HELP,
+  policy: 'tf (task-fair, default) or pf (phase-fair) among a compute node’s clients',
+  syncPeriodMs: 'clock sync period through the memory-node counter (default 1000; 0 = off)',
+  syncNodes: 'compute nodes in a sync round (default 0: those with clients in this process)',
+  syncTimeoutUs: 'longest poll of the sync counter (default 1000)',
+  paperLiteralSharedAdmission: 'paper-literal: readers join a SHARED lock without the remote-timestamp check',
+  mutantIgnoreTimestamps: 'test-only: local handoff ignores remote waiters (broken fairness on purpose)',
+  mutantShareWithWriters: 'test-only: local sharing admits writers (broken on purpose)',
+};
+
+function readCql(reader: OptionReader, entryBytes: number, spareWord: boolean): CqlOptions {
+  const fitting = capacityFitting(entryBytes, spareWord);
+  const capacity = reader.number('capacity', fitting, { min: 0, integer: true });
+  if (capacity === 0) throw new ConfigError([`declock: a lock entry of ${entryBytes} bytes holds no queue of capacity ≥ 2`]);
+  return {
+    capacity,
+    acquireTimeoutMs: reader.number('acquireTimeoutMs', 10, { min: 0.001 }),
+    acquireTimeoutStaggerMs: reader.number('acquireTimeoutStaggerMs', 1, { min: 0 }),
+    suspectAfterMs: reader.number('suspectAfterMs', Infinity, { min: 0.001 }),
+    maxRefetch: reader.number('maxRefetch', 8192, { min: 1, integer: true }),
+    retryBackoffInitialNs: reader.number('retryBackoffInitialNs', 2_000, { min: 1 }),
+    retryBackoffMaxNs: reader.number('retryBackoffMaxNs', 256_000, { min: 1 }),
+    allowQueueOverflow: reader.boolean('allowQueueOverflow', false),
+    paperLiteralLazyOverflow: reader.boolean('paperLiteralLazyOverflow', false),
+    mutantReaderGrant: reader.boolean('mutantReaderGrant', false),
+    mutantBatchPastWriters: reader.boolean('mutantBatchPastWriters', false),
+  };
+}
+
+export function readCqlOptions(protocol: string, options: ProtocolOptions | undefined, entryBytes: number): CqlOptions {
+  const reader = new OptionReader(protocol, options);
+  const parsed = readCql(reader, entryBytes, false);
+  reader.done();
+  return parsed;
+}
+
+export function readHierarchicalOptions(protocol: string, options: ProtocolOptions | undefined, entryBytes: number): HierarchicalOptions {
+  const reader = new OptionReader(protocol, options);
+  const parsed: HierarchicalOptions = {
+    ...readCql(reader, entryBytes, true),
+    policy: reader.choice('policy', ['tf', 'pf'] as const, 'tf'),
+    syncPeriodMs: reader.number('syncPeriodMs', 1_000, { min: 0 }),
+    syncNodes: reader.number('syncNodes', 0, { min: 0, integer: true }),
+    syncTimeoutUs: reader.number('syncTimeoutUs', 1_000, { min: 1 }),
+    paperLiteralSharedAdmission: reader.boolean('paperLiteralSharedAdmission', false),
+    mutantIgnoreTimestamps: reader.boolean('mutantIgnoreTimestamps', false),
+    mutantShareWithWriters: reader.boolean('mutantShareWithWriters', false),
+  };
+  reader.done();
+  return parsed;
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { CnSignals, epochAfter, grantMessage, resetMessage } from '../src/index.js';
+import type { Message } from '@lockfabric/ports';
+
+const me = { node: 1, client: 4 };
+const from = { node: 2, client: 0 };
+const deliver = (signals: CnSignals, message: Omit<Message, 'from'>) => signals.deliver({ ...message, from });
+
+describe('grant fencing by reset epoch (§2.4, §3.5 "expired notifications")', () => {
+  it('a grant reaches only the wait of its exact lock, epoch and position', async () => {
+    const signals = new CnSignals(1, 28);
+    const wait = signals.register(me.client, 7, 0, 3);
+    deliver(signals, grantMessage(me, { lock: 7, epoch: 1, pos: 3, remoteTs: undefined, trace: undefined })); // another epoch
+    deliver(signals, grantMessage(me, { lock: 7, epoch: 0, pos: 4, remoteTs: undefined, trace: undefined })); // another position
+    expect(signals.staleGrants).toBe(2);
+    deliver(signals, grantMessage(me, { lock: 7, epoch: 0, pos: 3, remoteTs: 0x1234, trace: undefined }));
+    expect(await wait.done).toEqual({ kind: 'grant', remoteTs: 0x1234, trace: undefined });
+  });
+
+  it('a RESET aborts every wait of an older epoch on that lock, and a grant sent before the reset is dropped', async () => {
+    const signals = new CnSignals(1, 28);
+    const old = signals.register(me.client, 7, 0, 3);
+    const otherLock = signals.register(me.client, 8, 0, 3);
+    deliver(signals, resetMessage(me, 7, 1, 3));
+    expect(await old.done).toEqual({ kind: 'reset' });
+    expect(signals.resetSeen(7, 0)).toBe(true);
+    expect(signals.resetSeen(7, 1)).toBe(false);
+    // The expired grant arrives late, after the client re-enqueued at the same position in epoch 1.
+    const renewed = signals.register(me.client, 7, 1, 3);
+    deliver(signals, grantMessage(me, { lock: 7, epoch: 0, pos: 3, remoteTs: undefined, trace: undefined }));
+    expect(signals.staleGrants).toBe(1);
+    // A duplicate, delayed RESET of the same epoch does not abort the new wait either.
+    deliver(signals, resetMessage(me, 7, 1, 3));
+    deliver(signals, grantMessage(me, { lock: 7, epoch: 1, pos: 3, remoteTs: undefined, trace: undefined }));
+    expect((await renewed.done).kind).toBe('grant');
+    deliver(signals, grantMessage(me, { lock: 8, epoch: 0, pos: 3, remoteTs: undefined, trace: undefined }));
+    expect((await otherLock.done).kind).toBe('grant');
+  });
+
+  it('a wait registered after its epoch was reset is aborted at once', async () => {
+    const signals = new CnSignals(1, 28);
+    signals.announce(5, 2);
+    expect(await signals.register(me.client, 5, 1, 0).done).toEqual({ kind: 'reset' });
+  });
+
+  it('compares epochs on the ring of 2^bits', () => {
+    expect(epochAfter(1, 0, 4)).toBe(true);
+    expect(epochAfter(0, 15, 4)).toBe(true); // wrapped
+    expect(epochAfter(15, 0, 4)).toBe(false);
+    expect(epochAfter(3, 3, 4)).toBe(false);
+  });
+});

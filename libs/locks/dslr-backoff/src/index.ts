@@ -1,0 +1,2 @@
+export * from './poll-backoff.js';
+export * from './dslr-backoff.js';

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { runInMemory } from '@lockfabric/harness';
+import { dslr } from '@lockfabric/lock-dslr';
+import type { HistoryEvent } from '@lockfabric/check';
+import { dslrBackoff } from '../src/index.js';
+import { checkConflictFcfs } from './support/conflict-fcfs.js';
+import { ResetCounter, checkSeed } from './support/sweep-check.js';
+import { hotSwarmCase, swarmCase } from './support/swarm.js';
+
+const SEEDS = 500;
+
+describe('dslr-backoff: simulation sweep', () => {
+  it(`${SEEDS} seeds of swarm runs: no violation, typed failures only, FCFS and zero CAS when fault-free`, async () => {
+    const resets = new ResetCounter();
+    const findings: string[] = [];
+    let aborts = 0;
+    let crashRuns = 0;
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const swarm = swarmCase(seed);
+      const found = await checkSeed(dslrBackoff, swarm, resets);
+      if (found.problems.length > 0) findings.push(`seed ${seed} ${JSON.stringify(swarm.options)}: ${found.problems.join('; ')}`);
+      aborts += found.aborts;
+      if (swarm.crashProbability > 0) crashRuns++;
+    }
+    expect(findings).toEqual([]);
+    expect(crashRuns).toBeGreaterThan(100);
+    expect(aborts).toBeGreaterThan(0);
+    for (const cause of ['skip', 'resetter-zero', 'frozen-watchdog-zero']) expect(resets.causes[cause] ?? 0, cause).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('polls more often than DSLR’s wait estimate but less than busy polling', async () => {
+    const spec = { clients: 10, locks: 1, readRatio: 0.3, distribution: 'uniform' as const, operations: 200, thinkNs: 1_000, criticalSectionNs: 5_000, seed: 9 };
+    const plus = await runInMemory({ substrate: 'sim', protocol: dslrBackoff, spec });
+    const paced = await runInMemory({ substrate: 'sim', protocol: dslr, spec });
+    const busy = await runInMemory({ substrate: 'sim', protocol: dslr, protocolOptions: { polling: 'busy' }, spec });
+    expect(plus.verdict.ok).toBe(true);
+    expect(plus.verbs['faa']).toBe(400);
+    expect(plus.verbs['read']!).toBeGreaterThan(paced.verbs['read']!);
+    expect(plus.verbs['read']!).toBeLessThan(busy.verbs['read']!);
+  });
+});
+
+describe('dslr-backoff: mutants', () => {
+  it('the FCFS checker copy fails on an overtaking writer', () => {
+    const ev = (client: string, mode: 'shared' | 'exclusive', phase: 'invoke' | 'ok', timeNs: number): HistoryEvent => ({ client, lock: 0, mode, op: 'acquire', phase, timeNs });
+    const history = [ev('a', 'shared', 'invoke', 0), ev('b', 'exclusive', 'invoke', 5_000), ev('b', 'exclusive', 'ok', 6_000), ev('a', 'shared', 'ok', 20_000)];
+    expect(checkConflictFcfs(history, { slackNs: 1_000 }).ok).toBe(false);
+  });
+
+  it('A1 (paper shared check) makes readers abort in crash-free runs within 40 seeds', async () => {
+    let found: string[] = [];
+    for (let seed = 1; seed <= 40 && found.length === 0; seed++) found = (await checkSeed(dslrBackoff, swarmCase(seed, { paperLiteralSharedCheck: true }))).problems;
+    expect(found.join(' ')).toMatch(/aborts in a crash-free run/);
+  }, 120_000);
+
+  it('A4 (zero after skip) violates exclusion within 40 hot seeds', async () => {
+    let found: string[] = [];
+    for (let seed = 1; seed <= 40 && found.length === 0; seed++) found = (await checkSeed(dslrBackoff, hotSwarmCase(seed, { paperLiteralZeroAfterSkip: true }))).problems;
+    expect(found.join(' ')).toMatch(/^exclusion/);
+  }, 120_000);
+});

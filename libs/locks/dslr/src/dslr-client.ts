@@ -1,0 +1,331 @@
+import { AcquireDeadline, AcquireSpan } from '@lockfabric/locks-common';
+import { ConfigError, LeaseExpiredError, LockAbortedError, NS_PER_MS, clientKey, lockAddress } from '@lockfabric/ports';
+import type { ClientPorts, LockClient, LockId, LockMode } from '@lockfabric/ports';
+import { DSLR_ATTR, DslrContext } from './context.js';
+import { CounterReset } from './counter-reset.js';
+import type { DslrAcquireOptions, DslrGrant } from './grant.js';
+import { drained, maxField, nowField, sameNow, withAdded } from './lock-word.js';
+import type { Counters } from './lock-word.js';
+import { LockWordAccess } from './lock-word-access.js';
+import type { DslrOptions } from './options.js';
+import type { PollPacing } from './pacing.js';
+import { RetryBackoff } from './retry-backoff.js';
+import { bakeryOf, crossesLimit, drainedState, invalidation, isGranted, isWritable, skipValue, ticketsAhead } from './ticket-rules.js';
+import type { Invalidation, InvalidationRules, RequestKind, Sightings } from './ticket-rules.js';
+import { WaitAttachment } from './wait-attachment.js';
+
+/** A ticket drawn by one FAA on an unfrozen word. */
+interface DrawnTicket {
+  readonly lock: LockId;
+  readonly kind: RequestKind;
+  readonly slots: number;
+  readonly access: LockWordAccess;
+  readonly word: bigint;
+  readonly t: Counters;
+  readonly issueNs: number;
+  readonly doneNs: number;
+  readonly resetFrom: bigint | undefined;
+}
+
+type WaitOutcome =
+  | { readonly kind: 'granted'; readonly leaseStartNs: number; readonly seen: Counters }
+  | { readonly kind: 'invalidated'; readonly why: Invalidation }
+  | { readonly kind: 'skipped' }
+  | { readonly kind: 'abandoned' };
+
+/** What the client keeps about a grant it handed out. */
+interface HoldState {
+  readonly access: LockWordAccess;
+  readonly t: Counters;
+  /** The observation that showed the grant. */
+  readonly seen: Counters;
+  writable: boolean;
+  released: boolean;
+}
+
+const ABORT_REASONS: Readonly<Record<Invalidation | 'skipped-self', string>> = {
+  skipped: 'a waiter behind skipped this ticket after the counters stalled',
+  reset: 'the lock word was reset while this ticket waited',
+  'skipped-self': 'the tickets ahead stalled for twice their lease; this ticket skipped them and must restart',
+};
+
+/**
+ * One DSLR lock client (spec §5–§10): a bakery lock per 64-bit word, acquired with one FAA and
+ * released with one FAA when uncontended; waiters poll with READ; CAS only repairs (skips of stalled
+ * tickets, counter resets, withdrawals of bounced tickets).
+ */
+export class DslrClient implements LockClient<DslrGrant> {
+  private readonly context: DslrContext;
+  private readonly reset: CounterReset;
+  private readonly backoff: RetryBackoff;
+  private readonly rules: InvalidationRules;
+  private readonly holds = new WeakMap<DslrGrant, HoldState>();
+  private readonly options: DslrOptions;
+
+  constructor(
+    private readonly ports: ClientPorts,
+    options: DslrOptions,
+    private readonly pacing: PollPacing,
+    protocolId = 'dslr',
+  ) {
+    this.context = new DslrContext(ports, options, protocolId);
+    this.options = options;
+    this.reset = new CounterReset(this.context);
+    this.backoff = new RetryBackoff(ports.random, options.backoffBaseNs, options.backoffCapNs);
+    this.rules = { paperLiteralSharedCheck: options.paperLiteralSharedCheck, generationCheck: !options.mutantNoGenerationCheck };
+  }
+
+  acquire(lock: LockId, mode: LockMode, options?: DslrAcquireOptions): Promise<DslrGrant> {
+    return this.request(lock, mode, mode, options);
+  }
+
+  /** An update lock (§10): granted alongside earlier readers; write access once they are gone. Needs `updateLocks`. */
+  acquireUpdate(lock: LockId, options?: DslrAcquireOptions): Promise<DslrGrant> {
+    if (!this.context.layout.hasUpdate) {
+      return Promise.reject(new ConfigError(['dslr update locks need the option updateLocks=true (the six-field lock word)']));
+    }
+    return this.request(lock, 'update', 'exclusive', options);
+  }
+
+  /** True when the grant may write: always for exclusive, for an update lock once earlier readers released. */
+  canWrite(grant: DslrGrant): boolean {
+    if (grant.kind === 'shared') return false;
+    return grant.kind === 'exclusive' || this.holdOf(grant).writable;
+  }
+
+  /**
+   * Waits until an update holder may write (every earlier shared slot released). Fails with
+   * LeaseExpiredError when the lease runs out first, LockAbortedError when the ticket was skipped
+   * or reset, LockTimeoutError at the deadline (the update lock is still held then).
+   */
+  async awaitWriteAccess(grant: DslrGrant, options: DslrAcquireOptions = {}): Promise<void> {
+    if (grant.kind !== 'update') {
+      if (grant.kind === 'shared') throw new ConfigError(['a shared DSLR grant never gets write access; request an update lock']);
+      return;
+    }
+    const hold = this.holdOf(grant);
+    if (hold.writable) return;
+    const deadline = new AcquireDeadline(this.ports.clock, grant.lock, 'exclusive', options);
+    let sightings: Sightings = { last: hold.seen, maxFloor: hold.seen };
+    for (;;) {
+      if (this.leaseRemainingNs(grant) <= 0) throw new LeaseExpiredError(grant.lock, grant.leaseNs / NS_PER_MS);
+      const v = this.context.layout.decode(await hold.access.read());
+      if (invalidation('update', hold.t, v, sightings, this.rules) !== undefined) {
+        throw new LockAbortedError(grant.lock, 'the update lock was skipped or reset while it waited for readers');
+      }
+      if (isWritable(hold.t, v)) {
+        hold.writable = true;
+        return;
+      }
+      sightings = { last: v, maxFloor: this.context.layout.frozen(v) ? sightings.maxFloor : v };
+      await deadline.pause(this.context.pollWaitNs(Math.max(0, hold.t.maxS - v.nS)));
+    }
+  }
+
+  /** Time left on the grant's lease, on this client's clock. */
+  leaseRemainingNs(grant: DslrGrant): number {
+    return grant.leaseStartNs + grant.leaseNs - this.ports.clock.nowNs();
+  }
+
+  /** Throws LeaseExpiredError unless the lease still runs: call before committing (§8.2, A8). */
+  checkLease(grant: DslrGrant): void {
+    if (this.leaseRemainingNs(grant) <= 0) throw new LeaseExpiredError(grant.lock, grant.leaseNs / NS_PER_MS);
+  }
+
+  /**
+   * One FAA on the now-counter while the lease runs (Algorithm 3). Past the lease the ticket may
+   * have been skipped, so nothing is written and LeaseExpiredError says the hold was not exclusive
+   * to the end. The designated resetter releases regardless and then zeroes the word.
+   */
+  async release(grant: DslrGrant): Promise<void> {
+    const hold = this.holdOf(grant);
+    if (hold.released) return;
+    hold.released = true;
+    const expired = this.leaseRemainingNs(grant) <= 0;
+    const add = this.context.layout.increment(nowField(bakeryOf(grant.kind)), grant.slots);
+    if (grant.resetFrom === undefined) {
+      if (expired) throw new LeaseExpiredError(grant.lock, grant.leaseNs / NS_PER_MS);
+      await hold.access.faa(add);
+      return;
+    }
+    if (!expired || this.options.paperLiteralResetterRelease) await hold.access.faa(add);
+    else await this.reset.lateRelease(hold.access, add, hold.seen);
+    await this.reset.drainAndZero(hold.access, grant.resetFrom);
+    if (expired) throw new LeaseExpiredError(grant.lock, grant.leaseNs / NS_PER_MS);
+  }
+
+  private holdOf(grant: DslrGrant): HoldState {
+    const hold = this.holds.get(grant);
+    if (!hold) throw new RangeError(`lock ${grant.lock}: this grant was not issued by this DSLR client`);
+    return hold;
+  }
+
+  private async request(lock: LockId, kind: RequestKind, mode: LockMode, options: DslrAcquireOptions = {}): Promise<DslrGrant> {
+    const slots = options.slots ?? this.options.slots;
+    if (!Number.isInteger(slots) || slots < 1 || slots > this.options.maxSlots) {
+      throw new ConfigError([`dslr slots must be an integer in 1..${this.options.maxSlots} (maxSlots), got ${slots}`]);
+    }
+    const deadline = new AcquireDeadline(this.ports.clock, lock, mode, options);
+    const op = new AcquireSpan(this.ports.trace, this.ports.clock, this.context.protocolId, lock, mode, clientKey(this.ports.self));
+    op.span.setAttribute(DSLR_ATTR.kind, kind);
+    op.span.setAttribute(DSLR_ATTR.slots, slots);
+    const access = new LockWordAccess(this.ports.verbs, lockAddress(this.ports.locks, lock), lock, op);
+    try {
+      for (;;) {
+        deadline.check();
+        const drawn = await this.draw(access, lock, kind, slots);
+        if (drawn === 'bounced') {
+          op.retries++;
+          if (this.options.paperLiteralAbortOnBounce) throw new LockAbortedError(lock, 'the lock word is frozen until its counters are reset');
+          await deadline.pause(this.backoff.nextDelayNs(lock));
+          continue;
+        }
+        const outcome = isGranted(kind, drawn.t, drawn.t)
+          ? ({ kind: 'granted', leaseStartNs: drawn.issueNs, seen: drawn.t } as const)
+          : await this.waitAttached(drawn, deadline, options.signal, op);
+        if (outcome.kind === 'granted') {
+          const grant = this.grantFor(drawn, outcome.leaseStartNs, outcome.seen);
+          op.granted();
+          return grant;
+        }
+        const reason = outcome.kind === 'invalidated' ? ABORT_REASONS[outcome.why] : ABORT_REASONS['skipped-self'];
+        if (!this.options.restartOnAbort || outcome.kind === 'abandoned') throw new LockAbortedError(lock, reason);
+        op.retries++;
+        await deadline.pause(this.backoff.nextDelayNs(lock));
+      }
+    } catch (error) {
+      op.failed(error);
+      throw error;
+    }
+  }
+
+  private grantFor(drawn: DrawnTicket, leaseStartNs: number, seen: Counters): DslrGrant {
+    this.backoff.granted(drawn.lock);
+    this.reset.granted(drawn.lock);
+    const mode: LockMode = drawn.kind === 'shared' ? 'shared' : 'exclusive';
+    const grant: DslrGrant = {
+      lock: drawn.lock,
+      mode,
+      kind: drawn.kind,
+      slots: drawn.slots,
+      ticket: drawn.word,
+      leaseStartNs,
+      leaseNs: this.context.leaseNs(drawn.slots),
+      resetFrom: drawn.resetFrom,
+    };
+    const writable = drawn.kind === 'exclusive' || (drawn.kind === 'update' && isWritable(drawn.t, seen));
+    this.holds.set(grant, { access: drawn.access.metered({ verbs: 0 }), t: drawn.t, seen, writable, released: false });
+    return grant;
+  }
+
+  /** The acquiring FAA (Algorithm 1). A frozen word bounces the request: withdraw, watch, back off. */
+  private async draw(access: LockWordAccess, lock: LockId, kind: RequestKind, slots: number): Promise<DrawnTicket | 'bounced'> {
+    const { layout } = this.context;
+    const field = maxField(bakeryOf(kind));
+    const issueNs = this.context.nowNs();
+    const word = await access.faa(layout.increment(field, slots));
+    const doneNs = this.context.nowNs();
+    const t = layout.decode(word);
+    if (layout.frozen(t)) {
+      this.pacing.attempt(false);
+      await this.reset.withdraw(access, word, field, slots);
+      await this.reset.noteBounce(access, t, issueNs, doneNs);
+      return 'bounced';
+    }
+    this.pacing.attempt(isGranted(kind, t, t));
+    const resetter = crossesLimit(kind, t, slots, layout.counterLimit, this.options.paperLiteralResetterTest);
+    const resetFrom = resetter ? layout.encode(drainedState(kind, t, slots)) : undefined;
+    return { lock, kind, slots, access, word, t, issueNs, doneNs, resetFrom };
+  }
+
+  /**
+   * Waits for the ticket's turn while the caller waits. At the caller's deadline or abort the
+   * caller gets its error at once, but the ticket cannot be withdrawn (later tickets count it), so
+   * the wait goes on detached and releases the lock as soon as it is granted (A16).
+   */
+  private waitAttached(drawn: DrawnTicket, deadline: AcquireDeadline, signal: AbortSignal | undefined, op: AcquireSpan): Promise<WaitOutcome> {
+    return new Promise<WaitOutcome>((resolve, reject) => {
+      const attachment = new WaitAttachment(this.ports.clock, deadline, signal, reject);
+      this.awaitTurn(drawn, attachment, op).then(
+        (outcome) => {
+          if (attachment.attached) resolve(outcome);
+          else if (outcome.kind === 'granted') this.releaseDetached(drawn, outcome.leaseStartNs, outcome.seen);
+        },
+        (error: unknown) => {
+          if (attachment.attached) reject(error);
+        },
+      );
+    });
+  }
+
+  private releaseDetached(drawn: DrawnTicket, leaseStartNs: number, seen: Counters): void {
+    const grant = this.grantFor(drawn, leaseStartNs, seen);
+    // Nobody awaits this release; a fabric error here leaves a ticket that waiters will skip.
+    this.release(grant).catch(() => undefined);
+  }
+
+  /** Dynamic-interval polling with stall detection and skipping (Algorithm 2, §6). */
+  private async awaitTurn(drawn: DrawnTicket, attachment: WaitAttachment, op: AcquireSpan): Promise<WaitOutcome> {
+    const { layout } = this.context;
+    const { options } = this;
+    const { t, kind, slots } = drawn;
+    const schedule = this.pacing.begin();
+    let sightings: Sightings = { last: t, maxFloor: withAdded(t, maxField(bakeryOf(kind)), slots) };
+    // Stall timers run from the completion of the observation that first showed the counters (§6.3).
+    let stillSinceNs = drawn.doneNs;
+    let nxSinceNs = drawn.doneNs;
+    let nsSinceNs = drawn.doneNs;
+    // The lease starts at the issue of the last observation that did not show the grant.
+    let previousIssueNs = drawn.issueNs;
+    for (;;) {
+      await attachment.sleep(schedule.nextDelayNs(ticketsAhead(t, sightings.last)));
+      if (!attachment.attached && options.paperLiteralAbandonTicket) return { kind: 'abandoned' };
+      const issueNs = this.context.nowNs();
+      const word = await drawn.access.read();
+      const doneNs = this.context.nowNs();
+      if (attachment.attached) op.retries++;
+      const v = layout.decode(word);
+      const why = invalidation(kind, t, v, sightings, this.rules);
+      if (why !== undefined) {
+        this.pacing.attempt(false);
+        return { kind: 'invalidated', why };
+      }
+      if (isGranted(kind, t, v)) {
+        this.pacing.attempt(true);
+        return { kind: 'granted', leaseStartNs: previousIssueNs, seen: v };
+      }
+      this.pacing.attempt(false);
+      previousIssueNs = issueNs;
+      const last = sightings.last;
+      sightings = { last: v, maxFloor: layout.frozen(v) ? sightings.maxFloor : v };
+      if (v.nX !== last.nX) nxSinceNs = doneNs;
+      if (v.nS !== last.nS) nsSinceNs = doneNs;
+      if (!sameNow(v, last)) stillSinceNs = doneNs;
+      // A6: the paper's "nX or nS have not changed" read as either counter standing still.
+      const stalledSinceNs = options.paperLiteralStallOnEither ? Math.min(nxSinceNs, nsSinceNs) : stillSinceNs;
+      if (issueNs - stalledSinceNs <= this.context.stallThresholdNs(ticketsAhead(t, v))) continue;
+      if (await this.skip(drawn, word, v)) return { kind: 'skipped' };
+    }
+  }
+
+  /**
+   * Skips the stalled tickets ahead and consumes this one (§6.4): one CAS from the observed word to
+   * the skip value. The resetter goes on to zero the word; otherwise the word is zeroed only when
+   * the skip left it frozen and fully drained (A4 fix), or, paper-literally, whenever it is frozen.
+   */
+  private async skip(drawn: DrawnTicket, word: bigint, v: Counters): Promise<boolean> {
+    const { layout } = this.context;
+    const next = skipValue(drawn.kind, drawn.t, drawn.slots, v, this.options.paperLiteralSharedSkip);
+    const nextWord = layout.encode(next);
+    if ((await drawn.access.cas(word, nextWord)) !== word) return false;
+    this.context.recordReset(drawn.lock, 'skip');
+    if (drawn.resetFrom !== undefined) {
+      await this.reset.drainAndZero(drawn.access, drawn.resetFrom);
+    } else if (layout.frozen(next) && (this.options.paperLiteralZeroAfterSkip || drained(next))) {
+      if ((await drawn.access.cas(nextWord, 0n)) === nextWord) {
+        this.context.recordReset(drawn.lock, this.options.paperLiteralZeroAfterSkip ? 'paper-zero-after-skip' : 'skip-drained-zero');
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,10 @@
+export * from './lock-word.js';
+export * from './ticket-rules.js';
+export * from './options.js';
+export * from './pacing.js';
+export * from './retry-backoff.js';
+export * from './grant.js';
+export { DSLR_ATTR } from './context.js';
+export type { ResetCause } from './context.js';
+export { DslrClient } from './dslr-client.js';
+export * from './protocol.js';
