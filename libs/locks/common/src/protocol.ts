@@ -1,4 +1,4 @@
-import type { ClientPorts, LockClient, LockMode, NicCapability, ProtocolId } from '@lockfabric/ports';
+import type { ClientPorts, LockClient, LockMode, NicCapability, NodeId, ProtocolId } from '@lockfabric/ports';
 
 /** Options a user can pass to a protocol (`--opt backoff=true`); each protocol validates its own. */
 export type ProtocolOptions = Readonly<Record<string, string | number | boolean>>;
@@ -15,5 +15,33 @@ export interface ProtocolDefinition {
   readonly modes: readonly LockMode[];
   /** Option names with their meaning, shown by `lockfabric bench --help`. */
   readonly options: Readonly<Record<string, string>>;
+  /** The switch program this protocol needs (`fabric: 'switch'`); substrates build it from libs/switch. */
+  readonly switchProgram?: SwitchProgramName;
+  /** Servers the protocol runs on nodes beside its clients (agent pools, lock servers, recovery). */
+  readonly services?: ProtocolServices;
   createClient(ports: ClientPorts, options?: ProtocolOptions): LockClient;
+}
+
+export type SwitchProgramName = 'forward' | 'fisslock' | 'netlock';
+
+/** Client index reserved on every node for a protocol's node service (its mailbox and descriptor slot). */
+export const SERVICE_CLIENT = 4095;
+
+/** What a node service is started with: the ports of client SERVICE_CLIENT on its node, and the cluster's shape. */
+export interface NodeServiceContext {
+  readonly ports: ClientPorts;
+  readonly memoryNodes: readonly NodeId[];
+  readonly computeNodes: readonly NodeId[];
+}
+
+export interface NodeService {
+  /** Stops serving; pending work is abandoned (a crash looks the same from outside). */
+  stop(): void | Promise<void>;
+}
+
+export interface ProtocolServices {
+  /** Started once on every memory node for the length of a run (live: for the service's life). */
+  memory?(context: NodeServiceContext, options?: ProtocolOptions): NodeService;
+  /** Started once on every compute node for the length of a run, before any client. */
+  compute?(context: NodeServiceContext, options?: ProtocolOptions): NodeService;
 }
