@@ -14,7 +14,7 @@ const depConstraints = [
   { sourceTag: 'type:workload', onlyDependOnLibsWithTags: ['type:port', 'type:check', 'type:protocol', 'type:wire'] },
   { sourceTag: 'type:sim', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
   { sourceTag: 'type:live', onlyDependOnLibsWithTags: ['type:port', 'type:model', 'type:wire', 'type:telemetry', 'type:config', 'type:sim', 'type:live'] },
-  { sourceTag: 'type:harness', onlyDependOnLibsWithTags: ['type:port', 'type:sim', 'type:check', 'type:workload', 'type:protocol'] },
+  { sourceTag: 'type:harness', onlyDependOnLibsWithTags: ['type:port', 'type:sim', 'type:check', 'type:workload', 'type:protocol', 'type:model'] },
   { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:port', 'type:config'] },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },

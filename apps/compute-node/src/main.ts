@@ -4,6 +4,7 @@ import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { LiveFabric } from './live-fabric.js';
 import { ComputeRunService } from './run-service.js';
+import { registerComputeMetrics } from './compute-metrics.js';
 
 /**
  * compute-node: hosts lock clients. It connects a queue pair to each memory node, serves its own
@@ -26,12 +27,13 @@ await runService({
       },
     });
     const fabric = new LiveFabric(node, nic, logger);
+    const lockMetrics = registerComputeMetrics(metrics, fabric);
     const memoryNodes: MemoryDescription[] = [];
     for (const address of config.compute.memoryNodes) memoryNodes.push(await fabric.addMemoryNode(address));
     logger.info(`connected to ${memoryNodes.length} memory node(s): ${memoryNodes.map((d) => d.node).join(', ') || 'none'}`);
     if (!nc) throw new Error('compute-node needs NATS');
     const mailboxes = new MailboxHub({ nc, subjects, node, logger });
-    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, trace: telemetry.trace, logger });
+    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
     const runCounter = metrics.counter({ name: 'lockfabric_runs_total', help: 'Workload runs completed by this compute node' });
     let seenRuns = 0;

@@ -1,6 +1,9 @@
 import { HistoryRecorder, checkHistory, historyDigest } from '@lockfabric/check';
 import type { Verdict } from '@lockfabric/check';
-import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { SERVICE_CLIENT } from '@lockfabric/locks-common';
+import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { FaultSpec } from '@lockfabric/switch';
+import { buildSwitchProgram } from './switch-programs.js';
 import { NS_PER_MS } from '@lockfabric/ports';
 import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
@@ -21,6 +24,8 @@ export interface InMemoryRunOptions {
   /** Schedule perturbation: extra random delay per verb batch and message (sim only). */
   readonly jitterNs?: number;
   readonly trace?: Trace;
+  /** Switch packet faults, for protocols that run through the switch. */
+  readonly switchFaults?: FaultSpec;
   /** Called now and then with the fraction done (by time or operations). */
   readonly onProgress?: (fraction: number) => void;
 }
@@ -57,6 +62,8 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     memoryNodes: options.memoryNodes ?? 1,
     ...(options.jitterNs !== undefined ? { jitterNs: options.jitterNs } : {}),
     ...(options.trace ? { trace: options.trace } : {}),
+    ...(protocol.switchProgram ? { switchProgram: buildSwitchProgram(protocol.switchProgram, spec) } : {}),
+    ...(options.switchFaults ? { switchFaults: options.switchFaults } : {}),
   };
   const wallStart = performance.now();
   const built = options.substrate === 'sim' ? createSimCluster(clusterSpec) : createEmbeddedCluster(clusterSpec);
@@ -66,6 +73,17 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     node: i < colocated ? cluster.memoryNodeIds[0]! : cluster.computeNodeIds[i % cluster.computeNodeIds.length]!,
     client: i,
   }));
+  // Node services (agent pools, lock servers, recovery) start before any client.
+  const services: NodeService[] = [];
+  const serviceContext = (node: number) => ({ ports: cluster.clientPorts({ node, client: SERVICE_CLIENT }), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds });
+  for (const node of cluster.memoryNodeIds) {
+    const service = protocol.services?.memory?.(serviceContext(node), options.protocolOptions);
+    if (service) services.push(service);
+  }
+  for (const node of cluster.computeNodeIds) {
+    const service = protocol.services?.compute?.(serviceContext(node), options.protocolOptions);
+    if (service) services.push(service);
+  }
   const ports = addresses.map((address) => cluster.clientPorts(address));
   const recorder = new HistoryRecorder();
   const stats = new RunStats();
@@ -108,6 +126,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     }
   } finally {
     clearInterval(progress);
+    for (const service of services) await service.stop();
   }
   const result = finished ? await run : undefined;
   const crashed = result?.crashed ?? new Map<string, number>();

@@ -1,1 +1,2 @@
 export * from './in-memory-run.js';
+export * from './switch-programs.js';

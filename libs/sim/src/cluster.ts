@@ -1,7 +1,9 @@
 import { FixedDescriptorDirectory, Nic, NicScheduler, NodeMemory, QueuePairVerbs, createLocalMemory, registerDescriptorRegion } from '@lockfabric/fabric';
 import type { NicTimingModel } from '@lockfabric/fabric';
+import { FaultInjector, NO_FAULTS, Switch } from '@lockfabric/switch';
+import type { FaultSpec, SwitchProgram } from '@lockfabric/switch';
 import { noopTrace } from '@lockfabric/ports';
-import type { ClientAddress, ClientPorts, Completion, LockTableLayout, NodeId, Trace, WorkRequest } from '@lockfabric/ports';
+import type { ClientAddress, ClientPorts, Completion, LockPacket, LockTableLayout, NodeId, SwitchPort, Trace, WorkRequest } from '@lockfabric/ports';
 import { InMemoryMailboxHub } from './mailbox-hub.js';
 import type { SeededRandom } from './random.js';
 import type { Scheduler } from './scheduler.js';
@@ -25,6 +27,12 @@ export interface InMemoryClusterConfig {
   readonly mailboxQueueBound: number;
   readonly nicTiming?: Partial<NicTimingModel>;
   readonly trace?: Trace;
+  /** The switch every machine is wired to, running this program; no switch ports without one. */
+  readonly switchProgram?: SwitchProgram;
+  /** Packet faults (loss, duplication, reordering, delay) applied at the switch's egress. */
+  readonly switchFaults?: FaultSpec;
+  /** One-way link latency between a machine and the switch. */
+  readonly switchLinkNs?: number;
 }
 
 export const DEFAULT_SIM_NETWORK = {
@@ -53,6 +61,10 @@ export class InMemoryCluster {
   readonly clock: SchedulerClock;
   readonly mailboxes: InMemoryMailboxHub;
   private readonly nodes = new Map<NodeId, FabricNode>();
+  /** The emulated switch, when the run has a switch program. */
+  readonly switch: Switch | undefined;
+  readonly switchFaults: FaultInjector | undefined;
+  private readonly packetHandlers = new Map<NodeId, Set<(packet: LockPacket) => void>>();
   private readonly lastCompletionNs = new Map<string, number>();
 
   constructor(readonly config: InMemoryClusterConfig) {
@@ -67,6 +79,13 @@ export class InMemoryCluster {
       return { node, region: region.region, rkey: region.rkey, baseOffset: 0 };
     });
     this.layout = { memoryNodes: tables, entryBytes: config.entryBytes, lockCount: config.lockCount };
+    if (config.switchProgram) {
+      this.switch = new Switch(config.switchProgram, { onProgramError: 'drop' });
+      this.switchFaults = new FaultInjector(config.random, config.switchFaults ?? NO_FAULTS);
+    } else {
+      this.switch = undefined;
+      this.switchFaults = undefined;
+    }
     this.mailboxes = new InMemoryMailboxHub(config.scheduler, {
       latencyNs: config.scheduler.kind === 'virtual' ? config.messageLatencyNs : 0,
       jitterNs: config.scheduler.kind === 'virtual' ? config.jitterNs : 0,
@@ -106,12 +125,49 @@ export class InMemoryCluster {
       self: address,
       verbs,
       mailbox: this.mailboxes.mailbox(address),
+      ...(this.switch ? { switchPort: this.switchPort(address.node) } : {}),
       clock: this.clock,
       random,
       trace: this.config.trace ?? noopTrace,
       locks: this.layout,
       descriptors: new FixedDescriptorDirectory(address, (node) => this.isMemoryNode(node)),
     };
+  }
+
+  /** A machine's link into the switch; every client of a machine sees every packet egressed to it. */
+  switchPort(machine: NodeId): SwitchPort {
+    return {
+      machine,
+      send: (packet) => this.sendPacket(machine, packet),
+      onPacket: (handler) => {
+        let handlers = this.packetHandlers.get(machine);
+        if (!handlers) this.packetHandlers.set(machine, (handlers = new Set()));
+        const registration = (packet: LockPacket) => handler(packet);
+        handlers.add(registration);
+        return () => handlers.delete(registration);
+      },
+    };
+  }
+
+  private sendPacket(from: NodeId, packet: LockPacket): void {
+    const sw = this.switch;
+    const faults = this.switchFaults;
+    if (!sw || !faults) return;
+    const { scheduler } = this.config;
+    const linkNs = scheduler.kind === 'virtual' ? (this.config.switchLinkNs ?? 1_000) : 0;
+    const pipelineNs = scheduler.kind === 'virtual' ? sw.timing.pipelineLatencyNs : 0;
+    scheduler.at(scheduler.nowNs() + linkNs + this.jitter(), () => {
+      for (const delivery of faults.apply(sw.ingest(packet, from), from)) {
+        const target = delivery.action.machine;
+        scheduler.at(scheduler.nowNs() + pipelineNs + delivery.delayNs + linkNs + this.jitter(), () => {
+          for (const handler of this.packetHandlers.get(target) ?? []) handler(delivery.action.packet);
+        });
+      }
+    });
+  }
+
+  private jitter(): number {
+    return this.config.scheduler.kind === 'virtual' && this.config.jitterNs > 0 ? Math.floor(this.config.random.next() * this.config.jitterNs) : 0;
   }
 
   isMemoryNode(id: NodeId): boolean {

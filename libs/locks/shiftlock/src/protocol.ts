@@ -2,6 +2,7 @@ import type { ProtocolDefinition } from '@lockfabric/locks-common';
 import { ENTRY_BYTES } from './lock-entry.js';
 import { SHIFTLOCK_OPTION_HELP, readShiftLockOptions } from './options.js';
 import { ShiftLockClient } from './shiftlock.js';
+import { ShiftLockRecoveryServer } from './recovery-server.js';
 
 export const shiftlock: ProtocolDefinition = {
   id: 'shiftlock',
@@ -13,4 +14,13 @@ export const shiftlock: ProtocolDefinition = {
   modes: ['shared', 'exclusive'],
   options: SHIFTLOCK_OPTION_HELP,
   createClient: (ports, options) => new ShiftLockClient(ports, readShiftLockOptions(options)),
+  services: {
+    // Era-fenced recovery runs on every memory node (as client SERVICE_CLIENT = recoveryClient there).
+    memory: ({ ports }, options) => {
+      const server = new ShiftLockRecoveryServer(ports, options);
+      const stop = new AbortController();
+      void server.serve(stop.signal).catch(() => undefined);
+      return { stop: () => stop.abort() };
+    },
+  },
 };

@@ -1,0 +1,85 @@
+import type { Span, SpanAttributeValue, StartSpanOptions, Trace } from '@lockfabric/ports';
+import { ATTR_GRANT_NS, ATTR_LOCK_MODE, ATTR_OUTCOME, ATTR_PROTOCOL, ATTR_VERBS, ATTR_WAIT_NS, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RELEASE } from '@lockfabric/telemetry';
+import type { MetricsRegistry } from '@lockfabric/telemetry';
+import type { LiveFabric } from './live-fabric.js';
+
+/** Seconds, 10 µs to 10 s: emulated verbs cost tens of µs, contended acquires up to seconds. */
+const LATENCY_BUCKETS_S = [1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const VERB_BUCKETS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128];
+const NS_PER_S = 1e9;
+
+export interface ComputeMetrics {
+  /** A Trace that feeds the lock metrics from the spans protocols already emit, then delegates. */
+  trace(inner: Trace): Trace;
+}
+
+/**
+ * Lock metrics of a compute node: grant and wait time histograms, operations by outcome, verbs per
+ * acquire, and verbs issued by opcode. They are read off the `lock.*` spans every protocol emits
+ * (whether or not the span is sampled), so no protocol needs a metrics port; verbs by opcode are
+ * counted where every remote batch leaves the node, the fabric's `post`.
+ */
+export function registerComputeMetrics(metrics: MetricsRegistry, fabric: Pick<LiveFabric, 'post'>): ComputeMetrics {
+  const grant = metrics.histogram({ name: 'lockfabric_lock_grant_seconds', help: 'Acquire invoke to grant, granted acquires', labelNames: ['protocol', 'mode'], buckets: LATENCY_BUCKETS_S });
+  const wait = metrics.histogram({ name: 'lockfabric_lock_wait_seconds', help: 'Time an acquire waited before its outcome, by outcome', labelNames: ['protocol', 'outcome'], buckets: LATENCY_BUCKETS_S });
+  const verbsPerAcquire = metrics.histogram({ name: 'lockfabric_verbs_per_acquire', help: 'Verbs one acquire issued', labelNames: ['protocol'], buckets: VERB_BUCKETS });
+  const operations = metrics.counter({ name: 'lockfabric_lock_operations_total', help: 'Lock operations by kind and outcome', labelNames: ['protocol', 'operation', 'outcome'] });
+  const handovers = metrics.counter({ name: 'lockfabric_lock_handovers_total', help: 'Direct handovers to a waiting holder', labelNames: ['protocol'] });
+  const verbs = metrics.counter({ name: 'lockfabric_compute_verbs_total', help: 'Remote verbs posted by this node, by opcode', labelNames: ['opcode'] });
+
+  // Wrapping the instance keeps the run service unchanged: every remote batch goes through post.
+  const post = fabric.post.bind(fabric);
+  fabric.post = (batch, options) => {
+    for (const wr of batch) verbs.inc({ opcode: wr.op });
+    return post(batch, options);
+  };
+
+  const observe = (name: string, attributes: Readonly<Record<string, SpanAttributeValue>>) => {
+    const protocol = String(attributes[ATTR_PROTOCOL] ?? 'unknown');
+    if (name === SPAN_LOCK_HANDOVER) return handovers.inc({ protocol });
+    const outcome = String(attributes[ATTR_OUTCOME] ?? (name === SPAN_LOCK_RELEASE ? 'released' : 'unknown'));
+    operations.inc({ protocol, operation: name === SPAN_LOCK_ACQUIRE ? 'acquire' : 'release', outcome });
+    if (name !== SPAN_LOCK_ACQUIRE) return;
+    const waitNs = numeric(attributes[ATTR_WAIT_NS]);
+    if (waitNs !== undefined) wait.observe({ protocol, outcome }, waitNs / NS_PER_S);
+    // Protocols that know the grant instant report it; otherwise the acquire's wait is its grant time.
+    const grantNs = numeric(attributes[ATTR_GRANT_NS]) ?? waitNs;
+    if (outcome === 'granted' && grantNs !== undefined) grant.observe({ protocol, mode: String(attributes[ATTR_LOCK_MODE] ?? 'unknown') }, grantNs / NS_PER_S);
+    const verbCount = numeric(attributes[ATTR_VERBS]);
+    if (verbCount !== undefined) verbsPerAcquire.observe({ protocol }, verbCount);
+  };
+
+  return {
+    trace: (inner) => ({
+      startSpan(name: string, options?: StartSpanOptions): Span {
+        const span = inner.startSpan(name, options);
+        if (name !== SPAN_LOCK_ACQUIRE && name !== SPAN_LOCK_RELEASE && name !== SPAN_LOCK_HANDOVER) return span;
+        return observedSpan(span, { ...options?.attributes }, (attributes) => observe(name, attributes));
+      },
+    }),
+  };
+}
+
+function observedSpan(span: Span, attributes: Record<string, SpanAttributeValue>, onEnd: (attributes: Readonly<Record<string, SpanAttributeValue>>) => void): Span {
+  let ended = false;
+  return {
+    get context() {
+      return span.context;
+    },
+    setAttribute(key, value) {
+      attributes[key] = value;
+      span.setAttribute(key, value);
+    },
+    addLink: (context, linkAttributes) => span.addLink(context, linkAttributes),
+    recordError: (error) => span.recordError(error),
+    end() {
+      if (!ended) onEnd(attributes);
+      ended = true;
+      span.end();
+    },
+  };
+}
+
+function numeric(value: SpanAttributeValue | undefined): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}

@@ -1,0 +1,64 @@
+import { OptionReader } from '@lockfabric/locks-common';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { LockServer, ServerLockClient, srvLockServer } from '@lockfabric/lock-srvlock';
+import { NS_PER_MS, NS_PER_US } from '@lockfabric/ports';
+
+export const NETLOCK_OPTION_HELP = {
+  retransmitMs: 'resend an unanswered RELEASE/cancel to the lock server after this many ms (default 5)',
+  maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
+  pushBackUs: 'bound of the random backoff after a push-back from a full switch queue, in µs (default 20)',
+  mutantReleaseAllHolders: 'test-only: the lock server clears every holder on one release (broken on purpose)',
+};
+
+export function readNetLockOptions(options?: ProtocolOptions) {
+  const reader = new OptionReader('netlock', options);
+  const parsed = {
+    retransmitMs: reader.number('retransmitMs', 5, { min: 0.001 }),
+    maxAttempts: reader.number('maxAttempts', 50, { min: 1, integer: true }),
+    pushBackUs: reader.number('pushBackUs', 20, { min: 0.001 }),
+    mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
+  };
+  reader.done();
+  return parsed;
+}
+
+/**
+ * NetLock: hot locks (chosen offline by the knapsack allocation over a profiled trace and
+ * installed in the switch's `netlock` program) are queued and granted in switch memory; every
+ * other lock is served by one lock server (the lowest compute node, as SrvLock). Clients address
+ * every request to the server; the switch intercepts those of hot locks. A switch grant is
+ * released to the switch without acknowledgement (1 packet out + 1 in per acquire, 1 out per
+ * release); a full switch queue answers push-back and the client retries after a random backoff.
+ * An acquire that gives up while its request sits in a switch queue releases the grant when it
+ * arrives, because the switch cannot take an entry out of the middle of a queue.
+ */
+export const netlock: ProtocolDefinition = {
+  id: 'netlock',
+  summary: 'hot locks queued in switch memory (knapsack-allocated from a profiled trace), the rest on one lock server',
+  fabric: 'switch',
+  capabilities: ['send'],
+  entryBytes: 8,
+  modes: ['shared', 'exclusive'],
+  options: NETLOCK_OPTION_HELP,
+  switchProgram: 'netlock',
+  services: {
+    compute: (context, options) => {
+      const parsed = readNetLockOptions(options);
+      return new LockServer(context, {
+        managesLocks: context.ports.self.node === srvLockServer(context.computeNodes),
+        mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
+      });
+    },
+  },
+  createClient: (ports, options) => {
+    const parsed = readNetLockOptions(options);
+    return new ServerLockClient(ports, {
+      protocol: 'netlock',
+      retransmitNs: parsed.retransmitMs * NS_PER_MS,
+      retransmitAcquire: false,
+      maxAttempts: parsed.maxAttempts,
+      pushBackNs: parsed.pushBackUs * NS_PER_US,
+      route: (_lock, nodes) => ({ kind: 'packet', dst: srvLockServer(nodes) }),
+    });
+  },
+};

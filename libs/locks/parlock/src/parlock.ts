@@ -1,0 +1,64 @@
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { LockServer, ServerLockClient, readSrvLockOptions } from '@lockfabric/lock-srvlock';
+import type { LockRoute } from '@lockfabric/lock-srvlock';
+import { NS_PER_MS } from '@lockfabric/ports';
+import type { LockId, NodeId } from '@lockfabric/ports';
+import { OptionReader } from '@lockfabric/locks-common';
+
+export const PARLOCK_OPTION_HELP = {
+  retransmitMs: 'resend an unanswered ACQUIRE/RELEASE after this many ms (default 5)',
+  maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
+  mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
+  mutantAlwaysLocal: 'test-only: every client treats its own node as the home of every lock (broken on purpose)',
+};
+
+/** A lock's home: compute nodes in the order the cluster lists them, `lock mod n`. */
+export function parLockHome(lock: LockId, computeNodes: readonly NodeId[]): NodeId {
+  const home = computeNodes[lock % computeNodes.length];
+  if (home === undefined) throw new RangeError('parlock needs at least one compute node');
+  return home;
+}
+
+function readParLockOptions(options?: ProtocolOptions) {
+  const { mutantAlwaysLocal, ...rest } = options ?? {};
+  const reader = new OptionReader('parlock', mutantAlwaysLocal === undefined ? {} : { mutantAlwaysLocal });
+  const alwaysLocal = reader.boolean('mutantAlwaysLocal', false);
+  reader.done();
+  return { ...readSrvLockOptions(rest, 'parlock'), mutantAlwaysLocal: alwaysLocal };
+}
+
+/**
+ * ParLock: every compute node runs a lock manager for the locks homed on it (`lock mod n`).
+ * A client whose own node is the home asks its node's manager directly (node-local message, no
+ * switch packet); the others send ACQUIRE/RELEASE packets to the home through the forward program.
+ */
+export const parlock: ProtocolDefinition = {
+  id: 'parlock',
+  summary: 'lock managers partitioned across compute nodes by lock home (lock mod n); local grants without packets',
+  fabric: 'switch',
+  capabilities: ['send'],
+  entryBytes: 8,
+  modes: ['shared', 'exclusive'],
+  options: PARLOCK_OPTION_HELP,
+  switchProgram: 'forward',
+  services: {
+    compute: (context, options) => {
+      const parsed = readParLockOptions(options);
+      return new LockServer(context, { managesLocks: true, mutantReleaseAllHolders: parsed.mutantReleaseAllHolders });
+    },
+  },
+  createClient: (ports, options) => {
+    const parsed = readParLockOptions(options);
+    return new ServerLockClient(ports, {
+      protocol: 'parlock',
+      retransmitNs: parsed.retransmitMs * NS_PER_MS,
+      retransmitAcquire: true,
+      maxAttempts: parsed.maxAttempts,
+      pushBackNs: 0,
+      route: (lock, nodes, self): LockRoute => {
+        const home = parsed.mutantAlwaysLocal ? self : parLockHome(lock, nodes);
+        return home === self ? { kind: 'local' } : { kind: 'packet', dst: home };
+      },
+    });
+  },
+};

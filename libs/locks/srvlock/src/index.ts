@@ -1,0 +1,5 @@
+export * from './wire.js';
+export * from './lock-table.js';
+export * from './lock-server.js';
+export * from './server-lock-client.js';
+export * from './srvlock.js';

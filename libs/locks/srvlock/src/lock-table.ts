@@ -1,0 +1,116 @@
+import type { LockId, LockMode, NodeId, SpanContextRef } from '@lockfabric/ports';
+
+/** How a request reached its lock manager, so the reply goes back the same way. */
+export type RequestChannel = 'packet' | 'local';
+
+export interface LockRequest {
+  readonly lock: LockId;
+  readonly mode: LockMode;
+  readonly machine: NodeId;
+  readonly task: number;
+  readonly rid: number;
+  readonly channel: RequestChannel;
+}
+
+export interface LockTableOptions {
+  /** Test-only mutant: one release clears every holder (a reader's release also ends other readers). */
+  readonly mutantReleaseAllHolders?: boolean;
+}
+
+interface Entry {
+  readonly holders: Map<string, LockRequest>;
+  readonly queue: LockRequest[];
+}
+
+export type AcquireOutcome = 'granted' | 'queued' | 'already-held' | 'already-queued' | 'stale';
+
+export function requestKey(machine: NodeId, task: number, rid: number): string {
+  return `${machine}/${task}/${rid}`;
+}
+
+/**
+ * A classic centralized lock manager (mode + holder set + FIFO wait queue per lock). Strict FIFO:
+ * a request is granted on arrival only when nobody waits and it is compatible with the holders;
+ * on release the queue head and, if shared, the shared run behind it are granted.
+ */
+export class LockTable {
+  private readonly entries = new Map<LockId, Entry>();
+
+  constructor(private readonly options: LockTableOptions = {}) {}
+
+  /** `stale`: the request id is not newer than the task's newest, so only an existing record is reported. */
+  acquire(request: LockRequest, stale = false): { outcome: AcquireOutcome; granted: LockRequest[] } {
+    const entry = this.entry(request.lock);
+    const key = requestKey(request.machine, request.task, request.rid);
+    if (entry.holders.has(key)) return { outcome: 'already-held', granted: [] };
+    if (entry.queue.some((r) => requestKey(r.machine, r.task, r.rid) === key)) return { outcome: 'already-queued', granted: [] };
+    if (stale) {
+      if (entry.holders.size === 0 && entry.queue.length === 0) this.entries.delete(request.lock);
+      return { outcome: 'stale', granted: [] };
+    }
+    if (entry.queue.length === 0 && compatible(entry, request.mode)) {
+      entry.holders.set(key, request);
+      return { outcome: 'granted', granted: [request] };
+    }
+    entry.queue.push(request);
+    return { outcome: 'queued', granted: [] };
+  }
+
+  /** Ends a holding (or withdraws a waiter when `cancel`); returns the waiters granted as a result. */
+  release(lock: LockId, machine: NodeId, task: number, rid: number, _trace?: SpanContextRef): LockRequest[] {
+    const entry = this.entries.get(lock);
+    if (!entry) return [];
+    const key = requestKey(machine, task, rid);
+    if (entry.holders.has(key)) {
+      if (this.options.mutantReleaseAllHolders) entry.holders.clear();
+      else entry.holders.delete(key);
+    } else {
+      const at = entry.queue.findIndex((r) => requestKey(r.machine, r.task, r.rid) === key);
+      if (at < 0) return [];
+      entry.queue.splice(at, 1);
+    }
+    const granted = this.grantWaiters(entry);
+    if (entry.holders.size === 0 && entry.queue.length === 0) this.entries.delete(lock);
+    return granted;
+  }
+
+  holders(lock: LockId): LockRequest[] {
+    return [...(this.entries.get(lock)?.holders.values() ?? [])];
+  }
+
+  waiters(lock: LockId): LockRequest[] {
+    return [...(this.entries.get(lock)?.queue ?? [])];
+  }
+
+  /** Locks with any holder or waiter. */
+  get activeLocks(): number {
+    return this.entries.size;
+  }
+
+  private grantWaiters(entry: Entry): LockRequest[] {
+    const granted: LockRequest[] = [];
+    for (;;) {
+      const head = entry.queue[0];
+      if (!head || !compatible(entry, head.mode)) return granted;
+      entry.queue.shift();
+      entry.holders.set(requestKey(head.machine, head.task, head.rid), head);
+      granted.push(head);
+    }
+  }
+
+  private entry(lock: LockId): Entry {
+    let entry = this.entries.get(lock);
+    if (!entry) {
+      entry = { holders: new Map(), queue: [] };
+      this.entries.set(lock, entry);
+    }
+    return entry;
+  }
+}
+
+function compatible(entry: Entry, mode: LockMode): boolean {
+  if (entry.holders.size === 0) return true;
+  if (mode === 'exclusive') return false;
+  for (const holder of entry.holders.values()) if (holder.mode === 'exclusive') return false;
+  return true;
+}

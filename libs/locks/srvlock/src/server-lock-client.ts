@@ -1,0 +1,226 @@
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR } from '@lockfabric/locks-common';
+import { FabricAccessError, clientKey } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, LockPacket, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
+import { FLAG_CANCEL, FLAG_CONTINUE, FLAG_SWITCH, LocalOp, decodeNodes, localOp, modeCode, serviceAddress } from './wire.js';
+
+/** Where a lock's requests go: a packet to a lock manager's node (through the switch), or the node's own manager. */
+export type LockRoute = { readonly kind: 'packet'; readonly dst: NodeId } | { readonly kind: 'local' };
+
+export interface ServerLockClientConfig {
+  readonly protocol: string;
+  /** Resend an unanswered request after this long (requests are idempotent at the manager). */
+  readonly retransmitNs: number;
+  /** Whether unanswered ACQUIREs are resent (NetLock: no — a switch queue has no duplicate filter). */
+  readonly retransmitAcquire: boolean;
+  /** Attempts at a RELEASE or cancel before giving up with FabricAccessError. */
+  readonly maxAttempts: number;
+  /** Backoff bound after a push-back from a full switch queue (NetLock). */
+  readonly pushBackNs: number;
+  route(lock: LockId, computeNodes: readonly NodeId[], self: NodeId): LockRoute;
+}
+
+export interface ServerGrant extends Grant {
+  readonly rid: number;
+  readonly route: LockRoute;
+  /** Granted by the switch (NetLock hot lock): released to the switch without acknowledgement. */
+  readonly viaSwitch: boolean;
+}
+
+interface Reply {
+  readonly type: 'grant' | 'ack' | 'push-back';
+  readonly flags: number;
+  readonly trace?: SpanContextRef;
+}
+
+/** Per-client packet and message counts, for the "packets per uncontended acquire" tests. */
+export interface ClientTraffic {
+  packetsSent: number;
+  packetsReceived: number;
+  localMessages: number;
+}
+
+/**
+ * Client of server lock managers: ACQUIRE → GRANT, RELEASE → ACK, each keyed by a per-client
+ * request id. Timeouts and aborts withdraw the request (cancel), so the manager never keeps a
+ * holder nobody will release. Uncontended: 1 packet out + 1 in per acquire, the same per release;
+ * on the local route (ParLock's home node) no packet at all.
+ */
+export class ServerLockClient implements LockClient<ServerGrant> {
+  readonly traffic: ClientTraffic = { packetsSent: 0, packetsReceived: 0, localMessages: 0 };
+  private nextRid = 1;
+  private computeNodes: readonly NodeId[] | undefined;
+  private readonly replies = new Map<number, Reply>();
+  private readonly waiters = new Map<number, () => void>();
+  /** Requests given up while a switch queue still holds them: released when their grant arrives. */
+  private readonly abandoned = new Set<number>();
+
+  constructor(
+    private readonly ports: ClientPorts,
+    private readonly config: ServerLockClientConfig,
+  ) {
+    ports.switchPort?.onPacket((packet) => this.onPacket(packet));
+  }
+
+  async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<ServerGrant> {
+    const deadline = new AcquireDeadline(this.ports.clock, lock, mode, options);
+    const op = new AcquireSpan(this.ports.trace, this.ports.clock, this.config.protocol, lock, mode, clientKey(this.ports.self));
+    const rid = this.nextRid++;
+    let sent = false;
+    let route: LockRoute | undefined;
+    try {
+      deadline.check();
+      const nodes = await this.topology(deadline, options?.signal);
+      route = this.config.route(lock, nodes, this.ports.self.node);
+      for (;;) {
+        this.sendRequest(route, 'acquire', lock, mode, rid, 0, op.span.context);
+        sent = true;
+        const reply = await this.awaitReply(route, rid, deadline, options?.signal, this.config.retransmitAcquire);
+        if (reply?.type === 'grant') {
+          if (reply.trace) op.span.addLink(reply.trace, { 'lockfabric.link': 'handover' });
+          op.granted();
+          return { lock, mode, rid, route, viaSwitch: (reply.flags & FLAG_SWITCH) !== 0 };
+        }
+        deadline.check();
+        op.retries++;
+        if (reply?.type === 'push-back') await deadline.pause(1 + this.ports.random.int(this.config.pushBackNs));
+      }
+    } catch (error) {
+      if (sent && route) await this.withdraw(route, lock, mode, rid);
+      op.failed(error);
+      throw error;
+    }
+  }
+
+  async release(grant: ServerGrant): Promise<void> {
+    const span = this.ports.trace.startSpan('lock.handover', {
+      attributes: { [LOCK_ATTR.protocol]: this.config.protocol, [LOCK_ATTR.lock]: grant.lock, [LOCK_ATTR.mode]: grant.mode, [LOCK_ATTR.client]: clientKey(this.ports.self) },
+    });
+    try {
+      if (grant.viaSwitch) {
+        this.sendRequest(grant.route, 'release', grant.lock, grant.mode, grant.rid, 0, span.context);
+        return;
+      }
+      await this.reliably(grant.route, 'release', grant.lock, grant.mode, grant.rid, 0, span.context);
+    } catch (error) {
+      span.recordError(error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** Cancels a request that timed out or was aborted; a switch-queued one is released when granted. */
+  private async withdraw(route: LockRoute, lock: LockId, mode: LockMode, rid: number): Promise<void> {
+    const early = this.replies.get(rid);
+    if (early?.type === 'grant' && (early.flags & FLAG_SWITCH) !== 0) {
+      this.replies.delete(rid);
+      this.sendRequest(route, 'release', lock, mode, rid, 0);
+      return;
+    }
+    const reply = await this.reliably(route, 'release', lock, mode, rid, FLAG_CANCEL).catch(() => undefined);
+    if (reply && (reply.flags & FLAG_SWITCH) !== 0) this.abandoned.add(rid);
+  }
+
+  /** Sends until acknowledged (an ACK for this rid), up to `maxAttempts`. */
+  private async reliably(route: LockRoute, type: 'release', lock: LockId, mode: LockMode, rid: number, flags: number, trace?: SpanContextRef): Promise<Reply> {
+    this.replies.delete(rid);
+    for (let attempt = 0; attempt < this.config.maxAttempts; attempt++) {
+      this.sendRequest(route, type, lock, mode, rid, flags, trace);
+      const reply = await this.awaitOne(route, rid, this.ports.clock.nowNs() + this.config.retransmitNs, undefined, 'ack');
+      if (reply) return reply;
+    }
+    throw new FabricAccessError('unreachable', `${this.config.protocol}: no acknowledgement of ${type} of lock ${lock} after ${this.config.maxAttempts} attempts`);
+  }
+
+  /** Waits for this rid's grant or push-back; resends the ACQUIRE every `retransmitNs` when asked to. */
+  private async awaitReply(route: LockRoute, rid: number, deadline: AcquireDeadline, signal: AbortSignal | undefined, retransmit: boolean): Promise<Reply | undefined> {
+    const untilNs = retransmit ? Math.min(deadline.atNs, this.ports.clock.nowNs() + this.config.retransmitNs) : deadline.atNs;
+    return this.awaitOne(route, rid, untilNs, signal, 'grant');
+  }
+
+  private async awaitOne(route: LockRoute, rid: number, untilNs: number, signal: AbortSignal | undefined, want: 'grant' | 'ack'): Promise<Reply | undefined> {
+    if (route.kind === 'local') {
+      const message = await this.ports.mailbox.receive((m) => m.value === BigInt(rid) && localOp(m) === (want === 'grant' ? LocalOp.grant : LocalOp.ack), {
+        deadlineNs: untilNs,
+        ...(signal ? { signal } : {}),
+      });
+      if (!message) return undefined;
+      return message.trace ? { type: want, flags: 0, trace: message.trace } : { type: want, flags: 0 };
+    }
+    const accept = (): Reply | undefined => {
+      const reply = this.replies.get(rid);
+      if (reply && (reply.type === want || (want === 'grant' && reply.type === 'push-back'))) {
+        this.replies.delete(rid);
+        return reply;
+      }
+      return undefined;
+    };
+    const ready = accept();
+    if (ready) return ready;
+    const waitNs = untilNs - this.ports.clock.nowNs();
+    if (waitNs <= 0 || signal?.aborted) return undefined;
+    const wake = new AbortController();
+    const onAbort = () => wake.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.waiters.set(rid, () => wake.abort());
+    try {
+      await this.ports.clock.sleep(Number.isFinite(waitNs) ? waitNs : 2 ** 52, wake.signal);
+    } catch {
+      // woken by a reply or by the caller's abort
+    } finally {
+      this.waiters.delete(rid);
+      signal?.removeEventListener('abort', onAbort);
+    }
+    return accept();
+  }
+
+  private onPacket(packet: LockPacket): void {
+    if (packet.task !== this.ports.self.client) return;
+    if (packet.type !== 'grant' && packet.type !== 'ack' && packet.type !== 'push-back') return;
+    this.traffic.packetsReceived++;
+    const viaSwitch = (packet.flags & FLAG_SWITCH) !== 0;
+    if (packet.type === 'grant' && viaSwitch && (packet.flags & FLAG_CONTINUE) !== 0) {
+      // Recirculation: hand the switch the next queue slot to check for a shared waiter.
+      this.send({ type: 'notify', lock: packet.lock, machine: this.ports.self.node, task: this.ports.self.client, mode: 'shared', incarnation: packet.incarnation, seq: 0, flags: FLAG_SWITCH });
+    }
+    if (packet.type === 'grant' && viaSwitch && this.abandoned.delete(packet.seq)) {
+      this.send({ type: 'release', lock: packet.lock, machine: this.ports.self.node, task: this.ports.self.client, mode: packet.mode, incarnation: 0, seq: packet.seq, flags: 0 });
+      return;
+    }
+    this.replies.set(packet.seq, packet.trace ? { type: packet.type, flags: packet.flags, trace: packet.trace } : { type: packet.type, flags: packet.flags });
+    this.waiters.get(packet.seq)?.();
+  }
+
+  private sendRequest(route: LockRoute, type: 'acquire' | 'release', lock: LockId, mode: LockMode, rid: number, flags: number, trace?: SpanContextRef): void {
+    if (route.kind === 'local') {
+      this.traffic.localMessages++;
+      const op = type === 'acquire' ? LocalOp.acquire : (flags & FLAG_CANCEL) !== 0 ? LocalOp.cancel : LocalOp.release;
+      const message: Omit<Message, 'from'> = { kind: 'custom', to: serviceAddress(this.ports.self.node), lock, value: BigInt(rid), data: Uint8Array.of(op, modeCode(mode)) };
+      this.ports.mailbox.send(trace ? { ...message, trace } : message);
+      return;
+    }
+    const packet: LockPacket = { type, lock, machine: this.ports.self.node, task: this.ports.self.client, mode, incarnation: 0, seq: rid, flags, dst: route.dst };
+    this.send(trace ? { ...packet, trace } : packet);
+  }
+
+  private send(packet: LockPacket): void {
+    const port = this.ports.switchPort;
+    if (!port) throw new FabricAccessError('unreachable', `${this.config.protocol} needs a switch port`);
+    this.traffic.packetsSent++;
+    port.send(packet);
+  }
+
+  /** The cluster's compute nodes, asked once of this node's service over the mailbox. */
+  private async topology(deadline: AcquireDeadline, signal: AbortSignal | undefined): Promise<readonly NodeId[]> {
+    while (!this.computeNodes) {
+      this.ports.mailbox.send({ kind: 'custom', to: serviceAddress(this.ports.self.node), lock: 0, data: Uint8Array.of(LocalOp.topologyQuery) });
+      const reply = await this.ports.mailbox.receive((m: Message) => localOp(m) === LocalOp.topologyReply, {
+        deadlineNs: Math.min(deadline.atNs, this.ports.clock.nowNs() + this.config.retransmitNs),
+        ...(signal ? { signal } : {}),
+      });
+      if (reply?.data) this.computeNodes = decodeNodes(reply.data);
+      else deadline.check();
+    }
+    return this.computeNodes;
+  }
+}

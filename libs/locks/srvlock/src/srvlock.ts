@@ -1,0 +1,70 @@
+import { OptionReader } from '@lockfabric/locks-common';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { NS_PER_MS } from '@lockfabric/ports';
+import type { NodeId } from '@lockfabric/ports';
+import { LockServer } from './lock-server.js';
+import { ServerLockClient } from './server-lock-client.js';
+
+export interface SrvLockOptions {
+  readonly retransmitMs: number;
+  readonly maxAttempts: number;
+  readonly mutantReleaseAllHolders: boolean;
+}
+
+export const SRVLOCK_OPTION_HELP = {
+  retransmitMs: 'resend an unanswered ACQUIRE/RELEASE after this many ms (default 5)',
+  maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
+  mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
+};
+
+export function readSrvLockOptions(options?: ProtocolOptions, protocol = 'srvlock'): SrvLockOptions {
+  const reader = new OptionReader(protocol, options);
+  const parsed: SrvLockOptions = {
+    retransmitMs: reader.number('retransmitMs', 5, { min: 0.001 }),
+    maxAttempts: reader.number('maxAttempts', 50, { min: 1, integer: true }),
+    mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
+  };
+  reader.done();
+  return parsed;
+}
+
+/** The dedicated lock server: the lowest compute node id. */
+export function srvLockServer(computeNodes: readonly NodeId[]): NodeId {
+  if (computeNodes.length === 0) throw new RangeError('srvlock needs at least one compute node');
+  return Math.min(...computeNodes);
+}
+
+/**
+ * SrvLock: one dedicated lock-server role (the lowest compute node) keeps every lock's holders and
+ * FIFO queue; clients reach it with ACQUIRE/RELEASE packets through the switch's `forward` program.
+ */
+export const srvlock: ProtocolDefinition = {
+  id: 'srvlock',
+  summary: 'one dedicated lock server (lowest compute node): holders + FIFO queue per lock, over the forward program',
+  fabric: 'switch',
+  capabilities: ['send'],
+  entryBytes: 8,
+  modes: ['shared', 'exclusive'],
+  options: SRVLOCK_OPTION_HELP,
+  switchProgram: 'forward',
+  services: {
+    compute: (context, options) => {
+      const parsed = readSrvLockOptions(options);
+      return new LockServer(context, {
+        managesLocks: context.ports.self.node === srvLockServer(context.computeNodes),
+        mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
+      });
+    },
+  },
+  createClient: (ports, options) => {
+    const parsed = readSrvLockOptions(options);
+    return new ServerLockClient(ports, {
+      protocol: 'srvlock',
+      retransmitNs: parsed.retransmitMs * NS_PER_MS,
+      retransmitAcquire: true,
+      maxAttempts: parsed.maxAttempts,
+      pushBackNs: 0,
+      route: (_lock, nodes) => ({ kind: 'packet', dst: srvLockServer(nodes) }),
+    });
+  },
+};

@@ -1,0 +1,2 @@
+export * from './allocation.js';
+export * from './netlock-program.js';
