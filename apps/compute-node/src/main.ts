@@ -1,5 +1,5 @@
 import { Nic, NodeMemory, registerDescriptorRegion } from '@lockfabric/fabric';
-import { MailboxHub, startMemoryServer } from '@lockfabric/live';
+import { MailboxHub, SwitchLink, startMemoryServer } from '@lockfabric/live';
 import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { LiveFabric } from './live-fabric.js';
@@ -33,7 +33,8 @@ await runService({
     logger.info(`connected to ${memoryNodes.length} memory node(s): ${memoryNodes.map((d) => d.node).join(', ') || 'none'}`);
     if (!nc) throw new Error('compute-node needs NATS');
     const mailboxes = new MailboxHub({ nc, subjects, node, logger });
-    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, trace: lockMetrics.trace(telemetry.trace), logger });
+    const switchLink = new SwitchLink({ nc, subjects, machine: node, rack: config.node.rack, logger });
+    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort: switchLink, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
     const runCounter = metrics.counter({ name: 'lockfabric_runs_total', help: 'Workload runs completed by this compute node' });
     let seenRuns = 0;
@@ -47,6 +48,7 @@ await runService({
       close: async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         fabric.close();
+        switchLink.close();
         await mailboxes.close();
         await memoryServer.close({ graceMs: 1_000 });
       },

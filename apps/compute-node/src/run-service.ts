@@ -5,10 +5,12 @@ import { HistoryRecorder } from '@lockfabric/check';
 import { FixedDescriptorDirectory, QueuePairVerbs, createLocalMemory } from '@lockfabric/fabric';
 import type { NodeMemory } from '@lockfabric/fabric';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
+import { SERVICE_CLIENT } from '@lockfabric/locks-common';
+import type { NodeService } from '@lockfabric/locks-common';
 import { rawMethodOf } from '@lockfabric/live';
 import type { Logger, MailboxHub, MemoryDescription } from '@lockfabric/live';
 import { ConfigError } from '@lockfabric/ports';
-import type { ClientPorts, LockTableLayout, NodeId, Trace } from '@lockfabric/ports';
+import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace } from '@lockfabric/ports';
 import { RealClock, SeededRandom } from '@lockfabric/sim';
 import {
   ComputeNodeService,
@@ -38,6 +40,8 @@ export interface RunServiceDeps {
   readonly mailboxes: MailboxHub;
   readonly trace: Trace;
   readonly logger: Logger;
+  /** This machine's link into its rack's switch (switch-family protocols). */
+  readonly switchPort?: SwitchPort;
 }
 
 /** ComputeNodeService: runs the driver's workloads on this node's lock clients, one run at a time. */
@@ -107,6 +111,15 @@ export class ComputeRunService {
     }
     for (const [node, address] of Object.entries(request.peers)) this.deps.fabric.setEndpoint(Number(node), address);
     const layout = this.layoutFor(protocol.entryBytes, spec.workload.locks);
+    // The protocol's node service (agent pool, lock server) starts before this node's clients.
+    const memoryNodeIds = this.deps.memoryNodes.map((d) => d.node);
+    const computeNodeIds = Object.keys(request.peers).map(Number).filter((id) => !memoryNodeIds.includes(id));
+    if (!computeNodeIds.includes(this.deps.node)) computeNodeIds.push(this.deps.node);
+    computeNodeIds.sort((a, b) => a - b);
+    const service: NodeService | undefined = protocol.services?.compute?.(
+      { ports: this.clientPorts(SERVICE_CLIENT, layout, spec.workload.seed), memoryNodes: memoryNodeIds, computeNodes: computeNodeIds },
+      spec.options,
+    );
     const ports = Array.from({ length: spec.workload.clients }, (_, i) => this.clientPorts(i, layout, spec.workload.seed));
     const recorder = new HistoryRecorder();
     const stats = new RunStats();
@@ -121,6 +134,7 @@ export class ComputeRunService {
       result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports, recorder, stats, clock: this.clock, signal, accounting });
     } finally {
       clearInterval(progress);
+      await service?.stop();
     }
     this.runs++;
     if (request.recordHistory) {
@@ -182,6 +196,7 @@ export class ComputeRunService {
         local: createLocalMemory(this.deps.memory, () => new Promise<void>((resolve) => setImmediate(resolve))),
       }),
       mailbox: this.deps.mailboxes.mailbox(client),
+      ...(this.deps.switchPort ? { switchPort: this.deps.switchPort } : {}),
       clock: this.clock,
       random: new SeededRandom((seed * 2_654_435_761 + this.deps.node * 65_537 + client) >>> 0),
       trace: this.deps.trace,

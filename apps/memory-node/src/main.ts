@@ -1,12 +1,13 @@
-import { startMemoryServer } from '@lockfabric/live';
+import { MailboxHub, startMemoryServer } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { MemoryNodeExecutor } from './memory-executor.js';
+import { startProtocolServices } from './protocol-services.js';
 
 /** memory-node: registers the lock-table region and serves verbs through the emulated NIC. */
 await runService({
   role: 'memory',
   needsNats: false,
-  start: async ({ config, logger, clock, metrics, telemetry }) => {
+  start: async ({ config, logger, clock, metrics, telemetry, nc, subjects }) => {
     const executor = new MemoryNodeExecutor(
       {
         node: config.node.id,
@@ -19,6 +20,11 @@ await runService({
       telemetry.trace,
     );
     const server = await startMemoryServer({ executor, port: config.memory.grpcPort, logger });
+    // Protocol services (ShiftLock recovery) need SEND, so they run when NATS is reachable.
+    const mailboxes = nc ? new MailboxHub({ nc, subjects, node: config.node.id, logger }) : undefined;
+    const services = mailboxes
+      ? startProtocolServices({ node: config.node.id, executor, mailboxes, clock, trace: telemetry.trace, lockTableBytes: config.memory.lockCount * config.memory.entryBytes })
+      : [];
     const verbs = metrics.counter({ name: 'lockfabric_nic_verbs_total', help: "Verbs served by this node's NIC, by opcode", labelNames: ['opcode'] });
     const malformed = metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed frames and requests dropped', labelNames: ['kind'] });
     let seen: Record<string, number> = {};
@@ -37,7 +43,11 @@ await runService({
         malformed.inc({ kind: 'request' }, stats.malformedRequests - seenMalformed.requests);
         seenMalformed = { frames: stats.malformedFrames, requests: stats.malformedRequests };
       },
-      close: () => server.close({ graceMs: 2_000 }),
+      close: async () => {
+        for (const service of services) await service.stop();
+        await mailboxes?.close();
+        await server.close({ graceMs: 2_000 });
+      },
     };
   },
 });

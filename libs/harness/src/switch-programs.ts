@@ -1,7 +1,7 @@
 import { ConfigError } from '@lockfabric/ports';
 import type { SwitchProgramName } from '@lockfabric/locks-common';
 import { SeededRandom } from '@lockfabric/sim';
-import { allocateSwitchQueues, forwardProgram, netlockProgram, profileLockTrace } from '@lockfabric/switch';
+import { allocateSwitchQueues, fissLockDecider, forwardProgram, netlockProgram, profileLockTrace } from '@lockfabric/switch';
 import type { SwitchProgram } from '@lockfabric/switch';
 import { createKeyChooser } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
@@ -19,6 +19,9 @@ export function buildSwitchProgram(name: SwitchProgramName, spec: WorkloadSpec):
   switch (name) {
     case 'forward':
       return forwardProgram();
+    case 'fisslock':
+      // Small tables still spread over the decider's MAUs (each split array needs a part per stage).
+      return fissLockDecider({ lockCount: Math.max(spec.locks, 1_024) });
     case 'netlock': {
       const keys = createKeyChooser(spec, new SeededRandom((spec.seed ^ 0x5eed) >>> 0));
       const trace = Array.from({ length: PROFILE_SAMPLES }, (_, i) => ({ lock: keys.next(), requester: String(i % spec.clients) }));

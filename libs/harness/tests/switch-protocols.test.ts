@@ -6,7 +6,7 @@ import { runInMemory } from '../src/index.js';
 const spec: WorkloadSpec = { clients: 8, locks: 4, readRatio: 0.4, distribution: 'uniform', operations: 300, thinkNs: 500, criticalSectionNs: 2_000, seed: 1, timeoutMs: 20 };
 
 describe('sim: switch protocols run through the emulated switch', () => {
-  it.each(['srvlock', 'parlock', 'netlock'])('%s: 20 seeds pass the checker, every packet through the switch model', async (id) => {
+  it.each(['srvlock', 'parlock', 'netlock', 'fisslock'])('%s: 20 seeds pass the checker, every packet through the switch model', async (id) => {
     for (let seed = 1; seed <= 20; seed++) {
       const result = await runInMemory({ substrate: 'sim', protocol: protocolById(id), spec: { ...spec, seed }, computeNodes: 3 });
       expect(result.verdict.violations, `${id} seed ${seed}`).toEqual([]);

@@ -17,6 +17,8 @@ export interface LocalClusterOptions {
   readonly lockCount?: number;
   readonly entryBytes?: number;
   readonly withSwitch?: boolean;
+  /** The switch-dataplane's program (forward, fisslock, netlock); default forward. */
+  readonly switchProgram?: string;
   readonly withCoordinator?: boolean;
   /** Use this NATS instead of starting nats-server. */
   readonly natsUrl?: string;
@@ -109,7 +111,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
         ]),
       );
     }
-    if (options.withSwitch ?? true) others.push(await launch('switch-dataplane', 'switch', memoryNodes + computeNodes, ({ grpc }) => [`--switch.grpc-port=${grpc}`]));
+    if (options.withSwitch ?? true) others.push(await launch('switch-dataplane', 'switch', memoryNodes + computeNodes, ({ grpc }) => [`--switch.grpc-port=${grpc}`, `--switch.program=${options.switchProgram ?? 'forward'}`]));
     if (options.withCoordinator ?? true) others.push(await launch('coordinator', 'coordinator', memoryNodes + computeNodes + 1, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`]));
     await Promise.all(others.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
     for (const r of [...memoryRecords, ...others]) say(`${r.name.padEnd(14)} pid ${r.pid}  grpc :${r.grpc}  health :${r.health}  log ${r.log}`);

@@ -5,6 +5,7 @@ import { declockCql } from '@lockfabric/lock-declock-cql';
 import { drtm } from '@lockfabric/lock-drtm';
 import { dslr } from '@lockfabric/lock-dslr';
 import { dslrBackoff } from '@lockfabric/lock-dslr-backoff';
+import { fisslock } from '@lockfabric/lock-fisslock';
 import { mcs } from '@lockfabric/lock-mcs';
 import { netlock } from '@lockfabric/lock-netlock';
 import { parlock } from '@lockfabric/lock-parlock';
@@ -15,7 +16,7 @@ import { ConfigError, PROTOCOL_IDS, isProtocolId } from '@lockfabric/ports';
 import type { ProtocolId } from '@lockfabric/ports';
 
 /** Every protocol LockFabric can run, by its DESIGN §10 id. */
-const PROTOCOLS: ReadonlyMap<ProtocolId, ProtocolDefinition> = new Map([caslock, dslr, dslrBackoff, mcs, drtm, shiftlock, declock, declockCql, alock, netlock, srvlock, parlock].map((p) => [p.id, p]));
+const PROTOCOLS: ReadonlyMap<ProtocolId, ProtocolDefinition> = new Map([caslock, dslr, dslrBackoff, mcs, drtm, shiftlock, declock, declockCql, alock, fisslock, netlock, srvlock, parlock].map((p) => [p.id, p]));
 
 export function availableProtocols(): ProtocolDefinition[] {
   return PROTOCOL_IDS.flatMap((id) => {

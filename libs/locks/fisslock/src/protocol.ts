@@ -1,0 +1,28 @@
+import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { FissLockClient } from './client.js';
+import { FISSLOCK_OPTION_HELP, readFissLockOptions } from './options.js';
+import { agentPoolFor, forgetAgentPool } from './registry.js';
+
+/** The agent pool of one compute node (spec §2.2), started before the node's clients. */
+export function startAgentPool(context: NodeServiceContext, options?: ProtocolOptions): NodeService {
+  const pool = agentPoolFor(context.ports, readFissLockOptions(options));
+  return {
+    stop: () => {
+      pool.stop();
+      forgetAgentPool(context.ports);
+    },
+  };
+}
+
+export const fisslock: ProtocolDefinition = {
+  id: 'fisslock',
+  summary: 'FissLock: grant decisions on the switch (18 bits per lock), agents on the holders\' machines',
+  fabric: 'switch',
+  capabilities: [],
+  entryBytes: 8,
+  modes: ['shared', 'exclusive'],
+  options: FISSLOCK_OPTION_HELP,
+  switchProgram: 'fisslock',
+  services: { compute: startAgentPool },
+  createClient: (ports, options) => new FissLockClient(ports, readFissLockOptions(options)),
+};

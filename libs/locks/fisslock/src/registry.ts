@@ -1,0 +1,35 @@
+import { ConfigError } from '@lockfabric/ports';
+import type { ClientPorts } from '@lockfabric/ports';
+import { AgentPool } from './agent-pool.js';
+import type { FissLockOptions } from './options.js';
+
+/**
+ * Clients and the agent pool of one machine share one {@link AgentPool} (the paper's shared hash
+ * table). It is found through the cluster's lock-table layout object, which every port of one
+ * cluster shares, so two clusters in one process never meet; the first comer creates it.
+ */
+const pools = new WeakMap<object, Map<number, AgentPool>>();
+
+export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): AgentPool {
+  const port = ports.switchPort;
+  if (!port) throw new ConfigError(['fisslock needs a switch port (fabric "switch")']);
+  let byNode = pools.get(ports.locks);
+  if (!byNode) pools.set(ports.locks, (byNode = new Map()));
+  let pool = byNode.get(port.machine);
+  if (!pool) {
+    pool = new AgentPool(port.machine, port, ports.clock, {
+      policy: options.policy,
+      rtoNs: options.rtoNs,
+      pacingNs: options.pacingNs,
+      starvePeriodNs: options.starvePeriodNs,
+      mutantNoDuplicateSuppression: options.mutantNoDuplicateSuppression,
+    });
+    byNode.set(port.machine, pool);
+  }
+  return pool;
+}
+
+export function forgetAgentPool(ports: ClientPorts): void {
+  const port = ports.switchPort;
+  if (port) pools.get(ports.locks)?.delete(port.machine);
+}

@@ -1,0 +1,114 @@
+import type { Clock, LockPacket, NodeId, SwitchPort } from '@lockfabric/ports';
+
+interface Outstanding {
+  packet: LockPacket;
+  sentNs: number;
+  onAck?: (status: LockPacket) => void;
+}
+
+/**
+ * A machine's sequenced path to the switch (spec §5.1): every new packet gets the next per-machine
+ * seq, stays buffered until its ACK (or a refusal, or the switch GRANT) arrives, and is resent
+ * go-back-N after `rtoNs`. The resend loop runs only while something is unacknowledged, so a
+ * quiet machine leaves no timer behind (the simulator ends when no event is left).
+ */
+export class ReliableLink {
+  private nextSeq = 0;
+  private readonly outstanding = new Map<number, Outstanding>();
+  private looping = false;
+  private readonly wire: LockPacket[] = [];
+  private pumping = false;
+  private nextSendNs = 0;
+  private stopped = false;
+  retransmissions = 0;
+
+  constructor(
+    private readonly machine: NodeId,
+    private readonly port: SwitchPort,
+    private readonly clock: Clock,
+    private readonly rtoNs: number,
+    /** Gap between two sequenced packets on this link: a NIC sends one link's packets in order, while the simulator's per-packet jitter would reorder them. */
+    private readonly pacingNs = 0,
+  ) {}
+
+  get unacked(): number {
+    return this.outstanding.size;
+  }
+
+  /** Sends `packet` as this machine's next sequenced packet; returns its seq. */
+  send(packet: Omit<LockPacket, 'seq' | 'agent'>, onAck?: (ack: LockPacket) => void): number {
+    const seq = ++this.nextSeq;
+    const stamped: LockPacket = { ...packet, seq, agent: this.machine };
+    this.outstanding.set(seq, onAck ? { packet: stamped, sentNs: this.clock.nowNs(), onAck } : { packet: stamped, sentNs: this.clock.nowNs() });
+    this.transmit(stamped);
+    this.startLoop();
+    return seq;
+  }
+
+  /** Marks `seq` acknowledged by `ack` (an ACK, a refusal or a GRANT); false if it was not outstanding. */
+  acknowledge(seq: number, ack: LockPacket): boolean {
+    const entry = this.outstanding.get(seq);
+    if (!entry) return false;
+    this.outstanding.delete(seq);
+    entry.onAck?.(ack);
+    return true;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.outstanding.clear();
+  }
+
+  private transmit(packet: LockPacket): void {
+    const now = this.clock.nowNs();
+    if (!this.pumping && this.wire.length === 0 && now >= this.nextSendNs) {
+      this.nextSendNs = now + this.pacingNs;
+      this.port.send(packet);
+      return;
+    }
+    this.wire.push(packet);
+    if (!this.pumping) void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      while (this.wire.length > 0 && !this.stopped) {
+        const wait = this.nextSendNs - this.clock.nowNs();
+        if (wait > 0) await this.clock.sleep(wait);
+        const packet = this.wire.shift() as LockPacket;
+        this.nextSendNs = this.clock.nowNs() + this.pacingNs;
+        this.port.send(packet);
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private startLoop(): void {
+    if (this.looping || this.stopped) return;
+    this.looping = true;
+    void this.loop();
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      while (!this.stopped && this.outstanding.size > 0) {
+        await this.clock.sleep(this.rtoNs);
+        const now = this.clock.nowNs();
+        const due = [...this.outstanding.values()].sort((a, b) => a.packet.seq - b.packet.seq);
+        const first = due[0];
+        // go-back-N: once the oldest is overdue, resend everything after it in order
+        if (!first || now - first.sentNs < this.rtoNs) continue;
+        for (const entry of due) {
+          if (this.stopped) break;
+          entry.sentNs = now;
+          this.retransmissions++;
+          this.transmit(entry.packet);
+        }
+      }
+    } finally {
+      this.looping = false;
+    }
+  }
+}

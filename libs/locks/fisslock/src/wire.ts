@@ -1,0 +1,37 @@
+/**
+ * The FissLock header on the ports' LockPacket — the client side's copy of the contract in
+ * libs/switch/src/programs/fisslock/wire.ts (a protocol may not import the switch model; a test
+ * checks both copies agree). See there for the field mapping.
+ */
+export const FLAG_HAS_AGENT = 1 << 0;
+export const FLAG_INVALID = 1 << 1;
+export const FLAG_GRANTED = 1 << 2;
+export const FLAG_BOUNCED = 1 << 3;
+export const FLAG_DUP = 1 << 4;
+export const FLAG_ABORT = 1 << 5;
+export const FLAG_REACHED = 1 << 6;
+export const FLAG_WW_NEXT = 1 << 7;
+export const FLAG_CUR_SHARED = 1 << 8;
+export const ACK_STATUS_SHIFT = 9;
+export const WAITER_COUNT_SHIFT = 16;
+export const TASK_RID_BITS = 20;
+export const RID_MASK = (1 << TASK_RID_BITS) - 1;
+
+export type AckStatus = 'accepted' | 'bounced' | 'duplicate' | 'freed';
+export const ACK_STATUSES: readonly AckStatus[] = ['accepted', 'bounced', 'duplicate', 'freed'];
+
+export function ackStatusOf(flags: number): AckStatus {
+  return ACK_STATUSES[(flags >>> ACK_STATUS_SHIFT) & 3] as AckStatus;
+}
+
+export function ackFlags(status: AckStatus): number {
+  return ACK_STATUSES.indexOf(status) << ACK_STATUS_SHIFT;
+}
+
+export function taskKey(client: number, rid: number): number {
+  return ((client << TASK_RID_BITS) | (rid & RID_MASK)) >>> 0;
+}
+
+export function clientOfTask(task: number): number {
+  return task >>> TASK_RID_BITS;
+}

@@ -1,0 +1,160 @@
+import type { LockPacket } from '@lockfabric/ports';
+import { describe, expect, it } from 'vitest';
+import { expandEgress } from '../../egress.js';
+import { Switch } from '../../switch.js';
+import { lockCapacity, mausNeeded } from './capacity.js';
+import { fissLockDecider } from './decider.js';
+import type { FissLockDeciderOptions } from './decider.js';
+import { LockIdCache, LockIdMap } from './lock-id-map.js';
+import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, ackStatusOf, taskKey } from './wire.js';
+
+function setup(options: FissLockDeciderOptions = {}) {
+  const program = fissLockDecider({ lockCount: 64, ...options });
+  const sw = new Switch(program);
+  const seqs = new Map<number, number>();
+  const send = (from: number, fields: Partial<LockPacket> & Pick<LockPacket, 'type'>, seq?: number) => {
+    const next = seq ?? (seqs.get(from) ?? 0) + 1;
+    if (seq === undefined) seqs.set(from, next);
+    const packet: LockPacket = { lock: 3, machine: from, task: taskKey(1, 1), mode: 'exclusive', incarnation: 0, seq: next, flags: 0, agent: from, ...fields };
+    return expandEgress(sw.ingest(packet, from), from).map((c) => ({ to: c.machine, type: c.packet.type, flags: c.packet.flags, packet: c.packet }));
+  };
+  return { program, sw, send };
+}
+
+describe('fisslock decider', () => {
+  it('① grants a free lock with an empty agent and records mode and mid', () => {
+    const { program, send } = setup();
+    const out = send(1, { type: 'acquire', mode: 'shared' });
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ to: 1, type: 'grant', flags: FLAG_HAS_AGENT });
+    expect(program.meta(3)).toEqual({ free: false, mode: 'shared', mid: 1, inca: 0, pref: false });
+  });
+
+  it('② grants shared at once and multicasts a GRANTED copy to the agent; inca counts it', () => {
+    const { program, send } = setup();
+    send(1, { type: 'acquire', mode: 'shared' });
+    const out = send(2, { type: 'acquire', mode: 'shared' });
+    expect(out.map((c) => [c.to, c.type, c.flags & FLAG_GRANTED])).toEqual([
+      [1, 'acquire', FLAG_GRANTED],
+      [2, 'grant', 0],
+    ]);
+    expect(program.meta(3).inca).toBe(1);
+  });
+
+  it('③ forwards an incompatible ACQUIRE to the agent without state change', () => {
+    const { program, send } = setup();
+    send(1, { type: 'acquire', mode: 'shared' });
+    const out = send(2, { type: 'acquire', mode: 'exclusive' });
+    expect(out.map((c) => [c.to, c.type, c.flags])).toEqual([[1, 'acquire', 0]]);
+    expect(program.meta(3)).toMatchObject({ free: false, mode: 'shared', mid: 1, inca: 0 });
+  });
+
+  it('⑦ an accepted FREE frees the lock and is echoed as an ACK; ⑨ RELEASE is routed to the agent', () => {
+    const { program, send } = setup();
+    send(1, { type: 'acquire', mode: 'exclusive' });
+    expect(send(2, { type: 'release' }).map((c) => [c.to, c.type])).toEqual([[1, 'release']]);
+    const out = send(1, { type: 'free', mode: 'exclusive', incarnation: 0 });
+    expect(out.map((c) => [c.to, c.type, ackStatusOf(c.flags)])).toEqual([[1, 'ack', 'freed']]);
+    expect(program.meta(3)).toEqual({ free: true, mode: 'exclusive', mid: undefined, inca: 0, pref: false });
+  });
+
+  it('⑧ a transfer GRANT with matching inca moves mode and mid; a stale inca is refused back to the agent', () => {
+    const { program, send } = setup();
+    send(1, { type: 'acquire', mode: 'shared' });
+    send(2, { type: 'acquire', mode: 'shared' }); // ② inca 1
+    const refused = send(1, { type: 'grant', machine: 3, mode: 'exclusive', incarnation: 0, flags: FLAG_HAS_AGENT | FLAG_CUR_SHARED });
+    expect(refused.map((c) => [c.to, c.type, c.flags & FLAG_INVALID])).toEqual([[1, 'grant', FLAG_INVALID]]);
+    expect(program.meta(3)).toMatchObject({ mode: 'shared', mid: 1, inca: 1 });
+    const accepted = send(1, { type: 'grant', machine: 3, mode: 'exclusive', incarnation: 1, flags: FLAG_HAS_AGENT | FLAG_CUR_SHARED });
+    expect(accepted.map((c) => [c.to, c.type])).toEqual([[3, 'grant']]);
+    expect(program.meta(3)).toMatchObject({ free: false, mode: 'exclusive', mid: 3, inca: 0 });
+  });
+
+  it('mutant without the incarnation check accepts a stale FREE', () => {
+    const { program, send } = setup({ mutantNoIncarnationCheck: true });
+    send(1, { type: 'acquire', mode: 'shared' });
+    send(2, { type: 'acquire', mode: 'shared' });
+    send(1, { type: 'free', mode: 'shared', incarnation: 0 });
+    expect(program.meta(3).free).toBe(true);
+  });
+
+  it('duplicates never change registers; a gap is dropped until the retransmission', () => {
+    const { program, sw, send } = setup();
+    send(1, { type: 'acquire', mode: 'exclusive' }, 1);
+    send(1, { type: 'free', mode: 'exclusive' }, 2);
+    const again = send(1, { type: 'acquire', mode: 'exclusive' }, 1);
+    expect(again.map((c) => [c.type, ackStatusOf(c.flags)])).toEqual([['ack', 'duplicate']]);
+    expect(program.meta(3).free).toBe(true);
+    expect(send(1, { type: 'acquire', mode: 'exclusive' }, 5)).toEqual([]);
+    expect(sw.counters().decisions['seq-gap']).toBe(1);
+    expect(program.meta(3).free).toBe(true);
+  });
+
+  it('timeout-free: an aborted, unreached RELEASE from the agent machine frees the lock; after ② grants it builds an empty agent instead', () => {
+    const a = setup();
+    a.send(1, { type: 'acquire', mode: 'exclusive' });
+    const freed = a.send(1, { type: 'release', flags: FLAG_ABORT });
+    expect(freed.map((c) => [c.type, ackStatusOf(c.flags)])).toEqual([['ack', 'freed']]);
+    expect(a.program.meta(3).free).toBe(true);
+    const b = setup();
+    b.send(1, { type: 'acquire', mode: 'shared' });
+    b.send(2, { type: 'acquire', mode: 'shared' });
+    const refused = b.send(1, { type: 'release', flags: FLAG_ABORT });
+    expect(refused.map((c) => [c.to, c.type, c.flags & FLAG_INVALID, c.packet.mode])).toEqual([[1, 'free', FLAG_INVALID, 'shared']]);
+    expect(b.program.meta(3)).toMatchObject({ free: false, mid: 1, inca: 1 });
+  });
+
+  it('starvation bit: set by STARVE, blocks ② grants, cleared by an accepted FREE', () => {
+    const { program, send } = setup({ policy: 'starvation-prevention' });
+    send(1, { type: 'acquire', mode: 'shared' });
+    send(1, { type: 'notify' });
+    expect(program.meta(3).pref).toBe(true);
+    expect(send(2, { type: 'acquire', mode: 'shared' }).map((c) => [c.to, c.type, c.flags])).toEqual([[1, 'acquire', 0]]);
+    send(1, { type: 'free', mode: 'shared', incarnation: 0 });
+    expect(program.meta(3)).toMatchObject({ free: true, pref: false });
+  });
+
+  it('write-preferring: a queued writer sets ww and later readers queue too', () => {
+    const { program, send } = setup({ policy: 'write-preferring' });
+    send(1, { type: 'acquire', mode: 'shared' });
+    send(2, { type: 'acquire', mode: 'exclusive' });
+    expect(program.meta(3).pref).toBe(true);
+    expect(send(3, { type: 'acquire', mode: 'shared' }).map((c) => [c.to, c.type])).toEqual([[1, 'acquire']]);
+  });
+
+  it('out-of-range locks go to the fallback owner untouched', () => {
+    const { sw, send } = setup({ fallbackNodes: [7, 8] });
+    const out = send(1, { type: 'acquire', lock: 1000 });
+    expect(out).toHaveLength(1);
+    expect([7, 8]).toContain(out[0]?.to);
+    expect(sw.counters().decisions['fallback-routed']).toBe(1);
+  });
+
+  it('capacity follows the MAU formula: 1.68 M locks with 12 MAUs of 560 000 bytes', () => {
+    expect(lockCapacity(12, 560_000 * 8)).toBe(1_680_000);
+    expect(mausNeeded(1_680_000, 560_000 * 8)).toBe(12);
+    expect(mausNeeded(1_680_001, 560_000 * 8)).toBeGreaterThan(12);
+    const sw = new Switch(fissLockDecider(), { pipeline: { mauCapacityBits: 560_000 * 8 } });
+    expect((sw.program as ReturnType<typeof fissLockDecider>).lockCount()).toBe(1_680_000);
+  });
+
+  it('register memory for one million locks is reported by the switch and is at most 2.3 MB', () => {
+    const sw = new Switch(fissLockDecider({ lockCount: 1_000_000 }));
+    const { registerBytes, arrays } = sw.describe();
+    expect(registerBytes).toBeLessThanOrEqual(2_300_000);
+    expect(registerBytes).toBe(2_250_000 + 1024); // 18 bits per lock + 256 32-bit sequence numbers
+    expect(arrays.filter((a) => a.name.startsWith('fisslock.mid')).map((a) => a.stage)).toEqual([7, 8, 9]);
+    const withBit = new Switch(fissLockDecider({ lockCount: 1_000_000, policy: 'starvation-prevention' }));
+    expect(withBit.describe().registerBytes).toBeLessThanOrEqual(2.3 * 1024 * 1024);
+  });
+
+  it('the lock-id map hands out dense ids first come first served and clients cache them', () => {
+    const map = new LockIdMap(2);
+    const cache = new LockIdCache((id) => map.map(id));
+    expect([cache.resolve(900), cache.resolve(17), cache.resolve(900), cache.resolve(5)]).toEqual([0, 1, 0, 2]);
+    expect(cache.lookups).toBe(3);
+    expect(map.onSwitch(1)).toBe(true);
+    expect(map.onSwitch(2)).toBe(false);
+    expect(map.appLockId(1)).toBe(17);
+  });
+});

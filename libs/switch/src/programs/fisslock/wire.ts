@@ -1,0 +1,68 @@
+import type { LockPacket, NodeId } from '@lockfabric/ports';
+
+/**
+ * The FissLock header (spec §3.2) mapped onto the ports' `LockPacket`, which has no `rid`, `src`,
+ * `cur_mode`, ACK fields or payload. The client library (libs/locks/fisslock) keeps an identical
+ * copy of this contract, since a protocol may not import the switch model; a test there checks
+ * that both copies agree.
+ *
+ * - `machine`: requester / grantee `mid` (ACQUIRE, RELEASE, GRANT, transfer entry: the waiter);
+ *   the sender for FREE, STARVE and ACK.
+ * - `task`: request key = client index (12 bits) << 20 | rid (20 bits).
+ * - `agent`: `src`, the machine that sent this hop of a sequenced packet (used for ACK routing).
+ * - `seq`: per-`src` sequence number of a sequenced packet; in an ACK, the acknowledged seq.
+ * - `dst`: ACK → the origin (`ack_src`); transfer entry → the grantee machine.
+ * - `incarnation`: `inca` (FREE, agent GRANT); position in the queue (transfer entry).
+ * - `mode`: requested mode / next holder's mode; FREE: the mode before the free (`cur_mode`).
+ * - `flags`: FLAG_* bits below; ACK status in bits 9–10; the waiter count of an agent-carrying
+ *   GRANT in bits 16–31.
+ * - types: acquire, release, free, grant, ack; `transfer` = one wait-queue entry of an agent
+ *   transfer (the payload, which LockPacket cannot carry, travels as these packets, sequenced
+ *   just before their GRANT so the GRANT's seq − count … seq − 1 name them); `notify` = STARVE.
+ */
+export const FLAG_HAS_AGENT = 1 << 0;
+export const FLAG_INVALID = 1 << 1;
+export const FLAG_GRANTED = 1 << 2;
+export const FLAG_BOUNCED = 1 << 3;
+export const FLAG_DUP = 1 << 4;
+export const FLAG_ABORT = 1 << 5;
+export const FLAG_REACHED = 1 << 6;
+export const FLAG_WW_NEXT = 1 << 7;
+/** `cur_mode` of an agent-carrying GRANT is shared (FREE carries it in `mode`). */
+export const FLAG_CUR_SHARED = 1 << 8;
+/** Sent by the fallback (out-of-range) lock manager path; the decider only routes it. */
+export const FLAG_FALLBACK = 1 << 11;
+
+export const ACK_STATUS_SHIFT = 9;
+export type AckStatus = 'accepted' | 'bounced' | 'duplicate' | 'freed';
+export const ACK_STATUSES: readonly AckStatus[] = ['accepted', 'bounced', 'duplicate', 'freed'];
+
+export const WAITER_COUNT_SHIFT = 16;
+export const MAX_WAITERS_PER_TRANSFER = 0xffff;
+
+export const TASK_RID_BITS = 20;
+export const RID_MASK = (1 << TASK_RID_BITS) - 1;
+
+/** The switch stores `mid + 1` in its 8-bit array so that 0 can mean "no agent": machines 0…254. */
+export const MAX_MACHINE_ID = 254;
+
+export function ackStatusOf(flags: number): AckStatus {
+  return ACK_STATUSES[(flags >>> ACK_STATUS_SHIFT) & 3] as AckStatus;
+}
+
+export function ackFlags(status: AckStatus): number {
+  return ACK_STATUSES.indexOf(status) << ACK_STATUS_SHIFT;
+}
+
+export function waiterCountOf(flags: number): number {
+  return flags >>> WAITER_COUNT_SHIFT;
+}
+
+export function taskKey(client: number, rid: number): number {
+  return ((client << TASK_RID_BITS) | (rid & RID_MASK)) >>> 0;
+}
+
+/** The origin of a sequenced packet (`src`). */
+export function srcOf(packet: LockPacket): NodeId {
+  return packet.agent ?? packet.machine;
+}
