@@ -1,2 +1,3 @@
 export * from './in-memory-run.js';
 export * from './switch-programs.js';
+export * from './switch-net.js';

@@ -3,7 +3,7 @@ import { allocateSwitchQueues, netlockProgram, profileLockTrace } from '@lockfab
 import type { NetLockProgramOptions, QueueAllocation } from '@lockfabric/switch';
 import { describe, expect, it } from 'vitest';
 import { netlock } from '../src/index.js';
-import { createSwitchNet, runWorkload } from './switch-net.js';
+import { createSwitchNet, runWorkload } from '@lockfabric/harness';
 
 const NODES = [1, 2, 3];
 

@@ -2,7 +2,7 @@ import { forwardProgram } from '@lockfabric/switch';
 import type { ServerLockClient } from '@lockfabric/lock-srvlock';
 import { describe, expect, it } from 'vitest';
 import { parLockHome, parlock } from '../src/index.js';
-import { createSwitchNet, runWorkload } from './switch-net.js';
+import { createSwitchNet, runWorkload } from '@lockfabric/harness';
 
 const NODES = [1, 2, 3];
 

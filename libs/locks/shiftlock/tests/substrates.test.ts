@@ -8,6 +8,8 @@ describe('shiftlock through the shared harness', () => {
     const result = await runInMemory({
       substrate: 'embedded',
       protocol: shiftlock,
+      // Real time on a loaded CI machine: a lease long enough that a slow holder is not suspected.
+      protocolOptions: { leaseMs: 500 },
       spec: { clients: 6, locks: 1, readRatio: 0.5, distribution: 'uniform', operations: 120, thinkNs: 0, criticalSectionNs: 0, seed: 3, timeoutMs: 2_000 },
     });
     expect(result.verdict.ok, summarizeVerdict(result.verdict)).toBe(true);

@@ -4,7 +4,7 @@ import { forwardProgram } from '@lockfabric/switch';
 import { describe, expect, it } from 'vitest';
 import { LockTable, ServerLockClient, srvlock } from '../src/index.js';
 import type { ServerGrant } from '../src/index.js';
-import { createSwitchNet, runWorkload } from './switch-net.js';
+import { createSwitchNet, runWorkload } from '@lockfabric/harness';
 
 const NODES = [1, 2, 3];
 

@@ -1,4 +1,4 @@
-// Test fixture: a tiny in-memory switch network (virtual time) until libs/sim hosts switch programs.
+// A small in-memory switch network in virtual time for scripted packet scenarios (protocol tests).
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { LockTimeoutError, noopTrace } from '@lockfabric/ports';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { protocolById } from '@lockfabric/lock-catalog';
 import type { WorkloadSpec } from '@lockfabric/workloads';
-import { runInMemory } from '../src/index.js';
+import { runInMemory } from '@lockfabric/harness';
 
 const spec: WorkloadSpec = { clients: 8, locks: 4, readRatio: 0.4, distribution: 'uniform', operations: 300, thinkNs: 500, criticalSectionNs: 2_000, seed: 1, timeoutMs: 20 };
 
