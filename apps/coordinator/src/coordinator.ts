@@ -6,13 +6,16 @@ import type { Clock } from '@lockfabric/ports';
 import type { RunningService } from '@lockfabric/service';
 import { RealClock } from '@lockfabric/sim';
 import { MetricsRegistry } from '@lockfabric/telemetry';
-import { MembershipViewSchema, StatusResponseSchema, decodeWire } from '@lockfabric/wire';
+import { FailureNoticeSchema, MembershipViewSchema, RecoveryPhaseSchema, StatusResponseSchema, decodeWire } from '@lockfabric/wire';
 import { startCoordinatorServer } from './coordinator-server.js';
-import type { HeartbeatOutcome, MemberState } from './failure-detector.js';
+import type { HeartbeatOutcome, MemberRecord, MemberState } from './failure-detector.js';
 import { decodeHeartbeat } from './heartbeat-decoder.js';
 import { Membership } from './membership.js';
 import type { MembershipView, PublishReason } from './membership.js';
 import { membershipViewToWire } from './view-wire.js';
+import { RecoveryBook } from './recovery-book.js';
+import type { Recovery } from './recovery-book.js';
+import { failureNoticeToWire, recoveryToWire } from './recovery-wire.js';
 
 export interface CoordinatorDeps {
   readonly nc: NatsConnection;
@@ -32,10 +35,21 @@ export interface CoordinatorDeps {
   readonly warmupMs?: number;
   readonly announceIntervalMs?: number;
   readonly maxMembers?: number;
+  /** Lease bounds per protocol for recovery bookkeeping, when the deployment's options differ from the defaults. */
+  readonly leaseBoundsMs?: Readonly<Record<string, number>>;
+  /** Finished recoveries kept for Status. */
+  readonly keepRecoveries?: number;
+  /**
+   * After the coordinator's own NATS connection comes back, members get this long (plus the
+   * suspicion timeout) to be heard again before anyone is suspected: they reconnect on their own
+   * schedule. Default 1000 ms.
+   */
+  readonly reconnectGraceMs?: number;
 }
 
 export interface Coordinator extends RunningService {
   readonly membership: Membership;
+  readonly recoveries: RecoveryBook;
   readonly malformed: MalformedInputCounter;
   readonly grpcPort: number;
 }
@@ -59,7 +73,21 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   const transitionsTotal = metrics.counter({ name: 'lockfabric_coordinator_member_transitions_total', help: 'Member state changes by failure detection', labelNames: ['to'] });
   const members = metrics.gauge({ name: 'lockfabric_coordinator_members', help: 'Members known to the coordinator, by state', labelNames: ['state'] });
   const decodeErrors = metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] });
+  const recoveryCount = metrics.counter({ name: 'lockfabric_coordinator_recoveries_total', help: 'Recoveries by what happened to them', labelNames: ['event'] });
   const seenDecodeErrors = new Map<string, number>();
+  const recoveries = new RecoveryBook({
+    ...(deps.leaseBoundsMs === undefined ? {} : { leaseBoundsMs: deps.leaseBoundsMs }),
+    ...(deps.keepRecoveries === undefined ? {} : { keepDone: deps.keepRecoveries }),
+  });
+  const failureSubject = subjects.recovery('failure');
+  const phaseSubject = subjects.recovery('phase');
+  const silenceMs = deps.heartbeatIntervalMs * deps.missesBeforeSuspect;
+  const logDone = (recovery: Recovery) => {
+    recoveryCount.inc({ event: 'done' });
+    const tookMs = ((recovery.doneAtNs ?? recovery.detectedAtNs) - recovery.detectedAtNs) / 1e6;
+    const unrecoverable = recovery.actions.filter((a) => a.mechanism === 'none').map((a) => a.protocol);
+    logger.info(`recovery #${recovery.seq} of ${recovery.role}/${recovery.id} (epoch ${recovery.epoch}) done after ${tookMs.toFixed(1)} ms${unrecoverable.length ? `; no recovery by design for ${unrecoverable.join(', ')}` : ''}`);
+  };
 
   const membershipSubject = subjects.membership();
   const publish = (view: MembershipView, reason: PublishReason) => {
@@ -109,6 +137,10 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
         const outcome = membership.heartbeat(hb, clock.nowNs());
         heartbeats.inc({ outcome });
         if (NOTABLE.has(outcome)) logger.info(`member ${hb.role}/${hb.id} (node ${hb.node}, incarnation ${hb.incarnation}): ${outcome}`);
+        if (outcome === 'rejoined' || outcome === 'restarted') {
+          const recovery = recoveries.rejoined(hb.role, hb.id, clock.nowNs());
+          if (recovery?.doneAtNs !== undefined) logDone(recovery);
+        }
         else if (outcome === 'fenced' || outcome === 'table-full') warnLog.warn(`member ${hb.role}/${hb.id} incarnation ${hb.incarnation}: heartbeat ignored (${outcome})`);
       } catch (decodeError) {
         malformed.record(msg.subject, decodeError);
@@ -116,14 +148,64 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     },
   });
 
+  // Participants report on ctl.recovery.phase; our own notices echo back on ctl.recovery.failure.
+  // Anything else under ctl.recovery, or bodies that do not decode, is malformed input.
+  const recoverySubscription: Subscription = nc.subscribe(subjects.recoveryAll(), {
+    callback: (error, msg) => {
+      if (error) return warnLog.warn(`coordinator: recovery subscription error: ${error.message}`);
+      try {
+        if (msg.subject === failureSubject) membership.observeEpoch(decodeWire(FailureNoticeSchema, msg.data, msg.subject).epoch);
+        else if (msg.subject === phaseSubject) {
+          const phase = decodeWire(RecoveryPhaseSchema, msg.data, msg.subject);
+          recoveryCount.inc({ event: 'phase-report' });
+          warnLog.warn(`recovery phase report from node ${phase.node} (protocol ${JSON.stringify(phase.protocol)}, epoch ${phase.epoch}, done ${phase.done}): noted`);
+        } else malformed.record(msg.subject, new Error(`no recovery subject ${msg.subject} (expected ${failureSubject} or ${phaseSubject})`));
+      } catch (decodeError) {
+        malformed.record(msg.subject, decodeError);
+      }
+    },
+  });
+
+  // A coordinator cut off from NATS hears nobody; it must not declare the cluster dead for that.
+  const reconnectGraceNs = (deps.reconnectGraceMs ?? 1_000) * 1e6;
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') {
+        membership.detector.excuseSilenceUntil(Number.POSITIVE_INFINITY);
+        logger.warn('coordinator: NATS connection lost; failure detection is held until it is back');
+      } else if (status.type === 'reconnect') {
+        membership.detector.excuseSilenceUntil(clock.nowNs() + reconnectGraceNs);
+        logger.info(`coordinator: NATS connection back; members have ${reconnectGraceNs / 1e6} ms of grace to be heard`);
+      }
+    }
+  })().catch(() => undefined);
+
   // Ticks at half an interval: a death is noticed at most half an interval after it is due.
   const tickMs = Math.max(5, Math.floor(deps.heartbeatIntervalMs / 2));
+  // The view declaring the death is already out (Membership publishes inside tick), so its epoch fences the notice.
+  const beginRecovery = (member: MemberRecord, nowNs: number) => {
+    const epoch = membership.view?.epoch ?? membership.epochs.current;
+    const recovery = recoveries.begin(member, epoch, nowNs);
+    recoveryCount.inc({ event: 'begun' });
+    const reason = `no heartbeat for ${silenceMs} ms (${deps.missesBeforeSuspect} missed intervals of ${deps.heartbeatIntervalMs} ms)`;
+    logger.warn(`recovery #${recovery.seq}: ${member.role}/${member.id} (node ${member.node}, incarnation ${member.incarnation}) failed in epoch ${epoch}: ${reason}`);
+    try {
+      nc.publish(failureSubject, toBinary(FailureNoticeSchema, failureNoticeToWire(recovery, reason)));
+    } catch (error) {
+      warnLog.warn(`coordinator: could not publish the failure notice of ${member.role}/${member.id}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (recovery.doneAtNs !== undefined) logDone(recovery);
+  };
   const ticker = setInterval(() => {
     try {
-      for (const t of membership.tick(clock.nowNs())) {
+      const nowNs = clock.nowNs();
+      for (const t of membership.tick(nowNs)) {
         transitionsTotal.inc({ to: t.to });
         logger.warn(`member ${t.role}/${t.id}: ${t.from} -> ${t.to}`);
+        const member = t.to === 'dead' ? membership.detector.member(t.role, t.id) : undefined;
+        if (member) beginRecovery(member, nowNs);
       }
+      for (const recovery of recoveries.tick(nowNs)) logDone(recovery);
     } catch (error) {
       warnLog.warn(`coordinator: tick failed: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -133,7 +215,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     port: deps.grpcPort,
     ...(deps.grpcHost === undefined ? {} : { host: deps.grpcHost }),
     malformed,
-    status: () => create(StatusResponseSchema, { cluster: deps.cluster, view: membershipViewToWire(membership.snapshot(clock.nowNs())), recoveries: [] }),
+    status: () => create(StatusResponseSchema, { cluster: deps.cluster, view: membershipViewToWire(membership.snapshot(clock.nowNs())), recoveries: recoveries.all().flatMap(recoveryToWire) }),
   });
   await nc.flush();
   logger.info(`coordinator of cluster ${deps.cluster}: heartbeats every ${deps.heartbeatIntervalMs} ms, suspicion after ${membership.detector.suspectAfterMs} ms`);
@@ -141,6 +223,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   let closed = false;
   return {
     membership,
+    recoveries,
     malformed,
     grpcPort: server.port,
     ready: () => !closed,
@@ -159,6 +242,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
       closed = true;
       clearInterval(ticker);
       heartbeatSubscription.unsubscribe();
+      recoverySubscription.unsubscribe();
       viewSubscription.unsubscribe();
       await server.close();
     },

@@ -86,6 +86,20 @@ describe('FailureDetector', () => {
     expect(d.members().map((m) => m.id)).toStrictEqual(['b', 'c']);
   });
 
+  it('excuses silence while the coordinator itself could not hear, and counts it again from the end of the excuse', () => {
+    const d = detector();
+    d.heartbeat(hb(), 0);
+    d.excuseSilenceUntil(Number.POSITIVE_INFINITY);
+    expect(d.tick(10_000 * MS)).toStrictEqual([]);
+    d.excuseSilenceUntil(10_500 * MS);
+    expect(d.tick(10_799 * MS)).toStrictEqual([]);
+    expect(d.tick(10_800 * MS).map((t) => t.to)).toStrictEqual(['suspect', 'dead']);
+    // Without the excuse the same silence is a death (the mutant: an excuse that is ignored).
+    const plain = detector();
+    plain.heartbeat(hb(), 0);
+    expect(plain.tick(10_000 * MS).map((t) => t.to)).toStrictEqual(['suspect', 'dead']);
+  });
+
   it('rejects nonsensical settings', () => {
     expect(() => new FailureDetector({ heartbeatIntervalMs: 0, missesBeforeSuspect: 3 })).toThrow(RangeError);
     expect(() => new FailureDetector({ heartbeatIntervalMs: 100, missesBeforeSuspect: 0 })).toThrow(RangeError);

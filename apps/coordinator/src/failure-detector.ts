@@ -92,6 +92,7 @@ export class FailureDetector {
   private readonly confirmAfterNs: number;
   private readonly maxMembers: number;
   private version = 0;
+  private silenceExcusedUntilNs = Number.NEGATIVE_INFINITY;
 
   constructor(options: FailureDetectorOptions) {
     if (!(options.heartbeatIntervalMs > 0)) throw new RangeError(`heartbeatIntervalMs must be positive, got ${options.heartbeatIntervalMs}`);
@@ -139,11 +140,20 @@ export class FailureDetector {
     return outcome;
   }
 
+  /**
+   * Silence before `untilNs` counts for nobody: the coordinator itself could not hear (its NATS
+   * connection was down), so it cannot accuse anyone of not speaking. Suspicion counts from the
+   * later of a member's last heartbeat and this time. `Infinity` holds detection off entirely.
+   */
+  excuseSilenceUntil(untilNs: number): void {
+    this.silenceExcusedUntilNs = untilNs;
+  }
+
   /** Applies the timeouts due at `nowNs`; returns the state changes, in order. */
   tick(nowNs: number): Transition[] {
     const transitions: Transition[] = [];
     for (const entry of this.entries.values()) {
-      if (entry.state === 'alive' && nowNs - entry.lastHeartbeatNs >= this.suspectAfterNs) {
+      if (entry.state === 'alive' && nowNs - Math.max(entry.lastHeartbeatNs, this.silenceExcusedUntilNs) >= this.suspectAfterNs) {
         transitions.push(this.enter(entry, 'suspect', nowNs));
       }
       if (entry.state === 'suspect' && nowNs - entry.sinceNs >= this.confirmAfterNs) {

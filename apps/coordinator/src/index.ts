@@ -14,3 +14,6 @@ export { EPOCH_TIME_SHIFT, EpochSource, epochFloor } from './epoch-source.js';
 export { DEFAULT_ANNOUNCE_INTERVAL_MS, Membership, type MembershipOptions, type MembershipView, type PublishReason } from './membership.js';
 export { decodeHeartbeat } from './heartbeat-decoder.js';
 export { membershipViewToWire } from './view-wire.js';
+export { COMPUTE_FAILURE_RULES, rulesFor, type RecoveryMechanism, type RecoveryRule } from './recovery-rules.js';
+export { DEFAULT_KEEP_DONE, RecoveryBook, type FailedMember, type Recovery, type RecoveryAction, type RecoveryBookOptions } from './recovery-book.js';
+export { failureNoticeToWire, parseRecoveryDetail, recoveryToWire } from './recovery-wire.js';

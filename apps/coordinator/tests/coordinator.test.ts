@@ -80,7 +80,9 @@ describe('coordinator over NATS', () => {
     await waitFor(() => coordinator?.malformed.count() === 3, { what: 'three malformed messages counted' });
     const answer = await status();
     expect(answer.cluster).toBe('coord-test');
-    expect(answer.recoveries).toStrictEqual([]);
+    // compute/7 died in the test before: Status lists its recovery, one entry per protocol action.
+    expect(answer.recoveries.length).toBeGreaterThan(0);
+    expect(answer.recoveries.every((r) => r.node === 7 && r.epoch > 0n)).toBe(true);
     expect(answer.view?.epoch).toBe(views.at(-1)?.epoch);
     const member = answer.view?.members.find((m) => m.id === '7');
     expect(member).toMatchObject({ role: 'compute', node: 7, incarnation: 1n, state: MemberState.DEAD });

@@ -6,3 +6,10 @@ export * from './run/live.js';
 export * from './commands/transport.js';
 export * from './report/bench-report.js';
 export { repoRoot as repoRootForBench } from './cluster/paths.js';
+// Chaos against a local cluster or Kubernetes (`lockfabric chaos`).
+export * from './chaos/chaos-request.js';
+export * from './chaos/kube-plan.js';
+export * from './chaos/local-chaos.js';
+export * from './chaos/switch-faults.js';
+export { CHAOS_HELP, chaosCommand, parseChaosArgs } from './commands/chaos.js';
+export * from './chaos/lease-clip.js';

@@ -1,5 +1,6 @@
 import { LockFabricError } from '@lockfabric/ports';
 import { benchCommand } from './commands/bench.js';
+import { chaosCommand } from './commands/chaos.js';
 import { checkCommand } from './commands/check.js';
 import { clusterCommand } from './commands/cluster.js';
 import { demoCommand } from './commands/demo.js';
@@ -13,7 +14,8 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   bench       one protocol, one workload, on sim | embedded | live
   check       simulation testing over a range of seeds; one-line reproductions of failures
   transport   raw limits of this machine: bare gRPC stream and NATS
-  cluster     up | down | status of a local live cluster (separate processes)`;
+  cluster     up | down | status of a local live cluster (separate processes)
+  chaos       kill | pause | resume | restart | partition | switch-faults | nats-restart, local or Kubernetes`;
 
 const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   demo: demoCommand,
@@ -21,6 +23,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   check: checkCommand,
   transport: transportCommand,
   cluster: clusterCommand,
+  chaos: chaosCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number> {

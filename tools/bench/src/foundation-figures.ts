@@ -84,6 +84,21 @@ async function memoryNodeRssMb(lockCount: number): Promise<number> {
       if (ready) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    // Pages of a fresh region are not resident until touched: write every lock word once.
+    const { MemoryQueuePair, silentLogger } = await import('@lockfabric/live');
+    const qp = await MemoryQueuePair.connect(`127.0.0.1:${grpc}`, 99, { logger: silentLogger });
+    try {
+      const region = (await qp.describe()).regions.find((r) => r.region === 0);
+      const chunk = 64 * 1024;
+      const data = new Uint8Array(chunk).fill(0xff);
+      const writes = [];
+      for (let offset = 0; offset < (region?.sizeBytes ?? 0); offset += chunk) {
+        writes.push({ op: 'write' as const, addr: { node: 0, region: 0, rkey: region!.rkey, offset }, data: data.subarray(0, Math.min(chunk, region!.sizeBytes - offset)) });
+      }
+      for (let i = 0; i < writes.length; i += 16) await qp.post(writes.slice(i, i + 16));
+    } finally {
+      qp.close();
+    }
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 'NaN');
     return kb / 1024;

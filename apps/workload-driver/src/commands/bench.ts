@@ -2,6 +2,7 @@ import { writeHistoryJsonl } from '@lockfabric/check';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
+import { discoverRemoteCluster } from '../run/remote-cluster.js';
 import { benchReport, describeReport } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
@@ -20,6 +21,8 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
   --crash-probability P    sim/embedded: a client crashes instead of releasing, per release
   --jitter-ns NS           sim: extra random delay per verb batch and message
+  --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
+  --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P  (50055)
   --json                   print one JSON object`;
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -31,6 +34,9 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'cluster-dir': { type: 'string' },
     'crash-probability': { type: 'string' },
     'jitter-ns': { type: 'string' },
+    'compute-nodes-at': { type: 'string' },
+    'memory-nodes-at': { type: 'string' },
+    'compute-memory-port': { type: 'string' },
   });
   if (values['help']) return (console.log(BENCH_HELP), 0);
   const { spec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
@@ -39,6 +45,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const computeNodes = reader.number('compute-nodes', 2, { integer: true, min: 1 });
   const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
+  const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
   reader.done();
   const protocol = reader.string('protocol', 'caslock');
@@ -47,7 +54,11 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   let report: BenchReport;
   let history;
   if (substrate === 'live') {
-    const cluster = await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes });
+    const remoteAt = values['compute-nodes-at'];
+    const cluster =
+      typeof remoteAt === 'string'
+        ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
+        : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes });
     try {
       const wallStart = performance.now();
       const result = await runLive({ state: cluster.state, protocol, protocolOptions, spec, onProgress: (f) => bar.update(f) });

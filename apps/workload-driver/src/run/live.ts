@@ -12,6 +12,7 @@ import type { RunResult } from '@lockfabric/wire';
 import { RunStats, VerbAccounting, historyEventFromWire, runSpecToWire, summarize } from '@lockfabric/workloads';
 import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
+import { addressOf } from './remote-cluster.js';
 
 export interface LiveRunOptions {
   readonly state: ClusterState;
@@ -20,6 +21,11 @@ export interface LiveRunOptions {
   readonly spec: WorkloadSpec;
   readonly recordHistory?: boolean;
   readonly onProgress?: (fraction: number) => void;
+  /**
+   * Chaos runs: a compute node whose run stream fails (it was killed) contributes nothing and is
+   * listed in `failedNodes` instead of failing the whole run. Its clients' history is lost with it.
+   */
+  readonly tolerateNodeFailures?: boolean;
 }
 
 export interface LiveRunResult {
@@ -32,6 +38,8 @@ export interface LiveRunResult {
   readonly verbs: Readonly<Record<string, number>>;
   readonly accounting: VerbAccounting;
   readonly computeNodes: number;
+  /** Compute nodes whose run failed, with the error (only with `tolerateNodeFailures`). */
+  readonly failedNodes: readonly { readonly node: number; readonly error: string }[];
 }
 
 const runMethod = rawMethodOf(ComputeNodeService.method.run);
@@ -47,8 +55,8 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   await zeroLockMemory(memories, computes, spec.locks, protocol.entryBytes);
 
   const peers: Record<number, string> = {};
-  for (const m of memories) peers[m.node] = `127.0.0.1:${m.grpc}`;
-  for (const c of computes) peers[c.node] = `127.0.0.1:${c.memoryGrpc}`;
+  for (const m of memories) peers[m.node] = addressOf(m, m.grpc);
+  for (const c of computes) peers[c.node] = addressOf(c, c.memoryGrpc);
   const shares = split(spec.clients, computes.length);
   const opShares = spec.operations !== undefined ? splitProportional(spec.operations, shares) : undefined;
   const progress = new Array<number>(computes.length).fill(0);
@@ -60,6 +68,7 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   const started = Date.now();
   const ticker = spec.durationMs && options.onProgress ? setInterval(() => options.onProgress?.(Math.min(1, (Date.now() - started) / spec.durationMs!)), 200) : undefined;
   let outcomes: NodeOutcome[];
+  const failedNodes: { node: number; error: string }[] = [];
   try {
     outcomes = await Promise.all(
       computes.map((compute, k) => {
@@ -71,9 +80,14 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
           recordHistory: options.recordHistory ?? true,
           peers,
         });
-        return runOnNode(compute, toBinary(RunRequestSchema, request), (ops) => {
+        const run = runOnNode(compute, toBinary(RunRequestSchema, request), (ops) => {
           progress[k] = ops;
           report();
+        });
+        if (!options.tolerateNodeFailures) return run;
+        return run.catch((error: unknown): NodeOutcome => {
+          failedNodes.push({ node: compute.node, error: error instanceof Error ? error.message : String(error) });
+          return { history: [], result: undefined };
         });
       }),
     );
@@ -112,6 +126,7 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
     verbs,
     accounting,
     computeNodes: computes.length,
+    failedNodes,
   };
 }
 
@@ -121,7 +136,7 @@ interface NodeOutcome {
 }
 
 function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: number) => void): Promise<NodeOutcome> {
-  const client = new Client(`127.0.0.1:${compute.grpc}`, credentials.createInsecure());
+  const client = new Client(addressOf(compute, compute.grpc), credentials.createInsecure());
   const history: HistoryEvent[] = [];
   let result: RunResult | undefined;
   return new Promise<NodeOutcome>((resolve, reject) => {
@@ -140,7 +155,7 @@ function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: num
 /** Zeroes the lock table (and compute nodes' descriptor slots) so every run starts from free locks. */
 async function zeroLockMemory(memories: readonly ProcessRecord[], computes: readonly ProcessRecord[], lockCount: number, entryBytes: number): Promise<void> {
   const perNode = Math.ceil(lockCount / memories.length) * entryBytes;
-  const targets = [...memories.map((m) => ({ address: `127.0.0.1:${m.grpc}`, bytes: perNode })), ...computes.map((c) => ({ address: `127.0.0.1:${c.memoryGrpc}`, bytes: -1 }))];
+  const targets = [...memories.map((m) => ({ address: addressOf(m, m.grpc), bytes: perNode })), ...computes.map((c) => ({ address: addressOf(c, c.memoryGrpc), bytes: -1 }))];
   await Promise.all(
     targets.map(async ({ address, bytes }) => {
       const qp = await MemoryQueuePair.connect(address, 65_000, { logger: silentLogger });
@@ -155,8 +170,9 @@ async function zeroLockMemory(memories: readonly ProcessRecord[], computes: read
           const length = Math.min(ZERO_CHUNK_BYTES, total - offset);
           batch.push({ op: 'write', addr: { node: description.node, region: 0, rkey: region.rkey, offset }, data: new Uint8Array(length) });
         }
-        for (let i = 0; i < batch.length; i += 64) {
-          const completions = await qp.post(batch.slice(i, i + 64));
+        // 16 × 64 KiB per doorbell keeps each gRPC frame under its 4 MiB default limit.
+        for (let i = 0; i < batch.length; i += 16) {
+          const completions = await qp.post(batch.slice(i, i + 16));
           const bad = completions.find((c) => c.status !== 'ok');
           if (bad) throw new FabricAccessError(bad.status, `zeroing ${address}: ${bad.detail ?? ''}`);
         }

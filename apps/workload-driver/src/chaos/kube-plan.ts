@@ -1,0 +1,98 @@
+import type { ChaosRequest } from './chaos-request.js';
+
+/**
+ * The label every LockFabric pod carries with its process name (`compute-3`, `nats`), so a chaos
+ * target means the same thing locally and on Kubernetes. A bare `switch` target (switch-faults
+ * without a name) selects by role instead.
+ */
+export const PROCESS_LABEL = 'lockfabric.io/process';
+export const ROLE_LABEL = 'lockfabric.io/role';
+/** The service container of a pod; its entrypoint runs the service under an init (tini), so the service is not PID 1. */
+export const SERVICE_CONTAINER = 'lockfabric';
+
+/**
+ * The kubectl commands for one chaos action, as shell lines in order. Pure, so `--dry-run` output
+ * is tested without a cluster. Mapping to the local verbs:
+ * - kill: force-delete the pod (no grace: the process gets SIGKILL); its controller starts a new one;
+ * - pause/resume: SIGSTOP/SIGCONT the service process inside the container. The kernel ignores
+ *   SIGSTOP sent to a PID namespace's init, hence the init requirement above;
+ * - restart: graceful delete, then wait until the replacement is Ready;
+ * - partition: a NetworkPolicy that denies all ingress and egress of the pod (NATS and gRPC both),
+ *   removed after the duration. It takes effect only where the CNI enforces NetworkPolicy;
+ * - switch-faults: port-forward SwitchControl and call SetFaults through it;
+ * - nats-restart: delete the NATS pod; services reconnect to its replacement.
+ */
+export function kubePlan(request: ChaosRequest): string[] {
+  if (!request.kube) throw new Error('kubePlan needs a request with --kube-context');
+  const { context, namespace } = request.kube;
+  const kubectl = `kubectl --context ${quote(context)} -n ${namespace}`;
+  const selector = request.target === 'switch' ? `${ROLE_LABEL}=switch` : `${PROCESS_LABEL}=${request.target}`;
+  const pod = `$(${kubectl} get pod -l ${selector} -o name)`;
+  const signal = (name: string) => `${kubectl} exec ${pod} -c ${SERVICE_CONTAINER} -- sh -c 'kill -${name} $(pidof node)'`;
+  switch (request.verb) {
+    case 'kill':
+      return [`${kubectl} delete pod -l ${selector} --grace-period=0 --force --wait=false`];
+    case 'pause':
+      return [signal('STOP')];
+    case 'resume':
+      return [signal('CONT')];
+    case 'restart':
+      return [`${kubectl} delete pod -l ${selector} --wait=true`, `${kubectl} wait --for=condition=Ready pod -l ${selector} --timeout=120s`];
+    case 'partition': {
+      const name = `lockfabric-partition-${request.target}`;
+      return [
+        `${kubectl} apply -f - <<'EOF'\n${partitionPolicy(name, namespace, selector)}EOF`,
+        `sleep ${(request.durationMs / 1_000).toFixed(3)}`,
+        `${kubectl} delete networkpolicy ${name}`,
+      ];
+    }
+    case 'switch-faults': {
+      const faults = request.faults;
+      const flags = !faults || faults.clear
+        ? ['--clear']
+        : [
+            ...(faults.loss > 0 ? [`--loss ${faults.loss}`] : []),
+            ...(faults.duplicate > 0 ? [`--duplicate ${faults.duplicate}`] : []),
+            ...(faults.reorder > 0 ? [`--reorder ${faults.reorder}`] : []),
+            ...(faults.delayNs > 0 ? [`--delay-ns ${faults.delayNs}`] : []),
+            ...(faults.packetType ? [`--packet-type ${faults.packetType}`] : []),
+            ...(faults.machine !== undefined ? [`--machine ${faults.machine}`] : []),
+          ];
+      return [
+        `${kubectl} port-forward ${pod} ${LOCAL_FORWARD_PORT}:grpc >/dev/null & PF=$!`,
+        'sleep 2',
+        `lockfabric chaos switch-faults --switch-grpc 127.0.0.1:${LOCAL_FORWARD_PORT} ${flags.join(' ')}`,
+        'kill $PF',
+      ];
+    }
+    case 'nats-restart':
+      return [`${kubectl} delete pod -l ${PROCESS_LABEL}=nats --wait=true`, `${kubectl} wait --for=condition=Ready pod -l ${PROCESS_LABEL}=nats --timeout=120s`];
+  }
+}
+
+/** Local end of the SwitchControl port-forward (the pod's container port is named `grpc`). */
+export const LOCAL_FORWARD_PORT = 15053;
+
+function partitionPolicy(name: string, namespace: string, selector: string): string {
+  const [key, value] = selector.split('=');
+  return [
+    'apiVersion: networking.k8s.io/v1',
+    'kind: NetworkPolicy',
+    'metadata:',
+    `  name: ${name}`,
+    `  namespace: ${namespace}`,
+    'spec:',
+    '  podSelector:',
+    '    matchLabels:',
+    `      ${key}: ${value}`,
+    '  policyTypes: [Ingress, Egress]',
+    '  ingress: []',
+    '  egress: []',
+    '',
+  ].join('\n');
+}
+
+/** Contexts may hold characters a shell interprets; quote unless plainly safe. */
+function quote(text: string): string {
+  return /^[A-Za-z0-9_./:@-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}

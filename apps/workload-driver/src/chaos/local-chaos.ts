@@ -1,0 +1,241 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { join } from 'node:path';
+import { isAlive, readClusterState, tail } from '../cluster/local-cluster.js';
+import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
+import type { SwitchFaultRequest } from './chaos-request.js';
+import { applySwitchFaults } from './switch-faults.js';
+
+/** A chaos action named a process that cluster.json does not list, or the cluster is not there. */
+export class ChaosTargetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChaosTargetError';
+  }
+}
+
+/** What one action did, for the command's output and for tests. */
+export interface ChaosOutcome {
+  readonly verb: string;
+  readonly target: string;
+  readonly pid: number;
+  /** The pid after a restart. */
+  readonly newPid?: number;
+  readonly detail: string;
+}
+
+export interface LocalChaosOptions {
+  /** How long a restarted process may take to be ready (health /readyz, or NATS's port). */
+  readonly readyTimeoutMs?: number;
+  /** SIGTERM grace before SIGKILL when restarting a live process. */
+  readonly graceMs?: number;
+}
+
+/**
+ * Chaos against the local cluster of `lockfabric cluster up` (or `startLocalCluster`), through the
+ * pids, ports and argv recorded in DIR/cluster.json. Every action re-reads the file, so several
+ * actors (a test and the CLI) see each other's restarts.
+ */
+export class LocalChaos {
+  private readonly readyTimeoutMs: number;
+  private readonly graceMs: number;
+
+  constructor(
+    readonly dir: string,
+    options: LocalChaosOptions = {},
+  ) {
+    this.readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
+    this.graceMs = options.graceMs ?? 5_000;
+  }
+
+  state(): ClusterState {
+    const state = readClusterState(this.dir);
+    if (!state) throw new ChaosTargetError(`no cluster in ${this.dir} (start one with \`lockfabric cluster up --dir ${this.dir}\`)`);
+    return state;
+  }
+
+  /** The record of `target`; `switch` alone names the cluster's only switch. */
+  process(target: string): ProcessRecord {
+    const processes = this.state().processes;
+    const record = target === 'switch' ? onlySwitch(processes) : processes.find((p) => p.name === target);
+    if (!record) throw new ChaosTargetError(`no process ${JSON.stringify(target)} in ${join(this.dir, 'cluster.json')}; there are: ${processes.map((p) => p.name).join(', ')}`);
+    return record;
+  }
+
+  /** SIGKILL: the crash DESIGN §7 says the system must survive. Resolves once the process is gone. */
+  async kill(target: string): Promise<ChaosOutcome> {
+    const record = this.live(target, 'kill');
+    process.kill(record.pid, 'SIGKILL');
+    await waitGone(record.pid, this.graceMs);
+    return { verb: 'kill', target: record.name, pid: record.pid, detail: `SIGKILL sent to ${record.name} (pid ${record.pid}); it is gone` };
+  }
+
+  /** SIGSTOP: the process freezes (an event-loop stall of unbounded length); its sockets stay open. */
+  async pause(target: string): Promise<ChaosOutcome> {
+    const record = this.live(target, 'pause');
+    process.kill(record.pid, 'SIGSTOP');
+    return { verb: 'pause', target: record.name, pid: record.pid, detail: `SIGSTOP sent to ${record.name} (pid ${record.pid})` };
+  }
+
+  /** SIGCONT: a paused process goes on where it stopped, with its clock jumped forward. */
+  async resume(target: string): Promise<ChaosOutcome> {
+    const record = this.live(target, 'resume');
+    process.kill(record.pid, 'SIGCONT');
+    return { verb: 'resume', target: record.name, pid: record.pid, detail: `SIGCONT sent to ${record.name} (pid ${record.pid})` };
+  }
+
+  /**
+   * Partition, emulated: the process is frozen (SIGSTOP) for `durationMs`, then resumed. To the rest
+   * of the cluster that is exactly a partition — no heartbeats, verbs, messages or packets in
+   * either direction, and TCP connections survive a short cut as they would a real one. What is
+   * not emulated: the cut-off process's own timers keep running in a real partition, here they
+   * stall too. A real cut needs network namespaces or packet filters (root); on Kubernetes the
+   * same verb applies a deny-all NetworkPolicy.
+   */
+  async partition(target: string, durationMs: number): Promise<ChaosOutcome> {
+    const record = this.live(target, 'partition');
+    process.kill(record.pid, 'SIGSTOP');
+    try {
+      await sleep(durationMs);
+    } finally {
+      if (isAlive(record.pid)) process.kill(record.pid, 'SIGCONT');
+    }
+    return {
+      verb: 'partition',
+      target: record.name,
+      pid: record.pid,
+      detail: `${record.name} (pid ${record.pid}) cut off for ${durationMs} ms (emulated by SIGSTOP/SIGCONT: its own timers stalled too), then healed`,
+    };
+  }
+
+  /**
+   * Restart with the recorded argv: a live process is stopped first (SIGTERM, SIGKILL after the
+   * grace), and the new pid replaces the old one in cluster.json once the process is ready. The
+   * new process keeps its ports, so peers reach it at the old address; a service starts with a new
+   * incarnation (and a memory node with empty memory).
+   */
+  async restart(target: string): Promise<ChaosOutcome> {
+    const record = this.process(target);
+    if (isAlive(record.pid)) {
+      process.kill(record.pid, 'SIGTERM');
+      // A paused process handles SIGTERM only once it runs again.
+      process.kill(record.pid, 'SIGCONT');
+      if (!(await waitGone(record.pid, this.graceMs))) {
+        process.kill(record.pid, 'SIGKILL');
+        await waitGone(record.pid, this.graceMs);
+      }
+    }
+    const pid = spawnLogged(record.argv, record.log);
+    const updated: ProcessRecord = { ...record, pid };
+    this.replace(updated);
+    if (record.role === 'nats') await waitForPort(natsPort(this.state().natsUrl), this.readyTimeoutMs, updated);
+    else await waitForHealth(updated, this.readyTimeoutMs);
+    return { verb: 'restart', target: record.name, pid: record.pid, newPid: pid, detail: `${record.name} restarted: pid ${record.pid} -> ${pid}, ready` };
+  }
+
+  /** Restarts nats-server in place (same port): clients see a disconnect and reconnect. */
+  async natsRestart(): Promise<ChaosOutcome> {
+    const nats = this.state().processes.find((p) => p.role === 'nats');
+    if (!nats) throw new ChaosTargetError(`the cluster in ${this.dir} uses an external NATS (${this.state().natsUrl}); restart that server yourself`);
+    const outcome = await this.restart(nats.name);
+    return { ...outcome, verb: 'nats-restart' };
+  }
+
+  /** Replaces every packet fault of a switch over its SwitchControl API. */
+  async switchFaults(target: string, faults: SwitchFaultRequest, address?: string): Promise<ChaosOutcome> {
+    const record = address === undefined ? this.live(target, 'switch-faults') : undefined;
+    if (record && record.role !== 'switch') throw new ChaosTargetError(`${record.name} is not a switch`);
+    const to = address ?? `127.0.0.1:${record?.grpc}`;
+    const active = await applySwitchFaults(to, faults);
+    return { verb: 'switch-faults', target: record?.name ?? to, pid: record?.pid ?? 0, detail: `switch ${record?.name ?? to}: ${active} fault rule(s) active` };
+  }
+
+  private live(target: string, verb: string): ProcessRecord {
+    const record = this.process(target);
+    if (!isAlive(record.pid) || isZombie(record.pid)) throw new ChaosTargetError(`${record.name} (pid ${record.pid}) is not running; nothing to ${verb} (use restart)`);
+    return record;
+  }
+
+  private replace(record: ProcessRecord): void {
+    const state = this.state();
+    const next: ClusterState = { ...state, processes: state.processes.map((p) => (p.name === record.name ? record : p)) };
+    writeFileSync(join(this.dir, 'cluster.json'), JSON.stringify(next, null, 2) + '\n');
+  }
+}
+
+function onlySwitch(processes: readonly ProcessRecord[]): ProcessRecord | undefined {
+  const switches = processes.filter((p) => p.role === 'switch');
+  return switches.length === 1 ? switches[0] : undefined;
+}
+
+function natsPort(url: string): number {
+  const port = Number(new URL(url).port);
+  if (!Number.isInteger(port) || port <= 0) throw new ChaosTargetError(`cannot tell the NATS port from ${url}`);
+  return port;
+}
+
+/** A killed child of a live parent stays a zombie until reaped; it is gone for every purpose here. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid) && !isZombie(pid)) {
+    if (Date.now() > deadline) return false;
+    await sleep(20);
+  }
+  return true;
+}
+
+function spawnLogged(argv: readonly string[], log: string): number {
+  const fd = openSync(log, 'a');
+  try {
+    const [command, ...args] = argv;
+    if (!command) throw new ChaosTargetError(`no recorded command line for ${log}`);
+    const child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd], env: process.env });
+    child.unref();
+    if (child.pid === undefined) throw new Error(`could not start ${command}`);
+    return child.pid;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function waitForHealth(record: ProcessRecord, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isAlive(record.pid)) throw new Error(`${record.name} exited during restart; see ${record.log}:\n${tail(record.log)}`);
+    const ready = await fetch(`http://127.0.0.1:${record.health}/readyz`, { signal: AbortSignal.timeout(1_000) })
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ready) return;
+    await sleep(100);
+  }
+  throw new Error(`${record.name} was not ready within ${timeoutMs} ms of its restart; see ${record.log}:\n${tail(record.log)}`);
+}
+
+async function waitForPort(port: number, timeoutMs: number, record: ProcessRecord): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = new Socket();
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+      socket.connect(port, '127.0.0.1');
+    });
+    if (open) return;
+    await sleep(50);
+  }
+  throw new Error(`${record.name} did not open port ${port} within ${timeoutMs} ms of its restart; see ${record.log}:\n${tail(record.log)}`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

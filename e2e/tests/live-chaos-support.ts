@@ -1,0 +1,64 @@
+// Shared pieces of the live chaos tests (not a test file itself).
+import type { HistoryEvent } from '@lockfabric/check';
+import type { ProcessRecord } from '@lockfabric/workload-driver';
+
+/** 2025-01-01T00:00:00Z: the origin of every service's RealClock, so test times compare with history times. */
+const LIVE_CLOCK_ORIGIN_UNIX_MS = 1_735_689_600_000;
+
+/** Now on the services' clock (RealClock of @lockfabric/sim: monotonic ns since 2025-01-01). */
+export function liveNowNs(): number {
+  return Math.round((performance.timeOrigin - LIVE_CLOCK_ORIGIN_UNIX_MS) * 1e6 + performance.now() * 1e6);
+}
+
+export const MS = 1_000_000;
+
+/** DSLR with leases sized for the emulated fabric (as in live-protocols), restarting skipped tickets. */
+export const DSLR_LEASE_MS = 200;
+export const dslrLiveOptions = { leaseMs: String(DSLR_LEASE_MS), waitUnitNs: '100000', restartOnAbort: 'true' };
+
+/** Failure detection of the local cluster's services: heartbeats every 100 ms, dead after 3 misses. */
+export const DETECTION_MS = 300;
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The sum of a Prometheus metric's samples (all label sets) from a service's /metrics. */
+export async function metric(process: ProcessRecord, name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${process.health}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(name) && line.includes(labels))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+export function nodeOf(event: HistoryEvent): number {
+  return Number(event.client.split('/')[0]);
+}
+
+/**
+ * For each lock, the acquire grants (`ok`) at or after `fromNs`, in time order: how soon and how
+ * regularly survivors got the lock after a failure.
+ */
+export function grantsAfter(history: readonly HistoryEvent[], fromNs: number): Map<number, number[]> {
+  const grants = new Map<number, number[]>();
+  for (const e of history) {
+    if (e.op !== 'acquire' || e.phase !== 'ok' || e.timeNs < fromNs) continue;
+    const list = grants.get(e.lock) ?? [];
+    list.push(e.timeNs);
+    grants.set(e.lock, list);
+  }
+  for (const list of grants.values()) list.sort((a, b) => a - b);
+  return grants;
+}
+
+/** The longest stretch from `fromNs` (or from a grant) to the next grant of the same lock. */
+export function longestGrantGapNs(grants: readonly number[], fromNs: number): number {
+  let longest = 0;
+  let previous = fromNs;
+  for (const t of grants) {
+    longest = Math.max(longest, t - previous);
+    previous = t;
+  }
+  return longest;
+}
