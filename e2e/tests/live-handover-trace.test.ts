@@ -18,7 +18,7 @@ describe('live: a lock handover is one trace across both compute-node processes'
     await receiver?.close();
   });
 
-  it.each(['shiftlock'])('%s: lock.handover on the releaser and lock.grant on the next holder share a trace', async (protocol) => {
+  it.each(['shiftlock', 'declock'])('%s: lock.handover on the releaser and lock.grant on the next holder share a trace', async (protocol) => {
     await runLive({
       state: cluster.state,
       protocol,
@@ -26,7 +26,7 @@ describe('live: a lock handover is one trace across both compute-node processes'
       spec: { clients: 4, locks: 1, readRatio: 0, distribution: 'uniform', operations: 40, thinkNs: 0, criticalSectionNs: 2_000_000, seed: 5, timeoutMs: 30_000 },
     });
     const crossProcess = (all: readonly ReceivedSpan[]) =>
-      all.filter((s) => s.name === 'lock.handover').find((h) => all.some((g) => g.name === 'lock.grant' && g.traceId === h.traceId && g.parentSpanId === h.spanId && instance(g) !== instance(h)));
+      all.filter((s) => s.name === 'lock.handover' && s.attributes['lockfabric.protocol'] === protocol).find((h) => all.some((g) => g.name === 'lock.grant' && g.traceId === h.traceId && g.parentSpanId === h.spanId && instance(g) !== instance(h)));
     const spans = await receiver.waitForSpans((all) => crossProcess(all) !== undefined, 30_000);
     const handover = crossProcess(spans)!;
     const grant = spans.find((g) => g.name === 'lock.grant' && g.parentSpanId === handover.spanId)!;

@@ -80,7 +80,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       onProgress: (f) => bar.update(f),
     });
     bar.done();
-    report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}) });
+    report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}) });
     history = result.history;
     if (result.cutOff) out.note('warning: the run hit its safety horizon with acquires still pending (see liveness)');
   }

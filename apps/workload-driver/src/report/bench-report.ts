@@ -22,6 +22,8 @@ export interface BenchReport {
   readonly digest?: string;
   readonly simEvents?: number;
   readonly nicVerbsPerSec?: number;
+  /** Verbs per second each node's NIC served over the run (sim/embedded; live: each memory node's /metrics). */
+  readonly nicIops?: Readonly<Record<string, number>>;
 }
 
 export function benchReport(input: {
@@ -33,6 +35,7 @@ export function benchReport(input: {
   wallMs: number;
   digest?: string | undefined;
   simEvents?: number;
+  nicVerbsByNode?: Readonly<Record<string, number>>;
 }): BenchReport {
   const { summary, accounting, verdict } = input;
   const totalVerbs = Object.values(accounting.counts.acquire).reduce((a, b) => a + b, 0) + Object.values(accounting.counts.release).reduce((a, b) => a + b, 0);
@@ -53,6 +56,9 @@ export function benchReport(input: {
     elapsedMs: summary.elapsedNs / 1e6,
     wallMs: input.wallMs,
     ...(input.digest ? { digest: input.digest } : {}),
+    ...(input.nicVerbsByNode
+      ? { nicIops: Object.fromEntries(Object.entries(input.nicVerbsByNode).filter(([, n]) => n > 0).map(([node, n]) => [node, summary.elapsedNs > 0 ? n / (summary.elapsedNs / 1e9) : 0])) }
+      : {}),
     ...(input.simEvents !== undefined ? { simEvents: input.simEvents, nicVerbsPerSec: input.wallMs > 0 ? (totalVerbs / input.wallMs) * 1000 : 0 } : {}),
   };
 }
@@ -66,6 +72,7 @@ export function describeReport(report: BenchReport): string {
     `  checker             ${report.checked ? (report.violations === 0 && report.livenessViolations === 0 ? 'ok' : `${report.violations} exclusion violations, ${report.livenessViolations} liveness violations`) : 'not run'}`,
   ];
   if (Object.keys(report.failuresByCode).length > 0) lines.push(`  failures            ${Object.entries(report.failuresByCode).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
   return lines.join('\n');
 }
