@@ -9,7 +9,7 @@ import { protocolById } from '@lockfabric/lock-catalog';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { measureTransport, repoRootForBench, runLive, startLocalCluster, stopLocalCluster } from '@lockfabric/workload-driver';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, out: { type: 'string' }, 'rss-only': { type: 'boolean' } } });
 const quick = values.quick === true;
 const root = repoRootForBench();
 const outFile = values.out ?? join(root, 'bench-results', 'foundation.json');
@@ -17,6 +17,11 @@ const caslock = protocolById('caslock');
 const log = (line: string) => process.stderr.write(line + '\n');
 
 const figures: Record<string, unknown> = { machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() } };
+
+if (values['rss-only']) {
+  console.log(JSON.stringify({ memoryNodeRss: { oneLock: await memoryNodeRssMb(1), tenMillionLocks: await memoryNodeRssMb(10_000_000) } }, null, 2));
+  process.exit(0);
+}
 
 log('1/5 raw transport…');
 const dir = join(root, '.lockfabric', `bench-${process.pid}`);
@@ -76,14 +81,17 @@ log(`written to ${outFile}`);
 async function memoryNodeRssMb(lockCount: number): Promise<number> {
   const { spawn } = await import('node:child_process');
   const { freePort } = await import('@lockfabric/workload-driver');
+  const { startNatsServer } = await import('@lockfabric/testkit');
+  const nats = await startNatsServer();
   const [grpc, health] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, [join(root, 'apps', 'memory-node', 'dist', 'main.js'), `--memory.lock-count=${lockCount}`, '--memory.entry-bytes=8', `--memory.grpc-port=${grpc}`, `--health.port=${health}`, '--nats.url=nats://127.0.0.1:1'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [join(root, 'apps', 'memory-node', 'dist', 'main.js'), `--memory.lock-count=${lockCount}`, '--memory.entry-bytes=8', `--memory.grpc-port=${grpc}`, `--health.port=${health}`, `--nats.url=${nats.url}`], { stdio: 'ignore' });
   try {
-    for (let i = 0; i < 200; i++) {
-      const ready = await fetch(`http://127.0.0.1:${health}/readyz`).then((r) => r.ok).catch(() => false);
-      if (ready) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    let ready = false;
+    for (let i = 0; i < 300 && !ready; i++) {
+      ready = await fetch(`http://127.0.0.1:${health}/readyz`).then((r) => r.ok).catch(() => false);
+      if (!ready) await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    if (!ready) throw new Error(`memory node with ${lockCount} locks did not become ready`);
     // Pages of a fresh region are not resident until touched: write every lock word once.
     const { MemoryQueuePair, silentLogger } = await import('@lockfabric/live');
     const qp = await MemoryQueuePair.connect(`127.0.0.1:${grpc}`, 99, { logger: silentLogger });
@@ -104,5 +112,6 @@ async function memoryNodeRssMb(lockCount: number): Promise<number> {
     return kb / 1024;
   } finally {
     child.kill('SIGKILL');
+    await nats.stop();
   }
 }
