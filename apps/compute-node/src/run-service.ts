@@ -7,7 +7,7 @@ import type { NodeMemory } from '@lockfabric/fabric';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService } from '@lockfabric/locks-common';
-import { rawMethodOf } from '@lockfabric/live';
+import { grpcError, rawMethodOf } from '@lockfabric/live';
 import type { Logger, MailboxHub, MemoryDescription } from '@lockfabric/live';
 import { ConfigError } from '@lockfabric/ports';
 import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace } from '@lockfabric/ports';
@@ -204,8 +204,4 @@ export class ComputeRunService {
       descriptors: new FixedDescriptorDirectory(self, (node) => memoryNodeIds.has(node)),
     };
   }
-}
-
-function grpcError(code: GrpcStatus, details: string): Error & { code: number; details: string } {
-  return Object.assign(new Error(details), { code, details });
 }

@@ -3,7 +3,7 @@ import { rawMethodOf } from '@lockfabric/live';
 import type { MalformedInputCounter } from '@lockfabric/live';
 import { CoordinatorService } from '@lockfabric/wire';
 import type { StatusResponse } from '@lockfabric/wire';
-import { unaryHandler } from './grpc-unary.js';
+import { unaryHandler } from '@lockfabric/live';
 
 export interface CoordinatorServerOptions {
   readonly port: number;

@@ -14,7 +14,7 @@ import {
   WriteRegistersResponseSchema,
 } from '@lockfabric/wire';
 import { faultFromWire, faultTargetsRack } from './fault-spec-wire.js';
-import { unaryHandler } from './grpc-unary.js';
+import { unaryHandler } from '@lockfabric/live';
 import type { SwitchFaults } from './switch-faults.js';
 
 /**

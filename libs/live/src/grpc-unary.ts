@@ -2,7 +2,7 @@ import { toBinary } from '@bufbuild/protobuf';
 import type { DescMessage, DescMethodUnary, MessageShape } from '@bufbuild/protobuf';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServerUnaryCall, handleUnaryCall, sendUnaryData } from '@grpc/grpc-js';
-import type { MalformedInputCounter } from '@lockfabric/live';
+import type { MalformedInputCounter } from './malformed-input.js';
 import { MalformedInputError } from '@lockfabric/ports';
 import { decodeWire } from '@lockfabric/wire';
 
