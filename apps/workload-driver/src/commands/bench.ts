@@ -1,4 +1,5 @@
 import { writeHistoryJsonl } from '@lockfabric/check';
+import { availableProtocols } from '@lockfabric/lock-catalog';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
@@ -38,7 +39,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'memory-nodes-at': { type: 'string' },
     'compute-memory-port': { type: 'string' },
   });
-  if (values['help']) return (console.log(BENCH_HELP), 0);
+  if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
   const { spec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
   const substrate = reader.string('substrate', 'sim');
   if (!['sim', 'embedded', 'live'].includes(substrate)) reader.problems.push(`--substrate: expected sim, embedded or live, got ${JSON.stringify(substrate)}`);
@@ -94,3 +95,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   return report.violations > 0 ? 1 : report.livenessViolations > 0 ? 3 : 0;
 }
 
+
+/** Every protocol with its summary and the options `--opt` accepts. */
+function protocolHelp(): string {
+  return availableProtocols()
+    .map((p) => [`${p.id} — ${p.summary}`, ...Object.entries(p.options).map(([name, help]) => `    --opt ${name}=…  ${help}`)].join('\n'))
+    .join('\n');
+}
