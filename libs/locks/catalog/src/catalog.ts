@@ -33,7 +33,7 @@ export function protocolById(id: string): ProtocolDefinition {
   const protocol = PROTOCOLS.get(id);
   if (!protocol) {
     throw new ConfigError([
-      `protocol ${id} is not implemented in this build; available: ${availableProtocols()
+      `protocol ${id} is not available in this build; available: ${availableProtocols()
         .map((p) => p.id)
         .join(', ')}`,
     ]);
