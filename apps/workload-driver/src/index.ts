@@ -12,4 +12,4 @@ export * from './chaos/kube-plan.js';
 export * from './chaos/local-chaos.js';
 export * from './chaos/switch-faults.js';
 export { CHAOS_HELP, chaosCommand, parseChaosArgs } from './commands/chaos.js';
-export * from './chaos/lease-clip.js';
+export { clipExpiredLeases, LEASE_EXPIRED } from '@lockfabric/check';

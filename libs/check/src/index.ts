@@ -9,3 +9,4 @@ export * from './fifo.js';
 export * from './verdict.js';
 export { HistoryColumns } from './columns.js';
 export type { HistoryInput } from './columns.js';
+export * from './lease-safety.js';

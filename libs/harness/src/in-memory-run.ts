@@ -1,4 +1,4 @@
-import { HistoryRecorder, checkHistory, historyDigest } from '@lockfabric/check';
+import { HistoryRecorder, checkHistory, clipExpiredLeases, historyDigest } from '@lockfabric/check';
 import type { Verdict } from '@lockfabric/check';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
@@ -132,7 +132,9 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   const crashed = result?.crashed ?? new Map<string, number>();
   const endNs = result?.endNs ?? cluster.clock.nowNs();
   const verbs = sumVerbs(cluster);
-  const verdict = checkHistory(recorder, { failedClients: crashed });
+  // Lease safety: holds whose release reported LeaseExpiredError count only up to their grant.
+  const leasesExpired = (stats.failuresByCode.get('LEASE_EXPIRED') ?? 0) > 0;
+  const verdict = checkHistory(leasesExpired ? clipExpiredLeases([...recorder.events()], 0) : recorder, { failedClients: crashed });
   options.onProgress?.(1);
   return {
     substrate: options.substrate,

@@ -3,6 +3,7 @@ import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { findNatsServer } from '../cluster/nats-binary.js';
 import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
+import { liveOptions } from '../run/live-defaults.js';
 import { benchReport, formatVerbs } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
@@ -49,7 +50,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
       for (const protocol of protocols) {
         const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
         const start = performance.now();
-        const result = await runLive({ state: cluster.state, protocol: protocol.id, spec, onProgress: (f) => bar.update(f) });
+        const result = await runLive({ state: cluster.state, protocol: protocol.id, protocolOptions: liveOptions(protocol.id), spec, onProgress: (f) => bar.update(f) });
         bar.done();
         reports.push(benchReport({ protocol: protocol.id, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - start }));
       }

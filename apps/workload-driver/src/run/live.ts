@@ -1,6 +1,6 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Client, credentials } from '@grpc/grpc-js';
-import { checkHistory, historyDigest } from '@lockfabric/check';
+import { checkHistory, clipExpiredLeases, historyDigest } from '@lockfabric/check';
 import type { HistoryEvent, Verdict } from '@lockfabric/check';
 import { MemoryQueuePair, rawMethodOf, silentLogger } from '@lockfabric/live';
 import { protocolById } from '@lockfabric/lock-catalog';
@@ -120,7 +120,8 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
     substrate: 'live',
     protocol: protocol.id,
     summary: summarize(stats, elapsedNs, verbs),
-    verdict: recorded ? checkHistory(history) : undefined,
+    // Lease safety: a hold whose release reported LeaseExpiredError counts only up to its grant.
+    verdict: recorded ? checkHistory(clipExpiredLeases(history, 0)) : undefined,
     history,
     digest: recorded ? historyDigest(history) : undefined,
     verbs,

@@ -1,7 +1,7 @@
-import { checkHistory } from '@lockfabric/check';
-import type { HistoryEvent } from '@lockfabric/check';
+import { checkHistory } from './verdict.js';
+import type { HistoryEvent } from './history.js';
 import { describe, expect, it } from 'vitest';
-import { clipExpiredLeases } from './lease-clip.js';
+import { clipExpiredLeases } from './lease-safety.js';
 
 const LEASE = 100;
 const ev = (client: string, op: 'acquire' | 'release', phase: 'invoke' | 'ok' | 'fail', timeNs: number, error?: string): HistoryEvent => ({

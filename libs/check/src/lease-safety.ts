@@ -1,4 +1,4 @@
-import type { HistoryEvent } from '@lockfabric/check';
+import type { HistoryEvent } from './history.js';
 
 /** The error name a lease-based protocol's release reports when the grant's lease ran out first. */
 export const LEASE_EXPIRED = 'LeaseExpiredError';
