@@ -10,3 +10,4 @@ export * from './verdict.js';
 export { HistoryColumns } from './columns.js';
 export type { HistoryInput } from './columns.js';
 export * from './lease-safety.js';
+export * from './conflict-fcfs.js';

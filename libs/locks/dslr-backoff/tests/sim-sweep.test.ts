@@ -3,7 +3,7 @@ import { runInMemory } from '@lockfabric/harness';
 import { dslr } from '@lockfabric/lock-dslr';
 import type { HistoryEvent } from '@lockfabric/check';
 import { dslrBackoff } from '../src/index.js';
-import { checkConflictFcfs } from './support/conflict-fcfs.js';
+import { checkConflictFcfs } from '@lockfabric/check';
 import { ResetCounter, checkSeed } from './support/sweep-check.js';
 import { hotSwarmCase, swarmCase } from './support/swarm.js';
 

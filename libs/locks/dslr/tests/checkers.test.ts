@@ -4,7 +4,7 @@ import { runInMemory } from '@lockfabric/harness';
 import { caslock } from '@lockfabric/lock-caslock';
 import type { HistoryEvent } from '@lockfabric/check';
 import { dslr } from '../src/index.js';
-import { checkConflictFcfs } from './support/conflict-fcfs.js';
+import { checkConflictFcfs } from '@lockfabric/check';
 
 const ev = (client: string, mode: 'shared' | 'exclusive', phase: 'invoke' | 'ok' | 'fail', timeNs: number, error?: string): HistoryEvent => ({
   client,

@@ -3,7 +3,7 @@ import { runInMemory } from '@lockfabric/harness';
 import { summarizeVerdict } from '@lockfabric/check';
 import type { ProtocolDefinition } from '@lockfabric/locks-common';
 import type { Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
-import { checkConflictFcfs } from './conflict-fcfs.js';
+import { checkConflictFcfs } from '@lockfabric/check';
 import type { SwarmCase } from './swarm.js';
 
 /** Errors an acquire may legitimately end with; anything else is a finding. */

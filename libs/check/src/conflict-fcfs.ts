@@ -1,4 +1,4 @@
-import type { HistoryEvent, HistoryRecorder } from '@lockfabric/check';
+import type { HistoryEvent, HistoryRecorder } from './history.js';
 import type { LockMode } from '@lockfabric/ports';
 
 /**
