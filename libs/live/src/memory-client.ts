@@ -1,17 +1,16 @@
-import { toBinary } from '@bufbuild/protobuf';
 import { Client, credentials, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { Completion, NodeId, PostOptions, SpanContextRef, WorkRequest } from '@lockfabric/ports';
 import { FabricAccessError } from '@lockfabric/ports';
 import {
   completionFromWire,
   decodeCompletionBatch,
+  encodeWorkRequestBatch,
   decodeWire,
   DescribeResponseSchema,
   isU128,
   MemoryService,
   workRequestBatchToWire,
   workRequestToWire,
-  WorkRequestBatchSchema,
   type CompletionBatch as WireCompletionBatch,
   type WorkRequest as WireWorkRequest,
 } from '@lockfabric/wire';
@@ -227,7 +226,7 @@ export class MemoryQueuePair {
     this.frames.push(requests.map((request) => request.id));
     this.counters.doorbells++;
     this.counters.requestsSent += requests.length;
-    call.write(toBinary(WorkRequestBatchSchema, workRequestBatchToWire(this.initiator, requests, trace)));
+    call.write(encodeWorkRequestBatch(workRequestBatchToWire(this.initiator, requests, trace)));
   }
 
   private nextId(): number {

@@ -5,9 +5,9 @@ import {
   completionBatchToWire,
   completionToWire,
   decodeWorkRequestBatch,
+  encodeCompletionBatch,
   DescribeResponseSchema,
   MemoryService,
-  CompletionBatchSchema,
   traceContextFromWire,
   workRequestFromWire,
   workRequestTrace,
@@ -203,7 +203,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
 }
 
 function encode(completions: WireCompletion[]): Uint8Array {
-  return toBinary(CompletionBatchSchema, completionBatchToWire(completions));
+  return encodeCompletionBatch(completionBatchToWire(completions));
 }
 
 /**

@@ -18,6 +18,8 @@ export {
   completionToWire,
   decodeCompletionBatch,
   decodeWorkRequestBatch,
+  encodeCompletionBatch,
+  encodeWorkRequestBatch,
   workRequestBatchToWire,
   workRequestFromWire,
   workRequestToWire,

@@ -1,5 +1,4 @@
-import { create } from '@bufbuild/protobuf';
-import { TraceContextSchema, type TraceContext } from './gen/lockfabric/v1/common_pb.js';
+import type { TraceContext } from './gen/lockfabric/v1/common_pb.js';
 import type { SpanContextRef } from './ports.js';
 
 const HEX_32 = /^[0-9a-f]{32}$/;
@@ -45,7 +44,7 @@ export function parseTraceparent(header: string | undefined): SpanContextRef | u
 
 /** The wire form of a span's context; undefined stays undefined so the field is not sent at all. */
 export function traceContextToWire(ref: SpanContextRef | undefined): TraceContext | undefined {
-  return ref === undefined ? undefined : create(TraceContextSchema, { traceparent: formatTraceparent(ref) });
+  return ref === undefined ? undefined : { $typeName: 'lockfabric.v1.TraceContext', traceparent: formatTraceparent(ref), tracestate: '' };
 }
 
 export function traceContextFromWire(context: TraceContext | undefined): SpanContextRef | undefined {

@@ -1,19 +1,21 @@
-import { create } from '@bufbuild/protobuf';
 import {
-  CompletionBatchSchema,
-  CompletionSchema,
-  WorkRequestBatchSchema,
-  WorkRequestSchema,
   type Completion as WireCompletion,
   type CompletionBatch as WireCompletionBatch,
   type WorkRequest as WireWorkRequest,
   type WorkRequestBatch as WireWorkRequestBatch,
 } from './gen/lockfabric/v1/verbs_pb.js';
-import { decodeWire } from './decode.js';
 import { opcodes, verbStatuses } from './enums.js';
 import { MalformedInputError, type Completion, type SpanContextRef, type WorkRequest } from './ports.js';
 import { traceContextFromWire, traceContextToWire } from './traceparent.js';
 import { joinU128, splitU128 } from './u128.js';
+import { blankCompletion, blankWorkRequest } from './verbs-binary.js';
+
+const MAX_SAFE_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Distributes over a union, so each member keeps its own fields. */
+type Writable<T> = T extends unknown ? { -readonly [K in keyof T]: T[K] } : never;
+
+export { decodeCompletionBatch, decodeWorkRequestBatch, encodeCompletionBatch, encodeWorkRequestBatch } from './verbs-binary.js';
 
 /**
  * The wire form of one port work request. `id` is the queue pair's; `trace` is set only when the
@@ -22,7 +24,7 @@ import { joinU128, splitU128 } from './u128.js';
  * out check {@link isU128} first and complete the request locally.
  */
 export function workRequestToWire(wr: WorkRequest, id: number, trace?: SpanContextRef): WireWorkRequest {
-  const out = create(WorkRequestSchema);
+  const out = blankWorkRequest();
   out.id = id;
   out.opcode = opcodes.toWire(wr.op);
   out.node = wr.addr.node;
@@ -67,38 +69,47 @@ export function workRequestToWire(wr: WorkRequest, id: number, trace?: SpanConte
  * the memory (bounds, alignment, value ranges) is the NIC's to answer with a status.
  */
 export function workRequestFromWire(wire: WireWorkRequest, source: string): WorkRequest {
-  if (wire.offset > BigInt(Number.MAX_SAFE_INTEGER)) throw new MalformedInputError(source, `work request ${wire.id}: offset ${wire.offset} is beyond 2^53`);
+  if (wire.offset > MAX_SAFE_OFFSET) throw new MalformedInputError(source, `work request ${wire.id}: offset ${wire.offset} is beyond 2^53`);
   const addr = { node: wire.node, region: wire.region, rkey: wire.rkey, offset: Number(wire.offset) };
-  const base = wire.lock === undefined ? { addr } : { addr, lock: wire.lock };
   const op = opcodes.fromWire(wire.opcode, source);
+  // Built field by field, not by spreading a shared base: this runs once per verb on both ends.
+  let request: Writable<WorkRequest>;
   switch (op) {
     case 'read':
-      return { ...base, op, length: wire.length };
+      request = { op, addr, length: wire.length };
+      break;
     case 'write':
-      return { ...base, op, data: wire.data };
+      request = { op, addr, data: wire.data };
+      break;
     case 'cas':
-      return { ...base, op, compare: joinU128(wire.compareLo, wire.compareHi), swap: joinU128(wire.swapLo, wire.swapHi) };
+      request = { op, addr, compare: joinU128(wire.compareLo, wire.compareHi), swap: joinU128(wire.swapLo, wire.swapHi) };
+      break;
     case 'faa':
-      return { ...base, op, add: joinU128(wire.addLo, wire.addHi) };
+      request = { op, addr, add: joinU128(wire.addLo, wire.addHi) };
+      break;
     case 'masked-cas':
-      return {
-        ...base,
+      request = {
         op,
+        addr,
         width: atomicWidth(wire, source),
         compare: joinU128(wire.compareLo, wire.compareHi),
         swap: joinU128(wire.swapLo, wire.swapHi),
         compareMask: joinU128(wire.compareMaskLo, wire.compareMaskHi),
         swapMask: joinU128(wire.swapMaskLo, wire.swapMaskHi),
       };
+      break;
     case 'masked-faa':
-      return {
-        ...base,
+      request = {
         op,
+        addr,
         width: atomicWidth(wire, source),
         add: joinU128(wire.addLo, wire.addHi),
         boundaryMask: joinU128(wire.boundaryMaskLo, wire.boundaryMaskHi),
       };
+      break;
   }
+  if (wire.lock !== undefined) request.lock = wire.lock;
+  return request;
 }
 
 /** Trace context a request carries of its own (set when it differs from its batch's). */
@@ -112,7 +123,7 @@ function atomicWidth(wire: WireWorkRequest, source: string): 8 | 16 {
 }
 
 export function completionToWire(completion: Completion, id: number): WireCompletion {
-  const out = create(CompletionSchema);
+  const out = blankCompletion();
   out.id = id;
   out.status = verbStatuses.toWire(completion.status);
   if (completion.value !== undefined) ({ lo: out.valueLo, hi: out.valueHi } = splitU128(completion.value, 'completion value'));
@@ -136,23 +147,11 @@ export function workRequestBatchToWire(
   requests: WireWorkRequest[],
   trace: SpanContextRef | undefined,
 ): WireWorkRequestBatch {
-  const out = create(WorkRequestBatchSchema);
-  out.initiator = initiator;
-  out.requests = requests;
+  const out: WireWorkRequestBatch = { $typeName: 'lockfabric.v1.WorkRequestBatch', initiator, requests };
   if (trace !== undefined) out.trace = traceContextToWire(trace);
   return out;
 }
 
 export function completionBatchToWire(completions: WireCompletion[]): WireCompletionBatch {
-  const out = create(CompletionBatchSchema);
-  out.completions = completions;
-  return out;
-}
-
-export function decodeWorkRequestBatch(bytes: Uint8Array, source: string): WireWorkRequestBatch {
-  return decodeWire(WorkRequestBatchSchema, bytes, source);
-}
-
-export function decodeCompletionBatch(bytes: Uint8Array, source: string): WireCompletionBatch {
-  return decodeWire(CompletionBatchSchema, bytes, source);
+  return { $typeName: 'lockfabric.v1.CompletionBatch', completions };
 }
