@@ -4,3 +4,7 @@ export { admits, networkProblems } from './network-check.js';
 export type { Flow } from './network-check.js';
 export { hardeningProblems, loadAppConfigs, configMapProblems, machineIdProblems, portProblems, addressProblems, podsOf } from './deploy-checks.js';
 export { readYamlDocs, parseYamlDocs } from './yaml-docs.js';
+export { schemaProblems, SCHEMA_KINDS } from './k8s-models.js';
+export { requestTotals, parseQuantity } from './resource-totals.js';
+export type { RequestTotals } from './resource-totals.js';
+export { scrapeProblems } from './scrape-check.js';

@@ -10,7 +10,12 @@ interface Service {
   command?: string[];
   environment?: Record<string, string>;
   read_only?: boolean;
+  healthcheck?: { test?: string[]; disable?: boolean };
+  depends_on?: Record<string, { condition?: string }> | string[];
 }
+/** Jaeger all-in-one's admin port, whose `/` answers 200 when it is up (not configurable here). */
+const JAEGER_ADMIN_PORT = 14269;
+const HEALTH_PATHS = ['/readyz', '/healthz'];
 const ROLES = { 'memory-node': 'memory', 'compute-node': 'compute', 'switch-dataplane': 'switch', coordinator: 'coordinator' } as const;
 
 /** Problems of a compose file: apps and env the image accepts, addresses that name a service and its port. */
@@ -50,8 +55,57 @@ function composeProblems(services: Record<string, Service>): string[] {
     for (const a of flag('compute-nodes-at').split(',').filter(Boolean)) expect(name, a, 'compute-node', (c) => c.compute.grpcPort);
     for (const a of flag('memory-nodes-at').split(',').filter(Boolean)) expect(name, a, 'memory-node', (c) => c.memory.grpcPort);
   }
+  problems.push(...healthProblems(services, configs));
   const ids = [...configs.values()].map((c) => c.config.node.id);
   if (new Set(ids).size !== ids.length) problems.push(`machine ids repeat: ${ids.join(', ')}`);
+  return problems;
+}
+
+/**
+ * Healthchecks and start order: every long-running service probes a port and path it really
+ * serves (an app's health.port and /readyz or /healthz; NATS's monitoring port; Jaeger's admin
+ * port), and every depends_on waits for service_healthy of a service that has a healthcheck.
+ */
+function healthProblems(services: Record<string, Service>, configs: ReadonlyMap<string, { config: Config }>): string[] {
+  const problems: string[] = [];
+  const probed = new Set<string>();
+  for (const [name, s] of Object.entries(services)) {
+    if (s.healthcheck?.disable === true) {
+      if (s.command?.[0] !== 'lockfabric') problems.push(`${name}: only one-shot lockfabric runs may disable the healthcheck`);
+      continue;
+    }
+    const url = (s.healthcheck?.test ?? []).join(' ').match(/http:\/\/(127\.0\.0\.1|localhost):(\d+)(\/[^'" ]*)/);
+    if (!url) {
+      problems.push(`${name}: no healthcheck probing a local http URL`);
+      continue;
+    }
+    const [, , portText, path] = url;
+    const port = Number(portText);
+    const config = configs.get(name)?.config;
+    if (config) {
+      if (port !== config.health.port) problems.push(`${name}: healthcheck probes port ${port} but health.port is ${config.health.port}`);
+      if (!HEALTH_PATHS.includes(path ?? '')) problems.push(`${name}: healthcheck probes ${path}, not one of ${HEALTH_PATHS.join(', ')}`);
+      if (s.healthcheck?.test?.[0] !== 'CMD' || s.healthcheck.test[1] !== 'node') problems.push(`${name}: the image has node but no curl or wget; probe with node`);
+    } else if (name === 'nats') {
+      const monitor = s.command?.[s.command.indexOf('-m') + 1];
+      if (!s.command?.includes('-m') || Number(monitor) !== port) problems.push(`${name}: healthcheck probes port ${port} but monitoring listens on ${String(monitor)}`);
+    } else if (name === 'jaeger') {
+      if (port !== JAEGER_ADMIN_PORT) problems.push(`${name}: healthcheck probes port ${port}, not the admin port ${JAEGER_ADMIN_PORT}`);
+    } else problems.push(`${name}: healthcheck of an unknown kind of service`);
+    probed.add(name);
+  }
+  for (const [name, s] of Object.entries(services)) {
+    const deps = s.depends_on ?? {};
+    if (Array.isArray(deps)) {
+      if (deps.length > 0) problems.push(`${name}: depends_on is a list (starts before its dependencies are healthy)`);
+      continue;
+    }
+    for (const [dep, { condition }] of Object.entries(deps)) {
+      if (!(dep in services)) problems.push(`${name}: depends on ${dep}, which is not a service`);
+      else if (condition !== 'service_healthy') problems.push(`${name}: depends on ${dep} with condition ${String(condition)}, not service_healthy`);
+      else if (!probed.has(dep)) problems.push(`${name}: waits for ${dep} to be healthy but ${dep} has no healthcheck`);
+    }
+  }
   return problems;
 }
 
@@ -75,5 +129,31 @@ describe('infra/compose/compose.yaml', () => {
     expect(problems).toMatch(/LOCKFABRIC_SWITCH_PORT: unknown setting/);
     expect(problems).toMatch(/compute-node-1:50055 but compute-node-1 listens on 50052/);
     expect(problems).toMatch(/nats:4222 is not a memory-node service/);
+  });
+
+  it('every app waits for healthy dependencies and probes its own health port', () => {
+    const { services } = compose();
+    for (const name of ['memory-node', 'compute-node-1', 'compute-node-2', 'switch-dataplane', 'coordinator']) {
+      expect(services[name]!.depends_on, name).toMatchObject({ nats: { condition: 'service_healthy' }, jaeger: { condition: 'service_healthy' } });
+      expect(services[name]!.healthcheck?.test?.join(' '), name).toMatch(/127\.0\.0\.1:8080\/readyz/);
+    }
+    expect(services['compute-node-1']!.depends_on).toMatchObject({ 'memory-node': { condition: 'service_healthy' } });
+  });
+
+  it('the health check fails on a moved health port, a wrong path, a plain depends_on and a dependency without a probe', () => {
+    const { services } = compose();
+    services['memory-node']!.environment!['LOCKFABRIC_HEALTH_PORT'] = '9090';
+    services['coordinator']!.healthcheck = { test: ['CMD', 'node', '-e', "fetch('http://127.0.0.1:8080/ready')"] };
+    services['compute-node-2']!.depends_on = { 'memory-node': { condition: 'service_started' } };
+    delete services['switch-dataplane']!.healthcheck;
+    services['compute-node-1']!.depends_on = { 'switch-dataplane': { condition: 'service_healthy' } };
+    services['nats']!.command = ['-p', '4222', '-m', '8223'];
+    const problems = composeProblems(services).join('\n');
+    expect(problems).toMatch(/memory-node: healthcheck probes port 8080 but health.port is 9090/);
+    expect(problems).toMatch(/coordinator: healthcheck probes \/ready, not one of/);
+    expect(problems).toMatch(/compute-node-2: depends on memory-node with condition service_started/);
+    expect(problems).toMatch(/switch-dataplane: no healthcheck/);
+    expect(problems).toMatch(/compute-node-1: waits for switch-dataplane to be healthy but switch-dataplane has no healthcheck/);
+    expect(problems).toMatch(/nats: healthcheck probes port 8222 but monitoring listens on 8223/);
   });
 });

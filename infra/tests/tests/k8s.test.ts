@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,7 +11,11 @@ import {
   machineIdProblems,
   networkProblems,
   portProblems,
+  parseQuantity,
   renderKustomization,
+  requestTotals,
+  schemaProblems,
+  scrapeProblems,
   strategicMerge,
   validateObject,
 } from '../src/index.js';
@@ -58,7 +63,12 @@ describe.each(['dev', 'bench'])('overlay %s', (name) => {
     expect([...namespaces]).toEqual([`lockfabric-${name}`]);
   });
 
-  it('every object validates', () => {
+  it('every object validates against the Kubernetes schema of its kind (kubernetes-models, offline)', () => {
+    expect(objects.length).toBeGreaterThan(10);
+    expect(objects.flatMap(schemaProblems)).toEqual([]);
+  });
+
+  it('every object passes the stricter shape check (no unknown or misspelled fields)', () => {
     expect(objects.flatMap(validateObject)).toEqual([]);
   });
 
@@ -85,6 +95,10 @@ describe.each(['dev', 'bench'])('overlay %s', (name) => {
     expect(addressProblems(objects, instances)).toEqual([]);
   });
 
+  it('every app pod is annotated for a Prometheus scrape of /metrics on its real health port', () => {
+    expect(scrapeProblems(instances)).toEqual([]);
+  });
+
   it('NetworkPolicies admit the wire contract and nothing else we know of', () => {
     expect(networkProblems(objects, REQUIRED, FORBIDDEN)).toEqual([]);
   });
@@ -96,30 +110,47 @@ describe('the dev overlay', () => {
     expect(ids).toEqual({ 'memory-node-0': 0, 'compute-node-0': 1, 'compute-node-1': 2, 'switch-dataplane-0': 3, 'coordinator-pod0': 4 });
   });
 
-  it('reports its total pod resource requests', () => {
-    const objects = overlay('dev');
-    let cpuMilli = 0;
-    let memoryMi = 0;
-    for (const o of objects) {
-      const spec = (o['spec'] as Doc | undefined)?.['template'] as Doc | undefined;
-      if (!spec) continue;
-      const replicas = Number((o['spec'] as Doc)['replicas'] ?? 1);
-      for (const c of (spec['spec'] as { containers: { resources: { requests: { cpu: string; memory: string } } }[] }).containers) {
-        const cpu = c.resources.requests.cpu;
-        cpuMilli += replicas * (cpu.endsWith('m') ? Number(cpu.slice(0, -1)) : Number(cpu) * 1000);
-        const memory = c.resources.requests.memory;
-        memoryMi += replicas * (memory.endsWith('Gi') ? Number(memory.slice(0, -2)) * 1024 : Number(memory.slice(0, -2)));
-      }
-    }
-    console.log(`dev overlay pod requests: ${cpuMilli}m CPU, ${memoryMi} Mi memory`);
-    expect(cpuMilli).toBeGreaterThan(0);
+  it('its total pod resource requests are the figure the README states', () => {
+    const totals = requestTotals(overlay('dev'));
+    const readme = readFileSync(join(INFRA_DIR, '..', 'README.md'), 'utf8');
+    const stated = /dev overlay requests (\d+) pods?, (\d+)m CPU and (\d+) MiB of memory/.exec(readme);
+    expect(stated, 'README states the dev overlay requests').not.toBeNull();
+    expect({ pods: totals.pods, cpuMilli: totals.cpuMilli, memoryMi: totals.memoryMi }).toEqual({ pods: Number(stated![1]), cpuMilli: Number(stated![2]), memoryMi: Number(stated![3]) });
+  });
+
+  it('request totals parse Kubernetes quantities and count replicas', () => {
+    expect(parseQuantity('250m')).toBe(0.25);
+    expect(parseQuantity('1.5')).toBe(1.5);
+    expect(parseQuantity('64Mi')).toBe(64 * 2 ** 20);
+    expect(parseQuantity('1G')).toBe(1e9);
+    expect(() => parseQuantity('1 Gi')).toThrow(RangeError);
+    const scaled = clone(overlay('dev'));
+    (find(scaled, 'StatefulSet', 'compute-node')['spec'] as Doc)['replicas'] = 3;
+    const base = requestTotals(overlay('dev'));
+    const c = firstContainer(find(scaled, 'StatefulSet', 'compute-node')) as { resources: { requests: { cpu: string; memory: string } } };
+    expect(requestTotals(scaled)).toEqual({ pods: base.pods + 1, cpuMilli: base.cpuMilli + parseQuantity(c.resources.requests.cpu) * 1000, memoryMi: base.memoryMi + parseQuantity(c.resources.requests.memory) / 2 ** 20 });
   });
 });
 
 describe('the checks fail on broken manifests', () => {
   const base = overlay('dev');
 
-  it('validation catches a misspelled field, a wrong type and a missing field', () => {
+  it('schema validation catches a wrong type, a missing required field, a bad enum and an unknown kind', () => {
+    const broken = clone(base);
+    (find(broken, 'StatefulSet', 'compute-node')['spec'] as Doc)['replicas'] = 'two';
+    delete (firstContainer(find(broken, 'Deployment', 'coordinator')) as Doc)['name'];
+    (find(broken, 'Service', 'memory-node')['spec'] as { ports: Doc[] }).ports[0]!['protocol'] = 'QUIC';
+    broken.push({ apiVersion: 'apps/v1', kind: 'DeploymentX', metadata: { name: 'x' } });
+    const problems = broken.flatMap(schemaProblems);
+    expect(problems.some((p) => p.startsWith('apps/v1/StatefulSet compute-node: /spec/replicas must be integer'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('apps/v1/Deployment coordinator:') && p.includes('must have required property name'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('v1/Service memory-node: /spec/ports/0/protocol'))).toBe(true);
+    expect(problems).toContain('apps/v1/DeploymentX x: no Kubernetes schema for this apiVersion/kind');
+    // The unbroken objects still validate: only the four mutants are reported.
+    expect(new Set(problems.map((p) => p.split(':')[0])).size).toBe(4);
+  });
+
+  it('shape validation catches a misspelled field, a wrong type and a missing field', () => {
     const broken = clone(base);
     (firstContainer(find(broken, 'StatefulSet', 'compute-node')) as Doc)['readinesProbe'] = {};
     (find(broken, 'Service', 'memory-node')['spec'] as { ports: Doc[] }).ports[0]!['port'] = '50051';
@@ -167,6 +198,20 @@ describe('the checks fail on broken manifests', () => {
     const problems = addressProblems(broken, loadAppConfigs(broken, machineId).instances);
     expect(problems.some((p) => p.includes('uses port 50055'))).toBe(true);
     expect(problems.some((p) => p.includes('compute-node-5.compute-node:50052 names no pod'))).toBe(true);
+  });
+
+  it('scrape checks catch a wrong port, a missing annotation and a wrong path', () => {
+    const broken = clone(base);
+    const annotations = (o: Doc) => ((o['spec'] as Doc)['template'] as { metadata: { annotations: Record<string, string> } }).metadata.annotations;
+    annotations(find(broken, 'StatefulSet', 'memory-node'))['prometheus.io/port'] = '9090';
+    delete annotations(find(broken, 'StatefulSet', 'compute-node'))['prometheus.io/scrape'];
+    annotations(find(broken, 'Deployment', 'coordinator'))['prometheus.io/path'] = '/metric';
+    const problems = scrapeProblems(loadAppConfigs(broken, machineId).instances);
+    expect(problems).toEqual([
+      'StatefulSet/memory-node: prometheus.io/port is 9090 but health.port is 8080',
+      'StatefulSet/compute-node: not annotated prometheus.io/scrape: "true"',
+      'Deployment/coordinator: prometheus.io/path is /metric, not /metrics',
+    ]);
   });
 
   it('network checks catch a missing policy and an over-broad one', () => {

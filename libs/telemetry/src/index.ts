@@ -34,3 +34,5 @@ export {
   formatValue,
 } from './metrics.js';
 export type { Counter, Gauge, Histogram, Labels, MetricOptions, HistogramOptions } from './metrics.js';
+export { parsePrometheusText, sumSamples, PrometheusFormatError } from './prometheus-parse.js';
+export type { PrometheusFamily, PrometheusSample, PrometheusType } from './prometheus-parse.js';

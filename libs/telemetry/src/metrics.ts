@@ -48,7 +48,35 @@ interface Family {
   readonly type: MetricType;
   readonly options: MetricOptions;
   renderSeries(lines: string[]): void;
+  snapshot(): MetricSnapshot;
 }
+
+/** One series' labels by name, in declared label order. */
+export type SnapshotLabels = Readonly<Record<string, string>>;
+
+export interface NumberSeriesSnapshot {
+  readonly labels: SnapshotLabels;
+  readonly value: number;
+}
+
+export interface HistogramSeriesSnapshot {
+  readonly labels: SnapshotLabels;
+  /** Per-bucket (not cumulative) counts, one per bound plus `+Inf` last. */
+  readonly counts: readonly number[];
+  readonly sum: number;
+  readonly count: number;
+}
+
+interface SnapshotBase {
+  readonly name: string;
+  readonly help: string;
+}
+
+/** A copy of one metric's current values, detached from the registry (later updates do not show). */
+export type MetricSnapshot =
+  | (SnapshotBase & { readonly type: 'counter'; readonly series: readonly NumberSeriesSnapshot[] })
+  | (SnapshotBase & { readonly type: 'gauge'; readonly series: readonly NumberSeriesSnapshot[] })
+  | (SnapshotBase & { readonly type: 'histogram'; readonly bounds: readonly number[]; readonly series: readonly HistogramSeriesSnapshot[] });
 
 /**
  * A small Prometheus registry: counters, gauges and fixed-bucket histograms with labels, rendered
@@ -60,7 +88,12 @@ export class MetricsRegistry {
 
   counter(options: MetricOptions): Counter {
     const family = new SeriesFamily<{ value: number }>(options, () => ({ value: 0 }));
-    this.register('counter', options, (lines) => family.forEach((labels, s) => lines.push(sample(options.name, labels, s.value))));
+    this.register('counter', options, (lines) => family.forEach((labels, s) => lines.push(sample(options.name, labels, s.value))), () => ({
+      type: 'counter',
+      name: options.name,
+      help: options.help,
+      series: family.map((labels, s) => ({ labels: labelRecord(labels), value: s.value })),
+    }));
     return {
       inc(labels, value = 1) {
         if (!(value >= 0)) throw new MetricsError(`counter ${options.name} can only increase, got ${value}`);
@@ -72,7 +105,12 @@ export class MetricsRegistry {
 
   gauge(options: MetricOptions): Gauge {
     const family = new SeriesFamily<{ value: number }>(options, () => ({ value: 0 }));
-    this.register('gauge', options, (lines) => family.forEach((labels, s) => lines.push(sample(options.name, labels, s.value))));
+    this.register('gauge', options, (lines) => family.forEach((labels, s) => lines.push(sample(options.name, labels, s.value))), () => ({
+      type: 'gauge',
+      name: options.name,
+      help: options.help,
+      series: family.map((labels, s) => ({ labels: labelRecord(labels), value: s.value })),
+    }));
     return {
       set(labels, value) {
         family.series(labels).value = value;
@@ -107,6 +145,13 @@ export class MetricsRegistry {
         lines.push(sample(`${options.name}_sum`, labels, s.sum));
         lines.push(sample(`${options.name}_count`, labels, s.count));
       }),
+      () => ({
+        type: 'histogram',
+        name: options.name,
+        help: options.help,
+        bounds: [...bounds],
+        series: family.map((labels, s) => ({ labels: labelRecord(labels), counts: [...s.counts], sum: s.sum, count: s.count })),
+      }),
     );
     return {
       observe(labels, value) {
@@ -136,7 +181,12 @@ export class MetricsRegistry {
     return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
   }
 
-  private register(type: MetricType, options: MetricOptions, renderSeries: (lines: string[]) => void): void {
+  /** Every metric's current values, in the order {@link render} shows them. */
+  snapshot(): MetricSnapshot[] {
+    return [...this.families.values()].map((family) => family.snapshot());
+  }
+
+  private register(type: MetricType, options: MetricOptions, renderSeries: (lines: string[]) => void, snapshot: () => MetricSnapshot): void {
     if (!METRIC_NAME.test(options.name)) throw new MetricsError(`invalid metric name "${options.name}"`);
     if (this.families.has(options.name)) throw new MetricsError(`metric ${options.name} is already registered`);
     const labelNames = options.labelNames ?? [];
@@ -144,7 +194,7 @@ export class MetricsRegistry {
       if (!LABEL_NAME.test(label) || label.startsWith('__')) throw new MetricsError(`metric ${options.name}: invalid label name "${label}"`);
     }
     if (new Set(labelNames).size !== labelNames.length) throw new MetricsError(`metric ${options.name}: duplicate label names`);
-    this.families.set(options.name, { type, options, renderSeries });
+    this.families.set(options.name, { type, options, renderSeries, snapshot });
   }
 }
 
@@ -183,6 +233,10 @@ class SeriesFamily<S> {
     for (const { labels, state } of this.byKey.values()) visit(labels, state);
   }
 
+  map<T>(visit: (labels: LabelPairs, state: S) => T): T[] {
+    return [...this.byKey.values()].map(({ labels, state }) => visit(labels, state));
+  }
+
   private pairs(labels: Labels | undefined): LabelPairs {
     const given = labels ?? {};
     const unknown = Object.keys(given).filter((name) => !this.labelNames.includes(name));
@@ -196,6 +250,10 @@ class SeriesFamily<S> {
     }
     return this.labelNames.map((name) => [name, String(given[name])] as const);
   }
+}
+
+function labelRecord(labels: LabelPairs): SnapshotLabels {
+  return Object.fromEntries(labels);
 }
 
 function sample(name: string, labels: LabelPairs, value: number): string {

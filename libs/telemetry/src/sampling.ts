@@ -1,13 +1,20 @@
 import { ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Link, SpanKind } from '@opentelemetry/api';
 
+/** Span names the tail rule may keep when head sampling dropped their trace: lock-level operations. */
+const TAIL_CANDIDATE = /^(lock|recovery)\./;
+
 /**
- * Head sampling that never drops a span outright: the ratio decides the sampled flag (and so what
- * downstream processes decide), but every span is recorded so the tail rule in
- * {@link TailKeepProcessor} can still export a slow or failed one. This is the "record all, export
- * if sampled OR slow OR error" design: it costs one recorded span per operation, which is far
- * cheaper than buffering whole traces for true tail sampling.
+ * Head sampling that still records what the tail rule in {@link TailKeepProcessor} may want: the
+ * ratio decides the sampled flag (and so what downstream processes decide), and an unsampled span
+ * is recorded anyway when it is a lock-level span (`lock.*`, `recovery.*`, which carry the outcome
+ * and grant time the rule reads) or a root span, so a slow or failed acquisition, or a failure
+ * outside any lock operation, is still exported. Verbs and switch packets under an unsampled lock
+ * operation are not recorded: their cost (one recorded span per verb, on the compute node and on
+ * the NIC) made 1% sampling nearly as expensive as 100% (see bench-results/tracing-overhead.json),
+ * and a failed verb shows up as the failed outcome of its operation.
  */
 export class RecordAllSampler implements Sampler {
   constructor(private readonly head: Sampler) {}
@@ -15,6 +22,9 @@ export class RecordAllSampler implements Sampler {
   shouldSample(context: Context, traceId: string, spanName: string, spanKind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
     const result = this.head.shouldSample(context, traceId, spanName, spanKind, attributes, links);
     if (result.decision !== SamplingDecision.NOT_RECORD) return result;
+    const parent = trace.getSpanContext(context);
+    const isRoot = parent === undefined || !isSpanContextValid(parent);
+    if (!isRoot && !TAIL_CANDIDATE.test(spanName)) return result;
     return { ...result, decision: SamplingDecision.RECORD };
   }
 
@@ -23,7 +33,7 @@ export class RecordAllSampler implements Sampler {
   }
 }
 
-/** Parent-based head sampling with `ratio` for root spans, wrapped so every span records. */
+/** Parent-based head sampling with `ratio` for root spans, recording what the tail rule may keep. */
 export function lockFabricSampler(ratio: number): Sampler {
   return new RecordAllSampler(new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }));
 }

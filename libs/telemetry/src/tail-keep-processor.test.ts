@@ -50,6 +50,26 @@ describe('tail rule: export if sampled OR slow OR error', () => {
     ]);
   });
 
+  it('under an unsampled operation, records lock-level children for the tail rule but not verbs', () => {
+    telemetry = createInMemoryTelemetry({ ratio: 0, slowMs: 5 });
+    const handover = telemetry.trace.startSpan('lock.handover');
+    const verb = telemetry.trace.startSpan('verb.faa', { parent: handover.context });
+    verb.recordError(new Error('bad-rkey'));
+    verb.end();
+    const grant = telemetry.trace.startSpan('lock.grant', { parent: handover.context, attributes: { [ATTR_OUTCOME]: OUTCOME_VALUE_TIMEOUT } });
+    grant.end();
+    const slowChild = telemetry.trace.startSpan(SPAN_LOCK_ACQUIRE, { parent: handover.context, attributes: { [ATTR_GRANT_NS]: 6 * MS, [ATTR_OUTCOME]: OUTCOME_VALUE_GRANTED } });
+    slowChild.end();
+    handover.end();
+    // The verb's failure is not recorded (its operation reports the failed outcome); the lock-level
+    // spans are, so the failed grant and the slow acquire are kept.
+    expect(exported()).toEqual([
+      [grant.context?.spanId, 'error'],
+      [slowChild.context?.spanId, 'slow'],
+    ]);
+    expect(verb.context?.traceId).toBe(handover.context?.traceId);
+  });
+
   it('exports head-sampled spans unchanged', () => {
     telemetry = createInMemoryTelemetry({ ratio: 1, slowMs: 5 });
     const fast = acquire(1);

@@ -128,3 +128,94 @@ function parseHeaders(name: string, raw: string | undefined, issues: string[]): 
   }
   return headers;
 }
+
+/** What the OTLP metrics exporter reads from the environment, validated. */
+export interface MetricsExportEnv {
+  readonly enabled: boolean;
+  /** Full OTLP/HTTP metrics URL (…/v1/metrics). */
+  readonly metricsUrl: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Time between exports (OTEL_METRIC_EXPORT_INTERVAL). */
+  readonly intervalMs: number;
+  /** Limit for one POST (OTEL_EXPORTER_OTLP_METRICS_TIMEOUT, then OTEL_EXPORTER_OTLP_TIMEOUT). */
+  readonly timeoutMs: number;
+}
+
+/** The OpenTelemetry SDK defaults for the periodic reader and the OTLP exporter. */
+export const DEFAULT_METRIC_EXPORT_INTERVAL_MS = 60_000;
+export const DEFAULT_OTLP_TIMEOUT_MS = 10_000;
+
+const KNOWN_METRICS_EXPORTERS = ['otlp', 'prometheus', 'console', 'none'];
+
+const METRICS_DISABLED: MetricsExportEnv = {
+  enabled: false,
+  metricsUrl: `${DEFAULT_OTLP_HTTP_ENDPOINT}/v1/metrics`,
+  headers: {},
+  intervalMs: DEFAULT_METRIC_EXPORT_INTERVAL_MS,
+  timeoutMs: DEFAULT_OTLP_TIMEOUT_MS,
+};
+
+/**
+ * Reads the standard OTEL_* variables for metrics export. On when OTEL_METRICS_EXPORTER lists
+ * `otlp` or an OTLP endpoint (general or metrics) is set; OTEL_METRICS_EXPORTER=none and
+ * OTEL_SDK_DISABLED=true win. Prometheus text is served either way, so `prometheus` in the list
+ * only means "no OTLP" unless `otlp` is there too. Invalid values throw one {@link ConfigError}.
+ */
+export function readMetricsExportEnv(env: Env): MetricsExportEnv {
+  const issues: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const positiveInt = (name: string): number | undefined => {
+    const raw = text(name);
+    if (raw === undefined) return undefined;
+    if (!/^\+?\d+$/.test(raw) || !(Number(raw) > 0) || !Number.isSafeInteger(Number(raw))) {
+      issues.push(`${name}: expected a positive integer number of milliseconds, got '${raw}'`);
+      return undefined;
+    }
+    return Number(raw);
+  };
+
+  const exportersRaw = text('OTEL_METRICS_EXPORTER');
+  const exporters = (exportersRaw ?? '').split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  const disabled = exporters.includes('none');
+  const asked =
+    text('OTEL_EXPORTER_OTLP_ENDPOINT') !== undefined ||
+    text('OTEL_EXPORTER_OTLP_METRICS_ENDPOINT') !== undefined ||
+    exporters.includes('otlp');
+  // An explicit exporter list without `otlp` (e.g. `prometheus`) keeps OTLP off even with an endpoint set for traces.
+  const listedWithoutOtlp = exportersRaw !== undefined && !exporters.includes('otlp');
+  const sdkDisabled = text('OTEL_SDK_DISABLED')?.toLowerCase() === 'true';
+  const unknown = exporters.filter((name) => !KNOWN_METRICS_EXPORTERS.includes(name));
+  // A misspelt exporter list is the on/off switch itself, so it is an error rather than "off".
+  if (!sdkDisabled && unknown.length > 0) {
+    throw new ConfigError([`OTEL_METRICS_EXPORTER: unknown exporter(s) '${unknown.join(', ')}'; expected a list of ${KNOWN_METRICS_EXPORTERS.join(', ')}`]);
+  }
+  if (sdkDisabled || !asked || disabled || listedWithoutOtlp) return METRICS_DISABLED;
+
+  const metricsUrl = resolveSignalUrl('METRICS', 'metrics', text('OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'), text('OTEL_EXPORTER_OTLP_ENDPOINT'), issues);
+  const headers = {
+    ...parseHeaders('OTEL_EXPORTER_OTLP_HEADERS', text('OTEL_EXPORTER_OTLP_HEADERS'), issues),
+    ...parseHeaders('OTEL_EXPORTER_OTLP_METRICS_HEADERS', text('OTEL_EXPORTER_OTLP_METRICS_HEADERS'), issues),
+  };
+  const protocolName = text('OTEL_EXPORTER_OTLP_METRICS_PROTOCOL') !== undefined ? 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = text(protocolName);
+  // Only OTLP/HTTP protobuf is implemented; saying so beats posting protobuf to a gRPC port.
+  if (protocol !== undefined && protocol !== 'http/protobuf') issues.push(`${protocolName}: only 'http/protobuf' is supported for metrics, got '${protocol}'`);
+  const intervalMs = positiveInt('OTEL_METRIC_EXPORT_INTERVAL') ?? DEFAULT_METRIC_EXPORT_INTERVAL_MS;
+  const timeoutMs = positiveInt('OTEL_EXPORTER_OTLP_METRICS_TIMEOUT') ?? positiveInt('OTEL_EXPORTER_OTLP_TIMEOUT') ?? DEFAULT_OTLP_TIMEOUT_MS;
+
+  if (issues.length > 0) throw new ConfigError(issues);
+  return { enabled: true, metricsUrl, headers, intervalMs, timeoutMs };
+}
+
+function resolveSignalUrl(signalVar: string, path: string, specific: string | undefined, base: string | undefined, issues: string[]): string {
+  if (specific !== undefined) {
+    if (!isHttpUrl(specific)) issues.push(`OTEL_EXPORTER_OTLP_${signalVar}_ENDPOINT: expected an http(s) URL, got '${specific}'`);
+    return specific;
+  }
+  const root = base ?? DEFAULT_OTLP_HTTP_ENDPOINT;
+  if (!isHttpUrl(root)) issues.push(`OTEL_EXPORTER_OTLP_ENDPOINT: expected an http(s) URL, got '${root}'`);
+  return `${root.replace(/\/+$/, '')}/v1/${path}`;
+}
