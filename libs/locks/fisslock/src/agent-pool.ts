@@ -1,4 +1,5 @@
-import type { Clock, LockId, LockMode, LockPacket, NodeId, SwitchPort } from '@lockfabric/ports';
+import { LOCK_ATTR } from '@lockfabric/locks-common';
+import type { Clock, LockId, LockMode, LockPacket, NodeId, SpanContextRef, SwitchPort, Trace } from '@lockfabric/ports';
 import { ReliableLink } from './reliable-link.js';
 import {
   FLAG_ABORT,
@@ -11,9 +12,13 @@ import {
   FLAG_WW_NEXT,
   WAITER_COUNT_SHIFT,
   ackFlags,
+  clientOfTask,
   ackStatusOf,
 } from './wire.js';
 import type { AckStatus } from './wire.js';
+// recovery (S1/S2 hooks) types, used only by the section at the end of AgentPool
+import type { RecoveryClientView } from './recovery/recovery-client.js';
+import type { AgentRecord, MachineOrders, ServerReport } from './recovery/recovery-state.js';
 
 export type FissPolicy = 'read-preferring' | 'starvation-prevention' | 'write-preferring';
 
@@ -36,16 +41,35 @@ export interface AgentPoolOptions {
   readonly rtoNs: number;
   readonly pacingNs: number;
   readonly starvePeriodNs: number;
+  /** First delay before re-sending a packet bounced again for the same lock; doubles per bounce up to `rtoNs` (0: bounce at once). */
+  readonly bounceBackoffNs?: number;
+  /** Where `lock.handover` spans of agent transfers (⑧) go. */
+  readonly trace?: Trace;
+  /** Lock ids at or above it belong to the fallback managers: the pool ignores their packets (default: all ids are the switch's). */
+  readonly switchCapacity?: number;
+  /** How long a RELEASE must keep coming back unprocessed before the pool takes what it waits for as lost (default 10 RTO). */
+  readonly stuckAfterNs?: number;
   /** Test-only mutant: process duplicated sequenced packets again instead of re-ACKing them. */
   readonly mutantNoDuplicateSuppression: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
 export interface TaskListener {
+  /** The lock the task asked for (a GRANT for it may still be on its way to this machine). */
+  readonly lock?: LockId;
   granted(packet: LockPacket): void;
 }
 
 const key = (mid: NodeId, task: number): string => `${mid}:${task}`;
+
+/** The holder whose release empties the holders: named on the handover span, which links to its acquire span. */
+interface Releaser {
+  readonly from: string;
+  readonly acquire?: SpanContextRef | undefined;
+}
+
+/** How long a switch GRANT's request id is remembered for dedup (1 s of virtual time). */
+const SWITCH_GRANT_MEMORY_NS = 1_000_000_000;
 
 /**
  * A machine's FissLock runtime: the agent pool (spec §4.3) plus the receive path every client of
@@ -64,8 +88,17 @@ export class AgentPool {
   private readonly entries = new Map<string, Waiter>();
   private readonly stashedTransfers: LockPacket[] = [];
   private readonly starving = new Set<LockId>();
+  /** Bounces per lock in a row: a packet for a lock whose agent is not here backs off instead of ping-ponging at line rate. */
+  private readonly bounceStreaks = new Map<LockId, { count: number; lastNs: number }>();
+  private stopped = false;
+  /** Request ids of switch GRANTs already received, with when (dedup of ①/② GRANTs). */
+  private readonly switchGrants = new Map<string, number>();
+  /** When a RELEASE (`lid:mid:task`) first came back unprocessed, for the lost-packet rules in onRelease. */
+  private readonly stuckSince = new Map<string, number>();
+  /** ② copies (`lid:mid:task`) counted as lost; a late arrival is ignored. */
+  private readonly writtenOff = new Set<string>();
   private readonly unsubscribe: () => void;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0 };
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, droppedAborts: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -78,6 +111,7 @@ export class AgentPool {
   }
 
   stop(): void {
+    this.stopped = true;
     this.unsubscribe();
     this.link.stop();
     this.starving.clear();
@@ -108,23 +142,48 @@ export class AgentPool {
     return true;
   }
 
-  tryLocalRelease(lid: LockId, task: number): 'done' | 'no-agent' | 'not-found' {
+  /**
+   * Whether this machine has, or may be about to receive, an agent for `lid` that is not `task`'s
+   * own lost ① grant: a live or pending agent, a transfer waiting for its entries, or another local
+   * task still expecting a GRANT for the lock. The switch's timeout-free rule (§5.2) frees a lock
+   * whose agent machine sends an unreached abort, so such an abort must go to the agent instead.
+   */
+  otherInterest(lid: LockId, task: number): boolean {
+    if (this.agents.has(lid) || this.pending.has(lid) || this.stashedTransfers.some((g) => g.lock === lid)) return true;
+    for (const [t, listener] of this.listeners) if (t !== task && listener.lock === lid) return true;
+    return false;
+  }
+
+  tryLocalRelease(lid: LockId, task: number, acquireSpan?: SpanContextRef): 'done' | 'no-agent' | 'not-found' {
     const a = this.agents.get(lid);
     if (!a) return 'no-agent';
-    return this.releaseCore(lid, a, this.machine, task) ? 'done' : 'not-found';
+    return this.releaseCore(lid, a, this.machine, task, { from: `${this.machine}/${clientOfTask(task)}`, acquire: acquireSpan }) ? 'done' : 'not-found';
   }
 
   // ---- receive path ----
 
   private receive(p: LockPacket): void {
+    if (p.lock >= (this.options.switchCapacity ?? Infinity)) return; // a fallback manager's packet (§6.6)
     if (p.type === 'ack') {
       if (p.dst === this.machine) this.link.acknowledge(p.seq, p);
       return;
     }
     const refusal = (p.flags & FLAG_INVALID) !== 0;
-    if (refusal) return this.onRefused(p);
-    if (p.type === 'grant' && (p.flags & FLAG_HAS_AGENT) !== 0 && p.agent === undefined) return this.onSwitchGrant(p);
-    if (p.type === 'grant' && p.agent === undefined) return this.deliver(p);
+    if (refusal) {
+      // a refusal answers one of this machine's FREE/GRANT/abort-RELEASE packets: a second copy
+      // (duplicated on the wire, or a stale one after the agent moved on) must not restore anything
+      if (p.agent !== this.machine || !this.link.acknowledge(p.seq, p)) {
+        this.counters.duplicates++;
+        return;
+      }
+      return this.onRefused(p);
+    }
+    if (p.type === 'grant' && p.agent === undefined) {
+      // ①/② GRANTs come from the switch unsequenced: the one request id a GRANT names is the dedup key
+      if (this.isSwitchGrantDuplicate(p)) return;
+      if ((p.flags & FLAG_HAS_AGENT) !== 0) return this.onSwitchGrant(p);
+      return this.deliver(p);
+    }
     // everything else is a sequenced packet from some server: dedup, then process and ACK
     const src = p.agent ?? p.machine;
     const id = `${src}:${p.seq}`;
@@ -163,6 +222,8 @@ export class AgentPool {
   }
 
   private onAcquire(p: LockPacket): AckStatus {
+    // a ② copy this pool already wrote off as lost (see onRelease) arrived after all: count nothing
+    if ((p.flags & FLAG_GRANTED) !== 0 && this.writtenOff.delete(`${p.lock}:${key(p.machine, p.task)}`)) return 'duplicate';
     const a = this.agents.get(p.lock);
     if (!a) return this.bounce(p);
     const k = key(p.machine, p.task);
@@ -179,12 +240,90 @@ export class AgentPool {
 
   private onRelease(p: LockPacket): AckStatus {
     const a = this.agents.get(p.lock);
-    if (!a || !this.releaseCore(p.lock, a, p.machine, p.task)) return this.bounce(p);
+    if (a && this.releaseCore(p.lock, a, p.machine, p.task, { from: `${p.machine}/${clientOfTask(p.task)}`, acquire: p.trace })) {
+      this.stuckSince.delete(`${p.lock}:${key(p.machine, p.task)}`);
+      return 'accepted';
+    }
+    if (this.stuckLongEnough(p)) {
+      if (!a && this.mayReissueAbort(p)) return this.reissueAbort(p);
+      if (a && (p.flags & FLAG_GRANTED) !== 0) return this.writeOffLostCopy(p, a);
+      if (a && (p.flags & FLAG_ABORT) !== 0) {
+        // an aborted request this agent never recorded: with both shared, the likely story is a ②
+        // grant whose GRANT and copy were both lost (§12.9); otherwise it never got anywhere
+        if (p.mode === 'shared' && a.mode === 'shared') return this.writeOffLostCopy(p, a);
+        this.counters.droppedAborts++;
+        return 'accepted';
+      }
+    }
+    return this.bounce(p);
+  }
+
+  /**
+   * True once the same RELEASE has come back to this pool unprocessed for `stuckAfterNs`: longer
+   * than any delay the links add plus several retransmissions, so what it waits for is lost, not late.
+   */
+  private stuckLongEnough(p: LockPacket): boolean {
+    const id = `${p.lock}:${key(p.machine, p.task)}`;
+    const now = this.clock.nowNs();
+    const since = this.stuckSince.get(id);
+    if (since === undefined) {
+      this.stuckSince.set(id, now);
+      return false;
+    }
+    if (now - since < this.stuckAfterNs()) return false;
+    this.stuckSince.delete(id);
+    return true;
+  }
+
+  private stuckAfterNs(): number {
+    return this.options.stuckAfterNs ?? 10 * this.options.rtoNs;
+  }
+
+  /**
+   * The stall found by the faulty sweep: a ③ ACQUIRE bounced once (so its requester counts it as
+   * REACHED), the decider decided the bounced copy again as ① and its GRANT — the only copy of the
+   * new agent — was lost. The decider now names this machine as the agent's home, no agent exists
+   * anywhere, and the requester's REACHED abort-RELEASE (like every other packet for the lock)
+   * circles between the decider and this pool forever. Only the requester's own machine can tell:
+   * its own aborted request comes back here with no agent, no pending agent and no transfer on the
+   * way. It then sends the abort again without REACHED, so the decider's timeout-free rule (§5.2)
+   * frees the lock, or refuses and has this machine build an empty agent for the ② holders. The
+   * same repairs a lost refusal of a timeout-free: the retransmitted abort is a duplicate, which the
+   * decider only routes, so it would circle here too.
+   */
+  private mayReissueAbort(p: LockPacket): boolean {
+    return (
+      p.machine === this.machine &&
+      (p.flags & FLAG_ABORT) !== 0 &&
+      !this.pending.has(p.lock) &&
+      !this.stashedTransfers.some((g) => g.lock === p.lock)
+    );
+  }
+
+  private reissueAbort(p: LockPacket): AckStatus {
+    this.counters.reissuedAborts++;
+    this.link.send({ type: 'release', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, flags: FLAG_ABORT }, (ack) => {
+      if (ack.type === 'ack' && ackStatusOf(ack.flags) === 'freed') this.discardedTasks.add(p.task);
+    });
+    return 'accepted';
+  }
+
+  /**
+   * §13.4, one lost ② copy: the decider counted a shared grant whose GRANTED copy never reached
+   * the agent, so the holder's RELEASE (flagged GRANTED by its client) finds nobody and the
+   * incarnations never match again. After `stuckAfterNs` the agent counts the copy and the release
+   * together; should the copy turn up later after all, it is ignored (`writtenOff`).
+   */
+  private writeOffLostCopy(p: LockPacket, a: Agent): AckStatus {
+    this.counters.writtenOff++;
+    this.writtenOff.add(`${p.lock}:${key(p.machine, p.task)}`);
+    a.inca = (a.inca + 1) & 0xff;
+    if (a.holders.size === 0) this.handOn(p.lock, a);
     return 'accepted';
   }
 
   /** Removes a holder (or an aborted waiter); hands the lock on when the last holder leaves. */
-  private releaseCore(lid: LockId, a: Agent, mid: NodeId, task: number): boolean {
+  private releaseCore(lid: LockId, a: Agent, mid: NodeId, task: number, releaser?: Releaser): boolean {
     const k = key(mid, task);
     if (!a.holders.delete(k)) {
       const at = a.wqueue.findIndex((w) => key(w.mid, w.task) === k);
@@ -193,11 +332,11 @@ export class AgentPool {
       return true;
     }
     if (a.holders.size > 0) return true; // ⑥
-    this.handOn(lid, a);
+    this.handOn(lid, a, releaser);
     return true;
   }
 
-  private handOn(lid: LockId, a: Agent): void {
+  private handOn(lid: LockId, a: Agent, releaser?: Releaser): void {
     this.agents.delete(lid);
     this.pending.set(lid, a);
     this.starving.delete(lid);
@@ -217,9 +356,34 @@ export class AgentPool {
       (a.mode === 'shared' ? FLAG_CUR_SHARED : 0) |
       (rest.some((w) => w.mode === 'exclusive') ? FLAG_WW_NEXT : 0) |
       (rest.length << WAITER_COUNT_SHIFT);
-    this.link.send({ type: 'grant', lock: lid, machine: next.mid, task: next.task, mode: next.mode, incarnation: a.inca, flags }, (ack) => {
+    const span = this.startHandover(lid, next, releaser);
+    this.link.send({ type: 'grant', lock: lid, machine: next.mid, task: next.task, mode: next.mode, incarnation: a.inca, flags, ...(span ? { trace: span } : {}) }, (ack) => {
       if (ack.type === 'ack' && this.pending.get(lid) === a) this.pending.delete(lid);
     });
+  }
+
+  /**
+   * ⑧ on the releasing machine: a `lock.handover` span linked to the releasing holder's acquire
+   * span; its context rides in the transfer GRANT (`LockPacket.trace`), and the next holder's
+   * acquire links to it. A refused transfer that is retried records another span.
+   */
+  private startHandover(lid: LockId, next: Waiter, releaser?: Releaser): SpanContextRef | undefined {
+    const trace = this.options.trace;
+    if (!trace) return undefined;
+    const span = trace.startSpan('lock.handover', {
+      attributes: {
+        [LOCK_ATTR.protocol]: 'fisslock',
+        [LOCK_ATTR.lock]: lid,
+        [LOCK_ATTR.mode]: next.mode,
+        'lockfabric.handover.from': releaser?.from ?? `${this.machine}`,
+        'lockfabric.handover.to': `${next.mid}/${clientOfTask(next.task)}`,
+        'lockfabric.fisslock.agent_from': this.machine,
+        'lockfabric.fisslock.agent_to': next.mid,
+      },
+    });
+    if (releaser?.acquire) span.addLink(releaser.acquire, { 'lockfabric.link.role': 'previous-holder' });
+    span.end();
+    return span.context;
   }
 
   /** ① the switch granted a free lock: the GRANT carries an empty agent. */
@@ -254,12 +418,13 @@ export class AgentPool {
     this.counters.installs++;
     const a: Agent = { mode: g.mode, inca: 0, holders: new Set([key(g.machine, g.task)]), wqueue: queue };
     this.pending.delete(g.lock);
+    this.bounceStreaks.delete(g.lock);
     this.agents.set(g.lock, a);
     if (a.mode === 'shared') {
       while (a.wqueue[0]?.mode === 'shared') {
         const w = a.wqueue.shift() as Waiter;
         a.holders.add(key(w.mid, w.task));
-        this.link.send({ type: 'grant', lock: g.lock, machine: w.mid, task: w.task, mode: 'shared', incarnation: 0, flags: 0 });
+        this.link.send({ type: 'grant', lock: g.lock, machine: w.mid, task: w.task, mode: 'shared', incarnation: 0, flags: 0, ...(g.trace ? { trace: g.trace } : {}) });
       }
     }
     this.maybeStarve(g.lock, a);
@@ -279,10 +444,28 @@ export class AgentPool {
     }
   }
 
+  /**
+   * A switch GRANT names one request (`task` carries the request id); a second copy of it, made by
+   * a duplicating link, would install a second agent or release a grant twice. Ids are kept for
+   * `switchGrantMemoryNs` of virtual time, far beyond any delay a link adds.
+   */
+  private isSwitchGrantDuplicate(p: LockPacket): boolean {
+    const id = `${p.lock}:${p.task}`;
+    const now = this.clock.nowNs();
+    if (this.switchGrants.has(id)) {
+      this.counters.duplicates++;
+      return true;
+    }
+    this.switchGrants.set(id, now);
+    if (this.switchGrants.size > 4_096) {
+      for (const [old, atNs] of this.switchGrants) if (now - atNs > SWITCH_GRANT_MEMORY_NS) this.switchGrants.delete(old);
+    }
+    return false;
+  }
+
   /** FREE or transfer GRANT refused (or a timeout-free refused): restore the agent and wait for the delayed ② copies. */
   private onRefused(p: LockPacket): void {
     this.counters.refusals++;
-    if (p.agent === this.machine) this.link.acknowledge(p.seq, p);
     if (this.agents.has(p.lock)) return; // never overwrite a live agent (§13.2)
     const a = this.pending.get(p.lock) ?? { mode: p.mode, inca: 0, holders: new Set<string>(), wqueue: [] };
     this.pending.delete(p.lock);
@@ -300,8 +483,34 @@ export class AgentPool {
   private bounce(p: LockPacket): AckStatus {
     this.counters.bounced++;
     const { seq: _seq, agent: _agent, ...rest } = p;
-    this.link.send({ ...rest, flags: p.flags | FLAG_BOUNCED });
+    const packet = { ...rest, flags: p.flags | FLAG_BOUNCED };
+    const delayNs = this.bounceDelayNs(p.lock);
+    if (delayNs === 0) this.link.send(packet);
+    else
+      void this.clock.sleep(delayNs).then(() => {
+        if (!this.stopped) this.link.send(packet);
+      });
     return 'bounced';
+  }
+
+  /**
+   * The first bounce for a lock goes back at once (the usual race with an agent in flight, §5.3);
+   * further ones in a row back off exponentially up to the RTO. While the decider points at a
+   * machine without the agent (a lost ① GRANT until its abort frees the lock), packets would
+   * otherwise circle switch ↔ machine every few µs.
+   */
+  private bounceDelayNs(lid: LockId): number {
+    const baseNs = this.options.bounceBackoffNs ?? 0;
+    if (baseNs <= 0) return 0;
+    const now = this.clock.nowNs();
+    const streak = this.bounceStreaks.get(lid);
+    if (!streak || now - streak.lastNs > 2 * this.options.rtoNs) {
+      this.bounceStreaks.set(lid, { count: 1, lastNs: now });
+      return 0;
+    }
+    streak.lastNs = now;
+    streak.count++;
+    return Math.min(this.options.rtoNs, baseNs * 2 ** Math.min(20, streak.count - 2));
   }
 
   private ack(p: LockPacket, src: NodeId, status: AckStatus): void {
@@ -332,6 +541,88 @@ export class AgentPool {
       await this.clock.sleep(this.options.starvePeriodNs);
     }
     this.starving.delete(lid);
+  }
+
+  // ---- recovery (S1/S2 hooks) ----
+  // Owned by the recovery work (src/recovery); spec §7.2.
+
+  /** Clients of this machine that can say what they hold and wait for (spec §2.3), for S1. */
+  readonly recoveryClients = new Set<RecoveryClientView>();
+  /** True between S1 (pause) and the end of S2 on this machine. */
+  recoveryPaused = false;
+  /** Packets dropped because they were sent while paused (S2's state supersedes them). */
+  recoveryDiscarded = 0;
+
+  /**
+   * S1, first half: no lock operation of this machine reaches the network any more. The link's
+   * retransmission buffer is dropped (spec S0) and every packet sent from now on is discarded;
+   * packets still arriving are processed, so the report taken after the drain includes them.
+   */
+  pauseForRecovery(): void {
+    this.recoveryPaused = true;
+    this.swapLink({ machine: this.machine, send: () => void this.recoveryDiscarded++, onPacket: () => () => undefined });
+  }
+
+  /** S1, second half: this machine's agents (live and pending) and its clients' requests. */
+  recoveryReport(): ServerReport {
+    const record = (lid: LockId, a: Agent, state: 'live' | 'pending'): AgentRecord => ({
+      lid,
+      machine: this.machine,
+      mode: a.mode,
+      holders: [...a.holders].map((h) => {
+        const [mid, task] = h.split(':');
+        return { mid: Number(mid), task: Number(task) };
+      }),
+      wqueue: a.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })),
+      state,
+    });
+    const agents = [...[...this.agents].map(([lid, a]) => record(lid, a, 'live')), ...[...this.pending].map(([lid, a]) => record(lid, a, 'pending'))];
+    const clients = [...this.recoveryClients].flatMap((c) => c.recoveryRecords());
+    return { machine: this.machine, agents, clients };
+  }
+
+  /**
+   * S2 on this machine: every agent not in `orders` is deleted, the ordered ones are installed at
+   * incarnation 0, in-flight transfers and the dedup window are forgotten (sequence numbers restart
+   * with a new link, which the switch's S3 matches), then granted tasks are woken and dropped ones
+   * aborted. Lock operations resume with the new link.
+   */
+  applyRecovery(orders: MachineOrders): void {
+    this.swapLink(this.port);
+    this.agents.clear();
+    this.pending.clear();
+    this.seen.clear();
+    this.entries.clear();
+    this.stashedTransfers.length = 0;
+    this.starving.clear();
+    this.discardedTasks.clear();
+    for (const r of orders.agents) {
+      const a: Agent = { mode: r.mode, inca: 0, holders: new Set(r.holders.map((h) => key(h.mid, h.task))), wqueue: r.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })) };
+      this.agents.set(r.lid, a);
+      this.maybeStarve(r.lid, a);
+    }
+    for (const order of orders.abort) {
+      this.listeners.delete(order.task);
+      for (const c of this.recoveryClients) c.recoveryAbort(order.lid, order.task, order.reason);
+    }
+    this.recoveryPaused = false;
+    for (const w of orders.wake) {
+      const grant: LockPacket = { type: 'grant', lock: w.lid, machine: w.mid, task: w.task, mode: w.mode, incarnation: 0, seq: 0, flags: 0 };
+      this.listeners.get(w.task)?.granted(grant);
+    }
+  }
+
+  /** This machine has failed (sim and tests): nothing it does reaches the network again, nothing reaches it. */
+  failStop(): void {
+    this.stop();
+    this.recoveryPaused = true;
+    this.swapLink({ machine: this.machine, send: () => void this.recoveryDiscarded++, onPacket: () => () => undefined });
+  }
+
+  private swapLink(port: SwitchPort): void {
+    this.link.stop();
+    // `link` is readonly for clients; recovery is the one place that replaces it (new sequence space)
+    (this as unknown as { link: ReliableLink }).link = new ReliableLink(this.machine, port, this.clock, this.options.rtoNs, this.options.pacingNs);
   }
 }
 

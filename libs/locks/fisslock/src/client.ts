@@ -1,13 +1,22 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, recordHandoverGrant } from '@lockfabric/locks-common';
 import { clientKey } from '@lockfabric/ports';
-import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, LockPacket } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, LockPacket, SpanContextRef } from '@lockfabric/ports';
+import type { ServerLockClient } from '@lockfabric/lock-srvlock';
 import type { AgentPool } from './agent-pool.js';
+import { fallbackClient, switchCapacityOf } from './fallback.js';
+import type { FallbackGrant } from './fallback.js';
 import type { FissLockOptions } from './options.js';
 import { agentPoolFor } from './registry.js';
-import { FLAG_ABORT, FLAG_DUP, FLAG_REACHED, ackStatusOf, taskKey } from './wire.js';
+import { FLAG_ABORT, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_REACHED, ackStatusOf, taskKey } from './wire.js';
 
 export interface FissGrant extends Grant {
   readonly task: number;
+  /** Granted by the switch at once as shared (②): the agent learns of it from the switch's copy, so the RELEASE says so (§13.4). */
+  readonly switchShared?: boolean;
+  /** This hold's acquire span: the `lock.handover` span of its release links to it. */
+  readonly acquireSpan?: SpanContextRef;
+  /** Set when the lock is beyond the switch's capacity and a fallback manager granted it (§6.6). */
+  readonly fallback?: FallbackGrant;
 }
 
 type Outcome = { kind: 'granted'; packet: LockPacket } | { kind: 'timeout' } | { kind: 'aborted' };
@@ -20,15 +29,22 @@ type Outcome = { kind: 'granted'; packet: LockPacket } | { kind: 'timeout' } | {
 export class FissLockClient implements LockClient<FissGrant> {
   private readonly pool: AgentPool;
   private rid = 0;
+  private readonly capacity: number;
+  private fallback: ServerLockClient | undefined;
 
   constructor(
     private readonly ports: ClientPorts,
     private readonly options: FissLockOptions,
   ) {
     this.pool = agentPoolFor(ports, options);
+    this.capacity = switchCapacityOf(ports, options.switchCapacity);
   }
 
   async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<FissGrant> {
+    if (lock >= this.capacity) {
+      const fallback = await this.fallbackClient().acquire(lock, mode, options);
+      return { lock, mode, task: 0, fallback };
+    }
     const deadline = new AcquireDeadline(this.ports.clock, lock, mode, options);
     const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'fisslock', lock, mode, clientKey(this.ports.self));
     try {
@@ -49,15 +65,23 @@ export class FissLockClient implements LockClient<FissGrant> {
   }
 
   async release(grant: FissGrant): Promise<void> {
+    if (grant.fallback) return this.fallbackClient().release(grant.fallback);
     const span = this.ports.trace.startSpan('lock.release', {
       attributes: { [LOCK_ATTR.protocol]: 'fisslock', [LOCK_ATTR.lock]: grant.lock, [LOCK_ATTR.mode]: grant.mode, [LOCK_ATTR.client]: clientKey(this.ports.self) },
     });
     // ⑥⑦⑧ through the local agent; otherwise ⑨ through the decider
-    if (this.pool.tryLocalRelease(grant.lock, grant.task) !== 'done') {
-      this.pool.link.send({ type: 'release', lock: grant.lock, machine: this.pool.machine, task: grant.task, mode: grant.mode, incarnation: 0, flags: 0 });
+    if (this.pool.tryLocalRelease(grant.lock, grant.task, grant.acquireSpan) !== 'done') {
+      const trace = grant.acquireSpan ? { trace: grant.acquireSpan } : {};
+      this.pool.link.send({ type: 'release', lock: grant.lock, machine: this.pool.machine, task: grant.task, mode: grant.mode, incarnation: 0, flags: grant.switchShared ? FLAG_GRANTED : 0, ...trace });
     }
     span.end();
     return Promise.resolve();
+  }
+
+  /** Out-of-range locks are served by the lock's home manager; made on first use (it subscribes to the link). */
+  private fallbackClient(): ServerLockClient {
+    this.fallback ??= fallbackClient(this.ports, this.capacity);
+    return this.fallback;
   }
 
   /** One request id's try: resolves the grant, or undefined when T_ACQ passed and the attempt was aborted. */
@@ -69,15 +93,17 @@ export class FissLockClient implements LockClient<FissGrant> {
     let acked = false;
     let reached = false;
     pool.listeners.set(task, {
+      lock,
       granted: (packet) => {
         if (acquireSeq !== undefined) pool.link.acknowledge(acquireSeq, packet); // a GRANT is the ACQUIRE's ACK
         resolveOutcome({ kind: 'granted', packet });
       },
     });
     const local = pool.tryLocalAcquire(lock, task, mode);
+    const acquireSpan = op.span.context ? { acquireSpan: op.span.context } : {};
     if (local === 'granted') {
       pool.listeners.delete(task);
-      return { lock, mode, task };
+      return { lock, mode, task, ...acquireSpan };
     }
     let onAcked: (() => void) | undefined;
     if (local === 'queued') reached = true; // recorded in the local agent's queue
@@ -103,16 +129,25 @@ export class FissLockClient implements LockClient<FissGrant> {
     signal?.removeEventListener('abort', onAbort);
     if (result.kind === 'granted') {
       pool.listeners.delete(task);
-      return { lock, mode, task };
+      const p = result.packet;
+      if (p.trace && p.agent !== undefined) {
+        // granted by an agent transfer (⑧) or as its shared follower: the handover span came in the GRANT
+        op.span.addLink(p.trace, { 'lockfabric.link.role': 'previous-holder' });
+        recordHandoverGrant(this.ports.trace, p.trace, { [LOCK_ATTR.protocol]: 'fisslock', [LOCK_ATTR.lock]: lock, [LOCK_ATTR.client]: clientKey(this.ports.self) });
+      }
+      const switchShared = p.agent === undefined && (p.flags & FLAG_HAS_AGENT) === 0;
+      return switchShared ? { lock, mode, task, switchShared, ...acquireSpan } : { lock, mode, task, ...acquireSpan };
     }
     // give up on this request id: a late GRANT is taken silently and released by the abort path
-    pool.listeners.set(task, { granted: () => undefined });
+    pool.listeners.set(task, { lock, granted: () => undefined });
     if (local === 'queued' && pool.abortLocal(lock, task)) {
       pool.listeners.delete(task);
     } else {
       const abortRelease = (): void => {
+        // unreached aborts may free the lock at the switch; not while this machine has another claim on it (seed 16 regression)
+        const toAgent = reached || pool.otherInterest(lock, task);
         pool.link.send(
-          { type: 'release', lock, machine: pool.machine, task, mode, incarnation: 0, flags: FLAG_ABORT | (reached ? FLAG_REACHED : 0) },
+          { type: 'release', lock, machine: pool.machine, task, mode, incarnation: 0, flags: FLAG_ABORT | (toAgent ? FLAG_REACHED : 0) },
           (ack) => {
             if (ack.type === 'ack' && ackStatusOf(ack.flags) === 'freed') pool.discardedTasks.add(task);
             pool.listeners.delete(task);

@@ -5,3 +5,5 @@ export * from './agent-pool.js';
 export * from './registry.js';
 export * from './client.js';
 export * from './protocol.js';
+export * from './fallback.js';
+export * from './recovery/index.js';

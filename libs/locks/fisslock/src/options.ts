@@ -11,6 +11,10 @@ export interface FissLockOptions {
   /** T_ACQ: an attempt without a GRANT by then is aborted and retried (lost switch GRANT, §5.2). */
   readonly attemptTimeoutNs: number;
   readonly starvePeriodNs: number;
+  /** First back-off of a packet bounced again for the same lock (spec §5.3 retry buffer); doubles up to rtoNs; 0 = none. */
+  readonly bounceBackoffNs: number;
+  /** Lock ids the switch decides; ids at or above it go to the ParLock fallback managers (§6.6). 0 = the decider's default capacity for the configured lock count. */
+  readonly switchCapacity: number;
   readonly mutantNoDuplicateSuppression: boolean;
 }
 
@@ -20,6 +24,8 @@ export const FISSLOCK_OPTION_HELP = {
   pacingNs: 'minimum ns between two sequenced packets of one machine (default 250: one link stays FIFO under the simulator jitter)',
   attemptTimeoutNs: 'T_ACQ in ns: abort-release and retry an attempt with no GRANT by then (default 10000000)',
   starvePeriodNs: 'T_STARVE in ns (default 100000)',
+  switchCapacity: 'lock ids decided on the switch; higher ids are served by ParLock-style managers at the lock\'s home (default 0 = min(lock count, 1680000), the decider\'s capacity); must match the switch program\'s lockCount',
+  bounceBackoffNs: 'first delay in ns before re-sending a packet bounced again for the same lock; doubles up to rtoNs (default 5000, 0 = bounce at once)',
   mutantNoDuplicateSuppression: 'test-only: agent pools process duplicated packets again',
 };
 
@@ -31,6 +37,8 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     pacingNs: reader.number('pacingNs', 250, { min: 0 }),
     attemptTimeoutNs: reader.number('attemptTimeoutNs', 10_000_000, { min: 1 }),
     starvePeriodNs: reader.number('starvePeriodNs', 100_000, { min: 1 }),
+    bounceBackoffNs: reader.number('bounceBackoffNs', 5_000, { min: 0 }),
+    switchCapacity: reader.number('switchCapacity', 0, { min: 0 }),
     mutantNoDuplicateSuppression: reader.boolean('mutantNoDuplicateSuppression', false),
   };
   reader.done();

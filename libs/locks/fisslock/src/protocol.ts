@@ -1,15 +1,20 @@
 import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { FissLockClient } from './client.js';
+import { startFallbackManager, switchCapacityOf } from './fallback.js';
 import { FISSLOCK_OPTION_HELP, readFissLockOptions } from './options.js';
 import { agentPoolFor, forgetAgentPool } from './registry.js';
 
 /** The agent pool of one compute node (spec §2.2), started before the node's clients. */
 export function startAgentPool(context: NodeServiceContext, options?: ProtocolOptions): NodeService {
-  const pool = agentPoolFor(context.ports, readFissLockOptions(options));
+  const parsed = readFissLockOptions(options);
+  const pool = agentPoolFor(context.ports, parsed);
+  // the node's ParLock-style manager for out-of-range locks (§6.6); it also answers topology queries
+  const fallback = startFallbackManager(context, switchCapacityOf(context.ports, parsed.switchCapacity));
   return {
-    stop: () => {
+    stop: async () => {
       pool.stop();
       forgetAgentPool(context.ports);
+      await fallback.stop();
     },
   };
 }

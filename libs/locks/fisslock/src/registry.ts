@@ -1,6 +1,7 @@
 import { ConfigError } from '@lockfabric/ports';
 import type { ClientPorts } from '@lockfabric/ports';
 import { AgentPool } from './agent-pool.js';
+import { switchCapacityOf } from './fallback.js';
 import type { FissLockOptions } from './options.js';
 
 /**
@@ -22,11 +23,19 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       rtoNs: options.rtoNs,
       pacingNs: options.pacingNs,
       starvePeriodNs: options.starvePeriodNs,
+      bounceBackoffNs: options.bounceBackoffNs,
+      switchCapacity: switchCapacityOf(ports, options.switchCapacity),
+      trace: ports.trace,
       mutantNoDuplicateSuppression: options.mutantNoDuplicateSuppression,
     });
     byNode.set(port.machine, pool);
   }
   return pool;
+}
+
+/** The agent pool already running on `machine` of the cluster whose lock layout is `locks` (no ports are made). */
+export function existingAgentPool(locks: object, machine: number): AgentPool | undefined {
+  return pools.get(locks)?.get(machine);
 }
 
 export function forgetAgentPool(ports: ClientPorts): void {

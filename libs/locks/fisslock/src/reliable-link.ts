@@ -35,6 +35,11 @@ export class ReliableLink {
     return this.outstanding.size;
   }
 
+  /** The unacknowledged packets, oldest first (diagnostics and recovery). */
+  outstandingPackets(): LockPacket[] {
+    return [...this.outstanding.values()].map((e) => e.packet).sort((a, b) => a.seq - b.seq);
+  }
+
   /** Sends `packet` as this machine's next sequenced packet; returns its seq. */
   send(packet: Omit<LockPacket, 'seq' | 'agent'>, onAck?: (ack: LockPacket) => void): number {
     const seq = ++this.nextSeq;

@@ -1,13 +1,13 @@
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, ProtocolOptions } from '@lockfabric/locks-common';
-import type { LockPacket, NodeId } from '@lockfabric/ports';
+import type { LockPacket, NodeId, SwitchPort, Trace } from '@lockfabric/ports';
 import { createSimCluster } from '@lockfabric/sim';
 import { fissLockDecider } from '@lockfabric/switch';
 import type { FaultSpec, FissLockDecider, FissLockPolicy } from '@lockfabric/switch';
 import { FissLockClient } from '../../src/client.js';
 import { readFissLockOptions } from '../../src/options.js';
 import { startAgentPool } from '../../src/protocol.js';
-import { agentPoolFor } from '../../src/registry.js';
+import { existingAgentPool } from '../../src/registry.js';
 import type { AgentPool } from '../../src/agent-pool.js';
 
 export interface FissSimOptions {
@@ -18,6 +18,20 @@ export interface FissSimOptions {
   readonly faults?: FaultSpec;
   readonly protocolOptions?: ProtocolOptions;
   readonly mutantNoIncarnationCheck?: boolean;
+  readonly trace?: Trace;
+  /** Locks the decider holds registers for (default: all `locks`); higher ids fall back to ParLock (§6.6). */
+  readonly switchLocks?: number;
+}
+
+/**
+ * A scripted one-shot fault on one machine's link: the first packet matching `match` that goes
+ * `out` (machine → switch) or comes `in` (switch → machine) is dropped, duplicated or delayed.
+ */
+export interface ScriptedFault {
+  readonly direction: 'in' | 'out';
+  readonly machine: NodeId;
+  readonly match: (p: LockPacket) => boolean;
+  readonly action: 'drop' | 'duplicate' | { readonly delayNs: number } | { readonly duplicateAfterNs: number };
 }
 
 export interface Seen {
@@ -30,7 +44,7 @@ export interface Seen {
 /** A sim cluster wired to the FissLock decider, agent pools started, and a tap on every egressed packet. */
 export function fissSim(options: FissSimOptions = {}) {
   const decider: FissLockDecider = fissLockDecider({
-    lockCount: options.locks ?? 8,
+    lockCount: options.switchLocks ?? options.locks ?? 8,
     policy: options.policy ?? 'read-preferring',
     mutantNoIncarnationCheck: options.mutantNoIncarnationCheck === true,
   });
@@ -42,16 +56,52 @@ export function fissSim(options: FissSimOptions = {}) {
     memoryNodes: 1,
     switchProgram: decider,
     ...(options.faults ? { switchFaults: options.faults } : {}),
+    ...(options.trace ? { trace: options.trace } : {}),
   });
-  const protocolOptions: ProtocolOptions = { policy: options.policy ?? 'read-preferring', ...options.protocolOptions };
+  const protocolOptions: ProtocolOptions = {
+    policy: options.policy ?? 'read-preferring',
+    ...(options.switchLocks !== undefined ? { switchCapacity: options.switchLocks } : {}),
+    ...options.protocolOptions,
+  };
   const nodes = cluster.computeNodeIds;
-  const services: NodeService[] = nodes.map((node) =>
-    startAgentPool({ ports: cluster.clientPorts({ node, client: SERVICE_CLIENT }), memoryNodes: cluster.memoryNodeIds, computeNodes: nodes }, protocolOptions),
-  );
+  // every machine's agent pool (and so its clients, which share it) talks through a scriptable link
+  const script: (ScriptedFault & { fired?: LockPacket })[] = [];
+  const apply = (direction: 'in' | 'out', machine: NodeId, p: LockPacket, pass: (p: LockPacket) => void): void => {
+    const rule = script.find((r) => !r.fired && r.direction === direction && r.machine === machine && r.match(p));
+    if (!rule) return pass(p);
+    rule.fired = p;
+    if (rule.action === 'drop') return;
+    if (rule.action === 'duplicate') {
+      pass(p);
+      pass(p);
+      return;
+    }
+    if ('duplicateAfterNs' in rule.action) {
+      pass(p);
+      void cluster.clock.sleep(rule.action.duplicateAfterNs).then(() => pass(p));
+      return;
+    }
+    void cluster.clock.sleep(rule.action.delayNs).then(() => pass(p));
+  };
+  const scripted = (port: SwitchPort): SwitchPort => ({
+    machine: port.machine,
+    send: (p) => apply('out', port.machine, p, (q) => port.send(q)),
+    onPacket: (handler) => port.onPacket((p) => apply('in', port.machine, p, handler)),
+  });
+  const services: NodeService[] = nodes.map((node) => {
+    const ports = cluster.clientPorts({ node, client: SERVICE_CLIENT });
+    const switchPort = ports.switchPort ? scripted(ports.switchPort) : undefined;
+    return startAgentPool({ ports: switchPort ? { ...ports, switchPort } : ports, memoryNodes: cluster.memoryNodeIds, computeNodes: nodes }, protocolOptions);
+  });
   const seen: Seen[] = [];
   for (const node of nodes) cluster.switchPort(node).onPacket((p: LockPacket) => seen.push({ to: node, type: p.type, machine: p.machine, flags: p.flags }));
   const client = (node: NodeId, index: number) => new FissLockClient(cluster.clientPorts({ node, client: index }), readFissLockOptions(protocolOptions));
-  const pool = (node: NodeId): AgentPool => agentPoolFor(cluster.clientPorts({ node, client: SERVICE_CLIENT }), readFissLockOptions(protocolOptions));
+  // looked up without making ports: clientPorts() forks the run's random stream, which would perturb the schedule
+  const pool = (node: NodeId): AgentPool => {
+    const found = existingAgentPool(cluster.layout, node);
+    if (!found) throw new Error(`no agent pool on machine ${node}`);
+    return found;
+  };
   const sw = cluster.switch;
   if (!sw) throw new Error('no switch');
   return {
@@ -61,6 +111,12 @@ export function fissSim(options: FissSimOptions = {}) {
     sw,
     nodes,
     seen,
+    /** Adds a one-shot scripted fault; returns the rule, whose `fired` is the packet it hit. */
+    fault: (rule: ScriptedFault) => {
+      const entry: ScriptedFault & { fired?: LockPacket } = { ...rule };
+      script.push(entry);
+      return entry;
+    },
     client,
     pool,
     /** Runs the simulation for `ns` of virtual time (pending acquires keep T_ACQ timers, so `run()` would reach them). */

@@ -1,3 +1,4 @@
+import { LockTimeoutError } from '@lockfabric/ports';
 import type { LockMode } from '@lockfabric/ports';
 import type { FaultSpec } from '@lockfabric/switch';
 import type { FissSimOptions } from './fiss-sim.js';
@@ -10,6 +11,12 @@ export interface SweepResult {
   readonly untyped: number;
   readonly agentsPerLockMax: number;
   readonly modeMismatch: number;
+  /** Workers still running when the event budget ran out (a stall), with what was pending then. */
+  readonly stalled: string | undefined;
+  /** The simulation ran out of events: nothing left circling, no retransmission pending. */
+  readonly quiescent: boolean;
+  /** Acquires that neither were granted nor failed with a typed error. */
+  readonly unfinished: number;
 }
 
 export const FAULTS_10: FaultSpec = {
@@ -22,8 +29,12 @@ export const FAULTS_10: FaultSpec = {
  * with a current holder is a violation. Also checks one agent per lock and that a live agent's
  * mode equals the decider's (Lemma 1) after every grant.
  */
-export async function runSeed(seed: number, options: FissSimOptions & { clientsPerNode?: number; ops?: number } = {}): Promise<SweepResult> {
+export async function runSeed(
+  seed: number,
+  options: FissSimOptions & { clientsPerNode?: number; ops?: number; maxEvents?: number; onSim?: (sim: ReturnType<typeof fissSim>) => void } = {},
+): Promise<SweepResult> {
   const sim = fissSim({ seed, locks: options.locks ?? 3, computeNodes: options.computeNodes ?? 3, ...options });
+  options.onSim?.(sim);
   const rnd = mulberry(seed);
   const holders = new Map<number, Map<string, LockMode>>();
   const violations: string[] = [];
@@ -57,7 +68,7 @@ export async function runSeed(seed: number, options: FissSimOptions & { clientsP
         try {
           grant = await client.acquire(lock, mode, { timeoutMs: 30 });
         } catch (error) {
-          if (error instanceof Error && 'code' in error) failed++;
+          if (error instanceof LockTimeoutError) failed++;
           else untyped++;
           continue;
         }
@@ -75,11 +86,14 @@ export async function runSeed(seed: number, options: FissSimOptions & { clientsP
       }
     }),
   );
-  const done = Promise.all(workers.map((w) => w()));
-  await sim.scheduler.run({ untilNs: 2_000_000_000, maxEvents: 2_000_000 });
-  await done;
+  let finished = false;
+  const done = Promise.all(workers.map((w) => w())).then(() => (finished = true));
+  const outcome = await sim.scheduler.run({ untilNs: 2_000_000_000, maxEvents: options.maxEvents ?? 2_000_000 });
+  const stalled = finished ? undefined : describeStall(sim, outcome);
+  if (finished) await done;
   await sim.stop();
-  return { violations, granted, failed, untyped, agentsPerLockMax, modeMismatch };
+  const unfinished = sim.nodes.length * clientsPerNode * ops - granted - failed - untyped;
+  return { violations, granted, failed, untyped, agentsPerLockMax, modeMismatch, stalled, quiescent: outcome.reason === 'idle', unfinished };
 }
 
 function mulberry(seed: number): () => number {
@@ -91,4 +105,16 @@ function mulberry(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** What a stalled run was waiting on: per machine, agents, pending agents, unacknowledged packets and waiting tasks. */
+function describeStall(sim: ReturnType<typeof fissSim>, outcome: unknown): string {
+  const lines = [`run ended: ${JSON.stringify(outcome)}`];
+  for (const node of sim.nodes) {
+    const pool = sim.pool(node);
+    const agents = [...pool.agents].map(([lid, a]) => `${lid}:${a.mode}/inca${a.inca}/h[${[...a.holders].join(',')}]/q[${a.wqueue.map((w) => `${w.mid}:${w.task}${w.mode[0]}`).join(',')}]`);
+    lines.push(`node ${node}: agents {${agents.join(' ')}} pending [${[...pool.pending.keys()].join(',')}] unacked ${JSON.stringify(pool.link.outstandingPackets())} listeners [${[...pool.listeners.keys()].join(',')}]`);
+  }
+  for (let lid = 0; lid < sim.decider.lockCount(); lid++) lines.push(`decider ${lid}: ${JSON.stringify(sim.decider.meta(lid))}`);
+  return lines.join('\n');
 }

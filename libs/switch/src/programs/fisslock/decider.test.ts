@@ -158,3 +158,40 @@ describe('fisslock decider', () => {
     expect(map.appLockId(1)).toBe(17);
   });
 });
+
+describe('fisslock decider: lost refusals (spec §13.1)', () => {
+  it('a retransmitted FREE whose refusal was lost is refused again, not echoed as freed', () => {
+    const { program, send } = setup();
+    send(1, { type: 'acquire', mode: 'shared' });
+    send(2, { type: 'acquire', mode: 'shared' }); // ② inca 1, the copy is still on its way
+    const first = send(1, { type: 'free', mode: 'shared', incarnation: 0 });
+    expect(first.map((c) => [c.to, c.type, c.flags & FLAG_INVALID])).toEqual([[1, 'free', FLAG_INVALID]]);
+    const seq = first[0]!.packet.seq;
+    const again = send(1, { type: 'free', mode: 'shared', incarnation: 0 }, seq);
+    expect(again.map((c) => [c.to, c.type, c.flags & FLAG_INVALID])).toEqual([[1, 'free', FLAG_INVALID]]);
+    expect(program.meta(3)).toMatchObject({ free: false, mode: 'shared', mid: 1, inca: 1 });
+  });
+
+  it('a retransmitted FREE whose first copy was accepted is echoed as freed', () => {
+    const { send } = setup();
+    send(1, { type: 'acquire', mode: 'shared' });
+    const first = send(1, { type: 'free', mode: 'shared', incarnation: 0 });
+    const again = send(1, { type: 'free', mode: 'shared', incarnation: 0 }, first[0]!.packet.seq);
+    expect(again.map((c) => [c.to, c.type, ackStatusOf(c.flags)])).toEqual([[1, 'ack', 'freed']]);
+  });
+
+  it('a retransmitted transfer GRANT whose refusal was lost is refused again; an accepted one is forwarded as a duplicate', () => {
+    const { program, send } = setup();
+    send(1, { type: 'acquire', mode: 'shared' });
+    send(2, { type: 'acquire', mode: 'shared' });
+    const transfer = { type: 'grant' as const, machine: 3, mode: 'exclusive' as const, incarnation: 0, flags: FLAG_HAS_AGENT | FLAG_CUR_SHARED };
+    const first = send(1, transfer);
+    expect(first.map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[1, FLAG_INVALID]]);
+    expect(send(1, transfer, first[0]!.packet.seq).map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[1, FLAG_INVALID]]);
+    // the agent counted the ② copy: the transfer is accepted, and its retransmission only goes on to the grantee
+    const accepted = send(1, { ...transfer, incarnation: 1 });
+    expect(accepted.map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[3, 0]]);
+    expect(send(1, { ...transfer, incarnation: 1 }, accepted[0]!.packet.seq).map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[3, 0]]);
+    expect(program.meta(3)).toMatchObject({ free: false, mode: 'exclusive', mid: 3, inca: 0 });
+  });
+});

@@ -101,7 +101,9 @@ export function fissLockDecider(options: FissLockDeciderOptions = {}): FissLockD
       const bits = Math.min(...pipeline.maus.map((m) => m.capacityBits));
       const capacity = lockCapacity(stages, bits);
       const lockCount = Math.min(options.lockCount ?? capacity, capacity);
-      const b = Math.min(byteArrayParts(stages, bits), lockCount);
+      let b = Math.min(byteArrayParts(stages, bits), lockCount);
+      // small lock counts: fewer parts, so that none of them is left empty (e.g. 4 locks in 3 parts of 2)
+      while (b > 1 && Math.ceil(lockCount / b) * (b - 1) >= lockCount) b--;
       const incaStages = range(2, b);
       const freeStage = 2 + b;
       const rwStage = freeStage + 1;
@@ -135,6 +137,9 @@ export function fissLockDecider(options: FissLockDeciderOptions = {}): FissLockD
       const fallback = (packet.flags & FLAG_FALLBACK) !== 0 || lid >= s.lockCount;
       if (packet.type === 'acquire') ctx.useStageOrder(fallback || (packet.flags & FLAG_GRANTED) !== 0 ? 'default' : 'acquire');
       else if (packet.type === 'release' && !fallback) ctx.useStageOrder('release');
+      // out-of-range locks belong to the fallback lock managers, whose packets carry their own
+      // request ids in `seq`: they are routed before the per-server sequence stage, never counted
+      if (fallback) return routeFallback(ctx, s, packet);
       const src = srcOf(packet);
       const seqStatus = ctx.update<SeqStatus>(s.seq, src % SEQ_SOURCES, (old) => {
         if (packet.seq === ((old + 1) >>> 0)) return { next: packet.seq, out: 'new' };
@@ -144,7 +149,6 @@ export function fissLockDecider(options: FissLockDeciderOptions = {}): FissLockD
       // go-back-N: a packet after a gap is dropped and comes again with the retransmission
       if (seqStatus === 'gap') return drop(ctx, 'seq-gap');
       const dup = seqStatus === 'dup';
-      if (fallback) return routeFallback(ctx, s, packet);
       if (packet.machine > MAX_MACHINE_ID) return drop(ctx, 'bad-mid');
       switch (packet.type) {
         case 'acquire':
@@ -154,7 +158,7 @@ export function fissLockDecider(options: FissLockDeciderOptions = {}): FissLockD
         case 'free':
           return freePacket(ctx, s, packet, src, dup, options.mutantNoIncarnationCheck === true);
         case 'grant':
-          return grant(ctx, s, packet, dup, policy, options.mutantNoIncarnationCheck === true);
+          return grant(ctx, s, packet, src, dup, policy, options.mutantNoIncarnationCheck === true);
         case 'transfer':
           return route(ctx, 'transfer-entry', packet.dst, packet);
         case 'notify':
@@ -268,7 +272,11 @@ function release(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup:
 
 function freePacket(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: boolean, noCheck: boolean): EgressAction[] {
   const lid = p.lock;
-  if (dup) return [ack(ctx, p, src, 'freed', 'dup-free')];
+  if (dup) {
+    // §13.1: the refusal of the first copy may have been lost; refuse again while it still stands
+    if (stillRefused(ctx, s, p, src, p.mode === 'shared')) return [refuseAgain(ctx, p, src)];
+    return [ack(ctx, p, src, 'freed', 'dup-free')];
+  }
   const valid = checkIncarnation(ctx, s, p, p.mode === 'exclusive', noCheck);
   if (valid) {
     ctx.set(s.free, lid);
@@ -283,10 +291,20 @@ function freePacket(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, d
   return [{ kind: 'unicast', machine: mid - 1, packet: { ...p, flags: p.flags | FLAG_INVALID } }];
 }
 
-function grant(ctx: PacketContext, s: Arrays, p: LockPacket, dup: boolean, policy: FissLockPolicy, noCheck: boolean): EgressAction[] {
+function grant(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: boolean, policy: FissLockPolicy, noCheck: boolean): EgressAction[] {
   const lid = p.lock;
   if ((p.flags & FLAG_HAS_AGENT) === 0) return route(ctx, 'follower-grant', p.machine, p);
-  if (dup) return route(ctx, 'dup-transfer', p.machine, { ...p, flags: p.flags | FLAG_DUP });
+  if (dup) {
+    // §13.1 as for FREE. A sender retransmits only until the grantee ACKs, and until then nothing
+    // else can change the lock: a refused transfer left r/w at the old (shared) mode and mid at the
+    // sender; an accepted one moved mid to the grantee and r/w to the new mode. Only a
+    // shared-to-shared transfer to a waiter on the sender's own machine looks the same both ways;
+    // there the incarnation decides, as for FREE.
+    const curShared = (p.flags & FLAG_CUR_SHARED) !== 0;
+    const ambiguous = p.machine === src && p.mode === 'shared';
+    if (curShared && stillRefused(ctx, s, p, src, true, !ambiguous)) return [refuseAgain(ctx, p, src)];
+    return route(ctx, 'dup-transfer', p.machine, { ...p, flags: p.flags | FLAG_DUP });
+  }
   const valid = checkIncarnation(ctx, s, p, (p.flags & FLAG_CUR_SHARED) === 0, noCheck);
   const midAt = s.mid.locate(lid);
   if (valid) {
@@ -303,6 +321,24 @@ function grant(ctx: PacketContext, s: Arrays, p: LockPacket, dup: boolean, polic
   ctx.decide('transfer-refused');
   if (mid === 0) return drop(ctx, 'refused-no-agent');
   return [{ kind: 'unicast', machine: mid - 1, packet: { ...p, flags: p.flags | FLAG_INVALID } }];
+}
+
+/**
+ * A duplicate FREE / agent GRANT whose first copy was refused: the lock is still held shared by
+ * the sender's machine and the incarnation still differs. Reads only (one access per array).
+ */
+function stillRefused(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, curShared: boolean, ignoreInca = false): boolean {
+  const incaAt = s.inca.locate(p.lock);
+  const inca = ctx.read(incaAt.array, incaAt.offset);
+  const free = ctx.read(s.free, p.lock);
+  const shared = ctx.read(s.rw, p.lock);
+  const mid = readMid(ctx, s, p.lock);
+  return curShared && free === 0 && shared === 1 && mid === src + 1 && (ignoreInca || inca !== (p.incarnation & 0xff));
+}
+
+function refuseAgain(ctx: PacketContext, p: LockPacket, src: NodeId): EgressAction {
+  ctx.decide('dup-refused-again');
+  return { kind: 'unicast', machine: src, packet: { ...p, flags: p.flags | FLAG_INVALID } };
 }
 
 /** Check stage: exclusive before the change, or the agent counted every ② grant → inca resets to 0. */

@@ -1,0 +1,59 @@
+import { LockServer, ServerLockClient } from '@lockfabric/lock-srvlock';
+import type { ServerGrant } from '@lockfabric/lock-srvlock';
+import { parLockHome } from '@lockfabric/lock-parlock';
+import type { NodeServiceContext } from '@lockfabric/locks-common';
+import { NS_PER_MS } from '@lockfabric/ports';
+import type { ClientPorts, LockId, SwitchPort } from '@lockfabric/ports';
+
+/**
+ * Locks beyond the switch's capacity (spec §6.6): served by ParLock-style lock managers, one per
+ * compute node, each owning the locks homed on it; the decider only routes their packets. The
+ * fallback parts see only packets of out-of-range locks, and the agent pool only the others, since
+ * both speak in the same packet types on the same machine link.
+ */
+
+/**
+ * The switch's capacity when the protocol options do not name one: the MAU formula for the
+ * default pipeline (12 MAUs of 560 000 bytes, spec §6.3). A protocol may not import the switch
+ * model, so the number is restated here.
+ */
+export const DEFAULT_SWITCH_CAPACITY = 1_680_000;
+
+export function switchCapacityOf(ports: ClientPorts, configured: number): number {
+  return configured > 0 ? configured : Math.min(ports.locks.lockCount, DEFAULT_SWITCH_CAPACITY);
+}
+
+/** `port` narrowed to packets of out-of-range locks (ids ≥ `capacity`). */
+export function fallbackPort(port: SwitchPort, capacity: number): SwitchPort {
+  return {
+    machine: port.machine,
+    send: (packet) => port.send(packet),
+    onPacket: (handler) => port.onPacket((packet) => (packet.lock >= capacity ? handler(packet) : undefined)),
+  };
+}
+
+function narrowed<T extends { switchPort?: SwitchPort }>(ports: T, capacity: number): T {
+  return ports.switchPort ? { ...ports, switchPort: fallbackPort(ports.switchPort, capacity) } : ports;
+}
+
+/** The fallback lock manager of one compute node (ParLock's `LockServer`). */
+export function startFallbackManager(context: NodeServiceContext, capacity: number): LockServer {
+  return new LockServer({ ...context, ports: narrowed(context.ports, capacity) }, { managesLocks: true });
+}
+
+/** A client of the fallback managers: home-local requests by node-local message, the rest by packet. */
+export function fallbackClient(ports: ClientPorts, capacity: number, retransmitNs = 5 * NS_PER_MS): ServerLockClient {
+  return new ServerLockClient(narrowed(ports, capacity), {
+    protocol: 'fisslock',
+    retransmitNs,
+    retransmitAcquire: true,
+    maxAttempts: 50,
+    pushBackNs: 0,
+    route: (lock: LockId, nodes, self) => {
+      const home = parLockHome(lock, nodes);
+      return home === self ? { kind: 'local' } : { kind: 'packet', dst: home };
+    },
+  });
+}
+
+export type FallbackGrant = ServerGrant;
