@@ -7,3 +7,4 @@ export * from './runner.js';
 export * from './run-clients.js';
 export * from './wire-form.js';
 export * from './verb-accounting.js';
+export * from './pause-injection.js';

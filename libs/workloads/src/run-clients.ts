@@ -6,6 +6,7 @@ import type { RunStats } from './results.js';
 import { opsBudgetFor, type WorkloadSpec } from './spec.js';
 import { runClientLoop, stopAfter, type ClientLoopResult } from './runner.js';
 import type { VerbAccounting, VerbPhase } from './verb-accounting.js';
+import { pausablePorts, pauseApplies, type PauseSpec } from './pause-injection.js';
 
 export interface RunClientsOptions {
   readonly protocol: ProtocolDefinition;
@@ -21,6 +22,10 @@ export interface RunClientsOptions {
    * stops forever while holding its lock, like a process killed in its critical section.
    */
   readonly crashProbability?: number;
+  /** Fault: clients that stop taking steps for a while (SIGSTOP-like), counted from the run's start. */
+  readonly pauses?: readonly PauseSpec[];
+  /** How long a posted verb stays in a paused process before it leaves (default 20 µs); see `pausablePorts`. */
+  readonly pauseSendLagNs?: number;
   readonly signal?: AbortSignal;
   /** Counts each client's verbs by the phase (acquire or release) that issued them. */
   readonly accounting?: VerbAccounting;
@@ -34,6 +39,8 @@ export interface RunClientsResult {
   readonly crashed: ReadonlyMap<string, number>;
 }
 
+const DEFAULT_PAUSE_SEND_LAG_NS = 20_000;
+
 /**
  * Runs the workload loop of every client of one process with the given protocol, on whatever
  * substrate built the ports. Resolves when every live client is done (crashed ones are left behind).
@@ -44,9 +51,10 @@ export async function runClients(options: RunClientsOptions): Promise<RunClients
   const shouldStop = stopAfter(clock, spec.durationMs);
   const crashed = new Map<string, number>();
   const loops = options.ports.map((original, index) => {
-    let ports = original;
+    const windows = (options.pauses ?? []).filter((p) => pauseApplies(p, original.self)).map((p) => ({ fromNs: startNs + p.atNs, toNs: startNs + p.atNs + p.durationNs }));
+    let ports = pausablePorts(original, windows, options.pauseSendLagNs ?? DEFAULT_PAUSE_SEND_LAG_NS);
     let phase: VerbPhase | undefined;
-    if (options.accounting) ports = { ...original, verbs: options.accounting.wrapVerbs(original.verbs, () => phase) };
+    if (options.accounting) ports = { ...ports, verbs: options.accounting.wrapVerbs(ports.verbs, () => phase) };
     let client: LockClient<Grant> = protocol.createClient(ports, options.protocolOptions);
     if (options.accounting) client = options.accounting.wrapClient(client, (next) => (phase = next));
     let crashedSignal: Promise<'crashed'> | undefined;

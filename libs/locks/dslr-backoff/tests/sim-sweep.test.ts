@@ -34,7 +34,8 @@ describe('dslr-backoff: simulation sweep', () => {
     const paced = await runInMemory({ substrate: 'sim', protocol: dslr, spec });
     const busy = await runInMemory({ substrate: 'sim', protocol: dslr, protocolOptions: { polling: 'busy' }, spec });
     expect(plus.verdict.ok).toBe(true);
-    expect(plus.verbs['faa']).toBe(400);
+    // One FAA per acquire; releases are fenced CAS (the paper's FAA release is `paperLiteralFaaRelease`).
+    expect(plus.verbs['faa']).toBe(200);
     expect(plus.verbs['read']!).toBeGreaterThan(paced.verbs['read']!);
     expect(plus.verbs['read']!).toBeLessThan(busy.verbs['read']!);
   });
@@ -56,6 +57,6 @@ describe('dslr-backoff: mutants', () => {
   it('A4 (zero after skip) violates exclusion within 40 hot seeds', async () => {
     let found: string[] = [];
     for (let seed = 1; seed <= 40 && found.length === 0; seed++) found = (await checkSeed(dslrBackoff, hotSwarmCase(seed, { paperLiteralZeroAfterSkip: true }))).problems;
-    expect(found.join(' ')).toMatch(/^exclusion/);
+    expect(found.join(' ')).toMatch(/^(exclusion|lease broken)/);
   }, 120_000);
 });

@@ -8,6 +8,9 @@ export const DSLR_ATTR = {
   kind: 'lockfabric.dslr.kind',
   slots: 'lockfabric.dslr.slots',
   resetCause: 'lockfabric.dslr.reset_cause',
+  /** On `lock.release`: how the release ended (`released`, `fenced`, `expired`, `faa`) and the CAS it took. */
+  releaseOutcome: 'lockfabric.dslr.release_outcome',
+  releaseCas: 'lockfabric.dslr.release_cas',
 } as const;
 
 /** Why a lock word was rewritten by CAS (the `lock.reset` span's cause). */

@@ -1,6 +1,6 @@
 /**
  * Counter-overflow machinery (spec §7): withdrawing a bounced ticket, the frozen-word watchdog of
- * bouncers, the designated resetter's late release and its drain-and-zero.
+ * bouncers and the designated resetter's drain-and-zero (its release is `fencedRelease`).
  */
 import type { LockId } from '@lockfabric/ports';
 import type { DslrContext } from './context.js';
@@ -16,6 +16,8 @@ interface BounceWatch {
   readonly seen: Counters;
   /** Completion time of that bounce (the conservative start of the silence). */
   readonly sinceNs: number;
+  /** Completion time of the latest bounce that showed them. */
+  lastNs: number;
 }
 
 function wentBackwards(v: Counters, reference: Counters): boolean {
@@ -58,11 +60,15 @@ export class CounterReset {
    */
   async noteBounce(access: LockWordAccess, seen: Counters, issueNs: number, doneNs: number): Promise<void> {
     const watch = this.watches.get(access.lock);
-    if (!watch || !sameNow(watch.seen, seen)) {
-      this.watches.set(access.lock, { seen, sinceNs: doneNs });
+    const thresholdNs = this.context.stallThresholdNs(outstandingSlots(seen));
+    // The silence must have been watched without a gap: a watch left from an earlier generation
+    // (this client gave up and came back later) can match counters that regrew to the same values.
+    if (!watch || !sameNow(watch.seen, seen) || issueNs - watch.lastNs > thresholdNs) {
+      this.watches.set(access.lock, { seen, sinceNs: doneNs, lastNs: doneNs });
       return;
     }
-    if (issueNs - watch.sinceNs <= this.context.stallThresholdNs(outstandingSlots(seen))) return;
+    watch.lastNs = doneNs;
+    if (issueNs - watch.sinceNs <= thresholdNs) return;
     const word = await access.read();
     const v = this.context.layout.decode(word);
     if (!this.context.layout.frozen(v) || !sameNow(v, watch.seen)) return;
@@ -75,23 +81,6 @@ export class CounterReset {
   /** A grant on `lock` ends any watch over it. */
   granted(lock: LockId): void {
     this.watches.delete(lock);
-  }
-
-  /**
-   * The resetter's release after its lease ran out (A5): a CAS that adds `add` only while the word
-   * is still frozen in the resetter's own generation (now-counters not behind `seen`, the grant
-   * observation). After a forced reset the release is dropped instead of landing on new tickets.
-   */
-  async lateRelease(access: LockWordAccess, add: bigint, seen: Counters): Promise<boolean> {
-    const { layout } = this.context;
-    let word = await access.read();
-    for (;;) {
-      const v = layout.decode(word);
-      if (!layout.frozen(v) || wentBackwards(v, seen)) return false;
-      const old = await access.cas(word, addWord(word, add));
-      if (old === word) return true;
-      word = old;
-    }
   }
 
   /**

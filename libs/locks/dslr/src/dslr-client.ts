@@ -1,10 +1,13 @@
-import { AcquireDeadline, AcquireSpan } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR } from '@lockfabric/locks-common';
 import { ConfigError, LeaseExpiredError, LockAbortedError, NS_PER_MS, clientKey, lockAddress } from '@lockfabric/ports';
 import type { ClientPorts, LockClient, LockId, LockMode } from '@lockfabric/ports';
 import { DSLR_ATTR, DslrContext } from './context.js';
 import { CounterReset } from './counter-reset.js';
 import type { DslrAcquireOptions, DslrGrant } from './grant.js';
-import { drained, maxField, nowField, sameNow, withAdded } from './lock-word.js';
+import { LeaseBrokenError } from './errors.js';
+import { fencedRelease } from './fenced-release.js';
+import type { FencedReleaseResult } from './fenced-release.js';
+import { addWord, drained, maxField, nowField, sameNow, withAdded } from './lock-word.js';
 import type { Counters } from './lock-word.js';
 import { LockWordAccess } from './lock-word-access.js';
 import type { DslrOptions } from './options.js';
@@ -28,22 +31,30 @@ interface DrawnTicket {
 }
 
 type WaitOutcome =
-  | { readonly kind: 'granted'; readonly leaseStartNs: number; readonly seen: Counters }
+  | { readonly kind: 'granted'; readonly leaseStartNs: number; readonly seen: Counters; readonly seenWord: bigint }
   | { readonly kind: 'invalidated'; readonly why: Invalidation }
   | { readonly kind: 'skipped' }
   | { readonly kind: 'abandoned' };
+
+/** How a release ended: written by fenced CAS, refused by the fence, not written past the lease, or the paper's FAA. */
+interface ReleaseOutcome {
+  readonly outcome: FencedReleaseResult['outcome'] | 'expired' | 'faa';
+  readonly casCount: number;
+}
 
 /** What the client keeps about a grant it handed out. */
 interface HoldState {
   readonly access: LockWordAccess;
   readonly t: Counters;
-  /** The observation that showed the grant. */
+  /** The observation that showed the grant, and the word with this ticket drawn as last seen. */
   readonly seen: Counters;
+  readonly seenWord: bigint;
   writable: boolean;
   released: boolean;
 }
 
-const ABORT_REASONS: Readonly<Record<Invalidation | 'skipped-self', string>> = {
+const ABORT_REASONS: Readonly<Record<Invalidation | 'skipped-self' | 'stale-grant', string>> = {
+  'stale-grant': 'the grant was seen only after its lease had run out (the client was paused); waiters may have skipped it',
   skipped: 'a waiter behind skipped this ticket after the counters stalled',
   reset: 'the lock word was reset while this ticket waited',
   'skipped-self': 'the tickets ahead stalled for twice their lease; this ticket skipped them and must restart',
@@ -133,25 +144,81 @@ export class DslrClient implements LockClient<DslrGrant> {
   }
 
   /**
-   * One FAA on the now-counter while the lease runs (Algorithm 3). Past the lease the ticket may
-   * have been skipped, so nothing is written and LeaseExpiredError says the hold was not exclusive
-   * to the end. The designated resetter releases regardless and then zeroes the word.
+   * Releases while the lease runs (Algorithm 3), with a fenced CAS that lands only while the word
+   * still shows this ticket held (see `fencedRelease`); `paperLiteralFaaRelease` uses the paper's
+   * FAA. Past the lease the ticket may have been skipped, so nothing is written, and
+   * LeaseExpiredError says the hold was not exclusive to the end; the same error reports a release
+   * the fence refused once the lease is over (a waiter skipped the ticket before the late release
+   * landed). A refusal inside the lease is LeaseBrokenError: the protocol failed. The designated
+   * resetter releases regardless of its lease (fenced, so a skipped resetter writes nothing) and
+   * then zeroes the word.
    */
   async release(grant: DslrGrant): Promise<void> {
     const hold = this.holdOf(grant);
     if (hold.released) return;
     hold.released = true;
+    const outcome = await this.withReleaseSpan(grant, (onCas) => this.releaseHeld(grant, hold, onCas));
+    if (outcome.outcome === 'expired') throw new LeaseExpiredError(grant.lock, grant.leaseNs / NS_PER_MS);
+    if (outcome.outcome === 'fenced') {
+      // Refused by the fence: fine once the lease is over (a late release); inside it, a broken margin.
+      const remainingNs = this.leaseRemainingNs(grant);
+      if (remainingNs <= 0) throw new LeaseExpiredError(grant.lock, grant.leaseNs / NS_PER_MS);
+      throw new LeaseBrokenError(grant.lock, remainingNs / NS_PER_MS);
+    }
+  }
+
+  /** Runs a release inside a `lock.release` span that records its outcome and the CAS it issued. */
+  private async withReleaseSpan(grant: DslrGrant, body: (onCas: (casCount: number) => void) => Promise<ReleaseOutcome>): Promise<ReleaseOutcome> {
+    const span = this.ports.trace.startSpan('lock.release', {
+      attributes: { [LOCK_ATTR.protocol]: this.context.protocolId, [LOCK_ATTR.lock]: grant.lock, [LOCK_ATTR.mode]: grant.mode, [LOCK_ATTR.client]: clientKey(this.ports.self) },
+    });
+    try {
+      const outcome = await body((casCount) => span.setAttribute(DSLR_ATTR.releaseCas, casCount));
+      span.setAttribute(DSLR_ATTR.releaseOutcome, outcome.outcome);
+      return outcome;
+    } catch (error) {
+      span.recordError(error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async releaseHeld(grant: DslrGrant, hold: HoldState, onCas: (casCount: number) => void): Promise<ReleaseOutcome> {
     const expired = this.leaseRemainingNs(grant) <= 0;
     const add = this.context.layout.increment(nowField(bakeryOf(grant.kind)), grant.slots);
     if (grant.resetFrom === undefined) {
-      if (expired) throw new LeaseExpiredError(grant.lock, grant.leaseNs / NS_PER_MS);
+      if (expired) return { outcome: 'expired', casCount: 0 };
+      if (!this.options.paperLiteralFaaRelease) return this.fencedRelease(grant, hold, add, onCas);
       await hold.access.faa(add);
+      return { outcome: 'faa', casCount: 0 };
+    }
+    let outcome: ReleaseOutcome = { outcome: 'faa', casCount: 0 };
+    if (this.options.paperLiteralResetterRelease || (this.options.paperLiteralFaaRelease && !expired)) await hold.access.faa(add);
+    else outcome = await this.fencedRelease(grant, hold, add, onCas);
+    await this.reset.drainAndZero(hold.access, grant.resetFrom);
+    return expired && outcome.outcome !== 'fenced' ? { ...outcome, outcome: 'expired' } : outcome;
+  }
+
+  private fencedRelease(grant: DslrGrant, hold: HoldState, add: bigint, onCas?: (casCount: number) => void): Promise<FencedReleaseResult> {
+    return fencedRelease(hold.access, this.context.layout, { kind: grant.kind, t: hold.t, slots: grant.slots, seen: hold.seen, seenWord: hold.seenWord }, add, onCas);
+  }
+
+  /**
+   * A grant seen only after its lease ran out (the client was paused across it) protects nothing:
+   * waiters may have skipped it. It is handed back at once — fenced, so it writes only if nobody
+   * skipped it — and the acquire goes on as after an abort.
+   */
+  private async discardStale(grant: DslrGrant): Promise<void> {
+    const hold = this.holdOf(grant);
+    if (grant.resetFrom !== undefined) {
+      await this.release(grant).catch(() => undefined);
       return;
     }
-    if (!expired || this.options.paperLiteralResetterRelease) await hold.access.faa(add);
-    else await this.reset.lateRelease(hold.access, add, hold.seen);
-    await this.reset.drainAndZero(hold.access, grant.resetFrom);
-    if (expired) throw new LeaseExpiredError(grant.lock, grant.leaseNs / NS_PER_MS);
+    hold.released = true;
+    if (this.options.paperLiteralFaaRelease) return;
+    const add = this.context.layout.increment(nowField(bakeryOf(grant.kind)), grant.slots);
+    await this.withReleaseSpan(grant, (onCas) => this.fencedRelease(grant, hold, add, onCas));
   }
 
   private holdOf(grant: DslrGrant): HoldState {
@@ -181,14 +248,20 @@ export class DslrClient implements LockClient<DslrGrant> {
           continue;
         }
         const outcome = isGranted(kind, drawn.t, drawn.t)
-          ? ({ kind: 'granted', leaseStartNs: drawn.issueNs, seen: drawn.t } as const)
+          ? ({ kind: 'granted', leaseStartNs: drawn.issueNs, seen: drawn.t, seenWord: this.drawnWord(drawn) } as const)
           : await this.waitAttached(drawn, deadline, options.signal, op);
+        let reason: string;
         if (outcome.kind === 'granted') {
-          const grant = this.grantFor(drawn, outcome.leaseStartNs, outcome.seen);
-          op.granted();
-          return grant;
+          const grant = this.grantFor(drawn, outcome.leaseStartNs, outcome.seen, outcome.seenWord);
+          if (this.leaseRemainingNs(grant) > 0) {
+            op.granted();
+            return grant;
+          }
+          await this.discardStale(grant);
+          reason = ABORT_REASONS['stale-grant'];
+        } else {
+          reason = outcome.kind === 'invalidated' ? ABORT_REASONS[outcome.why] : ABORT_REASONS['skipped-self'];
         }
-        const reason = outcome.kind === 'invalidated' ? ABORT_REASONS[outcome.why] : ABORT_REASONS['skipped-self'];
         if (!this.options.restartOnAbort || outcome.kind === 'abandoned') throw new LockAbortedError(lock, reason);
         op.retries++;
         await deadline.pause(this.backoff.nextDelayNs(lock));
@@ -199,7 +272,12 @@ export class DslrClient implements LockClient<DslrGrant> {
     }
   }
 
-  private grantFor(drawn: DrawnTicket, leaseStartNs: number, seen: Counters): DslrGrant {
+  /** The word right after this ticket's FAA: what an immediately granted holder knows of it. */
+  private drawnWord(drawn: DrawnTicket): bigint {
+    return addWord(drawn.word, this.context.layout.increment(maxField(bakeryOf(drawn.kind)), drawn.slots));
+  }
+
+  private grantFor(drawn: DrawnTicket, leaseStartNs: number, seen: Counters, seenWord: bigint): DslrGrant {
     this.backoff.granted(drawn.lock);
     this.reset.granted(drawn.lock);
     const mode: LockMode = drawn.kind === 'shared' ? 'shared' : 'exclusive';
@@ -214,7 +292,7 @@ export class DslrClient implements LockClient<DslrGrant> {
       resetFrom: drawn.resetFrom,
     };
     const writable = drawn.kind === 'exclusive' || (drawn.kind === 'update' && isWritable(drawn.t, seen));
-    this.holds.set(grant, { access: drawn.access.metered({ verbs: 0 }), t: drawn.t, seen, writable, released: false });
+    this.holds.set(grant, { access: drawn.access.metered({ verbs: 0 }), t: drawn.t, seen, seenWord, writable, released: false });
     return grant;
   }
 
@@ -249,7 +327,7 @@ export class DslrClient implements LockClient<DslrGrant> {
       this.awaitTurn(drawn, attachment, op).then(
         (outcome) => {
           if (attachment.attached) resolve(outcome);
-          else if (outcome.kind === 'granted') this.releaseDetached(drawn, outcome.leaseStartNs, outcome.seen);
+          else if (outcome.kind === 'granted') this.releaseDetached(drawn, outcome.leaseStartNs, outcome.seen, outcome.seenWord);
         },
         (error: unknown) => {
           if (attachment.attached) reject(error);
@@ -258,8 +336,8 @@ export class DslrClient implements LockClient<DslrGrant> {
     });
   }
 
-  private releaseDetached(drawn: DrawnTicket, leaseStartNs: number, seen: Counters): void {
-    const grant = this.grantFor(drawn, leaseStartNs, seen);
+  private releaseDetached(drawn: DrawnTicket, leaseStartNs: number, seen: Counters, seenWord: bigint): void {
+    const grant = this.grantFor(drawn, leaseStartNs, seen, seenWord);
     // Nobody awaits this release; a fabric error here leaves a ticket that waiters will skip.
     this.release(grant).catch(() => undefined);
   }
@@ -292,7 +370,7 @@ export class DslrClient implements LockClient<DslrGrant> {
       }
       if (isGranted(kind, t, v)) {
         this.pacing.attempt(true);
-        return { kind: 'granted', leaseStartNs: previousIssueNs, seen: v };
+        return { kind: 'granted', leaseStartNs: previousIssueNs, seen: v, seenWord: word };
       }
       this.pacing.attempt(false);
       previousIssueNs = issueNs;

@@ -8,3 +8,8 @@ export { DSLR_ATTR } from './context.js';
 export type { ResetCause } from './context.js';
 export { DslrClient } from './dslr-client.js';
 export * from './protocol.js';
+export * from './errors.js';
+export { fencedRelease } from './fenced-release.js';
+export type { FencedReleaseResult, FencedReleaseTicket } from './fenced-release.js';
+export * from './table-reset.js';
+export * from './lock-drain.js';

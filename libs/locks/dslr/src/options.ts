@@ -37,6 +37,11 @@ export interface DslrOptions {
   readonly paperLiteralZeroAfterSkip: boolean;
   /** A5: the resetter releases with FAA even past its lease, then repeats CAS(ResetFrom, 0) until it succeeds. */
   readonly paperLiteralResetterRelease: boolean;
+  /**
+   * Release with the paper's single FAA instead of the fenced CAS: cheaper, but a release decided
+   * inside the lease and delayed past a skip (a paused client) lands on someone else's ticket.
+   */
+  readonly paperLiteralFaaRelease: boolean;
   /** A6: declare a stall when either now-counter stood still for the threshold (not both). */
   readonly paperLiteralStallOnEither: boolean;
   /** A9: stall threshold 2λ whatever the slots ahead. */
@@ -68,6 +73,7 @@ export const DSLR_OPTION_HELP: Readonly<Record<string, string>> = {
   paperLiteralFaaWithdraw: 'A3: withdraw a bounced ticket with FAA(−k)',
   paperLiteralZeroAfterSkip: 'A4: zero the word after a skip whenever a max counter is at the limit',
   paperLiteralResetterRelease: 'A5: resetter releases with FAA past its lease and CASes until it succeeds',
+  paperLiteralFaaRelease: 'release with one FAA (the paper) instead of the CAS fenced on the ticket still being held',
   paperLiteralStallOnEither: 'A6: stall when either now-counter is still',
   paperLiteralFixedStallThreshold: 'A9: stall threshold fixed at 2λ with multi-slot leases',
   paperLiteralResetterTest: 'A10: resetter only when prev(max) == COUNT_MAX−1',
@@ -102,6 +108,7 @@ export function readDslrOptionsFrom(reader: OptionReader, config: ReadDslrOption
     paperLiteralFaaWithdraw: reader.boolean('paperLiteralFaaWithdraw', literal),
     paperLiteralZeroAfterSkip: reader.boolean('paperLiteralZeroAfterSkip', literal),
     paperLiteralResetterRelease: reader.boolean('paperLiteralResetterRelease', literal),
+    paperLiteralFaaRelease: reader.boolean('paperLiteralFaaRelease', literal),
     paperLiteralStallOnEither: reader.boolean('paperLiteralStallOnEither', literal),
     paperLiteralFixedStallThreshold: reader.boolean('paperLiteralFixedStallThreshold', literal),
     paperLiteralResetterTest: reader.boolean('paperLiteralResetterTest', literal),

@@ -107,3 +107,26 @@ export function ticketsAhead(t: Counters, v: Counters): number {
 export function outstandingSlots(v: Counters): number {
   return Math.max(0, v.maxX - v.nX) + Math.max(0, v.maxS - v.nS) + Math.max(0, v.maxU - v.nU);
 }
+
+/**
+ * Does `v` still show the ticket `t` (k slots) as held, in the generation of `seen`, the
+ * observation that granted it? A holder is passed only by a skip, which moves nX (or nU) past it,
+ * and a reset moves counters backwards; while neither happened nobody else can have been granted
+ * a conflicting lock, so a release that lands then is safe however late it lands.
+ */
+export function stillHeld(kind: RequestKind, t: Counters, k: number, v: Counters, seen: Counters): boolean {
+  if (v.nX < seen.nX || v.nS < seen.nS || v.nU < seen.nU) return false;
+  const own = maxField(bakeryOf(kind));
+  if (v[own] < t[own] + k) return false;
+  switch (kind) {
+    case 'exclusive':
+      return v.nX === t.maxX && v.nS === t.maxS && v.nU === t.maxU;
+    case 'update':
+      // Earlier readers may still release (nS moves); nothing else may pass the update ticket.
+      return v.nX === t.maxX && v.nU === t.maxU;
+    case 'shared':
+      // nS counts releases of readers in any order; an update ticket behind may legitimately
+      // release (nU moves); only a skip moves nX past the shared batch.
+      return v.nX === t.maxX;
+  }
+}

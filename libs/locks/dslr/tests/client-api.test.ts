@@ -143,8 +143,9 @@ describe('dslr: shared compatibility (I2)', () => {
 describe('dslr: polling (I13, A.7)', () => {
   it('dynamic interval polling issues fewer READs than busy polling on the same contended workload', async () => {
     const spec = { clients: 10, locks: 1, readRatio: 0.3, distribution: 'uniform' as const, operations: 200, thinkNs: 1_000, criticalSectionNs: 5_000, seed: 9 };
-    const dynamic = await runInMemory({ substrate: 'sim', protocol: dslr, spec });
-    const busy = await runInMemory({ substrate: 'sim', protocol: dslr, protocolOptions: { polling: 'busy' }, spec });
+    // The paper's FAA release, so that every verb but the READ polls is pinned: one FAA per acquire and per release.
+    const dynamic = await runInMemory({ substrate: 'sim', protocol: dslr, protocolOptions: { paperLiteralFaaRelease: true }, spec });
+    const busy = await runInMemory({ substrate: 'sim', protocol: dslr, protocolOptions: { polling: 'busy', paperLiteralFaaRelease: true }, spec });
     expect(dynamic.verdict.ok && busy.verdict.ok).toBe(true);
     expect(dynamic.verbs['faa']).toBe(400);
     expect(busy.verbs['faa']).toBe(400);

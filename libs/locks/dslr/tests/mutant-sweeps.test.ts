@@ -39,7 +39,8 @@ describe('dslr: mutants caught by random schedules', () => {
   ] as const) {
     it(`${name}: an exclusion violation`, async () => {
       const found = await firstFinding((seed) => hotSwarmCase(seed, { [flag]: true }));
-      expect(found?.problems.join(' ')).toMatch(/^exclusion/);
+      // Caught as an overlap, or as a release refused inside its lease (a live holder was skipped).
+      expect(found?.problems.join(' ')).toMatch(/^(exclusion|lease broken)/);
     }, 120_000);
   }
 });

@@ -30,19 +30,24 @@ async function uncontended(mode: 'shared' | 'exclusive', options: Record<string,
 }
 
 describe('dslr: verbs without contention (spec I11)', () => {
-  it('exclusive: one FAA to acquire, one FAA to release; the word ends drained', async () => {
+  it('exclusive: one FAA to acquire, one fenced CAS to release; the word ends drained', async () => {
     const counts = await uncontended('exclusive');
-    expect(counts).toEqual({ acquire: { faa: 1 }, release: { faa: 1 }, heldWord: 0x0000_0000_0001_0000n, word: 0x0001_0000_0001_0000n });
+    expect(counts).toEqual({ acquire: { faa: 1 }, release: { cas: 1 }, heldWord: 0x0000_0000_0001_0000n, word: 0x0001_0000_0001_0000n });
   });
 
-  it('shared: one FAA to acquire, one FAA to release', async () => {
+  it('shared: one FAA to acquire, one fenced CAS to release', async () => {
     const counts = await uncontended('shared');
-    expect(counts).toEqual({ acquire: { faa: 1 }, release: { faa: 1 }, heldWord: 0x0000_0000_0000_0001n, word: 0x0000_0001_0000_0001n });
+    expect(counts).toEqual({ acquire: { faa: 1 }, release: { cas: 1 }, heldWord: 0x0000_0000_0000_0001n, word: 0x0000_0001_0000_0001n });
   });
 
   it('the same with update locks on (six-field word) and with a multi-slot ticket', async () => {
-    expect(await uncontended('exclusive', { updateLocks: true })).toMatchObject({ acquire: { faa: 1 }, release: { faa: 1 } });
+    expect(await uncontended('exclusive', { updateLocks: true })).toMatchObject({ acquire: { faa: 1 }, release: { cas: 1 } });
     const multi = await uncontended('shared', { maxSlots: 8, slots: 8 });
-    expect(multi).toEqual({ acquire: { faa: 1 }, release: { faa: 1 }, heldWord: 8n, word: (8n << 32n) | 8n });
+    expect(multi).toEqual({ acquire: { faa: 1 }, release: { cas: 1 }, heldWord: 8n, word: (8n << 32n) | 8n });
+  });
+
+  it('the paper’s release (paperLiteralFaaRelease): one FAA to acquire, one FAA to release', async () => {
+    expect(await uncontended('exclusive', { paperLiteralFaaRelease: true })).toEqual({ acquire: { faa: 1 }, release: { faa: 1 }, heldWord: 0x0000_0000_0001_0000n, word: 0x0001_0000_0001_0000n });
+    expect(await uncontended('shared', { paperLiteralFaaRelease: true })).toMatchObject({ acquire: { faa: 1 }, release: { faa: 1 } });
   });
 });

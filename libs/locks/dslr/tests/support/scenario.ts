@@ -4,6 +4,8 @@ import { clientKey } from '@lockfabric/ports';
 import type { ClientPorts, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
 import { createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, VirtualScheduler } from '@lockfabric/sim';
+import { pausablePorts } from '@lockfabric/workloads';
+import type { PauseWindow } from '@lockfabric/workloads';
 import { WordLayout, createDslrClient, readDslrOptions } from '../../src/index.js';
 import type { Counters, DslrAcquireOptions, DslrClient, DslrGrant } from '../../src/index.js';
 
@@ -83,6 +85,17 @@ export class Scenario {
 
   client(extra: Options = {}): DslrClient {
     const ports = this.ports();
+    const client = createDslrClient(ports, readDslrOptions({ ...this.base, ...extra }));
+    this.names.set(client, clientKey(ports.self));
+    return client;
+  }
+
+  /**
+   * A client whose process is stopped during `windows` (absolute virtual times): it takes no step
+   * then, and a verb it posts less than `sendLagNs` before a window starts leaves after the window.
+   */
+  pausedClient(windows: readonly PauseWindow[], sendLagNs: number, extra: Options = {}): DslrClient {
+    const ports = pausablePorts(this.ports(), windows, sendLagNs);
     const client = createDslrClient(ports, readDslrOptions({ ...this.base, ...extra }));
     this.names.set(client, clientKey(ports.self));
     return client;
