@@ -47,6 +47,7 @@ await runService({
       },
       close: async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+        await runs.close();
         fabric.close();
         switchLink.close();
         await mailboxes.close();

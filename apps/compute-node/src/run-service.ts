@@ -48,6 +48,13 @@ export interface RunServiceDeps {
 export class ComputeRunService {
   private busy = false;
   private readonly clock = new RealClock();
+  /**
+   * The last run's node service (lock manager, agent pool). It outlives this node's clients: peers'
+   * clients of the same run may still need the locks homed or the agents living here, and the
+   * driver ends a run only when every node has finished. It stops when the next run starts or the
+   * node closes.
+   */
+  private lingering: NodeService | undefined;
   runs = 0;
 
   constructor(private readonly deps: RunServiceDeps) {}
@@ -116,6 +123,7 @@ export class ComputeRunService {
     const computeNodeIds = Object.keys(request.peers).map(Number).filter((id) => !memoryNodeIds.includes(id));
     if (!computeNodeIds.includes(this.deps.node)) computeNodeIds.push(this.deps.node);
     computeNodeIds.sort((a, b) => a - b);
+    await this.stopLingering();
     const service: NodeService | undefined = protocol.services?.compute?.(
       { ports: this.clientPorts(SERVICE_CLIENT, layout, spec.workload.seed), memoryNodes: memoryNodeIds, computeNodes: computeNodeIds },
       spec.options,
@@ -134,7 +142,7 @@ export class ComputeRunService {
       result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports, recorder, stats, clock: this.clock, signal, accounting });
     } finally {
       clearInterval(progress);
-      await service?.stop();
+      this.lingering = service;
     }
     this.runs++;
     if (request.recordHistory) {
@@ -167,6 +175,17 @@ export class ComputeRunService {
         },
       }),
     );
+  }
+
+  /** Stops the last run's node service; called by the node's shutdown. */
+  async close(): Promise<void> {
+    await this.stopLingering();
+  }
+
+  private async stopLingering(): Promise<void> {
+    const service = this.lingering;
+    this.lingering = undefined;
+    await service?.stop();
   }
 
   /** The protocol's lock table striped over the memory nodes' region 0, checked against its size. */

@@ -4,9 +4,11 @@ import type { Logger, MalformedInputCounter } from '@lockfabric/live';
 import { rawMethodOf } from '@lockfabric/live';
 import { ConfigError, MalformedInputError } from '@lockfabric/ports';
 import { RegisterAccessError, SwitchControlError } from '@lockfabric/switch';
-import type { Switch } from '@lockfabric/switch';
+import type { NetLockProgram, Switch, SwitchProgram } from '@lockfabric/switch';
 import {
   DescribeSwitchResponseSchema,
+  InstallNetLockQueuesResponseSchema,
+  ResetSwitchResponseSchema,
   ReadRegistersResponseSchema,
   RegisterArrayDescriptorSchema,
   SetFaultsResponseSchema,
@@ -33,6 +35,8 @@ export interface SwitchControlOptions {
   /** Interface to listen on; all of them by default. */
   readonly host?: string;
   readonly reorderWindowNs?: number;
+  /** The loaded program, for program-specific control (NetLock's queue allocation). */
+  readonly program?: SwitchProgram;
 }
 
 export interface SwitchControlServer {
@@ -45,7 +49,13 @@ const methods = {
   writeRegisters: rawMethodOf(SwitchControlService.method.writeRegisters),
   setFaults: rawMethodOf(SwitchControlService.method.setFaults),
   describe: rawMethodOf(SwitchControlService.method.describe),
+  reset: rawMethodOf(SwitchControlService.method.reset),
+  installNetLockQueues: rawMethodOf(SwitchControlService.method.installNetLockQueues),
 };
+
+function isNetLockProgram(program: SwitchProgram): program is NetLockProgram {
+  return program.name === 'netlock' && typeof (program as Partial<NetLockProgram>).install === 'function';
+}
 
 /** Control errors a caller can fix map to the status that says so. */
 function statusOf(error: unknown): GrpcStatus | undefined {
@@ -98,7 +108,23 @@ export async function startSwitchControlServer(options: SwitchControlOptions): P
         ),
         registerBytes: BigInt(description.registerBytes),
         stages: description.stages.length,
+        decisions: Object.fromEntries(Object.entries(sw.counters().decisions).map(([decision, n]) => [decision, BigInt(n)])),
       });
+    }),
+    reset: unaryHandler(SwitchControlService.method.reset, unary, () => {
+      // Between runs: a new run's machines restart their sequence numbers and hold no agents.
+      sw.restart();
+      options.logger.info('switch registers reset over gRPC');
+      return create(ResetSwitchResponseSchema, { registerBytes: BigInt(sw.describe().registerBytes) });
+    }),
+    installNetLockQueues: unaryHandler(SwitchControlService.method.installNetLockQueues, unary, (request) => {
+      const program = options.program;
+      if (!program || !isNetLockProgram(program)) throw new SwitchControlError(`InstallNetLockQueues needs the netlock program; this switch runs '${sw.describe().program}'`);
+      const queues = request.queues.map((q) => ({ lock: q.lock, base: q.base, size: q.size }));
+      program.install(queues);
+      const slots = queues.reduce((sum, q) => sum + q.size, 0);
+      options.logger.info(`netlock: ${queues.length} hot-lock queue(s) installed over gRPC (${slots} slots)`);
+      return create(InstallNetLockQueuesResponseSchema, { hotLocks: queues.length, slots });
     }),
   });
   const port = await new Promise<number>((resolve, reject) =>

@@ -99,6 +99,7 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
     malformed,
     logger,
     port: deps.grpcPort,
+    program: deps.program,
     ...(deps.grpcHost === undefined ? {} : { host: deps.grpcHost }),
     ...(deps.reorderWindowNs === undefined ? {} : { reorderWindowNs: deps.reorderWindowNs }),
   });

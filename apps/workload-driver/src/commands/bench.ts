@@ -60,7 +60,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     const cluster =
       typeof remoteAt === 'string'
         ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
-        : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes });
+        : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, ...switchProgramOf(protocol) });
     try {
       const wallStart = performance.now();
       const result = await runLive({ state: cluster.state, protocol, protocolOptions: liveOptions(protocol, protocolOptions), spec, onProgress: (f) => bar.update(f) });
@@ -102,4 +102,10 @@ function protocolHelp(): string {
   return availableProtocols()
     .map((p) => [`${p.id} — ${p.summary}`, ...Object.entries(p.options).map(([name, help]) => `    --opt ${name}=…  ${help}`)].join('\n'))
     .join('\n');
+}
+
+/** A temporary live cluster's switch runs the program the protocol needs (forward, fisslock, netlock). */
+function switchProgramOf(protocol: string): { switchProgram?: string } {
+  const program = availableProtocols().find((p) => p.id === protocol)?.switchProgram;
+  return program ? { switchProgram: program } : {};
 }

@@ -19,7 +19,7 @@ export function output(json: boolean): Output {
 export async function acquireLiveCluster(
   dir: string,
   out: Output,
-  options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; env?: Record<string, string> } = {},
+  options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; env?: Record<string, string>; switchProgram?: string } = {},
 ): Promise<{ state: ClusterState; release: () => Promise<void>; temporary: boolean }> {
   const existing = readClusterState(dir);
   if (existing && existing.processes.every((p) => isAlive(p.pid))) {
@@ -37,6 +37,7 @@ export async function acquireLiveCluster(
     ...(options.lockCount ? { lockCount: options.lockCount } : {}),
     ...(natsUrl ? { natsUrl } : {}),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.switchProgram ? { switchProgram: options.switchProgram } : {}),
     onStatus: (line) => out.note(`  ${line}`),
   });
   return { state, release: async () => void (await stopLocalCluster(tempDir)), temporary: true };

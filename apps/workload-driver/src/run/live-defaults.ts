@@ -3,13 +3,19 @@ import type { ProtocolOptions } from '@lockfabric/locks-common';
 /**
  * Protocol options sized for the live fabric, where a verb over gRPC takes ~100 µs instead of the
  * ~2 µs of RDMA hardware the papers' defaults assume: leases long enough that a contended hold
- * does not outlive them, and DSLR's poll unit ω near one live round trip. Flags given with `--opt`
+ * does not outlive them, and DSLR's poll unit ω near one live round trip. FissLock's timers are
+ * sized for a switch round trip of a few µs; over NATS one takes 1–50 ms on a loaded machine, so
+ * with the sim defaults (RTO 200 µs, T_ACQ 10 ms) every attempt times out before its GRANT arrives
+ * and is aborted and retried, without end. The RTO stays well above a loaded round trip: NATS loses
+ * nothing by itself, and spurious retransmissions feed the duplicate paths (a refused agent
+ * transfer can then leave a lock without a holder, see issue 4's notes). Flags given with `--opt`
  * win over these.
  */
 export const LIVE_PROTOCOL_DEFAULTS: Readonly<Record<string, ProtocolOptions>> = {
   drtm: { leaseNs: 50_000_000, driftNs: 1_000_000, txMarginNs: 20_000_000 },
   dslr: { leaseMs: 200, waitUnitNs: 100_000 },
   'dslr-backoff': { leaseMs: 200, waitUnitNs: 100_000 },
+  fisslock: { rtoNs: 250_000_000, attemptTimeoutNs: 2_000_000_000, starvePeriodNs: 20_000_000 },
 };
 
 export function liveOptions(protocol: string, given: ProtocolOptions = {}): ProtocolOptions {

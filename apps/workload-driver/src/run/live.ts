@@ -12,7 +12,14 @@ import type { RunResult } from '@lockfabric/wire';
 import { RunStats, VerbAccounting, historyEventFromWire, runSpecToWire, summarize } from '@lockfabric/workloads';
 import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
+import { planNetLockQueues } from './netlock-allocation.js';
 import { addressOf } from './remote-cluster.js';
+import { SwitchControlClient } from './switch-control.js';
+
+export { LIVE_PROTOCOL_DEFAULTS, liveOptions } from './live-defaults.js';
+export { NETLOCK_PROFILE_SAMPLES, planNetLockQueues } from './netlock-allocation.js';
+export { SwitchControlClient } from './switch-control.js';
+export type { NetLockQueueSpec } from './switch-control.js';
 
 export interface LiveRunOptions {
   readonly state: ClusterState;
@@ -40,7 +47,26 @@ export interface LiveRunResult {
   readonly computeNodes: number;
   /** Compute nodes whose run failed, with the error (only with `tolerateNodeFailures`). */
   readonly failedNodes: readonly { readonly node: number; readonly error: string }[];
+  /** Switch-family protocols on a cluster with a switch-dataplane: what the switch did. */
+  readonly switch?: LiveSwitchReport;
 }
+
+/** The switch's side of a live run (read over SwitchControlService). */
+export interface LiveSwitchReport {
+  readonly program: string;
+  /** NetLock: hot-lock queues installed from the profiled pre-run trace. */
+  readonly hotLocks: number;
+  readonly queueSlots: number;
+  /** Packets by the program's decision during the run (the switch is reset before it). */
+  readonly decisions: Readonly<Record<string, number>>;
+  /** Grants the switch decided itself (NetLock queue grants, FissLock decider grants). */
+  readonly switchGrants: number;
+  /** switchGrants ÷ acquires (0 when nothing was acquired). */
+  readonly switchGrantShare: number;
+}
+
+/** Program decisions that are a grant decided in the switch (NetLock queues, the FissLock decider). */
+export const SWITCH_GRANT_DECISIONS: readonly string[] = ['grant-switch', 'grant-handover', 'grant-notify', 'grant-free', 'grant-shared'];
 
 const runMethod = rawMethodOf(ComputeNodeService.method.run);
 const ZERO_CHUNK_BYTES = 64 * 1024;
@@ -53,6 +79,42 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   const memories = state.processes.filter((p) => p.role === 'memory');
   if (computes.length === 0 || memories.length === 0) throw new ConfigError(['the live cluster needs at least one memory node and one compute node']);
   await zeroLockMemory(memories, computes, spec.locks, protocol.entryBytes);
+  const switchRecord = protocol.fabric === 'switch' ? state.processes.find((p) => p.role === 'switch' && p.grpc !== undefined) : undefined;
+  const switchControl = switchRecord ? new SwitchControlClient(addressOf(switchRecord, switchRecord.grpc)) : undefined;
+  try {
+    const setup = switchControl ? await prepareSwitch(switchControl, protocol.switchProgram, spec) : undefined;
+    const result = await runOnNodes(options, protocol, computes, memories);
+    if (!switchControl || !setup) return result;
+    const described = await switchControl.describe();
+    const decisions = Object.fromEntries(Object.entries(described.decisions).map(([k, n]) => [k, Number(n)]));
+    const switchGrants = SWITCH_GRANT_DECISIONS.reduce((sum, d) => sum + (decisions[d] ?? 0), 0);
+    const acquires = result.summary.acquires;
+    return { ...result, switch: { ...setup, decisions, switchGrants, switchGrantShare: acquires > 0 ? Math.min(1, switchGrants / acquires) : 0 } };
+  } finally {
+    switchControl?.close();
+  }
+}
+
+/**
+ * Before a switch-family run: registers back to their initial values (a new run's machines restart
+ * their sequence numbers and hold no agents), and for NetLock the hot-lock queues of a profiled
+ * pre-run trace, sized to the program's slot arrays.
+ */
+async function prepareSwitch(control: SwitchControlClient, wanted: string | undefined, spec: WorkloadSpec): Promise<{ program: string; hotLocks: number; queueSlots: number }> {
+  const description = await control.describe();
+  if (wanted !== undefined && description.program !== wanted) {
+    throw new ConfigError([`the switch runs program '${description.program}'; this protocol needs '${wanted}' (start the cluster with --switch-program=${wanted})`]);
+  }
+  await control.reset();
+  if (description.program !== 'netlock') return { program: description.program, hotLocks: 0, queueSlots: 0 };
+  const lengthOf = (name: string) => description.arrays.find((a) => a.name === name)?.length ?? 0;
+  const queues = planNetLockQueues(spec, lengthOf('netlock.qmode'), lengthOf('netlock.qstate'));
+  const installed = await control.installNetLockQueues(queues);
+  return { program: description.program, hotLocks: installed.hotLocks, queueSlots: installed.slots };
+}
+
+async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof protocolById>, computes: readonly ProcessRecord[], memories: readonly ProcessRecord[]): Promise<LiveRunResult> {
+  const { spec } = options;
 
   const peers: Record<number, string> = {};
   for (const m of memories) peers[m.node] = addressOf(m, m.grpc);

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file lockfabric/v1/control.proto.
  */
 export const file_lockfabric_v1_control: GenFile = /*@__PURE__*/
-  fileDesc("Chtsb2NrZmFicmljL3YxL2NvbnRyb2wucHJvdG8SDWxvY2tmYWJyaWMudjEidQoJSGVhcnRiZWF0EgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBILCgNzZXEYBSABKAQSDwoHdGltZV9ucxgGIAEoAxINCgVyZWFkeRgHIAEoCCKLAQoGTWVtYmVyEgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBIpCgVzdGF0ZRgFIAEoDjIaLmxvY2tmYWJyaWMudjEuTWVtYmVyU3RhdGUSGQoRbGFzdF9oZWFydGJlYXRfbnMYBiABKAMiWAoOTWVtYmVyc2hpcFZpZXcSDQoFZXBvY2gYASABKAQSJgoHbWVtYmVycxgCIAMoCzIVLmxvY2tmYWJyaWMudjEuTWVtYmVyEg8KB3RpbWVfbnMYAyABKAMifAoNRmFpbHVyZU5vdGljZRINCgVlcG9jaBgBIAEoBBIMCgRyb2xlGAIgASgJEgoKAmlkGAMgASgJEgwKBG5vZGUYBCABKA0SEwoLaW5jYXJuYXRpb24YBSABKAQSDgoGcmVhc29uGAYgASgJEg8KB3RpbWVfbnMYByABKAMimgEKDVJlY292ZXJ5UGhhc2USKwoFc3RhZ2UYASABKA4yHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5U3RhZ2USDQoFZXBvY2gYAiABKAQSEAoIcHJvdG9jb2wYAyABKAkSDgoGZGV0YWlsGAQgASgJEgwKBGRvbmUYBSABKAgSDAoEbm9kZRgGIAEoDRIPCgd0aW1lX25zGAcgASgDIncKClJlc2V0T3JkZXISEAoIcHJvdG9jb2wYASABKAkSEgoKbG9ja19iZWdpbhgCIAEoDRIQCghsb2NrX2VuZBgDIAEoDRIVCg1yZXNldF9jb3VudGVyGAQgASgEEgsKA2VyYRgFIAEoBBINCgVlcG9jaBgGIAEoBCKxAQoJRmF1bHRTcGVjEg4KBnRhcmdldBgBIAEoCRIuCgtwYWNrZXRfdHlwZRgCIAEoDjIZLmxvY2tmYWJyaWMudjEuUGFja2V0VHlwZRIUCgdtYWNoaW5lGAMgASgNSACIAQESDAoEbG9zcxgEIAEoARIRCglkdXBsaWNhdGUYBSABKAESDwoHcmVvcmRlchgGIAEoARIQCghkZWxheV9ucxgHIAEoA0IKCghfbWFjaGluZSJDChRSZWFkUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRINCgVjb3VudBgDIAEoDSJFChVSZWFkUmVnaXN0ZXJzUmVzcG9uc2USDQoFYXJyYXkYASABKAkSDQoFaW5kZXgYAiABKA0SDgoGdmFsdWVzGAMgAygNIkUKFVdyaXRlUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRIOCgZ2YWx1ZXMYAyADKA0iKQoWV3JpdGVSZWdpc3RlcnNSZXNwb25zZRIPCgd3cml0dGVuGAEgASgNIjwKEFNldEZhdWx0c1JlcXVlc3QSKAoGZmF1bHRzGAEgAygLMhgubG9ja2ZhYnJpYy52MS5GYXVsdFNwZWMiIwoRU2V0RmF1bHRzUmVzcG9uc2USDgoGYWN0aXZlGAEgASgNIhcKFURlc2NyaWJlU3dpdGNoUmVxdWVzdCJtChdSZWdpc3RlckFycmF5RGVzY3JpcHRvchIMCgRuYW1lGAEgASgJEhIKCndpZHRoX2JpdHMYAiABKA0SDgoGbGVuZ3RoGAMgASgNEg0KBXN0YWdlGAQgASgNEhEKCXNpemVfYml0cxgFIAEoBCKXAQoWRGVzY3JpYmVTd2l0Y2hSZXNwb25zZRIPCgdwcm9ncmFtGAEgASgJEgwKBHJhY2sYAiABKA0SNgoGYXJyYXlzGAMgAygLMiYubG9ja2ZhYnJpYy52MS5SZWdpc3RlckFycmF5RGVzY3JpcHRvchIWCg5yZWdpc3Rlcl9ieXRlcxgEIAEoBBIOCgZzdGFnZXMYBSABKA0iDwoNU3RhdHVzUmVxdWVzdCKAAQoOU3RhdHVzUmVzcG9uc2USDwoHY2x1c3RlchgBIAEoCRIrCgR2aWV3GAIgASgLMh0ubG9ja2ZhYnJpYy52MS5NZW1iZXJzaGlwVmlldxIwCgpyZWNvdmVyaWVzGAMgAygLMhwubG9ja2ZhYnJpYy52MS5SZWNvdmVyeVBoYXNlKnQKC01lbWJlclN0YXRlEhwKGE1FTUJFUl9TVEFURV9VTlNQRUNJRklFRBAAEhYKEk1FTUJFUl9TVEFURV9BTElWRRABEhgKFE1FTUJFUl9TVEFURV9TVVNQRUNUEAISFQoRTUVNQkVSX1NUQVRFX0RFQUQQAyp0Cg1SZWNvdmVyeVN0YWdlEh4KGlJFQ09WRVJZX1NUQUdFX1VOU1BFQ0lGSUVEEAASFQoRUkVDT1ZFUllfU1RBR0VfUzEQARIVChFSRUNPVkVSWV9TVEFHRV9TMhACEhUKEVJFQ09WRVJZX1NUQUdFX1MzEAMy+gIKFFN3aXRjaENvbnRyb2xTZXJ2aWNlEloKDVJlYWRSZWdpc3RlcnMSIy5sb2NrZmFicmljLnYxLlJlYWRSZWdpc3RlcnNSZXF1ZXN0GiQubG9ja2ZhYnJpYy52MS5SZWFkUmVnaXN0ZXJzUmVzcG9uc2USXQoOV3JpdGVSZWdpc3RlcnMSJC5sb2NrZmFicmljLnYxLldyaXRlUmVnaXN0ZXJzUmVxdWVzdBolLmxvY2tmYWJyaWMudjEuV3JpdGVSZWdpc3RlcnNSZXNwb25zZRJOCglTZXRGYXVsdHMSHy5sb2NrZmFicmljLnYxLlNldEZhdWx0c1JlcXVlc3QaIC5sb2NrZmFicmljLnYxLlNldEZhdWx0c1Jlc3BvbnNlElcKCERlc2NyaWJlEiQubG9ja2ZhYnJpYy52MS5EZXNjcmliZVN3aXRjaFJlcXVlc3QaJS5sb2NrZmFicmljLnYxLkRlc2NyaWJlU3dpdGNoUmVzcG9uc2UyWwoSQ29vcmRpbmF0b3JTZXJ2aWNlEkUKBlN0YXR1cxIcLmxvY2tmYWJyaWMudjEuU3RhdHVzUmVxdWVzdBodLmxvY2tmYWJyaWMudjEuU3RhdHVzUmVzcG9uc2ViBnByb3RvMw", [file_lockfabric_v1_packet]);
+  fileDesc("Chtsb2NrZmFicmljL3YxL2NvbnRyb2wucHJvdG8SDWxvY2tmYWJyaWMudjEidQoJSGVhcnRiZWF0EgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBILCgNzZXEYBSABKAQSDwoHdGltZV9ucxgGIAEoAxINCgVyZWFkeRgHIAEoCCKLAQoGTWVtYmVyEgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBIpCgVzdGF0ZRgFIAEoDjIaLmxvY2tmYWJyaWMudjEuTWVtYmVyU3RhdGUSGQoRbGFzdF9oZWFydGJlYXRfbnMYBiABKAMiWAoOTWVtYmVyc2hpcFZpZXcSDQoFZXBvY2gYASABKAQSJgoHbWVtYmVycxgCIAMoCzIVLmxvY2tmYWJyaWMudjEuTWVtYmVyEg8KB3RpbWVfbnMYAyABKAMifAoNRmFpbHVyZU5vdGljZRINCgVlcG9jaBgBIAEoBBIMCgRyb2xlGAIgASgJEgoKAmlkGAMgASgJEgwKBG5vZGUYBCABKA0SEwoLaW5jYXJuYXRpb24YBSABKAQSDgoGcmVhc29uGAYgASgJEg8KB3RpbWVfbnMYByABKAMimgEKDVJlY292ZXJ5UGhhc2USKwoFc3RhZ2UYASABKA4yHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5U3RhZ2USDQoFZXBvY2gYAiABKAQSEAoIcHJvdG9jb2wYAyABKAkSDgoGZGV0YWlsGAQgASgJEgwKBGRvbmUYBSABKAgSDAoEbm9kZRgGIAEoDRIPCgd0aW1lX25zGAcgASgDIncKClJlc2V0T3JkZXISEAoIcHJvdG9jb2wYASABKAkSEgoKbG9ja19iZWdpbhgCIAEoDRIQCghsb2NrX2VuZBgDIAEoDRIVCg1yZXNldF9jb3VudGVyGAQgASgEEgsKA2VyYRgFIAEoBBINCgVlcG9jaBgGIAEoBCKxAQoJRmF1bHRTcGVjEg4KBnRhcmdldBgBIAEoCRIuCgtwYWNrZXRfdHlwZRgCIAEoDjIZLmxvY2tmYWJyaWMudjEuUGFja2V0VHlwZRIUCgdtYWNoaW5lGAMgASgNSACIAQESDAoEbG9zcxgEIAEoARIRCglkdXBsaWNhdGUYBSABKAESDwoHcmVvcmRlchgGIAEoARIQCghkZWxheV9ucxgHIAEoA0IKCghfbWFjaGluZSJDChRSZWFkUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRINCgVjb3VudBgDIAEoDSJFChVSZWFkUmVnaXN0ZXJzUmVzcG9uc2USDQoFYXJyYXkYASABKAkSDQoFaW5kZXgYAiABKA0SDgoGdmFsdWVzGAMgAygNIkUKFVdyaXRlUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRIOCgZ2YWx1ZXMYAyADKA0iKQoWV3JpdGVSZWdpc3RlcnNSZXNwb25zZRIPCgd3cml0dGVuGAEgASgNIjwKEFNldEZhdWx0c1JlcXVlc3QSKAoGZmF1bHRzGAEgAygLMhgubG9ja2ZhYnJpYy52MS5GYXVsdFNwZWMiIwoRU2V0RmF1bHRzUmVzcG9uc2USDgoGYWN0aXZlGAEgASgNIhcKFURlc2NyaWJlU3dpdGNoUmVxdWVzdCJtChdSZWdpc3RlckFycmF5RGVzY3JpcHRvchIMCgRuYW1lGAEgASgJEhIKCndpZHRoX2JpdHMYAiABKA0SDgoGbGVuZ3RoGAMgASgNEg0KBXN0YWdlGAQgASgNEhEKCXNpemVfYml0cxgFIAEoBCKSAgoWRGVzY3JpYmVTd2l0Y2hSZXNwb25zZRIPCgdwcm9ncmFtGAEgASgJEgwKBHJhY2sYAiABKA0SNgoGYXJyYXlzGAMgAygLMiYubG9ja2ZhYnJpYy52MS5SZWdpc3RlckFycmF5RGVzY3JpcHRvchIWCg5yZWdpc3Rlcl9ieXRlcxgEIAEoBBIOCgZzdGFnZXMYBSABKA0SRwoJZGVjaXNpb25zGAYgAygLMjQubG9ja2ZhYnJpYy52MS5EZXNjcmliZVN3aXRjaFJlc3BvbnNlLkRlY2lzaW9uc0VudHJ5GjAKDkRlY2lzaW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEiFAoSUmVzZXRTd2l0Y2hSZXF1ZXN0Ii0KE1Jlc2V0U3dpdGNoUmVzcG9uc2USFgoOcmVnaXN0ZXJfYnl0ZXMYASABKAQiOAoMTmV0TG9ja1F1ZXVlEgwKBGxvY2sYASABKA0SDAoEYmFzZRgCIAEoDRIMCgRzaXplGAMgASgNIkoKG0luc3RhbGxOZXRMb2NrUXVldWVzUmVxdWVzdBIrCgZxdWV1ZXMYASADKAsyGy5sb2NrZmFicmljLnYxLk5ldExvY2tRdWV1ZSJAChxJbnN0YWxsTmV0TG9ja1F1ZXVlc1Jlc3BvbnNlEhEKCWhvdF9sb2NrcxgBIAEoDRINCgVzbG90cxgCIAEoDSIPCg1TdGF0dXNSZXF1ZXN0IoABCg5TdGF0dXNSZXNwb25zZRIPCgdjbHVzdGVyGAEgASgJEisKBHZpZXcYAiABKAsyHS5sb2NrZmFicmljLnYxLk1lbWJlcnNoaXBWaWV3EjAKCnJlY292ZXJpZXMYAyADKAsyHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5UGhhc2UqdAoLTWVtYmVyU3RhdGUSHAoYTUVNQkVSX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSTUVNQkVSX1NUQVRFX0FMSVZFEAESGAoUTUVNQkVSX1NUQVRFX1NVU1BFQ1QQAhIVChFNRU1CRVJfU1RBVEVfREVBRBADKnQKDVJlY292ZXJ5U3RhZ2USHgoaUkVDT1ZFUllfU1RBR0VfVU5TUEVDSUZJRUQQABIVChFSRUNPVkVSWV9TVEFHRV9TMRABEhUKEVJFQ09WRVJZX1NUQUdFX1MyEAISFQoRUkVDT1ZFUllfU1RBR0VfUzMQAzK7BAoUU3dpdGNoQ29udHJvbFNlcnZpY2USWgoNUmVhZFJlZ2lzdGVycxIjLmxvY2tmYWJyaWMudjEuUmVhZFJlZ2lzdGVyc1JlcXVlc3QaJC5sb2NrZmFicmljLnYxLlJlYWRSZWdpc3RlcnNSZXNwb25zZRJdCg5Xcml0ZVJlZ2lzdGVycxIkLmxvY2tmYWJyaWMudjEuV3JpdGVSZWdpc3RlcnNSZXF1ZXN0GiUubG9ja2ZhYnJpYy52MS5Xcml0ZVJlZ2lzdGVyc1Jlc3BvbnNlEk4KCVNldEZhdWx0cxIfLmxvY2tmYWJyaWMudjEuU2V0RmF1bHRzUmVxdWVzdBogLmxvY2tmYWJyaWMudjEuU2V0RmF1bHRzUmVzcG9uc2USVwoIRGVzY3JpYmUSJC5sb2NrZmFicmljLnYxLkRlc2NyaWJlU3dpdGNoUmVxdWVzdBolLmxvY2tmYWJyaWMudjEuRGVzY3JpYmVTd2l0Y2hSZXNwb25zZRJOCgVSZXNldBIhLmxvY2tmYWJyaWMudjEuUmVzZXRTd2l0Y2hSZXF1ZXN0GiIubG9ja2ZhYnJpYy52MS5SZXNldFN3aXRjaFJlc3BvbnNlEm8KFEluc3RhbGxOZXRMb2NrUXVldWVzEioubG9ja2ZhYnJpYy52MS5JbnN0YWxsTmV0TG9ja1F1ZXVlc1JlcXVlc3QaKy5sb2NrZmFicmljLnYxLkluc3RhbGxOZXRMb2NrUXVldWVzUmVzcG9uc2UyWwoSQ29vcmRpbmF0b3JTZXJ2aWNlEkUKBlN0YXR1cxIcLmxvY2tmYWJyaWMudjEuU3RhdHVzUmVxdWVzdBodLmxvY2tmYWJyaWMudjEuU3RhdHVzUmVzcG9uc2ViBnByb3RvMw", [file_lockfabric_v1_packet]);
 
 /**
  * Liveness beacon of one service instance, published every heartbeat interval.
@@ -577,6 +577,13 @@ export type DescribeSwitchResponse = Message<"lockfabric.v1.DescribeSwitchRespon
    * @generated from field: uint32 stages = 5;
    */
   stages: number;
+
+  /**
+   * Packets processed since start or the last Reset, by the program's decision (e.g. grant-switch).
+   *
+   * @generated from field: map<string, uint64> decisions = 6;
+   */
+  decisions: { [key: string]: bigint };
 };
 
 /**
@@ -585,6 +592,108 @@ export type DescribeSwitchResponse = Message<"lockfabric.v1.DescribeSwitchRespon
  */
 export const DescribeSwitchResponseSchema: GenMessage<DescribeSwitchResponse> = /*@__PURE__*/
   messageDesc(file_lockfabric_v1_control, 15);
+
+/**
+ * @generated from message lockfabric.v1.ResetSwitchRequest
+ */
+export type ResetSwitchRequest = Message<"lockfabric.v1.ResetSwitchRequest"> & {
+};
+
+/**
+ * Describes the message lockfabric.v1.ResetSwitchRequest.
+ * Use `create(ResetSwitchRequestSchema)` to create a new message.
+ */
+export const ResetSwitchRequestSchema: GenMessage<ResetSwitchRequest> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 16);
+
+/**
+ * @generated from message lockfabric.v1.ResetSwitchResponse
+ */
+export type ResetSwitchResponse = Message<"lockfabric.v1.ResetSwitchResponse"> & {
+  /**
+   * Register bytes set back to their initial values.
+   *
+   * @generated from field: uint64 register_bytes = 1;
+   */
+  registerBytes: bigint;
+};
+
+/**
+ * Describes the message lockfabric.v1.ResetSwitchResponse.
+ * Use `create(ResetSwitchResponseSchema)` to create a new message.
+ */
+export const ResetSwitchResponseSchema: GenMessage<ResetSwitchResponse> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 17);
+
+/**
+ * One hot lock's queue in NetLock's switch memory: slots [base, base + size).
+ *
+ * @generated from message lockfabric.v1.NetLockQueue
+ */
+export type NetLockQueue = Message<"lockfabric.v1.NetLockQueue"> & {
+  /**
+   * @generated from field: uint32 lock = 1;
+   */
+  lock: number;
+
+  /**
+   * @generated from field: uint32 base = 2;
+   */
+  base: number;
+
+  /**
+   * @generated from field: uint32 size = 3;
+   */
+  size: number;
+};
+
+/**
+ * Describes the message lockfabric.v1.NetLockQueue.
+ * Use `create(NetLockQueueSchema)` to create a new message.
+ */
+export const NetLockQueueSchema: GenMessage<NetLockQueue> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 18);
+
+/**
+ * @generated from message lockfabric.v1.InstallNetLockQueuesRequest
+ */
+export type InstallNetLockQueuesRequest = Message<"lockfabric.v1.InstallNetLockQueuesRequest"> & {
+  /**
+   * Replaces every hot-lock queue (the queues are emptied); an empty list leaves none.
+   *
+   * @generated from field: repeated lockfabric.v1.NetLockQueue queues = 1;
+   */
+  queues: NetLockQueue[];
+};
+
+/**
+ * Describes the message lockfabric.v1.InstallNetLockQueuesRequest.
+ * Use `create(InstallNetLockQueuesRequestSchema)` to create a new message.
+ */
+export const InstallNetLockQueuesRequestSchema: GenMessage<InstallNetLockQueuesRequest> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 19);
+
+/**
+ * @generated from message lockfabric.v1.InstallNetLockQueuesResponse
+ */
+export type InstallNetLockQueuesResponse = Message<"lockfabric.v1.InstallNetLockQueuesResponse"> & {
+  /**
+   * @generated from field: uint32 hot_locks = 1;
+   */
+  hotLocks: number;
+
+  /**
+   * @generated from field: uint32 slots = 2;
+   */
+  slots: number;
+};
+
+/**
+ * Describes the message lockfabric.v1.InstallNetLockQueuesResponse.
+ * Use `create(InstallNetLockQueuesResponseSchema)` to create a new message.
+ */
+export const InstallNetLockQueuesResponseSchema: GenMessage<InstallNetLockQueuesResponse> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 20);
 
 /**
  * @generated from message lockfabric.v1.StatusRequest
@@ -597,7 +706,7 @@ export type StatusRequest = Message<"lockfabric.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 16);
+  messageDesc(file_lockfabric_v1_control, 21);
 
 /**
  * @generated from message lockfabric.v1.StatusResponse
@@ -626,7 +735,7 @@ export type StatusResponse = Message<"lockfabric.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 17);
+  messageDesc(file_lockfabric_v1_control, 22);
 
 /**
  * @generated from enum lockfabric.v1.MemberState
@@ -694,7 +803,8 @@ export const RecoveryStageSchema: GenEnum<RecoveryStage> = /*@__PURE__*/
   enumDesc(file_lockfabric_v1_control, 1);
 
 /**
- * Control plane of one switch (DESIGN §3.2): registers for recovery S3, faults, description.
+ * Control plane of one switch (DESIGN §3.2): registers for recovery S3, faults, description;
+ * a reset between runs, and NetLock's hot-lock queue allocation.
  *
  * @generated from service lockfabric.v1.SwitchControlService
  */
@@ -730,6 +840,26 @@ export const SwitchControlService: GenService<{
     methodKind: "unary";
     input: typeof DescribeSwitchRequestSchema;
     output: typeof DescribeSwitchResponseSchema;
+  },
+  /**
+   * Every register back to its initial value (as a reboot; tables stay installed).
+   *
+   * @generated from rpc lockfabric.v1.SwitchControlService.Reset
+   */
+  reset: {
+    methodKind: "unary";
+    input: typeof ResetSwitchRequestSchema;
+    output: typeof ResetSwitchResponseSchema;
+  },
+  /**
+   * NetLock program only: installs the knapsack allocation of hot-lock queues.
+   *
+   * @generated from rpc lockfabric.v1.SwitchControlService.InstallNetLockQueues
+   */
+  installNetLockQueues: {
+    methodKind: "unary";
+    input: typeof InstallNetLockQueuesRequestSchema;
+    output: typeof InstallNetLockQueuesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_lockfabric_v1_control, 0);
