@@ -4,8 +4,8 @@ import type { Config, NodeRole } from '@lockfabric/config';
 import { connectNats, consoleLogger, createSubjects, startHealthServer, startHeartbeat } from '@lockfabric/live';
 import type { HeartbeatPublisher, Logger, Subjects } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/sim';
-import { MetricsRegistry, initTelemetry } from '@lockfabric/telemetry';
-import type { Telemetry } from '@lockfabric/telemetry';
+import { MetricsRegistry, initMetricsExport, initTelemetry } from '@lockfabric/telemetry';
+import type { MetricsExport, Telemetry } from '@lockfabric/telemetry';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 /** What a service's start function receives: validated config and the shared plumbing. */
@@ -60,8 +60,12 @@ export async function runService(options: ServiceOptions): Promise<void> {
   logger.info(`starting with configuration:\n${formatConfig(config)}`);
 
   const clock = new RealClock();
-  const telemetry = initTelemetry({ serviceName: `lockfabric-${options.role}`, serviceInstanceId: name, env, ...(config.trace.ratio !== undefined ? { ratio: config.trace.ratio } : {}), slowMs: config.trace.slowMs });
+  const serviceName = `lockfabric-${options.role}`;
+  const telemetry = initTelemetry({ serviceName, serviceInstanceId: name, env, ...(config.trace.ratio !== undefined ? { ratio: config.trace.ratio } : {}), slowMs: config.trace.slowMs });
   const metrics = new MetricsRegistry();
+  // Started before the service so a bad OTEL_* setting stops the process before it binds anything.
+  const started: { service?: RunningService } = {};
+  const metricsExport = startMetricsExport(options.role, metrics, serviceName, name, env, () => started.service?.collectMetrics?.(), logger);
   const subjects = createSubjects(config.cluster);
   let nc: NatsConnection | undefined;
   try {
@@ -75,6 +79,7 @@ export async function runService(options: ServiceOptions): Promise<void> {
   }
 
   const service = await options.start({ role: options.role, config, logger, clock, telemetry, metrics, nc, subjects });
+  started.service = service;
   const health = await startHealthServer({
     port: config.health.port,
     ready: () => service.ready(),
@@ -114,12 +119,51 @@ export async function runService(options: ServiceOptions): Promise<void> {
     await service.close().catch((error: unknown) => logger.error(`close failed: ${describe(error)}`));
     await health.close().catch(() => undefined);
     await nc?.drain().catch(() => undefined);
-    await telemetry.shutdown().catch(() => undefined);
+    // The final metrics export runs after the service closed, so it carries the last counts.
+    await Promise.all([telemetry.shutdown().catch(() => undefined), metricsExport.shutdown().catch(() => undefined)]);
     logger.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * OTLP export of the service's registry when the environment asks for it (OTEL_METRICS_EXPORTER,
+ * OTEL_EXPORTER_OTLP_[METRICS_]ENDPOINT); a bad setting stops the service like any ConfigError.
+ * Failures are logged on the first in a row and every tenth after, so a missing collector does not
+ * flood the log.
+ */
+function startMetricsExport(
+  role: NodeRole,
+  metrics: MetricsRegistry,
+  serviceName: string,
+  instanceId: string,
+  env: NodeJS.ProcessEnv,
+  collect: () => void,
+  logger: Logger,
+): MetricsExport {
+  let metricsExport: MetricsExport;
+  try {
+    metricsExport = initMetricsExport({
+      registry: metrics,
+      serviceName,
+      serviceInstanceId: instanceId,
+      env,
+      collect,
+      onExportError: (error, consecutiveFailures) => {
+        if (consecutiveFailures === 1 || consecutiveFailures % 10 === 0) logger.warn(`${error.message} (${consecutiveFailures} in a row; dropped)`);
+      },
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`lockfabric ${role}: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (metricsExport.enabled) logger.info('exporting metrics over OTLP');
+  return metricsExport;
 }
 
 export function prefixed(logger: Logger, prefix: string): Logger {

@@ -9,8 +9,8 @@ export { createOtelTrace, toRemoteSpanContext, fromSpanContext, isSampled } from
 export { RecordAllSampler, lockFabricSampler } from './sampling.js';
 export { TailKeepProcessor, tailVerdict } from './tail-keep-processor.js';
 export type { TailRule, TailVerdict } from './tail-keep-processor.js';
-export { readTelemetryEnv } from './telemetry-env.js';
-export type { Env, TelemetryEnv } from './telemetry-env.js';
+export { readTelemetryEnv, readMetricsExportEnv, DEFAULT_METRIC_EXPORT_INTERVAL_MS, DEFAULT_OTLP_TIMEOUT_MS } from './telemetry-env.js';
+export type { Env, TelemetryEnv, MetricsExportEnv } from './telemetry-env.js';
 export {
   initTelemetry,
   createInMemoryTelemetry,
@@ -18,10 +18,19 @@ export {
   SERVICE_NAMESPACE,
   DEFAULT_TRACE_RATIO,
   DEFAULT_TRACE_SLOW_MS,
+  serviceResource,
 } from './setup.js';
 export type { Telemetry, TelemetryOptions, InMemoryTelemetry, InMemoryTelemetryOptions } from './setup.js';
 export { startOtlpReceiver } from './otlp-receiver.js';
 export type { OtlpReceiver, OtlpReceiverOptions } from './otlp-receiver.js';
+export { decodeMetricsRequestProtobuf, OTLP_TEMPORALITY_CUMULATIVE, OTLP_TEMPORALITY_DELTA } from './otlp-metrics-decode.js';
+export type { ReceivedMetric, ReceivedNumberPoint, ReceivedHistogramPoint } from './otlp-metrics-decode.js';
+export { toResourceMetrics, METRICS_SCOPE_NAME } from './otlp-metrics-convert.js';
+export type { ToResourceMetricsOptions } from './otlp-metrics-convert.js';
+export { startOtlpMetricsExporter, MetricsExportError } from './otlp-metrics-exporter.js';
+export type { OtlpMetricsExporter, OtlpMetricsExporterOptions, MetricsExportStats } from './otlp-metrics-exporter.js';
+export { initMetricsExport } from './metrics-export.js';
+export type { MetricsExport, MetricsExportOptions } from './metrics-export.js';
 export { decodeTraceRequestProtobuf, decodeTraceRequestJson, OtlpDecodeError } from './otlp-decode.js';
 export type { ReceivedSpan, ReceivedLink, OtlpValue, OtlpAttributes } from './otlp-decode.js';
 export { ProtobufDecodeError } from './protobuf-reader.js';
@@ -33,6 +42,18 @@ export {
   escapeHelp,
   formatValue,
 } from './metrics.js';
-export type { Counter, Gauge, Histogram, Labels, MetricOptions, HistogramOptions } from './metrics.js';
+export type {
+  Counter,
+  Gauge,
+  Histogram,
+  Labels,
+  MetricOptions,
+  HistogramOptions,
+  MetricSnapshot,
+  NumberSeriesSnapshot,
+  HistogramSeriesSnapshot,
+  SnapshotLabels,
+} from './metrics.js';
 export { parsePrometheusText, sumSamples, PrometheusFormatError } from './prometheus-parse.js';
 export type { PrometheusFamily, PrometheusSample, PrometheusType } from './prometheus-parse.js';
+export { compareMetricsExport } from './otlp-metrics-compare.js';

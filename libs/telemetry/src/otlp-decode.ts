@@ -92,7 +92,7 @@ function readResourceSpans(reader: ProtobufReader): ReceivedSpan[] {
   return scopeSpans.flatMap((scoped) => readScopeSpans(scoped, resource));
 }
 
-function readResource(reader: ProtobufReader): OtlpAttributes {
+export function readResource(reader: ProtobufReader): OtlpAttributes {
   const attributes: Record<string, OtlpValue> = {};
   while (!reader.done) {
     const field = reader.field();
@@ -120,7 +120,7 @@ function readScopeSpans(reader: ProtobufReader, resource: OtlpAttributes): Recei
   return spans.map((span) => readSpan(span, { resource, scope }));
 }
 
-function readScopeName(reader: ProtobufReader): string | undefined {
+export function readScopeName(reader: ProtobufReader): string | undefined {
   let name: string | undefined;
   while (!reader.done) {
     const field = reader.field();
@@ -254,7 +254,7 @@ function readStatus(reader: ProtobufReader): { code: number; message: string } {
   return { code, message };
 }
 
-function readKeyValueInto(reader: ProtobufReader, into: Record<string, OtlpValue>): void {
+export function readKeyValueInto(reader: ProtobufReader, into: Record<string, OtlpValue>): void {
   let key = '';
   let value: OtlpValue = null;
   while (!reader.done) {

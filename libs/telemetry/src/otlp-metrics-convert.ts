@@ -29,7 +29,8 @@ export function toResourceMetrics(snapshot: readonly MetricSnapshot[], options: 
     attributes: { ...labels },
     value,
   });
-  const metrics = snapshot.map((metric): MetricData => {
+  // A labelled metric nobody has used yet has no series; an empty metric is noise to a collector.
+  const metrics = snapshot.filter((metric) => metric.series.length > 0).map((metric): MetricData => {
     const descriptor = { name: metric.name, description: metric.help, unit: '', valueType: ValueType.DOUBLE };
     switch (metric.type) {
       case 'counter':

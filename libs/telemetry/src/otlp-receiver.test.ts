@@ -73,7 +73,7 @@ describe('OTLP/HTTP receiver', () => {
     expect((await fetch(receiver.tracesUrl, { method: 'POST', body: garbage, headers: { 'content-type': 'application/x-protobuf' } })).status).toBe(400);
     expect((await fetch(receiver.tracesUrl, { method: 'POST', body: '{"resourceSpans":3}', headers: { 'content-type': 'application/json' } })).status).toBe(400);
     expect((await fetch(receiver.tracesUrl, { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
-    expect((await fetch(`${receiver.endpoint}/v1/metrics`, { method: 'POST', body: '' })).status).toBe(404);
+    expect((await fetch(`${receiver.endpoint}/v1/logs`, { method: 'POST', body: '' })).status).toBe(404);
     expect((await fetch(receiver.tracesUrl)).status).toBe(405);
     expect(receiver.rejectedRequests).toBe(3);
     expect(receiver.spans).toEqual([]);

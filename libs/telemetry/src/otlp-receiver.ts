@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { decodeTraceRequestJson, decodeTraceRequestProtobuf, OtlpDecodeError } from './otlp-decode.js';
 import type { ReceivedSpan } from './otlp-decode.js';
+import { decodeMetricsRequestProtobuf } from './otlp-metrics-decode.js';
+import type { ReceivedMetric } from './otlp-metrics-decode.js';
 
 export interface OtlpReceiverOptions {
   /** Interface to bind; loopback by default. */
@@ -21,6 +23,12 @@ export interface OtlpReceiver {
   readonly tracesUrl: string;
   /** Every span received so far, in arrival order. */
   readonly spans: readonly ReceivedSpan[];
+  /** Full metrics URL, `<endpoint>/v1/metrics`. */
+  readonly metricsUrl: string;
+  /** Every metric received so far (one entry per metric per export), in arrival order. */
+  readonly metrics: readonly ReceivedMetric[];
+  /** Metrics export requests accepted so far. */
+  readonly metricRequests: number;
   /** Requests refused as malformed (bad body, wrong content type). */
   readonly rejectedRequests: number;
   /**
@@ -28,39 +36,46 @@ export interface OtlpReceiver {
    * with an error naming what did arrive.
    */
   waitForSpans(predicate: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs: number): Promise<readonly ReceivedSpan[]>;
+  /** Like {@link waitForSpans}, for the metrics received so far. */
+  waitForMetrics(predicate: (metrics: readonly ReceivedMetric[]) => boolean, timeoutMs: number): Promise<readonly ReceivedMetric[]>;
   close(): Promise<void>;
 }
 
 const TRACES_PATH = '/v1/traces';
+const METRICS_PATH = '/v1/metrics';
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 interface Waiter {
-  readonly predicate: (spans: readonly ReceivedSpan[]) => boolean;
-  readonly resolve: (spans: readonly ReceivedSpan[]) => void;
+  /** Checks the received spans or metrics, whichever it waits for. */
+  readonly ready: () => boolean;
+  readonly resolve: () => void;
 }
 
 /**
- * An OTLP/HTTP trace receiver for tests: accepts `POST /v1/traces` as `application/x-protobuf` or
- * `application/json` (optionally gzip-encoded), and keeps the spans with their service name.
+ * An OTLP/HTTP receiver for tests: accepts `POST /v1/traces` as `application/x-protobuf` or
+ * `application/json`, and `POST /v1/metrics` as `application/x-protobuf` (optionally
+ * gzip-encoded), and keeps the spans and metrics with their service name.
  */
 export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const metrics: ReceivedMetric[] = [];
+  let metricRequests = 0;
   const waiters = new Set<Waiter>();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let rejectedRequests = 0;
 
   const notify = (): void => {
     for (const waiter of waiters) {
-      if (waiter.predicate(spans)) {
+      if (waiter.ready()) {
         waiters.delete(waiter);
-        waiter.resolve(spans);
+        waiter.resolve();
       }
     }
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? '').split('?')[0];
-    if (path !== TRACES_PATH) return reply(response, 404, 'text/plain', 'not found');
+    if (path !== TRACES_PATH && path !== METRICS_PATH) return reply(response, 404, 'text/plain', 'not found');
     if (request.method !== 'POST') return reply(response, 405, 'text/plain', 'method not allowed');
     const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     let body: Buffer;
@@ -72,7 +87,15 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     }
     try {
       if (request.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
-      if (contentType === 'application/x-protobuf') {
+      if (path === METRICS_PATH) {
+        if (contentType !== 'application/x-protobuf') {
+          rejectedRequests++;
+          return reply(response, 415, 'text/plain', `metrics are accepted as application/x-protobuf only, got ${contentType ?? ''}`);
+        }
+        metrics.push(...decodeMetricsRequestProtobuf(body));
+        metricRequests++;
+        reply(response, 200, 'application/x-protobuf', new Uint8Array(0));
+      } else if (contentType === 'application/x-protobuf') {
         spans.push(...decodeTraceRequestProtobuf(body));
         reply(response, 200, 'application/x-protobuf', new Uint8Array(0));
       } else if (contentType === 'application/json') {
@@ -107,30 +130,41 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   const endpoint = `http://${host}:${address.port}`;
   let closed: Promise<void> | undefined;
 
+  const waitFor = <T>(items: readonly T[], predicate: (items: readonly T[]) => boolean, timeoutMs: number, seen: () => string): Promise<readonly T[]> => {
+    if (predicate(items)) return Promise.resolve(items);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`OTLP receiver: condition not met within ${timeoutMs} ms; ${seen()}`));
+      }, timeoutMs);
+      const waiter: Waiter = {
+        ready: () => predicate(items),
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(items);
+        },
+      };
+      waiters.add(waiter);
+    });
+  };
+
   return {
     endpoint,
     tracesUrl: `${endpoint}${TRACES_PATH}`,
+    metricsUrl: `${endpoint}${METRICS_PATH}`,
     spans,
+    metrics,
+    get metricRequests() {
+      return metricRequests;
+    },
     get rejectedRequests() {
       return rejectedRequests;
     },
     waitForSpans(predicate, timeoutMs) {
-      if (predicate(spans)) return Promise.resolve(spans);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          const seen = spans.map((span) => `${span.serviceName ?? '?'}:${span.name}`).join(', ') || 'none';
-          reject(new Error(`OTLP receiver: condition not met within ${timeoutMs} ms; received spans: ${seen}`));
-        }, timeoutMs);
-        const waiter: Waiter = {
-          predicate,
-          resolve: (received) => {
-            clearTimeout(timer);
-            resolve(received);
-          },
-        };
-        waiters.add(waiter);
-      });
+      return waitFor(spans, predicate, timeoutMs, () => `received spans: ${spans.map((span) => `${span.serviceName ?? '?'}:${span.name}`).join(', ') || 'none'}`);
+    },
+    waitForMetrics(predicate, timeoutMs) {
+      return waitFor(metrics, predicate, timeoutMs, () => `received metrics: ${[...new Set(metrics.map((m) => `${m.serviceName ?? '?'}:${m.name}`))].join(', ') || 'none'}`);
     },
     close() {
       closed ??= new Promise<void>((resolve, reject) => {

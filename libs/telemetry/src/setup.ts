@@ -118,7 +118,8 @@ function samplingRule(
   return { ratio, slowMs };
 }
 
-function serviceResource(serviceName: string, serviceInstanceId: string | undefined): Resource {
+/** The resource every signal of a service is exported under: service name, namespace and instance. */
+export function serviceResource(serviceName: string, serviceInstanceId: string | undefined): Resource {
   return defaultResource().merge(
     resourceFromAttributes({
       [ATTR_SERVICE_NAME]: serviceName,
