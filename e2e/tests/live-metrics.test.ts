@@ -135,21 +135,22 @@ describe('live metrics: every service serves valid Prometheus text whose series 
     }
   });
 
-  it('garbage on the switch, coordinator and memory-node inputs moves their decode error counters', async () => {
-    const [sw, coordinator, memory] = [byRole('switch')[0]!, byRole('coordinator')[0]!, byRole('memory')[0]!];
-    const was = new Map(await Promise.all([sw, coordinator, memory].map(async (p) => [p.name, sumSamples(await scrape(p), 'lockfabric_decode_errors_total')] as const)));
+  it('garbage on the switch, coordinator, compute-node and memory-node inputs moves their decode error counters', async () => {
+    const [sw, coordinator, memory, compute] = [byRole('switch')[0]!, byRole('coordinator')[0]!, byRole('memory')[0]!, byRole('compute')[0]!];
+    const was = new Map(await Promise.all([sw, coordinator, memory, compute].map(async (p) => [p.name, sumSamples(await scrape(p), 'lockfabric_decode_errors_total')] as const)));
     const nc = await connectNats({ servers: cluster.state.natsUrl, name: 'live-metrics-test', logger: silentLogger });
     try {
       const subjects = createSubjects(cluster.state.cluster);
       const garbage = Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x01]);
       nc.publish(subjects.switchIn(0), garbage);
       nc.publish(subjects.heartbeat('compute', '77'), garbage);
+      nc.publish(subjects.nodeMessages(compute.node), garbage);
       await nc.flush();
     } finally {
       await nc.drain();
     }
     await garbageToMemory(`127.0.0.1:${memory.grpc}`);
-    for (const p of [sw, coordinator, memory]) {
+    for (const p of [sw, coordinator, memory, compute]) {
       await eventually(p, (s) => sumSamples(s, 'lockfabric_decode_errors_total') > was.get(p.name)!, 'lockfabric_decode_errors_total');
     }
   });

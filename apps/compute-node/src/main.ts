@@ -1,10 +1,13 @@
 import { Nic, NodeMemory, registerDescriptorRegion } from '@lockfabric/fabric';
-import { MailboxHub, SwitchLink, startMemoryServer } from '@lockfabric/live';
+import { MailboxHub, MalformedInputCounter, SwitchLink, startMemoryServer } from '@lockfabric/live';
 import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
+import { TotalsCounter } from '@lockfabric/telemetry';
 import { LiveFabric } from './live-fabric.js';
 import { ComputeRunService } from './run-service.js';
 import { registerComputeMetrics } from './compute-metrics.js';
+import { startFissRecoveryResponder } from './fiss-recovery-responder.js';
+import { GatedSwitchPort } from './gated-switch-port.js';
 
 /**
  * compute-node: hosts lock clients. It connects a queue pair to each memory node, serves its own
@@ -13,7 +16,7 @@ import { registerComputeMetrics } from './compute-metrics.js';
 await runService({
   role: 'compute',
   needsNats: true,
-  start: async ({ config, logger, telemetry, nc, subjects, metrics }) => {
+  start: async ({ config, logger, telemetry, nc, subjects, metrics, clock }) => {
     const node = config.node.id;
     const memory = new NodeMemory(node);
     registerDescriptorRegion(memory, false);
@@ -32,11 +35,17 @@ await runService({
     for (const address of config.compute.memoryNodes) memoryNodes.push(await fabric.addMemoryNode(address));
     logger.info(`connected to ${memoryNodes.length} memory node(s): ${memoryNodes.map((d) => d.node).join(', ') || 'none'}`);
     if (!nc) throw new Error('compute-node needs NATS');
-    const mailboxes = new MailboxHub({ nc, subjects, node, logger });
-    const switchLink = new SwitchLink({ nc, subjects, machine: node, rack: config.node.rack, logger });
-    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort: switchLink, trace: lockMetrics.trace(telemetry.trace), logger });
+    // One count of dropped input for every decoder of this node, exported by source (subject).
+    const malformed = new MalformedInputCounter({ logger });
+    const mailboxes = new MailboxHub({ nc, subjects, node, logger, malformed });
+    const switchLink = new SwitchLink({ nc, subjects, machine: node, rack: config.node.rack, logger, malformed });
+    // FissLock recovery holds this machine's switch traffic between S2 and the end of S3
+    const switchPort = new GatedSwitchPort(switchLink);
+    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
+    const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, currentRun: () => runs.current, gate: switchPort, logger, malformed: new MalformedInputCounter({ logger, clock }) });
     const runCounter = metrics.counter({ name: 'lockfabric_runs_total', help: 'Workload runs completed by this compute node' });
+    const decodeErrors = new TotalsCounter(metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] }), 'source');
     let seenRuns = 0;
     return {
       ready: () => true,
@@ -44,11 +53,14 @@ await runService({
       collectMetrics: () => {
         runCounter.inc(undefined, runs.runs - seenRuns);
         seenRuns = runs.runs;
+        decodeErrors.update(malformed.bySource());
       },
       close: async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+        fissRecovery.close();
         await runs.close();
         fabric.close();
+        switchPort.stop();
         switchLink.close();
         await mailboxes.close();
         await memoryServer.close({ graceMs: 1_000 });

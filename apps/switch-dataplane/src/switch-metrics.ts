@@ -1,6 +1,7 @@
 import type { MalformedInputCounter } from '@lockfabric/live';
 import type { FaultInjector, Switch } from '@lockfabric/switch';
-import type { Counter, MetricsRegistry } from '@lockfabric/telemetry';
+import { TotalsCounter } from '@lockfabric/telemetry';
+import type { MetricsRegistry } from '@lockfabric/telemetry';
 import type { Dataplane } from './dataplane.js';
 
 export interface SwitchMetricsSources {
@@ -16,15 +17,15 @@ export interface SwitchMetricsSources {
  * grew since the last one.
  */
 export function registerSwitchMetrics(metrics: MetricsRegistry, sources: SwitchMetricsSources): () => void {
-  const byType = new DeltaCounter(metrics.counter({ name: 'lockfabric_switch_packets_total', help: 'Packets into the switch program, by packet type', labelNames: ['type'] }), 'type');
-  const byDecision = new DeltaCounter(
+  const byType = new TotalsCounter(metrics.counter({ name: 'lockfabric_switch_packets_total', help: 'Packets into the switch program, by packet type', labelNames: ['type'] }), 'type');
+  const byDecision = new TotalsCounter(
     metrics.counter({ name: 'lockfabric_switch_decisions_total', help: 'Switch program decisions (program label, else egress kinds)', labelNames: ['decision'] }),
     'decision',
   );
-  const drops = new DeltaCounter(metrics.counter({ name: 'lockfabric_switch_drops_total', help: 'Packet copies that did not leave the switch, by reason', labelNames: ['reason'] }), 'reason');
-  const faults = new DeltaCounter(metrics.counter({ name: 'lockfabric_switch_fault_effects_total', help: 'Copies affected by injected faults, by effect', labelNames: ['effect'] }), 'effect');
-  const decodeErrors = new DeltaCounter(metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] }), 'source');
-  const egress = new DeltaCounter(metrics.counter({ name: 'lockfabric_switch_egress_copies_total', help: 'Packet copies sent to machines' }), undefined);
+  const drops = new TotalsCounter(metrics.counter({ name: 'lockfabric_switch_drops_total', help: 'Packet copies that did not leave the switch, by reason', labelNames: ['reason'] }), 'reason');
+  const faults = new TotalsCounter(metrics.counter({ name: 'lockfabric_switch_fault_effects_total', help: 'Copies affected by injected faults, by effect', labelNames: ['effect'] }), 'effect');
+  const decodeErrors = new TotalsCounter(metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] }), 'source');
+  const egress = new TotalsCounter(metrics.counter({ name: 'lockfabric_switch_egress_copies_total', help: 'Packet copies sent to machines' }), undefined);
   const delayed = metrics.gauge({ name: 'lockfabric_switch_delayed_in_flight', help: 'Copies held back by delay or reorder faults' });
   return () => {
     const counters = sources.sw.counters();
@@ -38,25 +39,4 @@ export function registerSwitchMetrics(metrics: MetricsRegistry, sources: SwitchM
     faults.update({ lost: faultStats.lost, duplicated: faultStats.duplicated, delayed: faultStats.delayed, reordered: faultStats.reordered });
     decodeErrors.update(sources.malformed.bySource());
   };
-}
-
-/** A Prometheus counter fed from a running total per label value. */
-class DeltaCounter {
-  private readonly seen = new Map<string, number>();
-
-  constructor(
-    private readonly counter: Counter,
-    private readonly label: string | undefined,
-  ) {}
-
-  update(totals: Readonly<Record<string, number | undefined>>): void {
-    for (const [value, total] of Object.entries(totals)) {
-      if (total === undefined) continue;
-      const previous = this.seen.get(value) ?? 0;
-      // A total that went down was reset (switch restart): all of it is new.
-      const delta = total >= previous ? total - previous : total;
-      if (delta > 0) this.counter.inc(this.label === undefined ? undefined : { [this.label]: value }, delta);
-      this.seen.set(value, total);
-    }
-  }
 }

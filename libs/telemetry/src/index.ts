@@ -54,6 +54,7 @@ export type {
   HistogramSeriesSnapshot,
   SnapshotLabels,
 } from './metrics.js';
+export { TotalsCounter } from './totals-counter.js';
 export { parsePrometheusText, sumSamples, PrometheusFormatError } from './prometheus-parse.js';
 export type { PrometheusFamily, PrometheusSample, PrometheusType } from './prometheus-parse.js';
 export { compareMetricsExport } from './otlp-metrics-compare.js';
