@@ -4,6 +4,7 @@ import { chaosCommand } from './commands/chaos.js';
 import { checkCommand } from './commands/check.js';
 import { clusterCommand } from './commands/cluster.js';
 import { demoCommand } from './commands/demo.js';
+import { locksCommand } from './commands/locks.js';
 import { transportCommand } from './commands/transport.js';
 
 const USAGE = `lockfabric — run, compare and operate distributed lock managers on an emulated RDMA fabric
@@ -15,7 +16,8 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   check       simulation testing over a range of seeds; one-line reproductions of failures
   transport   raw limits of this machine: bare gRPC stream and NATS
   cluster     up | down | status of a local live cluster (separate processes)
-  chaos       kill | pause | resume | restart | partition | switch-faults | nats-restart, local or Kubernetes`;
+  chaos       kill | pause | resume | restart | partition | switch-faults | nats-restart, local or Kubernetes
+  locks       reset | drain: planned DSLR lock-table reset and freeze-and-drain of one lock, by the coordinator`;
 
 const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   demo: demoCommand,
@@ -24,6 +26,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   transport: transportCommand,
   cluster: clusterCommand,
   chaos: chaosCommand,
+  locks: locksCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -1,7 +1,8 @@
 import { toBinary } from '@bufbuild/protobuf';
 import type { DescMessage, DescMethodUnary, MessageShape } from '@bufbuild/protobuf';
-import { status as GrpcStatus } from '@grpc/grpc-js';
-import type { ServerUnaryCall, handleUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import { Client, credentials, status as GrpcStatus } from '@grpc/grpc-js';
+import type { ServerUnaryCall, ServiceError, handleUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import { rawMethodOf } from './grpc-raw.js';
 import type { MalformedInputCounter } from './malformed-input.js';
 import { MalformedInputError } from '@lockfabric/ports';
 import { decodeWire } from '@lockfabric/wire';
@@ -50,4 +51,52 @@ export function unaryHandler<I extends DescMessage, O extends DescMessage>(
       }
     })();
   };
+}
+
+/** A unary call that failed: the gRPC status code and the server's details. */
+export class GrpcCallError extends Error {
+  constructor(
+    readonly code: GrpcStatus,
+    readonly details: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GrpcCallError';
+  }
+}
+
+/**
+ * The client side of raw unary methods: encodes with the method's input schema, decodes its
+ * output, and fails with a {@link GrpcCallError} naming the service's address and the method.
+ */
+export class UnaryClient {
+  private readonly client: Client;
+
+  constructor(
+    readonly address: string,
+    private readonly deadlineMs = 30_000,
+  ) {
+    this.client = new Client(address, credentials.createInsecure());
+  }
+
+  call<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, request: MessageShape<I>, deadlineMs = this.deadlineMs): Promise<MessageShape<O>> {
+    const raw = rawMethodOf(method);
+    return new Promise((resolve, reject) => {
+      this.client.makeUnaryRequest(raw.path, raw.requestSerialize, raw.responseDeserialize, toBinary(method.input, request), { deadline: Date.now() + deadlineMs }, (error: ServiceError | null, response?: Uint8Array) => {
+        if (error) {
+          reject(new GrpcCallError(error.code, error.details, `${method.parent.name}.${method.name} at ${this.address}: ${error.details || error.message}`));
+          return;
+        }
+        try {
+          resolve(decodeWire(method.output, response ?? new Uint8Array(), `grpc ${method.parent.name}.${method.name} from ${this.address}`));
+        } catch (decodeError) {
+          reject(decodeError);
+        }
+      });
+    });
+  }
+
+  close(): void {
+    this.client.close();
+  }
 }

@@ -37,4 +37,4 @@ export {
 } from './raw-transport.js';
 export { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.js';
 export { startHeartbeat, type HeartbeatOptions, type HeartbeatPublisher } from './heartbeat.js';
-export { grpcError, unaryHandler, type GrpcError, type UnaryOptions } from './grpc-unary.js';
+export { GrpcCallError, UnaryClient, grpcError, unaryHandler, type GrpcError, type UnaryOptions } from './grpc-unary.js';

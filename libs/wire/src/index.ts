@@ -6,4 +6,5 @@ export * from './gen/lockfabric/v1/packet_pb.js';
 export * from './gen/lockfabric/v1/message_pb.js';
 export * from './gen/lockfabric/v1/control_pb.js';
 export * from './gen/lockfabric/v1/driver_pb.js';
+export * from './gen/lockfabric/v1/lock_admin_pb.js';
 export * from './codec.js';
