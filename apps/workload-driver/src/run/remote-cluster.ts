@@ -1,8 +1,7 @@
-import { fromBinary } from '@bufbuild/protobuf';
-import { Client, credentials } from '@grpc/grpc-js';
-import { MemoryQueuePair, rawMethodOf, silentLogger } from '@lockfabric/live';
+import { create } from '@bufbuild/protobuf';
+import { MemoryQueuePair, UnaryClient, silentLogger } from '@lockfabric/live';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
-import { ComputeNodeService, DescribeComputeNodeResponseSchema } from '@lockfabric/wire';
+import { ComputeNodeService, DescribeComputeNodeRequestSchema } from '@lockfabric/wire';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
 
 /**
@@ -28,7 +27,6 @@ export interface HostPort {
 
 type RemoteRecord = ProcessRecord & { readonly host: string };
 
-const describeMethod = rawMethodOf(ComputeNodeService.method.describe);
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/;
 
 /** `host:port,host:port` → addresses; every malformed entry is reported under the flag's name. */
@@ -81,13 +79,13 @@ function record(role: 'memory' | 'compute', node: number, host: string, ports: {
   return { name: `${role}-${node}`, role, node, pid: 0, log: '', argv: [], host, ...ports };
 }
 
-function describeComputeNode(address: string, timeoutMs: number): Promise<number> {
-  const client = new Client(address, credentials.createInsecure());
-  return new Promise<number>((resolve, reject) => {
-    // An empty message is a valid DescribeComputeNodeRequest.
-    client.makeUnaryRequest(describeMethod.path, describeMethod.requestSerialize, describeMethod.responseDeserialize, new Uint8Array(0), { deadline: Date.now() + timeoutMs }, (error, bytes) => {
-      if (error || !bytes) return reject(new FabricAccessError('unreachable', `compute node ${address} did not answer Describe: ${error?.message ?? 'no response'}`));
-      resolve(fromBinary(DescribeComputeNodeResponseSchema, bytes).node);
-    });
-  }).finally(() => client.close());
+async function describeComputeNode(address: string, timeoutMs: number): Promise<number> {
+  const client = new UnaryClient(address, timeoutMs);
+  try {
+    return (await client.call(ComputeNodeService.method.describe, create(DescribeComputeNodeRequestSchema))).node;
+  } catch (error) {
+    throw new FabricAccessError('unreachable', `compute node ${address} did not answer Describe: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    client.close();
+  }
 }

@@ -1,17 +1,6 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import type { DescMessage, DescMethod, MessageShape } from '@bufbuild/protobuf';
-import { Client, credentials } from '@grpc/grpc-js';
-import type { ServiceError } from '@grpc/grpc-js';
-import { rawMethodOf } from '@lockfabric/live';
-import {
-  DescribeSwitchRequestSchema,
-  DescribeSwitchResponseSchema,
-  InstallNetLockQueuesRequestSchema,
-  InstallNetLockQueuesResponseSchema,
-  ResetSwitchRequestSchema,
-  ResetSwitchResponseSchema,
-  SwitchControlService,
-} from '@lockfabric/wire';
+import { create } from '@bufbuild/protobuf';
+import { UnaryClient } from '@lockfabric/live';
+import { DescribeSwitchRequestSchema, InstallNetLockQueuesRequestSchema, ResetSwitchRequestSchema, SwitchControlService } from '@lockfabric/wire';
 import type { DescribeSwitchResponse } from '@lockfabric/wire';
 
 /** A hot lock's queue as the driver installs it: slots [base, base + size). */
@@ -23,47 +12,30 @@ export interface NetLockQueueSpec {
 
 /** The driver's side of SwitchControlService: reset between runs, NetLock's allocation, decisions. */
 export class SwitchControlClient {
-  private readonly client: Client;
+  private readonly client: UnaryClient;
 
   constructor(
     readonly address: string,
-    private readonly deadlineMs = 30_000,
+    deadlineMs = 30_000,
   ) {
-    this.client = new Client(address, credentials.createInsecure());
+    this.client = new UnaryClient(address, deadlineMs);
   }
 
   async reset(): Promise<void> {
-    await this.call(SwitchControlService.method.reset, ResetSwitchRequestSchema, create(ResetSwitchRequestSchema), ResetSwitchResponseSchema);
+    await this.client.call(SwitchControlService.method.reset, create(ResetSwitchRequestSchema));
   }
 
   async installNetLockQueues(queues: readonly NetLockQueueSpec[]): Promise<{ hotLocks: number; slots: number }> {
     const request = create(InstallNetLockQueuesRequestSchema, { queues: queues.map((q) => ({ lock: q.lock, base: q.base, size: q.size })) });
-    const response = await this.call(SwitchControlService.method.installNetLockQueues, InstallNetLockQueuesRequestSchema, request, InstallNetLockQueuesResponseSchema);
+    const response = await this.client.call(SwitchControlService.method.installNetLockQueues, request);
     return { hotLocks: response.hotLocks, slots: response.slots };
   }
 
   describe(): Promise<DescribeSwitchResponse> {
-    return this.call(SwitchControlService.method.describe, DescribeSwitchRequestSchema, create(DescribeSwitchRequestSchema), DescribeSwitchResponseSchema);
+    return this.client.call(SwitchControlService.method.describe, create(DescribeSwitchRequestSchema));
   }
 
   close(): void {
     this.client.close();
-  }
-
-  private call<I extends DescMessage, O extends DescMessage>(method: DescMethod, input: I, request: MessageShape<I>, output: O): Promise<MessageShape<O>> {
-    const raw = rawMethodOf(method);
-    return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest(
-        raw.path,
-        raw.requestSerialize,
-        raw.responseDeserialize,
-        toBinary(input, request),
-        { deadline: Date.now() + this.deadlineMs },
-        (error: ServiceError | null, response?: Uint8Array) => {
-          if (error) reject(new Error(`switch control ${method.name} at ${this.address}: ${error.details || error.message}`));
-          else resolve(fromBinary(output, response ?? new Uint8Array()));
-        },
-      );
-    });
   }
 }
