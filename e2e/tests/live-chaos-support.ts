@@ -62,3 +62,12 @@ export function longestGrantGapNs(grants: readonly number[], fromNs: number): nu
   }
   return longest;
 }
+
+/** Polls `condition` until it holds; fails naming `what` after `timeoutMs`. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await sleep(50);
+  }
+}

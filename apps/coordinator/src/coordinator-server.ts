@@ -1,4 +1,5 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type { ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { rawMethodOf } from '@lockfabric/live';
 import type { MalformedInputCounter } from '@lockfabric/live';
 import { CoordinatorService } from '@lockfabric/wire';
@@ -11,6 +12,8 @@ export interface CoordinatorServerOptions {
   readonly malformed: MalformedInputCounter;
   /** The answer to Status, built when asked. */
   readonly status: () => StatusResponse;
+  /** Further services on the same port (LockAdminService). */
+  readonly services?: readonly { readonly definition: ServiceDefinition; readonly handlers: UntypedServiceImplementation }[];
 }
 
 export interface CoordinatorServer {
@@ -18,13 +21,14 @@ export interface CoordinatorServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** CoordinatorService: `Status` reports the cluster, its membership view and recoveries. */
+/** CoordinatorService (`Status` reports the cluster, its membership view and recoveries), plus `services`. */
 export async function startCoordinatorServer(options: CoordinatorServerOptions): Promise<CoordinatorServer> {
   const server = new Server();
   server.addService(
     { status: rawMethodOf(CoordinatorService.method.status) },
     { status: unaryHandler(CoordinatorService.method.status, { malformed: options.malformed }, () => options.status()) },
   );
+  for (const service of options.services ?? []) server.addService(service.definition, service.handlers);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
   );

@@ -6,8 +6,9 @@ import type { Clock } from '@lockfabric/ports';
 import type { RunningService } from '@lockfabric/service';
 import { RealClock } from '@lockfabric/sim';
 import { MetricsRegistry } from '@lockfabric/telemetry';
-import { FailureNoticeSchema, MembershipViewSchema, RecoveryPhaseSchema, StatusResponseSchema, decodeWire } from '@lockfabric/wire';
+import { FailureNoticeSchema, MembershipViewSchema, RecoveryPhaseSchema, ResetOrderSchema, StatusResponseSchema, decodeWire } from '@lockfabric/wire';
 import { startCoordinatorServer } from './coordinator-server.js';
+import { lockAdminService } from './lock-admin/lock-admin-metrics.js';
 import type { HeartbeatOutcome, MemberRecord, MemberState } from './failure-detector.js';
 import { decodeHeartbeat } from './heartbeat-decoder.js';
 import { Membership } from './membership.js';
@@ -16,6 +17,7 @@ import { membershipViewToWire } from './view-wire.js';
 import { RecoveryBook } from './recovery-book.js';
 import type { Recovery } from './recovery-book.js';
 import { failureNoticeToWire, recoveryToWire } from './recovery-wire.js';
+import { startFissRecoveryHook } from './fisslock-recovery/fiss-recovery-hook.js';
 
 export interface CoordinatorDeps {
   readonly nc: NatsConnection;
@@ -81,6 +83,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   });
   const failureSubject = subjects.recovery('failure');
   const phaseSubject = subjects.recovery('phase');
+  const tableSubject = subjects.recovery('table');
   const silenceMs = deps.heartbeatIntervalMs * deps.missesBeforeSuspect;
   const logDone = (recovery: Recovery) => {
     recoveryCount.inc({ event: 'done' });
@@ -129,6 +132,22 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
       }
     },
   });
+  // FissLock S1–S3 after a switch restart or a compute-node death (fisslock-recovery/)
+  const fiss = startFissRecoveryHook({
+    nc, subjects, logger, clock, recoveries, malformed,
+    epoch: () => membership.view?.epoch ?? membership.epochs.current,
+    liveComputeNodes: () => membership.detector.members().filter((m) => m.role === 'compute' && m.state === 'alive').map((m) => m.node),
+  });
+  let lastTable: Uint8Array | undefined;
+  const republishTable = (memoryId: string) => {
+    try {
+      if (lastTable) nc.publish(tableSubject, lastTable);
+      logger.info(`memory/${memoryId} restarted: its table is empty (free); lock table binding announced again`);
+    } catch (error) {
+      warnLog.warn(`coordinator: could not re-announce the lock table: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
   const heartbeatSubscription: Subscription = nc.subscribe(subjects.heartbeatAll(), {
     callback: (error, msg) => {
       if (error) return warnLog.warn(`coordinator: heartbeat subscription error: ${error.message}`);
@@ -140,6 +159,9 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
         if (outcome === 'rejoined' || outcome === 'restarted') {
           const recovery = recoveries.rejoined(hb.role, hb.id, clock.nowNs());
           if (recovery?.doneAtNs !== undefined) logDone(recovery);
+          // A restarted memory node has an empty (all-free) table and has forgotten which protocol it serves.
+          if (hb.role === 'memory' && lastTable) republishTable(hb.id);
+          if (hb.role === 'switch') fiss.switchBack({ id: hb.id, node: hb.node, incarnation: hb.incarnation });
         }
         else if (outcome === 'fenced' || outcome === 'table-full') warnLog.warn(`member ${hb.role}/${hb.id} incarnation ${hb.incarnation}: heartbeat ignored (${outcome})`);
       } catch (decodeError) {
@@ -158,8 +180,17 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
         else if (msg.subject === phaseSubject) {
           const phase = decodeWire(RecoveryPhaseSchema, msg.data, msg.subject);
           recoveryCount.inc({ event: 'phase-report' });
-          warnLog.warn(`recovery phase report from node ${phase.node} (protocol ${JSON.stringify(phase.protocol)}, epoch ${phase.epoch}, done ${phase.done}): noted`);
-        } else malformed.record(msg.subject, new Error(`no recovery subject ${msg.subject} (expected ${failureSubject} or ${phaseSubject})`));
+          // Memory nodes report that they fenced a dead compute node and cleared its words.
+          const recovery = phase.done ? recoveries.reported(phase.node, phase.protocol, phase.epoch, clock.nowNs()) : undefined;
+          if (recovery?.doneAtNs !== undefined) logDone(recovery);
+          logger.info(`recovery phase report about node ${phase.node} (protocol ${JSON.stringify(phase.protocol)}, epoch ${phase.epoch}, done ${phase.done}): ${phase.detail}`);
+        } else if (msg.subject === tableSubject) {
+          // Whoever initialised a lock table says which protocol it serves; memory nodes act on it.
+          const order = decodeWire(ResetOrderSchema, msg.data, msg.subject);
+          lastTable = msg.data;
+          recoveryCount.inc({ event: 'table' });
+          logger.info(`lock table now serves ${JSON.stringify(order.protocol)} (locks ${order.lockBegin}..${order.lockEnd})`);
+        } else malformed.record(msg.subject, new Error(`no recovery subject ${msg.subject} (expected ${failureSubject}, ${phaseSubject} or ${tableSubject})`));
       } catch (decodeError) {
         malformed.record(msg.subject, decodeError);
       }
@@ -195,6 +226,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
       warnLog.warn(`coordinator: could not publish the failure notice of ${member.role}/${member.id}: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (recovery.doneAtNs !== undefined) logDone(recovery);
+    if (member.role === 'compute') fiss.computeDead(member);
   };
   const ticker = setInterval(() => {
     try {
@@ -215,6 +247,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     port: deps.grpcPort,
     ...(deps.grpcHost === undefined ? {} : { host: deps.grpcHost }),
     malformed,
+    services: [lockAdminService(metrics, { clock, logger, malformed }).grpcService()],
     status: () => create(StatusResponseSchema, { cluster: deps.cluster, view: membershipViewToWire(membership.snapshot(clock.nowNs())), recoveries: recoveries.all().flatMap(recoveryToWire) }),
   });
   await nc.flush();
@@ -241,6 +274,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
       if (closed) return;
       closed = true;
       clearInterval(ticker);
+      fiss.close();
       heartbeatSubscription.unsubscribe();
       recoverySubscription.unsubscribe();
       viewSubscription.unsubscribe();

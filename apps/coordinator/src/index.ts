@@ -17,3 +17,5 @@ export { membershipViewToWire } from './view-wire.js';
 export { COMPUTE_FAILURE_RULES, rulesFor, type RecoveryMechanism, type RecoveryRule } from './recovery-rules.js';
 export { DEFAULT_KEEP_DONE, RecoveryBook, type FailedMember, type Recovery, type RecoveryAction, type RecoveryBookOptions } from './recovery-book.js';
 export { failureNoticeToWire, parseRecoveryDetail, recoveryToWire } from './recovery-wire.js';
+export { announceLockTable } from './table-announce.js';
+export * from './fisslock-recovery/index.js';

@@ -1,3 +1,4 @@
+import { parseLeaseBounds } from '@lockfabric/config';
 import { runService } from '@lockfabric/service';
 import { startCoordinator } from './coordinator.js';
 
@@ -17,6 +18,10 @@ await runService({
       logger,
       metrics,
       clock,
+      ...(() => {
+        const leaseBoundsMs = parseLeaseBounds(config.coordinator.leaseBoundsMs);
+        return leaseBoundsMs ? { leaseBoundsMs } : {};
+      })(),
     });
   },
 });

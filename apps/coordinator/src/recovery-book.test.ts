@@ -30,6 +30,17 @@ describe('RecoveryBook (injected time)', () => {
     expect(book.all()[0]?.actions.find((a) => a.protocol === 'shiftlock')?.doneAtNs).toBe(1_030 * MS);
     expect(book.activeCount).toBe(1);
 
+    // Fenced protocols finish when a memory node reports it fenced the node and cleared its words;
+    // a report about an earlier epoch (an earlier failure) does not count.
+    expect(book.reported(3, 'caslock', 8n, 1_200 * MS)?.actions.find((a) => a.protocol === 'caslock')?.doneAtNs).toBeUndefined();
+    book.reported(3, 'caslock', 9n, 1_200 * MS);
+    book.reported(3, 'drtm', 9n, 1_210 * MS);
+    expect(book.all()[0]?.actions.filter((a) => a.mechanism === 'fence').map((a) => [a.protocol, a.doneAtNs])).toStrictEqual([
+      ['caslock', 1_200 * MS],
+      ['drtm', 1_210 * MS],
+    ]);
+    // FissLock's coordinator-driven steps (fisslock-recovery) are over early too.
+    book.recordSteps('compute', '3', 'fisslock', [], 1_300 * MS);
     // The last lease (dslr, 400 ms) ends the recovery; done is the due time, not the tick's time.
     const [done] = book.tick(1_500 * MS);
     expect(done?.doneAtNs).toBe(1_400 * MS);
@@ -87,6 +98,8 @@ describe('recovery on the wire', () => {
       due_ns: BigInt(1_400 * MS).toString(),
       action: 'waiters skip stalled tickets after 2λ; late release fenced by LeaseExpiredError',
     });
+    book.reported(3, '', 11n, 1_100 * MS);
+    book.recordSteps('compute', '3', 'fisslock', [], 1_100 * MS);
     book.tick(2_000 * MS);
     const after = parseRecoveryDetail(recoveryToWire(book.all()[0]!).find((p) => p.protocol === 'dslr')?.detail ?? '');
     expect(after['done_ns']).toBe(BigInt(1_400 * MS).toString());

@@ -13,6 +13,16 @@ export interface RecoveryAction {
   readonly dueAtNs?: number;
   /** When the action was over; for `none`, when it was recorded as unrecoverable. */
   readonly doneAtNs?: number;
+  /** Steps the coordinator drove for this action (FissLock S1–S3), with their timings. */
+  readonly steps?: readonly RecoveryStep[];
+}
+
+/** One step of a coordinator-driven recovery action (FissLock S1/S2/S3). */
+export interface RecoveryStep {
+  readonly stage: 'S1' | 'S2' | 'S3';
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly detail: string;
 }
 
 /** The recovery after one member was declared dead, under the epoch of the view that said so. */
@@ -91,6 +101,41 @@ export class RecoveryBook {
     if (!recovery) return undefined;
     const actions = recovery.actions.map((a) => (a.mechanism === 'await-restart' && a.doneAtNs === undefined ? { ...a, doneAtNs: nowNs } : a));
     return this.settle(key, { ...recovery, actions }, nowNs);
+  }
+
+  /**
+   * A memory node reports (on `ctl.recovery.phase`) that it fenced compute node `node` and cleared
+   * its holds for `protocol`: the `fence` actions of that node's open recovery are over. The report
+   * must carry the recovery's epoch or a later one; an older report is about an earlier failure.
+   */
+  reported(node: NodeId, protocol: string, epoch: bigint, nowNs: number): Recovery | undefined {
+    for (const [key, recovery] of this.inProgress) {
+      if (recovery.role !== 'compute' || recovery.node !== node || epoch < recovery.epoch) continue;
+      const actions = recovery.actions.map((a) => (a.mechanism === 'fence' && a.doneAtNs === undefined && (protocol === '' || a.protocol === protocol || a.protocol === '*') ? { ...a, doneAtNs: nowNs } : a));
+      return this.settle(key, { ...recovery, actions }, nowNs);
+    }
+    return undefined;
+  }
+
+  /**
+   * The coordinator drove `protocol`'s recovery steps (FissLock S1–S3) for the recovery of
+   * `role/id`: the action keeps their timings and is over when the last step ended. A recovery
+   * that already closed gets the steps too, so Status shows them either way.
+   */
+  recordSteps(role: string, id: string, protocol: string, steps: readonly RecoveryStep[], nowNs: number): Recovery | undefined {
+    const endNs = steps.reduce((end, s) => Math.max(end, s.endNs), 0) || nowNs;
+    const withSteps = (recovery: Recovery): Recovery => ({
+      ...recovery,
+      actions: recovery.actions.map((a) => (a.protocol === protocol ? { ...a, steps, doneAtNs: a.doneAtNs ?? endNs } : a)),
+    });
+    const key = memberKey(role, id);
+    const open = this.inProgress.get(key);
+    if (open) return this.settle(key, withSteps(open), nowNs);
+    for (let i = this.done.length - 1; i >= 0; i--) {
+      const done = this.done[i] as Recovery;
+      if (done.role === role && done.id === id) return (this.done[i] = withSteps(done));
+    }
+    return undefined;
   }
 
   /** In progress first (oldest first), then finished ones, newest last. */

@@ -9,10 +9,15 @@ import type { ProtocolId } from '@lockfabric/ports';
  *   the action is done at detection + `boundMs`.
  * - `await-restart`: nothing can be repaired until the member comes back (a memory node's table,
  *   a switch's registers); done when it rejoins with a higher incarnation.
+ * - `fence`: the memory node fences the dead node (its verbs complete `bad-rkey`, "fenced: …")
+ *   and only then frees the words it held; done when a memory node reports it on
+ *   `ctl.recovery.phase` (normally within a few ms of detection).
+ * - `driven`: the coordinator runs the protocol's recovery steps itself (FissLock S1–S3); done when
+ *   they end (or when it finds the protocol not in use).
  * - `none`: the design has no way to take a dead holder's lock back safely; the lock stays held
  *   until a reset between runs. Recorded so Status says so instead of pretending.
  */
-export type RecoveryMechanism = 'lease' | 'await-restart' | 'none';
+export type RecoveryMechanism = 'lease' | 'await-restart' | 'fence' | 'driven' | 'none';
 
 export interface RecoveryRule {
   readonly mechanism: RecoveryMechanism;
@@ -23,23 +28,27 @@ export interface RecoveryRule {
 
 /** What a compute-node (lock client) failure means for each protocol's locks. */
 export const COMPUTE_FAILURE_RULES: Readonly<Record<ProtocolId, RecoveryRule>> = {
-  caslock: { mechanism: 'none', action: 'word holds the dead holder id; no lease, a late WRITE 0 from a paused holder could free a later holder' },
+  // The word names the holder's node: once the memory node refuses the dead node's verbs, freeing it is safe.
+  caslock: { mechanism: 'fence', action: 'memory node fences the dead node, then CASes its holder tags to free (rw: dead writer field cleared; anonymous reader counts stay)' },
   // DSLR: waiters skip tickets whose counters stalled for 2λ, polling at most every λ/2 (λ = 10 ms).
   dslr: { mechanism: 'lease', boundMs: 25, action: 'waiters skip stalled tickets after 2λ; late release fenced by LeaseExpiredError' },
   'dslr-backoff': { mechanism: 'lease', boundMs: 25, action: 'as dslr' },
-  mcs: { mechanism: 'none', action: 'queue handover needs the dead successor or holder; queue blocked' },
-  // DrTM read leases last λ + Δ (1 ms + 50 µs); write locks carry no lease.
-  drtm: { mechanism: 'lease', boundMs: 1.05, action: 'read leases expire after λ+Δ; write locks of a dead writer stay held (no lease)' },
+  mcs: { mechanism: 'none', action: 'the tail word names only the last waiter; a reset would admit a new holder beside a live queue member (handed the lock by a survivor); queue blocked until a reset between runs' },
+  // DrTM read leases last λ + Δ (1 ms + 50 µs) and run out; write words name the owner machine.
+  drtm: { mechanism: 'fence', action: 'read leases expire after λ+Δ; write locks owned by the dead machine are freed by the memory node after fencing it' },
   // ShiftLock: RelCnt watching fires after 3·T_lease, then an era-fenced reset through the memory node.
   shiftlock: { mechanism: 'lease', boundMs: 30, action: 'RelCnt watch (3·T_lease) then era-fenced reset by the memory-node recovery server' },
-  // DecLock: a waiter that times out (10 ms + stagger) resets the lock, fenced by the reset counter.
-  declock: { mechanism: 'lease', boundMs: 12, action: 'waiter timeout triggers a lock reset fenced by the reset counter' },
+  // DecLock: a waiter that times out (acquireTimeoutMs 10 + stagger ≤ 2) resets the lock, fenced by
+  // the reset counter; the reset waits for queue members to leave and gives up on a silent (dead)
+  // one only after suspectAfterMs. Its default is ∞ (wait forever), so the bound assumes the
+  // recommended 300 ms; deployments set their own through coordinator.leaseBoundsMs.
+  declock: { mechanism: 'lease', boundMs: 312, action: 'waiter timeout triggers a lock reset fenced by the reset counter; dead queue members are given up after suspectAfterMs (must be set: default ∞ never completes)' },
   'declock-cql': { mechanism: 'lease', boundMs: 12, action: 'as declock' },
-  alock: { mechanism: 'none', action: 'cohort queues need the dead holder; queue blocked' },
-  fisslock: { mechanism: 'none', action: 'S1–S3 (agents of the failed server expire, pending acquires abort) are not yet driven by this coordinator' },
-  netlock: { mechanism: 'none', action: 'switch queue entry of the dead client is not reclaimed' },
-  srvlock: { mechanism: 'none', action: 'lock server keeps the dead client as holder' },
-  parlock: { mechanism: 'none', action: 'lock server keeps the dead client as holder' },
+  alock: { mechanism: 'none', action: 'cohort queues (MCS-like) need the dead member; a reset would admit a second holder beside the queue; blocked until a reset between runs' },
+  fisslock: { mechanism: 'driven', action: 'coordinator runs S1 (pause survivors, gather agents and clients), S2 (repair: the dead server\'s holds and queue entries dropped, its agents rebuilt on survivors), S3 (switch registers rewritten, the dead machine\'s seq window fenced) over ctl.fiss.<node>.<verb>' },
+  netlock: { mechanism: 'none', action: 'switch queue entry and server-side holds of the dead client are not reclaimed yet (design: drop them on the FailureNotice)' },
+  srvlock: { mechanism: 'none', action: 'lock server keeps the dead client as holder (design: drop its holds and queue entries on the FailureNotice; not wired yet)' },
+  parlock: { mechanism: 'none', action: 'lock servers keep the dead client as holder (design: as srvlock; not wired yet)' },
   redlock: { mechanism: 'lease', boundMs: 10_000, action: 'key TTL expires' },
 };
 
@@ -53,7 +62,7 @@ export function rulesFor(role: string): ReadonlyMap<string, RecoveryRule> {
       return new Map([['*', { mechanism: 'await-restart', action: 'lock table lost; re-initialise (zero) it before use' } as const]]);
     case 'switch':
       return new Map<string, RecoveryRule>([
-        ['fisslock', { mechanism: 'await-restart', action: 'S1 pause and gather agent states, S2 repair, S3 rebuild switch registers' }],
+        ['fisslock', { mechanism: 'await-restart', action: 'S0 restart; once it is back the coordinator runs S1 pause and gather agent states, S2 repair, S3 rebuild switch registers, then resumes the servers' }],
         ['netlock', { mechanism: 'await-restart', action: 'switch queues lost; rebuild from clients' }],
       ]);
     default:

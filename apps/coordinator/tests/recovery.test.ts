@@ -1,11 +1,12 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats, createSubjects, grpcPath, startHeartbeat } from '@lockfabric/live';
-import { CoordinatorService, FailureNoticeSchema, MembershipViewSchema, RecoveryPhaseSchema, StatusRequestSchema, StatusResponseSchema } from '@lockfabric/wire';
+import { CoordinatorService, FailureNoticeSchema, MembershipViewSchema, RecoveryPhaseSchema, ResetOrderSchema, StatusRequestSchema, StatusResponseSchema } from '@lockfabric/wire';
 import type { FailureNotice, MembershipView } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoordinator, type Coordinator } from '../src/coordinator.js';
 import { parseRecoveryDetail } from '../src/recovery-wire.js';
+import { announceLockTable } from '../src/table-announce.js';
 import { callRaw, memoryLogger, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
 
 const subjects = createSubjects('recovery-test');
@@ -80,6 +81,41 @@ describe('coordinator recovery over NATS', () => {
     expect(Math.abs(Number(BigInt(detail['done_ns'] ?? '0') - BigInt(detail['detected_ns'] ?? '0')) - 200_000_000)).toBeLessThanOrEqual(64);
     expect(recovered.dslr.epoch).toBe(notice.epoch);
     expect(recovered.answer.recoveries.find((r) => r.protocol === 'mcs')?.detail).toContain('mechanism=none');
+  });
+
+  it('a memory node’s report closes the fence actions; a restarted memory node gets the table announced again', async () => {
+    const tables: string[] = [];
+    ncMembers.subscribe(subjects.recovery('table'), {
+      callback: (error, msg) => {
+        if (!error) tables.push(fromBinary(ResetOrderSchema, msg.data).protocol);
+      },
+    });
+    await announceLockTable(ncMembers, subjects, 'caslock', 3);
+    await waitFor(() => tables.length === 1, { what: 'the announcement', timeoutMs: 10_000 });
+
+    const compute = startHeartbeat({ nc: ncMembers, subjects, role: 'compute', id: '6', node: 6, incarnation: 1, intervalMs: HEARTBEAT_MS, logger: memoryLogger() });
+    await waitFor(() => views.some((v) => v.members.some((m) => m.id === '6')), { what: 'compute/6 in a view', timeoutMs: 10_000 });
+    compute.stop();
+    const { notice } = await waitFor(() => notices.find((n) => n.notice.id === '6'), { what: 'the failure notice of compute/6', timeoutMs: 10_000 });
+    const caslockOf = async () => (await status()).recoveries.find((r) => r.protocol === 'caslock' && r.node === 6);
+    expect((await caslockOf())?.done).toBe(false);
+    expect((await caslockOf())?.detail).toContain('mechanism=fence');
+    // What a memory node sends once it fenced node 6 and freed its words.
+    const report = create(RecoveryPhaseSchema, { protocol: 'caslock', epoch: notice.epoch, node: 6, done: true, detail: 'memory=0 fenced=true cleared=1' });
+    ncMembers.publish(subjects.recovery('phase'), toBinary(RecoveryPhaseSchema, report));
+    await waitFor(async () => (await caslockOf())?.done === true || undefined, { what: 'the caslock action done', timeoutMs: 10_000 });
+
+    // A memory node restarts (a higher incarnation): the coordinator announces the table again.
+    const first = startHeartbeat({ nc: ncMembers, subjects, role: 'memory', id: '0', node: 0, incarnation: 1, intervalMs: HEARTBEAT_MS, logger: memoryLogger() });
+    await waitFor(() => views.some((v) => v.members.some((m) => m.role === 'memory' && m.incarnation === 1n)), { what: 'memory/0 in a view', timeoutMs: 10_000 });
+    first.stop();
+    const second = startHeartbeat({ nc: ncMembers, subjects, role: 'memory', id: '0', node: 0, incarnation: 2, intervalMs: HEARTBEAT_MS, logger: memoryLogger() });
+    try {
+      await waitFor(() => tables.length >= 2 || undefined, { what: 'the table announced again', timeoutMs: 10_000 });
+      expect(tables.at(-1)).toBe('caslock');
+    } finally {
+      second.stop();
+    }
   });
 
   it('garbage on control subjects is counted and dropped; the coordinator keeps answering', async () => {

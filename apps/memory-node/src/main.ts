@@ -1,7 +1,8 @@
-import { MailboxHub, startMemoryServer } from '@lockfabric/live';
+import { MailboxHub, MalformedInputCounter, startMemoryServer } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { MemoryNodeExecutor } from './memory-executor.js';
 import { startProtocolServices } from './protocol-services.js';
+import { startRecoveryWatch } from './recovery-watch.js';
 
 /** memory-node: registers the lock-table region and serves verbs through the emulated NIC. */
 await runService({
@@ -25,6 +26,14 @@ await runService({
     const services = mailboxes
       ? startProtocolServices({ node: config.node.id, executor, mailboxes, clock, trace: telemetry.trace, lockTableBytes: config.memory.lockCount * config.memory.entryBytes })
       : [];
+    // Fencing and dead-holder recovery follow the coordinator's views; without NATS there are none.
+    const watchMalformed = new MalformedInputCounter({ logger, clock });
+    const watch = nc ? startRecoveryWatch({ nc, subjects, node: config.node.id, executor, clock, logger, malformed: watchMalformed }) : undefined;
+    const fenced = metrics.counter({ name: 'lockfabric_memory_fenced_requests_total', help: 'Work requests refused because their compute node was declared dead (fenced)' });
+    const fencedNodes = metrics.gauge({ name: 'lockfabric_memory_fenced_nodes', help: 'Compute nodes currently fenced' });
+    const holdsCleared = metrics.counter({ name: 'lockfabric_memory_dead_holds_cleared_total', help: 'Lock words of dead compute nodes freed by this memory node' });
+    let seenFenced = 0;
+    let seenRecoveries = 0;
     const verbs = metrics.counter({ name: 'lockfabric_nic_verbs_total', help: "Verbs served by this node's NIC, by opcode", labelNames: ['opcode'] });
     const malformed = metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed frames and requests dropped', labelNames: ['kind'] });
     let seen: Record<string, number> = {};
@@ -42,8 +51,16 @@ await runService({
         malformed.inc({ kind: 'frame' }, stats.malformedFrames - seenMalformed.frames);
         malformed.inc({ kind: 'request' }, stats.malformedRequests - seenMalformed.requests);
         seenMalformed = { frames: stats.malformedFrames, requests: stats.malformedRequests };
+        fenced.inc({}, executor.fencedCount - seenFenced);
+        seenFenced = executor.fencedCount;
+        fencedNodes.set({}, executor.fences.all().length);
+        const recoveries = watch?.recoveries() ?? [];
+        const total = recoveries.reduce((sum, r) => sum + r.cleared, 0);
+        holdsCleared.inc({}, Math.max(0, total - seenRecoveries));
+        seenRecoveries = total;
       },
       close: async () => {
+        watch?.stop();
         for (const service of services) await service.stop();
         await mailboxes?.close();
         await server.close({ graceMs: 2_000 });

@@ -2,6 +2,7 @@ import { Nic, NodeMemory, TokenBucket, registerDescriptorRegion } from '@lockfab
 import type { ExecuteContext, MemoryDescription, MemoryExecutor } from '@lockfabric/live';
 import { noopTrace } from '@lockfabric/ports';
 import type { Clock, Completion, NodeId, Trace, WorkRequest } from '@lockfabric/ports';
+import { FenceTable, fencedDetail } from './fence-table.js';
 
 export interface MemoryNodeLayout {
   readonly node: NodeId;
@@ -20,6 +21,9 @@ export interface MemoryNodeLayout {
 export class MemoryNodeExecutor implements MemoryExecutor {
   readonly memory: NodeMemory;
   readonly nic: Nic;
+  /** Compute nodes declared dead: their doorbells complete with `bad-rkey` ("fenced: …"), like revoked rkeys. */
+  readonly fences = new FenceTable();
+  private fencedRequests = 0;
   private readonly bucket: TokenBucket | undefined;
 
   constructor(
@@ -44,6 +48,13 @@ export class MemoryNodeExecutor implements MemoryExecutor {
 
   /** Executes a doorbell; verbs that carry a trace context get a `verb.<op>` span on this node. */
   private run(batch: readonly WorkRequest[], initiator: NodeId, context: ExecuteContext | undefined): Completion[] {
+    // Checked when the doorbell runs, not when it arrived: a batch that waited behind the fence is refused too.
+    const fence = this.fences.fenceOf(initiator);
+    if (fence) {
+      this.fencedRequests += batch.length;
+      const detail = fencedDetail(fence);
+      return batch.map(() => ({ status: 'bad-rkey', detail }));
+    }
     const traced = context?.trace !== undefined || context?.requestTraces?.some((t) => t !== undefined);
     if (!traced) return this.nic.executeBatch(batch, initiator);
     const spans = batch.map((wr, i) => {
@@ -63,6 +74,11 @@ export class MemoryNodeExecutor implements MemoryExecutor {
       span.end();
     });
     return completions;
+  }
+
+  /** Work requests refused because their initiator was fenced. */
+  get fencedCount(): number {
+    return this.fencedRequests;
   }
 
   describe(): MemoryDescription {

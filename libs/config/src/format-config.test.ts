@@ -30,6 +30,7 @@ describe('formatConfig', () => {
         'coordinator.heartbeatIntervalMs = 100',
         'coordinator.missesBeforeSuspect = 3',
         'coordinator.grpcPort = 50054',
+        'coordinator.leaseBoundsMs = (unset)',
         'health.port = 8080',
         'trace.ratio = 0.5',
         'trace.slowMs = 10',

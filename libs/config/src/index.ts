@@ -5,6 +5,7 @@ export {
   SWITCH_PROGRAMS,
   LOG_LEVELS,
   DEFAULT_PORTS,
+  parseLeaseBounds,
 } from './schema.js';
 export type { Config, ConfigInput, ConfigFile, NodeRole, SwitchProgramName, LogLevel } from './schema.js';
 export { CONFIG_KEYS, CONFIG_FILE_ENV, CONFIG_FILE_FLAG, ENV_PREFIX, envName, flagName } from './config-keys.js';

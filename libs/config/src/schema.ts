@@ -47,6 +47,17 @@ function isNatsUrlList(value: string): boolean {
 
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/;
 const HOST_PORT_MESSAGE = 'expected host:port with a port 1-65535';
+const LEASE_BOUND_MESSAGE = 'expected protocol=ms entries such as dslr=525 (a protocol id and a non-negative number of ms)';
+const LEASE_BOUND = /^[a-z][a-z-]*=(\d+(\.\d+)?)$/;
+
+/** `coordinator.leaseBoundsMs` entries (`dslr=525`) as a record; entries were validated by the schema. */
+export function parseLeaseBounds(entries: readonly string[] | undefined): Record<string, number> | undefined {
+  if (!entries || entries.length === 0) return undefined;
+  return Object.fromEntries(entries.map((entry) => {
+    const [protocol = '', ms = '0'] = entry.split('=');
+    return [protocol, Number(ms)];
+  }));
+}
 
 function isHostPort(value: string): boolean {
   const match = HOST_PORT.exec(value);
@@ -111,6 +122,12 @@ const sections = {
       heartbeatIntervalMs: positiveInt().default(100),
       missesBeforeSuspect: positiveInt().default(3),
       grpcPort: port().default(DEFAULT_PORTS.coordinatorGrpc),
+      /**
+       * Lease bounds per protocol for recovery bookkeeping when a deployment's protocol options
+       * differ from the defaults (e.g. `dslr=525` for λ = 200 ms): when the coordinator expects a
+       * dead holder's locks to be free again, after detection.
+       */
+      leaseBoundsMs: z.array(z.string(typed(LEASE_BOUND_MESSAGE)).regex(LEASE_BOUND, LEASE_BOUND_MESSAGE), typed('expected a list of protocol=ms')).optional(),
     })
     .strict()
     .default({}),

@@ -44,6 +44,10 @@ export interface Subjects {
   /** Matches every fault(target). */
   faultAll(): string;
   driver(name: string): string;
+  /** FissLock recovery calls (S1–S3) from the coordinator to one compute node: verb pause, report, apply, resume. */
+  fissRecovery(machine: NodeId, verb: string): string;
+  /** Where the switch's control address is announced for FissLock S3. */
+  fissSwitch(): string;
   /** Scratch subjects of the raw transport benchmarks. */
   raw(name: string): string;
 }
@@ -63,6 +67,8 @@ export function createSubjects(cluster: string): Subjects {
     fault: (target) => `${prefix}.ctl.fault.${token('target', target)}`,
     faultAll: () => `${prefix}.ctl.fault.*`,
     driver: (name) => `${prefix}.driver.${token('name', name)}`,
+    fissRecovery: (machine, verb) => `${prefix}.ctl.fiss.${id('machine', machine)}.${token('verb', verb)}`,
+    fissSwitch: () => `${prefix}.ctl.fiss.switch`,
     raw: (name) => `${prefix}.raw.${token('name', name)}`,
   };
 }

@@ -1,2 +1,3 @@
 export * from './lock-word.js';
 export * from './caslock.js';
+export * from './recovery.js';

@@ -1,2 +1,3 @@
 export * from './lock-word.js';
 export * from './drtm.js';
+export * from './recovery.js';

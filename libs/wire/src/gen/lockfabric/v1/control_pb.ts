@@ -6,13 +6,15 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { PacketType } from "./packet_pb.js";
 import { file_lockfabric_v1_packet } from "./packet_pb.js";
+import type { LockMode } from "./common_pb.js";
+import { file_lockfabric_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file lockfabric/v1/control.proto.
  */
 export const file_lockfabric_v1_control: GenFile = /*@__PURE__*/
-  fileDesc("Chtsb2NrZmFicmljL3YxL2NvbnRyb2wucHJvdG8SDWxvY2tmYWJyaWMudjEidQoJSGVhcnRiZWF0EgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBILCgNzZXEYBSABKAQSDwoHdGltZV9ucxgGIAEoAxINCgVyZWFkeRgHIAEoCCKLAQoGTWVtYmVyEgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBIpCgVzdGF0ZRgFIAEoDjIaLmxvY2tmYWJyaWMudjEuTWVtYmVyU3RhdGUSGQoRbGFzdF9oZWFydGJlYXRfbnMYBiABKAMiWAoOTWVtYmVyc2hpcFZpZXcSDQoFZXBvY2gYASABKAQSJgoHbWVtYmVycxgCIAMoCzIVLmxvY2tmYWJyaWMudjEuTWVtYmVyEg8KB3RpbWVfbnMYAyABKAMifAoNRmFpbHVyZU5vdGljZRINCgVlcG9jaBgBIAEoBBIMCgRyb2xlGAIgASgJEgoKAmlkGAMgASgJEgwKBG5vZGUYBCABKA0SEwoLaW5jYXJuYXRpb24YBSABKAQSDgoGcmVhc29uGAYgASgJEg8KB3RpbWVfbnMYByABKAMimgEKDVJlY292ZXJ5UGhhc2USKwoFc3RhZ2UYASABKA4yHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5U3RhZ2USDQoFZXBvY2gYAiABKAQSEAoIcHJvdG9jb2wYAyABKAkSDgoGZGV0YWlsGAQgASgJEgwKBGRvbmUYBSABKAgSDAoEbm9kZRgGIAEoDRIPCgd0aW1lX25zGAcgASgDIncKClJlc2V0T3JkZXISEAoIcHJvdG9jb2wYASABKAkSEgoKbG9ja19iZWdpbhgCIAEoDRIQCghsb2NrX2VuZBgDIAEoDRIVCg1yZXNldF9jb3VudGVyGAQgASgEEgsKA2VyYRgFIAEoBBINCgVlcG9jaBgGIAEoBCKxAQoJRmF1bHRTcGVjEg4KBnRhcmdldBgBIAEoCRIuCgtwYWNrZXRfdHlwZRgCIAEoDjIZLmxvY2tmYWJyaWMudjEuUGFja2V0VHlwZRIUCgdtYWNoaW5lGAMgASgNSACIAQESDAoEbG9zcxgEIAEoARIRCglkdXBsaWNhdGUYBSABKAESDwoHcmVvcmRlchgGIAEoARIQCghkZWxheV9ucxgHIAEoA0IKCghfbWFjaGluZSJDChRSZWFkUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRINCgVjb3VudBgDIAEoDSJFChVSZWFkUmVnaXN0ZXJzUmVzcG9uc2USDQoFYXJyYXkYASABKAkSDQoFaW5kZXgYAiABKA0SDgoGdmFsdWVzGAMgAygNIkUKFVdyaXRlUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRIOCgZ2YWx1ZXMYAyADKA0iKQoWV3JpdGVSZWdpc3RlcnNSZXNwb25zZRIPCgd3cml0dGVuGAEgASgNIjwKEFNldEZhdWx0c1JlcXVlc3QSKAoGZmF1bHRzGAEgAygLMhgubG9ja2ZhYnJpYy52MS5GYXVsdFNwZWMiIwoRU2V0RmF1bHRzUmVzcG9uc2USDgoGYWN0aXZlGAEgASgNIhcKFURlc2NyaWJlU3dpdGNoUmVxdWVzdCJtChdSZWdpc3RlckFycmF5RGVzY3JpcHRvchIMCgRuYW1lGAEgASgJEhIKCndpZHRoX2JpdHMYAiABKA0SDgoGbGVuZ3RoGAMgASgNEg0KBXN0YWdlGAQgASgNEhEKCXNpemVfYml0cxgFIAEoBCKSAgoWRGVzY3JpYmVTd2l0Y2hSZXNwb25zZRIPCgdwcm9ncmFtGAEgASgJEgwKBHJhY2sYAiABKA0SNgoGYXJyYXlzGAMgAygLMiYubG9ja2ZhYnJpYy52MS5SZWdpc3RlckFycmF5RGVzY3JpcHRvchIWCg5yZWdpc3Rlcl9ieXRlcxgEIAEoBBIOCgZzdGFnZXMYBSABKA0SRwoJZGVjaXNpb25zGAYgAygLMjQubG9ja2ZhYnJpYy52MS5EZXNjcmliZVN3aXRjaFJlc3BvbnNlLkRlY2lzaW9uc0VudHJ5GjAKDkRlY2lzaW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEiFAoSUmVzZXRTd2l0Y2hSZXF1ZXN0Ii0KE1Jlc2V0U3dpdGNoUmVzcG9uc2USFgoOcmVnaXN0ZXJfYnl0ZXMYASABKAQiOAoMTmV0TG9ja1F1ZXVlEgwKBGxvY2sYASABKA0SDAoEYmFzZRgCIAEoDRIMCgRzaXplGAMgASgNIkoKG0luc3RhbGxOZXRMb2NrUXVldWVzUmVxdWVzdBIrCgZxdWV1ZXMYASADKAsyGy5sb2NrZmFicmljLnYxLk5ldExvY2tRdWV1ZSJAChxJbnN0YWxsTmV0TG9ja1F1ZXVlc1Jlc3BvbnNlEhEKCWhvdF9sb2NrcxgBIAEoDRINCgVzbG90cxgCIAEoDSIPCg1TdGF0dXNSZXF1ZXN0IoABCg5TdGF0dXNSZXNwb25zZRIPCgdjbHVzdGVyGAEgASgJEisKBHZpZXcYAiABKAsyHS5sb2NrZmFicmljLnYxLk1lbWJlcnNoaXBWaWV3EjAKCnJlY292ZXJpZXMYAyADKAsyHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5UGhhc2UqdAoLTWVtYmVyU3RhdGUSHAoYTUVNQkVSX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSTUVNQkVSX1NUQVRFX0FMSVZFEAESGAoUTUVNQkVSX1NUQVRFX1NVU1BFQ1QQAhIVChFNRU1CRVJfU1RBVEVfREVBRBADKnQKDVJlY292ZXJ5U3RhZ2USHgoaUkVDT1ZFUllfU1RBR0VfVU5TUEVDSUZJRUQQABIVChFSRUNPVkVSWV9TVEFHRV9TMRABEhUKEVJFQ09WRVJZX1NUQUdFX1MyEAISFQoRUkVDT1ZFUllfU1RBR0VfUzMQAzK7BAoUU3dpdGNoQ29udHJvbFNlcnZpY2USWgoNUmVhZFJlZ2lzdGVycxIjLmxvY2tmYWJyaWMudjEuUmVhZFJlZ2lzdGVyc1JlcXVlc3QaJC5sb2NrZmFicmljLnYxLlJlYWRSZWdpc3RlcnNSZXNwb25zZRJdCg5Xcml0ZVJlZ2lzdGVycxIkLmxvY2tmYWJyaWMudjEuV3JpdGVSZWdpc3RlcnNSZXF1ZXN0GiUubG9ja2ZhYnJpYy52MS5Xcml0ZVJlZ2lzdGVyc1Jlc3BvbnNlEk4KCVNldEZhdWx0cxIfLmxvY2tmYWJyaWMudjEuU2V0RmF1bHRzUmVxdWVzdBogLmxvY2tmYWJyaWMudjEuU2V0RmF1bHRzUmVzcG9uc2USVwoIRGVzY3JpYmUSJC5sb2NrZmFicmljLnYxLkRlc2NyaWJlU3dpdGNoUmVxdWVzdBolLmxvY2tmYWJyaWMudjEuRGVzY3JpYmVTd2l0Y2hSZXNwb25zZRJOCgVSZXNldBIhLmxvY2tmYWJyaWMudjEuUmVzZXRTd2l0Y2hSZXF1ZXN0GiIubG9ja2ZhYnJpYy52MS5SZXNldFN3aXRjaFJlc3BvbnNlEm8KFEluc3RhbGxOZXRMb2NrUXVldWVzEioubG9ja2ZhYnJpYy52MS5JbnN0YWxsTmV0TG9ja1F1ZXVlc1JlcXVlc3QaKy5sb2NrZmFicmljLnYxLkluc3RhbGxOZXRMb2NrUXVldWVzUmVzcG9uc2UyWwoSQ29vcmRpbmF0b3JTZXJ2aWNlEkUKBlN0YXR1cxIcLmxvY2tmYWJyaWMudjEuU3RhdHVzUmVxdWVzdBodLmxvY2tmYWJyaWMudjEuU3RhdHVzUmVzcG9uc2ViBnByb3RvMw", [file_lockfabric_v1_packet]);
+  fileDesc("Chtsb2NrZmFicmljL3YxL2NvbnRyb2wucHJvdG8SDWxvY2tmYWJyaWMudjEidQoJSGVhcnRiZWF0EgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBILCgNzZXEYBSABKAQSDwoHdGltZV9ucxgGIAEoAxINCgVyZWFkeRgHIAEoCCKLAQoGTWVtYmVyEgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBIpCgVzdGF0ZRgFIAEoDjIaLmxvY2tmYWJyaWMudjEuTWVtYmVyU3RhdGUSGQoRbGFzdF9oZWFydGJlYXRfbnMYBiABKAMiWAoOTWVtYmVyc2hpcFZpZXcSDQoFZXBvY2gYASABKAQSJgoHbWVtYmVycxgCIAMoCzIVLmxvY2tmYWJyaWMudjEuTWVtYmVyEg8KB3RpbWVfbnMYAyABKAMifAoNRmFpbHVyZU5vdGljZRINCgVlcG9jaBgBIAEoBBIMCgRyb2xlGAIgASgJEgoKAmlkGAMgASgJEgwKBG5vZGUYBCABKA0SEwoLaW5jYXJuYXRpb24YBSABKAQSDgoGcmVhc29uGAYgASgJEg8KB3RpbWVfbnMYByABKAMimgEKDVJlY292ZXJ5UGhhc2USKwoFc3RhZ2UYASABKA4yHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5U3RhZ2USDQoFZXBvY2gYAiABKAQSEAoIcHJvdG9jb2wYAyABKAkSDgoGZGV0YWlsGAQgASgJEgwKBGRvbmUYBSABKAgSDAoEbm9kZRgGIAEoDRIPCgd0aW1lX25zGAcgASgDIncKClJlc2V0T3JkZXISEAoIcHJvdG9jb2wYASABKAkSEgoKbG9ja19iZWdpbhgCIAEoDRIQCghsb2NrX2VuZBgDIAEoDRIVCg1yZXNldF9jb3VudGVyGAQgASgEEgsKA2VyYRgFIAEoBBINCgVlcG9jaBgGIAEoBCKxAQoJRmF1bHRTcGVjEg4KBnRhcmdldBgBIAEoCRIuCgtwYWNrZXRfdHlwZRgCIAEoDjIZLmxvY2tmYWJyaWMudjEuUGFja2V0VHlwZRIUCgdtYWNoaW5lGAMgASgNSACIAQESDAoEbG9zcxgEIAEoARIRCglkdXBsaWNhdGUYBSABKAESDwoHcmVvcmRlchgGIAEoARIQCghkZWxheV9ucxgHIAEoA0IKCghfbWFjaGluZSJDChRSZWFkUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRINCgVjb3VudBgDIAEoDSJFChVSZWFkUmVnaXN0ZXJzUmVzcG9uc2USDQoFYXJyYXkYASABKAkSDQoFaW5kZXgYAiABKA0SDgoGdmFsdWVzGAMgAygNIkUKFVdyaXRlUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRIOCgZ2YWx1ZXMYAyADKA0iKQoWV3JpdGVSZWdpc3RlcnNSZXNwb25zZRIPCgd3cml0dGVuGAEgASgNIjwKEFNldEZhdWx0c1JlcXVlc3QSKAoGZmF1bHRzGAEgAygLMhgubG9ja2ZhYnJpYy52MS5GYXVsdFNwZWMiIwoRU2V0RmF1bHRzUmVzcG9uc2USDgoGYWN0aXZlGAEgASgNIhcKFURlc2NyaWJlU3dpdGNoUmVxdWVzdCJtChdSZWdpc3RlckFycmF5RGVzY3JpcHRvchIMCgRuYW1lGAEgASgJEhIKCndpZHRoX2JpdHMYAiABKA0SDgoGbGVuZ3RoGAMgASgNEg0KBXN0YWdlGAQgASgNEhEKCXNpemVfYml0cxgFIAEoBCKSAgoWRGVzY3JpYmVTd2l0Y2hSZXNwb25zZRIPCgdwcm9ncmFtGAEgASgJEgwKBHJhY2sYAiABKA0SNgoGYXJyYXlzGAMgAygLMiYubG9ja2ZhYnJpYy52MS5SZWdpc3RlckFycmF5RGVzY3JpcHRvchIWCg5yZWdpc3Rlcl9ieXRlcxgEIAEoBBIOCgZzdGFnZXMYBSABKA0SRwoJZGVjaXNpb25zGAYgAygLMjQubG9ja2ZhYnJpYy52MS5EZXNjcmliZVN3aXRjaFJlc3BvbnNlLkRlY2lzaW9uc0VudHJ5GjAKDkRlY2lzaW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEiFAoSUmVzZXRTd2l0Y2hSZXF1ZXN0Ii0KE1Jlc2V0U3dpdGNoUmVzcG9uc2USFgoOcmVnaXN0ZXJfYnl0ZXMYASABKAQiOAoMTmV0TG9ja1F1ZXVlEgwKBGxvY2sYASABKA0SDAoEYmFzZRgCIAEoDRIMCgRzaXplGAMgASgNIkoKG0luc3RhbGxOZXRMb2NrUXVldWVzUmVxdWVzdBIrCgZxdWV1ZXMYASADKAsyGy5sb2NrZmFicmljLnYxLk5ldExvY2tRdWV1ZSJAChxJbnN0YWxsTmV0TG9ja1F1ZXVlc1Jlc3BvbnNlEhEKCWhvdF9sb2NrcxgBIAEoDRINCgVzbG90cxgCIAEoDSIPCg1TdGF0dXNSZXF1ZXN0IoABCg5TdGF0dXNSZXNwb25zZRIPCgdjbHVzdGVyGAEgASgJEisKBHZpZXcYAiABKAsyHS5sb2NrZmFicmljLnYxLk1lbWJlcnNoaXBWaWV3EjAKCnJlY292ZXJpZXMYAyADKAsyHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5UGhhc2UiUgoORmlzc1JlcXVlc3RSZWYSCwoDbWlkGAEgASgNEgwKBHRhc2sYAiABKA0SJQoEbW9kZRgDIAEoDjIXLmxvY2tmYWJyaWMudjEuTG9ja01vZGUixgEKD0Zpc3NBZ2VudFJlY29yZBILCgNsaWQYASABKA0SDwoHbWFjaGluZRgCIAEoDRIlCgRtb2RlGAMgASgOMhcubG9ja2ZhYnJpYy52MS5Mb2NrTW9kZRIuCgdob2xkZXJzGAQgAygLMh0ubG9ja2ZhYnJpYy52MS5GaXNzUmVxdWVzdFJlZhItCgZ3cXVldWUYBSADKAsyHS5sb2NrZmFicmljLnYxLkZpc3NSZXF1ZXN0UmVmEg8KB3BlbmRpbmcYBiABKAgikAEKEEZpc3NDbGllbnRSZWNvcmQSCwoDbGlkGAEgASgNEi4KB3JlcXVlc3QYAiABKAsyHS5sb2NrZmFicmljLnYxLkZpc3NSZXF1ZXN0UmVmEi0KBXN0YXRlGAMgASgOMh4ubG9ja2ZhYnJpYy52MS5GaXNzQ2xpZW50U3RhdGUSEAoIc3RhcnRfbnMYBCABKAMihQEKEEZpc3NTZXJ2ZXJSZXBvcnQSDwoHbWFjaGluZRgBIAEoDRIuCgZhZ2VudHMYAiADKAsyHi5sb2NrZmFicmljLnYxLkZpc3NBZ2VudFJlY29yZBIwCgdjbGllbnRzGAMgAygLMh8ubG9ja2ZhYnJpYy52MS5GaXNzQ2xpZW50UmVjb3JkIqYBChFGaXNzUmVwYWlyZWRBZ2VudBILCgNsaWQYASABKA0SJQoEbW9kZRgCIAEoDjIXLmxvY2tmYWJyaWMudjEuTG9ja01vZGUSLgoHaG9sZGVycxgDIAMoCzIdLmxvY2tmYWJyaWMudjEuRmlzc1JlcXVlc3RSZWYSLQoGd3F1ZXVlGAQgAygLMh0ubG9ja2ZhYnJpYy52MS5GaXNzUmVxdWVzdFJlZiJMCg1GaXNzVGFza09yZGVyEgsKA2xpZBgBIAEoDRIuCgdyZXF1ZXN0GAIgASgLMh0ubG9ja2ZhYnJpYy52MS5GaXNzUmVxdWVzdFJlZiJdCg5GaXNzQWJvcnRPcmRlchILCgNsaWQYASABKA0SLgoHcmVxdWVzdBgCIAEoCzIdLmxvY2tmYWJyaWMudjEuRmlzc1JlcXVlc3RSZWYSDgoGcmVhc29uGAMgASgJIrABChFGaXNzTWFjaGluZU9yZGVycxIPCgdtYWNoaW5lGAEgASgNEjAKBmFnZW50cxgCIAMoCzIgLmxvY2tmYWJyaWMudjEuRmlzc1JlcGFpcmVkQWdlbnQSKgoEd2FrZRgDIAMoCzIcLmxvY2tmYWJyaWMudjEuRmlzc1Rhc2tPcmRlchIsCgVhYm9ydBgEIAMoCzIdLmxvY2tmYWJyaWMudjEuRmlzc0Fib3J0T3JkZXIiVgoTRmlzc1JlY292ZXJ5UmVxdWVzdBINCgVlcG9jaBgBIAEoBBIwCgZvcmRlcnMYAiABKAsyIC5sb2NrZmFicmljLnYxLkZpc3NNYWNoaW5lT3JkZXJzIpMBChFGaXNzUmVjb3ZlcnlSZXBseRINCgVlcG9jaBgBIAEoBBIPCgdtYWNoaW5lGAIgASgNEg4KBmFjdGl2ZRgDIAEoCBINCgVlcnJvchgEIAEoCRIOCgZwb2xpY3kYBSABKAkSLwoGcmVwb3J0GAYgASgLMh8ubG9ja2ZhYnJpYy52MS5GaXNzU2VydmVyUmVwb3J0IjsKEkZpc3NTd2l0Y2hBbm5vdW5jZRIMCgRyYWNrGAEgASgNEhcKD2NvbnRyb2xfYWRkcmVzcxgCIAEoCSp0CgtNZW1iZXJTdGF0ZRIcChhNRU1CRVJfU1RBVEVfVU5TUEVDSUZJRUQQABIWChJNRU1CRVJfU1RBVEVfQUxJVkUQARIYChRNRU1CRVJfU1RBVEVfU1VTUEVDVBACEhUKEU1FTUJFUl9TVEFURV9ERUFEEAMqdAoNUmVjb3ZlcnlTdGFnZRIeChpSRUNPVkVSWV9TVEFHRV9VTlNQRUNJRklFRBAAEhUKEVJFQ09WRVJZX1NUQUdFX1MxEAESFQoRUkVDT1ZFUllfU1RBR0VfUzIQAhIVChFSRUNPVkVSWV9TVEFHRV9TMxADKpIBCg9GaXNzQ2xpZW50U3RhdGUSIQodRklTU19DTElFTlRfU1RBVEVfVU5TUEVDSUZJRUQQABIdChlGSVNTX0NMSUVOVF9TVEFURV9HUkFOVEVEEAESHQoZRklTU19DTElFTlRfU1RBVEVfUEVORElORxACEh4KGkZJU1NfQ0xJRU5UX1NUQVRFX0FCT1JUSU5HEAMyuwQKFFN3aXRjaENvbnRyb2xTZXJ2aWNlEloKDVJlYWRSZWdpc3RlcnMSIy5sb2NrZmFicmljLnYxLlJlYWRSZWdpc3RlcnNSZXF1ZXN0GiQubG9ja2ZhYnJpYy52MS5SZWFkUmVnaXN0ZXJzUmVzcG9uc2USXQoOV3JpdGVSZWdpc3RlcnMSJC5sb2NrZmFicmljLnYxLldyaXRlUmVnaXN0ZXJzUmVxdWVzdBolLmxvY2tmYWJyaWMudjEuV3JpdGVSZWdpc3RlcnNSZXNwb25zZRJOCglTZXRGYXVsdHMSHy5sb2NrZmFicmljLnYxLlNldEZhdWx0c1JlcXVlc3QaIC5sb2NrZmFicmljLnYxLlNldEZhdWx0c1Jlc3BvbnNlElcKCERlc2NyaWJlEiQubG9ja2ZhYnJpYy52MS5EZXNjcmliZVN3aXRjaFJlcXVlc3QaJS5sb2NrZmFicmljLnYxLkRlc2NyaWJlU3dpdGNoUmVzcG9uc2USTgoFUmVzZXQSIS5sb2NrZmFicmljLnYxLlJlc2V0U3dpdGNoUmVxdWVzdBoiLmxvY2tmYWJyaWMudjEuUmVzZXRTd2l0Y2hSZXNwb25zZRJvChRJbnN0YWxsTmV0TG9ja1F1ZXVlcxIqLmxvY2tmYWJyaWMudjEuSW5zdGFsbE5ldExvY2tRdWV1ZXNSZXF1ZXN0GisubG9ja2ZhYnJpYy52MS5JbnN0YWxsTmV0TG9ja1F1ZXVlc1Jlc3BvbnNlMlsKEkNvb3JkaW5hdG9yU2VydmljZRJFCgZTdGF0dXMSHC5sb2NrZmFicmljLnYxLlN0YXR1c1JlcXVlc3QaHS5sb2NrZmFicmljLnYxLlN0YXR1c1Jlc3BvbnNlYgZwcm90bzM", [file_lockfabric_v1_packet, file_lockfabric_v1_common]);
 
 /**
  * Liveness beacon of one service instance, published every heartbeat interval.
@@ -738,6 +740,359 @@ export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
   messageDesc(file_lockfabric_v1_control, 22);
 
 /**
+ * One lock request as the agents key it: the requester's machine and its task key.
+ *
+ * @generated from message lockfabric.v1.FissRequestRef
+ */
+export type FissRequestRef = Message<"lockfabric.v1.FissRequestRef"> & {
+  /**
+   * @generated from field: uint32 mid = 1;
+   */
+  mid: number;
+
+  /**
+   * @generated from field: uint32 task = 2;
+   */
+  task: number;
+
+  /**
+   * @generated from field: lockfabric.v1.LockMode mode = 3;
+   */
+  mode: LockMode;
+};
+
+/**
+ * Describes the message lockfabric.v1.FissRequestRef.
+ * Use `create(FissRequestRefSchema)` to create a new message.
+ */
+export const FissRequestRefSchema: GenMessage<FissRequestRef> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 23);
+
+/**
+ * An agent as a server reports it in S1.
+ *
+ * @generated from message lockfabric.v1.FissAgentRecord
+ */
+export type FissAgentRecord = Message<"lockfabric.v1.FissAgentRecord"> & {
+  /**
+   * @generated from field: uint32 lid = 1;
+   */
+  lid: number;
+
+  /**
+   * @generated from field: uint32 machine = 2;
+   */
+  machine: number;
+
+  /**
+   * @generated from field: lockfabric.v1.LockMode mode = 3;
+   */
+  mode: LockMode;
+
+  /**
+   * @generated from field: repeated lockfabric.v1.FissRequestRef holders = 4;
+   */
+  holders: FissRequestRef[];
+
+  /**
+   * @generated from field: repeated lockfabric.v1.FissRequestRef wqueue = 5;
+   */
+  wqueue: FissRequestRef[];
+
+  /**
+   * Removed while its FREE or transfer GRANT was unconfirmed.
+   *
+   * @generated from field: bool pending = 6;
+   */
+  pending: boolean;
+};
+
+/**
+ * Describes the message lockfabric.v1.FissAgentRecord.
+ * Use `create(FissAgentRecordSchema)` to create a new message.
+ */
+export const FissAgentRecordSchema: GenMessage<FissAgentRecord> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 24);
+
+/**
+ * A client's own view of one request.
+ *
+ * @generated from message lockfabric.v1.FissClientRecord
+ */
+export type FissClientRecord = Message<"lockfabric.v1.FissClientRecord"> & {
+  /**
+   * @generated from field: uint32 lid = 1;
+   */
+  lid: number;
+
+  /**
+   * @generated from field: lockfabric.v1.FissRequestRef request = 2;
+   */
+  request?: FissRequestRef | undefined;
+
+  /**
+   * @generated from field: lockfabric.v1.FissClientState state = 3;
+   */
+  state: FissClientState;
+
+  /**
+   * @generated from field: int64 start_ns = 4;
+   */
+  startNs: bigint;
+};
+
+/**
+ * Describes the message lockfabric.v1.FissClientRecord.
+ * Use `create(FissClientRecordSchema)` to create a new message.
+ */
+export const FissClientRecordSchema: GenMessage<FissClientRecord> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 25);
+
+/**
+ * S1: one surviving server's agents and clients.
+ *
+ * @generated from message lockfabric.v1.FissServerReport
+ */
+export type FissServerReport = Message<"lockfabric.v1.FissServerReport"> & {
+  /**
+   * @generated from field: uint32 machine = 1;
+   */
+  machine: number;
+
+  /**
+   * @generated from field: repeated lockfabric.v1.FissAgentRecord agents = 2;
+   */
+  agents: FissAgentRecord[];
+
+  /**
+   * @generated from field: repeated lockfabric.v1.FissClientRecord clients = 3;
+   */
+  clients: FissClientRecord[];
+};
+
+/**
+ * Describes the message lockfabric.v1.FissServerReport.
+ * Use `create(FissServerReportSchema)` to create a new message.
+ */
+export const FissServerReportSchema: GenMessage<FissServerReport> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 26);
+
+/**
+ * S2: an agent a machine installs (incarnation 0).
+ *
+ * @generated from message lockfabric.v1.FissRepairedAgent
+ */
+export type FissRepairedAgent = Message<"lockfabric.v1.FissRepairedAgent"> & {
+  /**
+   * @generated from field: uint32 lid = 1;
+   */
+  lid: number;
+
+  /**
+   * @generated from field: lockfabric.v1.LockMode mode = 2;
+   */
+  mode: LockMode;
+
+  /**
+   * @generated from field: repeated lockfabric.v1.FissRequestRef holders = 3;
+   */
+  holders: FissRequestRef[];
+
+  /**
+   * @generated from field: repeated lockfabric.v1.FissRequestRef wqueue = 4;
+   */
+  wqueue: FissRequestRef[];
+};
+
+/**
+ * Describes the message lockfabric.v1.FissRepairedAgent.
+ * Use `create(FissRepairedAgentSchema)` to create a new message.
+ */
+export const FissRepairedAgentSchema: GenMessage<FissRepairedAgent> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 27);
+
+/**
+ * @generated from message lockfabric.v1.FissTaskOrder
+ */
+export type FissTaskOrder = Message<"lockfabric.v1.FissTaskOrder"> & {
+  /**
+   * @generated from field: uint32 lid = 1;
+   */
+  lid: number;
+
+  /**
+   * @generated from field: lockfabric.v1.FissRequestRef request = 2;
+   */
+  request?: FissRequestRef | undefined;
+};
+
+/**
+ * Describes the message lockfabric.v1.FissTaskOrder.
+ * Use `create(FissTaskOrderSchema)` to create a new message.
+ */
+export const FissTaskOrderSchema: GenMessage<FissTaskOrder> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 28);
+
+/**
+ * @generated from message lockfabric.v1.FissAbortOrder
+ */
+export type FissAbortOrder = Message<"lockfabric.v1.FissAbortOrder"> & {
+  /**
+   * @generated from field: uint32 lid = 1;
+   */
+  lid: number;
+
+  /**
+   * @generated from field: lockfabric.v1.FissRequestRef request = 2;
+   */
+  request?: FissRequestRef | undefined;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message lockfabric.v1.FissAbortOrder.
+ * Use `create(FissAbortOrderSchema)` to create a new message.
+ */
+export const FissAbortOrderSchema: GenMessage<FissAbortOrder> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 29);
+
+/**
+ * S2: what one machine applies; every agent not listed is deleted.
+ *
+ * @generated from message lockfabric.v1.FissMachineOrders
+ */
+export type FissMachineOrders = Message<"lockfabric.v1.FissMachineOrders"> & {
+  /**
+   * @generated from field: uint32 machine = 1;
+   */
+  machine: number;
+
+  /**
+   * @generated from field: repeated lockfabric.v1.FissRepairedAgent agents = 2;
+   */
+  agents: FissRepairedAgent[];
+
+  /**
+   * @generated from field: repeated lockfabric.v1.FissTaskOrder wake = 3;
+   */
+  wake: FissTaskOrder[];
+
+  /**
+   * @generated from field: repeated lockfabric.v1.FissAbortOrder abort = 4;
+   */
+  abort: FissAbortOrder[];
+};
+
+/**
+ * Describes the message lockfabric.v1.FissMachineOrders.
+ * Use `create(FissMachineOrdersSchema)` to create a new message.
+ */
+export const FissMachineOrdersSchema: GenMessage<FissMachineOrders> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 30);
+
+/**
+ * @generated from message lockfabric.v1.FissRecoveryRequest
+ */
+export type FissRecoveryRequest = Message<"lockfabric.v1.FissRecoveryRequest"> & {
+  /**
+   * @generated from field: uint64 epoch = 1;
+   */
+  epoch: bigint;
+
+  /**
+   * apply only.
+   *
+   * @generated from field: lockfabric.v1.FissMachineOrders orders = 2;
+   */
+  orders?: FissMachineOrders | undefined;
+};
+
+/**
+ * Describes the message lockfabric.v1.FissRecoveryRequest.
+ * Use `create(FissRecoveryRequestSchema)` to create a new message.
+ */
+export const FissRecoveryRequestSchema: GenMessage<FissRecoveryRequest> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 31);
+
+/**
+ * @generated from message lockfabric.v1.FissRecoveryReply
+ */
+export type FissRecoveryReply = Message<"lockfabric.v1.FissRecoveryReply"> & {
+  /**
+   * @generated from field: uint64 epoch = 1;
+   */
+  epoch: bigint;
+
+  /**
+   * @generated from field: uint32 machine = 2;
+   */
+  machine: number;
+
+  /**
+   * False: this node runs no FissLock agent pool (it takes no part).
+   *
+   * @generated from field: bool active = 3;
+   */
+  active: boolean;
+
+  /**
+   * Set when the call was refused (stale epoch, no recovery in progress, malformed request).
+   *
+   * @generated from field: string error = 4;
+   */
+  error: string;
+
+  /**
+   * pause: the pool's grant policy (read-preferring, starvation-prevention, write-preferring).
+   *
+   * @generated from field: string policy = 5;
+   */
+  policy: string;
+
+  /**
+   * report only.
+   *
+   * @generated from field: lockfabric.v1.FissServerReport report = 6;
+   */
+  report?: FissServerReport | undefined;
+};
+
+/**
+ * Describes the message lockfabric.v1.FissRecoveryReply.
+ * Use `create(FissRecoveryReplySchema)` to create a new message.
+ */
+export const FissRecoveryReplySchema: GenMessage<FissRecoveryReply> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 32);
+
+/**
+ * @generated from message lockfabric.v1.FissSwitchAnnounce
+ */
+export type FissSwitchAnnounce = Message<"lockfabric.v1.FissSwitchAnnounce"> & {
+  /**
+   * @generated from field: uint32 rack = 1;
+   */
+  rack: number;
+
+  /**
+   * host:port of the switch's SwitchControlService.
+   *
+   * @generated from field: string control_address = 2;
+   */
+  controlAddress: string;
+};
+
+/**
+ * Describes the message lockfabric.v1.FissSwitchAnnounce.
+ * Use `create(FissSwitchAnnounceSchema)` to create a new message.
+ */
+export const FissSwitchAnnounceSchema: GenMessage<FissSwitchAnnounce> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 33);
+
+/**
  * @generated from enum lockfabric.v1.MemberState
  */
 export enum MemberState {
@@ -801,6 +1156,37 @@ export enum RecoveryStage {
  */
 export const RecoveryStageSchema: GenEnum<RecoveryStage> = /*@__PURE__*/
   enumDesc(file_lockfabric_v1_control, 1);
+
+/**
+ * @generated from enum lockfabric.v1.FissClientState
+ */
+export enum FissClientState {
+  /**
+   * @generated from enum value: FISS_CLIENT_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: FISS_CLIENT_STATE_GRANTED = 1;
+   */
+  GRANTED = 1,
+
+  /**
+   * @generated from enum value: FISS_CLIENT_STATE_PENDING = 2;
+   */
+  PENDING = 2,
+
+  /**
+   * @generated from enum value: FISS_CLIENT_STATE_ABORTING = 3;
+   */
+  ABORTING = 3,
+}
+
+/**
+ * Describes the enum lockfabric.v1.FissClientState.
+ */
+export const FissClientStateSchema: GenEnum<FissClientState> = /*@__PURE__*/
+  enumDesc(file_lockfabric_v1_control, 2);
 
 /**
  * Control plane of one switch (DESIGN §3.2): registers for recovery S3, faults, description;

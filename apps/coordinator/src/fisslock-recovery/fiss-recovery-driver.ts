@@ -1,0 +1,85 @@
+import { checkRepairPlan, ordersFor, repairLockState, switchImage, writeSwitchImage, DECIDER_ARRAYS } from '@lockfabric/lock-fisslock';
+import type { DeciderControl, FissPolicy, MachineOrders, RepairPlan, ServerReport } from '@lockfabric/lock-fisslock';
+import type { NodeId } from '@lockfabric/ports';
+
+/** One surviving compute node as the coordinator drives it (NATS request/reply live, direct calls in-process). */
+export interface FissParticipant {
+  readonly machine: NodeId;
+  /** S1: stop lock operations and drop the retransmission buffer; `false` means it runs no FissLock and takes no part. */
+  pause(epoch: bigint): Promise<void | boolean>;
+  /** S1: agent and client states, taken after the pause has settled. */
+  report(epoch: bigint): Promise<ServerReport>;
+  /** S2: install / delete agents, wake granted tasks, fail aborted requests; lock operations resume (unless `resume` exists). */
+  apply(epoch: bigint, orders: MachineOrders): Promise<void>;
+  /**
+   * After S3 (spec: "Servers then resume"): a participant whose packets could reach the switch
+   * before S3 rewrote it (live: NATS) holds them from `apply` until this call.
+   */
+  resume?(epoch: bigint): Promise<void>;
+}
+
+export type FissStage = 'S1' | 'S2' | 'S3';
+
+/** When one step ran, by the coordinator's clock. */
+export interface FissStepTiming {
+  readonly stage: FissStage;
+  readonly startNs: number;
+  readonly endNs: number;
+  readonly detail: string;
+}
+
+export interface FissRecoveryRun {
+  readonly epoch: bigint;
+  /** Machines that took part (a participant whose pause answered `false` runs no FissLock). */
+  readonly machines: readonly NodeId[];
+  readonly steps: readonly FissStepTiming[];
+  readonly plan: RepairPlan;
+  readonly problems: readonly string[];
+}
+
+export interface FissRecoveryParams {
+  readonly epoch: bigint;
+  readonly participants: readonly FissParticipant[];
+  readonly failed: readonly NodeId[];
+  readonly control: DeciderControl;
+  /** The pools' grant policy; a function when it is learnt from the participants during S1. */
+  readonly policy: FissPolicy | (() => FissPolicy);
+  readonly nowNs: () => number;
+  /** Waited between the pause and the reports, so packets sent before the pause land or are lost. */
+  readonly settle?: () => Promise<void>;
+}
+
+/**
+ * The coordinator's side of FissLock recovery (spec §7.2), after S0 (a restarted switch comes up
+ * free with seq 0): S1 pause every survivor and gather reports, S2 repair with the library's pure
+ * function and send each survivor its orders, S3 write the switch through its control plane —
+ * held locks only, survivors' seq windows to 0, failed machines' windows fenced. Every call
+ * carries the recovery epoch; a participant ignores orders of an older epoch.
+ */
+export async function runFissRecovery(params: FissRecoveryParams): Promise<FissRecoveryRun> {
+  const { epoch, nowNs } = params;
+  const steps: FissStepTiming[] = [];
+  let start = nowNs();
+  const taking = await Promise.all(params.participants.map((p) => p.pause(epoch)));
+  const participants = params.participants.filter((_, i) => taking[i] !== false);
+  await params.settle?.();
+  const reports = await Promise.all(participants.map((p) => p.report(epoch)));
+  const agentsSeen = reports.reduce((n, r) => n + r.agents.length, 0);
+  steps.push({ stage: 'S1', startNs: start, endNs: nowNs(), detail: `survivors=${participants.length} agents=${agentsSeen}` });
+
+  start = nowNs();
+  const input = { failed: params.failed, reports };
+  const plan = repairLockState(input);
+  await Promise.all(participants.map((p) => p.apply(epoch, ordersFor(plan, p.machine))));
+  steps.push({ stage: 'S2', startNs: start, endNs: nowNs(), detail: `held=${plan.agents.length} woken=${plan.wake.length} aborted=${plan.abort.length}` });
+
+  start = nowNs();
+  const lastSeq = new Map<NodeId, number>();
+  for (const m of plan.failed) lastSeq.set(m, await params.control.readRegister(DECIDER_ARRAYS.seq, m % 256));
+  const policy = typeof params.policy === 'function' ? params.policy() : params.policy;
+  const image = switchImage(plan, policy, (m) => lastSeq.get(m) ?? 0);
+  const written = await writeSwitchImage(params.control, image);
+  await Promise.all(participants.map((p) => p.resume?.(epoch)));
+  steps.push({ stage: 'S3', startNs: start, endNs: nowNs(), detail: `registers=${written}` });
+  return { epoch, machines: participants.map((p) => p.machine), steps, plan, problems: checkRepairPlan(input, plan, image) };
+}

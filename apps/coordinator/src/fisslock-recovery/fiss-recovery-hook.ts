@@ -1,0 +1,169 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
+import type { Clock, NodeId } from '@lockfabric/ports';
+import { FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
+import type { RecoveryBook } from '../recovery-book.js';
+import { runFissRecovery } from './fiss-recovery-driver.js';
+import type { FissRecoveryRun } from './fiss-recovery-driver.js';
+import { NatsFissParticipant } from './nats-participant.js';
+import { GrpcDeciderControl } from './switch-decider-control.js';
+
+export interface FissRecoveryHookDeps {
+  readonly nc: NatsConnection;
+  readonly subjects: Subjects;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly recoveries: RecoveryBook;
+  readonly malformed: MalformedInputCounter;
+  /** The membership epoch now: every recovery call carries it. */
+  readonly epoch: () => bigint;
+  /** Compute nodes the failure detector holds alive (candidates; those without a FissLock pool decline). */
+  readonly liveComputeNodes: () => readonly NodeId[];
+  /** Per NATS call to a compute node. Default 2000 ms. */
+  readonly callTimeoutMs?: number;
+  /** Between the pause and the reports, so packets already on NATS land. Default 50 ms. */
+  readonly settleMs?: number;
+}
+
+export interface FailedCompute {
+  readonly id: string;
+  readonly node: NodeId;
+  readonly incarnation: bigint;
+}
+
+interface RecoveredMember extends FailedCompute {
+  readonly role: string;
+}
+
+/** A recovery that fails (a node did not answer, the switch is not up yet) is tried again, the whole S1–S3, this often. */
+const MAX_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 500;
+
+export interface FissRecoveryHook {
+  /** A switch came back with a new incarnation (S0 happened: its registers are fresh). */
+  switchBack(member: FailedCompute): void;
+  /** A compute node was declared dead. */
+  computeDead(member: FailedCompute): void;
+  /** Recoveries run to the end (for tests and logs). */
+  readonly completed: readonly FissRecoveryRun[];
+  /** Resolves when every recovery queued so far has ended. */
+  idle(): Promise<void>;
+  close(): void;
+}
+
+/** Tells the coordinator where the switch's SwitchControlService listens (whoever knows: the driver, a test, a deployment). */
+export async function announceFissSwitch(nc: NatsConnection, subjects: Subjects, rack: number, controlAddress: string): Promise<void> {
+  nc.publish(subjects.fissSwitch(), toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack, controlAddress })));
+  await nc.flush();
+}
+
+/**
+ * The coordinator's FissLock recovery trigger (spec §7.2): after a switch restart (S0 done by the
+ * restart itself) or a compute-node death, it runs S1–S3 over NATS with every live compute node
+ * that runs a FissLock agent pool, writes S3 through the switch's SwitchControl gRPC (its address
+ * comes from an announcement on `ctl.fiss.switch`) and records the step timings in the recovery
+ * book. Recoveries run one at a time, in order; one that fails is logged and recorded as failed.
+ * With no announced switch or no FissLock pool anywhere nothing runs (FissLock is not in use).
+ */
+export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryHook {
+  const { nc, subjects, logger } = deps;
+  const callTimeoutMs = deps.callTimeoutMs ?? 2_000;
+  const settleMs = deps.settleMs ?? 50;
+  let switchAddress: string | undefined;
+  let queue: Promise<void> = Promise.resolve();
+  const completed: FissRecoveryRun[] = [];
+  let closed = false;
+
+  const announceSubject = subjects.fissSwitch();
+  const subscription: Subscription = nc.subscribe(announceSubject, {
+    callback: (error, msg) => {
+      if (error) return logger.warn(`coordinator: subscription error on ${announceSubject}: ${error.message}`);
+      try {
+        const announce = decodeWire(FissSwitchAnnounceSchema, msg.data, announceSubject);
+        if (!/^[^\s:]+:\d{1,5}$/.test(announce.controlAddress)) throw new Error(`control address ${JSON.stringify(announce.controlAddress)} is not host:port`);
+        if (announce.controlAddress !== switchAddress) logger.info(`fisslock recovery: switch of rack ${announce.rack} controlled at ${announce.controlAddress}`);
+        switchAddress = announce.controlAddress;
+      } catch (decodeError) {
+        deps.malformed.record(announceSubject, decodeError);
+      }
+    },
+  });
+
+  /** Nothing ran (FissLock not in use, or recovery gave up): a compute death's fisslock action is over all the same. */
+  const noSteps = (member: RecoveredMember): void => {
+    if (member.role === 'compute') deps.recoveries.recordSteps(member.role, member.id, 'fisslock', [], deps.clock.nowNs());
+  };
+
+  const run = async (member: RecoveredMember, failed: readonly NodeId[], attempt: number): Promise<void> => {
+    if (closed) return;
+    const { role, id } = member;
+    const address = switchAddress;
+    if (!address) {
+      logger.info(`fisslock recovery after ${role}/${id}: skipped, no switch control address announced on ${announceSubject} (FissLock not in use)`);
+      noSteps(member);
+      return;
+    }
+    const epoch = deps.epoch();
+    const participants = deps.liveComputeNodes().filter((n) => !failed.includes(n)).map((n) => new NatsFissParticipant(nc, subjects, n, callTimeoutMs));
+    const control = new GrpcDeciderControl(address);
+    try {
+      await control.load();
+      if (!control.arrays.includes('fisslock.free')) {
+        logger.info(`fisslock recovery after ${role}/${id}: skipped, the switch at ${address} runs no fisslock program`);
+        noSteps(member);
+        return;
+      }
+      const result = await runFissRecovery({
+        epoch,
+        participants,
+        failed,
+        control,
+        policy: () => participants.find((p) => p.policy !== undefined)?.policy ?? 'read-preferring',
+        nowNs: () => deps.clock.nowNs(),
+        settle: () => new Promise((resolve) => setTimeout(resolve, settleMs)),
+      });
+      if (result.machines.length === 0) {
+        logger.info(`fisslock recovery after ${role}/${id}: no compute node runs a FissLock agent pool; nothing to repair`);
+        noSteps(member);
+        return;
+      }
+      completed.push(result);
+      let recorded = deps.recoveries.recordSteps(role, id, 'fisslock', result.steps, deps.clock.nowNs());
+      if (!recorded) {
+        // restarted faster than detection: no recovery was opened; open and close one so Status shows the steps
+        deps.recoveries.begin(member, epoch, result.steps[0]?.startNs ?? deps.clock.nowNs());
+        deps.recoveries.rejoined(role, id, deps.clock.nowNs());
+        recorded = deps.recoveries.recordSteps(role, id, 'fisslock', result.steps, deps.clock.nowNs());
+      }
+      const timings = result.steps.map((s) => `${s.stage} ${((s.endNs - s.startNs) / 1e6).toFixed(1)} ms (${s.detail})`).join(', ');
+      logger.info(`fisslock recovery after ${role}/${id}, epoch ${epoch}, machines [${result.machines.join(', ')}]: ${timings}${recorded ? '' : ' (no open recovery to record it in)'}`);
+      if (result.problems.length > 0) logger.warn(`fisslock recovery epoch ${epoch}: the repair breaks its invariants: ${result.problems.slice(0, 5).join('; ')}`);
+    } catch (error) {
+      const retry = attempt < MAX_ATTEMPTS;
+      logger.warn(`fisslock recovery after ${role}/${id}, epoch ${epoch}, attempt ${attempt} failed: ${error instanceof Error ? error.message : String(error)}${retry ? `; again in ${RETRY_DELAY_MS} ms` : '; giving up'}`);
+      if (retry) {
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+        return run(member, failed, attempt + 1);
+      }
+      noSteps(member);
+    } finally {
+      control.close();
+    }
+  };
+
+  const enqueue = (member: RecoveredMember, failed: readonly NodeId[]): void => {
+    queue = queue.then(() => run(member, failed, 1)).catch(() => undefined);
+  };
+
+  return {
+    switchBack: (member) => enqueue({ role: 'switch', ...member }, []),
+    computeDead: (member) => enqueue({ role: 'compute', ...member }, [member.node]),
+    completed,
+    idle: () => queue,
+    close: () => {
+      closed = true;
+      subscription.unsubscribe();
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import { fromBinary } from '@bufbuild/protobuf';
+import { checkHistory, summarizeVerdict } from '@lockfabric/check';
+import type { HistoryEvent } from '@lockfabric/check';
+import { announceLockTable } from '@lockfabric/coordinator/service';
+import { MemoryQueuePair, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { RecoveryPhaseSchema } from '@lockfabric/wire';
+import type { RecoveryPhase } from '@lockfabric/wire';
+import { LocalChaos, runLive } from '@lockfabric/workload-driver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withLiveCluster } from './live-cluster.js';
+import { MS, liveNowNs, nodeOf, sleep, waitFor } from './live-chaos-support.js';
+
+// The other half of a SIGKILL: a caslock holder is paused (SIGSTOP) past its failure detection, so
+// the coordinator declares it dead, the memory node fences it and frees its words, and survivors
+// take its locks. Then it resumes (SIGCONT) believing it still holds them. Its late `WRITE 0`
+// releases must be refused (FabricAccessError, "fenced") — otherwise they would free a survivor's
+// lock and two survivors would hold it at once, which the checker below would report.
+const MISSES = 10;
+const DETECTION_MS = 100 * MISSES;
+const TIMEOUT_MS = 3_000;
+const FENCED = 'FabricAccessError';
+/** Initiator id of this test's probe queue pair (no compute node has it). */
+const PROBE = 64_999;
+
+/** Waits until a caslock word on the memory node names a client of `node` as holder; returns the lock. */
+async function waitForHolder(qp: MemoryQueuePair, node: number, locks: number, timeoutMs: number): Promise<number> {
+  const { node: memoryNode, regions } = await qp.describe();
+  const rkey = regions.find((r) => r.region === 0)!.rkey;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reads = Array.from({ length: locks }, (_, lock) => ({ op: 'read' as const, addr: { node: memoryNode, region: 0, rkey, offset: lock * 8 }, length: 8 }));
+    const words = (await qp.post(reads)).map((c) => (c.data ? new DataView(c.data.buffer, c.data.byteOffset, 8).getBigUint64(0, true) : 0n));
+    const held = words.findIndex((w) => w !== 0n && w >> 16n === BigInt(node));
+    if (held >= 0) return held;
+    if (Date.now() >= deadline) break;
+    await sleep(2);
+  }
+  throw new Error(`no lock held by compute node ${node} within ${timeoutMs} ms`);
+}
+
+/** A fenced hold protected nothing after the fence: its hold ends there (like clipExpiredLeases for leases). */
+function clipFencedHolds(history: readonly HistoryEvent[], node: number, fencedAtNs: number): HistoryEvent[] {
+  const out = history.map((e) => ({ ...e }));
+  const invokeAt = new Map<string, number>();
+  out.forEach((e, i) => {
+    if (nodeOf(e) !== node || e.op !== 'release') return;
+    const key = `${e.client}/${e.lock}`;
+    if (e.phase === 'invoke') invokeAt.set(key, i);
+    else if (e.phase === 'fail' && e.error === FENCED) {
+      const at = invokeAt.get(key);
+      const invoke = at === undefined ? undefined : out[at];
+      if (invoke && at !== undefined) out[at] = { ...invoke, timeNs: Math.min(invoke.timeNs, fencedAtNs) };
+    }
+  });
+  return out;
+}
+
+describe('live chaos: a paused caslock holder declared dead is fenced when it resumes', () => {
+  let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
+  let nc: Awaited<ReturnType<typeof connectNats>>;
+  const reports: RecoveryPhase[] = [];
+
+  beforeAll(async () => {
+    cluster = await withLiveCluster({ withSwitch: false, computeNodes: 2, env: { LOCKFABRIC_COORDINATOR_MISSES_BEFORE_SUSPECT: String(MISSES) } });
+    nc = await connectNats({ servers: cluster.state.natsUrl, name: 'e2e-fence-pause', logger: silentLogger });
+    nc.subscribe(createSubjects(cluster.state.cluster).recovery('phase'), {
+      callback: (error, msg) => {
+        if (!error) reports.push(fromBinary(RecoveryPhaseSchema, msg.data));
+      },
+    });
+    await nc.flush();
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await cluster?.stop();
+  });
+
+  it('caslock: late releases fail fenced, survivors took the locks, the history passes', async () => {
+    const chaos = new LocalChaos(cluster.dir);
+    await announceLockTable(nc, createSubjects(cluster.state.cluster), 'caslock', 2);
+    const run = runLive({
+      state: cluster.state,
+      protocol: 'caslock',
+      // Long critical sections: the pause below lands inside one of compute-2's holds.
+      spec: { clients: 6, locks: 2, readRatio: 0, distribution: 'uniform', durationMs: 5_000, thinkNs: 1 * MS, criticalSectionNs: 200 * MS, seed: 9, timeoutMs: TIMEOUT_MS },
+    });
+    const memory = cluster.state.processes.find((p) => p.role === 'memory')!;
+    const probe = await MemoryQueuePair.connect(`127.0.0.1:${memory.grpc}`, PROBE, { logger: silentLogger });
+    let pausedAtNs = 0;
+    let heldLock = -1;
+    try {
+      await sleep(500);
+      // Pause compute-2 while it holds a lock (the word names it), well inside the 200 ms hold.
+      // The hold may end between the probe's READ and the stop (a release already on the wire):
+      // check again once the node is stopped and its verbs in flight have landed, else try again.
+      for (let attempt = 0; ; attempt++) {
+        heldLock = await waitForHolder(probe, 2, 2, 3_000);
+        pausedAtNs = liveNowNs();
+        await chaos.pause('compute-2');
+        await sleep(50);
+        if ((await waitForHolder(probe, 2, 2, 0).catch(() => -1)) === heldLock) break;
+        await chaos.resume('compute-2');
+        if (attempt === 5) throw new Error('compute-2 never stayed stopped inside a hold');
+      }
+      await waitFor(() => reports.some((r) => r.node === 2), DETECTION_MS + 10_000, 'the memory node fences compute-2');
+      await sleep(500);
+    } finally {
+      await chaos.resume('compute-2').catch(() => undefined);
+      probe.close();
+    }
+    const result = await run;
+    const fence = reports.find((r) => r.node === 2)!;
+    const fencedAtNs = Number(fence.timeNs);
+    expect(fencedAtNs).toBeGreaterThan(pausedAtNs);
+    const history = result.history;
+    expect(new Set(history.map(nodeOf))).toStrictEqual(new Set([1, 2]));
+
+    // compute-2's holds that spanned the fence: their releases were refused with the typed error.
+    const late = history.filter((e) => nodeOf(e) === 2 && e.op === 'release' && e.phase !== 'invoke' && e.timeNs > fencedAtNs);
+    const around = history.filter((e) => nodeOf(e) === 2 && e.timeNs > pausedAtNs - 300 * MS).slice(0, 12).map((e) => `${e.client} ${e.lock} ${e.op} ${e.phase} ${e.error ?? ''} ${((e.timeNs - pausedAtNs) / MS).toFixed(0)}`);
+    expect(late.length, `releases of compute-2 after it resumed (fenced +${((fencedAtNs - pausedAtNs) / MS).toFixed(0)} ms, held lock ${heldLock}):\n${around.join('\n')}`).toBeGreaterThan(0);
+    expect(late.every((e) => e.phase === 'fail' && e.error === FENCED), JSON.stringify(late.slice(0, 5))).toBe(true);
+    // No acquire compute-2 began after the fence succeeded (it must restart to be admitted). One in
+    // flight across the pause may report ok late: its CAS ran before the fence, and the word it won
+    // was freed by the recovery; its release is refused like the others.
+    const invokedAt = new Map<string, number>();
+    const grantedAfterFence: HistoryEvent[] = [];
+    for (const e of history) {
+      if (nodeOf(e) !== 2 || e.op !== 'acquire') continue;
+      if (e.phase === 'invoke') invokedAt.set(e.client, e.timeNs);
+      else if (e.phase === 'ok' && (invokedAt.get(e.client) ?? 0) > fencedAtNs) grantedAfterFence.push(e);
+    }
+    expect(grantedAfterFence).toStrictEqual([]);
+    // Survivors took the locks after the fence.
+    expect(history.some((e) => nodeOf(e) === 1 && e.op === 'acquire' && e.phase === 'ok' && e.timeNs > fencedAtNs)).toBe(true);
+
+    // A fenced hold protects nothing after the fence; everything else must be exclusive.
+    const verdict = checkHistory(clipFencedHolds(history, 2, fencedAtNs));
+    expect(verdict.ok, summarizeVerdict(verdict)).toBe(true);
+    const survivors = checkHistory(history.filter((e) => nodeOf(e) === 1), { maxWaitNs: (TIMEOUT_MS + 300) * MS });
+    expect(survivors.ok, summarizeVerdict(survivors)).toBe(true);
+
+  });
+
+  it('the fence clip is not a blanket pardon: an unfenced late release still shows as an overlap', () => {
+    const ev = (client: string, op: 'acquire' | 'release', phase: 'invoke' | 'ok' | 'fail', ms: number, error?: string): HistoryEvent => ({ client, lock: 0, mode: 'exclusive', op, phase, timeNs: ms * MS, ...(error ? { error } : {}) });
+    // compute-2 holds from 0 to 50 ms; fenced at 20 ms; compute-1 holds from 30 ms.
+    const history = (release: 'fail' | 'ok') => [
+      ev('2/0', 'acquire', 'invoke', 0),
+      ev('2/0', 'acquire', 'ok', 1),
+      ev('1/0', 'acquire', 'invoke', 2),
+      ev('1/0', 'acquire', 'ok', 30),
+      ev('2/0', 'release', 'invoke', 50),
+      ev('2/0', 'release', release, 51, release === 'fail' ? FENCED : undefined),
+      ev('1/0', 'release', 'invoke', 60),
+      ev('1/0', 'release', 'ok', 61),
+    ];
+    expect(checkHistory(clipFencedHolds(history('fail'), 2, 20 * MS)).ok).toBe(true);
+    expect(checkHistory(clipFencedHolds(history('ok'), 2, 20 * MS)).ok).toBe(false);
+  });
+});

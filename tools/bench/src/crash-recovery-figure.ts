@@ -1,0 +1,147 @@
+// Time from a compute node's crash until survivors acquire its locks, per protocol (issue 5):
+//   node tools/bench/dist/crash-recovery-figure.js [--rounds N] [--protocols a,b] [--out FILE]
+// (default protocols: all RDMA ones but mcs and alock, which can hang; see below)
+// A live local cluster (NATS, coordinator, one memory node, two compute nodes). Per protocol and
+// round: a contended run on 3 locks, SIGKILL of compute-2 mid-run, then for each lock the time from
+// the kill to the first survivor grant. The dead node held some of those locks (which ones died
+// with it), so the largest per-lock time is the figure: every lock was usable again by then.
+// compute-2 is restarted (a new incarnation) between rounds. Prints a table and writes the JSON to
+// bench-results/crash-recovery.json (or --out).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { announceLockTable } from '@lockfabric/coordinator/service';
+import { fromBinary } from '@bufbuild/protobuf';
+import { connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { RecoveryPhaseSchema } from '@lockfabric/wire';
+import { protocolById } from '@lockfabric/lock-catalog';
+import { LocalChaos, repoRootForBench, runLive, startLocalCluster, stopLocalCluster } from '@lockfabric/workload-driver';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string' }, protocols: { type: 'string' }, out: { type: 'string' } } });
+const rounds = Math.max(1, Number(values.rounds ?? 3));
+const MS = 1_000_000;
+const MISSES = 10;
+const HEARTBEAT_MS = 100;
+const LOCKS = 3;
+const CLIENTS = 8;
+const TIMEOUT_MS = 1_500;
+/** 2025-01-01T00:00:00Z: the origin of every service's RealClock, so our times compare with history times. */
+const CLOCK_ORIGIN_UNIX_MS = 1_735_689_600_000;
+const nowNs = () => Math.round((performance.timeOrigin - CLOCK_ORIGIN_UNIX_MS) * 1e6 + performance.now() * 1e6);
+
+/** Live options of each protocol (leases sized for the emulated fabric) and how it recovers. */
+const PROTOCOLS: Record<string, { options: Record<string, string>; mechanism: string }> = {
+  caslock: { options: {}, mechanism: 'fence + memory-node clear' },
+  drtm: { options: { leaseNs: '50000000', driftNs: '1000000', txMarginNs: '20000000' }, mechanism: 'fence + clear (writers), lease (readers)' },
+  dslr: { options: { leaseMs: '200', waitUnitNs: '100000', restartOnAbort: 'true' }, mechanism: 'lease (2λ stall, λ = 200 ms)' },
+  'dslr-backoff': { options: { leaseMs: '200', waitUnitNs: '100000', restartOnAbort: 'true' }, mechanism: 'lease (2λ stall, λ = 200 ms)' },
+  shiftlock: { options: {}, mechanism: 'lease (3·T_lease) + era-fenced reset' },
+  declock: { options: { acquireTimeoutMs: '100', suspectAfterMs: '300' }, mechanism: 'waiter timeout reset (100 ms) + suspectAfter (300 ms)' },
+  'declock-cql': { options: { acquireTimeoutMs: '100', suspectAfterMs: '300' }, mechanism: 'as declock' },
+  mcs: { options: {}, mechanism: 'none (queue blocked)' },
+  alock: { options: {}, mechanism: 'none (queue blocked)' },
+};
+// mcs and alock only on request: a survivor's release can wait forever for a successor that died
+// mid-enqueue, and then the run never ends (README of apps/coordinator).
+const chosen = values.protocols ? values.protocols.split(',') : Object.keys(PROTOCOLS).filter((p) => p !== 'mcs' && p !== 'alock');
+
+const root = repoRootForBench();
+const outFile = values.out ?? join(root, 'bench-results', 'crash-recovery.json');
+const log = (line: string) => process.stderr.write(line + '\n');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Round {
+  /** Per lock: ms from the kill to the first survivor grant; null when none came before the run ended. */
+  readonly firstGrantMs: (number | null)[];
+  readonly allLocksBackMs: number | null;
+  /** A survivor was (wrongly) declared dead and fenced in this round: its figure does not count. */
+  readonly survivorFenced: boolean;
+  readonly survivorAcquireFailures: number;
+}
+
+const dir = join(root, '.lockfabric', `crash-recovery-${process.pid}`);
+const env = { LOCKFABRIC_COORDINATOR_MISSES_BEFORE_SUSPECT: String(MISSES) };
+const state = await startLocalCluster({ dir, lockCount: 65_536, clientsPerComputeNode: 64, withSwitch: false, readyTimeoutMs: 60_000, env });
+const nc = await connectNats({ servers: state.natsUrl, name: 'crash-recovery-figure', logger: silentLogger });
+// Memory nodes report each compute node they fence; every fenced node must restart to be admitted again.
+const fenced = new Set<number>();
+nc.subscribe(createSubjects(state.cluster).recovery('phase'), {
+  callback: (error, msg) => {
+    if (!error) fenced.add(fromBinary(RecoveryPhaseSchema, msg.data).node);
+  },
+});
+const memory = state.processes.find((p) => p.role === 'memory');
+const fencedNow = async () => {
+  const text = await (await fetch(`http://127.0.0.1:${memory?.health}/metrics`)).text();
+  return Number(text.split('\n').find((l) => l.startsWith('lockfabric_memory_fenced_nodes '))?.split(' ')[1] ?? 0);
+};
+const results: Record<string, { mechanism: string; rounds: Round[]; medianMs: number | null; maxMs: number | null; neverRounds: number }> = {};
+try {
+  const chaos = new LocalChaos(dir);
+  const subjects = createSubjects(state.cluster);
+  for (const protocol of chosen) {
+    const entry = PROTOCOLS[protocol];
+    if (!entry) throw new Error(`no crash-recovery settings for ${protocol}; known: ${Object.keys(PROTOCOLS).join(', ')}`);
+    const shared = protocolById(protocol).modes.includes('shared');
+    const list: Round[] = [];
+    for (let round = 0; round < rounds; round++) {
+      log(`${protocol}: round ${round + 1}/${rounds}`);
+      await announceLockTable(nc, subjects, protocol, LOCKS);
+      const run = runLive({
+        state: chaos.state(),
+        protocol,
+        protocolOptions: entry.options,
+        spec: { clients: CLIENTS, locks: LOCKS, readRatio: shared ? 0.3 : 0, distribution: 'uniform', durationMs: 3_000, thinkNs: 1 * MS, criticalSectionNs: 2 * MS, seed: 31 + round, timeoutMs: TIMEOUT_MS },
+        tolerateNodeFailures: true,
+      });
+      await sleep(900);
+      const killedAtNs = nowNs();
+      await chaos.kill('compute-2');
+      const result = await run;
+      const firstGrantMs = Array.from({ length: LOCKS }, (_, lock) => {
+        const grants = result.history.filter((e) => e.lock === lock && e.op === 'acquire' && e.phase === 'ok' && e.timeNs >= killedAtNs).map((e) => e.timeNs);
+        return grants.length === 0 ? null : (Math.min(...grants) - killedAtNs) / MS;
+      });
+      const allLocksBackMs = firstGrantMs.includes(null) ? null : Math.max(...(firstGrantMs as number[]));
+      const survivorFenced = [...fenced].some((node) => node !== 2);
+      const survivorAcquireFailures = result.summary.acquireFailures;
+      list.push({ firstGrantMs, allLocksBackMs, survivorFenced, survivorAcquireFailures });
+      if (survivorFenced) log(`${protocol}: a survivor was declared dead in round ${round + 1}; the round does not count`);
+      // compute-2 comes back as a new incarnation (a node declared dead stays fenced until then);
+      // so does a survivor the loaded machine made look dead.
+      await sleep(1_000);
+      const restart = new Set([2, ...fenced]);
+      fenced.clear();
+      for (const node of restart) await chaos.restart(`compute-${node}`);
+      const deadline = Date.now() + 20_000;
+      while ((await fencedNow()) > 0 && Date.now() < deadline) await sleep(100);
+    }
+    const backs = list.filter((r) => !r.survivorFenced).map((r) => r.allLocksBackMs);
+    const known = backs.filter((v): v is number => v !== null).sort((a, b) => a - b);
+    results[protocol] = {
+      mechanism: entry.mechanism,
+      rounds: list,
+      neverRounds: backs.length - known.length,
+      // A round in which some lock never came back makes the max "never"; the median is over rounds.
+      medianMs: known[Math.floor((backs.length - 1) / 2)] ?? null,
+      maxMs: known.length === backs.length ? (known.at(-1) ?? null) : null,
+    };
+  }
+} finally {
+  await nc.close();
+  await stopLocalCluster(dir, 5_000);
+}
+
+const figure = {
+  machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() },
+  setup: { computeNodes: 2, clients: CLIENTS, locks: LOCKS, heartbeatMs: HEARTBEAT_MS, missesBeforeSuspect: MISSES, detectionMs: HEARTBEAT_MS * MISSES, acquireTimeoutMs: TIMEOUT_MS, rounds },
+  protocols: results,
+};
+mkdirSync(dirname(outFile), { recursive: true });
+writeFileSync(outFile, JSON.stringify(figure, null, 2) + '\n');
+
+const fmt = (v: number | null) => (v === null ? 'never' : `${v.toFixed(0)} ms`);
+console.log(`Crash recovery: SIGKILL of a compute node until survivors hold every lock again (detection ${HEARTBEAT_MS * MISSES} ms, ${rounds} rounds)`);
+console.log(`${'protocol'.padEnd(13)}${'median'.padStart(9)}${'max'.padStart(9)}${'never'.padStart(7)}  mechanism`);
+for (const [protocol, r] of Object.entries(results)) console.log(`${protocol.padEnd(13)}${fmt(r.medianMs).padStart(9)}${fmt(r.maxMs).padStart(9)}${`${r.neverRounds}/${r.rounds.length}`.padStart(7)}  ${r.mechanism}`);
+console.log(`written to ${outFile}`);
