@@ -2,7 +2,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Client, credentials } from '@grpc/grpc-js';
 import { checkHistory, clipExpiredLeases, historyDigest } from '@lockfabric/check';
 import type { HistoryEvent, Verdict } from '@lockfabric/check';
-import { MemoryQueuePair, rawMethodOf, silentLogger } from '@lockfabric/live';
+import { MemoryQueuePair, announceLockTable, connectNats, createSubjects, rawMethodOf, silentLogger } from '@lockfabric/live';
 import { protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
@@ -79,6 +79,7 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   const memories = state.processes.filter((p) => p.role === 'memory');
   if (computes.length === 0 || memories.length === 0) throw new ConfigError(['the live cluster needs at least one memory node and one compute node']);
   await zeroLockMemory(memories, computes, spec.locks, protocol.entryBytes);
+  if (state.natsUrl) await announceTable(state, protocol.id, spec.locks);
   const switchRecord = protocol.fabric === 'switch' ? state.processes.find((p) => p.role === 'switch' && p.grpc !== undefined) : undefined;
   const switchControl = switchRecord ? new SwitchControlClient(addressOf(switchRecord, switchRecord.grpc)) : undefined;
   try {
@@ -213,6 +214,16 @@ function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: num
     call.on('error', (error: Error & { details?: string }) => reject(new Error(`compute node ${compute.node} (${compute.name}): ${error.details ?? error.message}`)));
     call.on('end', () => resolve({ history, result }));
   }).finally(() => client.close());
+}
+
+/** Tells the memory nodes which protocol the freshly zeroed table serves, so they can free a dead holder's words. */
+async function announceTable(state: ClusterState, protocol: string, lockCount: number): Promise<void> {
+  const nc = await connectNats({ servers: state.natsUrl, name: 'lockfabric-driver', logger: silentLogger });
+  try {
+    await announceLockTable(nc, createSubjects(state.cluster), protocol, lockCount);
+  } finally {
+    await nc.close();
+  }
 }
 
 /** Zeroes the lock table (and compute nodes' descriptor slots) so every run starts from free locks. */
