@@ -1,5 +1,5 @@
 import type { Span, SpanAttributeValue, StartSpanOptions, Trace } from '@lockfabric/ports';
-import { ATTR_GRANT_NS, ATTR_LOCK_MODE, ATTR_OUTCOME, ATTR_PROTOCOL, ATTR_VERBS, ATTR_WAIT_NS, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RELEASE } from '@lockfabric/telemetry';
+import { ATTR_GRANT_NS, ATTR_LOCK_MODE, ATTR_OUTCOME, ATTR_PROTOCOL, ATTR_VERBS, ATTR_WAIT_NS, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RELEASE, SPAN_LOCK_RESET } from '@lockfabric/telemetry';
 import type { MetricsRegistry } from '@lockfabric/telemetry';
 import type { LiveFabric } from './live-fabric.js';
 
@@ -7,6 +7,9 @@ import type { LiveFabric } from './live-fabric.js';
 const LATENCY_BUCKETS_S = [1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const VERB_BUCKETS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128];
 const NS_PER_S = 1e9;
+/** Where protocols put why they reset a lock (DecLock: timeout, failure, overflow; DSLR: the CAS cause). */
+const RESET_REASON_ATTRS = ['declock.reset.reason', 'lockfabric.dslr.reset_cause', 'lockfabric.reset.reason'];
+const OBSERVED_SPANS = new Set([SPAN_LOCK_ACQUIRE, SPAN_LOCK_RELEASE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RESET]);
 
 export interface ComputeMetrics {
   /** A Trace that feeds the lock metrics from the spans protocols already emit, then delegates. */
@@ -25,6 +28,7 @@ export function registerComputeMetrics(metrics: MetricsRegistry, fabric: Pick<Li
   const verbsPerAcquire = metrics.histogram({ name: 'lockfabric_verbs_per_acquire', help: 'Verbs one acquire issued', labelNames: ['protocol'], buckets: VERB_BUCKETS });
   const operations = metrics.counter({ name: 'lockfabric_lock_operations_total', help: 'Lock operations by kind and outcome', labelNames: ['protocol', 'operation', 'outcome'] });
   const handovers = metrics.counter({ name: 'lockfabric_lock_handovers_total', help: 'Direct handovers to a waiting holder', labelNames: ['protocol'] });
+  const resets = metrics.counter({ name: 'lockfabric_lock_resets_total', help: 'Lock resets done by this node (DecLock, DSLR, ShiftLock recovery), by reason', labelNames: ['protocol', 'reason'] });
   const verbs = metrics.counter({ name: 'lockfabric_compute_verbs_total', help: 'Remote verbs posted by this node, by opcode', labelNames: ['opcode'] });
 
   // Wrapping the instance keeps the run service unchanged: every remote batch goes through post.
@@ -37,6 +41,7 @@ export function registerComputeMetrics(metrics: MetricsRegistry, fabric: Pick<Li
   const observe = (name: string, attributes: Readonly<Record<string, SpanAttributeValue>>) => {
     const protocol = String(attributes[ATTR_PROTOCOL] ?? 'unknown');
     if (name === SPAN_LOCK_HANDOVER) return handovers.inc({ protocol });
+    if (name === SPAN_LOCK_RESET) return resets.inc({ protocol, reason: resetReason(attributes) });
     const outcome = String(attributes[ATTR_OUTCOME] ?? (name === SPAN_LOCK_RELEASE ? 'released' : 'unknown'));
     operations.inc({ protocol, operation: name === SPAN_LOCK_ACQUIRE ? 'acquire' : 'release', outcome });
     if (name !== SPAN_LOCK_ACQUIRE) return;
@@ -53,7 +58,7 @@ export function registerComputeMetrics(metrics: MetricsRegistry, fabric: Pick<Li
     trace: (inner) => ({
       startSpan(name: string, options?: StartSpanOptions): Span {
         const span = inner.startSpan(name, options);
-        if (name !== SPAN_LOCK_ACQUIRE && name !== SPAN_LOCK_RELEASE && name !== SPAN_LOCK_HANDOVER) return span;
+        if (!OBSERVED_SPANS.has(name)) return span;
         return observedSpan(span, { ...options?.attributes }, (attributes) => observe(name, attributes));
       },
     }),
@@ -78,6 +83,14 @@ function observedSpan(span: Span, attributes: Record<string, SpanAttributeValue>
       span.end();
     },
   };
+}
+
+function resetReason(attributes: Readonly<Record<string, SpanAttributeValue>>): string {
+  for (const key of RESET_REASON_ATTRS) {
+    const value = attributes[key];
+    if (value !== undefined) return String(value);
+  }
+  return 'unknown';
 }
 
 function numeric(value: SpanAttributeValue | undefined): number | undefined {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Completion, PostOptions, Span, SpanAttributeValue, StartSpanOptions, Trace, WorkRequest } from '@lockfabric/ports';
-import { ATTR_GRANT_NS, ATTR_LOCK_MODE, ATTR_OUTCOME, ATTR_PROTOCOL, ATTR_VERBS, ATTR_WAIT_NS, MetricsRegistry, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RELEASE, parsePrometheusText } from '@lockfabric/telemetry';
+import { ATTR_GRANT_NS, ATTR_LOCK_MODE, ATTR_OUTCOME, ATTR_PROTOCOL, ATTR_VERBS, ATTR_WAIT_NS, MetricsRegistry, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RELEASE, SPAN_LOCK_RESET, parsePrometheusText } from '@lockfabric/telemetry';
 import { registerComputeMetrics } from '../src/compute-metrics.js';
 
 interface Recorded {
@@ -118,5 +118,19 @@ describe('registerComputeMetrics', () => {
     expect(families.get('lockfabric_lock_handovers_total')!.samples.map((s) => [s.labels['protocol'], s.value])).toEqual([['shiftlock', 1]]);
     expect(families.get('lockfabric_lock_wait_seconds')!.samples).toEqual([]);
     expect(inner.spans.map((s) => s.name)).toEqual([SPAN_LOCK_RELEASE, SPAN_LOCK_HANDOVER, 'verb.cas']);
+  });
+
+  it('lock resets count by protocol and reason, read from the reason attribute each protocol uses', () => {
+    const { registry, trace } = setup();
+    trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'declock', 'declock.reset.reason': 'timeout' } }).end();
+    trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'declock', 'declock.reset.reason': 'timeout' } }).end();
+    trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'dslr', 'lockfabric.dslr.reset_cause': 'overflow' } }).end();
+    trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'shiftlock' } }).end();
+    const samples = parsePrometheusText(registry.render()).get('lockfabric_lock_resets_total')!.samples;
+    expect(samples.map((s) => [s.labels['protocol'], s.labels['reason'], s.value])).toEqual([
+      ['declock', 'timeout', 2],
+      ['dslr', 'overflow', 1],
+      ['shiftlock', 'unknown', 1],
+    ]);
   });
 });
