@@ -12,6 +12,7 @@ export class LiveFabric {
   private readonly queuePairs = new Map<NodeId, MemoryQueuePair>();
   private readonly connecting = new Map<NodeId, Promise<MemoryQueuePair>>();
   private readonly endpoints = new Map<NodeId, string>();
+  private readonly memoryNodes = new Set<NodeId>();
 
   constructor(
     readonly node: NodeId,
@@ -25,7 +26,18 @@ export class LiveFabric {
     const description = await qp.describe();
     this.queuePairs.set(description.node, qp);
     this.endpoints.set(description.node, address);
+    this.memoryNodes.add(description.node);
     return description;
+  }
+
+  /**
+   * Binds every memory node's queue pair to the node's current incarnation. Called when a run
+   * starts, after the driver re-initialised the tables: a memory node that restarted since is used
+   * again, while one that restarts during the run breaks its queue pair (typed `unreachable`
+   * completions) instead of letting the run's verbs reach a fresh, empty table.
+   */
+  async rebindMemoryNodes(): Promise<void> {
+    await Promise.all([...this.memoryNodes].map((node) => this.queuePairs.get(node)?.describe()));
   }
 
   /** Where a peer's memory is served (compute nodes serve their descriptor slots). */

@@ -6,7 +6,7 @@ import { FixedDescriptorDirectory, QueuePairVerbs, createLocalMemory } from '@lo
 import type { NodeMemory } from '@lockfabric/fabric';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
-import type { NodeService } from '@lockfabric/locks-common';
+import type { NodeService, NodeServiceContext, ProtocolOptions } from '@lockfabric/locks-common';
 import { grpcError, rawMethodOf } from '@lockfabric/live';
 import type { Logger, MailboxHub, MemoryDescription } from '@lockfabric/live';
 import { ConfigError } from '@lockfabric/ports';
@@ -26,6 +26,12 @@ import { RunStats, VerbAccounting, historyEventToWire, runClients, runSpecFromWi
 import type { LiveFabric } from './live-fabric.js';
 
 
+export interface CurrentRun {
+  readonly protocol: string;
+  readonly options: ProtocolOptions | undefined;
+  readonly locks: LockTableLayout;
+}
+
 const runMethod = rawMethodOf(ComputeNodeService.method.run);
 const describeMethod = rawMethodOf(ComputeNodeService.method.describe);
 const HISTORY_CHUNK_EVENTS = 8_192;
@@ -42,6 +48,8 @@ export interface RunServiceDeps {
   readonly logger: Logger;
   /** This machine's link into its rack's switch (switch-family protocols). */
   readonly switchPort?: SwitchPort;
+  /** Compute nodes the coordinator declared dead, for node services (lock servers) to recover their locks. */
+  readonly failures?: NodeServiceContext['failures'];
 }
 
 /** ComputeNodeService: runs the driver's workloads on this node's lock clients, one run at a time. */
@@ -55,6 +63,8 @@ export class ComputeRunService {
    * node closes.
    */
   private lingering: NodeService | undefined;
+  /** The protocol, options and lock layout of the running (or lingering) run, for recovery responders. */
+  current: CurrentRun | undefined;
   runs = 0;
 
   constructor(private readonly deps: RunServiceDeps) {}
@@ -117,6 +127,7 @@ export class ComputeRunService {
       throw new ConfigError([`compute node ${this.deps.node} hosts at most ${this.deps.maxClients} clients, the run asks for ${spec.workload.clients}`]);
     }
     for (const [node, address] of Object.entries(request.peers)) this.deps.fabric.setEndpoint(Number(node), address);
+    await this.deps.fabric.rebindMemoryNodes();
     const layout = this.layoutFor(protocol.entryBytes, spec.workload.locks);
     // The protocol's node service (agent pool, lock server) starts before this node's clients.
     const memoryNodeIds = this.deps.memoryNodes.map((d) => d.node);
@@ -124,8 +135,9 @@ export class ComputeRunService {
     if (!computeNodeIds.includes(this.deps.node)) computeNodeIds.push(this.deps.node);
     computeNodeIds.sort((a, b) => a - b);
     await this.stopLingering();
+    this.current = { protocol: spec.protocol, options: spec.options, locks: layout };
     const service: NodeService | undefined = protocol.services?.compute?.(
-      { ports: this.clientPorts(SERVICE_CLIENT, layout, spec.workload.seed), memoryNodes: memoryNodeIds, computeNodes: computeNodeIds },
+      { ports: this.clientPorts(SERVICE_CLIENT, layout, spec.workload.seed), memoryNodes: memoryNodeIds, computeNodes: computeNodeIds, ...(this.deps.failures ? { failures: this.deps.failures } : {}) },
       spec.options,
     );
     const ports = Array.from({ length: spec.workload.clients }, (_, i) => this.clientPorts(i, layout, spec.workload.seed));
@@ -185,6 +197,7 @@ export class ComputeRunService {
   private async stopLingering(): Promise<void> {
     const service = this.lingering;
     this.lingering = undefined;
+    this.current = undefined;
     await service?.stop();
   }
 

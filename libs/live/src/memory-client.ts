@@ -1,4 +1,4 @@
-import { Client, credentials, type ClientDuplexStream } from '@grpc/grpc-js';
+import { Client, Metadata, credentials, status, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { Completion, NodeId, PostOptions, SpanContextRef, WorkRequest } from '@lockfabric/ports';
 import { FabricAccessError } from '@lockfabric/ports';
 import {
@@ -18,6 +18,7 @@ import { asUint8Array, rawMethodOf, toBuffer } from './grpc-raw.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { MalformedInputCounter } from './malformed-input.js';
 import { memoryDescriptionFromWire, type MemoryDescription } from './memory-description.js';
+import { INCARNATION_HEADER, STALE_INCARNATION } from './memory-incarnation.js';
 
 export interface MemoryQueuePairOptions {
   readonly logger?: Logger;
@@ -89,6 +90,10 @@ export class MemoryQueuePair {
   private pendingTrace: SpanContextRef | undefined;
   private flushScheduled: ReturnType<typeof setImmediate> | undefined;
   private closed = false;
+  /** The memory-node incarnation this queue pair is bound to (learned by describe). */
+  private incarnation: number | undefined;
+  /** Set when the node restarted under this queue pair: why every post now fails. */
+  private broken: string | undefined;
   private counters = { posts: 0, doorbells: 0, requestsSent: 0, completed: 0, unreachable: 0, rejectedLocally: 0, refusedFull: 0, streamsOpened: 0 };
 
   private constructor(
@@ -134,6 +139,8 @@ export class MemoryQueuePair {
     this.counters.posts++;
     if (batch.length === 0) return Promise.resolve([]);
     if (this.closed) return Promise.resolve(batch.map(() => ({ status: 'unreachable', detail: 'queue pair is closed' })));
+    const broken = this.broken;
+    if (broken !== undefined) return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail: broken })));
 
     let resolve!: (completions: Completion[]) => void;
     const done = new Promise<Completion[]>((r) => (resolve = r));
@@ -175,7 +182,11 @@ export class MemoryQueuePair {
     return done;
   }
 
-  /** The memory node's regions and lock tables. Throws FabricAccessError('unreachable') on failure. */
+  /**
+   * The memory node's regions and lock tables; binds the queue pair to the incarnation it describes
+   * (a queue pair broken by a restart works again after a new describe). Throws
+   * FabricAccessError('unreachable') on failure.
+   */
   describe(): Promise<MemoryDescription> {
     return new Promise((resolve, reject) => {
       this.client.makeUnaryRequest(
@@ -190,7 +201,9 @@ export class MemoryQueuePair {
             return;
           }
           try {
-            resolve(memoryDescriptionFromWire(decodeWire(DescribeResponseSchema, bytes, `grpc ${describeMethod.path} from ${this.address}`)));
+            const description = memoryDescriptionFromWire(decodeWire(DescribeResponseSchema, bytes, `grpc ${describeMethod.path} from ${this.address}`));
+            this.bind(description.incarnation);
+            resolve(description);
           } catch (decodeError) {
             this.malformed.record(describeMethod.path, decodeError, this.address);
             reject(decodeError);
@@ -238,12 +251,21 @@ export class MemoryQueuePair {
 
   private ensureCall(): ClientDuplexStream<Uint8Array, Uint8Array> {
     if (this.call) return this.call;
-    const call = this.client.makeBidiStreamRequest(connectMethod.path, toBuffer, asUint8Array);
+    const metadata = new Metadata();
+    if (this.incarnation !== undefined) metadata.set(INCARNATION_HEADER, String(this.incarnation));
+    const call = this.client.makeBidiStreamRequest(connectMethod.path, toBuffer, asUint8Array, metadata);
     this.counters.streamsOpened++;
     this.call = call;
     call.on('data', (bytes: Uint8Array) => this.onCompletions(call, bytes));
-    call.on('error', (error: Error) => {
-      if (this.call === call) this.breakStream(`memory node ${this.address} unreachable: ${error.message}`);
+    call.on('error', (error: Error & { code?: number; details?: string }) => {
+      if (this.call !== call) return;
+      if (error.code === status.FAILED_PRECONDITION && error.details?.startsWith(STALE_INCARNATION)) {
+        // The node restarted under us: like a QP whose peer reset, this one stays broken until rebound.
+        this.broken = `${error.details}; describe it again to bind a new queue pair`;
+        this.breakStream(this.broken);
+        return;
+      }
+      this.breakStream(`memory node ${this.address} unreachable: ${error.message}`);
     });
     call.on('end', () => {
       if (this.call === call) this.breakStream(`memory node ${this.address} ended the stream`);
@@ -305,6 +327,18 @@ export class MemoryQueuePair {
   }
 
   /** Forgets the current stream; every request written on it completes 'unreachable'. */
+  /** Binds to `incarnation` (undefined: the server did not say, so nothing is checked). */
+  private bind(incarnation: number | undefined): void {
+    const next = incarnation === 0 ? undefined : incarnation;
+    if (next !== this.incarnation && this.call) {
+      // Streams of the old binding must not carry new work.
+      this.call.cancel();
+      this.breakStream(`memory node ${this.address} rebound to incarnation ${String(next)}`);
+    }
+    this.incarnation = next;
+    this.broken = undefined;
+  }
+
   private breakStream(detail: string): void {
     const call = this.call;
     this.call = undefined;

@@ -15,6 +15,8 @@ import {
   type WorkRequestBatch as WireWorkRequestBatch,
 } from '@lockfabric/wire';
 import { rawMethodOf } from './grpc-raw.js';
+import { grpcError } from './grpc-unary.js';
+import { INCARNATION_HEADER, STALE_INCARNATION } from './memory-incarnation.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { MalformedInputCounter } from './malformed-input.js';
 import { memoryDescriptionToWire, type MemoryDescription } from './memory-description.js';
@@ -48,6 +50,8 @@ export interface MemoryServerOptions {
   readonly maxInFlightBatches?: number;
   readonly logger?: Logger;
   readonly malformed?: MalformedInputCounter;
+  /** This process's incarnation, told by Describe and checked on Connect (default: start time, ms). */
+  readonly incarnation?: number;
 }
 
 export interface MemoryServerStats {
@@ -60,6 +64,8 @@ export interface MemoryServerStats {
   readonly executorErrors: number;
   /** Most batches one stream has had unanswered at once (never above maxInFlightBatches). */
   readonly inFlightPeak: number;
+  /** Connect streams refused because their queue pair was bound to an earlier incarnation. */
+  readonly staleStreams: number;
 }
 
 export interface MemoryServer {
@@ -87,7 +93,8 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
   const malformed = options.malformed ?? new MalformedInputCounter({ logger });
   const maxInFlight = Math.max(1, options.maxInFlightBatches ?? 64);
   const streams = new Set<QueuePairStream>();
-  const counters = { streamsOpened: 0, batches: 0, requests: 0, malformedFrames: 0, malformedRequests: 0, executorErrors: 0, inFlightPeak: 0 };
+  const counters = { streamsOpened: 0, batches: 0, requests: 0, malformedFrames: 0, malformedRequests: 0, executorErrors: 0, inFlightPeak: 0, staleStreams: 0 };
+  const incarnation = options.incarnation ?? Date.now();
   let closing = false;
 
   const server = new Server({ 'grpc.keepalive_permit_without_calls': 1 });
@@ -99,6 +106,14 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
           call.end();
           return;
         }
+        // A queue pair bound to an earlier incarnation must not reach this table: its requests were
+        // meant for memory that is gone (the lock table restarted empty).
+        const bound = call.metadata.get(INCARNATION_HEADER)[0];
+        if (bound !== undefined && String(bound) !== String(incarnation)) {
+          counters.staleStreams++;
+          call.emit('error', grpcError(status.FAILED_PRECONDITION, `${STALE_INCARNATION}: queue pair bound to incarnation ${String(bound)}, memory node ${executor.describe().node} is incarnation ${incarnation}`));
+          return;
+        }
         counters.streamsOpened++;
         const stream = new QueuePairStream(call, maxInFlight, (frame) => answer(frame, call.getPeer()), logger, (inFlight) => {
           counters.inFlightPeak = Math.max(counters.inFlightPeak, inFlight);
@@ -108,7 +123,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
       },
       describe: (_call: ServerUnaryCall<Uint8Array, Uint8Array>, callback: sendUnaryData<Uint8Array>) => {
         try {
-          callback(null, toBinary(DescribeResponseSchema, memoryDescriptionToWire(executor.describe())));
+          callback(null, toBinary(DescribeResponseSchema, memoryDescriptionToWire({ ...executor.describe(), incarnation })));
         } catch (error) {
           logger.error(`memory server: describe failed: ${error instanceof Error ? error.message : String(error)}`);
           callback({ code: status.INTERNAL, details: 'describe failed' });

@@ -165,6 +165,35 @@ describe('memory server and queue pair', () => {
     expect(qp.stats().streamsOpened).toBeGreaterThanOrEqual(2);
   });
 
+  it('a queue pair bound by describe breaks when the memory node restarts: nothing reaches the new table until it is described again', async () => {
+    const executor = new FakeExecutor();
+    const { server } = await serve(executor, { incarnation: 1 });
+    const qp = await queuePair(server.address);
+    expect((await qp.describe()).incarnation).toBe(1);
+    expect((await qp.post([faa(0)]))[0]?.status).toBe('ok');
+    server.kill();
+
+    const revived = new FakeExecutor();
+    const { server: restarted } = await serve(revived, { port: server.port, incarnation: 2 });
+    const [refused] = await waitFor(
+      async () => {
+        const completions = await qp.post([faa(0, 5n)]);
+        return completions[0]?.detail?.startsWith('memory node restarted') ? completions : undefined;
+      },
+      { what: 'the restarted node to refuse the old binding', timeoutMs: 10_000, intervalMs: 50 },
+    );
+    expect(refused?.status).toBe('unreachable');
+    expect(refused?.detail).toMatch(/incarnation 1.*incarnation 2/);
+    // Broken for good, without another round trip, until rebound.
+    expect((await qp.post([faa(8)]))[0]?.detail).toMatch(/describe it again/);
+    expect(revived.batches).toHaveLength(0);
+    expect(restarted.stats().staleStreams).toBeGreaterThanOrEqual(1);
+
+    expect((await qp.describe()).incarnation).toBe(2);
+    expect(await qp.post([faa(0, 5n)])).toEqual([{ status: 'ok', value: 0n }]);
+    expect(revived.batches).toHaveLength(1);
+  });
+
   it('stops reading a stream at the in-flight bound and resumes when batches are answered', async () => {
     const executor = new FakeExecutor();
     const { server } = await serve(executor, { maxInFlightBatches: 2 });
@@ -236,7 +265,7 @@ describe('memory server and queue pair', () => {
     expect(executor.batches[0]?.requests).toHaveLength(1);
     expect(await qp.post([])).toEqual([]);
 
-    expect(await qp.describe()).toEqual(executor.describe());
+    expect(await qp.describe()).toEqual({ ...executor.describe(), incarnation: expect.any(Number) });
   });
 
   it('fails connect with FabricAccessError when nothing listens', async () => {
