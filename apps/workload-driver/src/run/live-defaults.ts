@@ -8,13 +8,17 @@ import type { ProtocolOptions } from '@lockfabric/locks-common';
  * with the sim defaults (RTO 200 µs, T_ACQ 10 ms) every attempt times out before its GRANT arrives
  * and is aborted and retried, without end. The RTO stays well above a loaded round trip: NATS loses
  * nothing by itself, and spurious retransmissions feed the duplicate paths (a refused agent
- * transfer can then leave a lock without a holder, see issue 4's notes). Flags given with `--opt`
- * win over these.
+ * transfer can then leave a lock without a holder, see issue 4's notes). MCS and ALock wait for a
+ * successor's link at most `releaseLinkTimeoutNs` before cutting the queue (a successor that died
+ * between its tail swap and its link); 200 ms keeps a slow but live successor from being cut.
+ * Flags given with `--opt` win over these.
  */
 export const LIVE_PROTOCOL_DEFAULTS: Readonly<Record<string, ProtocolOptions>> = {
   drtm: { leaseNs: 50_000_000, driftNs: 1_000_000, txMarginNs: 20_000_000 },
   dslr: { leaseMs: 200, waitUnitNs: 100_000 },
   'dslr-backoff': { leaseMs: 200, waitUnitNs: 100_000 },
+  mcs: { releaseLinkTimeoutNs: 200_000_000 },
+  alock: { releaseLinkTimeoutNs: 200_000_000 },
   fisslock: { rtoNs: 250_000_000, attemptTimeoutNs: 2_000_000_000, starvePeriodNs: 20_000_000 },
 };
 

@@ -16,13 +16,16 @@ import {
   budgetOf,
   budgetWord,
   className,
+  REF_GENERATIONS,
   decodeRef,
   descriptorAddrs,
   encodeRef,
   otherClass,
+  refGeneration,
   tailAddr,
   traceAreaAddr,
   victimAddr,
+  withRefGeneration,
 } from './layout.js';
 import type { AccessClass, DescriptorAddrs, DescriptorId } from './layout.js';
 import { NaiveMixedCasLock } from './naive-lock.js';
@@ -87,6 +90,8 @@ export class AlockClient implements LockClient<AlockGrant> {
   private readonly naive: NaiveMixedCasLock;
   private readonly budgets: readonly [number, number];
   private readonly self: string;
+  /** Link generation of each descriptor: bumped when a release gives up on an unlinked successor. */
+  private readonly generations: number[] = [0, 0];
 
   constructor(
     private readonly ports: ClientPorts,
@@ -165,7 +170,7 @@ export class AlockClient implements LockClient<AlockGrant> {
       entry,
       cls,
       id,
-      ref: encodeRef(id),
+      ref: withRefGeneration(encodeRef(id), this.generations[index] ?? 0),
       desc: descriptorAddrs(ports.descriptors, id),
       access: classAccess(cls, ports.verbs, lock, tally, this.options.sameNodeStores),
       tally,
@@ -244,7 +249,9 @@ export class AlockClient implements LockClient<AlockGrant> {
     } else {
       const predDesc = descriptorAddrs(this.ports.descriptors, decodeRef(pred));
       this.emit(a, { type: 'link', pred });
-      await a.access.storePeer(predDesc.next, a.ref);
+      // The link carries the predecessor's generation (from the tail), so a link that arrives after
+      // the predecessor gave up on it is recognisably stale.
+      await a.access.storePeer(predDesc.next, withRefGeneration(a.ref, refGeneration(pred)));
       let word: bigint;
       while ((word = await cpu.load(a.desc.budget)) === WAITING) await this.pause(a, this.options.spinNs);
       if (a.tracing && !a.abandoned) await this.linkHandover(a);
@@ -295,9 +302,18 @@ export class AlockClient implements LockClient<AlockGrant> {
     await this.ports.verbs.cpu.store(a.desc.next, NULL_REF);
   }
 
+  /**
+   * Failures: when the CAS finds a successor in the tail that never links in (it died between its
+   * swap and its link), the wait for the link ends after `releaseLinkTimeoutNs` and the releaser
+   * clears the cohort tail, whatever it now names (see `cutQueue`). Everyone cut off sits behind the
+   * unlinked successor, which never gets the lock itself: this descriptor's generation is bumped
+   * and a late link, carrying the old one, is ignored. So the cut-off waiters are never handed the
+   * lock (exclusion holds even if the successor was only slow), their acquires end with
+   * LockTimeoutError, and with the tail clear the cohort — and the Peterson flag it doubles as —
+   * is free for new acquirers.
+   */
   private async passOn(a: Acquisition): Promise<void> {
-    const cpu = this.ports.verbs.cpu;
-    let next = await cpu.load(a.desc.next);
+    let next = await this.loadLink(a);
     if (next === NULL_REF) {
       const tail = tailAddr(a.entry, a.cls);
       if (this.options.mutantPlainLocalRelease && a.cls === LOCAL) {
@@ -305,12 +321,17 @@ export class AlockClient implements LockClient<AlockGrant> {
         this.emit(a, { type: 'emptied' });
         return;
       }
-      if ((await a.access.cas(tail, a.ref, NULL_REF)) === a.ref) {
+      const seen = await a.access.cas(tail, a.ref, NULL_REF);
+      if (seen === a.ref) {
         this.emit(a, { type: 'emptied' });
         return;
       }
       // A successor swapped in but has not linked yet: wait for its WRITE into our `next`.
-      while ((next = await cpu.load(a.desc.next)) === NULL_REF) await this.ports.clock.sleep(this.options.spinNs);
+      next = await this.waitForLink(a);
+      if (next === NULL_REF) {
+        await this.cutQueue(a, seen);
+        return;
+      }
     }
     const to = decodeRef(next);
     const handed = a.budget - 1;
@@ -336,6 +357,39 @@ export class AlockClient implements LockClient<AlockGrant> {
     } finally {
       span.end();
     }
+  }
+
+  /** The successor link in `a`'s descriptor; NULL_REF when unset or stale (another generation's). */
+  private async loadLink(a: Acquisition): Promise<bigint> {
+    const next = await this.ports.verbs.cpu.load(a.desc.next);
+    return next !== NULL_REF && refGeneration(next) === refGeneration(a.ref) ? next : NULL_REF;
+  }
+
+  /** Polls for the successor's link for at most `releaseLinkTimeoutNs`; NULL_REF if it never came. */
+  private async waitForLink(a: Acquisition): Promise<bigint> {
+    const { clock } = this.ports;
+    const giveUpAtNs = this.options.mutantUnboundedReleaseWait ? Infinity : clock.nowNs() + this.options.releaseLinkTimeoutNs;
+    let next: bigint;
+    while ((next = await this.loadLink(a)) === NULL_REF) {
+      const leftNs = giveUpAtNs - clock.nowNs();
+      if (leftNs <= 0) return NULL_REF;
+      await clock.sleep(Math.min(this.options.spinNs, leftNs));
+    }
+    return next;
+  }
+
+  /** The successor never linked: CAS the cohort tail from whatever it names to null (retrying as it moves). */
+  private async cutQueue(a: Acquisition, observedTail: bigint): Promise<void> {
+    // Bump first: from here on a link into this descriptor's current generation is stale.
+    this.generations[a.id.index] = ((this.generations[a.id.index] ?? 0) + 1) % REF_GENERATIONS;
+    const tailAt = tailAddr(a.entry, a.cls);
+    let tail = observedTail;
+    for (;;) {
+      const seen = await a.access.cas(tailAt, tail, NULL_REF);
+      if (seen === tail || seen === NULL_REF) break;
+      tail = seen;
+    }
+    this.emit(a, { type: 'cut', tail });
   }
 
   /** Links the acquire span to the releaser's `lock.handover` span, if the releaser left its context. */

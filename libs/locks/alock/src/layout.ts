@@ -88,7 +88,9 @@ const MAX_CLIENT = 0xffff_ffff;
 
 /**
  * A descriptor reference as stored in a tail or a `next` field (spec §2.3, global form for both
- * classes): (node + 1) · 2^40 | client · 2^8 | index. Never zero, fits one 64-bit word.
+ * classes): (node + 1) · 2^40 | client · 2^8 | generation · 2 | index. Never zero, fits one
+ * 64-bit word. The generation (7 bits, 0 until a release gave up on an unlinked successor) fences
+ * late links: see `AlockClient.passOn`. `encodeRef` writes generation 0.
  */
 export function encodeRef(id: DescriptorId): bigint {
   if (!Number.isInteger(id.node) || id.node < 0 || id.node > MAX_NODE) throw new RangeError(`alock descriptor node ${id.node} is out of range`);
@@ -101,9 +103,25 @@ export function encodeRef(id: DescriptorId): bigint {
   return ((BigInt(id.node) + 1n) << NODE_SHIFT) | (BigInt(id.client) << CLIENT_SHIFT) | BigInt(id.index);
 }
 
+const INDEX_MASK = 0x1n;
+const GENERATION_SHIFT = 1n;
+const GENERATION_MASK = 0x7fn;
+/** Generations wrap at this many: a link must be 128 release timeouts late to be mistaken. */
+export const REF_GENERATIONS = 128;
+
+/** The link generation a reference carries. */
+export function refGeneration(ref: bigint): number {
+  return Number((ref >> GENERATION_SHIFT) & GENERATION_MASK);
+}
+
+/** `ref` with its generation replaced by `generation` (modulo REF_GENERATIONS). */
+export function withRefGeneration(ref: bigint, generation: number): bigint {
+  return (ref & ~(GENERATION_MASK << GENERATION_SHIFT)) | ((BigInt(generation) & GENERATION_MASK) << GENERATION_SHIFT);
+}
+
 export function decodeRef(ref: bigint): DescriptorId {
   const nodePlusOne = ref >> NODE_SHIFT;
-  const index = Number(ref & 0xffn);
+  const index = Number(ref & INDEX_MASK);
   if (ref <= NULL_REF || nodePlusOne < 1n || nodePlusOne > BigInt(MAX_NODE) + 1n || index >= DESCRIPTORS_PER_SLOT) {
     throw new RangeError(`0x${ref.toString(16)} is not an alock descriptor reference`);
   }

@@ -24,6 +24,8 @@ export type AlockEvent =
   | (EventBase & { readonly type: 'exit' })
   | (EventBase & { readonly type: 'handoff'; readonly to: bigint; readonly budget: number })
   | (EventBase & { readonly type: 'emptied' })
+  /** The releaser gave up on a successor that swapped in but never linked, and cleared the tail (`cut` holds the last tail it saw). */
+  | (EventBase & { readonly type: 'cut'; readonly tail: bigint })
   | (EventBase & { readonly type: 'abandon' });
 
 export type AlockObserver = (event: AlockEvent) => void;

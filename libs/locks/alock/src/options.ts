@@ -14,6 +14,13 @@ export interface AlockOptions {
   readonly petersonRead: 'separate' | 'combined';
   /** Remote-class peers on the same node reach each other's descriptors with CPU stores (spec A11). */
   readonly sameNodeStores: boolean;
+  /**
+   * How long a release waits for a successor that swapped itself into the cohort tail to link in,
+   * before it takes that successor for dead and clears the tail (see `AlockClient.passOn`).
+   */
+  readonly releaseLinkTimeoutNs: number;
+  /** Test-only: the original unbounded wait for the successor's link (hangs if it died). */
+  readonly mutantUnboundedReleaseWait: boolean;
   /** M0: the naive lock — local CPU CAS and remote CAS on one shared word (not mutually exclusive). */
   readonly mutantNaiveLocalCas: boolean;
   /** M1: cohort leaders skip the Peterson entry. */
@@ -26,6 +33,12 @@ export interface AlockOptions {
   readonly mutantPlainLocalRelease: boolean;
 }
 
+/**
+ * 2 ms: the link is one WRITE (or CPU store) issued right after the successor's swap returns, a few
+ * µs on `sim`; only a dead or stopped successor takes this long.
+ */
+export const DEFAULT_RELEASE_LINK_TIMEOUT_NS = 2_000_000;
+
 export const ALOCK_OPTION_HELP: Readonly<Record<string, string>> = {
   localBudget: 'CS entries per local tenure before the cohort re-arbitrates with remote processes (default 5, ≥ 1)',
   remoteBudget: 'CS entries per remote tenure before the cohort re-arbitrates with local processes (default 5, ≥ 1)',
@@ -33,6 +46,8 @@ export const ALOCK_OPTION_HELP: Readonly<Record<string, string>> = {
   remoteSpinNs: 'pause between the remote head’s READ polls in the Peterson wait, in ns (default 1000)',
   petersonRead: 'separate (default: READ T_L, then victim) or combined (one 24-byte READ per poll)',
   sameNodeStores: 'true: remote-class peers on one node write each other’s descriptors with CPU stores (default false: WRITE verbs)',
+  releaseLinkTimeoutNs: `ns a release waits for an enqueued successor to link in before clearing the cohort tail (default ${DEFAULT_RELEASE_LINK_TIMEOUT_NS})`,
+  mutantUnboundedReleaseWait: 'test-only: wait for the successor link forever (hangs if the successor died)',
   mutantNaiveLocalCas: 'test-only: the naive lock mixing local CPU CAS and remote CAS on one word (broken on purpose)',
   mutantSkipPeterson: 'test-only: leaders skip the Peterson entry (broken on purpose)',
   mutantVictimFirst: 'test-only: leaders write victim before enqueueing (broken on purpose)',
@@ -50,6 +65,8 @@ export function readAlockOptions(options?: ProtocolOptions): AlockOptions {
     remoteSpinNs: reader.number('remoteSpinNs', 1_000, { min: 1 }),
     petersonRead: reader.choice('petersonRead', ['separate', 'combined'] as const, 'separate'),
     sameNodeStores: reader.boolean('sameNodeStores', false),
+    releaseLinkTimeoutNs: reader.number('releaseLinkTimeoutNs', DEFAULT_RELEASE_LINK_TIMEOUT_NS, { min: 1 }),
+    mutantUnboundedReleaseWait: reader.boolean('mutantUnboundedReleaseWait', false),
     mutantNaiveLocalCas: reader.boolean('mutantNaiveLocalCas', false),
     mutantSkipPeterson: reader.boolean('mutantSkipPeterson', false),
     mutantVictimFirst: reader.boolean('mutantVictimFirst', false),

@@ -5,7 +5,8 @@ import type { ClientAddress } from '@lockfabric/ports';
  *
  * word 0, the queue tail (after the ShiftLock artifact's MCS baseline):
  *   bits  0..3   occupied: 1 while anyone holds or waits for the lock, 0 when it is free
- *   bits  4..15  zero (the artifact's unused shared counter)
+ *   bits  4..15  link generation of the named queue node (the artifact's unused shared counter):
+ *                0 until a release of that node gave up on an unlinked successor (see mcs.ts)
  *   bits 16..31  node id of the tail client
  *   bits 32..63  queue-node endpoint of the tail: client index · 2^ENDPOINT_INDEX_BITS + queue node
  * word 1: release counter, bumped on each handover when `releaseCounter` is on (the artifact does
@@ -54,6 +55,22 @@ export function decodePointer(word: bigint): QueueNodeRef | undefined {
     client: Number(endpoint >> BigInt(ENDPOINT_INDEX_BITS)),
     index: Number(endpoint & ((1n << BigInt(ENDPOINT_INDEX_BITS)) - 1n)),
   };
+}
+
+const GENERATION_SHIFT = 4n;
+const GENERATION_MASK = 0xfffn;
+/** Generations wrap at this many: a link must be 4096 release timeouts late to be mistaken. */
+export const GENERATION_COUNT = 4096;
+
+/** The link generation carried in a pointer's bits 4..15. */
+export function pointerGeneration(word: bigint): number {
+  return Number((word >> GENERATION_SHIFT) & GENERATION_MASK);
+}
+
+/** `word` with its link generation replaced by `generation` (taken modulo GENERATION_COUNT). */
+export function withGeneration(word: bigint, generation: number): bigint {
+  const cleared = word & ~(GENERATION_MASK << GENERATION_SHIFT);
+  return cleared | ((BigInt(generation) & GENERATION_MASK) << GENERATION_SHIFT);
 }
 
 export function isOccupied(word: bigint): boolean {

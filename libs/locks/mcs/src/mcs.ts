@@ -3,7 +3,18 @@ import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-comm
 import { ConfigError, LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
 import { GrantNotHeldError } from './errors.js';
-import { ALL_BITS, ENTRY_BYTES, FREE, RELEASE_COUNTER_OFFSET, clientOf, decodePointer, encodePointer } from './lock-entry.js';
+import {
+  ALL_BITS,
+  ENTRY_BYTES,
+  FREE,
+  GENERATION_COUNT,
+  RELEASE_COUNTER_OFFSET,
+  clientOf,
+  decodePointer,
+  encodePointer,
+  pointerGeneration,
+  withGeneration,
+} from './lock-entry.js';
 import { GRANT_OFFSET, HANDOVER_OFFSET, NEXT_OFFSET, decodeHandover, encodeHandover, fieldAddr, queueNodesPerSlot } from './queue-node.js';
 
 export interface McsOptions {
@@ -11,13 +22,28 @@ export interface McsOptions {
   readonly pollIntervalNs: number;
   /** FAA the entry's release counter on every handover, as the ShiftLock artifact's MCS does. */
   readonly releaseCounter: boolean;
+  /**
+   * How long a release waits for a successor that swapped itself into the tail to link in, before
+   * it takes that successor for dead and cuts the queue after itself (see `passOn`).
+   */
+  readonly releaseLinkTimeoutNs: number;
+  /** Test-only mutant: the original unbounded wait for the successor's link (hangs if it died). */
+  readonly mutantUnboundedReleaseWait: boolean;
   /** Test-only mutant: reuse a queue node without clearing its `next` and `grant` words. */
   readonly mutantSkipNodeReset: boolean;
 }
 
+/**
+ * 2 ms: the link is one WRITE issued right after the successor's swap returns (a few µs on `sim`),
+ * so only a dead or stopped successor takes this long; waiting longer only delays the survivors.
+ */
+export const DEFAULT_RELEASE_LINK_TIMEOUT_NS = 2_000_000;
+
 export const MCS_OPTION_HELP = {
   pollIntervalNs: 'ns between two local loads of the own queue node while waiting (default 200)',
   releaseCounter: 'true to FAA a per-lock release counter on each handover, like the ShiftLock artifact (default false)',
+  releaseLinkTimeoutNs: `ns a release waits for an enqueued successor to link in before cutting the queue after itself (default ${DEFAULT_RELEASE_LINK_TIMEOUT_NS})`,
+  mutantUnboundedReleaseWait: 'test-only: wait for the successor link forever, as before the fix (hangs if the successor died)',
   mutantSkipNodeReset: 'test-only: reuse a queue node without clearing it (broken on purpose)',
 };
 
@@ -26,6 +52,8 @@ export function readMcsOptions(options?: ProtocolOptions): McsOptions {
   const parsed: McsOptions = {
     pollIntervalNs: reader.number('pollIntervalNs', 200, { min: 1 }),
     releaseCounter: reader.boolean('releaseCounter', false),
+    releaseLinkTimeoutNs: reader.number('releaseLinkTimeoutNs', DEFAULT_RELEASE_LINK_TIMEOUT_NS, { min: 1 }),
+    mutantUnboundedReleaseWait: reader.boolean('mutantUnboundedReleaseWait', false),
     mutantSkipNodeReset: reader.boolean('mutantSkipNodeReset', false),
   };
   reader.done();
@@ -61,6 +89,8 @@ type QueueNodeState =
  */
 export class McsClient implements LockClient<McsGrant> {
   private readonly nodes: QueueNodeState[];
+  /** Link generation of each queue node: bumped when a release gives up on an unlinked successor. */
+  private readonly generations: number[];
   private readonly key: string;
 
   constructor(
@@ -70,6 +100,7 @@ export class McsClient implements LockClient<McsGrant> {
     const count = queueNodesPerSlot(ports.descriptors.slotBytes);
     if (count < 1) throw new ConfigError([`mcs needs descriptor slots of at least 32 bytes, this substrate has ${ports.descriptors.slotBytes}`]);
     this.nodes = Array.from({ length: count }, () => ({ kind: 'free' }) as const);
+    this.generations = Array.from({ length: count }, () => 0);
     this.key = clientKey(ports.self);
   }
 
@@ -149,7 +180,10 @@ export class McsClient implements LockClient<McsGrant> {
     this.nodes[index] = { kind: 'waiting', lock, addr };
     try {
       op.verbs++;
-      await verbs.write(fieldAddr(descriptors.of(clientOf(predecessor)), predecessor.index, NEXT_OFFSET), u64Bytes(me), { lock });
+      // The link names me but carries the predecessor's generation from the tail word: a link that
+      // arrives after the predecessor gave up on it is recognisably stale (see passOn).
+      const link = withGeneration(me, pointerGeneration(previous));
+      await verbs.write(fieldAddr(descriptors.of(clientOf(predecessor)), predecessor.index, NEXT_OFFSET), u64Bytes(link), { lock });
     } catch (error) {
       this.nodes[index] = { kind: 'broken' };
       throw error;
@@ -185,20 +219,35 @@ export class McsClient implements LockClient<McsGrant> {
     }
   }
 
-  /** MCS release of queue node `index`, which holds `lock`. */
+  /**
+   * MCS release of queue node `index`, which holds `lock`.
+   *
+   * Failures: when the CAS finds a successor in the tail that never links in (it died between its
+   * swap and its link WRITE), the wait for the link ends after `releaseLinkTimeoutNs`. Then the
+   * releaser cuts the queue after itself by CASing the tail, whatever it now names, back to free.
+   * Everyone cut off sits behind the unlinked successor, so only that successor could ever hand
+   * them the lock; it never gets the lock itself, because this node's generation is bumped and a
+   * late link (carrying the old generation) is ignored. So the cut-off waiters are never granted
+   * and exclusion holds even when the successor was only slow; their acquires end with
+   * LockTimeoutError, and new acquirers find the lock free.
+   */
   private async passOn(index: number, lock: LockId, addr: RemoteAddr): Promise<void> {
-    const { verbs, descriptors, clock } = this.ports;
-    const nextAddr = fieldAddr(descriptors.self, index, NEXT_OFFSET);
+    const { verbs, descriptors } = this.ports;
     try {
-      let next = await verbs.cpu.load(nextAddr);
+      let next = await this.loadLink(index);
       if (next === FREE) {
         const me = this.pointer(index);
-        if ((await verbs.cas(addr, me, FREE, { lock })) === me) {
+        const tail = await verbs.cas(addr, me, FREE, { lock });
+        if (tail === me) {
           this.nodes[index] = { kind: 'free' };
           return;
         }
         // The tail moved past me: a successor swapped itself in and is about to link.
-        while ((next = await verbs.cpu.load(nextAddr)) === FREE) await clock.sleep(this.options.pollIntervalNs);
+        next = await this.waitForLink(index);
+        if (next === FREE) {
+          await this.cutQueueAfter(index, lock, addr, tail);
+          return;
+        }
       }
       const successor = decodePointer(next);
       if (!successor) throw new RangeError(`mcs queue node ${this.key}#${index} holds a bad successor pointer ${next}`);
@@ -227,8 +276,57 @@ export class McsClient implements LockClient<McsGrant> {
     }
   }
 
+  /** The successor link of queue node `index`; FREE when unset or stale (an older generation's). */
+  private async loadLink(index: number): Promise<bigint> {
+    const next = await this.ports.verbs.cpu.load(fieldAddr(this.ports.descriptors.self, index, NEXT_OFFSET));
+    return next !== FREE && pointerGeneration(next) === this.generations[index] ? next : FREE;
+  }
+
+  /** Polls for the successor's link, for at most `releaseLinkTimeoutNs` (FREE if it never came). */
+  private async waitForLink(index: number): Promise<bigint> {
+    const { clock } = this.ports;
+    const giveUpAtNs = this.options.mutantUnboundedReleaseWait ? Infinity : clock.nowNs() + this.options.releaseLinkTimeoutNs;
+    let next: bigint;
+    while ((next = await this.loadLink(index)) === FREE) {
+      const leftNs = giveUpAtNs - clock.nowNs();
+      if (leftNs <= 0) return FREE;
+      await clock.sleep(Math.min(this.options.pollIntervalNs, leftNs));
+    }
+    return next;
+  }
+
+  /**
+   * The successor never linked: free the lock by CASing the tail from whatever it names to FREE.
+   * A failed CAS means yet another waiter joined behind the dead one; retry with the new tail.
+   */
+  private async cutQueueAfter(index: number, lock: LockId, addr: RemoteAddr, observedTail: bigint): Promise<void> {
+    // From here on a link to this node's current generation is stale: bump it before the tail is
+    // reset, so a late link is ignored even if the node is reused at once.
+    this.generations[index] = ((this.generations[index] ?? 0) + 1) % GENERATION_COUNT;
+    const span = this.ports.trace.startSpan('lock.queue-cut', {
+      attributes: { [LOCK_ATTR.protocol]: 'mcs', [LOCK_ATTR.lock]: lock, 'lockfabric.handover.from': this.key, 'lockfabric.mcs.unlinked_tail': observedTail.toString(16) },
+    });
+    try {
+      let tail = observedTail;
+      let attempts = 1;
+      for (;;) {
+        const seen = await this.ports.verbs.cas(addr, tail, FREE, { lock });
+        if (seen === tail || seen === FREE) break;
+        tail = seen;
+        attempts++;
+      }
+      span.setAttribute('lockfabric.mcs.cut_attempts', attempts);
+      this.nodes[index] = { kind: 'free' };
+    } catch (error) {
+      span.recordError(error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
   private pointer(index: number): bigint {
-    return encodePointer({ node: this.ports.self.node, client: this.ports.self.client, index });
+    return withGeneration(encodePointer({ node: this.ports.self.node, client: this.ports.self.client, index }), this.generations[index] ?? 0);
   }
 }
 

@@ -1,3 +1,4 @@
+import { withRefGeneration } from '../../src/index.js';
 import type { AlockEvent, EntryKind } from '../../src/index.js';
 
 /**
@@ -128,12 +129,17 @@ export function checkAlockEvents(events: readonly AlockEvent[], options: Invaria
         break;
       case 'handoff': {
         const successor = s.linked.get(event.ref);
-        if (successor !== event.to) fail(event, 'I10', `handed over to ${ref(event.to)} but ${successor === undefined ? 'nobody' : ref(successor)} had linked behind it`);
+        // A link carries the predecessor's generation, not the successor's own: compare descriptors.
+        if (successor === undefined || withRefGeneration(successor, 0) !== withRefGeneration(event.to, 0)) fail(event, 'I10', `handed over to ${ref(event.to)} but ${successor === undefined ? 'nobody' : ref(successor)} had linked behind it`);
         s.linked.delete(event.ref);
         break;
       }
       case 'emptied':
         if (s.linked.has(event.ref)) fail(event, 'I10', `cleared its tail with ${ref(s.linked.get(event.ref)!)} linked behind it`);
+        break;
+      case 'cut':
+        // The releaser gave up on its unlinked successor: whoever linked behind it is cut off.
+        s.linked.delete(event.ref);
         break;
       case 'abandon':
         abandoned++;
