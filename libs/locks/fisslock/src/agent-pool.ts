@@ -1,40 +1,21 @@
-import { LOCK_ATTR } from '@lockfabric/locks-common';
 import type { Clock, LockId, LockMode, LockPacket, NodeId, SpanContextRef, SwitchPort, Trace } from '@lockfabric/ports';
 import { ReliableLink } from './reliable-link.js';
-import {
-  FLAG_ABORT,
-  FLAG_BOUNCED,
-  FLAG_CUR_SHARED,
-  FLAG_DUP,
-  FLAG_GRANTED,
-  FLAG_HAS_AGENT,
-  FLAG_INVALID,
-  FLAG_WW_NEXT,
-  WAITER_COUNT_SHIFT,
-  ackFlags,
-  clientOfTask,
-  ackStatusOf,
-} from './wire.js';
+import { BounceBackoff } from './pool/bounce-backoff.js';
+import { holderKey } from './pool/agent.js';
+import type { Agent, FissPolicy, Waiter } from './pool/agent.js';
+import { startHandoverSpan } from './pool/handover-span.js';
+import type { Releaser } from './pool/handover-span.js';
+import { ReceiveDedup } from './pool/receive-dedup.js';
+import { StarvationNotifier } from './pool/starvation.js';
+import { StuckReleases } from './pool/stuck-releases.js';
+import { TransferAssembly } from './pool/transfer-assembly.js';
+import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf } from './wire.js';
 import type { AckStatus } from './wire.js';
 // recovery (S1/S2 hooks) types, used only by the section at the end of AgentPool
 import type { RecoveryClientView } from './recovery/recovery-client.js';
 import type { AgentRecord, MachineOrders, ServerReport } from './recovery/recovery-state.js';
 
-export type FissPolicy = 'read-preferring' | 'starvation-prevention' | 'write-preferring';
-
-export interface Waiter {
-  readonly mid: NodeId;
-  readonly task: number;
-  readonly mode: LockMode;
-}
-
-/** One lock's agent (spec §2.2): holders keyed `mid:task`, FIFO wait queue. */
-export interface Agent {
-  mode: LockMode;
-  inca: number;
-  readonly holders: Set<string>;
-  wqueue: Waiter[];
-}
+export type { Agent, FissPolicy, Waiter } from './pool/agent.js';
 
 export interface AgentPoolOptions {
   readonly policy: FissPolicy;
@@ -60,45 +41,34 @@ export interface TaskListener {
   granted(packet: LockPacket): void;
 }
 
-const key = (mid: NodeId, task: number): string => `${mid}:${task}`;
-
-/** The holder whose release empties the holders: named on the handover span, which links to its acquire span. */
-interface Releaser {
-  readonly from: string;
-  readonly acquire?: SpanContextRef | undefined;
-}
-
-/** How long a switch GRANT's request id is remembered for dedup (1 s of virtual time). */
-const SWITCH_GRANT_MEMORY_NS = 1_000_000_000;
+const key = holderKey;
 
 /**
  * A machine's FissLock runtime: the agent pool (spec §4.3) plus the receive path every client of
  * the machine shares — ACKs to the reliable link, GRANTs to the waiting task, lock requests and
  * refusals to the agents. One instance per machine; clients call the `tryLocal*` methods directly
- * (workflows ④–⑦ without the network) and send the rest through `link`.
+ * (workflows ④–⑦ without the network) and send the rest through `link`. The bookkeeping lives in
+ * src/pool: receive dedup, transfer assembly, bounce back-off, stuck releases, starvation notices.
  */
 export class AgentPool {
   readonly agents = new Map<LockId, Agent>();
   readonly pending = new Map<LockId, Agent>();
   readonly link: ReliableLink;
   readonly listeners = new Map<number, TaskListener>();
-  /** Per-origin dedup window (spec §5.1 rule 4): `src:seq` → the status it was ACKed with. */
-  private readonly seen = new Map<string, AckStatus>();
-  /** Transfer entries (one wait-queue element each) by `src:seq`, and transfer GRANTs waiting for them. */
-  private readonly entries = new Map<string, Waiter>();
-  private readonly stashedTransfers: LockPacket[] = [];
-  private readonly starving = new Set<LockId>();
-  /** Bounces per lock in a row: a packet for a lock whose agent is not here backs off instead of ping-ponging at line rate. */
-  private readonly bounceStreaks = new Map<LockId, { count: number; lastNs: number }>();
+  /**
+   * Local tasks whose request an agent recorded (ACKed ACCEPTED), possibly only a copy bounced by
+   * another machine: their abort must go to the agent (REACHED), never to the switch's
+   * timeout-free, and they may have a transfer GRANT on its way (see mayReissueAbort).
+   */
+  readonly recordedTasks = new Set<number>();
+  private readonly dedup = new ReceiveDedup();
+  private readonly transfers = new TransferAssembly();
+  private readonly backoff: BounceBackoff;
+  private readonly stuck: StuckReleases;
+  private readonly starvation: StarvationNotifier;
   private stopped = false;
-  /** Request ids of switch GRANTs already received, with when (dedup of ①/② GRANTs). */
-  private readonly switchGrants = new Map<string, number>();
-  /** When a RELEASE (`lid:mid:task`) first came back unprocessed, for the lost-packet rules in onRelease. */
-  private readonly stuckSince = new Map<string, number>();
-  /** ② copies (`lid:mid:task`) counted as lost; a late arrival is ignored. */
-  private readonly writtenOff = new Set<string>();
   private readonly unsubscribe: () => void;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, droppedAborts: 0 };
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, droppedAborts: 0, settledOnInstall: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -107,6 +77,9 @@ export class AgentPool {
     readonly options: AgentPoolOptions,
   ) {
     this.link = new ReliableLink(machine, port, clock, options.rtoNs, options.pacingNs);
+    this.backoff = new BounceBackoff(options.bounceBackoffNs ?? 0, options.rtoNs);
+    this.stuck = new StuckReleases(options.stuckAfterNs ?? 10 * options.rtoNs);
+    this.starvation = new StarvationNotifier(options.policy, options.starvePeriodNs, clock, () => this.link, (lid, a) => this.agents.get(lid) === a, machine);
     this.unsubscribe = port.onPacket((packet) => this.receive(packet));
   }
 
@@ -114,7 +87,7 @@ export class AgentPool {
     this.stopped = true;
     this.unsubscribe();
     this.link.stop();
-    this.starving.clear();
+    this.starvation.clear();
   }
 
   // ---- local paths (④–⑦), called by clients of this machine ----
@@ -149,7 +122,7 @@ export class AgentPool {
    * whose agent machine sends an unreached abort, so such an abort must go to the agent instead.
    */
   otherInterest(lid: LockId, task: number): boolean {
-    if (this.agents.has(lid) || this.pending.has(lid) || this.stashedTransfers.some((g) => g.lock === lid)) return true;
+    if (this.agents.has(lid) || this.pending.has(lid) || this.transfers.hasGrantFor(lid)) return true;
     for (const [t, listener] of this.listeners) if (t !== task && listener.lock === lid) return true;
     return false;
   }
@@ -165,7 +138,9 @@ export class AgentPool {
   private receive(p: LockPacket): void {
     if (p.lock >= (this.options.switchCapacity ?? Infinity)) return; // a fallback manager's packet (§6.6)
     if (p.type === 'ack') {
-      if (p.dst === this.machine) this.link.acknowledge(p.seq, p);
+      if (p.dst !== this.machine) return;
+      if ((p.flags & FLAG_REACHED) !== 0) this.recordedTasks.add(p.task); // an agent recorded a bounced copy of a local request
+      else this.link.acknowledge(p.seq, p);
       return;
     }
     const refusal = (p.flags & FLAG_INVALID) !== 0;
@@ -180,21 +155,23 @@ export class AgentPool {
     }
     if (p.type === 'grant' && p.agent === undefined) {
       // ①/② GRANTs come from the switch unsequenced: the one request id a GRANT names is the dedup key
-      if (this.isSwitchGrantDuplicate(p)) return;
+      if (this.dedup.isSwitchGrantDuplicate(p, this.clock.nowNs())) {
+        this.counters.duplicates++;
+        return;
+      }
       if ((p.flags & FLAG_HAS_AGENT) !== 0) return this.onSwitchGrant(p);
       return this.deliver(p);
     }
     // everything else is a sequenced packet from some server: dedup, then process and ACK
     const src = p.agent ?? p.machine;
-    const id = `${src}:${p.seq}`;
-    const seen = this.seen.get(id);
+    const seen = this.dedup.statusOf(src, p.seq);
     if (seen !== undefined && !this.options.mutantNoDuplicateSuppression) {
       this.counters.duplicates++;
       this.ack(p, src, seen === 'accepted' ? 'duplicate' : seen);
       return;
     }
     const status = this.process(p);
-    this.seen.set(id, status);
+    this.dedup.record(src, p.seq, status);
     this.ack(p, src, status);
   }
 
@@ -209,11 +186,11 @@ export class AgentPool {
           this.deliver(p);
           return 'accepted';
         }
-        this.stashedTransfers.push(p);
+        this.transfers.addGrant(p);
         this.completeTransfers();
         return 'accepted';
       case 'transfer':
-        this.entries.set(`${p.agent ?? p.machine}:${p.seq}`, { mid: p.machine, task: p.task, mode: p.mode });
+        this.transfers.addEntry(p);
         this.completeTransfers();
         return 'accepted';
       default:
@@ -223,7 +200,7 @@ export class AgentPool {
 
   private onAcquire(p: LockPacket): AckStatus {
     // a ② copy this pool already wrote off as lost (see onRelease) arrived after all: count nothing
-    if ((p.flags & FLAG_GRANTED) !== 0 && this.writtenOff.delete(`${p.lock}:${key(p.machine, p.task)}`)) return 'duplicate';
+    if ((p.flags & FLAG_GRANTED) !== 0 && this.stuck.takeWrittenOff(p)) return 'duplicate';
     const a = this.agents.get(p.lock);
     if (!a) return this.bounce(p);
     const k = key(p.machine, p.task);
@@ -235,48 +212,42 @@ export class AgentPool {
       a.wqueue.push({ mid: p.machine, task: p.task, mode: p.mode }); // ③
       this.maybeStarve(p.lock, a);
     }
+    // A DUP copy bounced by another machine: the requester's own ACK said "bounced, DUP" (not
+    // REACHED) and this ACK goes to the bouncer, so the requester would abort unREACHED and the
+    // switch's timeout-free could free the lock while a transfer GRANT to it is on its way (wide
+    // sweep, 2% faults, seed 55). Tell the requester's machine (best effort: an ACK naming no seq).
+    const src = p.agent ?? p.machine;
+    if ((p.flags & FLAG_DUP) === 0 || src === p.machine) return 'accepted';
+    if (p.machine !== this.machine) {
+      this.port.send({ type: 'ack', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, seq: 0, flags: ackFlags('accepted') | FLAG_REACHED, dst: p.machine });
+    } else this.recordedTasks.add(p.task);
     return 'accepted';
   }
 
   private onRelease(p: LockPacket): AckStatus {
     const a = this.agents.get(p.lock);
     if (a && this.releaseCore(p.lock, a, p.machine, p.task, { from: `${p.machine}/${clientOfTask(p.task)}`, acquire: p.trace })) {
-      this.stuckSince.delete(`${p.lock}:${key(p.machine, p.task)}`);
+      this.stuck.resolved(p);
       return 'accepted';
     }
-    if (this.stuckLongEnough(p)) {
+    if (this.stuck.longEnough(p, this.clock.nowNs())) {
       if (!a && this.mayReissueAbort(p)) return this.reissueAbort(p);
       if (a && (p.flags & FLAG_GRANTED) !== 0) return this.writeOffLostCopy(p, a);
       if (a && (p.flags & FLAG_ABORT) !== 0) {
-        // an aborted request this agent never recorded: with both shared, the likely story is a ②
-        // grant whose GRANT and copy were both lost (§12.9); otherwise it never got anywhere
-        if (p.mode === 'shared' && a.mode === 'shared') return this.writeOffLostCopy(p, a);
+        // An aborted request this agent never recorded. It is NOT written off as a lost ② grant
+        // (which would bump inca): nothing proves the decider counted it, and the usual story is a
+        // stale abort whose grant was already released elsewhere — e.g. a late transfer GRANT for
+        // the aborted task, released at once on its machine as a stray. Bumping inca then lets the
+        // agent's count run ahead of the decider's; after the next real ② grant they match while
+        // that holder's copy is still in flight, the FREE is accepted and the lock is handed out
+        // exclusively under a shared holder (wide sweep, seed 29). A wrong drop costs liveness
+        // only (the FREE stays refused, acquires of the lock time out with a typed error, recovery
+        // rebuilds it); a wrong bump costs exclusion.
         this.counters.droppedAborts++;
         return 'accepted';
       }
     }
     return this.bounce(p);
-  }
-
-  /**
-   * True once the same RELEASE has come back to this pool unprocessed for `stuckAfterNs`: longer
-   * than any delay the links add plus several retransmissions, so what it waits for is lost, not late.
-   */
-  private stuckLongEnough(p: LockPacket): boolean {
-    const id = `${p.lock}:${key(p.machine, p.task)}`;
-    const now = this.clock.nowNs();
-    const since = this.stuckSince.get(id);
-    if (since === undefined) {
-      this.stuckSince.set(id, now);
-      return false;
-    }
-    if (now - since < this.stuckAfterNs()) return false;
-    this.stuckSince.delete(id);
-    return true;
-  }
-
-  private stuckAfterNs(): number {
-    return this.options.stuckAfterNs ?? 10 * this.options.rtoNs;
   }
 
   /**
@@ -292,19 +263,18 @@ export class AgentPool {
    * decider only routes, so it would circle here too.
    */
   private mayReissueAbort(p: LockPacket): boolean {
-    return (
-      p.machine === this.machine &&
-      (p.flags & FLAG_ABORT) !== 0 &&
-      !this.pending.has(p.lock) &&
-      !this.stashedTransfers.some((g) => g.lock === p.lock)
-    );
+    // Not while another local task's request is recorded in some agent's queue: the decider may
+    // name this machine because a transfer GRANT to that task is on its way (first copy lost, the
+    // resend pending), and the timeout-free would free a lock just handed over (wide sweep, 10%
+    // faults, seed 115). Waiting is bounded: that task is granted, or aborts within T_ACQ.
+    if (p.machine !== this.machine || (p.flags & FLAG_ABORT) === 0 || this.pending.has(p.lock) || this.transfers.hasGrantFor(p.lock)) return false;
+    for (const [t, listener] of this.listeners) if (t !== p.task && listener.lock === p.lock && this.recordedTasks.has(t)) return false;
+    return true;
   }
 
   private reissueAbort(p: LockPacket): AckStatus {
     this.counters.reissuedAborts++;
-    this.link.send({ type: 'release', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, flags: FLAG_ABORT }, (ack) => {
-      if (ack.type === 'ack' && ackStatusOf(ack.flags) === 'freed') this.discardedTasks.add(p.task);
-    });
+    this.link.send({ type: 'release', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, flags: FLAG_ABORT }, (ack) => this.abortAnswered(p.task, ack));
     return 'accepted';
   }
 
@@ -313,10 +283,12 @@ export class AgentPool {
    * the agent, so the holder's RELEASE (flagged GRANTED by its client) finds nobody and the
    * incarnations never match again. After `stuckAfterNs` the agent counts the copy and the release
    * together; should the copy turn up later after all, it is ignored (`writtenOff`).
+   * Known gap: a retransmitted (DUP) RELEASE whose original already released the holder at an
+   * earlier agent is written off too, putting inca one ahead (wide sweep, 10% faults, seed 10).
    */
   private writeOffLostCopy(p: LockPacket, a: Agent): AckStatus {
     this.counters.writtenOff++;
-    this.writtenOff.add(`${p.lock}:${key(p.machine, p.task)}`);
+    this.stuck.writeOff(p);
     a.inca = (a.inca + 1) & 0xff;
     if (a.holders.size === 0) this.handOn(p.lock, a);
     return 'accepted';
@@ -339,7 +311,7 @@ export class AgentPool {
   private handOn(lid: LockId, a: Agent, releaser?: Releaser): void {
     this.agents.delete(lid);
     this.pending.set(lid, a);
-    this.starving.delete(lid);
+    this.starvation.stop(lid);
     const next = a.wqueue[0];
     if (!next) {
       // ⑦
@@ -356,34 +328,10 @@ export class AgentPool {
       (a.mode === 'shared' ? FLAG_CUR_SHARED : 0) |
       (rest.some((w) => w.mode === 'exclusive') ? FLAG_WW_NEXT : 0) |
       (rest.length << WAITER_COUNT_SHIFT);
-    const span = this.startHandover(lid, next, releaser);
+    const span = startHandoverSpan(this.options.trace, this.machine, lid, next, releaser);
     this.link.send({ type: 'grant', lock: lid, machine: next.mid, task: next.task, mode: next.mode, incarnation: a.inca, flags, ...(span ? { trace: span } : {}) }, (ack) => {
       if (ack.type === 'ack' && this.pending.get(lid) === a) this.pending.delete(lid);
     });
-  }
-
-  /**
-   * ⑧ on the releasing machine: a `lock.handover` span linked to the releasing holder's acquire
-   * span; its context rides in the transfer GRANT (`LockPacket.trace`), and the next holder's
-   * acquire links to it. A refused transfer that is retried records another span.
-   */
-  private startHandover(lid: LockId, next: Waiter, releaser?: Releaser): SpanContextRef | undefined {
-    const trace = this.options.trace;
-    if (!trace) return undefined;
-    const span = trace.startSpan('lock.handover', {
-      attributes: {
-        [LOCK_ATTR.protocol]: 'fisslock',
-        [LOCK_ATTR.lock]: lid,
-        [LOCK_ATTR.mode]: next.mode,
-        'lockfabric.handover.from': releaser?.from ?? `${this.machine}`,
-        'lockfabric.handover.to': `${next.mid}/${clientOfTask(next.task)}`,
-        'lockfabric.fisslock.agent_from': this.machine,
-        'lockfabric.fisslock.agent_to': next.mid,
-      },
-    });
-    if (releaser?.acquire) span.addLink(releaser.acquire, { 'lockfabric.link.role': 'previous-holder' });
-    span.end();
-    return span.context;
   }
 
   /** ① the switch granted a free lock: the GRANT carries an empty agent. */
@@ -395,30 +343,30 @@ export class AgentPool {
 
   /** A stale ① GRANT for a request whose abort-release already freed the lock installs nothing. */
   discardedTasks = new Set<number>();
+
+  /** Records how this machine's abort-RELEASE of `task` was answered (client and reissued aborts). */
+  abortAnswered(task: number, ack: LockPacket): void {
+    if (ack.type === 'ack' && ackStatusOf(ack.flags) === 'freed') this.discardedTasks.add(task);
+  }
   private discardStale(p: LockPacket): boolean {
     return this.discardedTasks.has(p.task);
   }
 
   private completeTransfers(): void {
-    for (let i = 0; i < this.stashedTransfers.length; i++) {
-      const g = this.stashedTransfers[i] as LockPacket;
-      const count = g.flags >>> WAITER_COUNT_SHIFT;
-      const src = g.agent ?? g.machine;
-      const ids = Array.from({ length: count }, (_, k) => `${src}:${g.seq - count + k}`);
-      if (!ids.every((id) => this.entries.has(id))) continue;
-      const queue = ids.map((id) => this.entries.get(id) as Waiter);
-      for (const id of ids) this.entries.delete(id);
-      this.stashedTransfers.splice(i--, 1);
-      this.install(g, queue);
-    }
+    for (const { grant, queue } of this.transfers.takeComplete()) this.install(grant, queue);
   }
 
   /** Installs an agent carried by a GRANT (① or ⑧) and grants the leading run of shared waiters with it. */
   private install(g: LockPacket, queue: Waiter[]): void {
     this.counters.installs++;
     const a: Agent = { mode: g.mode, inca: 0, holders: new Set([key(g.machine, g.task)]), wqueue: queue };
+    // A new agent here proves the decider accepted every FREE / transfer GRANT this machine still
+    // retransmits for the lock (a refused one leaves the lock held with its agent here, so nothing
+    // could have come back). Their ACKs were lost; a copy resent now could be refused against the
+    // lock's *new* state (§13.1 re-refusal) and restore the old agent next to this one (seed 52).
+    this.counters.settledOnInstall += this.link.forget((q) => q.lock === g.lock && (q.type === 'free' || (q.type === 'grant' && (q.flags & FLAG_HAS_AGENT) !== 0)));
     this.pending.delete(g.lock);
-    this.bounceStreaks.delete(g.lock);
+    this.backoff.forget(g.lock);
     this.agents.set(g.lock, a);
     if (a.mode === 'shared') {
       while (a.wqueue[0]?.mode === 'shared') {
@@ -444,25 +392,6 @@ export class AgentPool {
     }
   }
 
-  /**
-   * A switch GRANT names one request (`task` carries the request id); a second copy of it, made by
-   * a duplicating link, would install a second agent or release a grant twice. Ids are kept for
-   * `switchGrantMemoryNs` of virtual time, far beyond any delay a link adds.
-   */
-  private isSwitchGrantDuplicate(p: LockPacket): boolean {
-    const id = `${p.lock}:${p.task}`;
-    const now = this.clock.nowNs();
-    if (this.switchGrants.has(id)) {
-      this.counters.duplicates++;
-      return true;
-    }
-    this.switchGrants.set(id, now);
-    if (this.switchGrants.size > 4_096) {
-      for (const [old, atNs] of this.switchGrants) if (now - atNs > SWITCH_GRANT_MEMORY_NS) this.switchGrants.delete(old);
-    }
-    return false;
-  }
-
   /** FREE or transfer GRANT refused (or a timeout-free refused): restore the agent and wait for the delayed ② copies. */
   private onRefused(p: LockPacket): void {
     this.counters.refusals++;
@@ -470,7 +399,12 @@ export class AgentPool {
     const a = this.pending.get(p.lock) ?? { mode: p.mode, inca: 0, holders: new Set<string>(), wqueue: [] };
     this.pending.delete(p.lock);
     if (p.type === 'grant') {
-      a.wqueue.unshift({ mid: p.machine, task: p.task, mode: p.mode });
+      // handOn leaves the grantee at the head of the pending agent's queue (it never pops), so the
+      // refused grantee goes back only into an agent rebuilt from the packet; a second copy of it
+      // would later be granted twice — with a shared transfer, as a follower whose stray release
+      // empties the holders under a holder (wide sweep, 10% faults, seed 89)
+      const head = a.wqueue[0];
+      if (head?.mid !== p.machine || head.task !== p.task) a.wqueue.unshift({ mid: p.machine, task: p.task, mode: p.mode });
       a.mode = (p.flags & FLAG_CUR_SHARED) !== 0 ? 'shared' : 'exclusive';
     } else if ((p.flags & FLAG_ABORT) !== 0 && p.type === 'free') {
       a.mode = p.mode; // built empty after a refused timeout-free
@@ -484,33 +418,34 @@ export class AgentPool {
     this.counters.bounced++;
     const { seq: _seq, agent: _agent, ...rest } = p;
     const packet = { ...rest, flags: p.flags | FLAG_BOUNCED };
-    const delayNs = this.bounceDelayNs(p.lock);
-    if (delayNs === 0) this.link.send(packet);
+    // a bounced copy of this machine's own ACQUIRE: its requester only saw the first hop's ACK,
+    // so whether an agent recorded it is learned here (see mayReissueAbort)
+    const onAck = p.type === 'acquire' && p.machine === this.machine ? (ack: LockPacket) => this.noteRecorded(p.task, ack) : undefined;
+    const delayNs = this.backoff.delayNs(p.lock, this.clock.nowNs());
+    if (delayNs === 0) this.link.send(packet, onAck);
     else
       void this.clock.sleep(delayNs).then(() => {
-        if (!this.stopped) this.link.send(packet);
+        if (!this.stopped) this.link.send(packet, onAck);
       });
     return 'bounced';
   }
 
   /**
-   * The first bounce for a lock goes back at once (the usual race with an agent in flight, §5.3);
-   * further ones in a row back off exponentially up to the RTO. While the decider points at a
-   * machine without the agent (a lost ① GRANT until its abort frees the lock), packets would
-   * otherwise circle switch ↔ machine every few µs.
+   * The ACK of a request of `task` (its ACQUIRE, or a copy this machine bounced): ACCEPTED means an
+   * agent queued it; BOUNCED (not DUP) by another machine means it travels on and may be queued
+   * out of sight. Either way a transfer GRANT to it may come (see mayReissueAbort).
    */
-  private bounceDelayNs(lid: LockId): number {
-    const baseNs = this.options.bounceBackoffNs ?? 0;
-    if (baseNs <= 0) return 0;
-    const now = this.clock.nowNs();
-    const streak = this.bounceStreaks.get(lid);
-    if (!streak || now - streak.lastNs > 2 * this.options.rtoNs) {
-      this.bounceStreaks.set(lid, { count: 1, lastNs: now });
-      return 0;
-    }
-    streak.lastNs = now;
-    streak.count++;
-    return Math.min(this.options.rtoNs, baseNs * 2 ** Math.min(20, streak.count - 2));
+  noteRecorded(task: number, ack: LockPacket): void {
+    if (ack.type !== 'ack') return;
+    const status = ackStatusOf(ack.flags);
+    const travels = status === 'bounced' && (ack.flags & FLAG_DUP) === 0 && ack.machine !== this.machine;
+    if (status === 'accepted' || travels) this.recordedTasks.add(task);
+  }
+
+  /** A local task's attempt is over (granted, or its abort answered): forget what it waited for. */
+  endTask(task: number): void {
+    this.listeners.delete(task);
+    this.recordedTasks.delete(task);
   }
 
   private ack(p: LockPacket, src: NodeId, status: AckStatus): void {
@@ -527,20 +462,9 @@ export class AgentPool {
     return a.wqueue.some((w) => w.mode === 'exclusive');
   }
 
-  /** Starvation prevention: while a writer waits behind shared holders, tell the switch every period. */
+  /** Starvation prevention (§4.6): a writer queued behind shared holders starts the STARVE notices. */
   private maybeStarve(lid: LockId, a: Agent): void {
-    if (this.options.policy !== 'starvation-prevention' || a.mode !== 'shared' || this.starving.has(lid)) return;
-    if (!a.wqueue.some((w) => w.mode === 'exclusive')) return;
-    this.starving.add(lid);
-    void this.starveLoop(lid, a);
-  }
-
-  private async starveLoop(lid: LockId, a: Agent): Promise<void> {
-    while (this.starving.has(lid) && this.agents.get(lid) === a && a.wqueue.some((w) => w.mode === 'exclusive')) {
-      this.link.send({ type: 'notify', lock: lid, machine: this.machine, task: 0, mode: 'shared', incarnation: 0, flags: 0 });
-      await this.clock.sleep(this.options.starvePeriodNs);
-    }
-    this.starving.delete(lid);
+    this.starvation.maybeStart(lid, a);
   }
 
   // ---- recovery (S1/S2 hooks) ----
@@ -591,11 +515,11 @@ export class AgentPool {
     this.swapLink(this.port);
     this.agents.clear();
     this.pending.clear();
-    this.seen.clear();
-    this.entries.clear();
-    this.stashedTransfers.length = 0;
-    this.starving.clear();
+    this.dedup.clearSequenced();
+    this.transfers.clear();
+    this.starvation.clear();
     this.discardedTasks.clear();
+    this.recordedTasks.clear();
     for (const r of orders.agents) {
       const a: Agent = { mode: r.mode, inca: 0, holders: new Set(r.holders.map((h) => key(h.mid, h.task))), wqueue: r.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })) };
       this.agents.set(r.lid, a);

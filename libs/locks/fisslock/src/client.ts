@@ -102,7 +102,7 @@ export class FissLockClient implements LockClient<FissGrant> {
     const local = pool.tryLocalAcquire(lock, task, mode);
     const acquireSpan = op.span.context ? { acquireSpan: op.span.context } : {};
     if (local === 'granted') {
-      pool.listeners.delete(task);
+      pool.endTask(task);
       return { lock, mode, task, ...acquireSpan };
     }
     let onAcked: (() => void) | undefined;
@@ -113,6 +113,7 @@ export class FissLockClient implements LockClient<FissGrant> {
         acked = true;
         const status = ack.type === 'ack' ? ackStatusOf(ack.flags) : 'accepted';
         if (status === 'accepted' || (status === 'bounced' && (ack.flags & FLAG_DUP) === 0)) reached = true;
+        pool.noteRecorded(task, ack);
         onAcked?.();
       });
     }
@@ -128,7 +129,7 @@ export class FissLockClient implements LockClient<FissGrant> {
     timer.abort();
     signal?.removeEventListener('abort', onAbort);
     if (result.kind === 'granted') {
-      pool.listeners.delete(task);
+      pool.endTask(task);
       const p = result.packet;
       if (p.trace && p.agent !== undefined) {
         // granted by an agent transfer (⑧) or as its shared follower: the handover span came in the GRANT
@@ -141,16 +142,16 @@ export class FissLockClient implements LockClient<FissGrant> {
     // give up on this request id: a late GRANT is taken silently and released by the abort path
     pool.listeners.set(task, { lock, granted: () => undefined });
     if (local === 'queued' && pool.abortLocal(lock, task)) {
-      pool.listeners.delete(task);
+      pool.endTask(task);
     } else {
       const abortRelease = (): void => {
         // unreached aborts may free the lock at the switch; not while this machine has another claim on it (seed 16 regression)
-        const toAgent = reached || pool.otherInterest(lock, task);
+        const toAgent = reached || pool.recordedTasks.has(task) || pool.otherInterest(lock, task);
         pool.link.send(
           { type: 'release', lock, machine: pool.machine, task, mode, incarnation: 0, flags: FLAG_ABORT | (toAgent ? FLAG_REACHED : 0) },
           (ack) => {
-            if (ack.type === 'ack' && ackStatusOf(ack.flags) === 'freed') pool.discardedTasks.add(task);
-            pool.listeners.delete(task);
+            pool.abortAnswered(task, ack);
+            pool.endTask(task);
           },
         );
       };

@@ -1,7 +1,7 @@
 import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { FissLockClient } from './client.js';
 import { startFallbackManager, switchCapacityOf } from './fallback.js';
 import { FISSLOCK_OPTION_HELP, readFissLockOptions } from './options.js';
+import { RecoverableFissLockClient } from './recovery/recovery-client.js';
 import { agentPoolFor, forgetAgentPool } from './registry.js';
 
 /** The agent pool of one compute node (spec §2.2), started before the node's clients. */
@@ -29,5 +29,6 @@ export const fisslock: ProtocolDefinition = {
   options: FISSLOCK_OPTION_HELP,
   switchProgram: 'fisslock',
   services: { compute: startAgentPool },
-  createClient: (ports, options) => new FissLockClient(ports, readFissLockOptions(options)),
+  // recoverable clients keep what they hold and wait for, which S1 reports (spec §2.3, §7.2)
+  createClient: (ports, options) => new RecoverableFissLockClient(ports, readFissLockOptions(options)),
 };

@@ -59,6 +59,17 @@ export class ReliableLink {
     return true;
   }
 
+  /** Stops waiting for (and resending) the outstanding packets `match` picks, without their callbacks; returns how many. */
+  forget(match: (packet: LockPacket) => boolean): number {
+    let count = 0;
+    for (const [seq, entry] of this.outstanding) {
+      if (!match(entry.packet)) continue;
+      this.outstanding.delete(seq);
+      count++;
+    }
+    return count;
+  }
+
   stop(): void {
     this.stopped = true;
     this.outstanding.clear();

@@ -21,6 +21,8 @@ export interface FissSimOptions {
   readonly trace?: Trace;
   /** Locks the decider holds registers for (default: all `locks`); higher ids fall back to ParLock (§6.6). */
   readonly switchLocks?: number;
+  /** Sees every packet between a machine's agent pool and the switch (`out`: machine → switch), at its virtual time. */
+  readonly tap?: (direction: 'in' | 'out', machine: NodeId, p: LockPacket, nowNs: number) => void;
 }
 
 /**
@@ -67,6 +69,7 @@ export function fissSim(options: FissSimOptions = {}) {
   // every machine's agent pool (and so its clients, which share it) talks through a scriptable link
   const script: (ScriptedFault & { fired?: LockPacket })[] = [];
   const apply = (direction: 'in' | 'out', machine: NodeId, p: LockPacket, pass: (p: LockPacket) => void): void => {
+    options.tap?.(direction, machine, p, cluster.clock.nowNs());
     const rule = script.find((r) => !r.fired && r.direction === direction && r.machine === machine && r.match(p));
     if (!rule) return pass(p);
     rule.fired = p;

@@ -194,4 +194,19 @@ describe('fisslock decider: lost refusals (spec §13.1)', () => {
     expect(send(1, { ...transfer, incarnation: 1 }, accepted[0]!.packet.seq).map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[3, 0]]);
     expect(program.meta(3)).toMatchObject({ free: false, mode: 'exclusive', mid: 3, inca: 0 });
   });
+
+  it('an accepted transfer GRANT resent after the lock came back to its sender shared is not refused (its incarnation matches)', () => {
+    const { program, send } = setup();
+    send(1, { type: 'acquire', mode: 'shared' });
+    const toTwo = { type: 'grant' as const, machine: 2, mode: 'shared' as const, incarnation: 0, flags: FLAG_HAS_AGENT | FLAG_CUR_SHARED };
+    const first = send(1, toTwo);
+    expect(first.map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[2, 0]]);
+    // the grantee's ACK is lost; meanwhile the lock is used on machine 2 and handed back to machine 1
+    send(2, { type: 'grant', machine: 1, mode: 'shared', incarnation: 0, flags: FLAG_HAS_AGENT | FLAG_CUR_SHARED });
+    expect(program.meta(3)).toMatchObject({ free: false, mode: 'shared', mid: 1, inca: 0 });
+    // mid and mode alone look like a standing refusal; a refusal would make machine 1 restore its old agent
+    const resent = send(1, toTwo, first[0]!.packet.seq);
+    expect(resent.map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[2, 0]]);
+    expect(program.meta(3)).toMatchObject({ free: false, mode: 'shared', mid: 1, inca: 0 });
+  });
 });

@@ -295,14 +295,15 @@ function grant(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: b
   const lid = p.lock;
   if ((p.flags & FLAG_HAS_AGENT) === 0) return route(ctx, 'follower-grant', p.machine, p);
   if (dup) {
-    // §13.1 as for FREE. A sender retransmits only until the grantee ACKs, and until then nothing
-    // else can change the lock: a refused transfer left r/w at the old (shared) mode and mid at the
-    // sender; an accepted one moved mid to the grantee and r/w to the new mode. Only a
-    // shared-to-shared transfer to a waiter on the sender's own machine looks the same both ways;
-    // there the incarnation decides, as for FREE.
-    const curShared = (p.flags & FLAG_CUR_SHARED) !== 0;
-    const ambiguous = p.machine === src && p.mode === 'shared';
-    if (curShared && stillRefused(ctx, s, p, src, true, !ambiguous)) return [refuseAgain(ctx, p, src)];
+    // §13.1 as for FREE: while the first copy's refusal stands — held shared, the agent still at the
+    // sender, and the incarnation still differs — refuse again. The incarnation is checked for
+    // every transfer, not only a shared one to the sender's own machine: if the grantee's ACK was
+    // lost, the lock may have been accepted, used and come back to the sender shared before this
+    // resend, and mid alone would then refuse an accepted transfer; the sender would restore its
+    // old agent next to the new one (found by fisslock's wide sweep; see decider.test.ts). While a
+    // refusal stands the decider's inca cannot catch up: only accepted FREEs/transfers reset it
+    // and ② only adds. The agent pool also stops resending once it installs the lock's next agent.
+    if ((p.flags & FLAG_CUR_SHARED) !== 0 && stillRefused(ctx, s, p, src, true)) return [refuseAgain(ctx, p, src)];
     return route(ctx, 'dup-transfer', p.machine, { ...p, flags: p.flags | FLAG_DUP });
   }
   const valid = checkIncarnation(ctx, s, p, (p.flags & FLAG_CUR_SHARED) === 0, noCheck);
@@ -327,13 +328,13 @@ function grant(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: b
  * A duplicate FREE / agent GRANT whose first copy was refused: the lock is still held shared by
  * the sender's machine and the incarnation still differs. Reads only (one access per array).
  */
-function stillRefused(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, curShared: boolean, ignoreInca = false): boolean {
+function stillRefused(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, curShared: boolean): boolean {
   const incaAt = s.inca.locate(p.lock);
   const inca = ctx.read(incaAt.array, incaAt.offset);
   const free = ctx.read(s.free, p.lock);
   const shared = ctx.read(s.rw, p.lock);
   const mid = readMid(ctx, s, p.lock);
-  return curShared && free === 0 && shared === 1 && mid === src + 1 && (ignoreInca || inca !== (p.incarnation & 0xff));
+  return curShared && free === 0 && shared === 1 && mid === src + 1 && inca !== (p.incarnation & 0xff);
 }
 
 function refuseAgain(ctx: PacketContext, p: LockPacket, src: NodeId): EgressAction {

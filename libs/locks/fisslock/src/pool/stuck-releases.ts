@@ -1,0 +1,46 @@
+import type { LockPacket } from '@lockfabric/ports';
+import { holderKey } from './agent.js';
+
+const idOf = (p: LockPacket): string => `${p.lock}:${holderKey(p.machine, p.task)}`;
+
+/**
+ * The lost-packet bookkeeping of RELEASEs that keep coming back unprocessed (`lid:mid:task`): when
+ * one was first seen stuck, and which ② copies were counted as lost so a late arrival is ignored.
+ */
+export class StuckReleases {
+  private readonly since = new Map<string, number>();
+  private readonly writtenOff = new Set<string>();
+
+  constructor(private readonly stuckAfterNs: number) {}
+
+  /**
+   * True once the same RELEASE has come back to this pool unprocessed for `stuckAfterNs`: longer
+   * than any delay the links add plus several retransmissions, so what it waits for is lost, not late.
+   */
+  longEnough(p: LockPacket, nowNs: number): boolean {
+    const id = idOf(p);
+    const since = this.since.get(id);
+    if (since === undefined) {
+      this.since.set(id, nowNs);
+      return false;
+    }
+    if (nowNs - since < this.stuckAfterNs) return false;
+    this.since.delete(id);
+    return true;
+  }
+
+  /** The RELEASE was processed after all. */
+  resolved(p: LockPacket): void {
+    this.since.delete(idOf(p));
+  }
+
+  /** The ② copy this RELEASE waited for is counted as lost. */
+  writeOff(p: LockPacket): void {
+    this.writtenOff.add(idOf(p));
+  }
+
+  /** True (once) if `p` is a ② copy already written off: it must count nothing. */
+  takeWrittenOff(p: LockPacket): boolean {
+    return this.writtenOff.delete(idOf(p));
+  }
+}

@@ -1,0 +1,48 @@
+import type { LockId, LockPacket } from '@lockfabric/ports';
+import { WAITER_COUNT_SHIFT } from '../wire.js';
+import type { Waiter } from './agent.js';
+
+/**
+ * A transfer (⑧) arrives as one sequenced entry per wait-queue element, sent just before the GRANT
+ * that carries their count; links may reorder them. The GRANT waits here until all its entries did.
+ */
+export class TransferAssembly {
+  /** Entries by `src:seq`. */
+  private readonly entries = new Map<string, Waiter>();
+  private readonly grants: LockPacket[] = [];
+
+  addEntry(p: LockPacket): void {
+    this.entries.set(`${p.agent ?? p.machine}:${p.seq}`, { mid: p.machine, task: p.task, mode: p.mode });
+  }
+
+  addGrant(g: LockPacket): void {
+    this.grants.push(g);
+  }
+
+  /** Whether a transfer GRANT for `lid` waits for its entries. */
+  hasGrantFor(lid: LockId): boolean {
+    return this.grants.some((g) => g.lock === lid);
+  }
+
+  /** Removes and returns every GRANT whose entries have all arrived, with its wait queue, in arrival order. */
+  takeComplete(): { grant: LockPacket; queue: Waiter[] }[] {
+    const done: { grant: LockPacket; queue: Waiter[] }[] = [];
+    for (let i = 0; i < this.grants.length; i++) {
+      const g = this.grants[i] as LockPacket;
+      const count = g.flags >>> WAITER_COUNT_SHIFT;
+      const src = g.agent ?? g.machine;
+      const ids = Array.from({ length: count }, (_, k) => `${src}:${g.seq - count + k}`);
+      if (!ids.every((id) => this.entries.has(id))) continue;
+      const queue = ids.map((id) => this.entries.get(id) as Waiter);
+      for (const id of ids) this.entries.delete(id);
+      this.grants.splice(i--, 1);
+      done.push({ grant: g, queue });
+    }
+    return done;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.grants.length = 0;
+  }
+}
