@@ -4,7 +4,10 @@ import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import type { FaultSpec } from '@lockfabric/switch';
 import { buildSwitchProgram } from './switch-programs.js';
+import { FailureHub, severablePorts } from './node-failure.js';
+import type { NodeFailureOutcome, NodeFailureSpec } from './node-failure.js';
 import { NS_PER_MS } from '@lockfabric/ports';
+import { clientKey } from '@lockfabric/ports';
 import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate } from '@lockfabric/sim';
@@ -28,6 +31,12 @@ export interface InMemoryRunOptions {
   readonly switchFaults?: FaultSpec;
   /** Called now and then with the fraction done (by time or operations). */
   readonly onProgress?: (fraction: number) => void;
+  /**
+   * Fault: a compute node fails (its clients and node service go silent) and, `detectionMs`
+   * later, node services are told through `NodeServiceContext.failures`. Its clients' history
+   * ends at the failure; they count as failed clients for the checker.
+   */
+  readonly nodeFailure?: NodeFailureSpec;
 }
 
 export interface InMemoryRunResult {
@@ -48,6 +57,8 @@ export interface InMemoryRunResult {
   readonly wallMs: number;
   /** Set when the run was cut off with acquires still pending (sim safety stop). */
   readonly cutOff: boolean;
+  /** The node failure of `nodeFailure`, once it happened. */
+  readonly nodeFailure?: NodeFailureOutcome;
 }
 
 /** Runs one workload on `sim` or `embedded` and checks the history. */
@@ -73,35 +84,60 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     node: i < colocated ? cluster.memoryNodeIds[0]! : cluster.computeNodeIds[i % cluster.computeNodeIds.length]!,
     client: i,
   }));
+  const failures = new FailureHub();
+  const victimNode = options.nodeFailure ? cluster.computeNodeIds[options.nodeFailure.computeNode] : undefined;
+  if (options.nodeFailure && victimNode === undefined) throw new RangeError(`nodeFailure: no compute node ${options.nodeFailure.computeNode}`);
+  let victimDead = false;
   // Node services (agent pools, lock servers, recovery) start before any client.
   const services: NodeService[] = [];
-  const serviceContext = (node: number) => ({ ports: cluster.clientPorts({ node, client: SERVICE_CLIENT }), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds });
+  const serviceContext = (node: number) => ({ ports: cluster.clientPorts({ node, client: SERVICE_CLIENT }), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures });
   for (const node of cluster.memoryNodeIds) {
     const service = protocol.services?.memory?.(serviceContext(node), options.protocolOptions);
     if (service) services.push(service);
   }
+  let victimService: NodeService | undefined;
   for (const node of cluster.computeNodeIds) {
     const service = protocol.services?.compute?.(serviceContext(node), options.protocolOptions);
     if (service) services.push(service);
+    if (node === victimNode) victimService = service;
   }
-  const ports = addresses.map((address) => cluster.clientPorts(address));
+  const ports = addresses.filter((a) => a.node !== victimNode).map((address) => cluster.clientPorts(address));
+  const victimPorts = addresses.filter((a) => a.node === victimNode).map((address) => severablePorts(cluster.clientPorts(address), () => victimDead));
   const recorder = new HistoryRecorder();
   const stats = new RunStats();
   const accounting = new VerbAccounting();
   let finished = false;
-  const run = runClients({
+  const common = {
     protocol,
     ...(options.protocolOptions ? { protocolOptions: options.protocolOptions } : {}),
     spec,
-    ports,
-    recorder,
-    stats,
     clock: cluster.clock,
-    accounting,
     ...(options.crashProbability ? { crashProbability: options.crashProbability } : {}),
-  }).finally(() => {
-    finished = true;
-  });
+  };
+  const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting });
+  // The failing node's clients record apart: only what happened before the failure is kept.
+  const victimRecorder = new HistoryRecorder();
+  const victimStop = new AbortController();
+  const victimsRun = victimPorts.length > 0 ? runClients({ ...common, ports: victimPorts, recorder: victimRecorder, stats: new RunStats(), signal: victimStop.signal }) : undefined;
+  let failure: NodeFailureOutcome | undefined;
+  const failureDone = options.nodeFailure && victimNode !== undefined ? failNode(options.nodeFailure, victimNode) : undefined;
+  async function failNode(plan: NodeFailureSpec, node: number): Promise<void> {
+    await cluster.clock.sleep(plan.atMs * NS_PER_MS);
+    const failedAtNs = cluster.clock.nowNs();
+    victimDead = true;
+    victimStop.abort(new Error(`node ${node} failed`));
+    await victimService?.stop();
+    await cluster.clock.sleep((plan.detectionMs ?? 0) * NS_PER_MS);
+    failures.fire(node);
+    failure = { node, failedAtNs, reportedAtNs: cluster.clock.nowNs() };
+  }
+  // The failed node's clients are not waited for: severed, they may retry until their own limits.
+  void victimsRun?.catch(() => undefined);
+  const run = Promise.all([survivorsRun, failureDone])
+    .then(([survivors]) => survivors)
+    .finally(() => {
+      finished = true;
+    });
 
   let simEvents = 0;
   let cutOff = false;
@@ -129,7 +165,11 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     for (const service of services) await service.stop();
   }
   const result = finished ? await run : undefined;
-  const crashed = result?.crashed ?? new Map<string, number>();
+  const crashed = new Map(result?.crashed ?? []);
+  if (failure) {
+    for (const p of victimPorts) crashed.set(clientKey(p.self), failure.failedAtNs);
+    for (const event of victimRecorder.events()) if (event.timeNs <= failure.failedAtNs) recorder.append(event);
+  }
   const endNs = result?.endNs ?? cluster.clock.nowNs();
   const verbs = sumVerbs(cluster);
   // Lease safety: holds whose release reported LeaseExpiredError count only up to their grant.
@@ -150,8 +190,10 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     simEvents,
     wallMs: performance.now() - wallStart,
     cutOff,
+    ...(failure ? { nodeFailure: failure } : {}),
   };
 }
+
 
 function sumVerbs(cluster: InMemoryCluster): Record<string, number> {
   const total: Record<string, number> = {};

@@ -1,3 +1,5 @@
 export * from './in-memory-run.js';
 export * from './switch-programs.js';
 export * from './switch-net.js';
+export * from './node-failure.js';
+export * from './failure-recovery-check.js';

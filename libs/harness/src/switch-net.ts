@@ -6,6 +6,7 @@ import type { ClientAddress, ClientPorts, LockClient, LockMode, LockPacket, Node
 import { InMemoryMailboxHub, SchedulerClock, SeededRandom, VirtualScheduler } from '@lockfabric/sim';
 import { Switch, expandEgress } from '@lockfabric/switch';
 import type { SwitchProgram } from '@lockfabric/switch';
+import { FailureHub } from './node-failure.js';
 
 export interface SwitchNetOptions {
   readonly seed: number;
@@ -34,6 +35,9 @@ export function createSwitchNet(options: SwitchNetOptions) {
   const hop = () => linkNs + (jitterNs > 0 ? random.int(jitterNs) : 0);
   const hub = new InMemoryMailboxHub(scheduler, { latencyNs: 200, jitterNs: 0, queueBound: 1_000_000, random });
   const services: NodeService[] = [];
+  const servicesByNode = new Map<NodeId, NodeService>();
+  /** What node services hear of compute-node failures: tests fire them (`net.failures.fire(node)`). */
+  const failures = new FailureHub();
 
   const port = (machine: NodeId): SwitchPort => ({
     machine,
@@ -75,17 +79,28 @@ export function createSwitchNet(options: SwitchNetOptions) {
     sw,
     sent,
     delivered,
+    failures,
     clientPorts,
     startServices(definition: ProtocolDefinition, protocolOptions?: ProtocolOptions): void {
       for (const node of options.computeNodes) {
         const service = definition.services?.compute?.(
-          { ports: clientPorts({ node, client: SERVICE_CLIENT }), memoryNodes: [], computeNodes: options.computeNodes },
+          { ports: clientPorts({ node, client: SERVICE_CLIENT }), memoryNodes: [], computeNodes: options.computeNodes, failures },
           protocolOptions,
         );
         if (service) services.push(service);
+        if (service) servicesByNode.set(node, service);
       }
     },
+    /** Stops one node's service, as when that node dies. */
+    async stopServicesOf(node: NodeId): Promise<void> {
+      const service = servicesByNode.get(node);
+      servicesByNode.delete(node);
+      const at = service ? services.indexOf(service) : -1;
+      if (at >= 0) services.splice(at, 1);
+      await service?.stop();
+    },
     async stopServices(): Promise<void> {
+      servicesByNode.clear();
       for (const service of services.splice(0)) await service.stop();
     },
   };

@@ -32,6 +32,12 @@ export interface NodeServiceContext {
   readonly ports: ClientPorts;
   readonly memoryNodes: readonly NodeId[];
   readonly computeNodes: readonly NodeId[];
+  /**
+   * Compute nodes the coordinator declared dead (FailureNotice), for services that recover what a
+   * dead node held (lock servers). `onComputeNodeFailed` returns the unsubscribe. Absent: nobody
+   * reports failures (a substrate without a coordinator).
+   */
+  readonly failures?: { onComputeNodeFailed(listener: (node: NodeId) => void): () => void };
 }
 
 export interface NodeService {

@@ -2,6 +2,7 @@ import type { NodeService, NodeServiceContext } from '@lockfabric/locks-common';
 import type { LockId, LockMode, LockPacket, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
 import { LockTable } from './lock-table.js';
 import type { LockRequest, LockTableOptions, RequestChannel } from './lock-table.js';
+import { dropDeadMachine } from './recovery.js';
 import { FLAG_CANCEL, LocalOp, encodeNodes, localOp, modeOf } from './wire.js';
 
 export interface LockServerOptions extends LockTableOptions {
@@ -13,6 +14,10 @@ export interface LockServerStats {
   readonly packetRequests: number;
   readonly localRequests: number;
   readonly duplicates: number;
+  /** Requests ignored because their machine was declared dead (fenced). */
+  readonly fenced: number;
+  /** Holds and queued requests of dead machines dropped by recovery. */
+  readonly droppedDead: number;
 }
 
 /**
@@ -25,10 +30,16 @@ export class LockServer implements NodeService {
   readonly table: LockTable;
   private readonly node: NodeId;
   private readonly unsubscribe: (() => void) | undefined;
+  private readonly unsubscribeFailures: (() => void) | undefined;
+  /**
+   * Machines declared dead during this run. A run's clients live in one incarnation of their
+   * node (a restarted node joins the next run, which has a new server), so the node id fences.
+   */
+  private readonly dead = new Set<NodeId>();
   private readonly stopper = new AbortController();
   /** Highest request id seen per task (`machine/task`); a task's rids only grow. */
   private readonly newestRid = new Map<string, number>();
-  private stats = { packetRequests: 0, localRequests: 0, duplicates: 0 };
+  private stats = { packetRequests: 0, localRequests: 0, duplicates: 0, fenced: 0, droppedDead: 0 };
 
   constructor(
     private readonly context: NodeServiceContext,
@@ -38,6 +49,7 @@ export class LockServer implements NodeService {
     this.node = context.ports.self.node;
     const port = context.ports.switchPort;
     if (options.managesLocks && port) this.unsubscribe = port.onPacket((packet) => this.onPacket(packet));
+    if (options.managesLocks) this.unsubscribeFailures = context.failures?.onComputeNodeFailed((node) => this.onMachineFailed(node));
     void this.serveMailbox();
   }
 
@@ -45,14 +57,44 @@ export class LockServer implements NodeService {
     return { ...this.stats };
   }
 
+  /** Machines this server has fenced after a failure notice. */
+  get deadMachines(): readonly NodeId[] {
+    return [...this.dead];
+  }
+
   stop(): void {
     this.unsubscribe?.();
+    this.unsubscribeFailures?.();
     this.stopper.abort('lock server stopped');
+  }
+
+  /**
+   * Recovery after the coordinator declared `machine` dead: its holds and queued requests are
+   * dropped, the survivors granted as a result are answered, and its later requests are ignored
+   * (a paused process that resumes must not be granted, nor release what recovery handed on).
+   */
+  onMachineFailed(machine: NodeId): void {
+    if (machine === this.node || this.dead.has(machine)) return;
+    this.dead.add(machine);
+    const locks = this.table.lockIds();
+    const before = this.countOf(machine, locks);
+    for (const granted of dropDeadMachine(this.table, machine, locks)) this.reply('grant', granted);
+    this.stats.droppedDead += before;
+  }
+
+  private countOf(machine: NodeId, locks: readonly LockId[]): number {
+    let n = 0;
+    for (const lock of locks) for (const r of [...this.table.holders(lock), ...this.table.waiters(lock)]) if (r.machine === machine) n++;
+    return n;
   }
 
   private onPacket(packet: LockPacket): void {
     if (packet.dst !== this.node) return;
     if (packet.type !== 'acquire' && packet.type !== 'release') return;
+    if (this.dead.has(packet.machine)) {
+      this.stats.fenced++;
+      return;
+    }
     this.stats.packetRequests++;
     const request = { lock: packet.lock, mode: packet.mode, machine: packet.machine, task: packet.task, rid: packet.seq, channel: 'packet' as const };
     if (packet.type === 'acquire') this.acquire(request);
@@ -76,6 +118,10 @@ export class LockServer implements NodeService {
     }
     if (!this.options.managesLocks || message.value === undefined) return;
     if (op !== LocalOp.acquire && op !== LocalOp.release && op !== LocalOp.cancel) return;
+    if (this.dead.has(message.from.node)) {
+      this.stats.fenced++;
+      return;
+    }
     this.stats.localRequests++;
     const request: LockRequest = {
       lock: message.lock,

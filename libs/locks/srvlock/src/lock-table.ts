@@ -82,6 +82,11 @@ export class LockTable {
     return [...(this.entries.get(lock)?.queue ?? [])];
   }
 
+  /** Ids of the locks with any holder or waiter (a snapshot: safe to change the table while iterating). */
+  lockIds(): LockId[] {
+    return [...this.entries.keys()];
+  }
+
   /** Locks with any holder or waiter. */
   get activeLocks(): number {
     return this.entries.size;

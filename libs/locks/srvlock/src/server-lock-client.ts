@@ -53,6 +53,8 @@ export class ServerLockClient implements LockClient<ServerGrant> {
   private readonly waiters = new Map<number, () => void>();
   /** Requests given up while a switch queue still holds them: released when their grant arrives. */
   private readonly abandoned = new Set<number>();
+  /** Requests being withdrawn: a switch grant for one of them is released at once (the cancel cannot dequeue it). */
+  private readonly withdrawing = new Set<number>();
 
   constructor(
     private readonly ports: ClientPorts,
@@ -85,7 +87,7 @@ export class ServerLockClient implements LockClient<ServerGrant> {
         if (reply?.type === 'push-back') await deadline.pause(1 + this.ports.random.int(this.config.pushBackNs));
       }
     } catch (error) {
-      if (sent && route) await this.withdraw(route, lock, mode, rid);
+      if (sent && route) await this.withdrawBriefly(route, lock, mode, rid);
       op.failed(error);
       throw error;
     }
@@ -109,6 +111,19 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     }
   }
 
+  /**
+   * Withdraws, waiting at most one retransmit interval: a manager that answers is done by then,
+   * and one that is gone (ParLock: the lock's home node died) must not hold the caller past its
+   * timeout. The withdrawal goes on in the background up to `maxAttempts`.
+   */
+  private async withdrawBriefly(route: LockRoute, lock: LockId, mode: LockMode, rid: number): Promise<void> {
+    const withdrawal = this.withdraw(route, lock, mode, rid);
+    const stop = new AbortController();
+    const patience = this.ports.clock.sleep(this.config.retransmitNs, stop.signal).catch(() => undefined);
+    await Promise.race([withdrawal, patience]);
+    stop.abort();
+  }
+
   /** Cancels a request that timed out or was aborted; a switch-queued one is released when granted. */
   private async withdraw(route: LockRoute, lock: LockId, mode: LockMode, rid: number): Promise<void> {
     const early = this.replies.get(rid);
@@ -117,7 +132,9 @@ export class ServerLockClient implements LockClient<ServerGrant> {
       this.sendRequest(route, 'release', lock, mode, rid, 0);
       return;
     }
+    this.withdrawing.add(rid);
     const reply = await this.reliably(route, 'release', lock, mode, rid, FLAG_CANCEL).catch(() => undefined);
+    this.withdrawing.delete(rid);
     if (reply && (reply.flags & FLAG_SWITCH) !== 0) this.abandoned.add(rid);
   }
 
@@ -183,7 +200,7 @@ export class ServerLockClient implements LockClient<ServerGrant> {
       // Recirculation: hand the switch the next queue slot to check for a shared waiter.
       this.send({ type: 'notify', lock: packet.lock, machine: this.ports.self.node, task: this.ports.self.client, mode: 'shared', incarnation: packet.incarnation, seq: 0, flags: FLAG_SWITCH });
     }
-    if (packet.type === 'grant' && viaSwitch && this.abandoned.delete(packet.seq)) {
+    if (packet.type === 'grant' && viaSwitch && (this.abandoned.delete(packet.seq) || this.withdrawing.has(packet.seq))) {
       this.send({ type: 'release', lock: packet.lock, machine: this.ports.self.node, task: this.ports.self.client, mode: packet.mode, incarnation: 0, seq: packet.seq, flags: 0 });
       return;
     }

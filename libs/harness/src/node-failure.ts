@@ -1,0 +1,66 @@
+import type { NodeId, ClientPorts } from '@lockfabric/ports';
+
+/** Fault of an in-memory run: one compute node fails like a SIGKILL, and the coordinator reports it. */
+export interface NodeFailureSpec {
+  /** Which compute node fails: an index into the cluster's compute nodes. */
+  readonly computeNode: number;
+  /** When it fails, from the run's start. */
+  readonly atMs: number;
+  /** How long after the failure the node services hear of it (the coordinator's detection time); default 0. */
+  readonly detectionMs?: number;
+}
+
+/** What happened: the node, and when it failed and was reported (clock of the run). */
+export interface NodeFailureOutcome {
+  readonly node: NodeId;
+  readonly failedAtNs: number;
+  readonly reportedAtNs: number;
+}
+
+/**
+ * The failure feed node services get in a run (`NodeServiceContext.failures`): the in-memory
+ * stand-in for the coordinator's FailureNotice subscription.
+ */
+export class FailureHub {
+  private readonly listeners = new Set<(node: NodeId) => void>();
+
+  onComputeNodeFailed(listener: (node: NodeId) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tells every listener that `node` was declared dead. */
+  fire(node: NodeId): void {
+    for (const listener of [...this.listeners]) listener(node);
+  }
+}
+
+/**
+ * A client's ports that go silent once `isDead()` holds: nothing it sends leaves its node any more
+ * (switch packets, messages), as after a SIGKILL. Inbound traffic still reaches the (dead)
+ * client's code, which the run ignores from then on.
+ */
+export function severablePorts(ports: ClientPorts, isDead: () => boolean): ClientPorts {
+  const { switchPort, mailbox } = ports;
+  return {
+    ...ports,
+    mailbox: {
+      self: mailbox.self,
+      send: (message) => {
+        if (!isDead()) mailbox.send(message);
+      },
+      receive: (match, options) => mailbox.receive(match, options),
+    },
+    ...(switchPort
+      ? {
+          switchPort: {
+            machine: switchPort.machine,
+            send: (packet) => {
+              if (!isDead()) switchPort.send(packet);
+            },
+            onPacket: (handler) => switchPort.onPacket(handler),
+          },
+        }
+      : {}),
+  };
+}
