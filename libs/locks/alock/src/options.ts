@@ -37,7 +37,8 @@ export interface AlockOptions {
  * 2 ms: the link is one WRITE (or CPU store) issued right after the successor's swap returns, a few
  * µs on `sim`; only a dead or stopped successor takes this long.
  */
-export const DEFAULT_RELEASE_LINK_TIMEOUT_NS = 2_000_000;
+/** 50 ms: a real-time (embedded) scheduler under load must not cut a live successor; sim tests set less. */
+export const DEFAULT_RELEASE_LINK_TIMEOUT_NS = 50_000_000;
 
 export const ALOCK_OPTION_HELP: Readonly<Record<string, string>> = {
   localBudget: 'CS entries per local tenure before the cohort re-arbitrates with remote processes (default 5, ≥ 1)',

@@ -24,7 +24,7 @@ describe('alock options', () => {
       remoteSpinNs: 1_000,
       petersonRead: 'separate',
       sameNodeStores: false,
-      releaseLinkTimeoutNs: 2_000_000,
+      releaseLinkTimeoutNs: 50_000_000,
       mutantUnboundedReleaseWait: false,
       mutantNaiveLocalCas: false,
       mutantSkipPeterson: false,

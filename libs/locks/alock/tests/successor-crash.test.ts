@@ -106,7 +106,7 @@ async function remoteSuccessorDies(protocolOptions: Record<string, number | bool
 
 describe('alock: a remote successor that dies between its swap and its link', () => {
   it('the release clears T_R after releaseLinkTimeoutNs; the waiter behind the dead one times out typed; local and remote survivors acquire', async () => {
-    const run = await remoteSuccessorDies({});
+    const run = await remoteSuccessorDies({ releaseLinkTimeoutNs: 2_000_000 });
     expect(run.outcome.reason).toBe('stopped');
     expect(run.steps).toEqual(['D swapped in and died', 'A released', 'E timed out', 'L granted', 'F granted', 'A granted again']);
     expect(run.verdict.violations).toEqual([]);

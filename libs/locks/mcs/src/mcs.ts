@@ -37,7 +37,8 @@ export interface McsOptions {
  * 2 ms: the link is one WRITE issued right after the successor's swap returns (a few µs on `sim`),
  * so only a dead or stopped successor takes this long; waiting longer only delays the survivors.
  */
-export const DEFAULT_RELEASE_LINK_TIMEOUT_NS = 2_000_000;
+/** 50 ms: a real-time (embedded) scheduler under load must not cut a live successor; sim tests set less. */
+export const DEFAULT_RELEASE_LINK_TIMEOUT_NS = 50_000_000;
 
 export const MCS_OPTION_HELP = {
   pollIntervalNs: 'ns between two local loads of the own queue node while waiting (default 200)',
