@@ -6,8 +6,9 @@ import { TotalsCounter } from '@lockfabric/telemetry';
 import { LiveFabric } from './live-fabric.js';
 import { ComputeRunService } from './run-service.js';
 import { registerComputeMetrics } from './compute-metrics.js';
-import { startFissRecoveryResponder } from './fiss-recovery-responder.js';
+import { fissPoolOf, startFissRecoveryResponder } from './fiss-recovery-responder.js';
 import { GatedSwitchPort } from './gated-switch-port.js';
+import { startFailureFeed } from './failure-feed.js';
 
 /**
  * compute-node: hosts lock clients. It connects a queue pair to each memory node, serves its own
@@ -16,7 +17,7 @@ import { GatedSwitchPort } from './gated-switch-port.js';
 await runService({
   role: 'compute',
   needsNats: true,
-  start: async ({ config, logger, telemetry, nc, subjects, metrics, clock }) => {
+  start: async ({ config, logger, telemetry, nc, subjects, metrics }) => {
     const node = config.node.id;
     const memory = new NodeMemory(node);
     registerDescriptorRegion(memory, false);
@@ -41,9 +42,11 @@ await runService({
     const switchLink = new SwitchLink({ nc, subjects, machine: node, rack: config.node.rack, logger, malformed });
     // FissLock recovery holds this machine's switch traffic between S2 and the end of S3
     const switchPort = new GatedSwitchPort(switchLink);
-    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, trace: lockMetrics.trace(telemetry.trace), logger });
+    // FailureNotices for lock servers (srvlock, parlock, NetLock's server): drop a dead node's holds.
+    const failures = startFailureFeed({ nc, subjects, node, logger, malformed });
+    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, failures, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
-    const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, currentRun: () => runs.current, gate: switchPort, logger, malformed: new MalformedInputCounter({ logger, clock }) });
+    const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed });
     const runCounter = metrics.counter({ name: 'lockfabric_runs_total', help: 'Workload runs completed by this compute node' });
     const decodeErrors = new TotalsCounter(metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] }), 'source');
     let seenRuns = 0;
@@ -58,6 +61,7 @@ await runService({
       close: async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         fissRecovery.close();
+        failures.close();
         await runs.close();
         fabric.close();
         switchPort.stop();

@@ -150,7 +150,8 @@ export class RecoveryBook {
   private openAction(protocol: string, rule: RecoveryRule, nowNs: number): RecoveryAction {
     const base = { protocol, mechanism: rule.mechanism, action: rule.action };
     if (rule.mechanism === 'none') return { ...base, doneAtNs: nowNs };
-    if (rule.mechanism === 'await-restart') return base;
+    // no deadline: over when the member is back, or when the coordinator has run the steps
+    if (rule.mechanism === 'await-restart' || rule.mechanism === 'driven') return base;
     const boundMs = this.options.leaseBoundsMs?.[protocol] ?? rule.boundMs ?? 0;
     return { ...base, dueAtNs: nowNs + Math.ceil(boundMs * NS_PER_MS) };
   }

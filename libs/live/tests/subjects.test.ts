@@ -18,6 +18,8 @@ describe('subjects', () => {
     expect(s.faultAll()).toBe('lf.prod-1.ctl.fault.*');
     expect(s.driver('run-7')).toBe('lf.prod-1.driver.run-7');
     expect(s.raw('ping')).toBe('lf.prod-1.raw.ping');
+    expect(s.fissRecovery(3, 'pause')).toBe('lf.prod-1.ctl.fiss.3.pause');
+    expect(s.fissSwitch()).toBe('lf.prod-1.ctl.fiss.switch');
   });
 
   it.each([
@@ -28,6 +30,7 @@ describe('subjects', () => {
     ['a space in a target', () => s.fault('sw 0')],
     ['a negative machine', () => s.nodePackets(-1)],
     ['a fractional rack', () => s.switchIn(1.5)],
+    ['a wildcard recovery verb', () => s.fissRecovery(1, '*')],
   ])('rejects %s', (_name, build) => {
     expect(build).toThrow(SubjectTokenError);
   });

@@ -1,42 +1,19 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import type { MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
-import { FissMachineOrdersSchema, FissServerReportSchema, LockMode } from '@lockfabric/wire';
+import { create } from '@bufbuild/protobuf';
+import { FissServerReportSchema, LockMode } from '@lockfabric/wire';
+import type { FissClientState } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';
-import { FissWireError, machineOrdersFromWire, machineOrdersToWire, serverReportFromWire, serverReportToWire } from './fiss-wire.js';
+import { FissWireError, serverReportFromWire } from './fiss-wire.js';
 
-describe('FissLock recovery wire forms', () => {
-  it('S1 reports and S2 orders survive encoding, bytes and decoding unchanged', () => {
-    const report: ServerReport = {
-      machine: 4,
-      agents: [
-        { lid: 7, machine: 4, mode: 'shared', holders: [{ mid: 4, task: 0x3f_fff1 }, { mid: 2, task: 5 }], wqueue: [{ mid: 9, task: 1, mode: 'exclusive' }], state: 'live' },
-        { lid: 8, machine: 4, mode: 'exclusive', holders: [], wqueue: [], state: 'pending' },
-      ],
-      clients: [
-        { lid: 7, mid: 4, task: 0x3f_fff1, mode: 'shared', state: 'granted', startNs: 0 },
-        { lid: 9, mid: 4, task: 12, mode: 'exclusive', state: 'pending', startNs: 123_456_789_012 },
-        { lid: 9, mid: 4, task: 11, mode: 'exclusive', state: 'aborting', startNs: 5 },
-      ],
-    };
-    const bytes = toBinary(FissServerReportSchema, serverReportToWire(report));
-    expect(serverReportFromWire(fromBinary(FissServerReportSchema, bytes), 'test')).toStrictEqual(report);
-
-    const orders: MachineOrders = {
-      machine: 4,
-      agents: [{ lid: 7, machine: 4, mode: 'shared', holders: [{ mid: 4, task: 3, mode: 'shared' }], wqueue: [{ mid: 9, task: 1, mode: 'exclusive' }], inca: 0 }],
-      wake: [{ lid: 7, mid: 4, task: 3, mode: 'shared' }],
-      abort: [{ lid: 9, mid: 4, task: 12, reason: 'dropped by S2' }],
-    };
-    const orderBytes = toBinary(FissMachineOrdersSchema, machineOrdersToWire(orders));
-    expect(machineOrdersFromWire(fromBinary(FissMachineOrdersSchema, orderBytes), 'test')).toStrictEqual(orders);
-  });
-
-  it('rejects what this build cannot read: an unknown mode, a missing request', () => {
+// The round trip against the compute node's half is in e2e/tests/live-fisslock-recovery-wire.test.ts.
+describe("the coordinator's half of the recovery wire", () => {
+  it('rejects reports this build cannot read: an unknown mode or state, a missing request', () => {
     const badMode = create(FissServerReportSchema, { machine: 1, clients: [{ lid: 1, request: { mid: 1, task: 1, mode: LockMode.UNSPECIFIED }, state: 1 }] });
-    expect(() => serverReportFromWire(badMode, 'test')).toThrow(/lock mode|mode/);
-    const noRequest = create(FissMachineOrdersSchema, { machine: 1, wake: [{ lid: 3 }] });
-    expect(() => machineOrdersFromWire(noRequest, 'test')).toThrow(FissWireError);
-    const noAbortRequest = create(FissMachineOrdersSchema, { machine: 1, abort: [{ lid: 3, reason: 'x' }] });
-    expect(() => machineOrdersFromWire(noAbortRequest, 'test')).toThrow(FissWireError);
+    expect(() => serverReportFromWire(badMode, 'test')).toThrow(/mode/);
+    const badState = create(FissServerReportSchema, { machine: 1, clients: [{ lid: 1, request: { mid: 1, task: 1, mode: LockMode.SHARED }, state: 9 as FissClientState }] });
+    expect(() => serverReportFromWire(badState, 'test')).toThrow(/state/);
+    const noRequest = create(FissServerReportSchema, { machine: 1, clients: [{ lid: 1, state: 1 }] });
+    expect(() => serverReportFromWire(noRequest, 'test')).toThrow(FissWireError);
+    const good = create(FissServerReportSchema, { machine: 1, agents: [{ lid: 2, machine: 1, mode: LockMode.SHARED, holders: [{ mid: 1, task: 3 }], pending: true }] });
+    expect(serverReportFromWire(good, 'test').agents).toStrictEqual([{ lid: 2, machine: 1, mode: 'shared', holders: [{ mid: 1, task: 3 }], wqueue: [], state: 'pending' }]);
   });
 });

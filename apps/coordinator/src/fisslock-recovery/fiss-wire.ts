@@ -1,13 +1,14 @@
 import { create } from '@bufbuild/protobuf';
-import type { AgentRecord, ClientRecord, ClientRequestState, MachineOrders, QueuedRequest, RepairedAgent, ServerReport } from '@lockfabric/lock-fisslock';
-import { EnumMapping, FissClientState, FissMachineOrdersSchema, FissRequestRefSchema, FissServerReportSchema, lockModes } from '@lockfabric/wire';
+import type { AgentRecord, ClientRecord, ClientRequestState, MachineOrders, QueuedRequest, ServerReport } from '@lockfabric/lock-fisslock';
+import { EnumMapping, FissClientState, FissMachineOrdersSchema, FissRequestRefSchema, lockModes } from '@lockfabric/wire';
 import type { FissMachineOrders, FissRequestRef, FissServerReport } from '@lockfabric/wire';
 
 /**
- * FissLock recovery data (S1 reports, S2 orders) to and from protobuf (control.proto, "FissLock
- * recovery"). Shared by the coordinator and the compute nodes' responder, so both ends agree.
- * Decoding throws MalformedInputError (from the enum mappings) on modes or states this build
- * does not know; a missing request reference is malformed too.
+ * The coordinator's half of the FissLock recovery wire forms (control.proto, "FissLock
+ * recovery"): S1 reports in, S2 orders out. The compute node's half (apps/compute-node
+ * fiss-wire.ts) does the reverse; e2e/tests/live-fisslock-recovery-wire.test.ts checks that the
+ * two agree. Decoding throws on modes or states this build does not know and on missing request
+ * references.
  */
 
 const clientStates = new EnumMapping<ClientRequestState, FissClientState>('fisslock client state', [
@@ -15,15 +16,6 @@ const clientStates = new EnumMapping<ClientRequestState, FissClientState>('fissl
   ['pending', FissClientState.PENDING],
   ['aborting', FissClientState.ABORTING],
 ]);
-
-function refToWire(r: { mid: number; task: number; mode?: QueuedRequest['mode'] }): FissRequestRef {
-  return create(FissRequestRefSchema, { mid: r.mid, task: r.task, ...(r.mode === undefined ? {} : { mode: lockModes.toWire(r.mode) }) });
-}
-
-function queuedFromWire(r: FissRequestRef | undefined, source: string): QueuedRequest {
-  if (!r) throw new FissWireError(source, 'a request reference is missing');
-  return { mid: r.mid, task: r.task, mode: lockModes.fromWire(r.mode, source) };
-}
 
 export class FissWireError extends Error {
   constructor(
@@ -35,19 +27,13 @@ export class FissWireError extends Error {
   }
 }
 
-export function serverReportToWire(report: ServerReport): FissServerReport {
-  return create(FissServerReportSchema, {
-    machine: report.machine,
-    agents: report.agents.map((a) => ({
-      lid: a.lid,
-      machine: a.machine,
-      mode: lockModes.toWire(a.mode),
-      holders: a.holders.map(refToWire),
-      wqueue: a.wqueue.map(refToWire),
-      pending: a.state === 'pending',
-    })),
-    clients: report.clients.map((c) => ({ lid: c.lid, request: refToWire(c), state: clientStates.toWire(c.state), startNs: BigInt(Math.round(c.startNs)) })),
-  });
+function refToWire(r: { mid: number; task: number; mode?: QueuedRequest['mode'] }): FissRequestRef {
+  return create(FissRequestRefSchema, { mid: r.mid, task: r.task, ...(r.mode === undefined ? {} : { mode: lockModes.toWire(r.mode) }) });
+}
+
+function queuedFromWire(r: FissRequestRef | undefined, source: string): QueuedRequest {
+  if (!r) throw new FissWireError(source, 'a request reference is missing');
+  return { mid: r.mid, task: r.task, mode: lockModes.fromWire(r.mode, source) };
 }
 
 export function serverReportFromWire(wire: FissServerReport, source: string): ServerReport {
@@ -70,25 +56,4 @@ export function machineOrdersToWire(orders: MachineOrders): FissMachineOrders {
     wake: orders.wake.map((w) => ({ lid: w.lid, request: refToWire(w) })),
     abort: orders.abort.map((a) => ({ lid: a.lid, request: refToWire({ mid: a.mid, task: a.task }), reason: a.reason })),
   });
-}
-
-/** The agents are installed on the machine the orders are for (the receiver). */
-export function machineOrdersFromWire(wire: FissMachineOrders, source: string): MachineOrders {
-  const agents: RepairedAgent[] = wire.agents.map((a) => ({
-    lid: a.lid,
-    machine: wire.machine,
-    mode: lockModes.fromWire(a.mode, source),
-    holders: a.holders.map((h) => queuedFromWire(h, source)),
-    wqueue: a.wqueue.map((w) => queuedFromWire(w, source)),
-    inca: 0,
-  }));
-  return {
-    machine: wire.machine,
-    agents,
-    wake: wire.wake.map((w) => ({ lid: w.lid, ...queuedFromWire(w.request, source) })),
-    abort: wire.abort.map((a) => {
-      if (!a.request) throw new FissWireError(source, 'an abort order names no request');
-      return { lid: a.lid, mid: a.request.mid, task: a.request.task, reason: a.reason };
-    }),
-  };
 }

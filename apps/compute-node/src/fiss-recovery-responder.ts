@@ -1,0 +1,161 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
+import { existingAgentPool, readFissLockOptions } from '@lockfabric/lock-fisslock';
+import type { AgentPool, FissPolicy } from '@lockfabric/lock-fisslock';
+import type { NodeId } from '@lockfabric/ports';
+import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
+import type { FissRecoveryRequest, FissServerReport } from '@lockfabric/wire';
+import { machineOrdersFromWire, serverReportToWire } from './fiss-wire.js';
+import type { FissVerb } from './fiss-wire.js';
+import type { GatedSwitchPort } from './gated-switch-port.js';
+import type { CurrentRun } from './run-service.js';
+
+export interface FissResponderDeps {
+  readonly nc: NatsConnection;
+  readonly subjects: Subjects;
+  readonly node: NodeId;
+  /** This node's FissLock agent pool now, if it runs one (see {@link fissPoolOf}). */
+  readonly pool: () => FissPoolHandle | undefined;
+  /** This machine's switch link, which recovery holds closed between S2 and the end of S3. */
+  readonly gate: GatedSwitchPort;
+  readonly logger: Logger;
+  readonly malformed: MalformedInputCounter;
+}
+
+type Phase = 'idle' | 'paused' | 'applied';
+
+/** What recovery uses of an agent pool (AgentPool's recovery section). */
+export type RecoveryPool = Pick<AgentPool, 'pauseForRecovery' | 'recoveryReport' | 'applyRecovery'>;
+
+export interface FissPoolHandle {
+  readonly pool: RecoveryPool;
+  readonly policy: FissPolicy;
+}
+
+/** The agent pool of the running (or lingering) FissLock run on `node`, with its policy. */
+export function fissPoolOf(run: CurrentRun | undefined, node: NodeId): FissPoolHandle | undefined {
+  if (!run || run.protocol !== 'fisslock') return undefined;
+  const pool = existingAgentPool(run.locks, node);
+  return pool ? { pool, policy: readFissLockOptions(run.options).policy } : undefined;
+}
+
+interface ReplyFields {
+  readonly active?: boolean;
+  readonly error?: string;
+  readonly policy?: string;
+  readonly report?: FissServerReport;
+}
+
+export interface FissResponder {
+  /** Recovery calls answered, by verb. */
+  readonly answered: Readonly<Record<FissVerb, number>>;
+  readonly phase: Phase;
+  close(): void;
+}
+
+const VERBS: readonly FissVerb[] = ['pause', 'report', 'apply', 'resume'];
+
+/**
+ * The compute node's side of FissLock recovery (spec §7.2): answers the coordinator's
+ * `ctl.fiss.<node>.<verb>` requests on this node's agent pool.
+ * - pause (S1): the pool stops sending (its retransmission buffer is dropped); reply says whether
+ *   this node runs FissLock and with which policy.
+ * - report (S1): the pool's agents and its clients' requests.
+ * - apply (S2): the gate closes (nothing reaches the switch, nothing from it is taken), the pool
+ *   installs its orders, wakes granted tasks and aborts dropped requests with LockAbortedError.
+ * - resume (after S3): the gate opens; what the pool sent meanwhile goes out.
+ * Calls are fenced by epoch: one older than the newest seen is refused, and each verb must follow
+ * its predecessor within one epoch (a repeated call is answered again, harmlessly).
+ */
+export function startFissRecoveryResponder(deps: FissResponderDeps): FissResponder {
+  const { nc, subjects, node, logger } = deps;
+  let newestEpoch = 0n;
+  let phase: Phase = 'idle';
+  let pool: RecoveryPool | undefined;
+  const answered: Record<FissVerb, number> = { pause: 0, report: 0, apply: 0, resume: 0 };
+
+  const reply = (msg: Msg, fields: ReplyFields): void => {
+    try {
+      msg.respond(toBinary(FissRecoveryReplySchema, create(FissRecoveryReplySchema, { machine: node, epoch: newestEpoch, ...fields })));
+    } catch (error) {
+      logger.warn(`fisslock recovery: could not answer on ${msg.subject}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  const handle = (verb: FissVerb, request: FissRecoveryRequest, msg: Msg): void => {
+    if (request.epoch < newestEpoch) return reply(msg, { error: `epoch ${request.epoch} is older than ${newestEpoch}` });
+    const fresh = request.epoch > newestEpoch;
+    newestEpoch = request.epoch;
+    answered[verb]++;
+    switch (verb) {
+      case 'pause': {
+        const found = deps.pool();
+        if (!found) return reply(msg, { active: false });
+        if (fresh || phase !== 'paused' || pool !== found.pool) {
+          // a pause of a new recovery supersedes an unfinished one: the gate opens again, the pool's state is reported afresh
+          deps.gate.open();
+          pool = found.pool;
+          pool.pauseForRecovery();
+          phase = 'paused';
+          logger.info(`fisslock recovery epoch ${request.epoch}: paused (S1)`);
+        }
+        return reply(msg, { active: true, policy: found.policy });
+      }
+      case 'report':
+        if (phase !== 'paused' || !pool || fresh) return reply(msg, { error: `report in phase ${phase} of epoch ${newestEpoch}: pause first` });
+        return reply(msg, { active: true, report: serverReportToWire(pool.recoveryReport()) });
+      case 'apply': {
+        if (!pool || fresh || phase === 'idle') return reply(msg, { error: `apply in phase ${phase} of epoch ${newestEpoch}: pause first` });
+        if (phase === 'applied') return reply(msg, { active: true });
+        if (!request.orders || request.orders.machine !== node) return reply(msg, { error: 'apply carries no orders for this machine' });
+        const orders = machineOrdersFromWire(request.orders, msg.subject);
+        deps.gate.close();
+        pool.applyRecovery(orders);
+        phase = 'applied';
+        logger.info(`fisslock recovery epoch ${request.epoch}: applied (S2) — ${orders.agents.length} agents, ${orders.wake.length} woken, ${orders.abort.length} aborted`);
+        return reply(msg, { active: true });
+      }
+      case 'resume': {
+        if (phase !== 'applied' || fresh) return reply(msg, { active: pool !== undefined, ...(phase === 'idle' ? {} : { error: `resume in phase ${phase}: apply first` }) });
+        const sent = deps.gate.open();
+        phase = 'idle';
+        logger.info(`fisslock recovery epoch ${request.epoch}: resumed after S3 (${sent} held packets sent)`);
+        return reply(msg, { active: true });
+      }
+    }
+  };
+
+  const subscriptions: Subscription[] = VERBS.map((verb) => {
+    const subject = subjects.fissRecovery(node, verb);
+    return nc.subscribe(subject, {
+      callback: (error, msg) => {
+        if (error) return logger.warn(`fisslock recovery: subscription error on ${subject}: ${error.message}`);
+        let request: FissRecoveryRequest;
+        try {
+          request = decodeWire(FissRecoveryRequestSchema, msg.data, subject);
+        } catch (decodeError) {
+          deps.malformed.record(subject, decodeError);
+          return reply(msg, { error: `malformed request: ${decodeError instanceof Error ? decodeError.message : String(decodeError)}` });
+        }
+        try {
+          handle(verb, request, msg);
+        } catch (failure) {
+          deps.malformed.record(subject, failure);
+          reply(msg, { error: failure instanceof Error ? failure.message : String(failure) });
+        }
+      },
+    });
+  });
+
+  return {
+    answered,
+    get phase() {
+      return phase;
+    },
+    close: () => {
+      for (const s of subscriptions) s.unsubscribe();
+      deps.gate.open();
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ServerReport } from '@lockfabric/lock-fisslock';
+import { MalformedInputCounter, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import type { LockPacket, SwitchPort } from '@lockfabric/ports';
+import { startNatsServer } from '@lockfabric/testkit';
+import type { NatsServerHandle } from '@lockfabric/testkit';
+import { FissMachineOrdersSchema, FissRecoveryReplySchema, FissRecoveryRequestSchema, LockMode, decodeWire } from '@lockfabric/wire';
+import type { FissRecoveryReply } from '@lockfabric/wire';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFissRecoveryResponder } from '../src/fiss-recovery-responder.js';
+import type { FissResponder, RecoveryPool } from '../src/fiss-recovery-responder.js';
+import { FissOrdersError, machineOrdersFromWire } from '../src/fiss-wire.js';
+import { GatedSwitchPort } from '../src/gated-switch-port.js';
+
+const subjects = createSubjects('fisstest');
+
+function packet(seq: number): LockPacket {
+  return { type: 'acquire', lock: 1, machine: 1, task: seq, mode: 'exclusive', incarnation: 0, seq, flags: 0 };
+}
+
+/** A switch link that records what is sent and lets the test deliver packets. */
+function fakeLink(machine = 1): SwitchPort & { sent: LockPacket[]; deliver(p: LockPacket): void } {
+  const handlers = new Set<(p: LockPacket) => void>();
+  return {
+    machine,
+    sent: [],
+    send(p) {
+      this.sent.push(p);
+    },
+    onPacket(handler) {
+      handlers.add(handler);
+      return () => void handlers.delete(handler);
+    },
+    deliver: (p) => handlers.forEach((h) => h(p)),
+  };
+}
+
+describe('GatedSwitchPort', () => {
+  it('passes through while open; closed it holds sends (bounded) and drops arrivals; opening sends what it held, in order', () => {
+    const link = fakeLink();
+    const gate = new GatedSwitchPort(link, 2);
+    const got: number[] = [];
+    gate.onPacket((p) => got.push(p.seq));
+    gate.send(packet(1));
+    link.deliver(packet(2));
+    gate.close();
+    gate.send(packet(3));
+    gate.send(packet(4));
+    gate.send(packet(5)); // beyond the bound: dropped, the reliable link resends it
+    link.deliver(packet(6));
+    expect(link.sent.map((p) => p.seq)).toStrictEqual([1]);
+    expect(got).toStrictEqual([2]);
+    expect([gate.heldDropped, gate.arrivalsDropped]).toStrictEqual([1, 1]);
+    expect(gate.open()).toBe(2);
+    expect(link.sent.map((p) => p.seq)).toStrictEqual([1, 3, 4]);
+    link.deliver(packet(7));
+    expect(got).toStrictEqual([2, 7]);
+  });
+});
+
+describe('the compute node\'s half of the recovery wire', () => {
+  it('rejects orders this build cannot read: an unknown mode, a missing request', () => {
+    const badMode = create(FissMachineOrdersSchema, { machine: 1, agents: [{ lid: 1, mode: LockMode.UNSPECIFIED }] });
+    expect(() => machineOrdersFromWire(badMode, 'test')).toThrow(/mode/);
+    expect(() => machineOrdersFromWire(create(FissMachineOrdersSchema, { machine: 1, wake: [{ lid: 3 }] }), 'test')).toThrow(FissOrdersError);
+    expect(() => machineOrdersFromWire(create(FissMachineOrdersSchema, { machine: 1, abort: [{ lid: 3, reason: 'x' }] }), 'test')).toThrow(FissOrdersError);
+  });
+});
+
+describe('FissLock recovery responder over NATS (the coordinator played by raw requests)', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let responder: FissResponder;
+  const log: string[] = [];
+  const gate = new GatedSwitchPort(fakeLink());
+  const malformed = new MalformedInputCounter({ logger: silentLogger });
+  const report: ServerReport = { machine: 1, agents: [], clients: [{ lid: 0, mid: 1, task: 11, mode: 'exclusive', state: 'granted', startNs: 1 }] };
+  const pool: RecoveryPool = {
+    pauseForRecovery: () => void log.push('pause'),
+    recoveryReport: () => (log.push('report'), report),
+    applyRecovery: (orders) => void log.push(`apply ${orders.agents.length} gate=${gate.isClosed ? 'closed' : 'open'}`),
+  };
+
+  const call = async (verb: string, epoch: bigint, orders?: { machine: number }): Promise<FissRecoveryReply> => {
+    const request = create(FissRecoveryRequestSchema, { epoch, ...(orders ? { orders: create(FissMachineOrdersSchema, { machine: orders.machine, agents: [{ lid: 0, mode: LockMode.EXCLUSIVE, holders: [{ mid: 1, task: 11, mode: LockMode.EXCLUSIVE }] }] }) } : {}) });
+    const reply = await nc.request(subjects.fissRecovery(1, verb), toBinary(FissRecoveryRequestSchema, request), { timeout: 2_000 });
+    return decodeWire(FissRecoveryReplySchema, reply.data, 'test');
+  };
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    nc = await connectNats({ servers: nats.url, name: 'fiss-responder-test', logger: silentLogger });
+    responder = startFissRecoveryResponder({ nc, subjects, node: 1, pool: () => ({ pool, policy: 'starvation-prevention' }), gate, logger: silentLogger, malformed });
+    await nc.flush();
+  });
+  afterAll(async () => {
+    responder?.close();
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it('pause, report, apply (gate closed first), resume (gate open) in order; older epochs and out-of-order calls are refused', async () => {
+    expect(await call('report', 5n)).toMatchObject({ error: expect.stringMatching(/pause first/) });
+    expect(await call('pause', 5n)).toMatchObject({ active: true, policy: 'starvation-prevention', error: '' });
+    const reported = await call('report', 5n);
+    expect(reported.report?.clients.map((c) => c.request?.task)).toStrictEqual([11]);
+    expect(await call('apply', 5n, { machine: 2 })).toMatchObject({ error: expect.stringMatching(/no orders for this machine/) });
+    expect(await call('apply', 5n, { machine: 1 })).toMatchObject({ active: true, error: '' });
+    expect(gate.isClosed).toBe(true);
+    expect(responder.phase).toBe('applied');
+    expect(await call('pause', 4n)).toMatchObject({ error: expect.stringMatching(/older/) });
+    expect(await call('resume', 5n)).toMatchObject({ active: true, error: '' });
+    expect(gate.isClosed).toBe(false);
+    expect(log).toStrictEqual(['pause', 'report', 'apply 1 gate=closed']);
+  });
+
+  it('a malformed request is answered with an error and counted; the responder keeps serving', async () => {
+    const before = malformed.count();
+    const reply = await nc.request(subjects.fissRecovery(1, 'pause'), new Uint8Array([0xff, 0xff, 0xff]), { timeout: 2_000 });
+    expect(decodeWire(FissRecoveryReplySchema, reply.data, 'test').error).toMatch(/malformed/);
+    expect(malformed.count()).toBe(before + 1);
+    expect(await call('pause', 6n)).toMatchObject({ active: true, error: '' });
+  });
+});
