@@ -1,8 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { checkHistory, summarizeVerdict } from '@lockfabric/check';
 import type { HistoryEvent } from '@lockfabric/check';
-import { announceFissSwitch, parseRecoveryDetail } from '@lockfabric/coordinator/service';
-import { UnaryClient, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { parseRecoveryDetail } from '@lockfabric/coordinator/service';
+import { UnaryClient, connectNats, silentLogger } from '@lockfabric/live';
 import { CoordinatorService, RecoveryStage, StatusRequestSchema } from '@lockfabric/wire';
 import type { RecoveryPhase } from '@lockfabric/wire';
 import { LocalChaos, liveOptions, runLive, tail } from '@lockfabric/workload-driver';
@@ -73,8 +73,7 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
     coordinator = cluster.state.processes.find((p) => p.role === 'coordinator')!;
     switchRecord = cluster.state.processes.find((p) => p.role === 'switch')!;
     nc = await connectNats({ servers: cluster.state.natsUrl, name: 'e2e-fiss-recovery', logger: silentLogger });
-    // what the driver of a deployment does: tell the coordinator where the switch is controlled
-    await announceFissSwitch(nc, createSubjects(cluster.state.cluster), 0, `127.0.0.1:${switchRecord.grpc}`);
+    // No announcement from the test: switch-dataplane tells the coordinator where its control API is.
   });
   afterAll(async () => {
     await nc?.close();

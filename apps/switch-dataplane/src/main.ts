@@ -1,8 +1,11 @@
 import { loadConfig } from '@lockfabric/config';
 import { ConfigError } from '@lockfabric/ports';
+import { announceFissSwitch } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { startSwitchDataplane } from './switch-dataplane.js';
 import { createSwitchProgram } from './switch-program.js';
+
+const ANNOUNCE_INTERVAL_MS = 1_000;
 
 /**
  * A program this build lacks is a configuration error (exit 2) and must be reported before the
@@ -32,7 +35,7 @@ await runService({
   needsNats: true,
   start: async ({ config, logger, nc, subjects, metrics, clock }) => {
     if (!nc) throw new Error('switch-dataplane needs NATS');
-    return startSwitchDataplane({
+    const service = await startSwitchDataplane({
       nc,
       subjects,
       rack: config.switch.rack,
@@ -42,5 +45,20 @@ await runService({
       metrics,
       clock,
     });
+    // The coordinator needs the control API for FissLock recovery (S3); repeating the announcement
+    // lets a restarted coordinator learn it again within a second.
+    const controlAddress = config.switch.controlAddress ?? `127.0.0.1:${String(service.endpoints['grpc'])}`;
+    const announce = (): void => {
+      announceFissSwitch(nc, subjects, config.switch.rack, controlAddress).catch((error: unknown) => logger.warn(`switch-dataplane: could not announce ${controlAddress}: ${String(error)}`));
+    };
+    announce();
+    const timer = setInterval(announce, ANNOUNCE_INTERVAL_MS);
+    return {
+      ...service,
+      close: async () => {
+        clearInterval(timer);
+        await service.close();
+      },
+    };
   },
 });

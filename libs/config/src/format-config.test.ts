@@ -27,6 +27,7 @@ describe('formatConfig', () => {
         'switch.program = "forward"',
         'switch.rack = 0',
         'switch.grpcPort = 50053',
+        'switch.controlAddress = (unset)',
         'coordinator.heartbeatIntervalMs = 100',
         'coordinator.missesBeforeSuspect = 3',
         'coordinator.grpcPort = 50054',

@@ -114,6 +114,8 @@ const sections = {
       program: oneOf([...SWITCH_PROGRAMS]).default('forward'),
       rack: nonNegativeInt().default(0),
       grpcPort: port().default(DEFAULT_PORTS.switchGrpc),
+      // host:port others reach the control API at (announced to the coordinator); default 127.0.0.1:<grpcPort>.
+      controlAddress: z.string().min(3).optional(),
     })
     .strict()
     .default({}),

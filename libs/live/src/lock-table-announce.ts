@@ -1,6 +1,6 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { ResetOrderSchema } from '@lockfabric/wire';
+import { FissSwitchAnnounceSchema, ResetOrderSchema } from '@lockfabric/wire';
 import type { Subjects } from './subjects.js';
 
 /**
@@ -12,5 +12,15 @@ import type { Subjects } from './subjects.js';
  */
 export async function announceLockTable(nc: NatsConnection, subjects: Subjects, protocol: string, lockCount: number): Promise<void> {
   nc.publish(subjects.recovery('table'), toBinary(ResetOrderSchema, create(ResetOrderSchema, { protocol, lockBegin: 0, lockEnd: lockCount })));
+  await nc.flush();
+}
+
+/**
+ * Tells the coordinator where a rack's SwitchControlService listens (`ctl.fiss.switch`), so it can
+ * rewrite the FissLock decider's registers in recovery step S3. switch-dataplane repeats it every
+ * second, so a restarted coordinator learns it again.
+ */
+export async function announceFissSwitch(nc: NatsConnection, subjects: Subjects, rack: number, controlAddress: string): Promise<void> {
+  nc.publish(subjects.fissSwitch(), toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack, controlAddress })));
   await nc.flush();
 }

@@ -1,4 +1,3 @@
-import { create, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
 import type { Clock, NodeId } from '@lockfabric/ports';
@@ -52,11 +51,8 @@ export interface FissRecoveryHook {
   close(): void;
 }
 
-/** Tells the coordinator where the switch's SwitchControlService listens (whoever knows: the driver, a test, a deployment). */
-export async function announceFissSwitch(nc: NatsConnection, subjects: Subjects, rack: number, controlAddress: string): Promise<void> {
-  nc.publish(subjects.fissSwitch(), toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack, controlAddress })));
-  await nc.flush();
-}
+// switch-dataplane announces itself (libs/live), every second, so a restarted coordinator relearns it.
+export { announceFissSwitch } from '@lockfabric/live';
 
 /**
  * The coordinator's FissLock recovery trigger (spec §7.2): after a switch restart (S0 done by the
