@@ -8,3 +8,4 @@ export {
   type NatsServerHandle,
   type NatsServerOptions,
 } from './nats-server.js';
+export { dyingPorts, type VerbName } from './dying-ports.js';

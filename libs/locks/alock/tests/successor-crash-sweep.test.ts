@@ -5,7 +5,7 @@ import { createSimCluster } from '@lockfabric/sim';
 import { describe, expect, it } from 'vitest';
 import { ENTRY_BYTES, NULL_REF, REMOTE, createAlockClient, tailAddr } from '../src/index.js';
 import type { AlockEvent, AlockGrant } from '../src/index.js';
-import { dyingPorts } from './support/dying-ports.js';
+import { dyingPorts } from '@lockfabric/testkit';
 import { checkAlockEvents } from './support/invariants.js';
 
 const SEEDS = 40;

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dslr } from '../src/index.js';
-import { pauseCase, runPauseCase } from './support/pause-run.js';
+import { pauseCase, runPauseCase } from '@lockfabric/harness';
 
 const SEEDS = 100;
 /** Seeds on which the unfenced protocol overlapped two holders (16, 22 and 25 failed before the fix). */

@@ -5,7 +5,7 @@ import { createSimCluster } from '@lockfabric/sim';
 import { describe, expect, it } from 'vitest';
 import { decodePointer, mcs } from '../src/index.js';
 import type { McsGrant } from '../src/index.js';
-import { dyingPorts } from './dying-ports.js';
+import { dyingPorts } from '@lockfabric/testkit';
 
 const SEEDS = 40;
 /** Per seed; a fixed run needs well under a tenth of it. */

@@ -1,4 +1,5 @@
-// Copy of libs/locks/dslr/tests/support/pause-run.ts (test code cannot cross project folders).
+// Pause sweeps of the lease-based DSLR family (options leaseMs, waitUnitNs, restartOnAbort, backoffCapNs),
+// shared by libs/locks/dslr and dslr-backoff tests.
 import { HistoryRecorder, LEASE_EXPIRED, checkHistory, clipExpiredLeases, summarizeVerdict } from '@lockfabric/check';
 import type { HistoryEvent, Verdict } from '@lockfabric/check';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
