@@ -1,7 +1,7 @@
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { isAlive, readClusterState, startLocalCluster, stopLocalCluster } from '../cluster/local-cluster.js';
 import { renderTable } from '../report/table.js';
-import { DEFAULT_CLUSTER_DIR, output } from './context.js';
+import { DEFAULT_CLUSTER_DIR, INTERACTIVE_CLUSTER_ENV, output } from './context.js';
 
 export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live cluster as separate processes
 
@@ -37,7 +37,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
   switch (action) {
     case 'up': {
-      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
+      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, env: INTERACTIVE_CLUSTER_ENV, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
       else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}; state in ${dir}/cluster.json`);
       return 0;

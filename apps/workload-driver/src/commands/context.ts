@@ -3,6 +3,14 @@ import type { ClusterState } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState, startLocalCluster, stopLocalCluster } from '../cluster/local-cluster.js';
 import { findNatsServer } from '../cluster/nats-binary.js';
 
+/**
+ * Clusters the CLI starts (demo, live bench, `cluster up`) suspect a member after 10 missed
+ * heartbeats (1 s), not the config default of 3: on a busy machine a compute node that encodes a
+ * large history at the end of a run stalls its event loop for a few hundred ms, and a member
+ * declared dead stays fenced until it restarts, so every later run would lose that node's clients.
+ */
+export const INTERACTIVE_CLUSTER_ENV: Readonly<Record<string, string>> = { LOCKFABRIC_COORDINATOR_MISSES_BEFORE_SUSPECT: '10' };
+
 export const DEFAULT_CLUSTER_DIR = join('.lockfabric', 'cluster');
 
 export interface Output {
@@ -36,7 +44,7 @@ export async function acquireLiveCluster(
     memoryNodes: options.memoryNodes ?? 1,
     ...(options.lockCount ? { lockCount: options.lockCount } : {}),
     ...(natsUrl ? { natsUrl } : {}),
-    ...(options.env ? { env: options.env } : {}),
+    env: { ...INTERACTIVE_CLUSTER_ENV, ...options.env },
     ...(options.switchProgram ? { switchProgram: options.switchProgram } : {}),
     onStatus: (line) => out.note(`  ${line}`),
   });
