@@ -4,3 +4,5 @@ export * from './switch-net.js';
 export * from './node-failure.js';
 export * from './failure-recovery-check.js';
 export * from './pause-run.js';
+export * from './dslr-swarm.js';
+export * from './dslr-sweep-check.js';

@@ -1,17 +1,12 @@
-import { ProtobufReader, ProtobufDecodeError, WIRE_FIXED32, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT } from './protobuf-reader.js';
+import { readOtlpExport } from './otlp-envelope.js';
+import type { OtlpItemOrigin } from './otlp-envelope.js';
+import { OtlpDecodeError, narrowInt, readKeyValueInto, toHex } from './otlp-decode-values.js';
+import type { OtlpAttributes, OtlpValue } from './otlp-decode-values.js';
+import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT } from './protobuf-reader.js';
+import type { ProtobufReader } from './protobuf-reader.js';
 
-/** An OTLP attribute value as received. int64 values that do not fit a double exactly stay bigint. */
-export type OtlpValue =
-  | string
-  | number
-  | bigint
-  | boolean
-  | Uint8Array
-  | null
-  | readonly OtlpValue[]
-  | { readonly [key: string]: OtlpValue };
-
-export type OtlpAttributes = Readonly<Record<string, OtlpValue>>;
+export { OtlpDecodeError } from './otlp-decode-values.js';
+export type { OtlpAttributes, OtlpValue } from './otlp-decode-values.js';
 
 export interface ReceivedLink {
   readonly traceId: string;
@@ -41,96 +36,14 @@ export interface ReceivedSpan {
   readonly flags: number;
 }
 
-/** Malformed OTLP content, binary or JSON. */
-export class OtlpDecodeError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'OtlpDecodeError';
-  }
-}
-
 // ── protobuf (opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest) ───────────────────
 
 /** Decodes the spans of an OTLP/HTTP protobuf trace export body. Throws {@link OtlpDecodeError}. */
 export function decodeTraceRequestProtobuf(body: Uint8Array): ReceivedSpan[] {
-  try {
-    const spans: ReceivedSpan[] = [];
-    const reader = new ProtobufReader(body);
-    while (!reader.done) {
-      const field = reader.field();
-      if (field.number === 1) {
-        reader.expect(field, WIRE_LENGTH_DELIMITED);
-        spans.push(...readResourceSpans(reader.message()));
-      } else reader.skip(field.wireType);
-    }
-    return spans;
-  } catch (error) {
-    if (error instanceof ProtobufDecodeError) throw new OtlpDecodeError(`bad OTLP protobuf: ${error.message}`, { cause: error });
-    throw error;
-  }
+  return readOtlpExport(body, 'trace', readSpan);
 }
 
-interface SpanScope {
-  readonly resource: OtlpAttributes;
-  readonly scope: string | undefined;
-}
-
-function readResourceSpans(reader: ProtobufReader): ReceivedSpan[] {
-  let resource: OtlpAttributes = {};
-  const scopeSpans: ProtobufReader[] = [];
-  while (!reader.done) {
-    const field = reader.field();
-    if (field.number === 1) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      resource = readResource(reader.message());
-    } else if (field.number === 2) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      // The resource may follow its scope spans on the wire, so read them once it is known.
-      scopeSpans.push(reader.message());
-    } else reader.skip(field.wireType);
-  }
-  return scopeSpans.flatMap((scoped) => readScopeSpans(scoped, resource));
-}
-
-export function readResource(reader: ProtobufReader): OtlpAttributes {
-  const attributes: Record<string, OtlpValue> = {};
-  while (!reader.done) {
-    const field = reader.field();
-    if (field.number === 1) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      readKeyValueInto(reader.message(), attributes);
-    } else reader.skip(field.wireType);
-  }
-  return attributes;
-}
-
-function readScopeSpans(reader: ProtobufReader, resource: OtlpAttributes): ReceivedSpan[] {
-  let scope: string | undefined;
-  const spans: ProtobufReader[] = [];
-  while (!reader.done) {
-    const field = reader.field();
-    if (field.number === 1) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      scope = readScopeName(reader.message());
-    } else if (field.number === 2) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      spans.push(reader.message());
-    } else reader.skip(field.wireType);
-  }
-  return spans.map((span) => readSpan(span, { resource, scope }));
-}
-
-export function readScopeName(reader: ProtobufReader): string | undefined {
-  let name: string | undefined;
-  while (!reader.done) {
-    const field = reader.field();
-    if (field.number === 1) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      name = reader.string();
-    } else reader.skip(field.wireType);
-  }
-  return name;
-}
+type SpanScope = Pick<OtlpItemOrigin, 'resource' | 'scope'>;
 
 function readSpan(reader: ProtobufReader, where: SpanScope): ReceivedSpan {
   let traceId = '';
@@ -254,82 +167,6 @@ function readStatus(reader: ProtobufReader): { code: number; message: string } {
   return { code, message };
 }
 
-export function readKeyValueInto(reader: ProtobufReader, into: Record<string, OtlpValue>): void {
-  let key = '';
-  let value: OtlpValue = null;
-  while (!reader.done) {
-    const field = reader.field();
-    if (field.number === 1) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      key = reader.string();
-    } else if (field.number === 2) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      value = readAnyValue(reader.message());
-    } else reader.skip(field.wireType);
-  }
-  into[key] = value;
-}
-
-function readAnyValue(reader: ProtobufReader): OtlpValue {
-  let value: OtlpValue = null;
-  while (!reader.done) {
-    const field = reader.field();
-    switch (field.number) {
-      case 1:
-        reader.expect(field, WIRE_LENGTH_DELIMITED);
-        value = reader.string();
-        break;
-      case 2:
-        reader.expect(field, WIRE_VARINT);
-        value = reader.varint() !== 0n;
-        break;
-      case 3:
-        reader.expect(field, WIRE_VARINT);
-        value = narrowInt(reader.int64());
-        break;
-      case 4:
-        reader.expect(field, WIRE_FIXED64);
-        value = reader.double();
-        break;
-      case 5: {
-        reader.expect(field, WIRE_LENGTH_DELIMITED);
-        const array = reader.message();
-        const values: OtlpValue[] = [];
-        while (!array.done) {
-          const item = array.field();
-          if (item.number === 1) {
-            array.expect(item, WIRE_LENGTH_DELIMITED);
-            values.push(readAnyValue(array.message()));
-          } else array.skip(item.wireType);
-        }
-        value = values;
-        break;
-      }
-      case 6: {
-        reader.expect(field, WIRE_LENGTH_DELIMITED);
-        const list = reader.message();
-        const entries: Record<string, OtlpValue> = {};
-        while (!list.done) {
-          const item = list.field();
-          if (item.number === 1) {
-            list.expect(item, WIRE_LENGTH_DELIMITED);
-            readKeyValueInto(list.message(), entries);
-          } else list.skip(item.wireType);
-        }
-        value = entries;
-        break;
-      }
-      case 7:
-        reader.expect(field, WIRE_LENGTH_DELIMITED);
-        value = reader.bytesField().slice();
-        break;
-      default:
-        reader.skip(field.wireType);
-    }
-  }
-  return value;
-}
-
 // ── JSON (OTLP/JSON: lowerCamelCase keys, hex ids, int64 as decimal strings) ──────────────────────
 
 /** Decodes the spans of an OTLP/HTTP JSON trace export body. Throws {@link OtlpDecodeError}. */
@@ -447,11 +284,3 @@ function serviceNameOf(resource: OtlpAttributes): string | undefined {
   return typeof name === 'string' ? name : undefined;
 }
 
-function narrowInt(value: bigint): number | bigint {
-  const n = Number(value);
-  return Number.isSafeInteger(n) ? n : value;
-}
-
-function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-}

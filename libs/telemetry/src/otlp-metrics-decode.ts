@@ -1,7 +1,9 @@
-import { OtlpDecodeError, readKeyValueInto, readResource, readScopeName } from './otlp-decode.js';
-import type { OtlpAttributes, OtlpValue } from './otlp-decode.js';
-import type { Field } from './protobuf-reader.js';
-import { ProtobufDecodeError, ProtobufReader, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT } from './protobuf-reader.js';
+import { readKeyValueInto } from './otlp-decode-values.js';
+import type { OtlpAttributes, OtlpValue } from './otlp-decode-values.js';
+import { readOtlpExport } from './otlp-envelope.js';
+import type { OtlpItemOrigin } from './otlp-envelope.js';
+import type { Field, ProtobufReader } from './protobuf-reader.js';
+import { WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT } from './protobuf-reader.js';
 
 /** OTLP AggregationTemporality: 0 unspecified, 1 delta, 2 cumulative. */
 export const OTLP_TEMPORALITY_DELTA = 1;
@@ -48,59 +50,10 @@ export type ReceivedMetric =
  * (opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest). Throws {@link OtlpDecodeError}.
  */
 export function decodeMetricsRequestProtobuf(body: Uint8Array): ReceivedMetric[] {
-  try {
-    const metrics: ReceivedMetric[] = [];
-    const reader = new ProtobufReader(body);
-    while (!reader.done) {
-      const field = reader.field();
-      if (field.number === 1) {
-        reader.expect(field, WIRE_LENGTH_DELIMITED);
-        metrics.push(...readResourceMetrics(reader.message()));
-      } else reader.skip(field.wireType);
-    }
-    return metrics;
-  } catch (error) {
-    if (error instanceof ProtobufDecodeError) throw new OtlpDecodeError(`bad OTLP metrics protobuf: ${error.message}`, { cause: error });
-    throw error;
-  }
+  return readOtlpExport(body, 'metrics', readMetric);
 }
 
-function readResourceMetrics(reader: ProtobufReader): ReceivedMetric[] {
-  let resource: OtlpAttributes = {};
-  const scopes: ProtobufReader[] = [];
-  while (!reader.done) {
-    const field = reader.field();
-    if (field.number === 1) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      resource = readResource(reader.message());
-    } else if (field.number === 2) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      // The resource may come after its scopes on the wire.
-      scopes.push(reader.message());
-    } else reader.skip(field.wireType);
-  }
-  const serviceName = resource['service.name'];
-  const where = { resource, serviceName: typeof serviceName === 'string' ? serviceName : undefined };
-  return scopes.flatMap((scope) => readScopeMetrics(scope, where));
-}
-
-function readScopeMetrics(reader: ProtobufReader, where: { resource: OtlpAttributes; serviceName: string | undefined }): ReceivedMetric[] {
-  let scope: string | undefined;
-  const metrics: ProtobufReader[] = [];
-  while (!reader.done) {
-    const field = reader.field();
-    if (field.number === 1) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      scope = readScopeName(reader.message());
-    } else if (field.number === 2) {
-      reader.expect(field, WIRE_LENGTH_DELIMITED);
-      metrics.push(reader.message());
-    } else reader.skip(field.wireType);
-  }
-  return metrics.map((metric) => readMetric(metric, { ...where, scope }));
-}
-
-function readMetric(reader: ProtobufReader, where: { resource: OtlpAttributes; serviceName: string | undefined; scope: string | undefined }): ReceivedMetric {
+function readMetric(reader: ProtobufReader, where: OtlpItemOrigin): ReceivedMetric {
   let name = '';
   let description = '';
   let unit = '';

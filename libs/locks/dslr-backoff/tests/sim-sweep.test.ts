@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { runInMemory } from '@lockfabric/harness';
 import { dslr } from '@lockfabric/lock-dslr';
 import type { HistoryEvent } from '@lockfabric/check';
 import { dslrBackoff } from '../src/index.js';
 import { checkConflictFcfs } from '@lockfabric/check';
-import { ResetCounter, checkSeed } from './support/sweep-check.js';
-import { hotSwarmCase, swarmCase } from './support/swarm.js';
+import { ResetCounter, checkSeed, hotSwarmCase, runInMemory, swarmCase } from '@lockfabric/harness';
+import type { SwarmDraw } from '@lockfabric/harness';
 
 const SEEDS = 500;
+/** DSLR+ always paces with its backoff: no busy polling. */
+const DRAW: SwarmDraw = { busyPolling: false };
 
 describe('dslr-backoff: simulation sweep', () => {
   it(`${SEEDS} seeds of swarm runs: no violation, typed failures only, FCFS and zero CAS when fault-free`, async () => {
@@ -16,7 +17,7 @@ describe('dslr-backoff: simulation sweep', () => {
     let aborts = 0;
     let crashRuns = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const swarm = swarmCase(seed);
+      const swarm = swarmCase(seed, {}, DRAW);
       const found = await checkSeed(dslrBackoff, swarm, resets);
       if (found.problems.length > 0) findings.push(`seed ${seed} ${JSON.stringify(swarm.options)}: ${found.problems.join('; ')}`);
       aborts += found.aborts;
@@ -50,7 +51,7 @@ describe('dslr-backoff: mutants', () => {
 
   it('A1 (paper shared check) makes readers abort in crash-free runs within 40 seeds', async () => {
     let found: string[] = [];
-    for (let seed = 1; seed <= 40 && found.length === 0; seed++) found = (await checkSeed(dslrBackoff, swarmCase(seed, { paperLiteralSharedCheck: true }))).problems;
+    for (let seed = 1; seed <= 40 && found.length === 0; seed++) found = (await checkSeed(dslrBackoff, swarmCase(seed, { paperLiteralSharedCheck: true }, DRAW))).problems;
     expect(found.join(' ')).toMatch(/aborts in a crash-free run/);
   }, 120_000);
 

@@ -8,8 +8,8 @@ import { HistoryRecorder, checkHistory } from '@lockfabric/check';
 import { createSimCluster } from '@lockfabric/sim';
 import { RunStats, runClients } from '@lockfabric/workloads';
 import { WordLayout, dslr, drained, formatCounters } from '../src/index.js';
-import { swarmCase } from './support/swarm.js';
-import type { SwarmCase } from './support/swarm.js';
+import { swarmCase } from '@lockfabric/harness';
+import type { SwarmCase } from '@lockfabric/harness';
 
 async function quiescentWords(swarm: SwarmCase): Promise<{ words: string[]; ok: boolean; timeouts: number }> {
   const { spec } = swarm;

@@ -6,9 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dslr } from '../src/index.js';
-import { checkSeed } from './support/sweep-check.js';
-import { hotSwarmCase, swarmCase } from './support/swarm.js';
-import type { SwarmCase } from './support/swarm.js';
+import { checkSeed, hotSwarmCase, swarmCase } from '@lockfabric/harness';
+import type { SwarmCase } from '@lockfabric/harness';
 
 const BOUND = 40;
 

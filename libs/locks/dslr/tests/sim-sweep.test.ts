@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dslr } from '../src/index.js';
-import { ResetCounter, checkSeed } from './support/sweep-check.js';
-import { swarmCase } from './support/swarm.js';
+import { ResetCounter, checkSeed, swarmCase } from '@lockfabric/harness';
 
 const SEEDS = 500;
 

@@ -1,9 +1,10 @@
-import { runInMemory } from '@lockfabric/harness';
+// Seed checks of the DSLR family's swarm sweeps, shared by libs/locks/dslr and dslr-backoff tests.
+import { runInMemory } from './in-memory-run.js';
 import { summarizeVerdict } from '@lockfabric/check';
 import type { ProtocolDefinition } from '@lockfabric/locks-common';
 import type { Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
 import { checkConflictFcfs } from '@lockfabric/check';
-import type { SwarmCase } from './swarm.js';
+import type { SwarmCase } from './dslr-swarm.js';
 
 /** Errors an acquire may legitimately end with; anything else is a finding. */
 const TYPED_ACQUIRE_ERRORS = new Set(['LockAbortedError', 'LockTimeoutError']);

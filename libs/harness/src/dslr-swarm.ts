@@ -1,3 +1,4 @@
+// Swarm cases of the lease-based DSLR family, shared by libs/locks/dslr and dslr-backoff tests.
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { SeededRandom } from '@lockfabric/sim';
 import type { WorkloadSpec } from '@lockfabric/workloads';
@@ -12,12 +13,18 @@ export interface SwarmCase {
   readonly smallLimit: boolean;
 }
 
+/** What a protocol of the family can take: DSLR+ always paces with its backoff, so it never polls busily. */
+export interface SwarmDraw {
+  /** Default true. */
+  readonly busyPolling?: boolean;
+}
+
 /**
  * Swarm testing (STYLE §3): each seed picks its own mix — 4–12 clients, 1–8 locks, 100–300
  * acquires, read ratio, skew, crashes, small counter limits (frequent resets), multi-slot tickets,
  * busy polling, timeouts — so 500 seeds cover many fault mixes with small runs.
  */
-export function swarmCase(seed: number, base: ProtocolOptions = {}): SwarmCase {
+export function swarmCase(seed: number, base: ProtocolOptions = {}, draw: SwarmDraw = {}): SwarmCase {
   const r = new SeededRandom(seed * 7919 + 17);
   const pick = <T>(items: readonly T[]): T => items[r.int(items.length)]!;
   const crashes = r.next() < 0.35;
@@ -29,7 +36,8 @@ export function swarmCase(seed: number, base: ProtocolOptions = {}): SwarmCase {
     options['maxSlots'] = 4;
     options['slots'] = slots;
   }
-  if (r.next() < 0.15 && base['polling'] === undefined) options['polling'] = 'busy';
+  // Drawn even when busy polling is off, so a seed draws the same mix for every protocol.
+  if (r.next() < 0.15 && base['polling'] === undefined && draw.busyPolling !== false) options['polling'] = 'busy';
   if (r.next() < 0.2) options['restartOnAbort'] = true;
   const timeouts = r.next() < 0.3;
   const spec: WorkloadSpec = {
