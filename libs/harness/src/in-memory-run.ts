@@ -29,6 +29,8 @@ export interface InMemoryRunOptions {
   readonly trace?: Trace;
   /** Switch packet faults, for protocols that run through the switch. */
   readonly switchFaults?: FaultSpec;
+  /** Machine–switch link order (sim): see InMemoryClusterConfig.switchLinks. */
+  readonly switchLinks?: 'fifo' | 'jittered';
   /** Called now and then with the fraction done (by time or operations). */
   readonly onProgress?: (fraction: number) => void;
   /**
@@ -75,6 +77,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.trace ? { trace: options.trace } : {}),
     ...(protocol.switchProgram ? { switchProgram: buildSwitchProgram(protocol.switchProgram, spec) } : {}),
     ...(options.switchFaults ? { switchFaults: options.switchFaults } : {}),
+    ...(options.switchLinks ? { switchLinks: options.switchLinks } : {}),
   };
   const wallStart = performance.now();
   const built = options.substrate === 'sim' ? createSimCluster(clusterSpec) : createEmbeddedCluster(clusterSpec);

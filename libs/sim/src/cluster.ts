@@ -33,6 +33,13 @@ export interface InMemoryClusterConfig {
   readonly switchFaults?: FaultSpec;
   /** One-way link latency between a machine and the switch. */
   readonly switchLinkNs?: number;
+  /**
+   * How the machine–switch links order packets. `fifo`: each link (machine→switch, switch→machine)
+   * delivers in send order, as one Ethernet link does; jitter only stretches gaps, and reordering
+   * comes from injected faults alone. `jittered` (default): every packet draws its own delay, so
+   * two packets sent close together on one link can swap.
+   */
+  readonly switchLinks?: 'fifo' | 'jittered';
 }
 
 export const DEFAULT_SIM_NETWORK = {
@@ -156,15 +163,28 @@ export class InMemoryCluster {
     const { scheduler } = this.config;
     const linkNs = scheduler.kind === 'virtual' ? (this.config.switchLinkNs ?? 1_000) : 0;
     const pipelineNs = scheduler.kind === 'virtual' ? sw.timing.pipelineLatencyNs : 0;
-    scheduler.at(scheduler.nowNs() + linkNs + this.jitter(), () => {
+    scheduler.at(this.linkArrival(this.uplinkLastNs, from, scheduler.nowNs() + linkNs + this.jitter()), () => {
       for (const delivery of faults.apply(sw.ingest(packet, from), from)) {
         const target = delivery.action.machine;
-        scheduler.at(scheduler.nowNs() + pipelineNs + delivery.delayNs + linkNs + this.jitter(), () => {
+        // An injected delay is added after the link's order is kept, so faults still reorder.
+        const arrivalNs = this.linkArrival(this.downlinkLastNs, target, scheduler.nowNs() + pipelineNs + linkNs + this.jitter());
+        scheduler.at(arrivalNs + delivery.delayNs, () => {
           for (const handler of this.packetHandlers.get(target) ?? []) handler(delivery.action.packet);
         });
       }
     });
   }
+
+  /** On a FIFO link a packet arrives no earlier than the one sent before it (ties keep send order). */
+  private linkArrival(lastNs: Map<NodeId, number>, machine: NodeId, arrivalNs: number): number {
+    if (this.config.switchLinks !== 'fifo') return arrivalNs;
+    const at = Math.max(arrivalNs, lastNs.get(machine) ?? 0);
+    lastNs.set(machine, at);
+    return at;
+  }
+
+  private readonly uplinkLastNs = new Map<NodeId, number>();
+  private readonly downlinkLastNs = new Map<NodeId, number>();
 
   private jitter(): number {
     return this.config.scheduler.kind === 'virtual' && this.config.jitterNs > 0 ? Math.floor(this.config.random.next() * this.config.jitterNs) : 0;
