@@ -18,6 +18,7 @@ import { RecoveryBook } from './recovery-book.js';
 import type { Recovery } from './recovery-book.js';
 import { failureNoticeToWire, recoveryToWire } from './recovery-wire.js';
 import { startFissRecoveryHook } from './fisslock-recovery/fiss-recovery-hook.js';
+import { startNetLockPurge } from './netlock-purge.js';
 
 export interface CoordinatorDeps {
   readonly nc: NatsConnection;
@@ -138,6 +139,8 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     epoch: () => membership.view?.epoch ?? membership.epochs.current,
     liveComputeNodes: () => membership.detector.members().filter((m) => m.role === 'compute' && m.state === 'alive').map((m) => m.node),
   });
+  // NetLock: a dead compute node's switch-queue entries purged, its late packets fenced (netlock-purge.ts)
+  const netlockPurge = startNetLockPurge({ nc, subjects, logger, clock, recoveries, malformed });
   let lastTable: Uint8Array | undefined;
   const republishTable = (memoryId: string) => {
     try {
@@ -227,6 +230,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     }
     if (recovery.doneAtNs !== undefined) logDone(recovery);
     if (member.role === 'compute') fiss.computeDead(member);
+    if (member.role === 'compute') netlockPurge.computeDead(member);
   };
   const ticker = setInterval(() => {
     try {
@@ -275,6 +279,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
       closed = true;
       clearInterval(ticker);
       fiss.close();
+      netlockPurge.close();
       heartbeatSubscription.unsubscribe();
       recoverySubscription.unsubscribe();
       viewSubscription.unsubscribe();

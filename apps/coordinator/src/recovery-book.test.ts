@@ -39,8 +39,9 @@ describe('RecoveryBook (injected time)', () => {
       ['caslock', 1_200 * MS],
       ['drtm', 1_210 * MS],
     ]);
-    // FissLock's coordinator-driven steps (fisslock-recovery) are over early too.
+    // FissLock's coordinator-driven steps (fisslock-recovery) and NetLock's purge are over early too.
     book.recordSteps('compute', '3', 'fisslock', [], 1_300 * MS);
+    book.recordSteps('compute', '3', 'netlock', [], 1_300 * MS);
     // The last lease (dslr, 400 ms) ends the recovery; done is the due time, not the tick's time.
     const [done] = book.tick(1_500 * MS);
     expect(done?.doneAtNs).toBe(1_400 * MS);
@@ -100,6 +101,7 @@ describe('recovery on the wire', () => {
     });
     book.reported(3, '', 11n, 1_100 * MS);
     book.recordSteps('compute', '3', 'fisslock', [], 1_100 * MS);
+    book.recordSteps('compute', '3', 'netlock', [], 1_100 * MS);
     book.tick(2_000 * MS);
     const after = parseRecoveryDetail(recoveryToWire(book.all()[0]!).find((p) => p.protocol === 'dslr')?.detail ?? '');
     expect(after['done_ns']).toBe(BigInt(1_400 * MS).toString());

@@ -12,8 +12,8 @@ import type { ProtocolId } from '@lockfabric/ports';
  * - `fence`: the memory node fences the dead node (its verbs complete `bad-rkey`, "fenced: …")
  *   and only then frees the words it held; done when a memory node reports it on
  *   `ctl.recovery.phase` (normally within a few ms of detection).
- * - `driven`: the coordinator runs the protocol's recovery steps itself (FissLock S1–S3); done when
- *   they end (or when it finds the protocol not in use).
+ * - `driven`: the coordinator runs the protocol's recovery steps itself (FissLock S1–S3, NetLock's
+ *   switch-queue purge); done when they end (or when it finds the protocol not in use).
  * - `none`: the design has no way to take a dead holder's lock back safely; the lock stays held
  *   until a reset between runs. Recorded so Status says so instead of pretending.
  */
@@ -46,8 +46,8 @@ export const COMPUTE_FAILURE_RULES: Readonly<Record<ProtocolId, RecoveryRule>> =
   'declock-cql': { mechanism: 'lease', boundMs: 12, action: 'as declock' },
   alock: { mechanism: 'none', action: 'cohort queues (MCS-like) need the dead member; a reset would admit a second holder beside the queue; blocked until a reset between runs; a dead successor is cut by the releaser as in mcs' },
   fisslock: { mechanism: 'driven', action: 'coordinator runs S1 (pause survivors, gather agents and clients), S2 (repair: the dead server\'s holds and queue entries dropped, its agents rebuilt on survivors), S3 (switch registers rewritten, the dead machine\'s seq window fenced) over ctl.fiss.<node>.<verb>' },
-  // NetLock's hot locks live in switch queues that nobody can edit mid-queue: those stay blocked.
-  netlock: { mechanism: 'none', action: 'hot locks (switch queues): a dead holder or waiter entry is not reclaimed, the queue stays blocked until a reset between runs; cold locks: the lock server drops the dead node\'s holds and queued requests on the FailureNotice and fences it, as srvlock' },
+  // NetLock: the coordinator purges the dead node's switch-queue entries (netlock-purge.ts); done when the switch answers.
+  netlock: { mechanism: 'driven', action: 'hot locks (switch queues): the coordinator calls SwitchControl.PurgeNetLockMachine, which fences the dead machine in the switch and removes its queue entries, granting the waiters behind them; cold locks: the lock server drops the dead node\'s holds and queued requests on the FailureNotice and fences it, as srvlock' },
   // The lock servers act on the FailureNotice itself (within ms); they send no report, so the book
   // counts the action done a small bound after detection.
   srvlock: { mechanism: 'lease', boundMs: 10, action: 'the lock server drops the dead node\'s holds and queued requests on the FailureNotice, grants the survivors behind them, and ignores the dead node\'s later requests (fenced for the run); lost if the dead node was the server (the lowest compute node)' },

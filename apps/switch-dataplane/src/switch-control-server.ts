@@ -5,9 +5,11 @@ import { rawMethodOf } from '@lockfabric/live';
 import { ConfigError, MalformedInputError } from '@lockfabric/ports';
 import { RegisterAccessError, SwitchControlError } from '@lockfabric/switch';
 import type { NetLockProgram, Switch, SwitchProgram } from '@lockfabric/switch';
+import type { LockPacket, NodeId } from '@lockfabric/ports';
 import {
   DescribeSwitchResponseSchema,
   InstallNetLockQueuesResponseSchema,
+  PurgeNetLockMachineResponseSchema,
   ResetSwitchResponseSchema,
   ReadRegistersResponseSchema,
   RegisterArrayDescriptorSchema,
@@ -35,8 +37,13 @@ export interface SwitchControlOptions {
   /** Interface to listen on; all of them by default. */
   readonly host?: string;
   readonly reorderWindowNs?: number;
-  /** The loaded program, for program-specific control (NetLock's queue allocation). */
+  /** The loaded program, for program-specific control (NetLock's queue allocation and purge). */
   readonly program?: SwitchProgram;
+  /**
+   * Sends a packet the control plane made (NetLock's purge grants) out of the switch port of
+   * `machine`, as the switch CPU would. Without it a purge's grants are not sent (and the call fails).
+   */
+  readonly emit?: (machine: NodeId, packet: LockPacket) => void;
 }
 
 export interface SwitchControlServer {
@@ -51,6 +58,7 @@ const methods = {
   describe: rawMethodOf(SwitchControlService.method.describe),
   reset: rawMethodOf(SwitchControlService.method.reset),
   installNetLockQueues: rawMethodOf(SwitchControlService.method.installNetLockQueues),
+  purgeNetLockMachine: rawMethodOf(SwitchControlService.method.purgeNetLockMachine),
 };
 
 function isNetLockProgram(program: SwitchProgram): program is NetLockProgram {
@@ -125,6 +133,23 @@ export async function startSwitchControlServer(options: SwitchControlOptions): P
       const slots = queues.reduce((sum, q) => sum + q.size, 0);
       options.logger.info(`netlock: ${queues.length} hot-lock queue(s) installed over gRPC (${slots} slots)`);
       return create(InstallNetLockQueuesResponseSchema, { hotLocks: queues.length, slots });
+    }),
+    purgeNetLockMachine: unaryHandler(SwitchControlService.method.purgeNetLockMachine, unary, (request) => {
+      const program = options.program;
+      if (!program || !isNetLockProgram(program)) throw new SwitchControlError(`PurgeNetLockMachine needs the netlock program; this switch runs '${sw.describe().program}'`);
+      const emit = options.emit;
+      if (!emit) throw new SwitchControlError('PurgeNetLockMachine: this switch has no way to send control-plane packets');
+      if (request.machine >= program.maxMachines) {
+        throw new MalformedInputError('grpc SwitchControlService.PurgeNetLockMachine', `machine ${request.machine} is outside [0, ${program.maxMachines})`);
+      }
+      // One synchronous turn of the event loop, like a packet: no packet is processed half-way
+      // through the rewrite, and the grants leave before any later packet's egress.
+      const result = program.purgeMachine(request.machine);
+      for (const grant of result.grants) emit(grant.dst ?? grant.machine, grant);
+      options.logger.info(
+        `netlock: purged machine ${request.machine}${result.wasFenced ? ' (already fenced)' : ''}: ${result.removed} queue entr${result.removed === 1 ? 'y' : 'ies'} (${result.removedHolders} holding) on ${result.locks.length} hot lock(s), ${result.grants.length} grant(s) sent`,
+      );
+      return create(PurgeNetLockMachineResponseSchema, { removed: result.removed, removedHolders: result.removedHolders, locks: [...result.locks], grants: result.grants.length, wasFenced: result.wasFenced });
     }),
   });
   const port = await new Promise<number>((resolve, reject) =>

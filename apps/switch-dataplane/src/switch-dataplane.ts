@@ -100,6 +100,8 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
     logger,
     port: deps.grpcPort,
     program: deps.program,
+    // NetLock purge grants leave like the program's egress, but skip the program and the fault injector.
+    emit: (machine, packet) => ingress.egress(machine, packet),
     ...(deps.grpcHost === undefined ? {} : { host: deps.grpcHost }),
     ...(deps.reorderWindowNs === undefined ? {} : { reorderWindowNs: deps.reorderWindowNs }),
   });

@@ -10,6 +10,8 @@ import {
   DescribeSwitchResponseSchema,
   InstallNetLockQueuesRequestSchema,
   InstallNetLockQueuesResponseSchema,
+  PurgeNetLockMachineRequestSchema,
+  PurgeNetLockMachineResponseSchema,
   ResetSwitchRequestSchema,
   ResetSwitchResponseSchema,
   SwitchControlService,
@@ -26,7 +28,9 @@ let ncSwitch: NatsConnection;
 let ncNodes: NatsConnection;
 let service: SwitchDataplane;
 let link1: SwitchLink;
+let link3: SwitchLink;
 const arrived: LockPacket[] = [];
+const arrived3: LockPacket[] = [];
 
 beforeAll(async () => {
   nats = await startNatsServer();
@@ -35,11 +39,14 @@ beforeAll(async () => {
   service = await startSwitchDataplane({ nc: ncSwitch, subjects, rack: 0, program: netlockProgram({ slotBudget: 64, maxHotLocks: 8 }), grpcPort: 0, grpcHost: '127.0.0.1', logger: memoryLogger(), faultSeed: 1 });
   link1 = new SwitchLink({ nc: ncNodes, subjects, machine: 1, rack: 0, logger: memoryLogger() });
   link1.onPacket((p) => arrived.push(p));
+  link3 = new SwitchLink({ nc: ncNodes, subjects, machine: 3, rack: 0, logger: memoryLogger() });
+  link3.onPacket((p) => arrived3.push(p));
   await ncNodes.flush();
 });
 
 afterAll(async () => {
   link1?.close();
+  link3?.close();
   await service?.close();
   await ncNodes?.close();
   await ncSwitch?.close();
@@ -53,6 +60,8 @@ async function call<I extends DescMessage, O extends DescMessage>(method: DescMe
 
 const install = (queues: { lock: number; base: number; size: number }[]) =>
   call(SwitchControlService.method.installNetLockQueues, InstallNetLockQueuesRequestSchema, create(InstallNetLockQueuesRequestSchema, { queues }), InstallNetLockQueuesResponseSchema);
+const purge = (machine: number) =>
+  call(SwitchControlService.method.purgeNetLockMachine, PurgeNetLockMachineRequestSchema, create(PurgeNetLockMachineRequestSchema, { machine }), PurgeNetLockMachineResponseSchema);
 const describeSwitch = () => call(SwitchControlService.method.describe, DescribeSwitchRequestSchema, create(DescribeSwitchRequestSchema), DescribeSwitchResponseSchema);
 
 describe('NetLock control over SwitchControl gRPC', () => {
@@ -83,5 +92,30 @@ describe('NetLock control over SwitchControl gRPC', () => {
   it('refuses a queue that does not fit the slot budget, with a status', async () => {
     const tooBig = await install([{ lock: 9, base: 60, size: 10 }]);
     expect(tooBig.error?.code).toBe(GrpcStatus.NOT_FOUND);
+  });
+
+  it('PurgeNetLockMachine: the dead holder’s entry goes, the waiter behind it gets its GRANT; a second call is a no-op', async () => {
+    await install([{ lock: 7, base: 0, size: 4 }]);
+    arrived.length = 0;
+    arrived3.length = 0;
+    link3.send(packet({ lock: 7, machine: 3, dst: 2, seq: 1 })); // machine 3 holds
+    await waitFor(() => arrived3.length === 1, { what: 'machine 3 granted' });
+    link1.send(packet({ lock: 7, machine: 1, dst: 2, seq: 5 })); // machine 1 waits in the switch queue
+    await waitFor(() => service.sw.counters().decisions['queued'] === 1, { what: 'machine 1 queued' });
+    const first = await purge(3);
+    expect(first.error).toBeUndefined();
+    expect(first.response).toMatchObject({ removed: 1, removedHolders: 1, locks: [7], grants: 1, wasFenced: false });
+    await waitFor(() => arrived.length === 1, { what: 'the purge GRANT at machine 1' });
+    expect(arrived[0]).toMatchObject({ type: 'grant', lock: 7, machine: 1, seq: 5, mode: 'exclusive' });
+    const again = await purge(3);
+    expect(again.response).toMatchObject({ removed: 0, grants: 0, wasFenced: true });
+    // Fenced: machine 3's late release does not dequeue machine 1's hold.
+    link3.send(packet({ type: 'release', lock: 7, machine: 3, dst: 2, seq: 1 }));
+    await waitFor(() => service.sw.counters().decisions['fenced'] === 1, { what: 'the late release dropped as fenced' });
+  });
+
+  it('PurgeNetLockMachine refuses a machine id the fence does not cover, with INVALID_ARGUMENT', async () => {
+    const bad = await purge(70_000);
+    expect(bad.error?.code).toBe(GrpcStatus.INVALID_ARGUMENT);
   });
 });

@@ -30,7 +30,8 @@ export function readNetLockOptions(options?: ProtocolOptions) {
  * released to the switch without acknowledgement (1 packet out + 1 in per acquire, 1 out per
  * release); a full switch queue answers push-back and the client retries after a random backoff.
  * An acquire that gives up while its request sits in a switch queue releases the grant when it
- * arrives, because the switch cannot take an entry out of the middle of a queue.
+ * arrives, because the data plane cannot take an entry out of the middle of a queue. A dead
+ * node's entries are taken out by the control plane instead: the coordinator's purge (README).
  */
 export const netlock: ProtocolDefinition = {
   id: 'netlock',

@@ -7,11 +7,10 @@ import type { Pipeline } from '../../pipeline.js';
 import type { SwitchProgram } from '../../program.js';
 import type { RegisterArray } from '../../register-array.js';
 import type { QueueAllocation } from './allocation.js';
-
-/** Packet flags shared with the NetLock client (same bits as the server lock managers' wire). */
-export const NETLOCK_FLAG_CANCEL = 1 << 0;
-export const NETLOCK_FLAG_SWITCH = 1 << 1;
-export const NETLOCK_FLAG_CONTINUE = 1 << 2;
+import { purgeMachineQueues } from './purge.js';
+import { NETLOCK_FLAG_CANCEL, NETLOCK_FLAG_SWITCH, grantPacket, packQueueState, unpackQueueState } from './queue-state.js';
+import type { QueueState } from './queue-state.js';
+import type { PurgeArrays, PurgeResult } from './purge.js';
 
 export const NETLOCK_HOT_TABLE = 'netlock.hot';
 export const NETLOCK_QSTATE = 'netlock.qstate';
@@ -19,6 +18,8 @@ export const NETLOCK_QMODE = 'netlock.qmode';
 export const NETLOCK_QMACHINE = 'netlock.qmachine';
 export const NETLOCK_QTASK = 'netlock.qtask';
 export const NETLOCK_QRID = 'netlock.qrid';
+/** One bit per machine id: set by a purge, the machine's later acquire/release/notify are dropped. */
+export const NETLOCK_FENCE = 'netlock.fence';
 const NOTIFY_ORDER = 'netlock.notify';
 
 export interface NetLockProgramOptions {
@@ -28,35 +29,35 @@ export interface NetLockProgramOptions {
   readonly maxHotLocks?: number;
   /** Installed at build time (the knapsack allocation of a pre-run profile). */
   readonly allocation?: readonly QueueAllocation[];
+  /** Machine ids the fence covers: [0, maxMachines); default 65 536 (the 16-bit queue machine field). */
+  readonly maxMachines?: number;
   /** Test-only mutant: a recirculated notify grants the next waiter without checking it is shared. */
   readonly mutantNotifyIgnoresMode?: boolean;
-}
-
-/** Per-hot-lock queue state, packed in one 32-bit register so one ALU pass updates it. */
-export interface QueueState {
-  readonly head: number;
-  readonly count: number;
-  /** Entries at the head already granted (a single writer, or a run of readers). */
-  readonly granted: number;
-  /** Exclusive entries anywhere in the queue. */
-  readonly exclusive: number;
-}
-
-export function packQueueState(s: QueueState): number {
-  return (s.head | (s.count << 8) | (s.granted << 16) | (s.exclusive << 24)) >>> 0;
-}
-
-export function unpackQueueState(word: number): QueueState {
-  return { head: word & 0xff, count: (word >>> 8) & 0xff, granted: (word >>> 16) & 0xff, exclusive: (word >>> 24) & 0xff };
+  /** Test-only mutant: a purge removes the dead machine's entries but grants nobody (the next waiter is stuck). */
+  readonly mutantPurgeWithoutGrant?: boolean;
+  /** Test-only mutant: a purge sets no fence, so the dead machine's late packets re-enter the queues. */
+  readonly mutantPurgeWithoutFence?: boolean;
 }
 
 /** Table value of a hot lock: [hot index, first slot, queue size]. */
 type HotEntry = readonly [number, number, number];
 
 export interface NetLockProgram extends SwitchProgram {
-  /** Control plane: replaces the hot-lock table (queues must be empty, e.g. before a run). */
+  /** Control plane: replaces the hot-lock table, empties every queue and lifts every fence (a new run). */
   install(allocation: readonly QueueAllocation[]): void;
   queueState(lock: number): QueueState | undefined;
+  /**
+   * Control plane, after `machine` was declared dead: fences it (its later acquire, release and
+   * notify packets are dropped until the next `install` or register reset), removes every entry it
+   * has in any hot-lock queue, and returns the GRANTs the removal makes due. The caller injects
+   * them into the pipeline (they carry `dst`, so the program routes them to the grantees).
+   * Idempotent: a second call finds nothing to remove and grants nothing.
+   */
+  purgeMachine(machine: number): PurgeResult;
+  /** Whether `machine` is fenced by a purge in this run. */
+  isFenced(machine: number): boolean;
+  /** Machine ids the fence covers: [0, maxMachines). */
+  readonly maxMachines: number;
 }
 
 /**
@@ -68,19 +69,23 @@ export interface NetLockProgram extends SwitchProgram {
  * entry remains. The model has no recirculation port, so a shared grant whose successors may also
  * be shared carries CONTINUE plus the next slot, and the grantee reflects a NOTIFY that visits the
  * slot arrays before the queue state (declared stage order) to grant that slot if it is shared.
+ * After a machine's death the control plane purges its entries (`purgeMachine`, purge.ts) and
+ * sets its bit in `netlock.fence`, which every hot-lock packet path reads before the queue state.
  */
 export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProgram {
   const slotBudget = options.slotBudget ?? 4096;
   const maxHot = options.maxHotLocks ?? 4096;
-  let arrays: { qstate: RegisterArray; qmode: RegisterArray; qmachine: RegisterArray; qtask: RegisterArray; qrid: RegisterArray; hot: MatchTable<TableValue> } | undefined;
+  const maxMachines = options.maxMachines ?? 1 << 16;
+  let arrays: (NetLockArrays & { hot: MatchTable<TableValue> }) | undefined;
   const built = () => {
     if (!arrays) throw new SwitchControlError('the netlock program has not been built into a switch');
     return arrays;
   };
   const install = (allocation: readonly QueueAllocation[]) => {
-    const { hot, qstate } = built();
+    const { hot, qstate, fence } = built();
     if (allocation.length > maxHot) throw new SwitchControlError(`netlock: ${allocation.length} hot locks exceed maxHotLocks ${maxHot}`);
     hot.clear();
+    fence.fill(0);
     allocation.forEach((a, index) => {
       if (a.size < 1 || a.size > 255 || a.base < 0 || a.base + a.size > slotBudget) {
         throw new SwitchControlError(`netlock: queue of lock ${a.lock} [${a.base}, ${a.base + a.size}) does not fit ${slotBudget} slots of at most 255`);
@@ -100,6 +105,8 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
         qmachine: pipeline.addArray({ name: NETLOCK_QMACHINE, width: 16, length: slotBudget, stage: 1 }),
         qtask: pipeline.addArray({ name: NETLOCK_QTASK, width: 16, length: slotBudget, stage: 1 }),
         qrid: pipeline.addArray({ name: NETLOCK_QRID, width: 32, length: slotBudget, stage: 1 }),
+        // Stage 0 beside qstate: every path reads the fence before it changes the queue state.
+        fence: pipeline.addArray({ name: NETLOCK_FENCE, width: 1, length: maxMachines, stage: 0 }),
       };
       const rest = pipeline.maus.map((m) => m.index).filter((s) => s > 1);
       pipeline.declareStageOrder(NOTIFY_ORDER, [1, 0, ...rest], 'a NOTIFY (recirculated grant) reads the queue slot it names, then checks it is the next ungranted entry in the queue state');
@@ -114,6 +121,8 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
         return packet.dst === undefined ? [{ kind: 'drop', reason: 'no-dst' }] : [{ kind: 'unicast', machine: packet.dst, packet }];
       }
       const [index, base, size] = hit;
+      // A notify reads its stage-1 slot first (declared order), so its fence check comes inside notify().
+      if (packet.type !== 'notify' && fenced(ctx, a, packet)) return fencedDrop(ctx);
       if (packet.type === 'acquire') return acquire(ctx, a, packet, index, base, size);
       if (packet.type === 'release') {
         if ((packet.flags & NETLOCK_FLAG_CANCEL) !== 0) {
@@ -126,32 +135,50 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
       return notify(ctx, a, packet, index, base, size, options.mutantNotifyIgnoresMode === true);
     },
     install,
+    maxMachines,
     queueState(lock: number): QueueState | undefined {
       const a = built();
       const hit = a.hot.lookup(lock) as HotEntry | undefined;
       return hit ? unpackQueueState(a.qstate.get(hit[0])) : undefined;
     },
+    purgeMachine(machine: number): PurgeResult {
+      const a = built();
+      if (!Number.isInteger(machine) || machine < 0 || machine >= maxMachines) {
+        throw new SwitchControlError(`netlock: machine ${machine} is outside the fence's [0, ${maxMachines})`);
+      }
+      const wasFenced = a.fence.get(machine) === 1;
+      if (options.mutantPurgeWithoutFence !== true) a.fence.set(machine, 1);
+      const queues = a.hot.entries().exact.map(([lock, value]) => {
+        const [index, base, size] = value as HotEntry;
+        return { lock, index, base, size };
+      });
+      const result = purgeMachineQueues(a, queues, machine, { emitGrants: options.mutantPurgeWithoutGrant !== true });
+      return { ...result, wasFenced };
+    },
+    isFenced(machine: number): boolean {
+      const a = built();
+      return Number.isInteger(machine) && machine >= 0 && machine < maxMachines && a.fence.get(machine) === 1;
+    },
   };
 }
 
-type Arrays = { qstate: RegisterArray; qmode: RegisterArray; qmachine: RegisterArray; qtask: RegisterArray; qrid: RegisterArray };
-
-function grantPacket(lock: number, mode: LockMode, machine: number, task: number, rid: number, nextSlot: number, more: boolean, trace: LockPacket['trace']): LockPacket {
-  const packet: LockPacket = {
-    type: 'grant',
-    lock,
-    machine,
-    task,
-    mode,
-    incarnation: nextSlot,
-    seq: rid,
-    flags: NETLOCK_FLAG_SWITCH | (more ? NETLOCK_FLAG_CONTINUE : 0),
-    dst: machine,
-  };
-  return trace ? { ...packet, trace } : packet;
+/** NetLock's register arrays (the purge's, plus the per-machine fence). */
+export interface NetLockArrays extends PurgeArrays {
+  readonly fence: RegisterArray;
 }
 
-function acquire(ctx: PacketContext, a: Arrays, packet: LockPacket, index: number, base: number, size: number): EgressAction[] {
+/** Reads the sender's fence bit; a machine id past the fence cannot be in a queue (16-bit field) and is not fenced. */
+function fenced(ctx: PacketContext, a: NetLockArrays, packet: LockPacket): boolean {
+  if (!Number.isInteger(packet.machine) || packet.machine < 0 || packet.machine >= a.fence.length) return false;
+  return ctx.read(a.fence, packet.machine) === 1;
+}
+
+function fencedDrop(ctx: PacketContext): EgressAction[] {
+  ctx.decide('fenced');
+  return [{ kind: 'drop', reason: 'fenced' }];
+}
+
+function acquire(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number): EgressAction[] {
   const exclusive = packet.mode === 'exclusive';
   const decision = ctx.update(a.qstate, index, (word) => {
     const s = unpackQueueState(word);
@@ -179,7 +206,7 @@ function acquire(ctx: PacketContext, a: Arrays, packet: LockPacket, index: numbe
   return [{ kind: 'unicast', machine: packet.machine, packet: grantPacket(packet.lock, packet.mode, packet.machine, packet.task, packet.seq, base + ((decision.pos + 1) % size), false, packet.trace) }];
 }
 
-function release(ctx: PacketContext, a: Arrays, packet: LockPacket, index: number, base: number, size: number): EgressAction[] {
+function release(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number): EgressAction[] {
   const exclusive = packet.mode === 'exclusive';
   const decision = ctx.update(a.qstate, index, (word) => {
     const s = unpackQueueState(word);
@@ -210,7 +237,7 @@ function release(ctx: PacketContext, a: Arrays, packet: LockPacket, index: numbe
   return [{ kind: 'unicast', machine, packet: grantPacket(packet.lock, mode, machine, task, rid, base + ((decision.head + 1) % size), more, packet.trace) }];
 }
 
-function notify(ctx: PacketContext, a: Arrays, packet: LockPacket, index: number, base: number, size: number, ignoreMode: boolean): EgressAction[] {
+function notify(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number, ignoreMode: boolean): EgressAction[] {
   const target = packet.incarnation;
   if (!Number.isInteger(target) || target < base || target >= base + size) {
     ctx.decide('notify-bad-slot');
@@ -222,6 +249,7 @@ function notify(ctx: PacketContext, a: Arrays, packet: LockPacket, index: number
   const task = ctx.read(a.qtask, target);
   const rid = ctx.read(a.qrid, target);
   const pos = target - base;
+  if (fenced(ctx, a, packet)) return fencedDrop(ctx);
   const decision = ctx.update(a.qstate, index, (word) => {
     const s = unpackQueueState(word);
     const next = (s.head + s.granted) % size;

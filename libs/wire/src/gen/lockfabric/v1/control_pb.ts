@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file lockfabric/v1/control.proto.
  */
 export const file_lockfabric_v1_control: GenFile = /*@__PURE__*/
-  fileDesc("Chtsb2NrZmFicmljL3YxL2NvbnRyb2wucHJvdG8SDWxvY2tmYWJyaWMudjEidQoJSGVhcnRiZWF0EgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBILCgNzZXEYBSABKAQSDwoHdGltZV9ucxgGIAEoAxINCgVyZWFkeRgHIAEoCCKLAQoGTWVtYmVyEgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBIpCgVzdGF0ZRgFIAEoDjIaLmxvY2tmYWJyaWMudjEuTWVtYmVyU3RhdGUSGQoRbGFzdF9oZWFydGJlYXRfbnMYBiABKAMiWAoOTWVtYmVyc2hpcFZpZXcSDQoFZXBvY2gYASABKAQSJgoHbWVtYmVycxgCIAMoCzIVLmxvY2tmYWJyaWMudjEuTWVtYmVyEg8KB3RpbWVfbnMYAyABKAMifAoNRmFpbHVyZU5vdGljZRINCgVlcG9jaBgBIAEoBBIMCgRyb2xlGAIgASgJEgoKAmlkGAMgASgJEgwKBG5vZGUYBCABKA0SEwoLaW5jYXJuYXRpb24YBSABKAQSDgoGcmVhc29uGAYgASgJEg8KB3RpbWVfbnMYByABKAMimgEKDVJlY292ZXJ5UGhhc2USKwoFc3RhZ2UYASABKA4yHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5U3RhZ2USDQoFZXBvY2gYAiABKAQSEAoIcHJvdG9jb2wYAyABKAkSDgoGZGV0YWlsGAQgASgJEgwKBGRvbmUYBSABKAgSDAoEbm9kZRgGIAEoDRIPCgd0aW1lX25zGAcgASgDIncKClJlc2V0T3JkZXISEAoIcHJvdG9jb2wYASABKAkSEgoKbG9ja19iZWdpbhgCIAEoDRIQCghsb2NrX2VuZBgDIAEoDRIVCg1yZXNldF9jb3VudGVyGAQgASgEEgsKA2VyYRgFIAEoBBINCgVlcG9jaBgGIAEoBCKxAQoJRmF1bHRTcGVjEg4KBnRhcmdldBgBIAEoCRIuCgtwYWNrZXRfdHlwZRgCIAEoDjIZLmxvY2tmYWJyaWMudjEuUGFja2V0VHlwZRIUCgdtYWNoaW5lGAMgASgNSACIAQESDAoEbG9zcxgEIAEoARIRCglkdXBsaWNhdGUYBSABKAESDwoHcmVvcmRlchgGIAEoARIQCghkZWxheV9ucxgHIAEoA0IKCghfbWFjaGluZSJDChRSZWFkUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRINCgVjb3VudBgDIAEoDSJFChVSZWFkUmVnaXN0ZXJzUmVzcG9uc2USDQoFYXJyYXkYASABKAkSDQoFaW5kZXgYAiABKA0SDgoGdmFsdWVzGAMgAygNIkUKFVdyaXRlUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRIOCgZ2YWx1ZXMYAyADKA0iKQoWV3JpdGVSZWdpc3RlcnNSZXNwb25zZRIPCgd3cml0dGVuGAEgASgNIjwKEFNldEZhdWx0c1JlcXVlc3QSKAoGZmF1bHRzGAEgAygLMhgubG9ja2ZhYnJpYy52MS5GYXVsdFNwZWMiIwoRU2V0RmF1bHRzUmVzcG9uc2USDgoGYWN0aXZlGAEgASgNIhcKFURlc2NyaWJlU3dpdGNoUmVxdWVzdCJtChdSZWdpc3RlckFycmF5RGVzY3JpcHRvchIMCgRuYW1lGAEgASgJEhIKCndpZHRoX2JpdHMYAiABKA0SDgoGbGVuZ3RoGAMgASgNEg0KBXN0YWdlGAQgASgNEhEKCXNpemVfYml0cxgFIAEoBCKSAgoWRGVzY3JpYmVTd2l0Y2hSZXNwb25zZRIPCgdwcm9ncmFtGAEgASgJEgwKBHJhY2sYAiABKA0SNgoGYXJyYXlzGAMgAygLMiYubG9ja2ZhYnJpYy52MS5SZWdpc3RlckFycmF5RGVzY3JpcHRvchIWCg5yZWdpc3Rlcl9ieXRlcxgEIAEoBBIOCgZzdGFnZXMYBSABKA0SRwoJZGVjaXNpb25zGAYgAygLMjQubG9ja2ZhYnJpYy52MS5EZXNjcmliZVN3aXRjaFJlc3BvbnNlLkRlY2lzaW9uc0VudHJ5GjAKDkRlY2lzaW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEiFAoSUmVzZXRTd2l0Y2hSZXF1ZXN0Ii0KE1Jlc2V0U3dpdGNoUmVzcG9uc2USFgoOcmVnaXN0ZXJfYnl0ZXMYASABKAQiOAoMTmV0TG9ja1F1ZXVlEgwKBGxvY2sYASABKA0SDAoEYmFzZRgCIAEoDRIMCgRzaXplGAMgASgNIkoKG0luc3RhbGxOZXRMb2NrUXVldWVzUmVxdWVzdBIrCgZxdWV1ZXMYASADKAsyGy5sb2NrZmFicmljLnYxLk5ldExvY2tRdWV1ZSJAChxJbnN0YWxsTmV0TG9ja1F1ZXVlc1Jlc3BvbnNlEhEKCWhvdF9sb2NrcxgBIAEoDRINCgVzbG90cxgCIAEoDSIPCg1TdGF0dXNSZXF1ZXN0IoABCg5TdGF0dXNSZXNwb25zZRIPCgdjbHVzdGVyGAEgASgJEisKBHZpZXcYAiABKAsyHS5sb2NrZmFicmljLnYxLk1lbWJlcnNoaXBWaWV3EjAKCnJlY292ZXJpZXMYAyADKAsyHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5UGhhc2UiUgoORmlzc1JlcXVlc3RSZWYSCwoDbWlkGAEgASgNEgwKBHRhc2sYAiABKA0SJQoEbW9kZRgDIAEoDjIXLmxvY2tmYWJyaWMudjEuTG9ja01vZGUixgEKD0Zpc3NBZ2VudFJlY29yZBILCgNsaWQYASABKA0SDwoHbWFjaGluZRgCIAEoDRIlCgRtb2RlGAMgASgOMhcubG9ja2ZhYnJpYy52MS5Mb2NrTW9kZRIuCgdob2xkZXJzGAQgAygLMh0ubG9ja2ZhYnJpYy52MS5GaXNzUmVxdWVzdFJlZhItCgZ3cXVldWUYBSADKAsyHS5sb2NrZmFicmljLnYxLkZpc3NSZXF1ZXN0UmVmEg8KB3BlbmRpbmcYBiABKAgikAEKEEZpc3NDbGllbnRSZWNvcmQSCwoDbGlkGAEgASgNEi4KB3JlcXVlc3QYAiABKAsyHS5sb2NrZmFicmljLnYxLkZpc3NSZXF1ZXN0UmVmEi0KBXN0YXRlGAMgASgOMh4ubG9ja2ZhYnJpYy52MS5GaXNzQ2xpZW50U3RhdGUSEAoIc3RhcnRfbnMYBCABKAMihQEKEEZpc3NTZXJ2ZXJSZXBvcnQSDwoHbWFjaGluZRgBIAEoDRIuCgZhZ2VudHMYAiADKAsyHi5sb2NrZmFicmljLnYxLkZpc3NBZ2VudFJlY29yZBIwCgdjbGllbnRzGAMgAygLMh8ubG9ja2ZhYnJpYy52MS5GaXNzQ2xpZW50UmVjb3JkIqYBChFGaXNzUmVwYWlyZWRBZ2VudBILCgNsaWQYASABKA0SJQoEbW9kZRgCIAEoDjIXLmxvY2tmYWJyaWMudjEuTG9ja01vZGUSLgoHaG9sZGVycxgDIAMoCzIdLmxvY2tmYWJyaWMudjEuRmlzc1JlcXVlc3RSZWYSLQoGd3F1ZXVlGAQgAygLMh0ubG9ja2ZhYnJpYy52MS5GaXNzUmVxdWVzdFJlZiJMCg1GaXNzVGFza09yZGVyEgsKA2xpZBgBIAEoDRIuCgdyZXF1ZXN0GAIgASgLMh0ubG9ja2ZhYnJpYy52MS5GaXNzUmVxdWVzdFJlZiJdCg5GaXNzQWJvcnRPcmRlchILCgNsaWQYASABKA0SLgoHcmVxdWVzdBgCIAEoCzIdLmxvY2tmYWJyaWMudjEuRmlzc1JlcXVlc3RSZWYSDgoGcmVhc29uGAMgASgJIrABChFGaXNzTWFjaGluZU9yZGVycxIPCgdtYWNoaW5lGAEgASgNEjAKBmFnZW50cxgCIAMoCzIgLmxvY2tmYWJyaWMudjEuRmlzc1JlcGFpcmVkQWdlbnQSKgoEd2FrZRgDIAMoCzIcLmxvY2tmYWJyaWMudjEuRmlzc1Rhc2tPcmRlchIsCgVhYm9ydBgEIAMoCzIdLmxvY2tmYWJyaWMudjEuRmlzc0Fib3J0T3JkZXIiVgoTRmlzc1JlY292ZXJ5UmVxdWVzdBINCgVlcG9jaBgBIAEoBBIwCgZvcmRlcnMYAiABKAsyIC5sb2NrZmFicmljLnYxLkZpc3NNYWNoaW5lT3JkZXJzIpMBChFGaXNzUmVjb3ZlcnlSZXBseRINCgVlcG9jaBgBIAEoBBIPCgdtYWNoaW5lGAIgASgNEg4KBmFjdGl2ZRgDIAEoCBINCgVlcnJvchgEIAEoCRIOCgZwb2xpY3kYBSABKAkSLwoGcmVwb3J0GAYgASgLMh8ubG9ja2ZhYnJpYy52MS5GaXNzU2VydmVyUmVwb3J0IjsKEkZpc3NTd2l0Y2hBbm5vdW5jZRIMCgRyYWNrGAEgASgNEhcKD2NvbnRyb2xfYWRkcmVzcxgCIAEoCSp0CgtNZW1iZXJTdGF0ZRIcChhNRU1CRVJfU1RBVEVfVU5TUEVDSUZJRUQQABIWChJNRU1CRVJfU1RBVEVfQUxJVkUQARIYChRNRU1CRVJfU1RBVEVfU1VTUEVDVBACEhUKEU1FTUJFUl9TVEFURV9ERUFEEAMqdAoNUmVjb3ZlcnlTdGFnZRIeChpSRUNPVkVSWV9TVEFHRV9VTlNQRUNJRklFRBAAEhUKEVJFQ09WRVJZX1NUQUdFX1MxEAESFQoRUkVDT1ZFUllfU1RBR0VfUzIQAhIVChFSRUNPVkVSWV9TVEFHRV9TMxADKpIBCg9GaXNzQ2xpZW50U3RhdGUSIQodRklTU19DTElFTlRfU1RBVEVfVU5TUEVDSUZJRUQQABIdChlGSVNTX0NMSUVOVF9TVEFURV9HUkFOVEVEEAESHQoZRklTU19DTElFTlRfU1RBVEVfUEVORElORxACEh4KGkZJU1NfQ0xJRU5UX1NUQVRFX0FCT1JUSU5HEAMyuwQKFFN3aXRjaENvbnRyb2xTZXJ2aWNlEloKDVJlYWRSZWdpc3RlcnMSIy5sb2NrZmFicmljLnYxLlJlYWRSZWdpc3RlcnNSZXF1ZXN0GiQubG9ja2ZhYnJpYy52MS5SZWFkUmVnaXN0ZXJzUmVzcG9uc2USXQoOV3JpdGVSZWdpc3RlcnMSJC5sb2NrZmFicmljLnYxLldyaXRlUmVnaXN0ZXJzUmVxdWVzdBolLmxvY2tmYWJyaWMudjEuV3JpdGVSZWdpc3RlcnNSZXNwb25zZRJOCglTZXRGYXVsdHMSHy5sb2NrZmFicmljLnYxLlNldEZhdWx0c1JlcXVlc3QaIC5sb2NrZmFicmljLnYxLlNldEZhdWx0c1Jlc3BvbnNlElcKCERlc2NyaWJlEiQubG9ja2ZhYnJpYy52MS5EZXNjcmliZVN3aXRjaFJlcXVlc3QaJS5sb2NrZmFicmljLnYxLkRlc2NyaWJlU3dpdGNoUmVzcG9uc2USTgoFUmVzZXQSIS5sb2NrZmFicmljLnYxLlJlc2V0U3dpdGNoUmVxdWVzdBoiLmxvY2tmYWJyaWMudjEuUmVzZXRTd2l0Y2hSZXNwb25zZRJvChRJbnN0YWxsTmV0TG9ja1F1ZXVlcxIqLmxvY2tmYWJyaWMudjEuSW5zdGFsbE5ldExvY2tRdWV1ZXNSZXF1ZXN0GisubG9ja2ZhYnJpYy52MS5JbnN0YWxsTmV0TG9ja1F1ZXVlc1Jlc3BvbnNlMlsKEkNvb3JkaW5hdG9yU2VydmljZRJFCgZTdGF0dXMSHC5sb2NrZmFicmljLnYxLlN0YXR1c1JlcXVlc3QaHS5sb2NrZmFicmljLnYxLlN0YXR1c1Jlc3BvbnNlYgZwcm90bzM", [file_lockfabric_v1_packet, file_lockfabric_v1_common]);
+  fileDesc("Chtsb2NrZmFicmljL3YxL2NvbnRyb2wucHJvdG8SDWxvY2tmYWJyaWMudjEidQoJSGVhcnRiZWF0EgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBILCgNzZXEYBSABKAQSDwoHdGltZV9ucxgGIAEoAxINCgVyZWFkeRgHIAEoCCKLAQoGTWVtYmVyEgwKBHJvbGUYASABKAkSCgoCaWQYAiABKAkSDAoEbm9kZRgDIAEoDRITCgtpbmNhcm5hdGlvbhgEIAEoBBIpCgVzdGF0ZRgFIAEoDjIaLmxvY2tmYWJyaWMudjEuTWVtYmVyU3RhdGUSGQoRbGFzdF9oZWFydGJlYXRfbnMYBiABKAMiWAoOTWVtYmVyc2hpcFZpZXcSDQoFZXBvY2gYASABKAQSJgoHbWVtYmVycxgCIAMoCzIVLmxvY2tmYWJyaWMudjEuTWVtYmVyEg8KB3RpbWVfbnMYAyABKAMifAoNRmFpbHVyZU5vdGljZRINCgVlcG9jaBgBIAEoBBIMCgRyb2xlGAIgASgJEgoKAmlkGAMgASgJEgwKBG5vZGUYBCABKA0SEwoLaW5jYXJuYXRpb24YBSABKAQSDgoGcmVhc29uGAYgASgJEg8KB3RpbWVfbnMYByABKAMimgEKDVJlY292ZXJ5UGhhc2USKwoFc3RhZ2UYASABKA4yHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5U3RhZ2USDQoFZXBvY2gYAiABKAQSEAoIcHJvdG9jb2wYAyABKAkSDgoGZGV0YWlsGAQgASgJEgwKBGRvbmUYBSABKAgSDAoEbm9kZRgGIAEoDRIPCgd0aW1lX25zGAcgASgDIncKClJlc2V0T3JkZXISEAoIcHJvdG9jb2wYASABKAkSEgoKbG9ja19iZWdpbhgCIAEoDRIQCghsb2NrX2VuZBgDIAEoDRIVCg1yZXNldF9jb3VudGVyGAQgASgEEgsKA2VyYRgFIAEoBBINCgVlcG9jaBgGIAEoBCKxAQoJRmF1bHRTcGVjEg4KBnRhcmdldBgBIAEoCRIuCgtwYWNrZXRfdHlwZRgCIAEoDjIZLmxvY2tmYWJyaWMudjEuUGFja2V0VHlwZRIUCgdtYWNoaW5lGAMgASgNSACIAQESDAoEbG9zcxgEIAEoARIRCglkdXBsaWNhdGUYBSABKAESDwoHcmVvcmRlchgGIAEoARIQCghkZWxheV9ucxgHIAEoA0IKCghfbWFjaGluZSJDChRSZWFkUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRINCgVjb3VudBgDIAEoDSJFChVSZWFkUmVnaXN0ZXJzUmVzcG9uc2USDQoFYXJyYXkYASABKAkSDQoFaW5kZXgYAiABKA0SDgoGdmFsdWVzGAMgAygNIkUKFVdyaXRlUmVnaXN0ZXJzUmVxdWVzdBINCgVhcnJheRgBIAEoCRINCgVpbmRleBgCIAEoDRIOCgZ2YWx1ZXMYAyADKA0iKQoWV3JpdGVSZWdpc3RlcnNSZXNwb25zZRIPCgd3cml0dGVuGAEgASgNIjwKEFNldEZhdWx0c1JlcXVlc3QSKAoGZmF1bHRzGAEgAygLMhgubG9ja2ZhYnJpYy52MS5GYXVsdFNwZWMiIwoRU2V0RmF1bHRzUmVzcG9uc2USDgoGYWN0aXZlGAEgASgNIhcKFURlc2NyaWJlU3dpdGNoUmVxdWVzdCJtChdSZWdpc3RlckFycmF5RGVzY3JpcHRvchIMCgRuYW1lGAEgASgJEhIKCndpZHRoX2JpdHMYAiABKA0SDgoGbGVuZ3RoGAMgASgNEg0KBXN0YWdlGAQgASgNEhEKCXNpemVfYml0cxgFIAEoBCKSAgoWRGVzY3JpYmVTd2l0Y2hSZXNwb25zZRIPCgdwcm9ncmFtGAEgASgJEgwKBHJhY2sYAiABKA0SNgoGYXJyYXlzGAMgAygLMiYubG9ja2ZhYnJpYy52MS5SZWdpc3RlckFycmF5RGVzY3JpcHRvchIWCg5yZWdpc3Rlcl9ieXRlcxgEIAEoBBIOCgZzdGFnZXMYBSABKA0SRwoJZGVjaXNpb25zGAYgAygLMjQubG9ja2ZhYnJpYy52MS5EZXNjcmliZVN3aXRjaFJlc3BvbnNlLkRlY2lzaW9uc0VudHJ5GjAKDkRlY2lzaW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEiFAoSUmVzZXRTd2l0Y2hSZXF1ZXN0Ii0KE1Jlc2V0U3dpdGNoUmVzcG9uc2USFgoOcmVnaXN0ZXJfYnl0ZXMYASABKAQiOAoMTmV0TG9ja1F1ZXVlEgwKBGxvY2sYASABKA0SDAoEYmFzZRgCIAEoDRIMCgRzaXplGAMgASgNIkoKG0luc3RhbGxOZXRMb2NrUXVldWVzUmVxdWVzdBIrCgZxdWV1ZXMYASADKAsyGy5sb2NrZmFicmljLnYxLk5ldExvY2tRdWV1ZSJAChxJbnN0YWxsTmV0TG9ja1F1ZXVlc1Jlc3BvbnNlEhEKCWhvdF9sb2NrcxgBIAEoDRINCgVzbG90cxgCIAEoDSItChpQdXJnZU5ldExvY2tNYWNoaW5lUmVxdWVzdBIPCgdtYWNoaW5lGAEgASgNInoKG1B1cmdlTmV0TG9ja01hY2hpbmVSZXNwb25zZRIPCgdyZW1vdmVkGAEgASgNEhcKD3JlbW92ZWRfaG9sZGVycxgCIAEoDRINCgVsb2NrcxgDIAMoDRIOCgZncmFudHMYBCABKA0SEgoKd2FzX2ZlbmNlZBgFIAEoCCIPCg1TdGF0dXNSZXF1ZXN0IoABCg5TdGF0dXNSZXNwb25zZRIPCgdjbHVzdGVyGAEgASgJEisKBHZpZXcYAiABKAsyHS5sb2NrZmFicmljLnYxLk1lbWJlcnNoaXBWaWV3EjAKCnJlY292ZXJpZXMYAyADKAsyHC5sb2NrZmFicmljLnYxLlJlY292ZXJ5UGhhc2UiUgoORmlzc1JlcXVlc3RSZWYSCwoDbWlkGAEgASgNEgwKBHRhc2sYAiABKA0SJQoEbW9kZRgDIAEoDjIXLmxvY2tmYWJyaWMudjEuTG9ja01vZGUixgEKD0Zpc3NBZ2VudFJlY29yZBILCgNsaWQYASABKA0SDwoHbWFjaGluZRgCIAEoDRIlCgRtb2RlGAMgASgOMhcubG9ja2ZhYnJpYy52MS5Mb2NrTW9kZRIuCgdob2xkZXJzGAQgAygLMh0ubG9ja2ZhYnJpYy52MS5GaXNzUmVxdWVzdFJlZhItCgZ3cXVldWUYBSADKAsyHS5sb2NrZmFicmljLnYxLkZpc3NSZXF1ZXN0UmVmEg8KB3BlbmRpbmcYBiABKAgikAEKEEZpc3NDbGllbnRSZWNvcmQSCwoDbGlkGAEgASgNEi4KB3JlcXVlc3QYAiABKAsyHS5sb2NrZmFicmljLnYxLkZpc3NSZXF1ZXN0UmVmEi0KBXN0YXRlGAMgASgOMh4ubG9ja2ZhYnJpYy52MS5GaXNzQ2xpZW50U3RhdGUSEAoIc3RhcnRfbnMYBCABKAMihQEKEEZpc3NTZXJ2ZXJSZXBvcnQSDwoHbWFjaGluZRgBIAEoDRIuCgZhZ2VudHMYAiADKAsyHi5sb2NrZmFicmljLnYxLkZpc3NBZ2VudFJlY29yZBIwCgdjbGllbnRzGAMgAygLMh8ubG9ja2ZhYnJpYy52MS5GaXNzQ2xpZW50UmVjb3JkIqYBChFGaXNzUmVwYWlyZWRBZ2VudBILCgNsaWQYASABKA0SJQoEbW9kZRgCIAEoDjIXLmxvY2tmYWJyaWMudjEuTG9ja01vZGUSLgoHaG9sZGVycxgDIAMoCzIdLmxvY2tmYWJyaWMudjEuRmlzc1JlcXVlc3RSZWYSLQoGd3F1ZXVlGAQgAygLMh0ubG9ja2ZhYnJpYy52MS5GaXNzUmVxdWVzdFJlZiJMCg1GaXNzVGFza09yZGVyEgsKA2xpZBgBIAEoDRIuCgdyZXF1ZXN0GAIgASgLMh0ubG9ja2ZhYnJpYy52MS5GaXNzUmVxdWVzdFJlZiJdCg5GaXNzQWJvcnRPcmRlchILCgNsaWQYASABKA0SLgoHcmVxdWVzdBgCIAEoCzIdLmxvY2tmYWJyaWMudjEuRmlzc1JlcXVlc3RSZWYSDgoGcmVhc29uGAMgASgJIrABChFGaXNzTWFjaGluZU9yZGVycxIPCgdtYWNoaW5lGAEgASgNEjAKBmFnZW50cxgCIAMoCzIgLmxvY2tmYWJyaWMudjEuRmlzc1JlcGFpcmVkQWdlbnQSKgoEd2FrZRgDIAMoCzIcLmxvY2tmYWJyaWMudjEuRmlzc1Rhc2tPcmRlchIsCgVhYm9ydBgEIAMoCzIdLmxvY2tmYWJyaWMudjEuRmlzc0Fib3J0T3JkZXIiVgoTRmlzc1JlY292ZXJ5UmVxdWVzdBINCgVlcG9jaBgBIAEoBBIwCgZvcmRlcnMYAiABKAsyIC5sb2NrZmFicmljLnYxLkZpc3NNYWNoaW5lT3JkZXJzIpMBChFGaXNzUmVjb3ZlcnlSZXBseRINCgVlcG9jaBgBIAEoBBIPCgdtYWNoaW5lGAIgASgNEg4KBmFjdGl2ZRgDIAEoCBINCgVlcnJvchgEIAEoCRIOCgZwb2xpY3kYBSABKAkSLwoGcmVwb3J0GAYgASgLMh8ubG9ja2ZhYnJpYy52MS5GaXNzU2VydmVyUmVwb3J0IjsKEkZpc3NTd2l0Y2hBbm5vdW5jZRIMCgRyYWNrGAEgASgNEhcKD2NvbnRyb2xfYWRkcmVzcxgCIAEoCSp0CgtNZW1iZXJTdGF0ZRIcChhNRU1CRVJfU1RBVEVfVU5TUEVDSUZJRUQQABIWChJNRU1CRVJfU1RBVEVfQUxJVkUQARIYChRNRU1CRVJfU1RBVEVfU1VTUEVDVBACEhUKEU1FTUJFUl9TVEFURV9ERUFEEAMqdAoNUmVjb3ZlcnlTdGFnZRIeChpSRUNPVkVSWV9TVEFHRV9VTlNQRUNJRklFRBAAEhUKEVJFQ09WRVJZX1NUQUdFX1MxEAESFQoRUkVDT1ZFUllfU1RBR0VfUzIQAhIVChFSRUNPVkVSWV9TVEFHRV9TMxADKpIBCg9GaXNzQ2xpZW50U3RhdGUSIQodRklTU19DTElFTlRfU1RBVEVfVU5TUEVDSUZJRUQQABIdChlGSVNTX0NMSUVOVF9TVEFURV9HUkFOVEVEEAESHQoZRklTU19DTElFTlRfU1RBVEVfUEVORElORxACEh4KGkZJU1NfQ0xJRU5UX1NUQVRFX0FCT1JUSU5HEAMyqQUKFFN3aXRjaENvbnRyb2xTZXJ2aWNlEloKDVJlYWRSZWdpc3RlcnMSIy5sb2NrZmFicmljLnYxLlJlYWRSZWdpc3RlcnNSZXF1ZXN0GiQubG9ja2ZhYnJpYy52MS5SZWFkUmVnaXN0ZXJzUmVzcG9uc2USXQoOV3JpdGVSZWdpc3RlcnMSJC5sb2NrZmFicmljLnYxLldyaXRlUmVnaXN0ZXJzUmVxdWVzdBolLmxvY2tmYWJyaWMudjEuV3JpdGVSZWdpc3RlcnNSZXNwb25zZRJOCglTZXRGYXVsdHMSHy5sb2NrZmFicmljLnYxLlNldEZhdWx0c1JlcXVlc3QaIC5sb2NrZmFicmljLnYxLlNldEZhdWx0c1Jlc3BvbnNlElcKCERlc2NyaWJlEiQubG9ja2ZhYnJpYy52MS5EZXNjcmliZVN3aXRjaFJlcXVlc3QaJS5sb2NrZmFicmljLnYxLkRlc2NyaWJlU3dpdGNoUmVzcG9uc2USTgoFUmVzZXQSIS5sb2NrZmFicmljLnYxLlJlc2V0U3dpdGNoUmVxdWVzdBoiLmxvY2tmYWJyaWMudjEuUmVzZXRTd2l0Y2hSZXNwb25zZRJvChRJbnN0YWxsTmV0TG9ja1F1ZXVlcxIqLmxvY2tmYWJyaWMudjEuSW5zdGFsbE5ldExvY2tRdWV1ZXNSZXF1ZXN0GisubG9ja2ZhYnJpYy52MS5JbnN0YWxsTmV0TG9ja1F1ZXVlc1Jlc3BvbnNlEmwKE1B1cmdlTmV0TG9ja01hY2hpbmUSKS5sb2NrZmFicmljLnYxLlB1cmdlTmV0TG9ja01hY2hpbmVSZXF1ZXN0GioubG9ja2ZhYnJpYy52MS5QdXJnZU5ldExvY2tNYWNoaW5lUmVzcG9uc2UyWwoSQ29vcmRpbmF0b3JTZXJ2aWNlEkUKBlN0YXR1cxIcLmxvY2tmYWJyaWMudjEuU3RhdHVzUmVxdWVzdBodLmxvY2tmYWJyaWMudjEuU3RhdHVzUmVzcG9uc2ViBnByb3RvMw", [file_lockfabric_v1_packet, file_lockfabric_v1_common]);
 
 /**
  * Liveness beacon of one service instance, published every heartbeat interval.
@@ -698,6 +698,71 @@ export const InstallNetLockQueuesResponseSchema: GenMessage<InstallNetLockQueues
   messageDesc(file_lockfabric_v1_control, 20);
 
 /**
+ * A compute node (machine) was declared dead: fence it and take its entries out of every
+ * NetLock hot-lock queue. Idempotent.
+ *
+ * @generated from message lockfabric.v1.PurgeNetLockMachineRequest
+ */
+export type PurgeNetLockMachineRequest = Message<"lockfabric.v1.PurgeNetLockMachineRequest"> & {
+  /**
+   * @generated from field: uint32 machine = 1;
+   */
+  machine: number;
+};
+
+/**
+ * Describes the message lockfabric.v1.PurgeNetLockMachineRequest.
+ * Use `create(PurgeNetLockMachineRequestSchema)` to create a new message.
+ */
+export const PurgeNetLockMachineRequestSchema: GenMessage<PurgeNetLockMachineRequest> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 21);
+
+/**
+ * @generated from message lockfabric.v1.PurgeNetLockMachineResponse
+ */
+export type PurgeNetLockMachineResponse = Message<"lockfabric.v1.PurgeNetLockMachineResponse"> & {
+  /**
+   * Queue entries of the machine removed, and how many of those held their lock.
+   *
+   * @generated from field: uint32 removed = 1;
+   */
+  removed: number;
+
+  /**
+   * @generated from field: uint32 removed_holders = 2;
+   */
+  removedHolders: number;
+
+  /**
+   * Hot locks whose queue changed.
+   *
+   * @generated from field: repeated uint32 locks = 3;
+   */
+  locks: number[];
+
+  /**
+   * GRANTs the removal made due, sent to the survivors through the pipeline.
+   *
+   * @generated from field: uint32 grants = 4;
+   */
+  grants: number;
+
+  /**
+   * The machine was fenced already (an earlier purge of this run did the work).
+   *
+   * @generated from field: bool was_fenced = 5;
+   */
+  wasFenced: boolean;
+};
+
+/**
+ * Describes the message lockfabric.v1.PurgeNetLockMachineResponse.
+ * Use `create(PurgeNetLockMachineResponseSchema)` to create a new message.
+ */
+export const PurgeNetLockMachineResponseSchema: GenMessage<PurgeNetLockMachineResponse> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_control, 22);
+
+/**
  * @generated from message lockfabric.v1.StatusRequest
  */
 export type StatusRequest = Message<"lockfabric.v1.StatusRequest"> & {
@@ -708,7 +773,7 @@ export type StatusRequest = Message<"lockfabric.v1.StatusRequest"> & {
  * Use `create(StatusRequestSchema)` to create a new message.
  */
 export const StatusRequestSchema: GenMessage<StatusRequest> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 21);
+  messageDesc(file_lockfabric_v1_control, 23);
 
 /**
  * @generated from message lockfabric.v1.StatusResponse
@@ -737,7 +802,7 @@ export type StatusResponse = Message<"lockfabric.v1.StatusResponse"> & {
  * Use `create(StatusResponseSchema)` to create a new message.
  */
 export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 22);
+  messageDesc(file_lockfabric_v1_control, 24);
 
 /**
  * One lock request as the agents key it: the requester's machine and its task key.
@@ -766,7 +831,7 @@ export type FissRequestRef = Message<"lockfabric.v1.FissRequestRef"> & {
  * Use `create(FissRequestRefSchema)` to create a new message.
  */
 export const FissRequestRefSchema: GenMessage<FissRequestRef> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 23);
+  messageDesc(file_lockfabric_v1_control, 25);
 
 /**
  * An agent as a server reports it in S1.
@@ -812,7 +877,7 @@ export type FissAgentRecord = Message<"lockfabric.v1.FissAgentRecord"> & {
  * Use `create(FissAgentRecordSchema)` to create a new message.
  */
 export const FissAgentRecordSchema: GenMessage<FissAgentRecord> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 24);
+  messageDesc(file_lockfabric_v1_control, 26);
 
 /**
  * A client's own view of one request.
@@ -846,7 +911,7 @@ export type FissClientRecord = Message<"lockfabric.v1.FissClientRecord"> & {
  * Use `create(FissClientRecordSchema)` to create a new message.
  */
 export const FissClientRecordSchema: GenMessage<FissClientRecord> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 25);
+  messageDesc(file_lockfabric_v1_control, 27);
 
 /**
  * S1: one surviving server's agents and clients.
@@ -875,7 +940,7 @@ export type FissServerReport = Message<"lockfabric.v1.FissServerReport"> & {
  * Use `create(FissServerReportSchema)` to create a new message.
  */
 export const FissServerReportSchema: GenMessage<FissServerReport> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 26);
+  messageDesc(file_lockfabric_v1_control, 28);
 
 /**
  * S2: an agent a machine installs (incarnation 0).
@@ -909,7 +974,7 @@ export type FissRepairedAgent = Message<"lockfabric.v1.FissRepairedAgent"> & {
  * Use `create(FissRepairedAgentSchema)` to create a new message.
  */
 export const FissRepairedAgentSchema: GenMessage<FissRepairedAgent> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 27);
+  messageDesc(file_lockfabric_v1_control, 29);
 
 /**
  * @generated from message lockfabric.v1.FissTaskOrder
@@ -931,7 +996,7 @@ export type FissTaskOrder = Message<"lockfabric.v1.FissTaskOrder"> & {
  * Use `create(FissTaskOrderSchema)` to create a new message.
  */
 export const FissTaskOrderSchema: GenMessage<FissTaskOrder> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 28);
+  messageDesc(file_lockfabric_v1_control, 30);
 
 /**
  * @generated from message lockfabric.v1.FissAbortOrder
@@ -958,7 +1023,7 @@ export type FissAbortOrder = Message<"lockfabric.v1.FissAbortOrder"> & {
  * Use `create(FissAbortOrderSchema)` to create a new message.
  */
 export const FissAbortOrderSchema: GenMessage<FissAbortOrder> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 29);
+  messageDesc(file_lockfabric_v1_control, 31);
 
 /**
  * S2: what one machine applies; every agent not listed is deleted.
@@ -992,7 +1057,7 @@ export type FissMachineOrders = Message<"lockfabric.v1.FissMachineOrders"> & {
  * Use `create(FissMachineOrdersSchema)` to create a new message.
  */
 export const FissMachineOrdersSchema: GenMessage<FissMachineOrders> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 30);
+  messageDesc(file_lockfabric_v1_control, 32);
 
 /**
  * @generated from message lockfabric.v1.FissRecoveryRequest
@@ -1016,7 +1081,7 @@ export type FissRecoveryRequest = Message<"lockfabric.v1.FissRecoveryRequest"> &
  * Use `create(FissRecoveryRequestSchema)` to create a new message.
  */
 export const FissRecoveryRequestSchema: GenMessage<FissRecoveryRequest> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 31);
+  messageDesc(file_lockfabric_v1_control, 33);
 
 /**
  * @generated from message lockfabric.v1.FissRecoveryReply
@@ -1066,7 +1131,7 @@ export type FissRecoveryReply = Message<"lockfabric.v1.FissRecoveryReply"> & {
  * Use `create(FissRecoveryReplySchema)` to create a new message.
  */
 export const FissRecoveryReplySchema: GenMessage<FissRecoveryReply> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 32);
+  messageDesc(file_lockfabric_v1_control, 34);
 
 /**
  * @generated from message lockfabric.v1.FissSwitchAnnounce
@@ -1090,7 +1155,7 @@ export type FissSwitchAnnounce = Message<"lockfabric.v1.FissSwitchAnnounce"> & {
  * Use `create(FissSwitchAnnounceSchema)` to create a new message.
  */
 export const FissSwitchAnnounceSchema: GenMessage<FissSwitchAnnounce> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_control, 33);
+  messageDesc(file_lockfabric_v1_control, 35);
 
 /**
  * @generated from enum lockfabric.v1.MemberState
@@ -1246,6 +1311,17 @@ export const SwitchControlService: GenService<{
     methodKind: "unary";
     input: typeof InstallNetLockQueuesRequestSchema;
     output: typeof InstallNetLockQueuesResponseSchema;
+  },
+  /**
+   * NetLock program only: after a compute node's death, fences it and removes its queue entries,
+   * granting the waiters that removal makes due.
+   *
+   * @generated from rpc lockfabric.v1.SwitchControlService.PurgeNetLockMachine
+   */
+  purgeNetLockMachine: {
+    methodKind: "unary";
+    input: typeof PurgeNetLockMachineRequestSchema;
+    output: typeof PurgeNetLockMachineResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_lockfabric_v1_control, 0);
