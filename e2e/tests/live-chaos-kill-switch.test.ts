@@ -16,8 +16,8 @@ import { MS, grantsAfter, liveNowNs, metric, nodeOf, sleep, waitFor } from './li
 // is the victim: srvlock's server is compute-1 (the lowest), which must survive; for parlock,
 // compute-3 also hosted the partition manager of the locks homed there (lock mod 3 = 2), which
 // are lost with it: survivors' acquires of those end in LockTimeoutError and are left out of the
-// free-again bound. NetLock is not run: its hot locks sit in switch queues, which are not
-// recovered (README of apps/coordinator, "Recovery per protocol").
+// free-again bound. NetLock has its own test (live-chaos-kill-switch-locks.test.ts): its hot
+// locks sit in switch queues, which the coordinator has the switch purge of the dead node.
 const TIMEOUT_MS = 1_500;
 /** An acquire that times out waits one retransmit interval for its withdrawal, plus scheduling. */
 const WAIT_SLACK_MS = 300;
