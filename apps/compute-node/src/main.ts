@@ -9,6 +9,7 @@ import { registerComputeMetrics } from './compute-metrics.js';
 import { fissPoolOf, startFissRecoveryResponder } from './fiss-recovery-responder.js';
 import { GatedSwitchPort } from './gated-switch-port.js';
 import { startFailureFeed } from './failure-feed.js';
+import { startRejoinWatch } from './rejoin-watch.js';
 
 /**
  * compute-node: hosts lock clients. It connects a queue pair to each memory node, serves its own
@@ -47,6 +48,10 @@ await runService({
     const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, failures, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
     const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed });
+    // Declared dead while still running (a partition, a long stall): retire that incarnation, rejoin with a new one.
+    const rejoin = startRejoinWatch({ nc, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => runs.retire(reason) });
+    const rejoinCounter = metrics.counter({ name: 'lockfabric_compute_rejoins_total', help: 'Times this compute node was declared dead while running and rejoined with a new incarnation' });
+    let seenRejoins = 0;
     const runCounter = metrics.counter({ name: 'lockfabric_runs_total', help: 'Workload runs completed by this compute node' });
     const decodeErrors = new TotalsCounter(metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] }), 'source');
     let seenRuns = 0;
@@ -56,11 +61,14 @@ await runService({
       collectMetrics: () => {
         runCounter.inc(undefined, runs.runs - seenRuns);
         seenRuns = runs.runs;
+        rejoinCounter.inc(undefined, rejoin.rejoins() - seenRejoins);
+        seenRejoins = rejoin.rejoins();
         decodeErrors.update(malformed.bySource());
       },
       close: async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         fissRecovery.close();
+        rejoin.close();
         failures.close();
         await runs.close();
         fabric.close();

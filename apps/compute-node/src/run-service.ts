@@ -24,6 +24,7 @@ import {
 import type { RunEvent, RunRequest } from '@lockfabric/wire';
 import { RunStats, VerbAccounting, historyEventToWire, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
 import type { LiveFabric } from './live-fabric.js';
+import { VerbGate } from './verb-gate.js';
 
 
 export interface CurrentRun {
@@ -66,8 +67,13 @@ export class ComputeRunService {
   /** The protocol, options and lock layout of the running (or lingering) run, for recovery responders. */
   current: CurrentRun | undefined;
   runs = 0;
+  /** Rejoin (rejoin-watch.ts): the running run's abort, and the gate that fences its clients' verbs locally. */
+  private abortRun: AbortController | undefined;
+  private readonly gate: VerbGate;
 
-  constructor(private readonly deps: RunServiceDeps) {}
+  constructor(private readonly deps: RunServiceDeps) {
+    this.gate = new VerbGate(deps.node);
+  }
 
   async listen(port: number): Promise<{ server: Server; port: number }> {
     const server = new Server();
@@ -106,6 +112,7 @@ export class ComputeRunService {
     }
     this.busy = true;
     const abort = new AbortController();
+    this.abortRun = abort;
     call.on('cancelled', () => abort.abort(new Error('driver cancelled the run')));
     try {
       await this.execute(request, call, abort.signal);
@@ -116,7 +123,22 @@ export class ComputeRunService {
       call.destroy(grpcError(code, error instanceof Error ? error.message : String(error)));
     } finally {
       this.busy = false;
+      if (this.abortRun === abort) this.abortRun = undefined;
     }
+  }
+
+  /**
+   * Retires this node's incarnation after the coordinator declared it dead (rejoin-watch.ts): the
+   * running run is aborted (acquires that honour the signal end with LockAbortedError), every verb
+   * its clients post from now on completes `unreachable` without leaving the node, the verbs already
+   * in flight are awaited (at most `drainMs`) so none reaches a memory node after the new
+   * incarnation is admitted, and the protocol's node service (lock server, agents) is dropped.
+   */
+  async retire(reason: string, drainMs = 5_000): Promise<void> {
+    this.gate.retire(reason);
+    this.abortRun?.abort(new Error(`compute node ${this.deps.node} was declared dead: ${reason}`));
+    if (!(await this.gate.drain(drainMs))) this.deps.logger.warn(`compute node ${this.deps.node}: ${this.gate.inflightBatches} verb batch(es) still in flight after ${drainMs} ms; rejoining anyway`);
+    await this.stopLingering();
   }
 
   private async execute(request: RunRequest, call: ServerWritableStream<Uint8Array, Uint8Array>, signal: AbortSignal): Promise<void> {
@@ -224,7 +246,7 @@ export class ComputeRunService {
       self,
       verbs: new QueuePairVerbs({
         localNode: this.deps.node,
-        post: (batch, options) => this.deps.fabric.post(batch, options),
+        post: this.gate.open((batch, options) => this.deps.fabric.post(batch, options)),
         local: createLocalMemory(this.deps.memory, () => new Promise<void>((resolve) => setImmediate(resolve))),
       }),
       mailbox: this.deps.mailboxes.mailbox(client),

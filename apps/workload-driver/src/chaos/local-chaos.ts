@@ -6,6 +6,11 @@ import { isAlive, readClusterState, tail } from '../cluster/local-cluster.js';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
 import type { SwitchFaultRequest } from './chaos-request.js';
 import { applySwitchFaults } from './switch-faults.js';
+import { CutProxyClient } from './cut-client.js';
+import type { HealReport } from './cut-relay.js';
+
+/** How much longer than asked the cut proxy is told to keep a cut, as a safety heal if the caller dies. */
+export const PARTITION_SAFETY_MS = 1_000;
 
 /** A chaos action named a process that cluster.json does not list, or the cluster is not there. */
 export class ChaosTargetError extends Error {
@@ -86,15 +91,40 @@ export class LocalChaos {
   }
 
   /**
-   * Partition, emulated: the process is frozen (SIGSTOP) for `durationMs`, then resumed. To the rest
-   * of the cluster that is exactly a partition — no heartbeats, verbs, messages or packets in
-   * either direction, and TCP connections survive a short cut as they would a real one. What is
-   * not emulated: the cut-off process's own timers keep running in a real partition, here they
-   * stall too. A real cut needs network namespaces or packet filters (root); on Kubernetes the
-   * same verb applies a deny-all NetworkPolicy.
+   * Partition: `target` is cut off from every other process for `durationMs`, then healed.
+   *
+   * With the cut proxy (`lockfabric cluster up` starts it; see cut-relay.ts) the cut is real: the
+   * proxy stops every relayed connection of the target — its NATS connection, the verbs streams
+   * it opened to memory nodes, peers' streams to its descriptor memory — in both directions,
+   * without closing them. The target keeps running: its timers fire, its clients time out, it
+   * still believes it holds its locks, and what it sent during the cut arrives after the heal, as
+   * in a real partition. This call heals explicitly after `durationMs` and reports what was
+   * released; the proxy is told a slightly longer cut (PARTITION_SAFETY_MS), so it heals by itself
+   * should this caller die, without racing the explicit heal.
+   *
+   * Fallback, for clusters started without the proxy (`startLocalCluster` without
+   * `withCutProxy`): the target is frozen (SIGSTOP) for the duration and resumed. Peers see the
+   * same silence, but the target's own timers stall too, so its late traffic after the heal is
+   * only what was already queued. On Kubernetes the same verb applies a deny-all NetworkPolicy.
    */
   async partition(target: string, durationMs: number): Promise<ChaosOutcome> {
     const record = this.live(target, 'partition');
+    const proxy = this.cutProxy();
+    if (proxy) {
+      const cut = await proxy.cut(record.name, durationMs + PARTITION_SAFETY_MS);
+      let healed: HealReport;
+      try {
+        await sleep(durationMs);
+      } finally {
+        healed = await proxy.heal(record.name);
+      }
+      return {
+        verb: 'partition',
+        target: record.name,
+        pid: record.pid,
+        detail: `${record.name} (pid ${record.pid}) cut off for ${durationMs} ms by the cut proxy (${cut.connections} connection(s), still running), then healed: ${healed.releasedBytes} held byte(s) released`,
+      };
+    }
     process.kill(record.pid, 'SIGSTOP');
     try {
       await sleep(durationMs);
@@ -105,8 +135,18 @@ export class LocalChaos {
       verb: 'partition',
       target: record.name,
       pid: record.pid,
-      detail: `${record.name} (pid ${record.pid}) cut off for ${durationMs} ms (emulated by SIGSTOP/SIGCONT: its own timers stalled too), then healed`,
+      detail: `${record.name} (pid ${record.pid}) cut off for ${durationMs} ms (no cut proxy in this cluster: emulated by SIGSTOP/SIGCONT, its own timers stalled too), then healed`,
     };
+  }
+
+  /** The cluster's cut proxy, when it was started with one; a clear error when it is recorded but gone. */
+  cutProxy(): CutProxyClient | undefined {
+    const record = this.state().processes.find((p) => p.role === 'proxy');
+    if (!record) return undefined;
+    if (!isAlive(record.pid) || isZombie(record.pid) || record.health === undefined) {
+      throw new ChaosTargetError(`the cluster's cut proxy (pid ${record.pid}) is not running, so nothing can be cut off; see ${record.log}, and restart the cluster (lockfabric cluster down, then up)`);
+    }
+    return new CutProxyClient(record.health);
   }
 
   /**
@@ -129,7 +169,7 @@ export class LocalChaos {
     const pid = spawnLogged(record.argv, record.log);
     const updated: ProcessRecord = { ...record, pid };
     this.replace(updated);
-    if (record.role === 'nats') await waitForPort(natsPort(this.state().natsUrl), this.readyTimeoutMs, updated);
+    if (record.role === 'nats') await waitForPort(natsPortOf(record, this.state().natsUrl), this.readyTimeoutMs, updated);
     else await waitForHealth(updated, this.readyTimeoutMs);
     return { verb: 'restart', target: record.name, pid: record.pid, newPid: pid, detail: `${record.name} restarted: pid ${record.pid} -> ${pid}, ready` };
   }
@@ -167,6 +207,13 @@ export class LocalChaos {
 function onlySwitch(processes: readonly ProcessRecord[]): ProcessRecord | undefined {
   const switches = processes.filter((p) => p.role === 'switch');
   return switches.length === 1 ? switches[0] : undefined;
+}
+
+/** nats-server's own port: from its argv (`-p PORT`), since with the cut proxy the URL names the relay. */
+function natsPortOf(record: ProcessRecord, url: string): number {
+  const flag = record.argv.indexOf('-p');
+  const port = flag >= 0 ? Number(record.argv[flag + 1]) : Number.NaN;
+  return Number.isInteger(port) && port > 0 ? port : natsPort(url);
 }
 
 function natsPort(url: string): number {

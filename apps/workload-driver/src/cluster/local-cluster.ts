@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, ex
 import { Socket, createServer } from 'node:net';
 import { join } from 'node:path';
 import { findNatsServer } from './nats-binary.js';
-import { serviceEntry } from './paths.js';
+import { driverEntry, serviceEntry } from './paths.js';
 import type { ServiceApp } from './paths.js';
 
 export interface LocalClusterOptions {
@@ -26,17 +26,26 @@ export interface LocalClusterOptions {
   readonly env?: Readonly<Record<string, string>>;
   readonly readyTimeoutMs?: number;
   readonly onStatus?: (line: string) => void;
+  /**
+   * Start the cut proxy (process `cut-proxy`): every service's NATS connection and the data-plane
+   * gRPC ports (memory nodes' verbs, compute nodes' descriptor memory) run through it, so
+   * `lockfabric chaos partition` can cut a process off for real. Default false; `cluster up` sets it.
+   */
+  readonly withCutProxy?: boolean;
 }
 
 export interface ProcessRecord {
   readonly name: string;
-  readonly role: 'nats' | 'memory' | 'compute' | 'switch' | 'coordinator';
+  readonly role: 'nats' | 'memory' | 'compute' | 'switch' | 'coordinator' | 'proxy';
   readonly node: number;
   readonly pid: number;
   readonly log: string;
   readonly health?: number;
   readonly grpc?: number;
   readonly memoryGrpc?: number;
+  /** With the cut proxy, `grpc` and `memoryGrpc` above are its relay ports; these are the process's own. */
+  readonly directGrpc?: number;
+  readonly directMemoryGrpc?: number;
   readonly argv: readonly string[];
 }
 
@@ -77,13 +86,52 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
       await waitForPort(port, options.readyTimeoutMs ?? 15_000, 'nats-server', log);
       say(`nats-server on ${natsUrl}`);
     }
+    // Every service's ports are chosen up front, so the cut proxy can relay them before they start.
+    const ports = new Map<string, ServicePorts>();
+    const portsOf = async (name: string): Promise<ServicePorts> => {
+      let assigned = ports.get(name);
+      if (!assigned) {
+        assigned = { health: await freePort(), grpc: await freePort(), memoryGrpc: await freePort() };
+        ports.set(name, assigned);
+      }
+      return assigned;
+    };
+    const firstCompute = memoryNodes;
+    for (let i = 0; i < memoryNodes; i++) await portsOf(`memory-${i}`);
+    for (let i = 0; i < computeNodes; i++) await portsOf(`compute-${firstCompute + i}`);
+    let relayPorts: Readonly<Record<string, number>> | undefined;
+    const localNats = isLocalNats(natsUrl);
+    if (options.withCutProxy && !localNats) say(`no cut proxy: NATS at ${natsUrl} is not on this machine; \`chaos partition\` falls back to SIGSTOP`);
+    if (options.withCutProxy && localNats) {
+      const proxy = await startCutProxy(dir, natsUrl, ports, (p) => (processes.push(p), save()), options.readyTimeoutMs ?? 15_000);
+      relayPorts = proxy.relayPorts;
+      natsUrl = proxy.natsUrl;
+      save();
+      say(`cut-proxy      pid ${proxy.record.pid}  control :${proxy.record.health}  relays NATS and data-plane gRPC`);
+    }
     const common = (role: string, node: number, health: number) => [`--cluster=${cluster}`, `--nats.url=${natsUrl}`, `--node.id=${node}`, `--health.port=${health}`];
     const env = { ...options.env };
     const launch = async (app: ServiceApp, role: ProcessRecord['role'], node: number, extra: (ports: { grpc: number; memoryGrpc: number }) => string[]) => {
-      const [health, grpc, memoryGrpc] = [await freePort(), await freePort(), await freePort()];
+      const name = `${role}-${node}`;
+      const { health, grpc, memoryGrpc } = await portsOf(name);
       const argv = [process.execPath, serviceEntry(app), ...common(role, node, health), ...extra({ grpc, memoryGrpc })];
       const log = join(dir, `${role}-${node}.log`);
-      const record: ProcessRecord = { name: `${role}-${node}`, role, node, pid: spawnLogged(argv, log, env), log, health, grpc, ...(role === 'compute' ? { memoryGrpc } : {}), argv };
+      // Peers reach the data-plane ports through the relay when there is one.
+      const relayedGrpc = role === 'memory' ? relayPorts?.[`${name}/grpc`] : undefined;
+      const relayedMemoryGrpc = role === 'compute' ? relayPorts?.[`${name}/memory-grpc`] : undefined;
+      const record: ProcessRecord = {
+        name,
+        role,
+        node,
+        pid: spawnLogged(argv, log, env),
+        log,
+        health,
+        grpc: relayedGrpc ?? grpc,
+        ...(role === 'compute' ? { memoryGrpc: relayedMemoryGrpc ?? memoryGrpc } : {}),
+        ...(relayedGrpc !== undefined ? { directGrpc: grpc } : {}),
+        ...(relayedMemoryGrpc !== undefined ? { directMemoryGrpc: memoryGrpc } : {}),
+        argv,
+      };
       processes.push(record);
       save();
       return record;
@@ -125,6 +173,52 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   }
 }
 
+/** One NATS server on this machine: the only kind the cut proxy can relay. */
+function isLocalNats(url: string): boolean {
+  if (url.includes(',')) return false;
+  try {
+    return ['127.0.0.1', 'localhost'].includes(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+interface ServicePorts {
+  readonly health: number;
+  readonly grpc: number;
+  readonly memoryGrpc: number;
+}
+
+/**
+ * Starts the cut proxy with one route per relayed port: NATS (every service connects through it),
+ * each memory node's verbs port and each compute node's descriptor-memory port. Control traffic
+ * (health, the driver's runs on compute.grpc, switch and coordinator gRPC) stays direct, so the
+ * driver keeps observing a cut-off node.
+ */
+async function startCutProxy(
+  dir: string,
+  natsUrl: string,
+  ports: ReadonlyMap<string, ServicePorts>,
+  record: (p: ProcessRecord) => void,
+  readyTimeoutMs: number,
+): Promise<{ record: ProcessRecord; natsUrl: string; relayPorts: Readonly<Record<string, number>> }> {
+  const nats = new URL(natsUrl);
+  const relayPorts: Record<string, number> = { nats: await freePort() };
+  const routes = [`nats=nats:${relayPorts['nats']}:${nats.port || '4222'}`];
+  for (const [name, assigned] of ports) {
+    const route = name.startsWith('memory-') ? `${name}/grpc` : `${name}/memory-grpc`;
+    relayPorts[route] = await freePort();
+    routes.push(`${route}=${name}:${relayPorts[route]}:${name.startsWith('memory-') ? assigned.grpc : assigned.memoryGrpc}`);
+  }
+  const control = await freePort();
+  const log = join(dir, 'cut-proxy.log');
+  const argv = [process.execPath, driverEntry('chaos/cut-proxy-main.js'), `--dir=${dir}`, `--control-port=${control}`, ...routes.map((r) => `--route=${r}`)];
+  const proxy: ProcessRecord = { name: 'cut-proxy', role: 'proxy', node: -1, pid: spawnLogged(argv, log, {}), log, health: control, argv };
+  record(proxy);
+  await waitForHealth(proxy, readyTimeoutMs);
+  return { record: proxy, natsUrl: `nats://127.0.0.1:${relayPorts['nats']}`, relayPorts };
+}
+
 export function readClusterState(dir: string): ClusterState | undefined {
   const path = join(dir, STATE_FILE);
   if (!existsSync(path)) return undefined;
@@ -149,8 +243,10 @@ export async function stopLocalCluster(dir: string, graceMs = 10_000): Promise<C
 }
 
 async function stopProcesses(processes: readonly ProcessRecord[], graceMs = 10_000): Promise<void> {
-  const services = processes.filter((p) => p.role !== 'nats');
-  const nats = processes.filter((p) => p.role === 'nats');
+  // NATS and the proxy that relays it go last: services drain through them.
+  const infrastructure = (p: ProcessRecord) => p.role === 'nats' || p.role === 'proxy';
+  const services = processes.filter((p) => !infrastructure(p));
+  const nats = processes.filter(infrastructure);
   for (const group of [services, nats]) {
     for (const p of group) signal(p.pid, 'SIGTERM');
     const deadline = Date.now() + graceMs;

@@ -20,3 +20,10 @@ export function serviceEntry(app: ServiceApp): string {
   if (!existsSync(entry)) throw new Error(`${app} is not built (${entry} is missing): run \`npm run build\` first`);
   return entry;
 }
+
+/** A built file of this app (the cut proxy's entry point); a clear error when the build is missing. */
+export function driverEntry(file: string): string {
+  const entry = join(repoRoot(), 'apps', 'workload-driver', 'dist', file);
+  if (!existsSync(entry)) throw new Error(`the workload driver is not built (${entry} is missing): run \`npm run build\` first`);
+  return entry;
+}

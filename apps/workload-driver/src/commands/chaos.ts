@@ -14,9 +14,11 @@ verbs (targets are process names from cluster.json: compute-2, memory-0, switch-
   resume TARGET          SIGCONT
   restart TARGET         stop it if running, start it again with its recorded argv, wait until
                          ready; cluster.json gets the new pid (a memory node restarts empty)
-  partition TARGET       cut TARGET off for --duration-ms, then heal. Locally this is emulated by
-                         SIGSTOP/SIGCONT: identical for every peer, but the cut-off process's own
-                         timers stall too (a real cut needs root); on Kubernetes: a deny-all NetworkPolicy
+  partition TARGET       cut TARGET off for --duration-ms, then heal. Locally the cluster's cut proxy
+                         stops TARGET's NATS and data-plane gRPC connections both ways without
+                         closing them; TARGET keeps running and its late traffic lands after the
+                         heal. Clusters started without the proxy fall back to SIGSTOP/SIGCONT (its
+                         own timers stall too). On Kubernetes: a deny-all NetworkPolicy
   switch-faults [switch-N] --loss P --duplicate P --reorder P --delay-ns NS [--packet-type T]
                          [--machine M] | --clear     replace the switch's packet faults (SwitchControl)
   nats-restart           restart nats-server on its port; services reconnect

@@ -1,0 +1,55 @@
+import type { Completion, WorkRequest } from '@lockfabric/ports';
+import { describe, expect, it } from 'vitest';
+import { VerbGate } from './verb-gate.js';
+
+const read: WorkRequest = { op: 'read', addr: { node: 0, region: 0, rkey: 1, offset: 0 }, length: 8 };
+
+/** A fabric whose batches complete only when the test says so. */
+function heldFabric() {
+  const sent: (readonly WorkRequest[])[] = [];
+  const pending: (() => void)[] = [];
+  const post = (batch: readonly WorkRequest[]) =>
+    new Promise<Completion[]>((resolve) => {
+      sent.push(batch);
+      pending.push(() => resolve(batch.map(() => ({ status: 'ok' as const }))));
+    });
+  return { sent, post, completeAll: () => pending.splice(0).forEach((complete) => complete()) };
+}
+
+describe('VerbGate', () => {
+  it('passes verbs until retired; after that the old clients are refused locally, new ones pass', async () => {
+    const gate = new VerbGate(2);
+    const fabric = heldFabric();
+    const old = gate.open(fabric.post);
+    const first = old([read]);
+    expect(fabric.sent).toHaveLength(1);
+    gate.retire('the view of epoch 7 lists compute node 2 incarnation 5 dead');
+    const refused = await old([read, read]);
+    expect(fabric.sent).toHaveLength(1); // nothing left the node
+    expect(refused.map((c) => c.status)).toStrictEqual(['unreachable', 'unreachable']);
+    expect(refused[0]?.detail).toMatch(/compute node 2 was declared dead .*epoch 7/);
+    // A batch posted before the retire still completes as the fabric says.
+    fabric.completeAll();
+    expect((await first).map((c) => c.status)).toStrictEqual(['ok']);
+    const fresh = gate.open(fabric.post);
+    const next = fresh([read]);
+    expect(fabric.sent).toHaveLength(2);
+    fabric.completeAll();
+    expect((await next).map((c) => c.status)).toStrictEqual(['ok']);
+  });
+
+  it('drain waits for the batches in flight, and reports when they outlast the bound', async () => {
+    const gate = new VerbGate(2);
+    const fabric = heldFabric();
+    const post = gate.open(fabric.post);
+    void post([read]);
+    void post([read]);
+    expect(gate.inflightBatches).toBe(2);
+    gate.retire('dead');
+    expect(await gate.drain(0)).toBe(false);
+    const drained = gate.drain(10_000, 1);
+    fabric.completeAll();
+    expect(await drained).toBe(true);
+    expect(gate.inflightBatches).toBe(0);
+  });
+});

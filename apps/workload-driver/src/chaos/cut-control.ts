@@ -1,0 +1,145 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { CutRelay, HealReport } from './cut-relay.js';
+
+/** Largest control request body; a cut or heal order is a few dozen bytes. */
+const MAX_BODY_BYTES = 4_096;
+/** Longest cut one order may ask for (an hour): a forgotten cut heals by itself. */
+export const MAX_CUT_MS = 3_600_000;
+/** Processes cut off at once, at most (a cluster has a handful; the bound keeps the timer table small). */
+export const MAX_CONCURRENT_CUTS = 256;
+/** Process names the relay can cut (what cluster.json calls them). */
+const PROCESS_NAME = /^[a-z]+(?:-\d+)?$/;
+
+/** `POST /cut`: cut `target` off for `durationMs`, then heal it. */
+export interface CutOrder {
+  readonly target: string;
+  readonly durationMs: number;
+}
+
+/** A control request the proxy refused; `status` is the HTTP status it answered with. */
+export class CutControlInputError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CutControlInputError';
+  }
+}
+
+/** Validates a cut order's JSON body; throws CutControlInputError (400) naming every problem. */
+export function parseCutOrder(body: string): CutOrder {
+  const value = parseJson(body);
+  const problems: string[] = [];
+  const target = value['target'];
+  const durationMs = value['durationMs'];
+  if (typeof target !== 'string' || !PROCESS_NAME.test(target)) problems.push(`target: a process name such as compute-2, got ${JSON.stringify(target)}`);
+  if (typeof durationMs !== 'number' || !Number.isInteger(durationMs) || durationMs < 1 || durationMs > MAX_CUT_MS) problems.push(`durationMs: an integer from 1 to ${MAX_CUT_MS}, got ${JSON.stringify(durationMs)}`);
+  if (problems.length > 0) throw new CutControlInputError(400, problems.join('; '));
+  return { target: target as string, durationMs: durationMs as number };
+}
+
+/** Validates a heal order's JSON body (`{"target": …}`). */
+export function parseHealOrder(body: string): { readonly target: string } {
+  const target = parseJson(body)['target'];
+  if (typeof target !== 'string' || !PROCESS_NAME.test(target)) throw new CutControlInputError(400, `target: a process name such as compute-2, got ${JSON.stringify(target)}`);
+  return { target };
+}
+
+function parseJson(body: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    throw new CutControlInputError(400, `body is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CutControlInputError(400, 'body must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+export interface CutControlServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The proxy's control endpoint on 127.0.0.1: `POST /cut {target, durationMs}` cuts a process off
+ * and heals it by itself after the duration (so a cut survives the death of whoever ordered it
+ * only that long), `POST /heal {target}` heals now, `GET /status` lists cuts and connections,
+ * `GET /readyz` answers 200 once the relay listens. Bad input gets a 4xx naming the problem.
+ */
+export async function startCutControl(relay: CutRelay, port = 0, onEvent: (line: string) => void = () => undefined): Promise<CutControlServer> {
+  const timers = new Map<string, NodeJS.Timeout>();
+  const heal = (target: string): HealReport => {
+    clearTimeout(timers.get(target));
+    timers.delete(target);
+    const report = relay.heal(target);
+    onEvent(`healed ${target}: ${report.connections} connection(s), ${report.releasedBytes} held byte(s) released`);
+    return report;
+  };
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const route = `${request.method ?? ''} ${(request.url ?? '').split('?')[0] ?? ''}`;
+    switch (route) {
+      case 'GET /readyz':
+        return reply(response, 200, { ready: true });
+      case 'GET /status':
+        return reply(response, 200, relay.status());
+      case 'POST /cut': {
+        const order = parseCutOrder(await readBody(request));
+        if (!timers.has(order.target) && timers.size >= MAX_CONCURRENT_CUTS) throw new CutControlInputError(429, `${MAX_CONCURRENT_CUTS} processes are cut off already; heal one first`);
+        const connections = relay.cut(order.target);
+        clearTimeout(timers.get(order.target));
+        const timer = setTimeout(() => heal(order.target), order.durationMs);
+        timer.unref();
+        timers.set(order.target, timer);
+        onEvent(`cut ${order.target} off for ${order.durationMs} ms: ${connections} connection(s)`);
+        return reply(response, 200, { target: order.target, durationMs: order.durationMs, connections });
+      }
+      case 'POST /heal':
+        return reply(response, 200, heal(parseHealOrder(await readBody(request)).target));
+      default:
+        throw new CutControlInputError(404, `no such control request: ${route} (GET /status, GET /readyz, POST /cut, POST /heal)`);
+    }
+  };
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      const status = error instanceof CutControlInputError ? error.status : 500;
+      reply(response, status, { error: error instanceof Error ? error.message : String(error) });
+    });
+  });
+  const bound = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+  return {
+    port: bound,
+    close: async () => {
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function reply(response: ServerResponse, status: number, body: unknown): void {
+  if (response.headersSent) return;
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body) + '\n');
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new CutControlInputError(413, `body larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
