@@ -6,6 +6,7 @@ import type { Agent, FissPolicy, Waiter } from './pool/agent.js';
 import { startHandoverSpan } from './pool/handover-span.js';
 import type { Releaser } from './pool/handover-span.js';
 import { ReceiveDedup } from './pool/receive-dedup.js';
+import { answeredBySwitchGrant, dropGhostWaiter } from './pool/request-copies.js';
 import { StarvationNotifier } from './pool/starvation.js';
 import { StuckReleases } from './pool/stuck-releases.js';
 import { TransferAssembly } from './pool/transfer-assembly.js';
@@ -159,6 +160,9 @@ export class AgentPool {
         this.counters.duplicates++;
         return;
       }
+      // the GRANT is the ACK of every copy of the request this machine still resends (pool/request-copies.ts)
+      const answered = answeredBySwitchGrant(this.machine, p);
+      for (const q of this.link.outstandingPackets()) if (answered(q)) this.link.acknowledge(q.seq, p);
       if ((p.flags & FLAG_HAS_AGENT) !== 0) return this.onSwitchGrant(p);
       return this.deliver(p);
     }
@@ -204,6 +208,7 @@ export class AgentPool {
     const a = this.agents.get(p.lock);
     if (!a) return this.bounce(p);
     const k = key(p.machine, p.task);
+    dropGhostWaiter(a, p); // a ② copy of a task queued by a DUP copy of its request: count it (pool/request-copies.ts)
     if (a.holders.has(k) || a.wqueue.some((w) => key(w.mid, w.task) === k)) return 'duplicate';
     if ((p.flags & FLAG_GRANTED) !== 0) {
       a.holders.add(k); // ② the decider already granted: count it
@@ -226,6 +231,8 @@ export class AgentPool {
 
   private onRelease(p: LockPacket): AckStatus {
     const a = this.agents.get(p.lock);
+    // a ② holder's RELEASE never ends a wait: its ghost entry goes, and the RELEASE waits for its copy (pool/request-copies.ts)
+    if (a) dropGhostWaiter(a, p);
     if (a && this.releaseCore(p.lock, a, p.machine, p.task, { from: `${p.machine}/${clientOfTask(p.task)}`, acquire: p.trace })) {
       this.stuck.resolved(p);
       return 'accepted';
