@@ -1,4 +1,4 @@
-import { Nic, NodeMemory, registerDescriptorRegion } from '@lockfabric/fabric';
+import { Nic, NodeMemory, QueuePairVerbs, registerDescriptorRegion } from '@lockfabric/fabric';
 import { MailboxHub, MalformedInputCounter, SwitchLink, startMemoryServer } from '@lockfabric/live';
 import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
@@ -9,6 +9,7 @@ import { registerComputeMetrics } from './compute-metrics.js';
 import { fissPoolOf, startFissRecoveryResponder } from './fiss-recovery-responder.js';
 import { GatedSwitchPort } from './gated-switch-port.js';
 import { startFailureFeed } from './failure-feed.js';
+import { startQueueRecoveryResponder } from './queue-recovery-responder.js';
 
 /**
  * compute-node: hosts lock clients. It connects a queue pair to each memory node, serves its own
@@ -47,6 +48,9 @@ await runService({
     const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, failures, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
     const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed });
+    // mcs/alock recovery after a compute node's death: gate, abort, table reset (queue-recovery-responder.ts)
+    const queueVerbs = new QueuePairVerbs({ localNode: node, post: (batch, options) => fabric.post(batch, options) });
+    const queueRecovery = startQueueRecoveryResponder({ nc, subjects, node, run: () => runs.current, verbs: queueVerbs, logger, malformed });
     const runCounter = metrics.counter({ name: 'lockfabric_runs_total', help: 'Workload runs completed by this compute node' });
     const decodeErrors = new TotalsCounter(metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] }), 'source');
     let seenRuns = 0;
@@ -61,6 +65,7 @@ await runService({
       close: async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         fissRecovery.close();
+        queueRecovery.close();
         failures.close();
         await runs.close();
         fabric.close();

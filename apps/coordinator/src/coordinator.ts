@@ -18,6 +18,7 @@ import { RecoveryBook } from './recovery-book.js';
 import type { Recovery } from './recovery-book.js';
 import { failureNoticeToWire, recoveryToWire } from './recovery-wire.js';
 import { startFissRecoveryHook } from './fisslock-recovery/fiss-recovery-hook.js';
+import { startQueueRecoveryHook } from './queue-lock-recovery/queue-recovery-hook.js';
 
 export interface CoordinatorDeps {
   readonly nc: NatsConnection;
@@ -138,6 +139,12 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     epoch: () => membership.view?.epoch ?? membership.epochs.current,
     liveComputeNodes: () => membership.detector.members().filter((m) => m.role === 'compute' && m.state === 'alive').map((m) => m.node),
   });
+  // mcs/alock: gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
+  const queueLocks = startQueueRecoveryHook({
+    nc, subjects, logger, clock, recoveries,
+    epoch: () => membership.view?.epoch ?? membership.epochs.current,
+    liveComputeNodes: () => membership.detector.members().filter((m) => m.role === 'compute' && m.state === 'alive').map((m) => m.node),
+  });
   let lastTable: Uint8Array | undefined;
   const republishTable = (memoryId: string) => {
     try {
@@ -227,6 +234,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     }
     if (recovery.doneAtNs !== undefined) logDone(recovery);
     if (member.role === 'compute') fiss.computeDead(member);
+    if (member.role === 'compute') queueLocks.computeDead(member);
   };
   const ticker = setInterval(() => {
     try {
@@ -275,6 +283,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
       closed = true;
       clearInterval(ticker);
       fiss.close();
+      queueLocks.close();
       heartbeatSubscription.unsubscribe();
       recoverySubscription.unsubscribe();
       viewSubscription.unsubscribe();

@@ -19,3 +19,4 @@ export { DEFAULT_KEEP_DONE, RecoveryBook, type FailedMember, type Recovery, type
 export { failureNoticeToWire, parseRecoveryDetail, recoveryToWire } from './recovery-wire.js';
 export { announceLockTable } from './table-announce.js';
 export * from './fisslock-recovery/index.js';
+export * from './queue-lock-recovery/index.js';

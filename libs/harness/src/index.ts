@@ -4,3 +4,4 @@ export * from './switch-net.js';
 export * from './node-failure.js';
 export * from './failure-recovery-check.js';
 export * from './pause-run.js';
+export * from './queue-recovery-scenario.js';
