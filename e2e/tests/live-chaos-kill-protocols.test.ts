@@ -14,7 +14,8 @@ import { MS, dslrLiveOptions, grantsAfter, liveNowNs, metric, nodeOf, sleep, wai
 // SIGKILL a compute node whose clients hold locks, once per RDMA protocol, in one cluster of real
 // processes with a coordinator; compute-2 is restarted (a new incarnation, admitted again) between
 // protocols. dslr has its own, longer test (live-chaos-kill.test.ts); the switch family needs a
-// switch-dataplane and is not covered here; mcs and alock can hang (below). README of apps/coordinator.
+// switch-dataplane and is not covered here; mcs and alock (coordinator-driven recovery) have
+// theirs: live-chaos-kill-queues.test.ts. README of apps/coordinator.
 const TIMEOUT_MS = 1_500;
 const WAIT_SLACK_MS = 300;
 /** Scheduling slack on a shared 2-core machine, on top of each protocol's own bound. */
@@ -53,9 +54,7 @@ const cases: Case[] = process.env['DBG'] ? [{ protocol: 'caslock', options: {}, 
   // are asserted here; README "Recovery per protocol".
   { protocol: 'declock', options: DECLOCK_OPTIONS, boundMs: undefined },
   { protocol: 'declock-cql', options: DECLOCK_OPTIONS, boundMs: undefined },
-  // mcs and alock are not run: no recovery by design, and worse, a survivor's *release* waits
-  // without bound for a successor that died between swapping the tail and linking itself
-  // (libs/locks/mcs passOn), so the survivor's run can hang. README "Recovery per protocol".
+  // mcs and alock: live-chaos-kill-queues.test.ts (gate, drain, abort, table reset by the coordinator).
 ];
 
 describe('live chaos: SIGKILL a compute node holding locks, every RDMA protocol', () => {

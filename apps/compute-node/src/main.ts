@@ -1,4 +1,4 @@
-import { Nic, NodeMemory, registerDescriptorRegion } from '@lockfabric/fabric';
+import { Nic, NodeMemory, QueuePairVerbs, registerDescriptorRegion } from '@lockfabric/fabric';
 import { MailboxHub, MalformedInputCounter, SwitchLink, startMemoryServer } from '@lockfabric/live';
 import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
@@ -10,6 +10,7 @@ import { fissPoolOf, startFissRecoveryResponder } from './fiss-recovery-responde
 import { GatedSwitchPort } from './gated-switch-port.js';
 import { startFailureFeed } from './failure-feed.js';
 import { startRejoinWatch } from './rejoin-watch.js';
+import { startQueueRecoveryResponder } from './queue-recovery-responder.js';
 
 /**
  * compute-node: hosts lock clients. It connects a queue pair to each memory node, serves its own
@@ -52,6 +53,9 @@ await runService({
     const rejoin = startRejoinWatch({ nc, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => runs.retire(reason) });
     const rejoinCounter = metrics.counter({ name: 'lockfabric_compute_rejoins_total', help: 'Times this compute node was declared dead while running and rejoined with a new incarnation' });
     let seenRejoins = 0;
+    // mcs/alock recovery after a compute node's death: gate, abort, table reset (queue-recovery-responder.ts)
+    const queueVerbs = new QueuePairVerbs({ localNode: node, post: (batch, options) => fabric.post(batch, options) });
+    const queueRecovery = startQueueRecoveryResponder({ nc, subjects, node, run: () => runs.current, verbs: queueVerbs, logger, malformed });
     const runCounter = metrics.counter({ name: 'lockfabric_runs_total', help: 'Workload runs completed by this compute node' });
     const decodeErrors = new TotalsCounter(metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] }), 'source');
     let seenRuns = 0;
@@ -69,6 +73,7 @@ await runService({
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         fissRecovery.close();
         rejoin.close();
+        queueRecovery.close();
         failures.close();
         await runs.close();
         fabric.close();

@@ -19,6 +19,7 @@ import type { Recovery } from './recovery-book.js';
 import { failureNoticeToWire, recoveryToWire } from './recovery-wire.js';
 import { startFissRecoveryHook } from './fisslock-recovery/fiss-recovery-hook.js';
 import { startNetLockPurge } from './netlock-purge.js';
+import { startQueueRecoveryHook } from './queue-lock-recovery/queue-recovery-hook.js';
 
 export interface CoordinatorDeps {
   readonly nc: NatsConnection;
@@ -141,6 +142,12 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   });
   // NetLock: a dead compute node's switch-queue entries purged, its late packets fenced (netlock-purge.ts)
   const netlockPurge = startNetLockPurge({ nc, subjects, logger, clock, recoveries, malformed });
+  // mcs/alock: gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
+  const queueLocks = startQueueRecoveryHook({
+    nc, subjects, logger, clock, recoveries,
+    epoch: () => membership.view?.epoch ?? membership.epochs.current,
+    liveComputeNodes: () => membership.detector.members().filter((m) => m.role === 'compute' && m.state === 'alive').map((m) => m.node),
+  });
   let lastTable: Uint8Array | undefined;
   const republishTable = (memoryId: string) => {
     try {
@@ -231,6 +238,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     if (recovery.doneAtNs !== undefined) logDone(recovery);
     if (member.role === 'compute') fiss.computeDead(member);
     if (member.role === 'compute') netlockPurge.computeDead(member);
+    if (member.role === 'compute') queueLocks.computeDead(member);
   };
   const ticker = setInterval(() => {
     try {
@@ -280,6 +288,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
       clearInterval(ticker);
       fiss.close();
       netlockPurge.close();
+      queueLocks.close();
       heartbeatSubscription.unsubscribe();
       recoverySubscription.unsubscribe();
       viewSubscription.unsubscribe();

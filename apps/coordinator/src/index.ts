@@ -20,3 +20,4 @@ export { failureNoticeToWire, parseRecoveryDetail, recoveryToWire } from './reco
 export { announceLockTable } from './table-announce.js';
 export * from './fisslock-recovery/index.js';
 export { startNetLockPurge, type DeadCompute, type NetLockPurgeDeps, type NetLockPurgeOutcome, type NetLockPurgeTrigger, type PurgeCall } from './netlock-purge.js';
+export * from './queue-lock-recovery/index.js';

@@ -21,7 +21,7 @@ describe('RecoveryBook (injected time)', () => {
     const dslr = r.actions.find((a) => a.protocol === 'dslr');
     expect(dslr).toMatchObject({ mechanism: 'lease', dueAtNs: 1_400 * MS });
     expect(dslr?.doneAtNs).toBeUndefined();
-    expect(r.actions.find((a) => a.protocol === 'mcs')).toMatchObject({ mechanism: 'none', doneAtNs: 1_000 * MS });
+    expect(r.actions.find((a) => a.protocol === 'netlock')).toMatchObject({ mechanism: 'none', doneAtNs: 1_000 * MS });
 
     // Defaults apply where no override is given: shiftlock 30 ms.
     expect(book.tick(1_030 * MS - 1)).toStrictEqual([]);
@@ -42,6 +42,8 @@ describe('RecoveryBook (injected time)', () => {
     // FissLock's coordinator-driven steps (fisslock-recovery) and NetLock's purge are over early too.
     book.recordSteps('compute', '3', 'fisslock', [], 1_300 * MS);
     book.recordSteps('compute', '3', 'netlock', [], 1_300 * MS);
+    // So are the queue locks' (queue-lock-recovery: gate, drain, abort, reset).
+    for (const protocol of ['mcs', 'alock']) book.recordSteps('compute', '3', protocol, [], 1_300 * MS);
     // The last lease (dslr, 400 ms) ends the recovery; done is the due time, not the tick's time.
     const [done] = book.tick(1_500 * MS);
     expect(done?.doneAtNs).toBe(1_400 * MS);
@@ -102,6 +104,7 @@ describe('recovery on the wire', () => {
     book.reported(3, '', 11n, 1_100 * MS);
     book.recordSteps('compute', '3', 'fisslock', [], 1_100 * MS);
     book.recordSteps('compute', '3', 'netlock', [], 1_100 * MS);
+    for (const protocol of ['mcs', 'alock']) book.recordSteps('compute', '3', protocol, [], 1_100 * MS);
     book.tick(2_000 * MS);
     const after = parseRecoveryDetail(recoveryToWire(book.all()[0]!).find((p) => p.protocol === 'dslr')?.detail ?? '');
     expect(after['done_ns']).toBe(BigInt(1_400 * MS).toString());

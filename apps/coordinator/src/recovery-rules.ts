@@ -33,7 +33,7 @@ export const COMPUTE_FAILURE_RULES: Readonly<Record<ProtocolId, RecoveryRule>> =
   // DSLR: waiters skip tickets whose counters stalled for 2λ, polling at most every λ/2 (λ = 10 ms).
   dslr: { mechanism: 'lease', boundMs: 25, action: 'waiters skip stalled tickets after 2λ; late release fenced by LeaseExpiredError' },
   'dslr-backoff': { mechanism: 'lease', boundMs: 25, action: 'as dslr' },
-  mcs: { mechanism: 'none', action: 'the tail word names only the last waiter; a reset would admit a new holder beside a live queue member (handed the lock by a survivor); queue blocked until a reset between runs; a dead successor that never linked is cut from the queue by the releaser after releaseLinkTimeoutNs' },
+  mcs: { mechanism: 'driven', action: 'coordinator gates every survivor (no new enqueues), waits until no survivor holds (a hand-over to the dead node counts as done), has each survivor abort its waiters (LockAbortedError), zeroes the lock table through one survivor, resumes — over ctl.queue.<node>.<verb>; a dead successor that never linked is cut by the releaser after releaseLinkTimeoutNs' },
   // DrTM read leases last λ + Δ (1 ms + 50 µs) and run out; write words name the owner machine.
   drtm: { mechanism: 'fence', action: 'read leases expire after λ+Δ; write locks owned by the dead machine are freed by the memory node after fencing it' },
   // ShiftLock: RelCnt watching fires after 3·T_lease, then an era-fenced reset through the memory node.
@@ -44,7 +44,7 @@ export const COMPUTE_FAILURE_RULES: Readonly<Record<ProtocolId, RecoveryRule>> =
   // recommended 300 ms; deployments set their own through coordinator.leaseBoundsMs.
   declock: { mechanism: 'lease', boundMs: 312, action: 'waiter timeout triggers a lock reset fenced by the reset counter; dead queue members are given up after suspectAfterMs (must be set: default ∞ never completes)' },
   'declock-cql': { mechanism: 'lease', boundMs: 12, action: 'as declock' },
-  alock: { mechanism: 'none', action: 'cohort queues (MCS-like) need the dead member; a reset would admit a second holder beside the queue; blocked until a reset between runs; a dead successor is cut by the releaser as in mcs' },
+  alock: { mechanism: 'driven', action: 'as mcs: gate, drain, abort, reset of both cohort tails and victim, resume; a dead successor is cut by the releaser as in mcs' },
   fisslock: { mechanism: 'driven', action: 'coordinator runs S1 (pause survivors, gather agents and clients), S2 (repair: the dead server\'s holds and queue entries dropped, its agents rebuilt on survivors), S3 (switch registers rewritten, the dead machine\'s seq window fenced) over ctl.fiss.<node>.<verb>' },
   // NetLock: the coordinator purges the dead node's switch-queue entries (netlock-purge.ts); done when the switch answers.
   netlock: { mechanism: 'driven', action: 'hot locks (switch queues): the coordinator calls SwitchControl.PurgeNetLockMachine, which fences the dead machine in the switch and removes its queue entries, granting the waiters behind them; cold locks: the lock server drops the dead node\'s holds and queued requests on the FailureNotice and fences it, as srvlock' },

@@ -9,7 +9,8 @@ export type WordAfterDeath = (word: bigint, deadNode: NodeId) => bigint | undefi
 /**
  * Protocols whose dead holders the memory node clears itself, because the word names the holder's
  * machine and the design has no lease for it. The others recover by lease, by their own services
- * (ShiftLock), or not at all (MCS, ALock: README "Recovery per protocol").
+ * (ShiftLock), or by the coordinator (FissLock; MCS and ALock: gate, drain, abort, table reset; README
+ * of apps/coordinator, "Recovery per protocol").
  */
 export const WORD_RECOVERY: Readonly<Record<string, WordAfterDeath>> = {
   caslock: caslockWordAfterDeath,

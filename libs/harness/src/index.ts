@@ -6,3 +6,4 @@ export * from './failure-recovery-check.js';
 export * from './pause-run.js';
 export * from './dslr-swarm.js';
 export * from './dslr-sweep-check.js';
+export * from './queue-recovery-scenario.js';

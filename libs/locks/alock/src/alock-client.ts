@@ -1,5 +1,6 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR } from '@lockfabric/locks-common';
-import { ConfigError, clientKey, lockAddress } from '@lockfabric/ports';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, queueRecoveryGroup } from '@lockfabric/locks-common';
+import type { QueueMemberState, QueueRecoveryGroup, QueueRecoveryMember } from '@lockfabric/locks-common';
+import { ConfigError, FabricAccessError, LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr, SpanContextRef } from '@lockfabric/ports';
 import { classAccess } from './class-access.js';
 import type { ClassAccess, VerbTally } from './class-access.js';
@@ -68,6 +69,13 @@ interface Acquisition {
   /** The caller gave up (timeout/abort) after enqueueing; the lock is passed on as soon as it arrives. */
   abandoned: boolean;
   abandon: (error: unknown) => void;
+  /**
+   * For recovery: `busy` while a write of this acquisition may be in flight (swap, link, victim),
+   * `waiting` while it only polls, `holding` from its entry until its release returns.
+   */
+  stage: 'busy' | 'waiting' | 'holding';
+  /** Set when a recovery aborted this acquisition: it stops at its next step and never enters. */
+  recoveryAbort?: string;
 }
 
 /**
@@ -83,8 +91,21 @@ interface Acquisition {
  * Uncontended verbs of a REMOTE client: CAS(T_R) + WRITE(victim) + READ(T_L) to acquire, CAS(T_R)
  * to release. A LOCAL client: none.
  */
-export class AlockClient implements LockClient<AlockGrant> {
+export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember {
   private readonly pool: DescriptorPool;
+  /** This node's clients of the run, as a coordinator-driven recovery sees them. */
+  private readonly recovery: QueueRecoveryGroup;
+  /** Acquisitions from their swap until their release returns (or a recovery aborts them). */
+  private readonly live = new Set<Acquisition>();
+  /** Descriptors a failed verb left in an unknown queue state: free again only after a recovery reset. */
+  private readonly broken = new Set<number>();
+  /**
+   * Descriptors freed by a recovery abort: their budget and `next` words may hold a hand-over or a
+   * link that arrived for the aborted acquisition (even after the abort, from a survivor's holder on
+   * another node). Unlike a release, the abort does not leave them ready, so their next use clears
+   * them first.
+   */
+  private readonly dirty = new Set<number>();
   /** The acquisition holding the lock through each descriptor, if any. */
   private readonly held: (Acquisition | undefined)[] = [];
   private readonly naive: NaiveMixedCasLock;
@@ -105,6 +126,32 @@ export class AlockClient implements LockClient<AlockGrant> {
     this.naive = new NaiveMixedCasLock(ports, options.spinNs);
     this.budgets = [options.localBudget, options.remoteBudget];
     this.self = clientKey(ports.self);
+    this.recovery = queueRecoveryGroup(ports.locks, ports.self.node);
+    this.recovery.register(this);
+  }
+
+  recoveryState(): QueueMemberState {
+    const count = (stage: Acquisition['stage']) => [...this.live].filter((a) => a.stage === stage).length;
+    return { holding: count('holding'), waiting: count('waiting'), busy: count('busy'), broken: this.broken.size };
+  }
+
+  abortWaiters(reason: string): number {
+    let aborted = 0;
+    for (const a of [...this.live]) {
+      if (a.stage !== 'waiting') continue;
+      aborted++;
+      a.recoveryAbort = reason;
+      this.live.delete(a);
+      this.dirty.add(a.id.index);
+      this.pool.free(a.id.index);
+      a.abandon(new LockAbortedError(a.lock, reason));
+    }
+    for (const index of this.broken) {
+      this.dirty.add(index);
+      this.pool.free(index);
+    }
+    this.broken.clear();
+    return aborted;
   }
 
   async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<AlockGrant> {
@@ -145,8 +192,20 @@ export class AlockClient implements LockClient<AlockGrant> {
     const a = this.held[grant.descriptor];
     if (!a || a.lock !== grant.lock) throw new RangeError(`alock: release of lock ${grant.lock} that client ${this.self} does not hold`);
     this.held[grant.descriptor] = undefined;
-    await this.unlock(a);
-    this.pool.free(a.id.index);
+    await this.unlockAndFree(a);
+  }
+
+  /** Release and free the descriptor; one a failed verb left in an unknown state waits for a recovery reset. */
+  private async unlockAndFree(a: Acquisition): Promise<void> {
+    try {
+      await this.unlock(a);
+      this.pool.free(a.id.index);
+    } catch (error) {
+      this.broken.add(a.id.index);
+      throw error;
+    } finally {
+      this.live.delete(a);
+    }
   }
 
   /**
@@ -162,7 +221,13 @@ export class AlockClient implements LockClient<AlockGrant> {
     op: AcquireSpan,
   ): Promise<[Acquisition, bigint]> {
     const { ports } = this;
-    const index = this.pool.tryClaim() ?? (await this.pool.claim(deadline));
+    // While a recovery runs nobody joins a queue; the claim right after the gate check is synchronous.
+    let index = this.recovery.gated ? undefined : this.pool.tryClaim();
+    while (index === undefined) {
+      op.retries++;
+      await deadline.pause(this.options.spinNs);
+      index = this.recovery.gated ? undefined : this.pool.tryClaim();
+    }
     const id: DescriptorId = { node: ports.self.node, client: ports.self.client, index };
     const tally: VerbTally = { verbs: 0 };
     const a: Acquisition = {
@@ -180,11 +245,15 @@ export class AlockClient implements LockClient<AlockGrant> {
       budget: 0,
       abandoned: false,
       abandon: () => undefined,
+      stage: 'busy',
     };
+    this.live.add(a);
     try {
+      if (this.dirty.delete(index) && !this.options.mutantSkipAbortClear) await Promise.all([ports.verbs.cpu.store(a.desc.budget, WAITING), ports.verbs.cpu.store(a.desc.next, NULL_REF)]);
       if (this.options.mutantVictimFirst) await this.writeVictim(a);
       return [a, await this.swap(a)];
     } catch (error) {
+      this.live.delete(a);
       this.pool.free(index);
       op.verbs += tally.verbs;
       throw error;
@@ -211,12 +280,14 @@ export class AlockClient implements LockClient<AlockGrant> {
             resolve(kind);
             return;
           }
-          void this.unlock(a).then(
-            () => this.pool.free(a.id.index),
-            () => undefined, // fabric failure while passing on: the descriptor stays claimed, its queue state unknown
-          );
+          // a fabric failure while passing on leaves the descriptor broken until a recovery reset
+          void this.unlockAndFree(a).catch(() => undefined);
         },
-        (error: unknown) => a.abandon(error),
+        (error: unknown) => {
+          // a failed verb (not a recovery abort) leaves the descriptor in an unknown queue state
+          if (a.recoveryAbort === undefined && this.live.delete(a)) this.broken.add(a.id.index);
+          a.abandon(error);
+        },
       );
     });
   }
@@ -245,6 +316,7 @@ export class AlockClient implements LockClient<AlockGrant> {
     if (pred === NULL_REF) {
       a.budget = fresh;
       if (!this.options.mutantSkipPeterson) await this.petersonEnter(a, !this.options.mutantVictimFirst);
+      this.checkNotAborted(a);
       kind = 'leader';
     } else {
       const predDesc = descriptorAddrs(this.ports.descriptors, decodeRef(pred));
@@ -252,8 +324,11 @@ export class AlockClient implements LockClient<AlockGrant> {
       // The link carries the predecessor's generation (from the tail), so a link that arrives after
       // the predecessor gave up on it is recognisably stale.
       await a.access.storePeer(predDesc.next, withRefGeneration(a.ref, refGeneration(pred)));
+      a.stage = 'waiting';
       let word: bigint;
       while ((word = await cpu.load(a.desc.budget)) === WAITING) await this.pause(a, this.options.spinNs);
+      this.checkNotAborted(a);
+      a.stage = 'busy';
       if (a.tracing && !a.abandoned) await this.linkHandover(a);
       // Ready the budget word for the descriptor's next use; only the predecessor wrote it, once.
       await cpu.store(a.desc.budget, WAITING);
@@ -261,6 +336,7 @@ export class AlockClient implements LockClient<AlockGrant> {
       if (handed === 0) {
         // The cohort used up its tenure: let a waiting head of the other class in first.
         if (!this.options.mutantSkipReacquire) await this.petersonEnter(a, true);
+        this.checkNotAborted(a);
         a.budget = fresh;
         kind = 'reacquired';
       } else {
@@ -268,13 +344,21 @@ export class AlockClient implements LockClient<AlockGrant> {
         kind = 'passed';
       }
     }
+    a.stage = 'holding';
     this.emit(a, { type: 'enter', kind, budget: a.budget, pred });
     return kind;
   }
 
+  /** A recovery aborted `a` while it waited: it must not enter (nor touch the queue again). */
+  private checkNotAborted(a: Acquisition): void {
+    if (a.recoveryAbort !== undefined) throw new LockAbortedError(a.lock, a.recoveryAbort);
+  }
+
   /** Peterson entry (spec §3.3): yield with victim := own class, wait while the other cohort is queued and we are still the victim. */
   private async petersonEnter(a: Acquisition, writeVictim: boolean): Promise<void> {
+    a.stage = 'busy';
     if (writeVictim) await this.writeVictim(a);
+    a.stage = 'waiting';
     const other = otherClass(a.cls);
     const pollNs = a.cls === LOCAL ? this.options.spinNs : this.options.remoteSpinNs;
     for (;;) {
@@ -353,7 +437,9 @@ export class AlockClient implements LockClient<AlockGrant> {
       else await a.access.storePeer(budgetAt, budgetWord(handed));
     } catch (error) {
       span.recordError(error);
-      throw error;
+      // The successor's node was declared dead: the hand-over is lost with it and the cohort stays
+      // blocked until the coordinator's recovery resets the queues; this release is over all the same.
+      if (!(error instanceof FabricAccessError && this.recovery.isDead(to.node))) throw error;
     } finally {
       span.end();
     }
@@ -406,6 +492,7 @@ export class AlockClient implements LockClient<AlockGrant> {
   /** One poll period; a deadline or abort noticed here abandons the acquisition (see awaitTurn). */
   private async pause(a: Acquisition, ns: number): Promise<void> {
     await this.ports.clock.sleep(ns);
+    this.checkNotAborted(a);
     if (a.abandoned) return;
     try {
       a.deadline.check();

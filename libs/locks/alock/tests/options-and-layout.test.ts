@@ -26,6 +26,7 @@ describe('alock options', () => {
       sameNodeStores: false,
       releaseLinkTimeoutNs: 50_000_000,
       mutantUnboundedReleaseWait: false,
+      mutantSkipAbortClear: false,
       mutantNaiveLocalCas: false,
       mutantSkipPeterson: false,
       mutantVictimFirst: false,

@@ -96,7 +96,7 @@ describe('alock: timeouts and aborts', () => {
   });
 });
 
-describe('alock: client crashes (no recovery, spec A17)', () => {
+describe('alock: client crashes without the coordinator-driven recovery (spec A17)', () => {
   it('a holder that crashes blocks its lock, yet every acquire of a live client completes or fails with a typed error', async () => {
     for (const seed of [1, 2, 3]) {
       const result = await runInMemory({

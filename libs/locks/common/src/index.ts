@@ -4,3 +4,4 @@ export * from './backoff.js';
 export * from './deadline.js';
 export * from './op-span.js';
 export * from './handover-span.js';
+export * from './queue-recovery.js';

@@ -1,6 +1,6 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader } from '@lockfabric/locks-common';
-import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { ConfigError, LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, queueRecoveryGroup } from '@lockfabric/locks-common';
+import type { ProtocolDefinition, ProtocolOptions, QueueMemberState, QueueRecoveryGroup, QueueRecoveryMember } from '@lockfabric/locks-common';
+import { ConfigError, FabricAccessError, LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
 import { GrantNotHeldError } from './errors.js';
 import {
@@ -71,13 +71,17 @@ export interface McsGrant extends Grant {
 }
 
 /**
- * What one of the client's queue nodes is doing. `abandoned`: its acquire gave up (timeout or
+ * What one of the client's queue nodes is doing. `claimed`: its swap into the tail is in flight;
+ * `linking`: its link WRITE into the predecessor is. `abandoned`: its acquire gave up (timeout or
  * abort) after enqueueing, which MCS cannot undo, so it waits on in the background and passes the
- * lock on as soon as it gets it. `broken`: a verb failed mid-protocol; the node is never reused.
+ * lock on as soon as it gets it. `broken`: a verb failed mid-protocol; the node is reused only
+ * after a recovery reset the queues (QueueRecoveryMember.abortWaiters).
+ * A waiter polls for its grant only while its own state object is still in place: a recovery abort
+ * replaces it, and the poller then leaves without taking the lock.
  */
 type QueueNodeState =
   | { readonly kind: 'free' | 'claimed' | 'broken' }
-  | { readonly kind: 'waiting' | 'held' | 'releasing' | 'abandoned'; readonly lock: LockId; readonly addr: RemoteAddr };
+  | { readonly kind: 'linking' | 'waiting' | 'held' | 'releasing' | 'abandoned'; readonly lock: LockId; readonly addr: RemoteAddr };
 
 /**
  * The MCS queue lock on RDMA (ShiftLock's Algorithm 1, the "MCS" baseline of ShiftLock and ALock).
@@ -88,8 +92,12 @@ type QueueNodeState =
  * CAS the tail from me back to 0, and if that fails (a successor is mid-enqueue) wait for its link
  * and hand over. Uncontended: one masked CAS to acquire, one CAS to release, all on the memory node.
  */
-export class McsClient implements LockClient<McsGrant> {
+export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
   private readonly nodes: QueueNodeState[];
+  /** This node's clients of the run, as a coordinator-driven recovery sees them. */
+  private readonly recovery: QueueRecoveryGroup;
+  /** Why waiting acquires were aborted by recovery, per queue node (read by the poller it stops). */
+  private readonly abortReasons = new Map<number, string>();
   /** Link generation of each queue node: bumped when a release gives up on an unlinked successor. */
   private readonly generations: number[];
   private readonly key: string;
@@ -103,6 +111,25 @@ export class McsClient implements LockClient<McsGrant> {
     this.nodes = Array.from({ length: count }, () => ({ kind: 'free' }) as const);
     this.generations = Array.from({ length: count }, () => 0);
     this.key = clientKey(ports.self);
+    this.recovery = queueRecoveryGroup(ports.locks, ports.self.node);
+    this.recovery.register(this);
+  }
+
+  recoveryState(): QueueMemberState {
+    const count = (...kinds: QueueNodeState['kind'][]) => this.nodes.filter((n) => kinds.includes(n.kind)).length;
+    return { holding: count('held', 'releasing'), waiting: count('waiting', 'abandoned'), busy: count('claimed', 'linking'), broken: count('broken') };
+  }
+
+  abortWaiters(reason: string): number {
+    let aborted = 0;
+    this.nodes.forEach((node, index) => {
+      if (node.kind === 'waiting' || node.kind === 'abandoned') {
+        aborted++;
+        this.abortReasons.set(index, reason);
+        this.nodes[index] = { kind: 'free' };
+      } else if (node.kind === 'broken') this.nodes[index] = { kind: 'free' };
+    });
+    return aborted;
   }
 
   async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<McsGrant> {
@@ -113,7 +140,7 @@ export class McsClient implements LockClient<McsGrant> {
       deadline.check();
       // Claim and enqueue without an await before the first verb when a node is free: the `sim`
       // harness starts its scheduler right after starting the clients, and needs an event queued.
-      const index = this.claimFreeQueueNode() ?? (await this.waitForQueueNode(lock, deadline, op));
+      const index = (this.recovery.gated ? undefined : this.claimFreeQueueNode()) ?? (await this.waitForQueueNode(lock, deadline, op));
       await this.enqueueAndWait(index, lock, addr, deadline, op);
       op.granted();
       return { lock, mode, addr, queueNode: index, heldAs: 'exclusive' };
@@ -139,15 +166,25 @@ export class McsClient implements LockClient<McsGrant> {
     return index;
   }
 
-  /** All queue nodes are busy: wait only while one will free up by itself (abandoned, or being released). */
+  /**
+   * A recovery holds new acquires back (until its end or the deadline), or all queue nodes are busy:
+   * then wait only while one will free up by itself (abandoned, or being released).
+   */
   private async waitForQueueNode(lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<number> {
     for (;;) {
+      if (this.recovery.gated) {
+        op.retries++;
+        await deadline.pause(this.options.pollIntervalNs);
+        if (this.recovery.gated) continue;
+        const index = this.claimFreeQueueNode();
+        if (index !== undefined) return index;
+      }
       if (!this.nodes.some((node) => node.kind === 'abandoned' || node.kind === 'releasing')) {
         throw new LockAbortedError(lock, `client ${this.key} already holds or waits on ${this.nodes.length} MCS locks, all the queue nodes its descriptor slot has room for`);
       }
       op.retries++;
       await deadline.pause(this.options.pollIntervalNs);
-      const index = this.claimFreeQueueNode();
+      const index = this.recovery.gated ? undefined : this.claimFreeQueueNode();
       if (index !== undefined) return index;
     }
   }
@@ -178,7 +215,7 @@ export class McsClient implements LockClient<McsGrant> {
       this.nodes[index] = { kind: 'held', lock, addr };
       return;
     }
-    this.nodes[index] = { kind: 'waiting', lock, addr };
+    this.nodes[index] = { kind: 'linking', lock, addr };
     try {
       op.verbs++;
       // The link names me but carries the predecessor's generation from the tail word: a link that
@@ -189,34 +226,46 @@ export class McsClient implements LockClient<McsGrant> {
       this.nodes[index] = { kind: 'broken' };
       throw error;
     }
+    const waiting: QueueNodeState = { kind: 'waiting', lock, addr };
+    this.nodes[index] = waiting;
     const grantAddr = fieldAddr(slot, index, GRANT_OFFSET);
     let grant = await verbs.cpu.load(grantAddr);
-    while (grant === 0n) {
+    for (;;) {
+      if (this.nodes[index] !== waiting) throw new LockAbortedError(lock, this.abortReasons.get(index) ?? 'queue reset by recovery');
+      if (grant !== 0n) break;
       try {
         await deadline.pause(this.options.pollIntervalNs);
       } catch (error) {
-        this.nodes[index] = { kind: 'abandoned', lock, addr };
-        void this.finishAbandoned(index, lock, addr);
+        if (this.nodes[index] !== waiting) throw new LockAbortedError(lock, this.abortReasons.get(index) ?? 'queue reset by recovery');
+        const abandoned: QueueNodeState = { kind: 'abandoned', lock, addr };
+        this.nodes[index] = abandoned;
+        void this.finishAbandoned(index, abandoned, lock, addr);
         throw error;
       }
       grant = await verbs.cpu.load(grantAddr);
     }
+    // Held from here, before the next await: a recovery abort must see a holder, not a waiter.
+    this.nodes[index] = { kind: 'held', lock, addr };
     const traceHigh = await verbs.cpu.load(fieldAddr(slot, index, HANDOVER_OFFSET));
     const traceLow = await verbs.cpu.load(fieldAddr(slot, index, HANDOVER_OFFSET + 8));
     const handover = decodeHandover(traceHigh, traceLow, grant);
     if (handover) op.span.addLink(handover, { 'lockfabric.link.role': 'previous-holder' });
-    this.nodes[index] = { kind: 'held', lock, addr };
   }
 
-  /** An acquire gave up after enqueueing: wait for the grant anyway, then pass the lock straight on. */
-  private async finishAbandoned(index: number, lock: LockId, addr: RemoteAddr): Promise<void> {
+  /** An acquire gave up after enqueueing: wait for the grant anyway, then pass the lock straight on (unless recovery aborts it). */
+  private async finishAbandoned(index: number, state: QueueNodeState, lock: LockId, addr: RemoteAddr): Promise<void> {
     const grantAddr = fieldAddr(this.ports.descriptors.self, index, GRANT_OFFSET);
     try {
-      while ((await this.ports.verbs.cpu.load(grantAddr)) === 0n) await this.ports.clock.sleep(this.options.pollIntervalNs);
+      for (;;) {
+        const grant = await this.ports.verbs.cpu.load(grantAddr);
+        if (this.nodes[index] !== state) return;
+        if (grant !== 0n) break;
+        await this.ports.clock.sleep(this.options.pollIntervalNs);
+      }
       this.nodes[index] = { kind: 'releasing', lock, addr };
       await this.passOn(index, lock, addr);
     } catch {
-      this.nodes[index] = { kind: 'broken' };
+      if (this.nodes[index]?.kind === 'releasing') this.nodes[index] = { kind: 'broken' };
     }
   }
 
@@ -266,7 +315,10 @@ export class McsClient implements LockClient<McsGrant> {
         await Promise.all([grantWrite, counter]);
       } catch (error) {
         span.recordError(error);
-        throw error;
+        // The successor's node was declared dead: the grant is lost with it, the lock stays blocked
+        // until the coordinator's recovery resets the queue. This release is over all the same.
+        if (!(error instanceof FabricAccessError && this.recovery.isDead(successor.node))) throw error;
+        span.setAttribute('lockfabric.handover.lost_to_dead_node', true);
       } finally {
         span.end();
       }

@@ -1,0 +1,114 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger, Subjects } from '@lockfabric/live';
+import { runQueueLockRecovery } from '@lockfabric/locks-common';
+import type { QueueRecoveryRun } from '@lockfabric/locks-common';
+import type { Clock, NodeId } from '@lockfabric/ports';
+import type { RecoveryBook } from '../recovery-book.js';
+import { NatsQueueParticipant } from './nats-queue-participant.js';
+
+export interface QueueRecoveryHookDeps {
+  readonly nc: NatsConnection;
+  readonly subjects: Subjects;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly recoveries: RecoveryBook;
+  /** The membership epoch now: every call carries it. */
+  readonly epoch: () => bigint;
+  /** Compute nodes the failure detector holds alive. */
+  readonly liveComputeNodes: () => readonly NodeId[];
+  /** Per NATS call. Default 2000 ms. */
+  readonly callTimeoutMs?: number;
+  /** A gated node opens by itself this long after the gate call. Default 20 000 ms. */
+  readonly gateLeaseMs?: number;
+  /** Between drain rounds. Default 20 ms. */
+  readonly drainPollMs?: number;
+}
+
+export interface DeadCompute {
+  readonly id: string;
+  readonly node: NodeId;
+}
+
+export interface QueueRecoveryHook {
+  computeDead(member: DeadCompute): void;
+  /** Recoveries that ran (a node took part), in order. */
+  readonly completed: readonly QueueRecoveryRun[];
+  idle(): Promise<void>;
+  close(): void;
+}
+
+const PROTOCOLS = ['mcs', 'alock'] as const;
+const MAX_ATTEMPTS = 2;
+
+/**
+ * The coordinator's queue-lock (mcs, alock) recovery after a compute node's death: gate every
+ * surviving compute node, abort in rounds until every survivor has no holder and has aborted its
+ * waiters, have one survivor zero the lock table, resume (libs/locks/common queue-recovery.ts has
+ * the rule and why it is safe). Recoveries run one at a time; one that fails (a node did not
+ * answer) is tried once more from the gate. With no node running mcs or alock nothing happens
+ * beyond one round of gate calls.
+ */
+export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecoveryHook {
+  const { logger } = deps;
+  const callTimeoutMs = deps.callTimeoutMs ?? 2_000;
+  const gateLeaseMs = deps.gateLeaseMs ?? 20_000;
+  const drainPollMs = deps.drainPollMs ?? 20;
+  const completed: QueueRecoveryRun[] = [];
+  let queue: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  const record = (member: DeadCompute): void => {
+    for (const protocol of PROTOCOLS) deps.recoveries.recordSteps('compute', member.id, protocol, [], deps.clock.nowNs());
+  };
+
+  const run = async (member: DeadCompute, attempt: number): Promise<void> => {
+    if (closed) return;
+    const epoch = deps.epoch();
+    const participants = deps
+      .liveComputeNodes()
+      .filter((n) => n !== member.node)
+      .map((n) => new NatsQueueParticipant(deps.nc, deps.subjects, n, callTimeoutMs, gateLeaseMs));
+    try {
+      const result = await runQueueLockRecovery({
+        epoch,
+        participants,
+        deadNodes: [member.node],
+        resetTable: async () => {
+          const resetter = participants.find((p) => p.protocol !== undefined);
+          if (!resetter) throw new Error('no survivor to reset the lock table through');
+          await resetter.reset(epoch);
+        },
+        nowNs: () => deps.clock.nowNs(),
+        pause: () => new Promise((resolve) => setTimeout(resolve, drainPollMs)),
+        // the drain ends, and the reset starts, within half the gate lease (a call takes at most callTimeoutMs more)
+        maxDrainRounds: Math.ceil(gateLeaseMs / 2 / drainPollMs),
+        resetWithinNs: (gateLeaseMs / 2 - callTimeoutMs) * 1e6,
+      });
+      if (result.machines.length === 0) {
+        logger.info(`queue-lock recovery after compute/${member.id}: no survivor runs mcs or alock; nothing to do`);
+      } else {
+        completed.push(result);
+        const protocol = participants.find((p) => p.protocol !== undefined)?.protocol ?? '?';
+        const timings = result.steps.map((s) => `${s.stage} ${((s.endNs - s.startNs) / 1e6).toFixed(1)} ms${s.detail ? ` (${s.detail})` : ''}`).join(', ');
+        const outcome = result.reset ? 'queues reset' : 'NOT reset (survivors kept holding); queues behind the dead node stay blocked';
+        logger.info(`queue-lock recovery (${protocol}) after compute/${member.id}, epoch ${epoch}, machines [${result.machines.join(', ')}]: ${outcome}; ${timings}`);
+      }
+      record(member);
+    } catch (error) {
+      logger.warn(`queue-lock recovery after compute/${member.id} (attempt ${attempt}/${MAX_ATTEMPTS}) failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (attempt < MAX_ATTEMPTS && !closed) return run(member, attempt + 1);
+      record(member);
+    }
+  };
+
+  return {
+    computeDead: (member) => {
+      queue = queue.then(() => run(member, 1)).catch(() => undefined);
+    },
+    completed,
+    idle: () => queue,
+    close: () => {
+      closed = true;
+    },
+  };
+}
