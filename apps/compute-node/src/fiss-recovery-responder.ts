@@ -1,8 +1,8 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
-import { existingAgentPool, readFissLockOptions } from '@lockfabric/lock-fisslock';
-import type { AgentPool, FissPolicy } from '@lockfabric/lock-fisslock';
+import { existingAgentPool, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-fisslock';
+import type { AgentPool, FissPolicy, MachineRecovery } from '@lockfabric/lock-fisslock';
 import type { NodeId } from '@lockfabric/ports';
 import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { FissRecoveryRequest, FissServerReport } from '@lockfabric/wire';
@@ -21,23 +21,36 @@ export interface FissResponderDeps {
   readonly gate: GatedSwitchPort;
   readonly logger: Logger;
   readonly malformed: MalformedInputCounter;
+  /** Told the epoch of every recovery call not older than the newest (the node's packets carry it). */
+  readonly onEpoch?: (epoch: bigint) => void;
+  /** How long clients may be held between pause and apply; default {@link DEFAULT_PAUSE_LIMIT_MS} (above the coordinator's 3 attempts). */
+  readonly pauseLimitMs?: number;
 }
 
 type Phase = 'idle' | 'paused' | 'applied';
 
-/** What recovery uses of an agent pool (AgentPool's recovery section). */
-export type RecoveryPool = Pick<AgentPool, 'pauseForRecovery' | 'recoveryReport' | 'applyRecovery'>;
+/** What recovery uses of an agent pool: its machine's recovery steps (machineRecovery, which also pauses the clients). */
+export type RecoveryPool = Pick<MachineRecovery, 'pauseForRecovery' | 'recoveryReport' | 'applyRecovery'> & Partial<Pick<MachineRecovery, 'releaseClients'>>;
+
+/** A pause not followed by its orders within this long is taken as abandoned: clients go on (they time out with typed errors). */
+export const DEFAULT_PAUSE_LIMIT_MS = 15_000;
 
 export interface FissPoolHandle {
   readonly pool: RecoveryPool;
   readonly policy: FissPolicy;
 }
 
-/** The agent pool of the running (or lingering) FissLock run on `node`, with its policy. */
-export function fissPoolOf(run: CurrentRun | undefined, node: NodeId): FissPoolHandle | undefined {
+/** The agent pool of the running (or lingering) FissLock run on `node`. */
+export function fissAgentPoolOf(run: CurrentRun | undefined, node: NodeId): AgentPool | undefined {
   if (!run || run.protocol !== 'fisslock') return undefined;
-  const pool = existingAgentPool(run.locks, node);
-  return pool ? { pool, policy: readFissLockOptions(run.options).policy } : undefined;
+  return existingAgentPool(run.locks, node);
+}
+
+/** The recovery steps of that pool, with its policy; none once the node fenced itself (it was declared dead: it takes no part). */
+export function fissPoolOf(run: CurrentRun | undefined, node: NodeId): FissPoolHandle | undefined {
+  const pool = fissAgentPoolOf(run, node);
+  if (!pool || !run || isMachineFenced(pool)) return undefined;
+  return { pool: machineRecovery(pool), policy: readFissLockOptions(run.options).policy };
 }
 
 interface ReplyFields {
@@ -61,9 +74,11 @@ const VERBS: readonly FissVerb[] = ['pause', 'report', 'apply', 'resume'];
  * `ctl.fiss.<node>.<verb>` requests on this node's agent pool.
  * - pause (S1): the pool stops sending (its retransmission buffer is dropped); reply says whether
  *   this node runs FissLock and with which policy.
- * - report (S1): the pool's agents and its clients' requests.
- * - apply (S2): the gate closes (nothing reaches the switch, nothing from it is taken), the pool
- *   installs its orders, wakes granted tasks and aborts dropped requests with LockAbortedError.
+ * - report (S1): the gate closes (nothing reaches the switch, nothing from it is taken: a packet
+ *   processed after the report would be undone by S2's orders, which are built from it), then the
+ *   pool's agents and its clients' requests.
+ * - apply (S2): anything held from before S2 is dropped (the old link's world), the pool installs
+ *   its orders, wakes granted tasks and aborts dropped requests with LockAbortedError.
  * - resume (after S3): the gate opens; what the pool sent meanwhile goes out.
  * Calls are fenced by epoch: one older than the newest seen is refused, and each verb must follow
  * its predecessor within one epoch (a repeated call is answered again, harmlessly).
@@ -74,6 +89,11 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
   let phase: Phase = 'idle';
   let pool: RecoveryPool | undefined;
   const answered: Record<FissVerb, number> = { pause: 0, report: 0, apply: 0, resume: 0 };
+  let pauseTimer: ReturnType<typeof setTimeout> | undefined;
+  const stopPauseTimer = (): void => {
+    if (pauseTimer !== undefined) clearTimeout(pauseTimer);
+    pauseTimer = undefined;
+  };
 
   const reply = (msg: Msg, fields: ReplyFields): void => {
     try {
@@ -87,6 +107,7 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
     if (request.epoch < newestEpoch) return reply(msg, { error: `epoch ${request.epoch} is older than ${newestEpoch}` });
     const fresh = request.epoch > newestEpoch;
     newestEpoch = request.epoch;
+    deps.onEpoch?.(request.epoch);
     answered[verb]++;
     switch (verb) {
       case 'pause': {
@@ -99,11 +120,21 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
           pool.pauseForRecovery();
           phase = 'paused';
           logger.info(`fisslock recovery epoch ${request.epoch}: paused (S1)`);
+          stopPauseTimer();
+          const held = pool;
+          pauseTimer = setTimeout(() => {
+            pauseTimer = undefined;
+            if (phase !== 'paused' || pool !== held) return;
+            held.releaseClients?.();
+            logger.warn(`fisslock recovery epoch ${newestEpoch}: no orders within ${deps.pauseLimitMs ?? DEFAULT_PAUSE_LIMIT_MS} ms of the pause; clients go on (the pool stays paused until a recovery applies)`);
+          }, deps.pauseLimitMs ?? DEFAULT_PAUSE_LIMIT_MS);
+          pauseTimer.unref?.();
         }
         return reply(msg, { active: true, policy: found.policy });
       }
       case 'report':
         if (phase !== 'paused' || !pool || fresh) return reply(msg, { error: `report in phase ${phase} of epoch ${newestEpoch}: pause first` });
+        deps.gate.close();
         return reply(msg, { active: true, report: serverReportToWire(pool.recoveryReport()) });
       case 'apply': {
         if (!pool || fresh || phase === 'idle') return reply(msg, { error: `apply in phase ${phase} of epoch ${newestEpoch}: pause first` });
@@ -111,9 +142,11 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
         if (!request.orders || request.orders.machine !== node) return reply(msg, { error: 'apply carries no orders for this machine' });
         const orders = machineOrdersFromWire(request.orders, msg.subject);
         deps.gate.close();
+        const stale = deps.gate.discardHeld();
+        stopPauseTimer();
         pool.applyRecovery(orders);
         phase = 'applied';
-        logger.info(`fisslock recovery epoch ${request.epoch}: applied (S2) — ${orders.agents.length} agents, ${orders.wake.length} woken, ${orders.abort.length} aborted`);
+        logger.info(`fisslock recovery epoch ${request.epoch}: applied (S2) — ${orders.agents.length} agents, ${orders.wake.length} woken, ${orders.abort.length} aborted${stale > 0 ? `, ${stale} stale packets dropped` : ''}`);
         return reply(msg, { active: true });
       }
       case 'resume': {
@@ -154,6 +187,7 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
       return phase;
     },
     close: () => {
+      stopPauseTimer();
       for (const s of subscriptions) s.unsubscribe();
       deps.gate.open();
     },

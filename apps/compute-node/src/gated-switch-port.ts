@@ -56,6 +56,13 @@ export class GatedSwitchPort implements SwitchPort {
     this.closed = true;
   }
 
+  /** Drops what was held (packets of a world recovery replaces); returns how many. */
+  discardHeld(): number {
+    const n = this.held.length;
+    this.held = [];
+    return n;
+  }
+
   /** Sends what was held, oldest first, then passes everything through again; returns how many were sent. */
   open(): number {
     this.closed = false;

@@ -6,11 +6,13 @@ import { TotalsCounter } from '@lockfabric/telemetry';
 import { LiveFabric } from './live-fabric.js';
 import { ComputeRunService } from './run-service.js';
 import { registerComputeMetrics } from './compute-metrics.js';
-import { fissPoolOf, startFissRecoveryResponder } from './fiss-recovery-responder.js';
+import { fissAgentPoolOf, fissPoolOf, startFissRecoveryResponder } from './fiss-recovery-responder.js';
+import { startFissSelfFence } from './fiss-self-fence.js';
 import { GatedSwitchPort } from './gated-switch-port.js';
 import { startFailureFeed } from './failure-feed.js';
 import { startRejoinWatch } from './rejoin-watch.js';
 import { startQueueRecoveryResponder } from './queue-recovery-responder.js';
+import { EpochStamp, epochStampingNats, followMembershipEpochs } from './epoch-stamp.js';
 
 /**
  * compute-node: hosts lock clients. It connects a queue pair to each memory node, serves its own
@@ -41,14 +43,19 @@ await runService({
     // One count of dropped input for every decoder of this node, exported by source (subject).
     const malformed = new MalformedInputCounter({ logger });
     const mailboxes = new MailboxHub({ nc, subjects, node, logger, malformed });
-    const switchLink = new SwitchLink({ nc, subjects, machine: node, rack: config.node.rack, logger, malformed });
+    // batches into the switch carry this node's membership epoch (the switch's admission fence)
+    const epochs = new EpochStamp();
+    const membershipEpochs = followMembershipEpochs(nc, subjects, epochs, malformed);
+    const switchLink = new SwitchLink({ nc: epochStampingNats(nc, subjects.switchIn(config.node.rack), epochs), subjects, machine: node, rack: config.node.rack, logger, malformed });
     // FissLock recovery holds this machine's switch traffic between S2 and the end of S3
     const switchPort = new GatedSwitchPort(switchLink);
     // FailureNotices for lock servers (srvlock, parlock, NetLock's server): drop a dead node's holds.
     const failures = startFailureFeed({ nc, subjects, node, logger, malformed });
     const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, failures, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
-    const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed });
+    const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed, onEpoch: (epoch) => epochs.observe(epoch) });
+    // declared dead while still running: its FissLock clients get typed errors, not timeouts
+    const fissFence = startFissSelfFence({ nc, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
     // Declared dead while still running (a partition, a long stall): retire that incarnation, rejoin with a new one.
     const rejoin = startRejoinWatch({ nc, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => runs.retire(reason) });
     const rejoinCounter = metrics.counter({ name: 'lockfabric_compute_rejoins_total', help: 'Times this compute node was declared dead while running and rejoined with a new incarnation' });
@@ -74,6 +81,8 @@ await runService({
         fissRecovery.close();
         rejoin.close();
         queueRecovery.close();
+        fissFence.close();
+        membershipEpochs.unsubscribe();
         failures.close();
         await runs.close();
         fabric.close();

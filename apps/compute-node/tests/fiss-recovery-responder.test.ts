@@ -105,6 +105,7 @@ describe('FissLock recovery responder over NATS (the coordinator played by raw r
     expect(await call('pause', 5n)).toMatchObject({ active: true, policy: 'starvation-prevention', error: '' });
     const reported = await call('report', 5n);
     expect(reported.report?.clients.map((c) => c.request?.task)).toStrictEqual([11]);
+    expect(gate.isClosed).toBe(true); // from the report on, nothing moves until S2 is applied
     expect(await call('apply', 5n, { machine: 2 })).toMatchObject({ error: expect.stringMatching(/no orders for this machine/) });
     expect(await call('apply', 5n, { machine: 1 })).toMatchObject({ active: true, error: '' });
     expect(gate.isClosed).toBe(true);
@@ -113,6 +114,27 @@ describe('FissLock recovery responder over NATS (the coordinator played by raw r
     expect(await call('resume', 5n)).toMatchObject({ active: true, error: '' });
     expect(gate.isClosed).toBe(false);
     expect(log).toStrictEqual(['pause', 'report', 'apply 1 gate=closed']);
+  });
+
+  it('a pause not followed by orders within the limit lets the clients go on (no acquire waits past its timeout)', async () => {
+    const events: string[] = [];
+    const stand: RecoveryPool = {
+      pauseForRecovery: () => void events.push('pause'),
+      recoveryReport: () => report,
+      applyRecovery: () => void events.push('apply'),
+      releaseClients: () => void events.push('released'),
+    };
+    const other = startFissRecoveryResponder({ nc, subjects, node: 2, pool: () => ({ pool: stand, policy: 'read-preferring' }), gate: new GatedSwitchPort(fakeLink(2)), logger: silentLogger, malformed, pauseLimitMs: 30 });
+    try {
+      await nc.flush();
+      const request = create(FissRecoveryRequestSchema, { epoch: 9n });
+      await nc.request(subjects.fissRecovery(2, 'pause'), toBinary(FissRecoveryRequestSchema, request), { timeout: 2_000 });
+      for (let i = 0; i < 200 && !events.includes('released'); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(events).toStrictEqual(['pause', 'released']);
+      expect(other.phase).toBe('paused'); // the pool itself stays paused until a recovery applies
+    } finally {
+      other.close();
+    }
   });
 
   it('a malformed request is answered with an error and counted; the responder keeps serving', async () => {

@@ -2,7 +2,7 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { MalformedInputCounter, RateLimitedLog } from '@lockfabric/live';
 import type { Logger, Subjects } from '@lockfabric/live';
-import type { Clock } from '@lockfabric/ports';
+import type { Clock, Trace } from '@lockfabric/ports';
 import type { RunningService } from '@lockfabric/service';
 import { RealClock } from '@lockfabric/sim';
 import { MetricsRegistry } from '@lockfabric/telemetry';
@@ -49,6 +49,8 @@ export interface CoordinatorDeps {
    * schedule. Default 1000 ms.
    */
   readonly reconnectGraceMs?: number;
+  /** Spans of recoveries (FissLock: `recovery` with `recovery.S1|S2|S3`); none when omitted. */
+  readonly trace?: Trace;
 }
 
 export interface Coordinator extends RunningService {
@@ -137,6 +139,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   // FissLock S1–S3 after a switch restart or a compute-node death (fisslock-recovery/)
   const fiss = startFissRecoveryHook({
     nc, subjects, logger, clock, recoveries, malformed,
+    ...(deps.trace ? { trace: deps.trace } : {}),
     epoch: () => membership.view?.epoch ?? membership.epochs.current,
     liveComputeNodes: () => membership.detector.members().filter((m) => m.role === 'compute' && m.state === 'alive').map((m) => m.node),
   });
@@ -166,6 +169,8 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
         const outcome = membership.heartbeat(hb, clock.nowNs());
         heartbeats.inc({ outcome });
         if (NOTABLE.has(outcome)) logger.info(`member ${hb.role}/${hb.id} (node ${hb.node}, incarnation ${hb.incarnation}): ${outcome}`);
+        // a switch seen for the first time is opened to stamped lock packets at once (fisslock-recovery/)
+        if (outcome === 'joined' && hb.role === 'switch') fiss.switchJoined({ id: hb.id, node: hb.node, incarnation: hb.incarnation });
         if (outcome === 'rejoined' || outcome === 'restarted') {
           const recovery = recoveries.rejoined(hb.role, hb.id, clock.nowNs());
           if (recovery?.doneAtNs !== undefined) logDone(recovery);

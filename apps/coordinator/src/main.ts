@@ -6,7 +6,7 @@ import { startCoordinator } from './coordinator.js';
 await runService({
   role: 'coordinator',
   needsNats: true,
-  start: async ({ config, logger, nc, subjects, metrics, clock }) => {
+  start: async ({ config, logger, nc, subjects, metrics, clock, telemetry }) => {
     if (!nc) throw new Error('the coordinator needs NATS');
     return startCoordinator({
       nc,
@@ -18,6 +18,7 @@ await runService({
       logger,
       metrics,
       clock,
+      trace: telemetry.trace,
       ...(() => {
         const leaseBoundsMs = parseLeaseBounds(config.coordinator.leaseBoundsMs);
         return leaseBoundsMs ? { leaseBoundsMs } : {};

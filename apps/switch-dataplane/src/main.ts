@@ -39,6 +39,7 @@ await runService({
       nc,
       subjects,
       rack: config.switch.rack,
+      node: config.node.id,
       program: createSwitchProgram(config.switch.program),
       grpcPort: config.switch.grpcPort,
       logger,

@@ -8,6 +8,8 @@ import { FaultInjector, Switch } from '@lockfabric/switch';
 import type { SwitchProgram } from '@lockfabric/switch';
 import { MetricsRegistry } from '@lockfabric/telemetry';
 import { FaultSpecSchema, decodeWire } from '@lockfabric/wire';
+import { PacketAdmission } from './admission.js';
+import { admissionFilteredNats, followAdmissionOrders } from './admission-filter.js';
 import { Dataplane } from './dataplane.js';
 import type { Timers } from './delayed-deliveries.js';
 import { faultFromWire, faultTargetsRack } from './fault-spec-wire.js';
@@ -22,6 +24,8 @@ export interface SwitchDataplaneDeps {
   readonly nc: NatsConnection;
   readonly subjects: Subjects;
   readonly rack: number;
+  /** This switch's node id, which the coordinator's admission orders name (0: obey orders for any switch). */
+  readonly node?: number;
   /** Built by `createSwitchProgram(config.switch.program)`. */
   readonly program: SwitchProgram;
   /** SwitchControl gRPC port; 0 picks a free one. */
@@ -44,6 +48,8 @@ export interface SwitchDataplane extends RunningService {
   readonly faults: SwitchFaults;
   readonly malformed: MalformedInputCounter;
   readonly grpcPort: number;
+  /** The recovery fence of stamped lock packets: closed at start, opened by the coordinator. */
+  readonly admission: PacketAdmission;
 }
 
 /**
@@ -71,7 +77,11 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
     ...(deps.timers === undefined ? {} : { timers: deps.timers }),
     onError: (message) => warnLog.warn(message),
   });
-  const ingress = new SwitchIngress({ nc, subjects, rack, logger, malformed, onPacket: (packet, from) => dataplane.handle(packet, from) });
+  // lock packets stamped with a membership epoch pass only once the coordinator opened the switch (README "Admission")
+  const admission = new PacketAdmission();
+  const admissionOrders = followAdmissionOrders({ nc, subjects, node: deps.node ?? 0, admission, logger, malformed });
+  const ingressNats = admissionFilteredNats(nc, subjects.switchIn(rack), admission);
+  const ingress = new SwitchIngress({ nc: ingressNats, subjects, rack, logger, malformed, onPacket: (packet, from) => dataplane.handle(packet, from) });
 
   const faultSubject = subjects.fault(SWITCH_FAULT_TARGET);
   const faultSubscription: Subscription = nc.subscribe(faultSubject, {
@@ -107,7 +117,7 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
   });
   // Subscriptions are registered with the server before we call the switch ready.
   await nc.flush();
-  const collectMetrics = registerSwitchMetrics(deps.metrics ?? new MetricsRegistry(), { sw, dataplane, injector, malformed });
+  const collectMetrics = registerSwitchMetrics(deps.metrics ?? new MetricsRegistry(), { sw, dataplane, injector, malformed, admission });
   logger.info(`switch for rack ${rack} running program '${deps.program.name}' (${sw.describe().registerBytes} register bytes); fault seed ${faultSeed}`);
 
   let closed = false;
@@ -116,6 +126,7 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
     dataplane,
     faults,
     malformed,
+    admission,
     grpcPort: control.port,
     ready: () => !closed,
     endpoints: { grpc: control.port, rack, program: deps.program.name },
@@ -124,6 +135,7 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
       if (closed) return;
       closed = true;
       faultSubscription.unsubscribe();
+      admissionOrders.unsubscribe();
       dataplane.drain();
       ingress.close();
       await control.close();

@@ -2,6 +2,7 @@ import type { MalformedInputCounter } from '@lockfabric/live';
 import type { FaultInjector, Switch } from '@lockfabric/switch';
 import { TotalsCounter } from '@lockfabric/telemetry';
 import type { MetricsRegistry } from '@lockfabric/telemetry';
+import type { PacketAdmission } from './admission.js';
 import type { Dataplane } from './dataplane.js';
 
 export interface SwitchMetricsSources {
@@ -9,6 +10,7 @@ export interface SwitchMetricsSources {
   readonly dataplane: Dataplane;
   readonly injector: FaultInjector;
   readonly malformed: MalformedInputCounter;
+  readonly admission?: PacketAdmission;
 }
 
 /**
@@ -26,6 +28,12 @@ export function registerSwitchMetrics(metrics: MetricsRegistry, sources: SwitchM
   const faults = new TotalsCounter(metrics.counter({ name: 'lockfabric_switch_fault_effects_total', help: 'Copies affected by injected faults, by effect', labelNames: ['effect'] }), 'effect');
   const decodeErrors = new TotalsCounter(metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] }), 'source');
   const egress = new TotalsCounter(metrics.counter({ name: 'lockfabric_switch_egress_copies_total', help: 'Packet copies sent to machines' }), undefined);
+  const admissionDrops = new TotalsCounter(
+    metrics.counter({ name: 'lockfabric_switch_admission_drops_total', help: 'Batches of epoch-stamped lock packets the admission fence refused, by reason (closed, stale-epoch)', labelNames: ['reason'] }),
+    'reason',
+  );
+  const admissionEpoch = metrics.gauge({ name: 'lockfabric_switch_admission_epoch', help: 'Membership epoch the switch was last opened or closed with' });
+  const admissionOpen = metrics.gauge({ name: 'lockfabric_switch_admission_open', help: '1 while the switch admits stamped lock packets' });
   const delayed = metrics.gauge({ name: 'lockfabric_switch_delayed_in_flight', help: 'Copies held back by delay or reorder faults' });
   return () => {
     const counters = sources.sw.counters();
@@ -38,5 +46,10 @@ export function registerSwitchMetrics(metrics: MetricsRegistry, sources: SwitchM
     const faultStats = sources.injector.stats();
     faults.update({ lost: faultStats.lost, duplicated: faultStats.duplicated, delayed: faultStats.delayed, reordered: faultStats.reordered });
     decodeErrors.update(sources.malformed.bySource());
+    if (sources.admission) {
+      admissionDrops.update(sources.admission.dropsByReason());
+      admissionEpoch.set(undefined, Number(sources.admission.state.epoch));
+      admissionOpen.set(undefined, sources.admission.state.open ? 1 : 0);
+    }
   };
 }

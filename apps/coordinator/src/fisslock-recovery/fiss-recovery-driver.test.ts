@@ -1,9 +1,10 @@
+import { createInMemoryTelemetry } from '@lockfabric/telemetry';
 import { RecoveryStage } from '@lockfabric/wire';
 import type { DeciderControl, MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
 import { describe, expect, it } from 'vitest';
 import { RecoveryBook } from '../recovery-book.js';
 import { parseRecoveryDetail, recoveryToWire } from '../recovery-wire.js';
-import { runFissRecovery } from './fiss-recovery-driver.js';
+import { RECOVERY_ATTR, runFissRecovery } from './fiss-recovery-driver.js';
 import type { FissParticipant } from './fiss-recovery-driver.js';
 
 /** Registers as plain arrays: what S3 wrote is what the test reads. */
@@ -68,5 +69,46 @@ describe('coordinator FissLock recovery driver', () => {
     expect(staged.map((p) => p.stage)).toEqual([RecoveryStage.S1, RecoveryStage.S2, RecoveryStage.S3]);
     expect(staged.every((p) => Number(parseRecoveryDetail(p.detail)['took_ns']) > 0)).toBe(true);
     expect(phases.find((p) => p.stage === RecoveryStage.UNSPECIFIED)?.done).toBe(true);
+  });
+
+  it('emits a `recovery` span whose children are recovery.S1, S2, S3, in order, with epoch, member, held locks, orders and registers', async () => {
+    const reports: ServerReport[] = [
+      { machine: 1, agents: [{ lid: 0, machine: 1, mode: 'exclusive', holders: [{ mid: 1, task: 11 }], wqueue: [], state: 'live' }], clients: [{ lid: 0, mid: 1, task: 11, mode: 'exclusive', state: 'granted', startNs: 0 }] },
+      { machine: 2, agents: [], clients: [{ lid: 1, mid: 2, task: 22, mode: 'shared', state: 'pending', startNs: 6 }] },
+    ];
+    const telemetry = createInMemoryTelemetry();
+    let t = 0;
+    await runFissRecovery({
+      epoch: 9n,
+      participants: reports.map((r) => participant(r, [], new Map())),
+      failed: [3],
+      control: fakeSwitch(4),
+      policy: 'read-preferring',
+      nowNs: () => (t += 10),
+      trace: telemetry.trace,
+      member: 'compute/3',
+    });
+    const spans = telemetry.spans();
+    const root = spans.find((s) => s.name === 'recovery');
+    expect(root?.attributes).toMatchObject({ 'lockfabric.protocol': 'fisslock', [RECOVERY_ATTR.epoch]: 9, [RECOVERY_ATTR.member]: 'compute/3', [RECOVERY_ATTR.failed]: '3', [RECOVERY_ATTR.held]: 2, [RECOVERY_ATTR.problems]: 0 });
+    const rootId = root?.spanContext().spanId;
+    const children = spans.filter((s) => s.parentSpanContext?.spanId === rootId && rootId !== undefined);
+    expect(children.map((s) => s.name)).toStrictEqual(['recovery.S1', 'recovery.S2', 'recovery.S3']);
+    expect(children.every((s) => s.spanContext().traceId === root?.spanContext().traceId && s.attributes[RECOVERY_ATTR.epoch] === 9)).toBe(true);
+    expect(children[0]?.attributes).toMatchObject({ [RECOVERY_ATTR.survivors]: 2, [RECOVERY_ATTR.agents]: 1 });
+    expect(children[1]?.attributes).toMatchObject({ [RECOVERY_ATTR.held]: 2, [RECOVERY_ATTR.woken]: 1, [RECOVERY_ATTR.aborted]: 0 });
+    expect(children[2]?.attributes[RECOVERY_ATTR.registers]).toBeGreaterThanOrEqual(6);
+    await telemetry.shutdown();
+  });
+
+  it('a step that fails ends its span and the recovery span with the error', async () => {
+    const telemetry = createInMemoryTelemetry();
+    const broken: FissParticipant = { machine: 1, pause: async () => true, report: async () => Promise.reject(new Error('no answer')), apply: async () => undefined };
+    await expect(runFissRecovery({ epoch: 2n, participants: [broken], failed: [], control: fakeSwitch(2), policy: 'read-preferring', nowNs: () => 0, trace: telemetry.trace })).rejects.toThrow('no answer');
+    const byName = new Map(telemetry.spans().map((s) => [s.name, s]));
+    expect([...byName.keys()].sort()).toStrictEqual(['recovery', 'recovery.S1']);
+    expect(byName.get('recovery.S1')?.status.code).toBe(2); // ERROR
+    expect(byName.get('recovery')?.status.code).toBe(2);
+    await telemetry.shutdown();
   });
 });

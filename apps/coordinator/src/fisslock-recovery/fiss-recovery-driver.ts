@@ -1,6 +1,6 @@
 import { checkRepairPlan, ordersFor, repairLockState, switchImage, writeSwitchImage, DECIDER_ARRAYS } from '@lockfabric/lock-fisslock';
 import type { DeciderControl, FissPolicy, MachineOrders, RepairPlan, ServerReport } from '@lockfabric/lock-fisslock';
-import type { NodeId } from '@lockfabric/ports';
+import type { NodeId, Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
 
 /** One surviving compute node as the coordinator drives it (NATS request/reply live, direct calls in-process). */
 export interface FissParticipant {
@@ -47,7 +47,27 @@ export interface FissRecoveryParams {
   readonly nowNs: () => number;
   /** Waited between the pause and the reports, so packets sent before the pause land or are lost. */
   readonly settle?: () => Promise<void>;
+  /** Where the `recovery` span and its `recovery.S1|S2|S3` children go (DESIGN §6). */
+  readonly trace?: Trace;
+  /** Called after S3 wrote the switch, before the participants resume (the coordinator opens the switch's admission here). */
+  readonly onSwitchWritten?: () => void | Promise<void>;
+  /** The member whose failure or restart this recovery answers (`switch/rack0`, `compute/2`), for the span. */
+  readonly member?: string;
 }
+
+/** Span attribute names of a recovery (besides lockfabric.protocol). */
+export const RECOVERY_ATTR = {
+  epoch: 'lockfabric.recovery.epoch',
+  member: 'lockfabric.recovery.member',
+  failed: 'lockfabric.recovery.failed',
+  survivors: 'lockfabric.recovery.survivors',
+  agents: 'lockfabric.recovery.agents',
+  held: 'lockfabric.recovery.held',
+  woken: 'lockfabric.recovery.woken',
+  aborted: 'lockfabric.recovery.aborted',
+  registers: 'lockfabric.recovery.registers',
+  problems: 'lockfabric.recovery.problems',
+} as const;
 
 /**
  * The coordinator's side of FissLock recovery (spec §7.2), after S0 (a restarted switch comes up
@@ -58,28 +78,67 @@ export interface FissRecoveryParams {
  */
 export async function runFissRecovery(params: FissRecoveryParams): Promise<FissRecoveryRun> {
   const { epoch, nowNs } = params;
-  const steps: FissStepTiming[] = [];
-  let start = nowNs();
-  const taking = await Promise.all(params.participants.map((p) => p.pause(epoch)));
-  const participants = params.participants.filter((_, i) => taking[i] !== false);
-  await params.settle?.();
-  const reports = await Promise.all(participants.map((p) => p.report(epoch)));
-  const agentsSeen = reports.reduce((n, r) => n + r.agents.length, 0);
-  steps.push({ stage: 'S1', startNs: start, endNs: nowNs(), detail: `survivors=${participants.length} agents=${agentsSeen}` });
+  const base: Record<string, SpanAttributeValue> = {
+    'lockfabric.protocol': 'fisslock',
+    [RECOVERY_ATTR.epoch]: Number(epoch),
+    [RECOVERY_ATTR.failed]: params.failed.join(','),
+    ...(params.member === undefined ? {} : { [RECOVERY_ATTR.member]: params.member }),
+  };
+  const root = params.trace?.startSpan('recovery', { attributes: base });
+  const child = (stage: FissStage): Span | undefined => params.trace?.startSpan(`recovery.${stage}`, { attributes: base, ...(root?.context ? { parent: root.context } : {}) });
+  let open: Span | undefined;
+  try {
+    const steps: FissStepTiming[] = [];
+    let start = nowNs();
+    open = child('S1');
+    const taking = await Promise.all(params.participants.map((p) => p.pause(epoch)));
+    const participants = params.participants.filter((_, i) => taking[i] !== false);
+    await params.settle?.();
+    const reports = await Promise.all(participants.map((p) => p.report(epoch)));
+    const agentsSeen = reports.reduce((n, r) => n + r.agents.length, 0);
+    steps.push({ stage: 'S1', startNs: start, endNs: nowNs(), detail: `survivors=${participants.length} agents=${agentsSeen}` });
+    open?.setAttribute(RECOVERY_ATTR.survivors, participants.length);
+    open?.setAttribute(RECOVERY_ATTR.agents, agentsSeen);
+    open?.end();
 
-  start = nowNs();
-  const input = { failed: params.failed, reports };
-  const plan = repairLockState(input);
-  await Promise.all(participants.map((p) => p.apply(epoch, ordersFor(plan, p.machine))));
-  steps.push({ stage: 'S2', startNs: start, endNs: nowNs(), detail: `held=${plan.agents.length} woken=${plan.wake.length} aborted=${plan.abort.length}` });
+    start = nowNs();
+    open = child('S2');
+    const input = { failed: params.failed, reports };
+    const plan = repairLockState(input);
+    await Promise.all(participants.map((p) => p.apply(epoch, ordersFor(plan, p.machine))));
+    steps.push({ stage: 'S2', startNs: start, endNs: nowNs(), detail: `held=${plan.agents.length} woken=${plan.wake.length} aborted=${plan.abort.length}` });
+    open?.setAttribute(RECOVERY_ATTR.held, plan.agents.length);
+    open?.setAttribute(RECOVERY_ATTR.woken, plan.wake.length);
+    open?.setAttribute(RECOVERY_ATTR.aborted, plan.abort.length);
+    open?.end();
 
-  start = nowNs();
-  const lastSeq = new Map<NodeId, number>();
-  for (const m of plan.failed) lastSeq.set(m, await params.control.readRegister(DECIDER_ARRAYS.seq, m % 256));
-  const policy = typeof params.policy === 'function' ? params.policy() : params.policy;
-  const image = switchImage(plan, policy, (m) => lastSeq.get(m) ?? 0);
-  const written = await writeSwitchImage(params.control, image);
-  await Promise.all(participants.map((p) => p.resume?.(epoch)));
-  steps.push({ stage: 'S3', startNs: start, endNs: nowNs(), detail: `registers=${written}` });
-  return { epoch, machines: participants.map((p) => p.machine), steps, plan, problems: checkRepairPlan(input, plan, image) };
+    start = nowNs();
+    open = child('S3');
+    const lastSeq = new Map<NodeId, number>();
+    for (const m of plan.failed) lastSeq.set(m, await params.control.readRegister(DECIDER_ARRAYS.seq, m % 256));
+    const policy = typeof params.policy === 'function' ? params.policy() : params.policy;
+    const image = switchImage(plan, policy, (m) => lastSeq.get(m) ?? 0);
+    const written = await writeSwitchImage(params.control, image);
+    await params.onSwitchWritten?.();
+    await Promise.all(participants.map((p) => p.resume?.(epoch)));
+    steps.push({ stage: 'S3', startNs: start, endNs: nowNs(), detail: `registers=${written}` });
+    open?.setAttribute(RECOVERY_ATTR.registers, written);
+    open?.end();
+    open = undefined;
+
+    const problems = checkRepairPlan(input, plan, image);
+    root?.setAttribute(RECOVERY_ATTR.survivors, participants.length);
+    root?.setAttribute(RECOVERY_ATTR.held, plan.agents.length);
+    root?.setAttribute(RECOVERY_ATTR.registers, written);
+    root?.setAttribute(RECOVERY_ATTR.problems, problems.length);
+    return { epoch, machines: participants.map((p) => p.machine), steps, plan, problems };
+  } catch (error) {
+    // the step that failed and the recovery both carry the error (the hook retries with a new root)
+    open?.recordError(error);
+    open?.end();
+    root?.recordError(error);
+    throw error;
+  } finally {
+    root?.end();
+  }
 }

@@ -1,7 +1,8 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
-import type { Clock, NodeId } from '@lockfabric/ports';
-import { FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
+import type { Clock, NodeId, Trace } from '@lockfabric/ports';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
 import type { RecoveryBook } from '../recovery-book.js';
 import { runFissRecovery } from './fiss-recovery-driver.js';
 import type { FissRecoveryRun } from './fiss-recovery-driver.js';
@@ -23,6 +24,8 @@ export interface FissRecoveryHookDeps {
   readonly callTimeoutMs?: number;
   /** Between the pause and the reports, so packets already on NATS land. Default 50 ms. */
   readonly settleMs?: number;
+  /** Where each recovery's `recovery` span (children `recovery.S1|S2|S3`) goes. */
+  readonly trace?: Trace;
 }
 
 export interface FailedCompute {
@@ -40,12 +43,16 @@ const MAX_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 500;
 
 export interface FissRecoveryHook {
+  /** A switch was seen for the first time: it is opened at once (admission, switch-dataplane README). */
+  switchJoined(member: FailedCompute): void;
   /** A switch came back with a new incarnation (S0 happened: its registers are fresh). */
   switchBack(member: FailedCompute): void;
   /** A compute node was declared dead. */
   computeDead(member: FailedCompute): void;
   /** Recoveries run to the end (for tests and logs). */
   readonly completed: readonly FissRecoveryRun[];
+  /** Admission orders published, oldest first (for tests and logs). */
+  readonly admissions: readonly { readonly node: number; readonly epoch: bigint; readonly open: boolean }[];
   /** Resolves when every recovery queued so far has ended. */
   idle(): Promise<void>;
   close(): void;
@@ -69,7 +76,23 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   let switchAddress: string | undefined;
   let queue: Promise<void> = Promise.resolve();
   const completed: FissRecoveryRun[] = [];
+  const admissions: { node: number; epoch: bigint; open: boolean }[] = [];
   let closed = false;
+
+  // The switch's admission fence (switch-dataplane README "Admission"): a switch is opened when first
+  // seen, closed at the epoch of a FissLock recovery before S1 and opened again after S3, so no
+  // packet stamped before the recovery is decided during or after it. Node 0 addresses every switch.
+  const admitSubject = `${subjects.fissSwitch()}.admit`;
+  const admit = (node: number, epoch: bigint, open: boolean): void => {
+    admissions.push({ node, epoch, open });
+    try {
+      nc.publish(admitSubject, toBinary(FissSwitchAdmissionSchema, create(FissSwitchAdmissionSchema, { node, epoch, open })));
+    } catch (error) {
+      logger.warn(`fisslock recovery: could not publish admission on ${admitSubject}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  /** The switch a recovery concerns: the restarted one, or every switch for a compute death. */
+  const switchOf = (member: RecoveredMember): number => (member.role === 'switch' ? member.node : 0);
 
   const announceSubject = subjects.fissSwitch();
   const subscription: Subscription = nc.subscribe(announceSubject, {
@@ -90,26 +113,36 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   const noSteps = (member: RecoveredMember): void => {
     if (member.role === 'compute') deps.recoveries.recordSteps(member.role, member.id, 'fisslock', [], deps.clock.nowNs());
   };
+  /**
+   * FissLock recovery does not apply (another program, or none announced): a closed (restarted)
+   * switch is opened without raising its epoch — epoch 0 changes nothing on an open one — so nodes
+   * whose view lags are not refused by a program that does not need the fence.
+   */
+  const skipped = (member: RecoveredMember): void => {
+    admit(switchOf(member), 0n, true);
+    noSteps(member);
+  };
 
   const run = async (member: RecoveredMember, failed: readonly NodeId[], attempt: number): Promise<void> => {
     if (closed) return;
     const { role, id } = member;
     const address = switchAddress;
+    const epoch = deps.epoch();
     if (!address) {
       logger.info(`fisslock recovery after ${role}/${id}: skipped, no switch control address announced on ${announceSubject} (FissLock not in use)`);
-      noSteps(member);
+      skipped(member);
       return;
     }
-    const epoch = deps.epoch();
     const participants = deps.liveComputeNodes().filter((n) => !failed.includes(n)).map((n) => new NatsFissParticipant(nc, subjects, n, callTimeoutMs));
     const control = new GrpcDeciderControl(address);
     try {
       await control.load();
       if (!control.arrays.includes('fisslock.free')) {
         logger.info(`fisslock recovery after ${role}/${id}: skipped, the switch at ${address} runs no fisslock program`);
-        noSteps(member);
+        skipped(member);
         return;
       }
+      admit(switchOf(member), epoch, false);
       const result = await runFissRecovery({
         epoch,
         participants,
@@ -118,6 +151,10 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
         policy: () => participants.find((p) => p.policy !== undefined)?.policy ?? 'read-preferring',
         nowNs: () => deps.clock.nowNs(),
         settle: () => new Promise((resolve) => setTimeout(resolve, settleMs)),
+        member: `${role}/${id}`,
+        // opened before the survivors resume, so their first packets (stamped with this epoch) pass
+        onSwitchWritten: () => admit(switchOf(member), epoch, true),
+        ...(deps.trace ? { trace: deps.trace } : {}),
       });
       if (result.machines.length === 0) {
         logger.info(`fisslock recovery after ${role}/${id}: no compute node runs a FissLock agent pool; nothing to repair`);
@@ -142,6 +179,8 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
         await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
         return run(member, failed, attempt + 1);
       }
+      // not reopened: if S1 began, its registers need not match the agents (the next recovery opens it)
+      logger.warn(`fisslock recovery after ${role}/${id}: giving up; switch ${switchOf(member) || '(all)'} is not reopened (closed to stamped lock packets if S1 of epoch ${epoch} began)`);
       noSteps(member);
     } finally {
       control.close();
@@ -153,9 +192,11 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   };
 
   return {
+    switchJoined: (member) => admit(member.node, deps.epoch(), true),
     switchBack: (member) => enqueue({ role: 'switch', ...member }, []),
     computeDead: (member) => enqueue({ role: 'compute', ...member }, [member.node]),
     completed,
+    admissions,
     idle: () => queue,
     close: () => {
       closed = true;

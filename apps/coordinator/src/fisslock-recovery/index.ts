@@ -1,4 +1,4 @@
-export { runFissRecovery, type FissParticipant, type FissRecoveryParams, type FissRecoveryRun, type FissStage, type FissStepTiming } from './fiss-recovery-driver.js';
+export { RECOVERY_ATTR, runFissRecovery, type FissParticipant, type FissRecoveryParams, type FissRecoveryRun, type FissStage, type FissStepTiming } from './fiss-recovery-driver.js';
 export { GrpcDeciderControl } from './switch-decider-control.js';
 export { FissWireError, machineOrdersToWire, serverReportFromWire } from './fiss-wire.js';
 export { FissCallError, NatsFissParticipant, type FissVerb } from './nats-participant.js';

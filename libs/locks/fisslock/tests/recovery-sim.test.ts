@@ -191,7 +191,7 @@ describe('fisslock recovery fence', () => {
     });
     await sim.step();
     expect((await outcome).problems).toEqual([]);
-    expect(spans).toEqual(['recovery.S1', 'recovery.S2', 'recovery.S3']);
+    expect(spans).toEqual(['recovery', 'recovery.S1', 'recovery.S2', 'recovery.S3']);
     const grantA = await waiting;
     expect(sim.decider.meta(0)).toMatchObject({ free: false, mode: 'exclusive', mid: a });
     // C wakes up and carries on from where it was: its release (a FREE with its next seq) and a go-back-N resend

@@ -4,3 +4,5 @@ export * from './switch-image.js';
 export * from './invariants.js';
 export * from './recovery-client.js';
 export * from './run-recovery.js';
+export * from './machine-recovery.js';
+export * from './recovery-hold.js';

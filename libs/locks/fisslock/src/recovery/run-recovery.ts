@@ -1,6 +1,7 @@
 import type { NodeId, Span, Trace } from '@lockfabric/ports';
 import type { AgentPool, FissPolicy } from '../agent-pool.js';
 import { checkRepairPlan } from './invariants.js';
+import { machineRecovery } from './machine-recovery.js';
 import type { RepairPlan, ServerReport } from './recovery-state.js';
 import { ordersFor, repairLockState } from './repair.js';
 import type { RepairOptions } from './repair.js';
@@ -36,6 +37,8 @@ export interface InProcessRecoveryParams {
   /** Waits until packets sent before the pause have arrived or been lost (the fence for in-flight packets). */
   readonly drain?: () => Promise<void>;
   readonly repair?: RepairOptions;
+  /** Test-only mutant: the pause leaves unacknowledged ACQUIREs unsettled (see machineRecovery). */
+  readonly mutantKeepOldAcquires?: boolean;
   /** `recovery.S1|S2|S3` spans (DESIGN §6), each with the recovery epoch. */
   readonly trace?: Trace;
 }
@@ -46,19 +49,22 @@ export interface InProcessRecoveryParams {
  * when each pool has applied its orders; S3 follows in the same turn, before any packet can move.
  */
 export async function recoverInProcess(params: InProcessRecoveryParams): Promise<RecoveryOutcome> {
-  const span = (stage: string): Span | undefined => params.trace?.startSpan(`recovery.${stage}`, { attributes: { 'lockfabric.protocol': 'fisslock', 'lockfabric.recovery.epoch': params.epoch } });
+  const attributes = { 'lockfabric.protocol': 'fisslock', 'lockfabric.recovery.epoch': params.epoch, 'lockfabric.recovery.failed': params.failed.join(',') };
+  const root = params.trace?.startSpan('recovery', { attributes });
+  const span = (stage: string): Span | undefined => params.trace?.startSpan(`recovery.${stage}`, { attributes, ...(root?.context ? { parent: root.context } : {}) });
+  const machines = params.survivors.map((pool) => ({ pool, steps: machineRecovery(pool, { mutantKeepOldAcquires: params.mutantKeepOldAcquires === true }) }));
   const s1 = span('S1');
-  for (const pool of params.survivors) pool.pauseForRecovery();
+  for (const m of machines) m.steps.pauseForRecovery();
   await params.drain?.();
   const t0 = params.nowNs();
-  const reports = params.survivors.map((pool) => pool.recoveryReport());
+  const reports = machines.map((m) => m.steps.recoveryReport());
   const t1 = params.nowNs();
   s1?.setAttribute('lockfabric.recovery.agents', reports.reduce((n, r) => n + r.agents.length, 0));
   s1?.end();
   const s2 = span('S2');
   const input = { failed: params.failed, reports };
   const plan = repairLockState(input, params.repair);
-  for (const pool of params.survivors) pool.applyRecovery(ordersFor(plan, pool.machine));
+  for (const m of machines) m.steps.applyRecovery(ordersFor(plan, m.pool.machine));
   const t2 = params.nowNs();
   s2?.setAttribute('lockfabric.recovery.held', plan.agents.length);
   s2?.end();
@@ -70,5 +76,9 @@ export async function recoverInProcess(params: InProcessRecoveryParams): Promise
   const t3 = params.nowNs();
   s3?.setAttribute('lockfabric.recovery.registers', registersWritten);
   s3?.end();
-  return { epoch: params.epoch, plan, image, reports, times: { s1Ns: t1 - t0, s2Ns: t2 - t1, s3Ns: t3 - t2 }, registersWritten, problems: checkRepairPlan(input, plan, image) };
+  const problems = checkRepairPlan(input, plan, image);
+  root?.setAttribute('lockfabric.recovery.held', plan.agents.length);
+  root?.setAttribute('lockfabric.recovery.problems', problems.length);
+  root?.end();
+  return { epoch: params.epoch, plan, image, reports, times: { s1Ns: t1 - t0, s2Ns: t2 - t1, s3Ns: t3 - t2 }, registersWritten, problems };
 }

@@ -1,0 +1,63 @@
+import type { Msg, NatsConnection, Subscription, SubscriptionOptions } from '@nats-io/transport-node';
+import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
+import { FissSwitchAdmissionSchema, decodeWire } from '@lockfabric/wire';
+import { EPOCH_HEADER, parseEpochStamp } from './admission.js';
+import type { PacketAdmission } from './admission.js';
+
+/** Subject of the coordinator's admission orders (a child of the switch announcement subject). */
+export function admissionSubject(subjects: Subjects): string {
+  return `${subjects.fissSwitch()}.admit`;
+}
+
+/**
+ * `nc` as the switch's ingress sees it: a message on `ingressSubject` whose epoch stamp the
+ * admission refuses is dropped before the ingress decodes it (counted by the admission, per
+ * batch); every other call goes to `nc` unchanged. This keeps the fence out of the shared link code.
+ */
+export function admissionFilteredNats(nc: NatsConnection, ingressSubject: string, admission: PacketAdmission): NatsConnection {
+  const subscribe = (subject: string, options?: SubscriptionOptions): Subscription => {
+    const callback = options?.callback;
+    if (subject !== ingressSubject || !callback) return nc.subscribe(subject, options);
+    return nc.subscribe(subject, {
+      ...options,
+      callback: (error, msg: Msg) => {
+        if (!error && admission.admit(parseEpochStamp(msg.headers?.get(EPOCH_HEADER) || undefined)) !== 'pass') return;
+        callback(error, msg);
+      },
+    });
+  };
+  return new Proxy(nc, {
+    get(target, property) {
+      if (property === 'subscribe') return subscribe;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+export interface AdmissionOrdersDeps {
+  readonly nc: NatsConnection;
+  readonly subjects: Subjects;
+  /** This switch's node id: orders for another node are ignored (0 addresses every switch). */
+  readonly node: number;
+  readonly admission: PacketAdmission;
+  readonly logger: Logger;
+  readonly malformed: MalformedInputCounter;
+}
+
+/** Applies the coordinator's FissSwitchAdmission orders to `admission`; returns the subscription. */
+export function followAdmissionOrders(deps: AdmissionOrdersDeps): Subscription {
+  const subject = admissionSubject(deps.subjects);
+  return deps.nc.subscribe(subject, {
+    callback: (error, msg) => {
+      if (error) return;
+      try {
+        const order = decodeWire(FissSwitchAdmissionSchema, msg.data, subject);
+        if (order.node !== 0 && order.node !== deps.node) return;
+        if (deps.admission.order(order.epoch, order.open)) deps.logger.info(`switch admission: ${order.open ? 'open' : 'closed'} at epoch ${order.epoch}`);
+      } catch (decodeError) {
+        deps.malformed.record(subject, decodeError);
+      }
+    },
+  });
+}
