@@ -83,6 +83,6 @@ describe('LocalChaos.partition', () => {
     const outcome = await partition;
     // …and running again after it.
     expect(stateOf(target.pid!)).not.toBe('T');
-    expect(outcome.detail).toMatch(/no cut proxy in this cluster: emulated by SIGSTOP\/SIGCONT/);
+    expect(outcome.detail).toMatch(/no cut proxy in this cluster — start it with 'cluster up --cut-proxy' for a real cut: emulated by SIGSTOP\/SIGCONT/);
   });
 });

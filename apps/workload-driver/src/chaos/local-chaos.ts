@@ -135,7 +135,7 @@ export class LocalChaos {
       verb: 'partition',
       target: record.name,
       pid: record.pid,
-      detail: `${record.name} (pid ${record.pid}) cut off for ${durationMs} ms (no cut proxy in this cluster: emulated by SIGSTOP/SIGCONT, its own timers stalled too), then healed`,
+      detail: `${record.name} (pid ${record.pid}) cut off for ${durationMs} ms (no cut proxy in this cluster — start it with 'cluster up --cut-proxy' for a real cut: emulated by SIGSTOP/SIGCONT, its own timers stalled too), then healed`,
     };
   }
 

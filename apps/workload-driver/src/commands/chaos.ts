@@ -17,8 +17,8 @@ verbs (targets are process names from cluster.json: compute-2, memory-0, switch-
   partition TARGET       cut TARGET off for --duration-ms, then heal. Locally the cluster's cut proxy
                          stops TARGET's NATS and data-plane gRPC connections both ways without
                          closing them; TARGET keeps running and its late traffic lands after the
-                         heal. Clusters started without the proxy fall back to SIGSTOP/SIGCONT (its
-                         own timers stall too). On Kubernetes: a deny-all NetworkPolicy
+                         heal (start the cluster with \`cluster up --cut-proxy\`). Clusters
+                         without the proxy fall back to SIGSTOP/SIGCONT (its own timers stall too). On Kubernetes: a deny-all NetworkPolicy
   switch-faults [switch-N] --loss P --duplicate P --reorder P --delay-ns NS [--packet-type T]
                          [--machine M] | --clear     replace the switch's packet faults (SwitchControl)
   nats-restart           restart nats-server on its port; services reconnect

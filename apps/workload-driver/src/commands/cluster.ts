@@ -5,10 +5,9 @@ import { DEFAULT_CLUSTER_DIR, INTERACTIVE_CLUSTER_ENV, output } from './context.
 
 export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live cluster as separate processes
 
-  up       starts nats-server (unless --nats-url or NATS_URL), the cut proxy, memory node(s),
-           compute nodes, switch-dataplane and coordinator; writes pids, ports and log paths to
-           DIR/cluster.json. The cut proxy relays every service's NATS connection and the
-           data-plane gRPC ports, so \`lockfabric chaos partition\` cuts a node off for real
+  up       starts nats-server (unless --nats-url or NATS_URL), memory node(s), compute nodes,
+           switch-dataplane and coordinator (and, with --cut-proxy, the cut proxy); writes pids,
+           ports and log paths to DIR/cluster.json
   down     SIGTERM every process (SIGKILL after 10 s) and removes the state file
   status   each process: pid, alive, ready (/readyz), ports, log
 
@@ -16,7 +15,10 @@ export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live 
   --compute-nodes N     (default 2)        --memory-nodes N   (default 1)
   --lock-count N        lock-table entries per memory node (default 1048576, 16 bytes each)
   --nats-url URL        use this NATS      --json             print one JSON object
-  --no-cut-proxy        no relay: services talk directly (partition falls back to SIGSTOP)`;
+  --cut-proxy           relay every service's NATS connection and data-plane gRPC ports through
+                        a cut proxy, so \`lockfabric chaos partition\` cuts a node off for real
+                        (costs throughput: leave it off for benchmarks; without it partition
+                        falls back to SIGSTOP)`;
 
 export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const values = parseCommandArgs('cluster', argv, {
@@ -25,7 +27,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
     'memory-nodes': { type: 'string' },
     'lock-count': { type: 'string' },
     'nats-url': { type: 'string' },
-    'no-cut-proxy': { type: 'boolean' },
+    'cut-proxy': { type: 'boolean' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -41,7 +43,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
   switch (action) {
     case 'up': {
-      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['no-cut-proxy'] !== true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
+      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
       else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}; state in ${dir}/cluster.json`);
       return 0;
