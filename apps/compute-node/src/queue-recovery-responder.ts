@@ -12,14 +12,9 @@ export type QueueRecoveryVerb = 'gate' | 'abort' | 'reset' | 'resume';
 const VERBS: readonly QueueRecoveryVerb[] = ['gate', 'abort', 'reset', 'resume'];
 const QUEUE_PROTOCOLS: ReadonlySet<string> = new Set(['mcs', 'alock']);
 
-/**
- * `ctl.queue.<machine>.<verb>`: the coordinator's calls to one compute node in a queue-lock
- * recovery. Built from the cluster prefix here and in apps/coordinator queue-lock-recovery (the
- * two must agree; libs/live subjects.ts is not this change's to edit).
- */
+/** `ctl.queue.<machine>.<verb>`: the coordinator's calls to one compute node in a queue-lock recovery. */
 export function queueRecoverySubject(subjects: Subjects, machine: NodeId, verb: QueueRecoveryVerb): string {
-  if (!Number.isSafeInteger(machine) || machine < 0) throw new RangeError(`machine ${machine} cannot be a subject token`);
-  return `${subjects.prefix}.ctl.queue.${machine}.${verb}`;
+  return subjects.queueRecovery(machine, verb);
 }
 
 export interface QueueResponderDeps {

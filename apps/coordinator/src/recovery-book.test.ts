@@ -13,7 +13,7 @@ describe('RecoveryBook (injected time)', () => {
     expect(Object.keys(COMPUTE_FAILURE_RULES).sort()).toStrictEqual([...PROTOCOL_IDS].sort());
   });
 
-  it('a compute failure: lease actions finish at detection + bound, unrecoverable ones are recorded at once', () => {
+  it('a compute failure: lease actions finish at detection + bound, driven ones when their steps are recorded', () => {
     const book = new RecoveryBook({ leaseBoundsMs: { dslr: 400, 'dslr-backoff': 400, drtm: 60, redlock: 1 } });
     const r = book.begin(compute, 9n, 1_000 * MS);
     expect(r).toMatchObject({ seq: 1, role: 'compute', id: '3', node: 3, incarnation: 42n, epoch: 9n, detectedAtNs: 1_000 * MS });
@@ -21,7 +21,10 @@ describe('RecoveryBook (injected time)', () => {
     const dslr = r.actions.find((a) => a.protocol === 'dslr');
     expect(dslr).toMatchObject({ mechanism: 'lease', dueAtNs: 1_400 * MS });
     expect(dslr?.doneAtNs).toBeUndefined();
-    expect(r.actions.find((a) => a.protocol === 'netlock')).toMatchObject({ mechanism: 'none', doneAtNs: 1_000 * MS });
+    // Every protocol now recovers a dead compute node somehow: no action is written off at once.
+    expect(r.actions.filter((a) => a.mechanism === 'none')).toStrictEqual([]);
+    expect(r.actions.find((a) => a.protocol === 'netlock')).toMatchObject({ mechanism: 'driven' });
+    expect(r.actions.find((a) => a.protocol === 'netlock')?.doneAtNs).toBeUndefined();
 
     // Defaults apply where no override is given: shiftlock 30 ms.
     expect(book.tick(1_030 * MS - 1)).toStrictEqual([]);

@@ -80,7 +80,7 @@ describe('coordinator recovery over NATS', () => {
     // 200 ms lease bound; ns times near 2^56 carry a few ns of double rounding.
     expect(Math.abs(Number(BigInt(detail['done_ns'] ?? '0') - BigInt(detail['detected_ns'] ?? '0')) - 200_000_000)).toBeLessThanOrEqual(64);
     expect(recovered.dslr.epoch).toBe(notice.epoch);
-    expect(recovered.answer.recoveries.find((r) => r.protocol === 'netlock')?.detail).toContain('mechanism=none');
+    expect(recovered.answer.recoveries.find((r) => r.protocol === 'netlock')?.detail).toContain('mechanism=driven');
     // mcs/alock are driven by the coordinator (queue-lock-recovery); with no compute node to gate, over at once
     expect(recovered.answer.recoveries.find((r) => r.protocol === 'mcs')?.detail).toContain('mechanism=driven');
   });

@@ -8,13 +8,9 @@ import type { QueueRecoveryReply } from '@lockfabric/wire';
 
 export type QueueRecoveryVerb = 'gate' | 'abort' | 'reset' | 'resume';
 
-/**
- * `ctl.queue.<machine>.<verb>`, as apps/compute-node queue-recovery-responder.ts builds it (the two
- * must agree; libs/live subjects.ts is not this change's to edit).
- */
+/** `ctl.queue.<machine>.<verb>` (libs/live subjects), where apps/compute-node's responder listens. */
 export function queueRecoverySubject(subjects: Subjects, machine: NodeId, verb: QueueRecoveryVerb): string {
-  if (!Number.isSafeInteger(machine) || machine < 0) throw new RangeError(`machine ${machine} cannot be a subject token`);
-  return `${subjects.prefix}.ctl.queue.${machine}.${verb}`;
+  return subjects.queueRecovery(machine, verb);
 }
 
 /** A compute node refused a queue-lock recovery call, or did not answer in time. */
