@@ -8,7 +8,7 @@ import type { RecoveryPhase } from '@lockfabric/wire';
 import { LocalChaos, runLive } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, liveNowNs, nodeOf, sleep, waitFor } from './live-chaos-support.js';
+import { FENCED_ERROR, MS, clipFencedHolds, liveNowNs, nodeOf, sleep, waitFor } from './live-chaos-support.js';
 
 // The other half of a SIGKILL: a caslock holder is paused (SIGSTOP) past its failure detection, so
 // the coordinator declares it dead, the memory node fences it and frees its words, and survivors
@@ -18,7 +18,7 @@ import { MS, liveNowNs, nodeOf, sleep, waitFor } from './live-chaos-support.js';
 const MISSES = 10;
 const DETECTION_MS = 100 * MISSES;
 const TIMEOUT_MS = 3_000;
-const FENCED = 'FabricAccessError';
+const FENCED = FENCED_ERROR;
 /** Initiator id of this test's probe queue pair (no compute node has it). */
 const PROBE = 64_999;
 
@@ -36,23 +36,6 @@ async function waitForHolder(qp: MemoryQueuePair, node: number, locks: number, t
     await sleep(2);
   }
   throw new Error(`no lock held by compute node ${node} within ${timeoutMs} ms`);
-}
-
-/** A fenced hold protected nothing after the fence: its hold ends there (like clipExpiredLeases for leases). */
-function clipFencedHolds(history: readonly HistoryEvent[], node: number, fencedAtNs: number): HistoryEvent[] {
-  const out = history.map((e) => ({ ...e }));
-  const invokeAt = new Map<string, number>();
-  out.forEach((e, i) => {
-    if (nodeOf(e) !== node || e.op !== 'release') return;
-    const key = `${e.client}/${e.lock}`;
-    if (e.phase === 'invoke') invokeAt.set(key, i);
-    else if (e.phase === 'fail' && e.error === FENCED) {
-      const at = invokeAt.get(key);
-      const invoke = at === undefined ? undefined : out[at];
-      if (invoke && at !== undefined) out[at] = { ...invoke, timeNs: Math.min(invoke.timeNs, fencedAtNs) };
-    }
-  });
-  return out;
 }
 
 describe('live chaos: a paused caslock holder declared dead is fenced when it resumes', () => {

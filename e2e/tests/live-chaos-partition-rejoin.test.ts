@@ -9,7 +9,7 @@ import type { MembershipView, RecoveryPhase } from '@lockfabric/wire';
 import { LocalChaos, runLive } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, liveNowNs, metric, nodeOf, sleep, waitFor } from './live-chaos-support.js';
+import { FENCED_ERROR, MS, clipFencedHolds, liveNowNs, metric, nodeOf, sleep, waitFor } from './live-chaos-support.js';
 
 // A real partition (the cluster's cut proxy) of a caslock holder, past failure detection. Unlike a
 // SIGSTOP, compute-2 keeps running while cut off: its critical sections end and its releases are
@@ -20,7 +20,7 @@ const MISSES = 10;
 const DETECTION_MS = 100 * MISSES;
 const PARTITION_MS = 3_000;
 const TIMEOUT_MS = 1_000;
-const FABRIC = 'FabricAccessError';
+const FABRIC = FENCED_ERROR;
 /** Initiator id of this test's probe queue pair (no compute node has it). */
 const PROBE = 64_998;
 
@@ -37,23 +37,6 @@ async function heldBy(qp: MemoryQueuePair, node: number, locks: number): Promise
 function processState(pid: number): string {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-}
-
-/**
- * A hold of `node` whose release was refused protected nothing after `fencedAtNs`: the fence freed
- * its word. The hold is cut back to end there; every other hold is checked as recorded.
- */
-function endRefusedHoldsAt(history: readonly HistoryEvent[], node: number, fencedAtNs: number): HistoryEvent[] {
-  const out = history.map((e) => ({ ...e }));
-  const openRelease = new Map<string, number>();
-  out.forEach((e, i) => {
-    if (nodeOf(e) !== node || e.op !== 'release') return;
-    const key = `${e.client}/${e.lock}`;
-    if (e.phase === 'invoke') return void openRelease.set(key, i);
-    const at = openRelease.get(key);
-    if (e.phase === 'fail' && e.error === FABRIC && at !== undefined) out[at] = { ...out[at]!, timeNs: Math.min(out[at]!.timeNs, fencedAtNs) };
-  });
-  return out;
 }
 
 describe('live chaos: a real partition of a caslock holder, fencing, and its rejoin', () => {
@@ -177,7 +160,7 @@ describe('live chaos: a real partition of a caslock holder, fencing, and its rej
     expect(grantedAfterFence).toStrictEqual([]);
     // Survivors took the locks after the fence, and everything is exclusive once refused holds end at the fence.
     expect(history.some((e) => nodeOf(e) === 1 && e.op === 'acquire' && e.phase === 'ok' && e.timeNs > fencedAtNs)).toBe(true);
-    const verdict = checkHistory(endRefusedHoldsAt(history, 2, fencedAtNs));
+    const verdict = checkHistory(clipFencedHolds(history, 2, fencedAtNs));
     expect(verdict.ok, summarizeVerdict(verdict)).toBe(true);
     const survivors = checkHistory(history.filter((e) => nodeOf(e) === 1), { maxWaitNs: (TIMEOUT_MS + 300) * MS });
     expect(survivors.ok, summarizeVerdict(survivors)).toBe(true);
@@ -195,20 +178,4 @@ describe('live chaos: a real partition of a caslock holder, fencing, and its rej
     expect(laterVerdict.ok, summarizeVerdict(laterVerdict)).toBe(true);
   });
 
-  it('the refused-hold cut is not a blanket pardon: an accepted late release still shows as an overlap', () => {
-    const ev = (client: string, op: 'acquire' | 'release', phase: 'invoke' | 'ok' | 'fail', ms: number, error?: string): HistoryEvent => ({ client, lock: 0, mode: 'exclusive', op, phase, timeNs: ms * MS, ...(error ? { error } : {}) });
-    // compute-2 holds from 1 to 50 ms and is fenced at 20 ms; compute-1 holds from 30 ms.
-    const history = (release: 'fail' | 'ok') => [
-      ev('2/0', 'acquire', 'invoke', 0),
-      ev('2/0', 'acquire', 'ok', 1),
-      ev('1/0', 'acquire', 'invoke', 2),
-      ev('1/0', 'acquire', 'ok', 30),
-      ev('2/0', 'release', 'invoke', 50),
-      ev('2/0', 'release', release, 51, release === 'fail' ? FABRIC : undefined),
-      ev('1/0', 'release', 'invoke', 60),
-      ev('1/0', 'release', 'ok', 61),
-    ];
-    expect(checkHistory(endRefusedHoldsAt(history('fail'), 2, 20 * MS)).ok).toBe(true);
-    expect(checkHistory(endRefusedHoldsAt(history('ok'), 2, 20 * MS)).ok).toBe(false);
-  });
 });

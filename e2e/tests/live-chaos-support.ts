@@ -71,3 +71,24 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
     await sleep(50);
   }
 }
+
+/** The typed error a fenced node's verbs fail with. */
+export const FENCED_ERROR = 'FabricAccessError';
+
+/**
+ * A fenced hold protected nothing after the fence: a hold of `node` whose release was refused as
+ * fenced ends at the fence (like clipExpiredLeases for leases). An accepted late release is left
+ * alone, so an overlap it caused still shows.
+ */
+export function clipFencedHolds(history: readonly HistoryEvent[], node: number, fencedAtNs: number): HistoryEvent[] {
+  const out = history.map((e) => ({ ...e }));
+  const releaseInvokeAt = new Map<string, number>();
+  out.forEach((e, i) => {
+    if (nodeOf(e) !== node || e.op !== 'release') return;
+    const key = `${e.client}/${e.lock}`;
+    if (e.phase === 'invoke') return void releaseInvokeAt.set(key, i);
+    const at = releaseInvokeAt.get(key);
+    if (e.phase === 'fail' && e.error === FENCED_ERROR && at !== undefined) out[at] = { ...out[at]!, timeNs: Math.min(out[at]!.timeNs, fencedAtNs) };
+  });
+  return out;
+}
