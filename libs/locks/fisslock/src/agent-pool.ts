@@ -6,11 +6,11 @@ import type { Agent, FissPolicy, Waiter } from './pool/agent.js';
 import { startHandoverSpan } from './pool/handover-span.js';
 import type { Releaser } from './pool/handover-span.js';
 import { ReceiveDedup } from './pool/receive-dedup.js';
-import { answeredBySwitchGrant, dropGhostWaiter } from './pool/request-copies.js';
+import { answeredBySwitchGrant } from './pool/request-copies.js';
 import { StarvationNotifier } from './pool/starvation.js';
 import { StuckReleases } from './pool/stuck-releases.js';
 import { TransferAssembly } from './pool/transfer-assembly.js';
-import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf } from './wire.js';
+import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf, grantHomeOf } from './wire.js';
 import type { AckStatus } from './wire.js';
 // recovery (S1/S2 hooks) types, used only by the section at the end of AgentPool
 import type { RecoveryClientView } from './recovery/recovery-client.js';
@@ -33,6 +33,8 @@ export interface AgentPoolOptions {
   readonly stuckAfterNs?: number;
   /** Test-only mutant: process duplicated sequenced packets again instead of re-ACKing them. */
   readonly mutantNoDuplicateSuppression: boolean;
+  /** Test-only mutant: stuck RELEASEs keep their wait when the lock's state changes here (shows the transfer-entries guard alone). */
+  readonly mutantNoStuckRestart?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -69,7 +71,7 @@ export class AgentPool {
   private readonly starvation: StarvationNotifier;
   private stopped = false;
   private readonly unsubscribe: () => void;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, droppedAborts: 0, settledOnInstall: 0 };
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, settledOnInstall: 0, reissueDeferred: 0, queuedThenGranted: 0, grantedTwice: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -128,10 +130,11 @@ export class AgentPool {
     return false;
   }
 
-  tryLocalRelease(lid: LockId, task: number, acquireSpan?: SpanContextRef): 'done' | 'no-agent' | 'not-found' {
+  /** `switchShared`: the hold is a ② grant (see releaseCore). */
+  tryLocalRelease(lid: LockId, task: number, acquireSpan?: SpanContextRef, switchShared = false): 'done' | 'no-agent' | 'not-found' {
     const a = this.agents.get(lid);
     if (!a) return 'no-agent';
-    return this.releaseCore(lid, a, this.machine, task, { from: `${this.machine}/${clientOfTask(task)}`, acquire: acquireSpan }) ? 'done' : 'not-found';
+    return this.releaseCore(lid, a, this.machine, task, { from: `${this.machine}/${clientOfTask(task)}`, acquire: acquireSpan }, switchShared) ? 'done' : 'not-found';
   }
 
   // ---- receive path ----
@@ -168,14 +171,20 @@ export class AgentPool {
     }
     // everything else is a sequenced packet from some server: dedup, then process and ACK
     const src = p.agent ?? p.machine;
-    const seen = this.dedup.statusOf(src, p.seq);
+    // The decider's ② copy and a DUP copy of the same ACQUIRE (its requester resent it before the
+    // GRANT came back: RTO short against the path) share src:seq; whichever comes first must not
+    // hide the other, or a DUP copy recorded as a ③ waiter swallows the ② grant: the agent's inca
+    // stays one behind, its transfer is refused, and the holder's RELEASE only removes a waiter —
+    // an agent with no holder and the refused grantee at its head, for ever (see onAcquire).
+    const granted = p.type === 'acquire' && (p.flags & FLAG_GRANTED) !== 0;
+    const seen = this.dedup.statusOf(src, p.seq, granted);
     if (seen !== undefined && !this.options.mutantNoDuplicateSuppression) {
       this.counters.duplicates++;
       this.ack(p, src, seen === 'accepted' ? 'duplicate' : seen);
       return;
     }
     const status = this.process(p);
-    this.dedup.record(src, p.seq, status);
+    this.dedup.record(src, p.seq, status, granted);
     this.ack(p, src, status);
   }
 
@@ -194,7 +203,7 @@ export class AgentPool {
         this.completeTransfers();
         return 'accepted';
       case 'transfer':
-        this.transfers.addEntry(p);
+        this.transfers.addEntry(p, this.clock.nowNs());
         this.completeTransfers();
         return 'accepted';
       default:
@@ -208,8 +217,20 @@ export class AgentPool {
     const a = this.agents.get(p.lock);
     if (!a) return this.bounce(p);
     const k = key(p.machine, p.task);
-    dropGhostWaiter(a, p); // a ② copy of a task queued by a DUP copy of its request: count it (pool/request-copies.ts)
-    if (a.holders.has(k) || a.wqueue.some((w) => key(w.mid, w.task) === k)) return 'duplicate';
+    const queuedAt = a.wqueue.findIndex((w) => key(w.mid, w.task) === k);
+    if ((p.flags & FLAG_GRANTED) !== 0 && queuedAt >= 0) {
+      // a DUP copy of this ACQUIRE got here first and queued it: the decider granted it (②)
+      a.wqueue.splice(queuedAt, 1);
+      this.counters.queuedThenGranted++;
+    } else if ((p.flags & FLAG_GRANTED) !== 0 && a.holders.has(k)) {
+      // Granted twice: a bounced (non-DUP) copy was decided again (§12.4) while another copy of
+      // the request was queued and granted here as a shared follower. The decider counted this
+      // one, so the agent counts it too, or its FREE/transfer is refused for ever (the client
+      // keeps one grant and releases the other as a stray). Found with a short RTO, no faults.
+      a.inca = (a.inca + 1) & 0xff;
+      this.counters.grantedTwice++;
+      return 'duplicate';
+    } else if (a.holders.has(k) || queuedAt >= 0) return 'duplicate';
     if ((p.flags & FLAG_GRANTED) !== 0) {
       a.holders.add(k); // ② the decider already granted: count it
       a.inca = (a.inca + 1) & 0xff;
@@ -231,11 +252,14 @@ export class AgentPool {
 
   private onRelease(p: LockPacket): AckStatus {
     const a = this.agents.get(p.lock);
-    // a ② holder's RELEASE never ends a wait: its ghost entry goes, and the RELEASE waits for its copy (pool/request-copies.ts)
-    if (a) dropGhostWaiter(a, p);
-    if (a && this.releaseCore(p.lock, a, p.machine, p.task, { from: `${p.machine}/${clientOfTask(p.task)}`, acquire: p.trace })) {
+    if (a && this.releaseCore(p.lock, a, p.machine, p.task, { from: `${p.machine}/${clientOfTask(p.task)}`, acquire: p.trace }, (p.flags & FLAG_GRANTED) !== 0)) {
       this.stuck.resolved(p);
       return 'accepted';
+    }
+    if (this.recordedElsewhere(p)) {
+      this.counters.staleReleases++;
+      this.stuck.resolved(p);
+      return 'duplicate';
     }
     if (this.stuck.longEnough(p, this.clock.nowNs())) {
       if (!a && this.mayReissueAbort(p)) return this.reissueAbort(p);
@@ -275,6 +299,14 @@ export class AgentPool {
     // resend pending), and the timeout-free would free a lock just handed over (wide sweep, 10%
     // faults, seed 115). Waiting is bounded: that task is granted, or aborts within T_ACQ.
     if (p.machine !== this.machine || (p.flags & FLAG_ABORT) === 0 || this.pending.has(p.lock) || this.transfers.hasGrantFor(p.lock)) return false;
+    // Nor while entries of a transfer of the lock to this machine arrived lately without their
+    // GRANT: the decider accepted it and its first copy was lost (the sender resends it every RTO),
+    // and the grantee may be recorded out of this machine's sight — the ACK of its bounced copy
+    // lost (wide sweep, 10% faults, seeds 37 and 109). Entries of a refused transfer age out.
+    if (this.transfers.hasEntriesFor(p.lock, this.clock.nowNs() - this.stuck.afterNs)) {
+      this.counters.reissueDeferred++;
+      return false;
+    }
     for (const [t, listener] of this.listeners) if (t !== p.task && listener.lock === p.lock && this.recordedTasks.has(t)) return false;
     return true;
   }
@@ -286,25 +318,50 @@ export class AgentPool {
   }
 
   /**
+   * A ② holder's RELEASE that names another machine as its grant's home: it is stale, never a
+   * release whose ② copy was lost. The decider routes a RELEASE to `mid`, so it reached this
+   * machine only after the home agent's lifetime had ended — by an accepted FREE or transfer (the
+   * decider's inca is ahead of that agent's until the copy is counted, so nothing else can end it)
+   * and so only after its holders, this one included, were released. What arrives is a
+   * retransmitted (DUP) or bounced copy of a RELEASE processed there. Writing it off here bumped
+   * this agent's inca one ahead of the decider's, and its next FREE/transfer passed under a ②
+   * holder (wide sweep, 10% faults, seeds 10, 27, 145). A RELEASE at its home is never stale for
+   * this reason: a copy of one processed there is caught by the receive dedup, and bounced copies
+   * originate only at the home (elsewhere they end here), while its agent lives.
+   */
+  private recordedElsewhere(p: LockPacket): boolean {
+    if ((p.flags & FLAG_GRANTED) === 0) return false;
+    const home = grantHomeOf(p);
+    return home !== undefined && home !== this.machine;
+  }
+
+  /**
    * §13.4, one lost ② copy: the decider counted a shared grant whose GRANTED copy never reached
    * the agent, so the holder's RELEASE (flagged GRANTED by its client) finds nobody and the
    * incarnations never match again. After `stuckAfterNs` the agent counts the copy and the release
-   * together; should the copy turn up later after all, it is ignored (`writtenOff`).
-   * Known gap: a retransmitted (DUP) RELEASE whose original already released the holder at an
-   * earlier agent is written off too, putting inca one ahead (wide sweep, 10% faults, seed 10).
+   * together; should the copy turn up later after all, it is ignored (`writtenOff`). Only at the
+   * grant's home (see recordedElsewhere).
    */
   private writeOffLostCopy(p: LockPacket, a: Agent): AckStatus {
     this.counters.writtenOff++;
     this.stuck.writeOff(p);
     a.inca = (a.inca + 1) & 0xff;
+    // a DUP copy of the lost ② copy's ACQUIRE may have queued the holder as a waiter
+    a.wqueue = a.wqueue.filter((w) => w.mid !== p.machine || w.task !== p.task);
     if (a.holders.size === 0) this.handOn(p.lock, a);
     return 'accepted';
   }
 
-  /** Removes a holder (or an aborted waiter); hands the lock on when the last holder leaves. */
-  private releaseCore(lid: LockId, a: Agent, mid: NodeId, task: number, releaser?: Releaser): boolean {
+  /**
+   * Removes a holder (or an aborted waiter); hands the lock on when the last holder leaves. The
+   * release of a ② grant (`switchShared`) never matches a waiter: the waiter is a DUP copy of the
+   * same ACQUIRE that got here before the decider's ② copy (see receive); removing it would leave
+   * that copy to add a holder nobody releases. It waits for the copy (bounce) like any ② RELEASE.
+   */
+  private releaseCore(lid: LockId, a: Agent, mid: NodeId, task: number, releaser?: Releaser, switchShared = false): boolean {
     const k = key(mid, task);
     if (!a.holders.delete(k)) {
+      if (switchShared) return false;
       const at = a.wqueue.findIndex((w) => key(w.mid, w.task) === k);
       if (at < 0) return false; // the RELEASE overtook its ACQUIRE (§5.3): bounce
       a.wqueue.splice(at, 1);
@@ -353,7 +410,12 @@ export class AgentPool {
 
   /** Records how this machine's abort-RELEASE of `task` was answered (client and reissued aborts). */
   abortAnswered(task: number, ack: LockPacket): void {
-    if (ack.type === 'ack' && ackStatusOf(ack.flags) === 'freed') this.discardedTasks.add(task);
+    if (ack.type === 'ack' && ackStatusOf(ack.flags) === 'freed') {
+      this.discardedTasks.add(task);
+      // other aborts of the lock circling here must not reissue at once: a bounced copy may be
+      // decided again as ① to this machine, its GRANT still on the way (wide sweep, 10%, seed 364)
+      if (!this.options.mutantNoStuckRestart) this.stuck.restart(ack.lock);
+    }
   }
   private discardStale(p: LockPacket): boolean {
     return this.discardedTasks.has(p.task);
@@ -374,6 +436,7 @@ export class AgentPool {
     this.counters.settledOnInstall += this.link.forget((q) => q.lock === g.lock && (q.type === 'free' || (q.type === 'grant' && (q.flags & FLAG_HAS_AGENT) !== 0)));
     this.pending.delete(g.lock);
     this.backoff.forget(g.lock);
+    if (!this.options.mutantNoStuckRestart) this.stuck.restart(g.lock);
     this.agents.set(g.lock, a);
     if (a.mode === 'shared') {
       while (a.wqueue[0]?.mode === 'shared') {

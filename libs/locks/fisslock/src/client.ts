@@ -13,6 +13,8 @@ export interface FissGrant extends Grant {
   readonly task: number;
   /** Granted by the switch at once as shared (②): the agent learns of it from the switch's copy, so the RELEASE says so (§13.4). */
   readonly switchShared?: boolean;
+  /** Of a ② grant: the grant's home as the switch named it (agent machine + 1; 0 = unknown), echoed in the RELEASE. */
+  readonly grantHome?: number;
   /** This hold's acquire span: the `lock.handover` span of its release links to it. */
   readonly acquireSpan?: SpanContextRef;
   /** Set when the lock is beyond the switch's capacity and a fallback manager granted it (§6.6). */
@@ -70,9 +72,9 @@ export class FissLockClient implements LockClient<FissGrant> {
       attributes: { [LOCK_ATTR.protocol]: 'fisslock', [LOCK_ATTR.lock]: grant.lock, [LOCK_ATTR.mode]: grant.mode, [LOCK_ATTR.client]: clientKey(this.ports.self) },
     });
     // ⑥⑦⑧ through the local agent; otherwise ⑨ through the decider
-    if (this.pool.tryLocalRelease(grant.lock, grant.task, grant.acquireSpan) !== 'done') {
+    if (this.pool.tryLocalRelease(grant.lock, grant.task, grant.acquireSpan, grant.switchShared === true) !== 'done') {
       const trace = grant.acquireSpan ? { trace: grant.acquireSpan } : {};
-      this.pool.link.send({ type: 'release', lock: grant.lock, machine: this.pool.machine, task: grant.task, mode: grant.mode, incarnation: 0, flags: grant.switchShared ? FLAG_GRANTED : 0, ...trace });
+      this.pool.link.send({ type: 'release', lock: grant.lock, machine: this.pool.machine, task: grant.task, mode: grant.mode, incarnation: grant.grantHome ?? 0, flags: grant.switchShared ? FLAG_GRANTED : 0, ...trace });
     }
     span.end();
     return Promise.resolve();
@@ -112,7 +114,12 @@ export class FissLockClient implements LockClient<FissGrant> {
       acquireSeq = pool.link.send({ type: 'acquire', lock, machine: pool.machine, task, mode, incarnation: 0, flags: 0 }, (ack) => {
         acked = true;
         const status = ack.type === 'ack' ? ackStatusOf(ack.flags) : 'accepted';
-        if (status === 'accepted' || (status === 'bounced' && (ack.flags & FLAG_DUP) === 0)) reached = true;
+        // DUPLICATE counts as reached (§13.2): an agent says so of a request it already recorded
+        // (a duplicated copy's answer can overtake the first copy's ACCEPTED). An unREACHED abort
+        // would take the switch's timeout-free and free a lock just transferred to this very
+        // request (wide sweep, 10% faults, seed 81). The switch's own DUPLICATE (a DUP ACQUIRE on
+        // a free lock) only costs the abort a trip to the agent, which reissueAbort ends.
+        if (status === 'accepted' || status === 'duplicate' || (status === 'bounced' && (ack.flags & FLAG_DUP) === 0)) reached = true;
         pool.noteRecorded(task, ack);
         onAcked?.();
       });
@@ -137,7 +144,7 @@ export class FissLockClient implements LockClient<FissGrant> {
         recordHandoverGrant(this.ports.trace, p.trace, { [LOCK_ATTR.protocol]: 'fisslock', [LOCK_ATTR.lock]: lock, [LOCK_ATTR.client]: clientKey(this.ports.self) });
       }
       const switchShared = p.agent === undefined && (p.flags & FLAG_HAS_AGENT) === 0;
-      return switchShared ? { lock, mode, task, switchShared, ...acquireSpan } : { lock, mode, task, ...acquireSpan };
+      return switchShared ? { lock, mode, task, switchShared, grantHome: p.incarnation, ...acquireSpan } : { lock, mode, task, ...acquireSpan };
     }
     // give up on this request id: a late GRANT is taken silently and released by the abort path
     pool.listeners.set(task, { lock, granted: () => undefined });

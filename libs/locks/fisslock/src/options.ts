@@ -16,6 +16,7 @@ export interface FissLockOptions {
   /** Lock ids the switch decides; ids at or above it go to the ParLock fallback managers (§6.6). 0 = the decider's default capacity for the configured lock count. */
   readonly switchCapacity: number;
   readonly mutantNoDuplicateSuppression: boolean;
+  readonly mutantNoStuckRestart: boolean;
 }
 
 export const FISSLOCK_OPTION_HELP = {
@@ -27,6 +28,7 @@ export const FISSLOCK_OPTION_HELP = {
   switchCapacity: 'lock ids decided on the switch; higher ids are served by ParLock-style managers at the lock\'s home (default 0 = min(lock count, 1680000), the decider\'s capacity); must match the switch program\'s lockCount',
   bounceBackoffNs: 'first delay in ns before re-sending a packet bounced again for the same lock; doubles up to rtoNs (default 5000, 0 = bounce at once)',
   mutantNoDuplicateSuppression: 'test-only: agent pools process duplicated packets again',
+  mutantNoStuckRestart: 'test-only: a stuck RELEASE keeps its wait when its lock\'s state changes on the machine',
 };
 
 export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions {
@@ -40,6 +42,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     bounceBackoffNs: reader.number('bounceBackoffNs', 5_000, { min: 0 }),
     switchCapacity: reader.number('switchCapacity', 0, { min: 0 }),
     mutantNoDuplicateSuppression: reader.boolean('mutantNoDuplicateSuppression', false),
+    mutantNoStuckRestart: reader.boolean('mutantNoStuckRestart', false),
   };
   reader.done();
   return parsed;

@@ -27,6 +27,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       switchCapacity: switchCapacityOf(ports, options.switchCapacity),
       trace: ports.trace,
       mutantNoDuplicateSuppression: options.mutantNoDuplicateSuppression,
+      mutantNoStuckRestart: options.mutantNoStuckRestart,
     });
     byNode.set(port.machine, pool);
   }

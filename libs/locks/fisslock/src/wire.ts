@@ -35,3 +35,12 @@ export function taskKey(client: number, rid: number): number {
 export function clientOfTask(task: number): number {
   return task >>> TASK_RID_BITS;
 }
+
+/**
+ * The machine whose agent recorded a ② grant, from its RELEASE (GRANTED): the switch puts its
+ * `mid` register (agent machine + 1) into the ② GRANT's `incarnation`, the client echoes it.
+ * Undefined when unknown (0, e.g. a grant handed out by recovery).
+ */
+export function grantHomeOf(release: { readonly incarnation: number }): number | undefined {
+  return release.incarnation === 0 ? undefined : release.incarnation - 1;
+}

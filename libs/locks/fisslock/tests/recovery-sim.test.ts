@@ -5,6 +5,7 @@ import { readFissLockOptions } from '../src/options.js';
 import { RecoverableFissLockClient, recoverInProcess } from '../src/recovery/index.js';
 import type { DeciderControl, RecoveryOutcome } from '../src/recovery/index.js';
 import { fissSim } from './support/fiss-sim.js';
+import { ExclusionMonitor, mulberry } from './support/workload.js';
 
 /** The decider's control plane as the switch CPU sees it (what switch-dataplane exposes over gRPC). */
 function controlOf(sw: Switch): DeciderControl {
@@ -37,8 +38,7 @@ async function runWithFailure(seed: number, failure: 'switch' | 'compute', mutan
   const sim = fissSim({ seed, locks: 8, computeNodes: 3 });
   const options = readFissLockOptions({ policy: 'read-preferring' });
   const rnd = mulberry(seed);
-  const holders = new Map<number, Map<string, LockMode>>();
-  const violations: string[] = [];
+  const monitor = new ExclusionMonitor();
   const otherErrors: string[] = [];
   let granted = 0;
   let grantedAfterRecovery = 0;
@@ -72,13 +72,10 @@ async function runWithFailure(seed: number, failure: 'switch' | 'compute', mutan
           if (dead.has(node)) return;
           granted++;
           if (outcome || (!recover && clock.nowNs() > failAtNs + 1_300_000)) grantedAfterRecovery++;
-          const current = holders.get(lock) ?? new Map<string, LockMode>();
-          holders.set(lock, current);
-          for (const [who, held] of current) if (held === 'exclusive' || mode === 'exclusive') violations.push(`seed ${seed}: lock ${lock} ${mode} to ${me} while ${who} holds ${held}`);
-          current.set(me, mode);
+          monitor.granted(lock, me, mode, `seed ${seed}`);
           await sim.cluster.clock.sleep(20_000 + Math.floor(rnd() * 200_000));
           if (dead.has(node)) return;
-          current.delete(me);
+          monitor.released(lock, me);
           await client.release(grant);
           await sim.cluster.clock.sleep(Math.floor(rnd() * 50_000));
         }
@@ -93,7 +90,7 @@ async function runWithFailure(seed: number, failure: 'switch' | 'compute', mutan
       dead.add(victim);
       sim.pool(victim).failStop();
       for (const c of clients.get(victim) ?? []) c.abandon(`machine ${victim} failed`);
-      for (const current of holders.values()) for (const who of [...current.keys()]) if (who.startsWith(`${victim}/`)) current.delete(who);
+      monitor.dropHolders((who) => who.startsWith(`${victim}/`));
     }
     await clock.sleep(1_000_000); // detection (heartbeats) before the coordinator acts
     if (!recover) return;
@@ -108,7 +105,7 @@ async function runWithFailure(seed: number, failure: 'switch' | 'compute', mutan
       drain: () => clock.sleep(200_000),
       ...(mutant ? { repair: { mutantKeepFailedParticipants: true } } : {}),
     });
-    for (const [lock, current] of holders) if (current.size > 0) heldAtRecovery.set(lock, new Set(current.keys()));
+    for (const [lock, who] of monitor.held()) heldAtRecovery.set(lock, who);
     for (const lock of heldAtRecovery.keys()) {
       const meta = sim.decider.meta(lock);
       const agent = outcome.plan.agents.find((a) => a.lid === lock);
@@ -120,7 +117,7 @@ async function runWithFailure(seed: number, failure: 'switch' | 'compute', mutan
   await sim.scheduler.run({ untilNs, maxEvents: 3_000_000 });
   if (untilNs === 5_000_000_000) await done;
   await sim.stop();
-  return { violations, granted, grantedAfterRecovery, aborted, otherErrors, outcome, heldAtRecovery, restored };
+  return { violations: monitor.violations, granted, grantedAfterRecovery, aborted, otherErrors, outcome, heldAtRecovery, restored };
 }
 
 describe('fisslock recovery S0–S3 in the simulator', () => {
@@ -210,13 +207,3 @@ describe('fisslock recovery fence', () => {
   });
 });
 
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -13,13 +13,18 @@ export class ReceiveDedup {
   /** Request ids (`lid:task`) of ①/② GRANTs already received, with when. */
   private readonly switchGrants = new Map<string, number>();
 
-  /** The status a sequenced packet was ACKed with, if it was seen before. */
-  statusOf(src: NodeId, seq: number): AckStatus | undefined {
-    return this.seen.get(`${src}:${seq}`);
+  /**
+   * The status a sequenced packet was ACKed with, if it was seen before. The decider's ② copy of
+   * an ACQUIRE (`granted`) is told apart from DUP copies of it, which carry the same `src:seq`.
+   */
+  statusOf(src: NodeId, seq: number, granted = false): AckStatus | undefined {
+    return this.seen.get(granted ? `${src}:${seq}:g` : `${src}:${seq}`);
   }
 
-  record(src: NodeId, seq: number, status: AckStatus): void {
+  /** A ② copy also marks the plain `src:seq` seen: a DUP copy after it is a duplicate. */
+  record(src: NodeId, seq: number, status: AckStatus, granted = false): void {
     this.seen.set(`${src}:${seq}`, status);
+    if (granted) this.seen.set(`${src}:${seq}:g`, status);
   }
 
   /**

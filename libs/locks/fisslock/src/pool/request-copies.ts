@@ -1,13 +1,12 @@
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import { FLAG_DUP, FLAG_GRANTED } from '../wire.js';
-import type { Agent } from './agent.js';
-import { holderKey } from './agent.js';
 
 /**
  * A request (one task's ACQUIRE) may exist as several copies: the client's ACQUIRE, the copies
- * machines bounce on (each sequenced on the bouncer's link), and retransmissions of those. These
- * two rules keep the copies of one request from being counted twice (issue 4: lock stuck under
- * contention, no faults).
+ * machines bounce on (each sequenced on the bouncer's link), and retransmissions of those. The rule
+ * below keeps a granted request's copies from being resent for ever (issue 4: lock stuck under
+ * contention, no faults); the agent's onAcquire/onRelease keep a ② copy and a DUP copy of one
+ * request from being counted twice (a ghost waiter turned into the holder it is).
  */
 
 /**
@@ -22,22 +21,4 @@ import { holderKey } from './agent.js';
  */
 export function answeredBySwitchGrant(machine: NodeId, grant: LockPacket): (q: LockPacket) => boolean {
   return (q) => q.type === 'acquire' && q.lock === grant.lock && q.task === grant.task && q.machine === machine && (q.flags & (FLAG_DUP | FLAG_GRANTED)) === 0;
-}
-
-/**
- * A ② GRANTED copy (or the RELEASE of a ② holder, flagged GRANTED) names a task that holds the lock,
- * so a wait-queue entry of that task is a ghost left by a DUP copy of its request: it is dropped,
- * and the caller then counts the copy as a holder (inca + 1) or waits for it as usual. Answering the
- * copy "duplicate" because of the ghost left the agent one ② grant behind the decider's inca for
- * good — the holder's RELEASE then removed the ghost as if an aborted waiter — so every FREE and
- * transfer of the lock was refused and its waiters timed out (seed 8 of the FissLock benchmark).
- * Returns whether a ghost was dropped.
- */
-export function dropGhostWaiter(a: Agent, p: LockPacket): boolean {
-  if ((p.flags & FLAG_GRANTED) === 0) return false;
-  const k = holderKey(p.machine, p.task);
-  const at = a.wqueue.findIndex((w) => holderKey(w.mid, w.task) === k);
-  if (at < 0) return false;
-  a.wqueue.splice(at, 1);
-  return true;
 }

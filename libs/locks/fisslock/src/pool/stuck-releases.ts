@@ -13,6 +13,10 @@ export class StuckReleases {
 
   constructor(private readonly stuckAfterNs: number) {}
 
+  get afterNs(): number {
+    return this.stuckAfterNs;
+  }
+
   /**
    * True once the same RELEASE has come back to this pool unprocessed for `stuckAfterNs`: longer
    * than any delay the links add plus several retransmissions, so what it waits for is lost, not late.
@@ -27,6 +31,15 @@ export class StuckReleases {
     if (nowNs - since < this.stuckAfterNs) return false;
     this.since.delete(id);
     return true;
+  }
+
+  /**
+   * The lock's state on this machine changed (an agent arrived, or an abort freed it at the
+   * switch): what was stuck before proves nothing about what is lost now, so every RELEASE of the
+   * lock starts its wait again.
+   */
+  restart(lid: number): void {
+    for (const id of this.since.keys()) if (id.startsWith(`${lid}:`)) this.since.delete(id);
   }
 
   /** The RELEASE was processed after all. */

@@ -2,17 +2,28 @@ import type { LockId, LockPacket } from '@lockfabric/ports';
 import { WAITER_COUNT_SHIFT } from '../wire.js';
 import type { Waiter } from './agent.js';
 
+/** Entries older than this (1 s of virtual time) belong to a transfer whose GRANT was refused. */
+const ORPHAN_AFTER_NS = 1_000_000_000;
+
 /**
  * A transfer (⑧) arrives as one sequenced entry per wait-queue element, sent just before the GRANT
  * that carries their count; links may reorder them. The GRANT waits here until all its entries did.
  */
 export class TransferAssembly {
-  /** Entries by `src:seq`. */
-  private readonly entries = new Map<string, Waiter>();
+  /** Entries by `src:seq`, with their lock and arrival time. */
+  private readonly entries = new Map<string, Waiter & { readonly lid: LockId; readonly atNs: number }>();
   private readonly grants: LockPacket[] = [];
 
-  addEntry(p: LockPacket): void {
-    this.entries.set(`${p.agent ?? p.machine}:${p.seq}`, { mid: p.machine, task: p.task, mode: p.mode });
+  addEntry(p: LockPacket, nowNs: number): void {
+    this.entries.set(`${p.agent ?? p.machine}:${p.seq}`, { mid: p.machine, task: p.task, mode: p.mode, lid: p.lock, atNs: nowNs });
+    // entries of a refused transfer never see their GRANT: keep the map bounded
+    if (this.entries.size > 4_096) for (const [id, e] of this.entries) if (nowNs - e.atNs > ORPHAN_AFTER_NS) this.entries.delete(id);
+  }
+
+  /** Whether entries of a transfer of `lid` to this machine arrived since `sinceNs` and still wait for their GRANT. */
+  hasEntriesFor(lid: LockId, sinceNs: number): boolean {
+    for (const e of this.entries.values()) if (e.lid === lid && e.atNs >= sinceNs) return true;
+    return false;
   }
 
   addGrant(g: LockPacket): void {
@@ -33,7 +44,10 @@ export class TransferAssembly {
       const src = g.agent ?? g.machine;
       const ids = Array.from({ length: count }, (_, k) => `${src}:${g.seq - count + k}`);
       if (!ids.every((id) => this.entries.has(id))) continue;
-      const queue = ids.map((id) => this.entries.get(id) as Waiter);
+      const queue = ids.map((id) => {
+        const e = this.entries.get(id) as Waiter;
+        return { mid: e.mid, task: e.task, mode: e.mode };
+      });
       for (const id of ids) this.entries.delete(id);
       this.grants.splice(i--, 1);
       done.push({ grant: g, queue });

@@ -39,6 +39,8 @@ describe('fisslock decider', () => {
       [2, 'grant', 0],
     ]);
     expect(program.meta(3).inca).toBe(1);
+    // the GRANT names the grant's home: the mid register (agent machine + 1), echoed in the RELEASE
+    expect(out[1]?.packet.incarnation).toBe(1 + 1);
   });
 
   it('③ forwards an incompatible ACQUIRE to the agent without state change', () => {

@@ -12,7 +12,9 @@ import type { LockPacket, NodeId } from '@lockfabric/ports';
  * - `agent`: `src`, the machine that sent this hop of a sequenced packet (used for ACK routing).
  * - `seq`: per-`src` sequence number of a sequenced packet; in an ACK, the acknowledged seq.
  * - `dst`: ACK → the origin (`ack_src`); transfer entry → the grantee machine.
- * - `incarnation`: `inca` (FREE, agent GRANT); position in the queue (transfer entry).
+ * - `incarnation`: `inca` (FREE, agent GRANT); position in the queue (transfer entry); ② GRANT
+ *   and the RELEASE of its holder (GRANTED): the grant's home, the `mid` register value (agent
+ *   machine + 1) when the decider sent the GRANTED copy; 0 = unknown.
  * - `mode`: requested mode / next holder's mode; FREE: the mode before the free (`cur_mode`).
  * - `flags`: FLAG_* bits below; ACK status in bits 9–10; the waiter count of an agent-carrying
  *   GRANT in bits 16–31.

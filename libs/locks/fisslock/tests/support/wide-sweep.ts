@@ -1,0 +1,34 @@
+import { expect, it } from 'vitest';
+import type { FaultSpec } from '@lockfabric/switch';
+import { runWide } from './wide-run.js';
+import type { WideResult } from './wide-run.js';
+
+/**
+ * What issue 4 asks of every seed: no exclusion violation, every acquire granted or failed with
+ * LockTimeoutError, one agent per lock, agent mode = decider mode (Lemma 1). A timed-out acquire
+ * (liveness under faults) is allowed.
+ */
+export function expectSound(at: string, r: WideResult): void {
+  expect(r.violations, at).toEqual([]);
+  expect(r.untyped, `${at}: acquires failed without LockTimeoutError`).toBe(0);
+  expect(r.unfinished, `${at}: acquires neither granted nor timed out\n${r.stalled ?? ''}`).toBe(0);
+  expect(r.agentsPerLockMax, `${at}: two live agents for one lock`).toBeLessThanOrEqual(1);
+  expect(r.modeMismatch, `${at}: agent mode differs from the decider's (Lemma 1)`).toBe(0);
+}
+
+/** One vitest case per block of seeds (vitest runs files in parallel; a block keeps its time bounded). */
+export function wideSweep(name: string, faults: FaultSpec, from: number, to: number, block = 50): void {
+  for (let first = from; first <= to; first += block) {
+    const last = Math.min(to, first + block - 1);
+    it(`${name}, seeds ${first}–${last}: exclusion, typed outcomes, one agent per lock, Lemma 1`, async () => {
+      let granted = 0;
+      for (let seed = first; seed <= last; seed++) {
+        const r = await runWide(seed, { faults });
+        expectSound(`seed ${seed} (runWide(${seed}, { faults: ${name} }))`, r);
+        granted += r.granted;
+      }
+      // most acquires get through despite the faults (3 nodes × 2 clients × 40 ops per seed)
+      expect(granted).toBeGreaterThan((last - first + 1) * 240 * 0.8);
+    }, 300_000);
+  }
+}
