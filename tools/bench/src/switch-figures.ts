@@ -1,10 +1,13 @@
 // Figures of the switch lock family (issue 4), measured on this machine:
-//   node tools/bench/dist/switch-figures.js [--ops N] [--quick] [--skip-live] [--skip-sim] [--out FILE]
+//   node tools/bench/dist/switch-figures.js [--ops N] [--quick] [--links fifo|jittered] [--skip-live] [--skip-sim] [--out FILE]
 // (--skip-sim keeps the sim rows already in the output file and measures only the live figure)
 // (a) sim: the FissLock paper's microbenchmark — update-heavy, read-mostly, read-only × uniform,
 //     Zipf θ 0.99; 160 clients on 1 M locks; fisslock, netlock, srvlock, parlock: acquire latency
 //     p50/p90/p99, throughput and the share of grants the switch decided.
 // (b) live: fisslock acquire latency without contention ÷ the raw NATS round trip, in one run.
+// Links: `fifo` (default) keeps each machine–switch link in send order, as one Ethernet link does,
+// and FissLock then runs without its per-link pacing (pacingNs 0), which only exists to keep a link
+// FIFO under `jittered` links (the sim default, which tests keep for its extra reorderings).
 // Prints a table and writes bench-results/switch-figures.json (or --out).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,8 +18,10 @@ import type { ClientPorts, LockPacket, SwitchPort } from '@lockfabric/ports';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { liveOptions, measureTransport, repoRootForBench, runLive, startLocalCluster, stopLocalCluster } from '@lockfabric/workload-driver';
 
-const { values } = parseArgs({ options: { ops: { type: 'string' }, quick: { type: 'boolean' }, 'skip-live': { type: 'boolean' }, 'skip-sim': { type: 'boolean' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { ops: { type: 'string' }, links: { type: 'string' }, quick: { type: 'boolean' }, 'skip-live': { type: 'boolean' }, 'skip-sim': { type: 'boolean' }, out: { type: 'string' } } });
 const quick = values.quick === true;
+const links = values.links ?? 'fifo';
+if (links !== 'fifo' && links !== 'jittered') throw new Error(`--links must be fifo or jittered, got ${links}`);
 const operations = Number(values.ops ?? (quick ? 4_000 : 40_000));
 const root = repoRootForBench();
 const outFile = values.out ?? join(root, 'bench-results', 'switch-figures.json');
@@ -93,14 +98,15 @@ interface SimRow {
 const previous = values['skip-sim'] === true && existsSync(outFile) ? (JSON.parse(readFileSync(outFile, 'utf8')) as { sim?: { operationsPerRun?: number; rows?: SimRow[] } }) : undefined;
 const rows: SimRow[] = previous?.sim?.rows ?? [];
 const simOperations = previous?.sim?.operationsPerRun ?? operations;
-if (values['skip-sim'] !== true) log(`(a) sim microbenchmark: ${CLIENTS} clients, ${LOCKS.toLocaleString('en')} locks, ${operations.toLocaleString('en')} operations per run, ${COMPUTE_NODES} compute nodes`);
+if (values['skip-sim'] !== true) log(`(a) sim microbenchmark: ${CLIENTS} clients, ${LOCKS.toLocaleString('en')} locks, ${operations.toLocaleString('en')} operations per run, ${COMPUTE_NODES} compute nodes, ${links} links`);
 for (const workload of values['skip-sim'] === true ? [] : WORKLOADS) {
   for (const dist of DISTRIBUTIONS) {
     for (const system of SYSTEMS) {
       const spec: WorkloadSpec = { clients: CLIENTS, locks: LOCKS, readRatio: workload.readRatio, distribution: dist.distribution, operations, thinkNs: 0, criticalSectionNs: 0, seed: 7, timeoutMs: 10_000 };
       const { protocol, switchGrants } = tapped(protocolById(system));
       const started = performance.now();
-      const result = await runWithDefinition({ substrate: 'sim', protocol, spec, computeNodes: COMPUTE_NODES });
+      const protocolOptions: Record<string, number> = system === 'fisslock' && links === 'fifo' ? { pacingNs: 0 } : {};
+      const result = await runWithDefinition({ substrate: 'sim', protocol, protocolOptions, spec, computeNodes: COMPUTE_NODES, switchLinks: links });
       const s = result.summary;
       const row: SimRow = {
         system,
@@ -152,7 +158,7 @@ if (values['skip-live'] !== true) {
 
 const figures = {
   machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() },
-  sim: { clients: CLIENTS, locks: LOCKS, operationsPerRun: simOperations, computeNodes: COMPUTE_NODES, zipfTheta: 0.99, criticalSectionNs: 0, rows },
+  sim: { clients: CLIENTS, locks: LOCKS, links, operationsPerRun: simOperations, computeNodes: COMPUTE_NODES, zipfTheta: 0.99, criticalSectionNs: 0, rows },
   ...(live ? { live } : {}),
 };
 mkdirSync(dirname(outFile), { recursive: true });

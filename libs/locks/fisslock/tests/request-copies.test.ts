@@ -110,7 +110,7 @@ describe('fisslock copies of one request: no stuck lock under contention', () =>
     });
   }
 
-  it('the DUP copy and the decided copy are one packet: the agent dedup swallows the ② copy, the holder’s RELEASE drops the ghost and writes the copy off', async () => {
+  it('the DUP copy and the decided copy are one packet: the dedup tells the ② copy apart (src:seq:g), which turns the ghost into the holder it is', async () => {
     const sim = fissSim();
     const [a, b, c] = sim.nodes as [number, number, number];
     const ca = sim.client(a, 0);
@@ -126,11 +126,13 @@ describe('fisslock copies of one request: no stuck lock under contention', () =>
     await sim.step(100_000);
     const gb = await gbp;
     expect(late.fired).toBeDefined();
-    expect(sim.pool(a).counters.duplicates).toBe(1); // the copy, taken for the DUP's second arrival
+    // the ② copy is not taken for the DUP's second arrival: it replaces the ghost the DUP queued
+    expect(sim.pool(a).counters.duplicates).toBe(0);
+    expect(sim.pool(a).counters.queuedThenGranted).toBe(1);
     await cb.release(gb); // ⑨, flagged GRANTED
-    await sim.step(3_000_000); // stuckAfterNs (10 RTO) and the bounce back-off
-    // before the fix the RELEASE took the ghost for an aborted waiter and nothing counted the copy
-    expect(sim.pool(a).counters.writtenOff).toBe(1);
+    await sim.step(3_000_000);
+    // nothing left to write off: the copy was counted when it arrived
+    expect(sim.pool(a).counters.writtenOff).toBe(0);
     expect(sim.pool(a).agents.get(0)?.inca).toBe(1);
     expect(holders(sim, a)).toEqual([`${a}:${ga.task}`]);
     expect(waiters(sim, a)).toEqual([]);
