@@ -17,6 +17,12 @@ export interface FissSelfFenceDeps {
 export interface FissSelfFence {
   /** Clients cut off so far (one fence per run: a later run starts a new pool). */
   readonly fencedClients: number;
+  /**
+   * Fences now, for a caller that learned of the death another way (a membership view naming this
+   * node's incarnation dead reaches the rejoin watch before the FailureNotice reaches this fence,
+   * and the rejoin retires the run: fence first, so the waits end typed rather than cut off).
+   */
+  fence(why: string): void;
   close(): void;
 }
 
@@ -33,6 +39,14 @@ export interface FissSelfFence {
 export function startFissSelfFence(deps: FissSelfFenceDeps): FissSelfFence {
   const subject = deps.subjects.recovery('failure');
   let fencedClients = 0;
+  const fence = (why: string) => {
+    const pool = deps.pool();
+    if (!pool) return;
+    const reason = `compute node ${deps.node} was declared failed (${why}); its FissLock holds expired`;
+    const cut = fenceMachine(pool, reason);
+    if (cut > 0) deps.logger.warn(`fisslock: ${reason}: ${cut} clients cut off, agent pool stopped`);
+    fencedClients += cut;
+  };
   const subscription: Subscription = deps.nc.subscribe(subject, {
     callback: (error, msg) => {
       if (error) return;
@@ -43,18 +57,14 @@ export function startFissSelfFence(deps: FissSelfFenceDeps): FissSelfFence {
         return; // counted by the failure feed, which reads the same subject
       }
       if (notice.role !== 'compute' || (notice.node !== deps.node && notice.id !== String(deps.node))) return;
-      const pool = deps.pool();
-      if (!pool) return;
-      const reason = `compute node ${deps.node} was declared failed (epoch ${notice.epoch}); its FissLock holds expired`;
-      const cut = fenceMachine(pool, reason);
-      if (cut > 0) deps.logger.warn(`fisslock: ${reason}: ${cut} clients cut off, agent pool stopped`);
-      fencedClients += cut;
+      fence(`epoch ${notice.epoch}`);
     },
   });
   return {
     get fencedClients() {
       return fencedClients;
     },
+    fence,
     close: () => subscription.unsubscribe(),
   };
 }

@@ -57,7 +57,7 @@ await runService({
     // declared dead while still running: its FissLock clients get typed errors, not timeouts
     const fissFence = startFissSelfFence({ nc, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
     // Declared dead while still running (a partition, a long stall): retire that incarnation, rejoin with a new one.
-    const rejoin = startRejoinWatch({ nc, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => runs.retire(reason) });
+    const rejoin = startRejoinWatch({ nc, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => (fissFence.fence(reason), runs.retire(reason)) });
     const rejoinCounter = metrics.counter({ name: 'lockfabric_compute_rejoins_total', help: 'Times this compute node was declared dead while running and rejoined with a new incarnation' });
     let seenRejoins = 0;
     // mcs/alock recovery after a compute node's death: gate, abort, table reset (queue-recovery-responder.ts)
