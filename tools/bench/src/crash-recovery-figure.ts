@@ -1,6 +1,6 @@
 // Time from a compute node's crash until survivors acquire its locks, per protocol (issue 5):
 //   node tools/bench/dist/crash-recovery-figure.js [--rounds N] [--protocols a,b] [--out FILE]
-// (default protocols: all RDMA ones but mcs and alock, which can hang; see below)
+// (default protocols: every RDMA one)
 // A live local cluster (NATS, coordinator, one memory node, two compute nodes). Per protocol and
 // round: a contended run on 3 locks, SIGKILL of compute-2 mid-run, then for each lock the time from
 // the kill to the first survivor grant. The dead node held some of those locks (which ones died
@@ -38,12 +38,11 @@ const PROTOCOLS: Record<string, { options: Record<string, string>; mechanism: st
   shiftlock: { options: {}, mechanism: 'lease (3·T_lease) + era-fenced reset' },
   declock: { options: { acquireTimeoutMs: '100', suspectAfterMs: '300' }, mechanism: 'waiter timeout reset (100 ms) + suspectAfter (300 ms)' },
   'declock-cql': { options: { acquireTimeoutMs: '100', suspectAfterMs: '300' }, mechanism: 'as declock' },
-  mcs: { options: {}, mechanism: 'none (queue blocked)' },
-  alock: { options: {}, mechanism: 'none (queue blocked)' },
+  // A release waits 200 ms live for a successor's link before it cuts the queue (README of lock-mcs).
+  mcs: { options: { releaseLinkTimeoutNs: '200000000' }, mechanism: 'coordinator: gate, drain, abort waiters, table reset' },
+  alock: { options: { releaseLinkTimeoutNs: '200000000' }, mechanism: 'as mcs (both cohort tails and the victim word)' },
 };
-// mcs and alock only on request: a survivor's release can wait forever for a successor that died
-// mid-enqueue, and then the run never ends (README of apps/coordinator).
-const chosen = values.protocols ? values.protocols.split(',') : Object.keys(PROTOCOLS).filter((p) => p !== 'mcs' && p !== 'alock');
+const chosen = values.protocols ? values.protocols.split(',') : Object.keys(PROTOCOLS);
 
 const root = repoRootForBench();
 const outFile = values.out ?? join(root, 'bench-results', 'crash-recovery.json');

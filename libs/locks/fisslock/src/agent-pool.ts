@@ -184,7 +184,7 @@ export class AgentPool {
       return;
     }
     const status = this.process(p);
-    this.dedup.record(src, p.seq, status, granted);
+    this.dedup.record(src, p.seq, status, granted, this.clock.nowNs());
     this.ack(p, src, status);
   }
 

@@ -1,15 +1,27 @@
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import type { AckStatus } from '../wire.js';
 
-/** How long a switch GRANT's request id is remembered for dedup (1 s of virtual time). */
+/** How long a switch GRANT's request id, or a sequenced packet's `src:seq`, is remembered for dedup (1 s). */
 const SWITCH_GRANT_MEMORY_NS = 1_000_000_000;
+const SEQUENCED_MEMORY_NS = 1_000_000_000;
+/** Below this many remembered packets nothing is pruned (pruning walks the oldest entries). */
+const SEQUENCED_PRUNE_ABOVE = 4_096;
 
 /**
  * What the receive path has seen already: the per-origin dedup window of sequenced packets (spec
  * §5.1 rule 4, `src:seq` → the status it was ACKed with) and the request ids of switch GRANTs.
  */
 export class ReceiveDedup {
-  private readonly seen = new Map<string, AckStatus>();
+  /**
+   * `src:seq` (and `src:seq:g`) → ACK status and when it was recorded, in recording order. Bounded
+   * in time: a copy cannot arrive a second after its first (links add µs to ms), so entries older
+   * than SEQUENCED_MEMORY_NS are dropped once the map is large — the map holds at most one second
+   * of this machine's incoming sequenced packets.
+   */
+  private readonly seen = new Map<string, { readonly status: AckStatus; readonly atNs: number }>();
+  /** Keys in recording order with their times, consumed from `head` when pruning (no Map-iteration over holes). */
+  private order: { key: string; atNs: number }[] = [];
+  private head = 0;
   /** Request ids (`lid:task`) of ①/② GRANTs already received, with when. */
   private readonly switchGrants = new Map<string, number>();
 
@@ -18,13 +30,35 @@ export class ReceiveDedup {
    * an ACQUIRE (`granted`) is told apart from DUP copies of it, which carry the same `src:seq`.
    */
   statusOf(src: NodeId, seq: number, granted = false): AckStatus | undefined {
-    return this.seen.get(granted ? `${src}:${seq}:g` : `${src}:${seq}`);
+    return this.seen.get(granted ? `${src}:${seq}:g` : `${src}:${seq}`)?.status;
   }
 
   /** A ② copy also marks the plain `src:seq` seen: a DUP copy after it is a duplicate. */
-  record(src: NodeId, seq: number, status: AckStatus, granted = false): void {
-    this.seen.set(`${src}:${seq}`, status);
-    if (granted) this.seen.set(`${src}:${seq}:g`, status);
+  record(src: NodeId, seq: number, status: AckStatus, granted: boolean, nowNs: number): void {
+    this.remember(`${src}:${seq}`, status, nowNs);
+    if (granted) this.remember(`${src}:${seq}:g`, status, nowNs);
+    if (this.seen.size <= SEQUENCED_PRUNE_ABOVE) return;
+    while (this.head < this.order.length) {
+      const oldest = this.order[this.head]!;
+      if (nowNs - oldest.atNs <= SEQUENCED_MEMORY_NS) break;
+      // a key recorded again later has a newer time in the map: that later record keeps it
+      if (this.seen.get(oldest.key)?.atNs === oldest.atNs) this.seen.delete(oldest.key);
+      this.head++;
+    }
+    if (this.head > 4_096 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Remembered packets (for tests and metrics). */
+  get sequencedSize(): number {
+    return this.seen.size;
+  }
+
+  private remember(key: string, status: AckStatus, nowNs: number): void {
+    this.seen.set(key, { status, atNs: nowNs });
+    this.order.push({ key, atNs: nowNs });
   }
 
   /**
@@ -45,5 +79,7 @@ export class ReceiveDedup {
   /** Forgets the sequenced window (recovery restarts sequence numbers); switch GRANT ids stay. */
   clearSequenced(): void {
     this.seen.clear();
+    this.order = [];
+    this.head = 0;
   }
 }
