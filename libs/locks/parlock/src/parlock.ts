@@ -1,6 +1,6 @@
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { LockServer, ServerLockClient, readSrvLockOptions } from '@lockfabric/lock-srvlock';
-import type { LockRoute } from '@lockfabric/lock-srvlock';
+import { LockServer, ServerLockClient, currentHome, readSrvLockOptions } from '@lockfabric/lock-srvlock';
+import type { LockHomes, LockRoute } from '@lockfabric/lock-srvlock';
 import { NS_PER_MS } from '@lockfabric/ports';
 import type { LockId, NodeId } from '@lockfabric/ports';
 import { OptionReader } from '@lockfabric/locks-common';
@@ -10,6 +10,7 @@ export const PARLOCK_OPTION_HELP = {
   maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
   mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
   mutantAlwaysLocal: 'test-only: every client treats its own node as the home of every lock (broken on purpose)',
+  mutantServeDuringGrace: 'test-only: a new home serves a dead home\'s locks at once, without reclaiming the survivors\' holds (broken on purpose)',
 };
 
 /** A lock's home: compute nodes in the order the cluster lists them, `lock mod n`. */
@@ -18,6 +19,12 @@ export function parLockHome(lock: LockId, computeNodes: readonly NodeId[]): Node
   if (home === undefined) throw new RangeError('parlock needs at least one compute node');
   return home;
 }
+
+/** ParLock's homes: `lock mod n`; a dead node's locks move to the next live compute node in the cluster's order. */
+export const PARLOCK_HOMES: LockHomes = {
+  baseHome: parLockHome,
+  isBaseHome: (node, computeNodes) => computeNodes.includes(node),
+};
 
 function readParLockOptions(options?: ProtocolOptions) {
   const { mutantAlwaysLocal, ...rest } = options ?? {};
@@ -44,7 +51,12 @@ export const parlock: ProtocolDefinition = {
   services: {
     compute: (context, options) => {
       const parsed = readParLockOptions(options);
-      return new LockServer(context, { managesLocks: true, mutantReleaseAllHolders: parsed.mutantReleaseAllHolders });
+      return new LockServer(context, {
+        managesLocks: true,
+        mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
+        // The always-local mutant keeps managers that serve whatever reaches them (no failover), so its overlap shows.
+        ...(parsed.mutantAlwaysLocal ? {} : { failover: { ...PARLOCK_HOMES, retransmitNs: parsed.retransmitMs * NS_PER_MS, mutantServeDuringGrace: parsed.mutantServeDuringGrace } }),
+      });
     },
   },
   createClient: (ports, options) => {
@@ -55,8 +67,9 @@ export const parlock: ProtocolDefinition = {
       retransmitAcquire: true,
       maxAttempts: parsed.maxAttempts,
       pushBackNs: 0,
-      route: (lock, nodes, self): LockRoute => {
-        const home = parsed.mutantAlwaysLocal ? self : parLockHome(lock, nodes);
+      failover: true,
+      route: (lock, nodes, self, dead): LockRoute => {
+        const home = parsed.mutantAlwaysLocal ? self : currentHome(PARLOCK_HOMES, lock, nodes, dead);
         return home === self ? { kind: 'local' } : { kind: 'packet', dst: home };
       },
     });

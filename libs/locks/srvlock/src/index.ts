@@ -3,3 +3,4 @@ export * from './lock-table.js';
 export * from './lock-server.js';
 export * from './server-lock-client.js';
 export * from './srvlock.js';
+export * from './failover.js';

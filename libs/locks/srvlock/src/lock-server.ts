@@ -1,13 +1,52 @@
 import type { NodeService, NodeServiceContext } from '@lockfabric/locks-common';
 import type { LockId, LockMode, LockPacket, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
 import { LockTable } from './lock-table.js';
+import { requestKey } from './lock-table.js';
 import type { LockRequest, LockTableOptions, RequestChannel } from './lock-table.js';
 import { dropDeadMachine } from './recovery.js';
+import { currentHome, nextLiveNode } from './failover.js';
+import type { LockHomes } from './failover.js';
 import { FLAG_CANCEL, LocalOp, encodeNodes, localOp, modeOf } from './wire.js';
 
+export interface LockServerFailoverOptions extends LockHomes {
+  /** Resend an unanswered RECLAIM query to a survivor after this long. */
+  readonly retransmitNs: number;
+  /** Test-only mutant: a new home serves moved locks at once, without collecting the survivors' holds. */
+  readonly mutantServeDuringGrace?: boolean;
+}
+
 export interface LockServerOptions extends LockTableOptions {
-  /** Whether this node manages locks (SrvLock: only the server node); every node answers topology queries. */
+  /**
+   * Whether this node manages locks (SrvLock: only the server node); every node answers topology
+   * queries. With `failover` the node manages exactly the locks whose current home it is.
+   */
   readonly managesLocks: boolean;
+  /** Failover of a dead home's locks to the next live compute node (see README, "failover"). */
+  readonly failover?: LockServerFailoverOptions;
+}
+
+/** Packet types of the reclaim exchange (otherwise unused by the forward program's server protocols). */
+const RECLAIM_QUERY = 'probe';
+const RECLAIM_HOLD = 'transfer';
+const RECLAIM_DONE = 'free';
+/** Bounds: holds a node tracks for its clients, and requests a new home defers during grace. */
+export const MAX_TRACKED_HOLDS = 1 << 16;
+export const MAX_DEFERRED_REQUESTS = 1 << 12;
+
+interface Deferred {
+  readonly request: LockRequest;
+  readonly kind: 'acquire' | 'release' | 'cancel';
+  readonly trace: SpanContextRef | undefined;
+}
+
+/** A new home collecting the survivors' holds of the locks moved to it (one round per death). */
+interface Grace {
+  readonly round: number;
+  /** Survivors that have not answered this round completely. */
+  readonly pending: Set<NodeId>;
+  /** Holds reported this round, per survivor, and the count each announced. */
+  readonly holds: Map<NodeId, Map<string, LockRequest>>;
+  readonly announced: Map<NodeId, number>;
 }
 
 export interface LockServerStats {
@@ -18,6 +57,12 @@ export interface LockServerStats {
   readonly fenced: number;
   /** Holds and queued requests of dead machines dropped by recovery. */
   readonly droppedDead: number;
+  /** Failover: holds installed from the survivors' reclaim answers when a grace ended. */
+  readonly reclaimed: number;
+  /** Failover: requests for moved locks that arrived during grace (deferred, or dropped beyond the bound). */
+  readonly deferred: number;
+  /** Failover: grace rounds started (deaths that moved locks here). */
+  readonly graces: number;
 }
 
 /**
@@ -39,7 +84,12 @@ export class LockServer implements NodeService {
   private readonly stopper = new AbortController();
   /** Highest request id seen per task (`machine/task`); a task's rids only grow. */
   private readonly newestRid = new Map<string, number>();
-  private stats = { packetRequests: 0, localRequests: 0, duplicates: 0, fenced: 0, droppedDead: 0 };
+  private stats = { packetRequests: 0, localRequests: 0, duplicates: 0, fenced: 0, droppedDead: 0, reclaimed: 0, deferred: 0, graces: 0 };
+  /** Failover: holds this node's clients have on locks homed on other nodes (key `task/rid`). */
+  private readonly remoteHolds = new Map<string, LockRequest>();
+  private grace: Grace | undefined;
+  private graceRounds = 0;
+  private readonly deferred: Deferred[] = [];
 
   constructor(
     private readonly context: NodeServiceContext,
@@ -48,13 +98,19 @@ export class LockServer implements NodeService {
     this.table = new LockTable(options);
     this.node = context.ports.self.node;
     const port = context.ports.switchPort;
-    if (options.managesLocks && port) this.unsubscribe = port.onPacket((packet) => this.onPacket(packet));
-    if (options.managesLocks) this.unsubscribeFailures = context.failures?.onComputeNodeFailed((node) => this.onMachineFailed(node));
+    const serves = options.managesLocks || options.failover !== undefined;
+    if (serves && port) this.unsubscribe = port.onPacket((packet) => this.onPacket(packet));
+    if (serves) this.unsubscribeFailures = context.failures?.onComputeNodeFailed((node) => this.onMachineFailed(node));
     void this.serveMailbox();
   }
 
   get counters(): LockServerStats {
     return { ...this.stats };
+  }
+
+  /** Whether this node is collecting the survivors' holds of locks moved to it (failover). */
+  get inGrace(): boolean {
+    return this.grace !== undefined;
   }
 
   /** Machines this server has fenced after a failure notice. */
@@ -80,6 +136,131 @@ export class LockServer implements NodeService {
     const before = this.countOf(machine, locks);
     for (const granted of dropDeadMachine(this.table, machine, locks)) this.reply('grant', granted);
     this.stats.droppedDead += before;
+    if (this.options.failover) this.failOver(machine, this.options.failover);
+  }
+
+  /** Whether this node currently manages `lock`. */
+  private manages(lock: LockId): boolean {
+    const failover = this.options.failover;
+    if (!failover) return this.options.managesLocks;
+    return currentHome(failover, lock, this.context.computeNodes, this.dead) === this.node;
+  }
+
+  /** Whether `lock` was moved here from a dead home (so grace applies to it). */
+  private moved(lock: LockId): boolean {
+    const failover = this.options.failover;
+    return failover !== undefined && failover.baseHome(lock, this.context.computeNodes) !== this.node;
+  }
+
+  /**
+   * After `machine` died: if any dead home's locks now come here, start (or restart) a grace
+   * round: ask every other survivor for its clients' holds; serve moved locks only once all answered.
+   */
+  private failOver(machine: NodeId, failover: LockServerFailoverOptions): void {
+    if (this.grace) {
+      this.grace.pending.delete(machine);
+      this.grace.holds.delete(machine);
+      this.grace.announced.delete(machine);
+    }
+    const nodes = this.context.computeNodes;
+    // Locks move here when a dead base home's next live node is now this one, and this death caused it.
+    const inherits = nodes.some((base) => this.dead.has(base) && failover.isBaseHome(base, nodes) && nextLiveNode(base, nodes, this.dead) === this.node);
+    const newlyInherited = inherits && nextLiveNode(machine, nodes, this.dead) === this.node;
+    if (!newlyInherited || failover.mutantServeDuringGrace) {
+      this.maybeEndGrace();
+      return;
+    }
+    this.stats.graces++;
+    const peers = nodes.filter((n) => n !== this.node && !this.dead.has(n));
+    this.grace = { round: ++this.graceRounds, pending: new Set(peers), holds: new Map(), announced: new Map() };
+    void this.queryUntilDone(this.grace, failover.retransmitNs);
+    this.maybeEndGrace();
+  }
+
+  private async queryUntilDone(grace: Grace, retransmitNs: number): Promise<void> {
+    while (this.grace === grace && grace.pending.size > 0 && !this.stopper.signal.aborted) {
+      for (const peer of grace.pending) this.sendReclaim(RECLAIM_QUERY, peer, 0, 'shared', 0, 0, grace.round);
+      await this.context.ports.clock.sleep(retransmitNs, this.stopper.signal).catch(() => undefined);
+    }
+  }
+
+  private sendReclaim(type: 'probe' | 'transfer' | 'free', dst: NodeId, lock: LockId, mode: LockMode, task: number, seq: number, round: number): void {
+    this.context.ports.switchPort?.send({ type, lock, machine: this.node, task, mode, incarnation: round, seq, flags: 0, dst });
+  }
+
+  /** A new home asks: every hold this node's clients have on locks homed elsewhere (the asker keeps what is its own). */
+  private answerReclaim(asker: NodeId, round: number): void {
+    if (this.dead.has(asker)) return;
+    for (const hold of this.remoteHolds.values()) this.sendReclaim(RECLAIM_HOLD, asker, hold.lock, hold.mode, hold.task, hold.rid, round);
+    this.sendReclaim(RECLAIM_DONE, asker, 0, 'shared', 0, this.remoteHolds.size, round);
+  }
+
+  private onReclaimAnswer(packet: LockPacket): void {
+    const grace = this.grace;
+    if (!grace || packet.incarnation !== grace.round || !grace.pending.has(packet.machine)) return;
+    if (packet.type === RECLAIM_HOLD) {
+      let holds = grace.holds.get(packet.machine);
+      if (!holds) grace.holds.set(packet.machine, (holds = new Map()));
+      if (holds.size < MAX_TRACKED_HOLDS) {
+        const hold: LockRequest = { lock: packet.lock, mode: packet.mode, machine: packet.machine, task: packet.task, rid: packet.seq, channel: 'packet' };
+        holds.set(requestKey(hold.machine, hold.task, hold.rid), hold);
+      }
+    } else grace.announced.set(packet.machine, packet.seq);
+    // Complete once the announced count of holds arrived (a lost packet leaves it pending: asked again).
+    const announced = grace.announced.get(packet.machine);
+    if (announced !== undefined && (grace.holds.get(packet.machine)?.size ?? 0) >= announced) grace.pending.delete(packet.machine);
+    this.maybeEndGrace();
+  }
+
+  /** Grace ends when every survivor answered: its holds (and this node's own clients') become holders, then deferred requests are served. */
+  private maybeEndGrace(): void {
+    const grace = this.grace;
+    if (!grace || grace.pending.size > 0) {
+      if (!grace) this.serveDeferred();
+      return;
+    }
+    this.grace = undefined;
+    const own = [...this.remoteHolds.values()].map((h) => ({ ...h, machine: this.node, channel: 'local' as const }));
+    for (const hold of [...own, ...[...grace.holds.values()].flatMap((m) => [...m.values()])]) {
+      if (!this.manages(hold.lock) || !this.moved(hold.lock)) continue;
+      const task = `${hold.machine}/${hold.task}`;
+      if (hold.rid > (this.newestRid.get(task) ?? -1)) this.newestRid.set(task, hold.rid);
+      const { outcome } = this.table.acquire(hold);
+      if (outcome === 'granted' || outcome === 'queued') this.stats.reclaimed++;
+    }
+    this.serveDeferred();
+  }
+
+  private serveDeferred(): void {
+    for (const d of this.deferred.splice(0)) {
+      // A machine declared dead while its request waited is fenced like any of its requests.
+      if (this.dead.has(d.request.machine)) continue;
+      if (d.kind === 'acquire') this.acquire(d.request);
+      else this.release(d.request, d.kind === 'cancel', d.trace);
+    }
+  }
+
+  /** Routes a request of a live machine: served, deferred (moved lock during grace), or dropped (not this node's lock: the client routes again). */
+  private submit(request: LockRequest, kind: Deferred['kind'], trace: SpanContextRef | undefined): void {
+    if (!this.manages(request.lock)) return;
+    if (this.grace && this.moved(request.lock)) {
+      if (this.deferred.length < MAX_DEFERRED_REQUESTS) this.deferred.push({ request, kind, trace });
+      this.stats.deferred++;
+      return;
+    }
+    if (kind === 'acquire') this.acquire(request);
+    else this.release(request, kind === 'cancel', trace);
+  }
+
+  private onNote(message: Message): void {
+    const key = `${message.from.client}/${message.value}`;
+    if (localOp(message) === LocalOp.noteReleased) {
+      this.remoteHolds.delete(key);
+      return;
+    }
+    if (this.remoteHolds.size >= MAX_TRACKED_HOLDS) return;
+    const hold: LockRequest = { lock: message.lock, mode: modeOf(message.data?.[1]), machine: this.node, task: message.from.client, rid: Number(message.value), channel: 'packet' };
+    this.remoteHolds.set(key, hold);
   }
 
   private countOf(machine: NodeId, locks: readonly LockId[]): number {
@@ -90,6 +271,8 @@ export class LockServer implements NodeService {
 
   private onPacket(packet: LockPacket): void {
     if (packet.dst !== this.node) return;
+    if (this.options.failover && packet.type === RECLAIM_QUERY) return this.answerReclaim(packet.machine, packet.incarnation);
+    if (this.options.failover && (packet.type === RECLAIM_HOLD || packet.type === RECLAIM_DONE)) return this.onReclaimAnswer(packet);
     if (packet.type !== 'acquire' && packet.type !== 'release') return;
     if (this.dead.has(packet.machine)) {
       this.stats.fenced++;
@@ -97,8 +280,7 @@ export class LockServer implements NodeService {
     }
     this.stats.packetRequests++;
     const request = { lock: packet.lock, mode: packet.mode, machine: packet.machine, task: packet.task, rid: packet.seq, channel: 'packet' as const };
-    if (packet.type === 'acquire') this.acquire(request);
-    else this.release(request, (packet.flags & FLAG_CANCEL) !== 0, packet.trace);
+    this.submit(request, packet.type === 'acquire' ? 'acquire' : (packet.flags & FLAG_CANCEL) !== 0 ? 'cancel' : 'release', packet.trace);
   }
 
   private async serveMailbox(): Promise<void> {
@@ -116,7 +298,12 @@ export class LockServer implements NodeService {
       this.context.ports.mailbox.send({ kind: 'custom', to: message.from, lock: 0, data: encodeNodes(this.context.computeNodes) });
       return;
     }
-    if (!this.options.managesLocks || message.value === undefined) return;
+    if (op === LocalOp.viewQuery) {
+      this.context.ports.mailbox.send({ kind: 'custom', to: message.from, lock: 0, data: encodeNodes([...this.dead], LocalOp.viewReply) });
+      return;
+    }
+    if ((op === LocalOp.noteHeld || op === LocalOp.noteReleased) && message.value !== undefined && message.from.node === this.node) return this.onNote(message);
+    if ((!this.options.managesLocks && !this.options.failover) || message.value === undefined) return;
     if (op !== LocalOp.acquire && op !== LocalOp.release && op !== LocalOp.cancel) return;
     if (this.dead.has(message.from.node)) {
       this.stats.fenced++;
@@ -131,8 +318,7 @@ export class LockServer implements NodeService {
       rid: Number(message.value),
       channel: 'local',
     };
-    if (op === LocalOp.acquire) this.acquire(request);
-    else this.release(request, op === LocalOp.cancel, message.trace);
+    this.submit(request, op === LocalOp.acquire ? 'acquire' : op === LocalOp.cancel ? 'cancel' : 'release', message.trace);
   }
 
   private acquire(request: LockRequest): void {

@@ -16,7 +16,14 @@ export interface ServerLockClientConfig {
   readonly maxAttempts: number;
   /** Backoff bound after a push-back from a full switch queue (NetLock). */
   readonly pushBackNs: number;
-  route(lock: LockId, computeNodes: readonly NodeId[], self: NodeId): LockRoute;
+  /**
+   * Failover (SrvLock, ParLock): when a request goes unanswered the client asks its node's service
+   * which compute nodes were declared dead and routes again; the node's service is told of every
+   * hold granted by another node (and of its release), so it can report it to a new home.
+   */
+  readonly failover?: boolean;
+  /** Where `lock`'s requests go; `dead`: compute nodes declared dead so far (as this client knows). */
+  route(lock: LockId, computeNodes: readonly NodeId[], self: NodeId, dead: ReadonlySet<NodeId>): LockRoute;
 }
 
 export interface ServerGrant extends Grant {
@@ -49,6 +56,8 @@ export class ServerLockClient implements LockClient<ServerGrant> {
   readonly traffic: ClientTraffic = { packetsSent: 0, packetsReceived: 0, localMessages: 0 };
   private nextRid = 1;
   private computeNodes: readonly NodeId[] | undefined;
+  /** Compute nodes declared dead, as last heard from this node's service (failover only; only grows). */
+  private readonly dead = new Set<NodeId>();
   private readonly replies = new Map<number, Reply>();
   private readonly waiters = new Map<number, () => void>();
   /** Requests given up while a switch queue still holds them: released when their grant arrives. */
@@ -72,7 +81,7 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     try {
       deadline.check();
       const nodes = await this.topology(deadline, options?.signal);
-      route = this.config.route(lock, nodes, this.ports.self.node);
+      route = this.config.route(lock, nodes, this.ports.self.node, this.dead);
       for (;;) {
         this.sendRequest(route, 'acquire', lock, mode, rid, 0, op.span.context);
         sent = true;
@@ -80,9 +89,11 @@ export class ServerLockClient implements LockClient<ServerGrant> {
         if (reply?.type === 'grant') {
           if (reply.trace) op.span.addLink(reply.trace, { 'lockfabric.link': 'handover' });
           op.granted();
+          if (this.config.failover && route.kind === 'packet') this.noteToService(LocalOp.noteHeld, lock, mode, rid);
           return { lock, mode, rid, route, viaSwitch: (reply.flags & FLAG_SWITCH) !== 0 };
         }
         deadline.check();
+        if (!reply) route = await this.reroute(lock, route, deadline.atNs, options?.signal);
         op.retries++;
         if (reply?.type === 'push-back') await deadline.pause(1 + this.ports.random.int(this.config.pushBackNs));
       }
@@ -102,7 +113,9 @@ export class ServerLockClient implements LockClient<ServerGrant> {
         this.sendRequest(grant.route, 'release', grant.lock, grant.mode, grant.rid, 0, span.context);
         return;
       }
-      await this.reliably(grant.route, 'release', grant.lock, grant.mode, grant.rid, 0, span.context);
+      await this.reliably(grant.route, 'release', grant.lock, grant.mode, grant.rid, 0, span.context).finally(() => {
+        if (this.config.failover && grant.route.kind === 'packet') this.noteToService(LocalOp.noteReleased, grant.lock, grant.mode, grant.rid);
+      });
     } catch (error) {
       span.recordError(error);
       throw error;
@@ -141,10 +154,12 @@ export class ServerLockClient implements LockClient<ServerGrant> {
   /** Sends until acknowledged (an ACK for this rid), up to `maxAttempts`. */
   private async reliably(route: LockRoute, type: 'release', lock: LockId, mode: LockMode, rid: number, flags: number, trace?: SpanContextRef): Promise<Reply> {
     this.replies.delete(rid);
+    let to = route;
     for (let attempt = 0; attempt < this.config.maxAttempts; attempt++) {
-      this.sendRequest(route, type, lock, mode, rid, flags, trace);
-      const reply = await this.awaitOne(route, rid, this.ports.clock.nowNs() + this.config.retransmitNs, undefined, 'ack');
+      this.sendRequest(to, type, lock, mode, rid, flags, trace);
+      const reply = await this.awaitOne(to, rid, this.ports.clock.nowNs() + this.config.retransmitNs, undefined, 'ack');
       if (reply) return reply;
+      to = await this.reroute(lock, to, this.ports.clock.nowNs() + this.config.retransmitNs, undefined);
     }
     throw new FabricAccessError('unreachable', `${this.config.protocol}: no acknowledgement of ${type} of lock ${lock} after ${this.config.maxAttempts} attempts`);
   }
@@ -225,6 +240,27 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     if (!port) throw new FabricAccessError('unreachable', `${this.config.protocol} needs a switch port`);
     this.traffic.packetsSent++;
     port.send(packet);
+  }
+
+  /**
+   * Failover: asks this node's service which compute nodes are dead (waiting at most one
+   * retransmit interval, and not past `untilNs`) and routes `lock` again; without failover the route stays.
+   */
+  private async reroute(lock: LockId, route: LockRoute, untilNs: number, signal: AbortSignal | undefined): Promise<LockRoute> {
+    if (!this.config.failover || !this.computeNodes) return route;
+    this.ports.mailbox.send({ kind: 'custom', to: serviceAddress(this.ports.self.node), lock: 0, data: Uint8Array.of(LocalOp.viewQuery) });
+    const reply = await this.ports.mailbox.receive((m: Message) => localOp(m) === LocalOp.viewReply, {
+      deadlineNs: Math.min(untilNs, this.ports.clock.nowNs() + this.config.retransmitNs),
+      ...(signal ? { signal } : {}),
+    });
+    if (reply?.data) for (const node of decodeNodes(reply.data)) this.dead.add(node);
+    return this.config.route(lock, this.computeNodes, this.ports.self.node, this.dead);
+  }
+
+  /** Failover: tells this node's service of a hold granted by another node, or of its end. */
+  private noteToService(op: number, lock: LockId, mode: LockMode, rid: number): void {
+    this.traffic.localMessages++;
+    this.ports.mailbox.send({ kind: 'custom', to: serviceAddress(this.ports.self.node), lock, value: BigInt(rid), data: Uint8Array.of(op, modeCode(mode)) });
   }
 
   /** The cluster's compute nodes, asked once of this node's service over the mailbox. */

@@ -4,17 +4,21 @@ import { NS_PER_MS } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import { LockServer } from './lock-server.js';
 import { ServerLockClient } from './server-lock-client.js';
+import { currentHome } from './failover.js';
+import type { LockHomes } from './failover.js';
 
 export interface SrvLockOptions {
   readonly retransmitMs: number;
   readonly maxAttempts: number;
   readonly mutantReleaseAllHolders: boolean;
+  readonly mutantServeDuringGrace: boolean;
 }
 
 export const SRVLOCK_OPTION_HELP = {
   retransmitMs: 'resend an unanswered ACQUIRE/RELEASE after this many ms (default 5)',
   maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
   mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
+  mutantServeDuringGrace: 'test-only: a new home serves a dead home\'s locks at once, without reclaiming the survivors\' holds (broken on purpose)',
 };
 
 export function readSrvLockOptions(options?: ProtocolOptions, protocol = 'srvlock'): SrvLockOptions {
@@ -23,6 +27,7 @@ export function readSrvLockOptions(options?: ProtocolOptions, protocol = 'srvloc
     retransmitMs: reader.number('retransmitMs', 5, { min: 0.001 }),
     maxAttempts: reader.number('maxAttempts', 50, { min: 1, integer: true }),
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
+    mutantServeDuringGrace: reader.boolean('mutantServeDuringGrace', false),
   };
   reader.done();
   return parsed;
@@ -33,6 +38,12 @@ export function srvLockServer(computeNodes: readonly NodeId[]): NodeId {
   if (computeNodes.length === 0) throw new RangeError('srvlock needs at least one compute node');
   return Math.min(...computeNodes);
 }
+
+/** SrvLock's homes: every lock on the server; a dead server's role moves to the next live compute node. */
+export const SRVLOCK_HOMES: LockHomes = {
+  baseHome: (_lock, computeNodes) => srvLockServer(computeNodes),
+  isBaseHome: (node, computeNodes) => node === srvLockServer(computeNodes),
+};
 
 /**
  * SrvLock: one dedicated lock-server role (the lowest compute node) keeps every lock's holders and
@@ -53,6 +64,7 @@ export const srvlock: ProtocolDefinition = {
       return new LockServer(context, {
         managesLocks: context.ports.self.node === srvLockServer(context.computeNodes),
         mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
+        failover: { ...SRVLOCK_HOMES, retransmitNs: parsed.retransmitMs * NS_PER_MS, mutantServeDuringGrace: parsed.mutantServeDuringGrace },
       });
     },
   },
@@ -64,7 +76,8 @@ export const srvlock: ProtocolDefinition = {
       retransmitAcquire: true,
       maxAttempts: parsed.maxAttempts,
       pushBackNs: 0,
-      route: (_lock, nodes) => ({ kind: 'packet', dst: srvLockServer(nodes) }),
+      failover: true,
+      route: (lock, nodes, _self, dead) => ({ kind: 'packet', dst: currentHome(SRVLOCK_HOMES, lock, nodes, dead) }),
     });
   },
 };

@@ -23,6 +23,12 @@ export const LocalOp = {
   cancel: 5,
   grant: 6,
   ack: 7,
+  /** Failover: a client asks its node's service which compute nodes were declared dead. */
+  viewQuery: 8,
+  viewReply: 9,
+  /** Failover: a client tells its node's service it holds / no longer holds a lock homed elsewhere (value = rid). */
+  noteHeld: 10,
+  noteReleased: 11,
 } as const;
 export type LocalOpCode = (typeof LocalOp)[keyof typeof LocalOp];
 
@@ -43,10 +49,10 @@ export function localOp(message: Message): number | undefined {
   return message.data?.[0];
 }
 
-/** Compute nodes as u16 pairs after the op byte. */
-export function encodeNodes(nodes: readonly NodeId[]): Uint8Array {
+/** Compute nodes as u16 pairs after the op byte (`op`: topologyReply, or viewReply for the dead ones). */
+export function encodeNodes(nodes: readonly NodeId[], op: number = LocalOp.topologyReply): Uint8Array {
   const out = new Uint8Array(1 + nodes.length * 2);
-  out[0] = LocalOp.topologyReply;
+  out[0] = op;
   nodes.forEach((node, i) => {
     out[1 + i * 2] = node & 0xff;
     out[2 + i * 2] = (node >> 8) & 0xff;
