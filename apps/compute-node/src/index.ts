@@ -4,3 +4,4 @@ export { FissOrdersError, machineOrdersFromWire, serverReportToWire, type FissVe
 export type { CurrentRun } from './run-service.js';
 export { startFissSelfFence, type FissSelfFence, type FissSelfFenceDeps } from './fiss-self-fence.js';
 export { EPOCH_HEADER, EpochStamp, epochStampingNats, followMembershipEpochs } from './epoch-stamp.js';
+export { DescriptorMemoryExecutor } from './descriptor-executor.js';

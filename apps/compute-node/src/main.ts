@@ -1,5 +1,5 @@
 import { Nic, NodeMemory, QueuePairVerbs, registerDescriptorRegion } from '@lockfabric/fabric';
-import { MailboxHub, MalformedInputCounter, SwitchLink, startMemoryServer } from '@lockfabric/live';
+import { MailboxHub, MalformedInputCounter, SwitchLink, followFences, startMemoryServer } from '@lockfabric/live';
 import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { TotalsCounter } from '@lockfabric/telemetry';
@@ -13,6 +13,7 @@ import { startFailureFeed } from './failure-feed.js';
 import { startRejoinWatch } from './rejoin-watch.js';
 import { startQueueRecoveryResponder } from './queue-recovery-responder.js';
 import { EpochStamp, epochStampingNats, followMembershipEpochs } from './epoch-stamp.js';
+import { DescriptorMemoryExecutor } from './descriptor-executor.js';
 
 /**
  * compute-node: hosts lock clients. It connects a queue pair to each memory node, serves its own
@@ -26,14 +27,9 @@ await runService({
     const memory = new NodeMemory(node);
     registerDescriptorRegion(memory, false);
     const nic = new Nic(memory);
-    const memoryServer = await startMemoryServer({
-      port: config.compute.memoryGrpcPort,
-      logger,
-      executor: {
-        executeBatch: (batch, initiator) => nic.executeBatch(batch, initiator),
-        describe: (): MemoryDescription => ({ node, regions: memory.regions().map((r) => ({ region: r.region, rkey: r.rkey, sizeBytes: r.sizeBytes, name: 'descriptors' })) }),
-      },
-    });
+    // Peers' verbs into this node's queue nodes; a compute node declared dead is fenced here too.
+    const descriptors = new DescriptorMemoryExecutor(node, memory, nic);
+    const memoryServer = await startMemoryServer({ port: config.compute.memoryGrpcPort, logger, executor: descriptors });
     const fabric = new LiveFabric(node, nic, logger);
     const lockMetrics = registerComputeMetrics(metrics, fabric);
     const memoryNodes: MemoryDescription[] = [];
@@ -51,6 +47,9 @@ await runService({
     const switchPort = new GatedSwitchPort(switchLink);
     // FailureNotices for lock servers (srvlock, parlock, NetLock's server): drop a dead node's holds.
     const failures = startFailureFeed({ nc, subjects, node, logger, malformed });
+    const descriptorFences = followFences({ nc, subjects, fences: descriptors.fences, malformed, logger, onFence: (f) => logger.warn(`compute node ${node}: fenced compute node ${f.node} (incarnation ${f.incarnation}, epoch ${f.epoch}) from this node's queue nodes`) });
+    const fencedCounter = metrics.counter({ name: 'lockfabric_compute_fenced_requests_total', help: "Peers' work requests into this node's queue nodes refused because their compute node was declared dead (fenced)" });
+    let seenFenced = 0;
     const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, failures, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
     const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed, onEpoch: (epoch) => epochs.observe(epoch) });
@@ -75,6 +74,8 @@ await runService({
         rejoinCounter.inc(undefined, rejoin.rejoins() - seenRejoins);
         seenRejoins = rejoin.rejoins();
         decodeErrors.update(malformed.bySource());
+        fencedCounter.inc(undefined, descriptors.fencedCount - seenFenced);
+        seenFenced = descriptors.fencedCount;
       },
       close: async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
@@ -84,6 +85,7 @@ await runService({
         fissFence.close();
         membershipEpochs.unsubscribe();
         failures.close();
+        descriptorFences.stop();
         await runs.close();
         fabric.close();
         switchPort.stop();

@@ -19,7 +19,7 @@ const STAY: RejoinDecision = { rejoin: false };
  * lock servers dropped its holds; staying as it is would leave it fenced forever. Pure state over
  * the views and notices it is shown, in arrival order.
  *
- * Rules, matching how memory nodes fence (apps/memory-node/src/fence-table.ts):
+ * Rules, matching how memory nodes fence (libs/live/src/fence-table.ts, shared with this node's own memory server):
  * - a view listing this node's current incarnation `dead`, or a failure notice naming it → rejoin;
  * - a view that no longer lists this node at all, once a view had listed the current incarnation
  *   alive → rejoin (memory nodes fence a node that leaves the view);

@@ -1,8 +1,8 @@
 import { Nic, NodeMemory, TokenBucket, registerDescriptorRegion } from '@lockfabric/fabric';
+import { FenceTable, refuseFenced } from '@lockfabric/live';
 import type { ExecuteContext, MemoryDescription, MemoryExecutor } from '@lockfabric/live';
 import { noopTrace } from '@lockfabric/ports';
 import type { Clock, Completion, NodeId, Trace, WorkRequest } from '@lockfabric/ports';
-import { FenceTable, fencedDetail } from './fence-table.js';
 
 export interface MemoryNodeLayout {
   readonly node: NodeId;
@@ -49,11 +49,10 @@ export class MemoryNodeExecutor implements MemoryExecutor {
   /** Executes a doorbell; verbs that carry a trace context get a `verb.<op>` span on this node. */
   private run(batch: readonly WorkRequest[], initiator: NodeId, context: ExecuteContext | undefined): Completion[] {
     // Checked when the doorbell runs, not when it arrived: a batch that waited behind the fence is refused too.
-    const fence = this.fences.fenceOf(initiator);
-    if (fence) {
+    const refused = refuseFenced(this.fences, batch, initiator);
+    if (refused) {
       this.fencedRequests += batch.length;
-      const detail = fencedDetail(fence);
-      return batch.map(() => ({ status: 'bad-rkey', detail }));
+      return refused;
     }
     const traced = context?.trace !== undefined || context?.requestTraces?.some((t) => t !== undefined);
     if (!traced) return this.nic.executeBatch(batch, initiator);

@@ -1,9 +1,9 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
+import { followFences } from '@lockfabric/live';
+import type { Fence, Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
 import type { Clock, NodeId } from '@lockfabric/ports';
-import { FailureNoticeSchema, MemberState, MembershipViewSchema, RecoveryPhaseSchema, ResetOrderSchema, decodeWire } from '@lockfabric/wire';
-import type { Fence, ViewMember } from './fence-table.js';
+import { RecoveryPhaseSchema, ResetOrderSchema, decodeWire } from '@lockfabric/wire';
 import type { MemoryNodeExecutor } from './memory-executor.js';
 import { recoverTable } from './table-recovery.js';
 import type { TableBinding, TableRecoveryResult } from './table-recovery.js';
@@ -24,8 +24,6 @@ export interface RecoveryWatch {
   stop(): void;
 }
 
-const STATE: Record<number, ViewMember['state']> = { [MemberState.ALIVE]: 'alive', [MemberState.SUSPECT]: 'suspect', [MemberState.DEAD]: 'dead' };
-
 /**
  * The memory node's part of compute-node recovery (README of apps/coordinator, "Recovery per
  * protocol"): on a view or failure notice that declares a compute node dead it first fences the
@@ -36,13 +34,10 @@ const STATE: Record<number, ViewMember['state']> = { [MemberState.ALIVE]: 'alive
  */
 export function startRecoveryWatch(deps: RecoveryWatchDeps): RecoveryWatch {
   const { nc, subjects, executor, logger } = deps;
-  const fences = executor.fences;
   const lockRegion = executor.memory.regions().find((r) => r.region === 0);
   const maxSlots = lockRegion ? Math.floor(lockRegion.sizeBytes / 8) : 0;
   let binding: TableBinding | undefined;
   const results: TableRecoveryResult[] = [];
-  const membershipSubject = subjects.membership();
-  const failureSubject = subjects.recovery('failure');
   const tableSubject = subjects.recovery('table');
   const phaseSubject = subjects.recovery('phase');
 
@@ -66,31 +61,9 @@ export function startRecoveryWatch(deps: RecoveryWatchDeps): RecoveryWatch {
     }
   };
 
+  // Views and failure notices fence the dead node (shared with compute nodes: @lockfabric/live fence-feed).
+  const fenceFeed = followFences({ nc, subjects, fences: executor.fences, malformed: deps.malformed, logger, onFence: recover });
   const subscriptions: Subscription[] = [
-    nc.subscribe(membershipSubject, {
-      callback: (error, msg) => {
-        if (error) return;
-        try {
-          const view = decodeWire(MembershipViewSchema, msg.data, membershipSubject);
-          const members = view.members.map((m) => ({ role: m.role, node: m.node, incarnation: m.incarnation, state: STATE[m.state] ?? 'alive' }));
-          for (const fence of fences.applyView(view.epoch, members)) recover(fence);
-        } catch (decodeError) {
-          deps.malformed.record(membershipSubject, decodeError);
-        }
-      },
-    }),
-    nc.subscribe(failureSubject, {
-      callback: (error, msg) => {
-        if (error) return;
-        try {
-          const notice = decodeWire(FailureNoticeSchema, msg.data, failureSubject);
-          const fence = fences.applyFailure(notice.role, notice.node, notice.incarnation, notice.epoch);
-          if (fence) recover(fence);
-        } catch (decodeError) {
-          deps.malformed.record(failureSubject, decodeError);
-        }
-      },
-    }),
     nc.subscribe(tableSubject, {
       callback: (error, msg) => {
         if (error) return;
@@ -109,6 +82,7 @@ export function startRecoveryWatch(deps: RecoveryWatchDeps): RecoveryWatch {
     binding: () => binding,
     recoveries: () => results,
     stop: () => {
+      fenceFeed.stop();
       for (const s of subscriptions) s.unsubscribe();
     },
   };

@@ -39,3 +39,5 @@ export {
 export { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.js';
 export { startHeartbeat, type HeartbeatOptions, type HeartbeatPublisher } from './heartbeat.js';
 export { GrpcCallError, UnaryClient, grpcError, unaryHandler, type GrpcError, type UnaryOptions } from './grpc-unary.js';
+export { FenceTable, fencedDetail, refuseFenced, type Fence, type FenceTableOptions, type ViewMember } from './fence-table.js';
+export { followFences, type FenceFeed, type FenceFeedOptions } from './fence-feed.js';

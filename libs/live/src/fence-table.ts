@@ -1,6 +1,6 @@
-import type { NodeId } from '@lockfabric/ports';
+import type { Completion, NodeId, WorkRequest } from '@lockfabric/ports';
 
-/** A compute node the coordinator declared dead, as the memory node fences it. */
+/** A compute node the coordinator declared dead, as a node serving memory fences it. */
 export interface Fence {
   readonly node: NodeId;
   /** The incarnation declared dead: a later one is admitted again. */
@@ -17,22 +17,34 @@ export interface ViewMember {
   readonly state: 'alive' | 'suspect' | 'dead';
 }
 
+export interface FenceTableOptions {
+  /** The node that owns the table: never fenced (a compute node serving memory does not fence itself). */
+  readonly self?: NodeId;
+}
+
 /**
- * Which compute nodes this memory node refuses verbs from: the software form of moving a dead
- * node's queue pairs to the error state (revoking its rkeys). Pure state, fed by membership views
- * and failure notices; the executor asks `fenceOf` before it runs a doorbell.
+ * Which compute nodes a node serving memory refuses verbs from: the software form of moving a dead
+ * node's queue pairs to the error state (revoking its rkeys). Memory nodes keep one for their lock
+ * tables, compute nodes one for the descriptor slots (queue nodes) their peers write into. Pure
+ * state, fed by membership views and failure notices (fence-feed.ts); the executor asks
+ * `refuseFenced` before it runs a doorbell.
  *
  * Rules: a compute node is fenced from the first view or notice that declares its incarnation
  * dead, or from the first view that no longer lists it; input with an epoch older than the newest one applied is ignored; only a view listing the
  * node alive with a *higher* incarnation admits it again (a paused process that resumes keeps its
  * old incarnation and stays fenced). Memory nodes, switches and the coordinator are never fenced:
- * their verbs are the ones doing recovery.
+ * their verbs are the ones doing recovery. Nor is the table's own node (`self`).
  */
 export class FenceTable {
   private readonly fences = new Map<NodeId, Fence>();
   /** Highest incarnation seen alive per node, so an old incarnation's fence is never lifted by itself. */
   private readonly admitted = new Map<NodeId, bigint>();
   private epoch = 0n;
+  private readonly self: NodeId | undefined;
+
+  constructor(options: FenceTableOptions = {}) {
+    this.self = options.self;
+  }
 
   /** Applies a membership view; returns the fences it added (for the recovery that must follow). */
   applyView(epoch: bigint, members: readonly ViewMember[]): Fence[] {
@@ -80,6 +92,7 @@ export class FenceTable {
   }
 
   private fence(node: NodeId, incarnation: bigint, epoch: bigint): Fence | undefined {
+    if (node === this.self) return undefined;
     // A newer incarnation is already admitted: the dead one is gone, nothing to fence.
     if ((this.admitted.get(node) ?? -1n) > incarnation) return undefined;
     const existing = this.fences.get(node);
@@ -100,4 +113,17 @@ export class FenceTable {
 /** The completion detail a fenced initiator gets: names the node, incarnation and epoch. */
 export function fencedDetail(fence: Fence): string {
   return `fenced: compute node ${fence.node} (incarnation ${fence.incarnation}) was declared dead in epoch ${fence.epoch}; its queue pairs are in the error state until it rejoins with a new incarnation`;
+}
+
+/**
+ * The completions of a doorbell whose initiator is fenced: every work request `bad-rkey` with the
+ * fence's detail, as revoked rkeys would complete; undefined when the initiator is not fenced and
+ * the batch may run. Checked when the doorbell runs, so a batch that waited behind the fence is
+ * refused too.
+ */
+export function refuseFenced(fences: FenceTable, batch: readonly WorkRequest[], initiator: NodeId): Completion[] | undefined {
+  const fence = fences.fenceOf(initiator);
+  if (!fence) return undefined;
+  const detail = fencedDetail(fence);
+  return batch.map(() => ({ status: 'bad-rkey', detail }));
 }

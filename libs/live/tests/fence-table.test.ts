@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FenceTable, fencedDetail } from '../src/fence-table.js';
+import { FenceTable, fencedDetail, refuseFenced } from '../src/fence-table.js';
 
 const alive = (node: number, incarnation: bigint) => ({ role: 'compute', node, incarnation, state: 'alive' as const });
 const dead = (node: number, incarnation: bigint) => ({ role: 'compute', node, incarnation, state: 'dead' as const });
@@ -46,5 +46,28 @@ describe('FenceTable', () => {
     expect(table.applyView(11n, [alive(2, 1n), { role: 'memory', node: 0, incarnation: 1n, state: 'dead' }])).toStrictEqual([]);
     expect(table.applyFailure('switch', 100, 1n, 12n)).toBeUndefined();
     expect(table.all()).toStrictEqual([]);
+  });
+});
+
+describe('FenceTable of a compute node (self) and refuseFenced', () => {
+  it('never fences its own node, by view, by absence or by notice', () => {
+    const table = new FenceTable({ self: 1 });
+    table.applyView(1n, [alive(1, 1n), alive(2, 1n)]);
+    expect(table.applyView(2n, [dead(1, 1n), alive(2, 1n)])).toStrictEqual([]);
+    expect(table.applyView(3n, [alive(2, 1n)])).toStrictEqual([]);
+    expect(table.applyFailure('compute', 1, 1n, 4n)).toBeUndefined();
+    expect(table.fenceOf(1)).toBeUndefined();
+    // Without `self` the same input fences node 1: the exemption is what keeps it served.
+    const plain = new FenceTable();
+    plain.applyView(1n, [alive(1, 1n)]);
+    expect(plain.applyFailure('compute', 1, 1n, 4n)).toBeDefined();
+  });
+
+  it('refuses a fenced initiator with bad-rkey and the fence detail, and lets others run', () => {
+    const table = new FenceTable();
+    const batch = [{ op: 'read' as const, addr: { node: 0, region: 0, rkey: 1, offset: 0 }, length: 8 }];
+    table.applyFailure('compute', 2, 3n, 4n);
+    expect(refuseFenced(table, batch, 2)).toStrictEqual([{ status: 'bad-rkey', detail: fencedDetail(table.fenceOf(2)!) }]);
+    expect(refuseFenced(table, batch, 3)).toBeUndefined();
   });
 });
