@@ -50,8 +50,8 @@ export const COMPUTE_FAILURE_RULES: Readonly<Record<ProtocolId, RecoveryRule>> =
   netlock: { mechanism: 'driven', action: 'hot locks (switch queues): the coordinator calls SwitchControl.PurgeNetLockMachine, which fences the dead machine in the switch and removes its queue entries, granting the waiters behind them; cold locks: the lock server drops the dead node\'s holds and queued requests on the FailureNotice and fences it, as srvlock' },
   // The lock servers act on the FailureNotice itself (within ms); they send no report, so the book
   // counts the action done a small bound after detection.
-  srvlock: { mechanism: 'lease', boundMs: 10, action: 'the lock server drops the dead node\'s holds and queued requests on the FailureNotice, grants the survivors behind them, and ignores the dead node\'s later requests (fenced for the run); lost if the dead node was the server (the lowest compute node)' },
-  parlock: { mechanism: 'lease', boundMs: 10, action: 'every surviving partition manager drops the dead node\'s holds and queued requests on the FailureNotice and fences it, as srvlock; locks homed on the dead node are lost with its manager: survivors\' acquires of them time out (LockTimeoutError) until a new run' },
+  srvlock: { mechanism: 'lease', boundMs: 10, action: 'the lock server drops the dead node\'s holds and queued requests on the FailureNotice, grants the survivors behind them, and ignores the dead node\'s later requests (fenced for the run); if the dead node was the server, the next live node takes over after a grace that reclaims the survivors\' holds' },
+  parlock: { mechanism: 'lease', boundMs: 10, action: 'every surviving partition manager drops the dead node\'s holds and queued requests on the FailureNotice and fences it, as srvlock; locks homed on the dead node move to the next live node, which serves them after a grace that reclaims the survivors\' holds' },
   redlock: { mechanism: 'lease', boundMs: 10_000, action: 'key TTL expires' },
 };
 
