@@ -97,10 +97,15 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
       return assigned;
     };
     const firstCompute = memoryNodes;
-    for (let i = 0; i < memoryNodes; i++) await portsOf(`memory-${i}`);
-    for (let i = 0; i < computeNodes; i++) await portsOf(`compute-${firstCompute + i}`);
     let relayPorts: Readonly<Record<string, number>> | undefined;
     const localNats = isLocalNats(natsUrl);
+    // Only the relay needs them early: a port probed free stays free only until someone else binds
+    // it, so without the proxy each service's ports are probed just before it starts (parallel test
+    // clusters on one machine otherwise race for them).
+    if (options.withCutProxy && localNats) {
+      for (let i = 0; i < memoryNodes; i++) await portsOf(`memory-${i}`);
+      for (let i = 0; i < computeNodes; i++) await portsOf(`compute-${firstCompute + i}`);
+    }
     if (options.withCutProxy && !localNats) say(`no cut proxy: NATS at ${natsUrl} is not on this machine; \`chaos partition\` falls back to SIGSTOP`);
     if (options.withCutProxy && localNats) {
       const proxy = await startCutProxy(dir, natsUrl, ports, (p) => (processes.push(p), save()), options.readyTimeoutMs ?? 15_000);
