@@ -7,3 +7,4 @@ export * from './pause-run.js';
 export * from './dslr-swarm.js';
 export * from './dslr-sweep-check.js';
 export * from './queue-recovery-scenario.js';
+export * from './failover-grace-scenario.js';

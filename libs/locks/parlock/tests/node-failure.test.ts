@@ -1,6 +1,6 @@
 import type { NodeServiceContext, ProtocolOptions } from '@lockfabric/locks-common';
 import { forwardProgram } from '@lockfabric/switch';
-import { createSwitchNet, failureRecoveryReport, runInMemory } from '@lockfabric/harness';
+import { createSwitchNet, failoverGraceScenario, failureRecoveryReport, runInMemory } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
 
 const NODES = [1, 2, 3];
@@ -39,41 +39,10 @@ describe('parlock: a compute node fails (FailureNotice)', () => {
     await net.stopServices();
   });
 
-  /**
-   * A survivor on node 2 holds lock 2 (homed on node 3) when node 3 dies; a client on node 1 (the
-   * new home) asks for it after the notice. Its grant must wait for the holder's release.
-   */
-  async function graceScenario(protocolOptions: ProtocolOptions) {
-    const net = createSwitchNet({ seed: 5, computeNodes: NODES, program: forwardProgram() });
-    const servers = new Map<number, LockServer>();
-    net.startServices(
-      { ...parlock, services: { compute: (ctx, o) => { const s = parlock.services!.compute!(ctx, o) as LockServer; servers.set(ctx.ports.self.node, s); return s; } } },
-      protocolOptions,
-    );
-    const holder = parlock.createClient(net.clientPorts({ node: 2, client: 0 }), protocolOptions);
-    const waiter = parlock.createClient(net.clientPorts({ node: 1, client: 0 }), protocolOptions);
-    const later = parlock.createClient(net.clientPorts({ node: 2, client: 1 }), protocolOptions);
-    const run = (async () => {
-      const held = await holder.acquire(2, 'exclusive');
-      await net.clock.sleep(0.5 * MS);
-      await net.stopServicesOf(3);
-      net.failures.fire(3);
-      let grantedAtNs = -1;
-      const waiting = waiter.acquire(2, 'exclusive', { timeoutMs: 40 }).then((g) => ((grantedAtNs = net.clock.nowNs()), g));
-      await net.clock.sleep(15 * MS);
-      const releasedAtNs = net.clock.nowNs();
-      await holder.release(held);
-      await waiter.release(await waiting);
-      // Another lock homed on the dead node, never held: served by the new home.
-      const fresh = await later.acquire(5, 'exclusive', { timeoutMs: 40 });
-      await later.release(fresh);
-      return { grantedAtNs, releasedAtNs };
-    })();
-    await net.scheduler.run();
-    const outcome = await run;
-    await net.stopServices();
-    return { ...outcome, newHome: servers.get(1)! };
-  }
+  // A survivor on node 2 holds lock 2 (homed on node 3) when node 3 dies; a client on node 1 (the
+  // new home) asks for it after the notice; lock 5 (also homed on node 3) is served afterwards.
+  const graceScenario = (protocolOptions: ProtocolOptions) =>
+    failoverGraceScenario<LockServer>({ protocol: parlock, protocolOptions, seed: 5, computeNodes: NODES, deadNode: 3, holderNode: 2, waiterNode: 1, lock: 2, freshLock: 5 });
 
   it('grace: the new home reclaims the survivors’ holds before serving a moved lock', async () => {
     const { grantedAtNs, releasedAtNs, newHome } = await graceScenario({});

@@ -2,7 +2,7 @@ import { LockTimeoutError } from '@lockfabric/ports';
 import type { NodeServiceContext, ProtocolOptions } from '@lockfabric/locks-common';
 import type { HistoryEvent } from '@lockfabric/check';
 import { forwardProgram } from '@lockfabric/switch';
-import { createSwitchNet, runInMemory } from '@lockfabric/harness';
+import { createSwitchNet, failoverGraceScenario, runInMemory } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
 import { SRVLOCK_HOMES, currentHome, nextLiveNode, srvlock } from '../src/index.js';
 import type { LockServer } from '../src/index.js';
@@ -35,34 +35,12 @@ describe('srvlock: the server node fails (failover to the next live compute node
     expect(nextLiveNode(3, NODES, new Set([3, 1]))).toBe(2);
   });
 
-  /** A client on node 3 holds lock 5 when server 1 dies; a client on node 2 (the new server) asks after the notice. */
-  async function graceScenario(protocolOptions: ProtocolOptions) {
-    const net = createSwitchNet({ seed: 9, computeNodes: NODES, program: forwardProgram() });
-    const { protocol, servers } = watched();
-    net.startServices(protocol, protocolOptions);
-    const holder = srvlock.createClient(net.clientPorts({ node: 3, client: 0 }), protocolOptions);
-    const waiter = srvlock.createClient(net.clientPorts({ node: 2, client: 0 }), protocolOptions);
-    const run = (async () => {
-      const held = await holder.acquire(5, 'exclusive');
-      await net.clock.sleep(0.5 * MS);
-      await net.stopServicesOf(1);
-      net.failures.fire(1);
-      let grantedAtNs = -1;
-      const waiting = waiter.acquire(5, 'exclusive', { timeoutMs: 40 }).then((g) => ((grantedAtNs = net.clock.nowNs()), g));
-      await net.clock.sleep(15 * MS);
-      const releasedAtNs = net.clock.nowNs();
-      await holder.release(held);
-      await waiter.release(await waiting);
-      // A lock nobody held: served by the new server at once.
-      const fresh = await holder.acquire(6, 'shared', { timeoutMs: 40 });
-      await holder.release(fresh);
-      return { grantedAtNs, releasedAtNs };
-    })();
-    await net.scheduler.run();
-    const outcome = await run;
-    await net.stopServices();
-    return { ...outcome, newServer: servers.get(2)! };
-  }
+  // A client on node 3 holds lock 5 when server 1 dies; a client on node 2 (the new server) asks
+  // after the notice; lock 6, never held, is served afterwards.
+  const graceScenario = async (protocolOptions: ProtocolOptions) => {
+    const outcome = await failoverGraceScenario<LockServer>({ protocol: srvlock, protocolOptions, seed: 9, computeNodes: NODES, deadNode: 1, holderNode: 3, waiterNode: 2, lock: 5, freshLock: 6 });
+    return { ...outcome, newServer: outcome.newHome };
+  };
 
   it('grace: the new server reclaims the survivors’ holds before granting', async () => {
     const { grantedAtNs, releasedAtNs, newServer } = await graceScenario({});
