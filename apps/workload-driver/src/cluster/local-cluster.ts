@@ -290,14 +290,50 @@ function spawnLogged(argv: readonly string[], log: string, env: Readonly<Record<
   }
 }
 
+/** Ports handed out by this process: never the same one twice, even before its service binds it. */
+const handedOut = new Set<number>();
+/** Below Linux's default ephemeral range (32768–60999), where outgoing connections take local ports. */
+const SERVICE_PORT_LOW = 20_000;
+const SERVICE_PORT_HIGH = 32_000;
+
+/**
+ * A port for a service to bind later. Probing with port 0 hands out an ephemeral port, which any
+ * outgoing connection (NATS, gRPC, of this or a parallel test cluster) may take as its local port
+ * before the service binds it; so ports come from a range below the ephemeral one, at random, each
+ * probed free and never handed out twice by this process. Falls back to an ephemeral port.
+ */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 64; attempt++) {
+    const port = SERVICE_PORT_LOW + Math.floor(Math.random() * (SERVICE_PORT_HIGH - SERVICE_PORT_LOW));
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  const port = await listenOnce(0);
+  handedOut.add(port);
+  return port;
+}
+
+async function canListen(port: number): Promise<boolean> {
+  try {
+    await listenOnce(port);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Listens on `port` (0: any) on every interface, as the services do, and closes; the port it got. */
+function listenOnce(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(bound));
     });
   });
 }
