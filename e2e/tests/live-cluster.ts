@@ -4,10 +4,17 @@ import { join } from 'node:path';
 import { startLocalCluster, stopLocalCluster } from '@lockfabric/workload-driver';
 import type { ClusterState, LocalClusterOptions } from '@lockfabric/workload-driver';
 
-/** A live cluster of separate processes for one test file, in a fresh temp dir. */
+let clusters = 0;
+
+/**
+ * A live cluster of separate processes for one test file, in a fresh temp dir. Each gets its own
+ * cluster name (the NATS subject prefix), so no process of another cluster on this machine — a
+ * parallel test's, or a leftover that reconnects to a reused port — can ever exchange a message with it.
+ */
 export async function withLiveCluster(options: Omit<LocalClusterOptions, 'dir'> = {}): Promise<{ state: ClusterState; dir: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'lockfabric-e2e-'));
-  const state = await startLocalCluster({ dir, lockCount: 65_536, clientsPerComputeNode: 64, readyTimeoutMs: 60_000, ...options });
+  const cluster = `e2e-${process.pid}-${++clusters}`;
+  const state = await startLocalCluster({ dir, cluster, lockCount: 65_536, clientsPerComputeNode: 64, readyTimeoutMs: 60_000, ...options });
   return {
     state,
     dir,

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveOptions, runLive } from '@lockfabric/workload-driver';
 import type { LiveRunResult } from '@lockfabric/workload-driver';
+import { summarizeVerdict } from '@lockfabric/check';
 import { withLiveCluster } from './live-cluster.js';
 
 // The switch family across real processes: switch-dataplane (running the protocol's program),
@@ -29,6 +30,12 @@ describe.each(groups)('live: switch-dataplane running $program', ({ program, pro
       // FissLock's timers sized for NATS round trips (its defaults are for a µs switch).
       protocolOptions: protocol === 'fisslock' ? liveOptions('fisslock') : serverOptions,
     });
+    // On a failure, say which protocol and how (the violations' diff alone is long and gets cut).
+    if (result.verdict && !result.verdict.ok) {
+      const byLock = new Map<number, number>();
+      for (const v of result.verdict.violations) byLock.set(v.lock, (byLock.get(v.lock) ?? 0) + 1);
+      console.log(`${protocol} (cluster ${cluster.state.cluster}, logs in ${cluster.dir}): violations by lock ${JSON.stringify(Object.fromEntries(byLock))}\n${summarizeVerdict(result.verdict)}`);
+    }
     expect(result.verdict?.violations, protocol).toEqual([]);
     expect(result.verdict?.ok, protocol).toBe(true);
     // Every acquire completed or failed with a typed error; on a loaded machine a few may time out.

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { freePort } from './free-port.js';
 
@@ -80,24 +79,13 @@ export function findNatsServer(binary?: string, env: NodeJS.ProcessEnv = process
   throw new NatsServerNotFoundError(binary ? searched : [DEFAULT_BINARY, '`nats-server` on PATH']);
 }
 
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 /**
- * Spawns a nats-server on 127.0.0.1 and resolves once it accepts TCP connections. When no port is
+ * Spawns a nats-server on 127.0.0.1 and resolves once it reports listening on its port. When no port is
  * given and the chosen one is taken in the meantime, it retries on another.
  */
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServerHandle> {
@@ -120,8 +108,13 @@ async function spawnOnce(binary: string, port: number, options: NatsServerOption
   const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), ...(options.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let output = '';
+  let listening = false;
+  let ready = false;
+  const listeningLine = `Listening for client connections on 127.0.0.1:${port}`;
   const capture = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-LOG_TAIL_CHARS);
+    listening ||= output.includes(listeningLine);
+    ready ||= listening && output.includes('Server is ready');
   };
   child.stdout?.on('data', capture);
   child.stderr?.on('data', capture);
@@ -137,7 +130,8 @@ async function spawnOnce(binary: string, port: number, options: NatsServerOption
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new NatsServerStartError(`nats-server on port ${port} exited during start (${child.exitCode ?? child.signalCode})`, output);
     }
-    if (await canConnect(port)) break;
+    // Its own log, not a TCP connect: if the port was taken meanwhile, a connect reaches the other server.
+    if (ready) break;
     if (performance.now() > deadline) {
       child.kill('SIGKILL');
       await exited(child);

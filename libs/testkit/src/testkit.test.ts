@@ -77,6 +77,17 @@ describe('startNatsServer', () => {
     }
   });
 
+  it('refuses a port another server holds, though a TCP connect to it succeeds', async () => {
+    const holder = await startNatsServer();
+    try {
+      // A connect-based readiness check would accept the second server: the port answers (holder's INFO).
+      expect(await firstLine(holder.port)).toMatch(/^INFO/);
+      await expect(startNatsServer({ port: holder.port })).rejects.toThrow(/exited during start[\s\S]*address already in use/);
+    } finally {
+      await holder.stop();
+    }
+  });
+
   it('names where it looked when the binary is missing', async () => {
     expect(() => findNatsServer('/nonexistent/nats-server')).toThrow(/looked at \/nonexistent\/nats-server/);
     await expect(startNatsServer({ binary: '/nonexistent/nats-server' })).rejects.toThrow(NatsServerNotFoundError);

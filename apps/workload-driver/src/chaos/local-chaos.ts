@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { Socket } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, readClusterState, tail } from '../cluster/local-cluster.js';
+import { readClusterState } from '../cluster/local-cluster.js';
+import { NatsStartError, logSize, waitForNatsReady } from '../cluster/nats-ready.js';
+import { isAlive, isRunning, isZombie, sleep, spawnLogged, waitForHealth } from '../cluster/process-control.js';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
 import type { SwitchFaultRequest } from './chaos-request.js';
 import { applySwitchFaults } from './switch-faults.js';
@@ -166,12 +166,28 @@ export class LocalChaos {
         await waitGone(record.pid, this.graceMs);
       }
     }
+    const fromByte = logSize(record.log);
     const pid = spawnLogged(record.argv, record.log);
     const updated: ProcessRecord = { ...record, pid };
     this.replace(updated);
-    if (record.role === 'nats') await waitForPort(natsPortOf(record, this.state().natsUrl), this.readyTimeoutMs, updated);
-    else await waitForHealth(updated, this.readyTimeoutMs);
+    if (record.role === 'nats') await this.waitForNats(updated, fromByte);
+    else await waitForHealth(updated, this.readyTimeoutMs, 'restart');
     return { verb: 'restart', target: record.name, pid: record.pid, newPid: pid, detail: `${record.name} restarted: pid ${record.pid} -> ${pid}, ready` };
+  }
+
+  /**
+   * The restarted nats-server must bind its old port (the services reconnect to it): when another
+   * process took the port meanwhile, the restart fails loudly instead of letting a connect to that
+   * process pass for readiness.
+   */
+  private async waitForNats(record: ProcessRecord, fromByte: number): Promise<void> {
+    const port = natsPortOf(record, this.state().natsUrl);
+    try {
+      await waitForNatsReady({ pid: record.pid, port, log: record.log, fromByte, timeoutMs: this.readyTimeoutMs, isAlive: isRunning });
+    } catch (error) {
+      if (error instanceof NatsStartError && error.exited) throw new Error(`${record.name} could not listen on its port ${port} again (taken by another process?): ${error.message}`);
+      throw error;
+    }
   }
 
   /** Restarts nats-server in place (same port): clients see a disconnect and reconnect. */
@@ -222,16 +238,6 @@ function natsPort(url: string): number {
   return port;
 }
 
-/** A killed child of a live parent stays a zombie until reaped; it is gone for every purpose here. */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
 async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (isAlive(pid) && !isZombie(pid)) {
@@ -239,50 +245,4 @@ async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
     await sleep(20);
   }
   return true;
-}
-
-function spawnLogged(argv: readonly string[], log: string): number {
-  const fd = openSync(log, 'a');
-  try {
-    const [command, ...args] = argv;
-    if (!command) throw new ChaosTargetError(`no recorded command line for ${log}`);
-    const child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd], env: process.env });
-    child.unref();
-    if (child.pid === undefined) throw new Error(`could not start ${command}`);
-    return child.pid;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-async function waitForHealth(record: ProcessRecord, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!isAlive(record.pid)) throw new Error(`${record.name} exited during restart; see ${record.log}:\n${tail(record.log)}`);
-    const ready = await fetch(`http://127.0.0.1:${record.health}/readyz`, { signal: AbortSignal.timeout(1_000) })
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ready) return;
-    await sleep(100);
-  }
-  throw new Error(`${record.name} was not ready within ${timeoutMs} ms of its restart; see ${record.log}:\n${tail(record.log)}`);
-}
-
-async function waitForPort(port: number, timeoutMs: number, record: ProcessRecord): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = new Socket();
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-      socket.connect(port, '127.0.0.1');
-    });
-    if (open) return;
-    await sleep(50);
-  }
-  throw new Error(`${record.name} did not open port ${port} within ${timeoutMs} ms of its restart; see ${record.log}:\n${tail(record.log)}`);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,10 +1,13 @@
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { Socket, createServer } from 'node:net';
+import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { findNatsServer } from './nats-binary.js';
+import { NatsStartError, logSize, waitForNatsReady } from './nats-ready.js';
+import { isAlive, isRunning, sleep, spawnLogged, waitForHealth } from './process-control.js';
 import { driverEntry, serviceEntry } from './paths.js';
 import type { ServiceApp } from './paths.js';
+
+export { isAlive, tail } from './process-control.js';
 
 export interface LocalClusterOptions {
   /** Holds cluster.json (pids, ports) and one log file per process. */
@@ -77,13 +80,24 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     if (!natsUrl) {
       const binary = findNatsServer();
       if (!binary) throw new Error('nats-server is not installed (apt-get install nats-server) and no NATS URL was given');
-      const port = await freePort();
       const log = join(dir, 'nats.log');
-      const argv = [binary, '-a', '127.0.0.1', '-p', String(port)];
-      processes.push({ name: 'nats', role: 'nats', node: -1, pid: spawnLogged(argv, log, {}), log, argv });
-      natsUrl = `nats://127.0.0.1:${port}`;
-      save();
-      await waitForPort(port, options.readyTimeoutMs ?? 15_000, 'nats-server', log);
+      // A port probed free can be taken before nats-server binds it; then it exits and we try another.
+      for (let attempt = 1; ; attempt++) {
+        const port = await freePort();
+        const argv = [binary, '-a', '127.0.0.1', '-p', String(port)];
+        const fromByte = logSize(log);
+        const record: ProcessRecord = { name: 'nats', role: 'nats', node: -1, pid: spawnLogged(argv, log, {}), log, argv };
+        processes.splice(0, processes.length, record);
+        natsUrl = `nats://127.0.0.1:${port}`;
+        save();
+        try {
+          await waitForNatsReady({ pid: record.pid, port, log, fromByte, timeoutMs: options.readyTimeoutMs ?? 15_000, isAlive: isRunning });
+          break;
+        } catch (error) {
+          if (!(error instanceof NatsStartError) || !error.exited || attempt >= 3) throw error;
+          say(`nats-server could not bind port ${port}; trying another`);
+        }
+      }
       say(`nats-server on ${natsUrl}`);
     }
     // Every service's ports are chosen up front, so the cut proxy can relay them before they start.
@@ -260,33 +274,11 @@ async function stopProcesses(processes: readonly ProcessRecord[], graceMs = 10_0
   }
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function signal(pid: number, name: NodeJS.Signals): void {
   try {
     process.kill(pid, name);
   } catch {
     // already gone
-  }
-}
-
-function spawnLogged(argv: readonly string[], log: string, env: Readonly<Record<string, string>>): number {
-  const fd = openSync(log, 'a');
-  try {
-    const [command, ...args] = argv;
-    const child = spawn(command!, args, { detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
-    child.unref();
-    if (child.pid === undefined) throw new Error(`could not start ${command}`);
-    return child.pid;
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -336,46 +328,4 @@ function listenOnce(port: number): Promise<number> {
       server.close(() => resolve(bound));
     });
   });
-}
-
-async function waitForPort(port: number, timeoutMs: number, what: string, log: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = new Socket();
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-      socket.connect(port, '127.0.0.1');
-    });
-    if (open) return;
-    await sleep(50);
-  }
-  throw new Error(`${what} did not open port ${port} within ${timeoutMs} ms; see ${log}:\n${tail(log)}`);
-}
-
-async function waitForHealth(record: ProcessRecord, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!isAlive(record.pid)) throw new Error(`${record.name} exited during start; see ${record.log}:\n${tail(record.log)}`);
-    try {
-      const response = await fetch(`http://127.0.0.1:${record.health}/readyz`);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`${record.name} was not ready within ${timeoutMs} ms; see ${record.log}:\n${tail(record.log)}`);
-}
-
-export function tail(path: string, lines = 15): string {
-  try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
