@@ -1,1 +1,2 @@
 export * from './netlock.js';
+export * from './slot-echo.js';

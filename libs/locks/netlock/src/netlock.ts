@@ -2,12 +2,14 @@ import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { LockServer, ServerLockClient, srvLockServer } from '@lockfabric/lock-srvlock';
 import { NS_PER_MS, NS_PER_US } from '@lockfabric/ports';
+import { withSlotEcho } from './slot-echo.js';
 
 export const NETLOCK_OPTION_HELP = {
   retransmitMs: 'resend an unanswered RELEASE/cancel to the lock server after this many ms (default 5)',
   maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
   pushBackUs: 'bound of the random backoff after a push-back from a full switch queue, in µs (default 20)',
   mutantReleaseAllHolders: 'test-only: the lock server clears every holder on one release (broken on purpose)',
+  mutantReleaseWithoutSlot: 'test-only: releases of switch grants do not name their queue slot (broken on purpose)',
 };
 
 export function readNetLockOptions(options?: ProtocolOptions) {
@@ -17,6 +19,7 @@ export function readNetLockOptions(options?: ProtocolOptions) {
     maxAttempts: reader.number('maxAttempts', 50, { min: 1, integer: true }),
     pushBackUs: reader.number('pushBackUs', 20, { min: 0.001 }),
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
+    mutantReleaseWithoutSlot: reader.boolean('mutantReleaseWithoutSlot', false),
   };
   reader.done();
   return parsed;
@@ -29,6 +32,8 @@ export function readNetLockOptions(options?: ProtocolOptions) {
  * every request to the server; the switch intercepts those of hot locks. A switch grant is
  * released to the switch without acknowledgement (1 packet out + 1 in per acquire, 1 out per
  * release); a full switch queue answers push-back and the client retries after a random backoff.
+ * A switch grant names the grantee's queue slot and the release echoes it (`withSlotEcho`), so
+ * the switch marks that entry released, whatever the order readers release in.
  * An acquire that gives up while its request sits in a switch queue releases the grant when it
  * arrives, because the data plane cannot take an entry out of the middle of a queue. A dead
  * node's entries are taken out by the control plane instead: the coordinator's purge (README).
@@ -53,7 +58,7 @@ export const netlock: ProtocolDefinition = {
   },
   createClient: (ports, options) => {
     const parsed = readNetLockOptions(options);
-    return new ServerLockClient(ports, {
+    return new ServerLockClient(parsed.mutantReleaseWithoutSlot ? ports : withSlotEcho(ports), {
       protocol: 'netlock',
       retransmitNs: parsed.retransmitMs * NS_PER_MS,
       retransmitAcquire: false,

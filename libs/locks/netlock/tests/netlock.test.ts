@@ -89,12 +89,12 @@ describe('netlock scripted exchanges', () => {
       await net.clock.sleep(5_000);
       const p3 = w2.acquire(2, 'exclusive').then((g) => (events.push('w2'), g));
       await net.clock.sleep(5_000);
-      expect(program.queueState(2)).toEqual({ head: 0, count: 4, granted: 1, exclusive: 2 });
+      expect(program.queueState(2)).toEqual({ head: 0, count: 4, granted: 1, released: 0, tailExclusive: true });
       events.push('w-release');
       await w.release(gw);
       const [g1, g2] = await Promise.all([p1, p2]);
       await net.clock.sleep(5_000);
-      expect(program.queueState(2)).toMatchObject({ count: 3, granted: 2, exclusive: 1 });
+      expect(program.queueState(2)).toMatchObject({ count: 3, granted: 2, released: 0, tailExclusive: true });
       events.push('readers-release');
       await r1.release(g1);
       await r2.release(g2);
@@ -104,7 +104,7 @@ describe('netlock scripted exchanges', () => {
     await run;
     expect(events).toEqual(['w-release', 'r1', 'r2', 'readers-release', 'w2']);
     expect(net.sw.counters().decisions).toMatchObject({ 'grant-handover': 2, 'grant-notify': 1 });
-    expect(program.queueState(2)).toEqual({ head: 4, count: 0, granted: 0, exclusive: 0 });
+    expect(program.queueState(2)).toEqual({ head: 4, count: 0, granted: 0, released: 0, tailExclusive: false });
     await net.stopServices();
   });
 

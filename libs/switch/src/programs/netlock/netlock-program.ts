@@ -8,7 +8,7 @@ import type { SwitchProgram } from '../../program.js';
 import type { RegisterArray } from '../../register-array.js';
 import type { QueueAllocation } from './allocation.js';
 import { purgeMachineQueues } from './purge.js';
-import { NETLOCK_FLAG_CANCEL, NETLOCK_FLAG_SWITCH, grantPacket, packQueueState, unpackQueueState } from './queue-state.js';
+import { NETLOCK_FLAG_CANCEL, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, grantPacket, packQueueState, slotOfTag, unpackQueueState } from './queue-state.js';
 import type { QueueState } from './queue-state.js';
 import type { PurgeArrays, PurgeResult } from './purge.js';
 
@@ -18,6 +18,8 @@ export const NETLOCK_QMODE = 'netlock.qmode';
 export const NETLOCK_QMACHINE = 'netlock.qmachine';
 export const NETLOCK_QTASK = 'netlock.qtask';
 export const NETLOCK_QRID = 'netlock.qrid';
+/** One bit per queue slot: the granted entry in it released (its run leaves the queue when the last holder does). */
+export const NETLOCK_QGONE = 'netlock.qgone';
 /** One bit per machine id: set by a purge, the machine's later acquire/release/notify are dropped. */
 export const NETLOCK_FENCE = 'netlock.fence';
 const NOTIFY_ORDER = 'netlock.notify';
@@ -37,6 +39,12 @@ export interface NetLockProgramOptions {
   readonly mutantPurgeWithoutGrant?: boolean;
   /** Test-only mutant: a purge sets no fence, so the dead machine's late packets re-enter the queues. */
   readonly mutantPurgeWithoutFence?: boolean;
+  /**
+   * Test-only mutant: the old positional release (issue 5). Every RELEASE pops the queue head,
+   * whoever sent it, so a reader releasing before the reader ahead of it takes that reader's entry
+   * out; a purge then no longer finds the dead reader's hold.
+   */
+  readonly mutantPositionalRelease?: boolean;
 }
 
 /** Table value of a hot lock: [hot index, first slot, queue size]. */
@@ -64,11 +72,16 @@ export interface NetLockProgram extends SwitchProgram {
  * NetLock's data plane: per-hot-lock FIFO queues of requests in register arrays (a circular buffer
  * per lock inside shared slot arrays, sized by the knapsack allocation); other locks' packets are
  * routed to their `dst` (the lock server). ACQUIRE enqueues and is granted at once when the queue
- * was empty, or when shared and no writer is queued; a full queue answers PUSH-BACK (the client
- * backs off and retries). RELEASE dequeues the head and grants the new head when no granted
- * entry remains. The model has no recirculation port, so a shared grant whose successors may also
- * be shared carries CONTINUE plus the next slot, and the grantee reflects a NOTIFY that visits the
- * slot arrays before the queue state (declared stage order) to grant that slot if it is shared.
+ * was empty, or when shared and every entry is a granted reader; a full queue answers PUSH-BACK
+ * (the client backs off and retries). The granted entries at the head form the granted run (one
+ * writer, or readers). A RELEASE names its own slot (the tag its GRANT carried): it marks that
+ * entry released and counts it; the last holder's RELEASE takes the whole run out of the queue
+ * and grants the new head. Readers release in any order, so the run's slots stay put, each
+ * naming its holder, until the run ends: that is what lets a purge tell which holds were the dead
+ * machine's (issue 5; README). The model has no recirculation port, so a shared grant whose
+ * successors may also be shared carries CONTINUE plus its slot, and the grantee reflects a NOTIFY
+ * that visits the slot arrays before the queue state (declared stage order) to grant the next
+ * slot if it is shared.
  * After a machine's death the control plane purges its entries (`purgeMachine`, purge.ts) and
  * sets its bit in `netlock.fence`, which every hot-lock packet path reads before the queue state.
  */
@@ -82,7 +95,7 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
     return arrays;
   };
   const install = (allocation: readonly QueueAllocation[]) => {
-    const { hot, qstate, fence } = built();
+    const { hot, qstate, qgone, fence } = built();
     if (allocation.length > maxHot) throw new SwitchControlError(`netlock: ${allocation.length} hot locks exceed maxHotLocks ${maxHot}`);
     hot.clear();
     fence.fill(0);
@@ -93,6 +106,7 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
       hot.setEntry(a.lock, [index, a.base, a.size]);
     });
     qstate.fill(0);
+    qgone.fill(0);
   };
 
   return {
@@ -105,6 +119,7 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
         qmachine: pipeline.addArray({ name: NETLOCK_QMACHINE, width: 16, length: slotBudget, stage: 1 }),
         qtask: pipeline.addArray({ name: NETLOCK_QTASK, width: 16, length: slotBudget, stage: 1 }),
         qrid: pipeline.addArray({ name: NETLOCK_QRID, width: 32, length: slotBudget, stage: 1 }),
+        qgone: pipeline.addArray({ name: NETLOCK_QGONE, width: 1, length: slotBudget, stage: 1 }),
         // Stage 0 beside qstate: every path reads the fence before it changes the queue state.
         fence: pipeline.addArray({ name: NETLOCK_FENCE, width: 1, length: maxMachines, stage: 0 }),
       };
@@ -130,7 +145,7 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
           ctx.decide('cancel-deferred');
           return [{ kind: 'bounce', packet: { ...packet, type: 'ack', flags: NETLOCK_FLAG_SWITCH, dst: packet.machine } }];
         }
-        return release(ctx, a, packet, index, base, size);
+        return options.mutantPositionalRelease === true ? releasePositional(ctx, a, packet, index, base, size) : release(ctx, a, packet, index, base, size);
       }
       return notify(ctx, a, packet, index, base, size, options.mutantNotifyIgnoresMode === true);
     },
@@ -183,9 +198,10 @@ function acquire(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index
   const decision = ctx.update(a.qstate, index, (word) => {
     const s = unpackQueueState(word);
     if (s.count >= size) return { next: word, out: { full: true, grant: false, pos: 0 } };
-    // Shared joins at once only when every queued entry is granted, so granted entries stay a prefix.
-    const grant = s.count === 0 || (!exclusive && s.exclusive === 0 && s.granted === s.count);
-    const next = { head: s.head, count: s.count + 1, granted: s.granted + (grant ? 1 : 0), exclusive: s.exclusive + (exclusive ? 1 : 0) };
+    // A reader joins the granted run only when every entry is in it and the run is readers (the
+    // tail is then a granted reader), so granted entries stay a prefix.
+    const grant = s.count === 0 || (!exclusive && !s.tailExclusive && s.granted === s.count && s.granted < NETLOCK_MAX_RUN);
+    const next = { head: s.head, count: s.count + 1, granted: s.granted + (grant ? 1 : 0), released: s.count === 0 ? 0 : s.released, tailExclusive: exclusive };
     return { next: packQueueState(next), out: { full: false, grant, pos: (s.head + s.count) % size } };
   });
   if (decision.full) {
@@ -198,16 +214,83 @@ function acquire(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index
   ctx.write(a.qmachine, slot, packet.machine);
   ctx.write(a.qtask, slot, packet.task);
   ctx.write(a.qrid, slot, packet.seq);
+  ctx.clear(a.qgone, slot);
   if (!decision.grant) {
     ctx.decide('queued');
     return [{ kind: 'drop', reason: 'queued' }];
   }
   ctx.decide('grant-switch');
-  return [{ kind: 'unicast', machine: packet.machine, packet: grantPacket(packet.lock, packet.mode, packet.machine, packet.task, packet.seq, base + ((decision.pos + 1) % size), false, packet.trace) }];
+  return [{ kind: 'unicast', machine: packet.machine, packet: grantPacket(packet.lock, packet.mode, packet.machine, packet.task, packet.seq, slot, false, packet.trace) }];
 }
 
+/** Where a packet's slot tag points inside this queue: 'none' (no tag), 'foreign' (outside the queue) or the position from `base`. */
+function taggedPosition(packet: LockPacket, base: number, size: number): number | 'none' | 'foreign' {
+  const slot = slotOfTag(packet.incarnation);
+  if (slot === undefined) return 'none';
+  return slot >= base && slot < base + size ? slot - base : 'foreign';
+}
+
+interface ReleaseOutcome {
+  readonly kind: 'stale' | 'counted' | 'handover' | 'emptied';
+  /** New head position (handover). */
+  readonly head: number;
+  /** More entries behind the new head (a reader granted with CONTINUE). */
+  readonly more: boolean;
+}
+
+/**
+ * RELEASE of a granted entry. Not the run's last holder: count it, and mark the slot the release
+ * names released (the purge reads the marks; a release without a tag is counted unmarked). The
+ * last holder: the whole run leaves the queue, and the new head (if any) is granted, with CONTINUE
+ * when a reader may follow it. A release naming a slot outside the run, or arriving when nothing
+ * is granted, is stale and dropped.
+ */
 function release(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number): EgressAction[] {
-  const exclusive = packet.mode === 'exclusive';
+  const tagged = taggedPosition(packet, base, size);
+  const decision = ctx.update<ReleaseOutcome>(a.qstate, index, (word) => {
+    const s = unpackQueueState(word);
+    const outside = tagged === 'foreign' || (typeof tagged === 'number' && (tagged - s.head + size) % size >= s.granted);
+    if (s.granted === 0 || outside) return { next: word, out: { kind: 'stale', head: 0, more: false } };
+    if (s.released + 1 < s.granted) {
+      return { next: packQueueState({ ...s, released: s.released + 1 }), out: { kind: 'counted', head: 0, more: false } };
+    }
+    const head = (s.head + s.granted) % size;
+    const count = s.count - s.granted;
+    const next = { head, count, granted: count > 0 ? 1 : 0, released: 0, tailExclusive: count > 0 && s.tailExclusive };
+    return { next: packQueueState(next), out: { kind: count > 0 ? 'handover' : 'emptied', head, more: count > 1 } };
+  });
+  if (decision.kind === 'stale') {
+    ctx.decide('release-stale');
+    return [{ kind: 'drop', reason: 'release-stale' }];
+  }
+  if (decision.kind === 'counted') {
+    if (typeof tagged === 'number') ctx.set(a.qgone, base + tagged);
+    ctx.decide('released');
+    return [{ kind: 'drop', reason: 'released' }];
+  }
+  if (decision.kind === 'emptied') {
+    ctx.decide('released');
+    return [{ kind: 'drop', reason: 'released' }];
+  }
+  return handOver(ctx, a, packet, base, decision.head, decision.more);
+}
+
+/** Grants the entry at position `head` (the new head after a release), with CONTINUE when a reader may follow. */
+function handOver(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, base: number, head: number, more: boolean): EgressAction[] {
+  const slot = base + head;
+  const mode: LockMode = ctx.read(a.qmode, slot) === 1 ? 'exclusive' : 'shared';
+  const machine = ctx.read(a.qmachine, slot);
+  const task = ctx.read(a.qtask, slot);
+  const rid = ctx.read(a.qrid, slot);
+  ctx.decide('grant-handover');
+  return [{ kind: 'unicast', machine, packet: grantPacket(packet.lock, mode, machine, task, rid, slot, mode === 'shared' && more, packet.trace) }];
+}
+
+/**
+ * Test-only mutant (`mutantPositionalRelease`): the old release, which pops the head whoever sent
+ * it. Readers releasing out of order then leave the run's slots naming the wrong holders.
+ */
+function releasePositional(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number): EgressAction[] {
   const decision = ctx.update(a.qstate, index, (word) => {
     const s = unpackQueueState(word);
     if (s.count === 0) return { next: word, out: { stale: true, grantHead: false, head: 0, more: false } };
@@ -216,44 +299,35 @@ function release(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index
     let granted = Math.max(0, s.granted - 1);
     const grantHead = granted === 0 && count > 0;
     if (grantHead) granted = 1;
-    const next = { head, count, granted, exclusive: Math.max(0, s.exclusive - (exclusive ? 1 : 0)) };
+    const next = { head, count, granted, released: 0, tailExclusive: count > 0 && s.tailExclusive };
     return { next: packQueueState(next), out: { stale: false, grantHead, head, more: count > 1 } };
   });
-  if (decision.stale) {
-    ctx.decide('release-empty');
-    return [{ kind: 'drop', reason: 'release-empty' }];
+  if (decision.stale || !decision.grantHead) {
+    ctx.decide(decision.stale ? 'release-stale' : 'released');
+    return [{ kind: 'drop', reason: decision.stale ? 'release-stale' : 'released' }];
   }
-  if (!decision.grantHead) {
-    ctx.decide('released');
-    return [{ kind: 'drop', reason: 'released' }];
-  }
-  const slot = base + decision.head;
-  const mode: LockMode = ctx.read(a.qmode, slot) === 1 ? 'exclusive' : 'shared';
-  const machine = ctx.read(a.qmachine, slot);
-  const task = ctx.read(a.qtask, slot);
-  const rid = ctx.read(a.qrid, slot);
-  ctx.decide('grant-handover');
-  const more = mode === 'shared' && decision.more;
-  return [{ kind: 'unicast', machine, packet: grantPacket(packet.lock, mode, machine, task, rid, base + ((decision.head + 1) % size), more, packet.trace) }];
+  return handOver(ctx, a, packet, base, decision.head, decision.more);
 }
 
+/** A reflected NOTIFY names the grantee's slot: grant the slot after it if it is the next reader in line. */
 function notify(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number, ignoreMode: boolean): EgressAction[] {
-  const target = packet.incarnation;
-  if (!Number.isInteger(target) || target < base || target >= base + size) {
+  const own = taggedPosition(packet, base, size);
+  if (typeof own !== 'number') {
     ctx.decide('notify-bad-slot');
     return [{ kind: 'drop', reason: 'notify-bad-slot' }];
   }
+  const pos = (own + 1) % size;
+  const target = base + pos;
   ctx.useStageOrder(NOTIFY_ORDER);
   const shared = ctx.read(a.qmode, target) === 0;
   const machine = ctx.read(a.qmachine, target);
   const task = ctx.read(a.qtask, target);
   const rid = ctx.read(a.qrid, target);
-  const pos = target - base;
   if (fenced(ctx, a, packet)) return fencedDrop(ctx);
   const decision = ctx.update(a.qstate, index, (word) => {
     const s = unpackQueueState(word);
     const next = (s.head + s.granted) % size;
-    const grant = s.granted < s.count && pos === next && (shared || ignoreMode) && s.granted > 0;
+    const grant = s.granted > 0 && s.granted < s.count && s.granted < NETLOCK_MAX_RUN && pos === next && (shared || ignoreMode);
     if (!grant) return { next: word, out: { grant: false, more: false } };
     const after = { ...s, granted: s.granted + 1 };
     return { next: packQueueState(after), out: { grant: true, more: after.granted < after.count } };
@@ -264,5 +338,5 @@ function notify(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index:
   }
   ctx.decide('grant-notify');
   const mode: LockMode = shared ? 'shared' : 'exclusive';
-  return [{ kind: 'unicast', machine, packet: grantPacket(packet.lock, mode, machine, task, rid, base + ((pos + 1) % size), decision.more && shared, packet.trace) }];
+  return [{ kind: 'unicast', machine, packet: grantPacket(packet.lock, mode, machine, task, rid, target, decision.more && shared, packet.trace) }];
 }

@@ -1,6 +1,6 @@
 import type { LockMode, LockPacket } from '@lockfabric/ports';
 import type { RegisterArray } from '../../register-array.js';
-import { grantPacket, packQueueState, unpackQueueState } from './queue-state.js';
+import { NETLOCK_MAX_RUN, grantPacket, packQueueState, unpackQueueState } from './queue-state.js';
 
 /** The register arrays a purge rewrites (NetLock's queue state and slot arrays). */
 export interface PurgeArrays {
@@ -9,6 +9,7 @@ export interface PurgeArrays {
   readonly qmachine: RegisterArray;
   readonly qtask: RegisterArray;
   readonly qrid: RegisterArray;
+  readonly qgone: RegisterArray;
 }
 
 /** One hot lock's queue: its queue-state index and its slots [base, base + size). */
@@ -21,9 +22,9 @@ export interface PurgeQueue {
 
 /** What purging one machine did. */
 export interface PurgeResult {
-  /** Queue entries of the machine removed (held and waiting). */
+  /** Queue entries of the machine taken out: holds it still had, and requests it was waiting on. */
   readonly removed: number;
-  /** Of those, entries that held the lock (granted). */
+  /** Of those, holds (granted entries it had not released). */
   readonly removedHolders: number;
   /** Hot locks whose queue changed. */
   readonly locks: readonly number[];
@@ -38,18 +39,22 @@ interface Entry {
   readonly machine: number;
   readonly task: number;
   readonly rid: number;
-  readonly granted: boolean;
 }
 
 /**
  * The control-plane half of a purge (the switch CPU rewriting registers, not a packet: the
- * one-access-per-array rule does not apply). For each queue holding an entry of `machine`, the
- * entries are read in queue order, the machine's are dropped and the rest written back compacted
- * from the same head, order kept. Granted entries were a prefix and stay one. Then grants are
- * made due as a release would: an empty granted prefix grants the new head; a shared granted
- * prefix (or a newly granted shared head) extends over the run of shared waiters behind it, up to
- * the first exclusive one. Those grants carry no CONTINUE: the purge grants the whole run itself,
- * so a dead reader that never reflected its notify cannot strand the readers behind it.
+ * one-access-per-array rule does not apply). Per queue holding an entry of `machine`:
+ *
+ * 1. Its holds in the granted run (granted, not marked released) are marked released, as if it
+ *    had sent its RELEASEs: the run's slots never move while it lasts, because surviving holders
+ *    name their slot when they release. If that releases the whole run, the run leaves the queue.
+ * 2. Its waiting entries are dropped and the waiters behind the run are written back compacted,
+ *    order kept (none of them was granted, so no client knows its slot yet).
+ * 3. Grants are made due as a release would: an empty run grants the new head; a reader run
+ *    extends over the readers behind it, up to the first writer. These grants carry no CONTINUE:
+ *    the purge grants the whole run itself, so a dead reader that never reflected its notify
+ *    cannot strand the readers behind it.
+ *
  * `emitGrants: false` is the test-only mutant that removes without granting.
  */
 export function purgeMachineQueues(a: PurgeArrays, queues: readonly PurgeQueue[], machine: number, options: { readonly emitGrants: boolean }): Omit<PurgeResult, 'wasFenced'> {
@@ -60,38 +65,54 @@ export function purgeMachineQueues(a: PurgeArrays, queues: readonly PurgeQueue[]
   for (const q of queues) {
     const s = unpackQueueState(a.qstate.get(q.index));
     if (s.count === 0) continue;
-    const slotOf = (position: number) => q.base + ((s.head + position) % q.size);
-    const entries: Entry[] = [];
-    for (let i = 0; i < s.count; i++) {
-      const slot = slotOf(i);
-      entries.push({ mode: a.qmode.get(slot) === 1 ? 'exclusive' : 'shared', machine: a.qmachine.get(slot), task: a.qtask.get(slot), rid: a.qrid.get(slot), granted: i < s.granted });
-    }
-    const kept = entries.filter((e) => e.machine !== machine);
-    if (kept.length === entries.length) continue;
-    removed += entries.length - kept.length;
-    removedHolders += entries.filter((e) => e.machine === machine && e.granted).length;
+    const slotAt = (head: number, position: number) => q.base + ((head + position) % q.size);
+    const read = (slot: number): Entry => ({ mode: a.qmode.get(slot) === 1 ? 'exclusive' : 'shared', machine: a.qmachine.get(slot), task: a.qtask.get(slot), rid: a.qrid.get(slot) });
+    const run = Array.from({ length: s.granted }, (_, i) => ({ slot: slotAt(s.head, i), ...read(slotAt(s.head, i)) }));
+    const waiting = Array.from({ length: s.count - s.granted }, (_, i) => read(slotAt(s.head, s.granted + i)));
+    const deadHolds = run.filter((e) => e.machine === machine && a.qgone.get(e.slot) === 0);
+    const deadWaits = waiting.filter((e) => e.machine === machine).length;
+    if (deadHolds.length === 0 && deadWaits === 0) continue;
+    removed += deadHolds.length + deadWaits;
+    removedHolders += deadHolds.length;
     locks.push(q.lock);
-    kept.forEach((e, i) => {
-      const slot = slotOf(i);
+
+    // 1. The dead holds count as released.
+    for (const e of deadHolds) a.qgone.set(e.slot, 1);
+    let head = s.head;
+    let kept: Entry[] = run;
+    let granted = s.granted;
+    let released = s.released + deadHolds.length;
+    if (granted > 0 && released >= granted) {
+      head = (head + granted) % q.size;
+      kept = [];
+      granted = 0;
+      released = 0;
+    }
+    // 2. The surviving waiters, compacted behind what is left of the run.
+    const survivors = waiting.filter((e) => e.machine !== machine);
+    survivors.forEach((e, i) => {
+      const slot = slotAt(head, granted + i);
       a.qmode.set(slot, e.mode === 'exclusive' ? 1 : 0);
       a.qmachine.set(slot, e.machine);
       a.qtask.set(slot, e.task);
       a.qrid.set(slot, e.rid);
+      a.qgone.set(slot, 0);
     });
-    let granted = kept.filter((e) => e.granted).length;
+    kept = [...kept, ...survivors];
+    // 3. What the removal made due.
     if (options.emitGrants && kept.length > 0) {
       const newlyGranted: number[] = [];
       if (granted === 0) newlyGranted.push(granted++);
       if ((kept[0] as Entry).mode === 'shared') {
-        while (granted < kept.length && (kept[granted] as Entry).mode === 'shared') newlyGranted.push(granted++);
+        while (granted < kept.length && granted < NETLOCK_MAX_RUN && (kept[granted] as Entry).mode === 'shared') newlyGranted.push(granted++);
       }
       for (const i of newlyGranted) {
         const e = kept[i] as Entry;
-        grants.push(grantPacket(q.lock, e.mode, e.machine, e.task, e.rid, q.base + ((s.head + i + 1) % q.size), false, undefined));
+        grants.push(grantPacket(q.lock, e.mode, e.machine, e.task, e.rid, slotAt(head, i), false, undefined));
       }
     }
-    const exclusive = kept.filter((e) => e.mode === 'exclusive').length;
-    a.qstate.set(q.index, packQueueState({ head: s.head, count: kept.length, granted, exclusive }));
+    const tailExclusive = kept.length > 0 && (kept[kept.length - 1] as Entry).mode === 'exclusive';
+    a.qstate.set(q.index, packQueueState({ head, count: kept.length, granted, released: granted > 0 ? released : 0, tailExclusive }));
   }
   return { removed, removedHolders, locks, grants };
 }

@@ -5,37 +5,59 @@ export const NETLOCK_FLAG_CANCEL = 1 << 0;
 export const NETLOCK_FLAG_SWITCH = 1 << 1;
 export const NETLOCK_FLAG_CONTINUE = 1 << 2;
 
+/**
+ * Most entries one granted run may hold: `released` has 7 bits and counts at most `granted - 1`
+ * releases (the last one pops the run). Readers past it wait for the next run.
+ */
+export const NETLOCK_MAX_RUN = 128;
+
 /** Per-hot-lock queue state, packed in one 32-bit register so one ALU pass updates it. */
 export interface QueueState {
   readonly head: number;
   readonly count: number;
-  /** Entries at the head already granted (a single writer, or a run of readers). */
+  /** Entries at the head granted: a single writer, or a run of readers (the granted run). */
   readonly granted: number;
-  /** Exclusive entries anywhere in the queue. */
-  readonly exclusive: number;
+  /** Holders of the granted run that released already; the run leaves the queue when the last one does. */
+  readonly released: number;
+  /** The newest entry (the tail) is exclusive: a reader arriving while all entries are granted may join only behind a reader. */
+  readonly tailExclusive: boolean;
 }
 
+/** Layout: head bits 0–7, count 8–15, granted 16–23, released 24–30, tailExclusive bit 31. */
 export function packQueueState(s: QueueState): number {
-  return (s.head | (s.count << 8) | (s.granted << 16) | (s.exclusive << 24)) >>> 0;
+  return (s.head | (s.count << 8) | (s.granted << 16) | (s.released << 24) | (s.tailExclusive ? 1 << 31 : 0)) >>> 0;
 }
 
 export function unpackQueueState(word: number): QueueState {
-  return { head: word & 0xff, count: (word >>> 8) & 0xff, granted: (word >>> 16) & 0xff, exclusive: (word >>> 24) & 0xff };
+  return { head: word & 0xff, count: (word >>> 8) & 0xff, granted: (word >>> 16) & 0xff, released: (word >>> 24) & 0x7f, tailExclusive: word >>> 31 === 1 };
 }
 
-/** A switch GRANT for the queue entry (machine, task, rid); `nextSlot` (in `incarnation`) is the slot a CONTINUE notify names. */
-export function grantPacket(lock: number, mode: LockMode, machine: number, task: number, rid: number, nextSlot: number, more: boolean, trace: LockPacket['trace']): LockPacket {
+/**
+ * A queue entry's slot as carried in packets (`incarnation`): slot + 1, so 0 means "no slot".
+ * A switch GRANT names the grantee's own slot; the client echoes it in its RELEASE (which marks
+ * that entry released) and in a CONTINUE notify (the switch checks the slot after it).
+ */
+export function slotTag(slot: number): number {
+  return slot + 1;
+}
+
+/** The slot a packet's tag names, or undefined when it names none. */
+export function slotOfTag(tag: number): number | undefined {
+  return Number.isInteger(tag) && tag > 0 ? tag - 1 : undefined;
+}
+
+/** A switch GRANT for the queue entry (machine, task, rid) in `slot`; `more` sets CONTINUE (the grantee reflects a NOTIFY). */
+export function grantPacket(lock: number, mode: LockMode, machine: number, task: number, rid: number, slot: number, more: boolean, trace: LockPacket['trace']): LockPacket {
   const packet: LockPacket = {
     type: 'grant',
     lock,
     machine,
     task,
     mode,
-    incarnation: nextSlot,
+    incarnation: slotTag(slot),
     seq: rid,
     flags: NETLOCK_FLAG_SWITCH | (more ? NETLOCK_FLAG_CONTINUE : 0),
     dst: machine,
   };
   return trace ? { ...packet, trace } : packet;
 }
-
