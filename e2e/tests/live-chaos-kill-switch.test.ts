@@ -13,10 +13,12 @@ import { MS, grantsAfter, liveNowNs, metric, nodeOf, sleep, waitFor } from './li
 // (srvlock, parlock), in one cluster of real processes with a switch-dataplane (forward program)
 // and a coordinator. The lock servers drop the dead node's holds and queued requests when the
 // coordinator's FailureNotice arrives (apps/compute-node failure-feed.ts → LockServer). compute-3
-// is the victim: srvlock's server is compute-1 (the lowest), which must survive; for parlock,
-// compute-3 also hosted the partition manager of the locks homed there (lock mod 3 = 2), which
-// move to compute-1 (the next live node) once it reclaimed the survivors' holds: they come back
-// within the same bound (libs/locks/srvlock/README.md, "Failover"). NetLock has its own test (live-chaos-kill-switch-locks.test.ts): its hot
+// is the victim of the first two cases: srvlock's server is compute-1 (the lowest), which
+// survives; for parlock, compute-3 also hosted the partition manager of the locks homed there
+// (lock mod 3 = 2), which move to compute-1 (the next live node) once it reclaimed the survivors'
+// holds: they come back within the same bound (libs/locks/srvlock/README.md, "Failover"). The
+// third case kills srvlock's server itself: every lock moves to compute-2, which first reclaims
+// compute-3's holds and its own clients', then serves. NetLock has its own test (live-chaos-kill-switch-locks.test.ts): its hot
 // locks sit in switch queues, which the coordinator has the switch purge of the dead node.
 const TIMEOUT_MS = 1_500;
 /** An acquire that times out waits one retransmit interval for its withdrawal, plus scheduling. */
@@ -29,12 +31,13 @@ const CLIENTS = 9;
 const MISSES = 10;
 const DETECTION_MS = 100 * MISSES;
 const LOCKS = 3;
-const VICTIM = 3;
 /** Live retransmits sized for NATS round trips; a release to a dead home gives up after 25 × 20 ms. */
 const OPTIONS = { retransmitMs: '20', maxAttempts: '25' };
 
 interface Case {
   readonly protocol: string;
+  /** The compute node killed. */
+  readonly victim: number;
   /** Locks whose manager died with the victim: not expected back. */
   readonly lost: readonly number[];
   /** Locks homed on the victim whose manager fails over to a survivor: granted again after the notice. */
@@ -42,8 +45,9 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { protocol: 'srvlock', lost: [], moved: [] },
-  { protocol: 'parlock', lost: [], moved: [2] },
+  { protocol: 'srvlock', victim: 3, lost: [], moved: [] },
+  { protocol: 'parlock', victim: 3, lost: [], moved: [2] },
+  { protocol: 'srvlock', victim: 1, lost: [], moved: [0, 1, 2] },
 ];
 
 describe('live chaos: SIGKILL a compute node holding locks, server-based switch protocols', () => {
@@ -65,15 +69,15 @@ describe('live chaos: SIGKILL a compute node holding locks, server-based switch 
     await nc.flush();
   }, 120_000);
   afterAll(async () => {
-    if (figures.length > 0) console.log(`first survivor grant per lock after SIGKILL of compute-${VICTIM}:\n${figures.join('\n')}`);
+    if (figures.length > 0) console.log(`first survivor grant per lock after the SIGKILL:\n${figures.join('\n')}`);
     await nc?.close();
     await cluster?.stop();
   });
 
-  it.each(cases)('$protocol: survivors go on, the dead node’s locks come back, the history passes', async ({ protocol, lost, moved }) => {
+  it.each(cases)('$protocol, compute-$victim killed: survivors go on, the dead node’s locks come back, the history passes', async ({ protocol, victim, lost, moved }) => {
     const chaos = new LocalChaos(cluster.dir);
     // The previous case's victim was restarted: wait until the memory node admits it again.
-    await waitFor(async () => (await metric(memory, 'lockfabric_memory_fenced_nodes')) === 0, 15_000, `memory node admits compute-${VICTIM} again`);
+    await waitFor(async () => (await metric(memory, 'lockfabric_memory_fenced_nodes')) === 0, 15_000, 'memory node admits the last victim again');
     notices.length = 0;
     const run = runLive({
       state: cluster.state,
@@ -84,13 +88,13 @@ describe('live chaos: SIGKILL a compute node holding locks, server-based switch 
     });
     await sleep(900);
     const killedAtNs = liveNowNs();
-    await chaos.kill(`compute-${VICTIM}`);
+    await chaos.kill(`compute-${victim}`);
     try {
       const result = await run;
-      expect(result.failedNodes.map((f) => f.node)).toStrictEqual([VICTIM]);
+      expect(result.failedNodes.map((f) => f.node)).toStrictEqual([victim]);
       const survivors = result.history;
-      expect(new Set(survivors.map(nodeOf))).toStrictEqual(new Set([1, 2]));
-      const failedClients = Object.fromEntries(Array.from({ length: CLIENTS }, (_, i) => [`${VICTIM}/${i}`, killedAtNs]));
+      expect(new Set(survivors.map(nodeOf))).toStrictEqual(new Set([1, 2, 3].filter((n) => n !== victim)));
+      const failedClients = Object.fromEntries(Array.from({ length: CLIENTS }, (_, i) => [`${victim}/${i}`, killedAtNs]));
       const verdict = checkHistory(survivors, { failedClients, maxWaitNs: (TIMEOUT_MS + WAIT_SLACK_MS) * MS });
       expect(verdict.ok, `${protocol}\n${summarizeVerdict(verdict)}`).toBe(true);
       // Every survivor acquire ended: granted, or failed with a typed error (a timeout at the latest).
@@ -99,11 +103,11 @@ describe('live chaos: SIGKILL a compute node holding locks, server-based switch 
 
       // The coordinator declared the victim dead (and only it).
       const declared = notices.filter((n) => n.notice.role === 'compute');
-      expect(declared.map((n) => n.notice.node)).toContain(VICTIM);
+      expect(declared.map((n) => n.notice.node)).toContain(victim);
       const grants = grantsAfter(survivors, killedAtNs);
       const firsts = Array.from({ length: LOCKS }, (_, lock) => ((grants.get(lock)?.[0] ?? Infinity) - killedAtNs) / MS);
-      const noticeMs = ((declared.find((n) => n.notice.node === VICTIM)?.atNs ?? Infinity) - killedAtNs) / MS;
-      figures.push(`${protocol.padEnd(8)} notice +${noticeMs.toFixed(0)} ms; ${firsts.map((ms, lock) => `lock ${lock}: ${Number.isFinite(ms) ? `+${ms.toFixed(0)} ms` : 'never'}${lost.includes(lock) ? ' (homed on the victim)' : ''}`).join(', ')}`);
+      const noticeMs = ((declared.find((n) => n.notice.node === victim)?.atNs ?? Infinity) - killedAtNs) / MS;
+      figures.push(`${protocol.padEnd(8)} compute-${victim} killed, notice +${noticeMs.toFixed(0)} ms; ${firsts.map((ms, lock) => `lock ${lock}: ${Number.isFinite(ms) ? `+${ms.toFixed(0)} ms` : 'never'}${lost.includes(lock) ? ' (homed on the victim)' : ''}`).join(', ')}`);
       for (const [lock, firstMs] of firsts.entries()) {
         if (lost.includes(lock)) continue;
         expect(firstMs, `${protocol}: first survivor grant of lock ${lock} after the kill`).toBeLessThanOrEqual(DETECTION_MS + SLACK_MS);
@@ -130,7 +134,7 @@ describe('live chaos: SIGKILL a compute node holding locks, server-based switch 
     } finally {
       // Bring the victim back for the next case (a new incarnation); a survivor wrongly declared
       // dead on this loaded machine is fenced for good too and must restart the same way.
-      const fenced = new Set([VICTIM, ...notices.filter((n) => n.notice.role === 'compute').map((n) => n.notice.node)]);
+      const fenced = new Set([victim, ...notices.filter((n) => n.notice.role === 'compute').map((n) => n.notice.node)]);
       for (const node of fenced) await chaos.restart(`compute-${node}`);
     }
   });
