@@ -38,12 +38,13 @@ export const COMPUTE_FAILURE_RULES: Readonly<Record<ProtocolId, RecoveryRule>> =
   drtm: { mechanism: 'fence', action: 'read leases expire after λ+Δ; write locks owned by the dead machine are freed by the memory node after fencing it' },
   // ShiftLock: RelCnt watching fires after 3·T_lease, then an era-fenced reset through the memory node.
   shiftlock: { mechanism: 'lease', boundMs: 30, action: 'RelCnt watch (3·T_lease) then era-fenced reset by the memory-node recovery server' },
-  // DecLock: a waiter that times out (acquireTimeoutMs 10 + stagger ≤ 2) resets the lock, fenced by
-  // the reset counter; the reset waits for queue members to leave and gives up on a silent (dead)
-  // one only after suspectAfterMs. Its default is ∞ (wait forever), so the bound assumes the
-  // recommended 300 ms; deployments set their own through coordinator.leaseBoundsMs.
-  declock: { mechanism: 'lease', boundMs: 312, action: 'waiter timeout triggers a lock reset fenced by the reset counter; dead queue members are given up after suspectAfterMs (must be set: default ∞ never completes)' },
-  'declock-cql': { mechanism: 'lease', boundMs: 12, action: 'as declock' },
+  // DecLock: a waiter that times out (acquireTimeoutMs 10 + stagger ≤ 15) resets the lock, fenced by
+  // the reset counter. The compute nodes' declock service hears this FailureNotice too: a reset
+  // stops waiting for the dead node's queue members once every live node has acknowledged, and a
+  // reset the dead node had claimed is taken over. So the action is done by the notice, or one
+  // waiter timeout (+ an ack round trip) after it for a lock nobody waited on yet.
+  declock: { mechanism: 'lease', boundMs: 30, action: 'waiter timeout triggers a lock reset fenced by the reset counter; on the FailureNotice the reset stops waiting for the dead node (live nodes acknowledge with RESET_ACK) and a reset the dead node had claimed is taken over' },
+  'declock-cql': { mechanism: 'lease', boundMs: 30, action: 'as declock' },
   alock: { mechanism: 'driven', action: 'as mcs: gate, drain, abort, reset of both cohort tails and victim, resume; a dead successor is cut by the releaser as in mcs' },
   fisslock: { mechanism: 'driven', action: 'coordinator runs S1 (pause survivors, gather agents and clients), S2 (repair: the dead server\'s holds and queue entries dropped, its agents rebuilt on survivors), S3 (switch registers rewritten, the dead machine\'s seq window fenced) over ctl.fiss.<node>.<verb>' },
   // NetLock: the coordinator purges the dead node's switch-queue entries (netlock-purge.ts); done when the switch answers.

@@ -8,3 +8,5 @@ export * from './dslr-swarm.js';
 export * from './dslr-sweep-check.js';
 export * from './queue-recovery-scenario.js';
 export * from './failover-grace-scenario.js';
+export * from './declock-kill-rig.js';
+export * from './declock-kill-scenarios.js';

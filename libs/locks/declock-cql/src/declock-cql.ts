@@ -1,6 +1,6 @@
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import type { ClientPorts } from '@lockfabric/ports';
-import { CQL_OPTION_HELP, createCqlContext, entryBytesFor, readCqlOptions } from '@lockfabric/lock-declock';
+import { CQL_OPTION_HELP, DeclockNodeService, createCqlContext, entryBytesFor, readCqlOptions } from '@lockfabric/lock-declock';
 import { FlatCqlClient } from './flat-client.js';
 
 /**
@@ -25,6 +25,8 @@ export function declockCqlProtocol(capacity = DECLOCK_CQL_DEFAULT_CAPACITY): Pro
     entryBytes: entryBytesFor(capacity, false),
     modes: ['shared', 'exclusive'],
     options: CQL_OPTION_HELP,
+    // Resets hear of dead compute nodes and collect RESET_ACKs through it (lock-declock node-service.ts).
+    services: { compute: (context, options) => new DeclockNodeService(context, 'declock-cql', readCqlOptions('declock-cql', options, context.ports.locks.entryBytes).capacity) },
     createClient: createDeclockCqlClient,
   };
 }

@@ -32,6 +32,16 @@ export function perComputeNode<T>(scope: object, key: string, node: NodeId, crea
   return state;
 }
 
+/** State shared by the whole scope (every node of this process), created on first use. */
+export function perScope<T>(scope: object, key: string, create: () => T): T {
+  return perComputeNode(scope, key, -1, create);
+}
+
+/** State shared by the whole scope, if someone created it. */
+export function existingInScope<T>(scope: object, key: string): T | undefined {
+  return nodesOf(scope, key).get(-1) as T | undefined;
+}
+
 /** Compute nodes that created state under `key` in this scope (this process's view). */
 export function computeNodesIn(scope: object, key: string): number {
   return nodesOf(scope, key).size;

@@ -1,5 +1,5 @@
 import type { Clock, LockId, Mailbox, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
-import { isDeclockMessage, parseGrant } from './messages.js';
+import { isDeclockMessage, isResetAck, parseGrant } from './messages.js';
 
 export type WaitOutcome =
   | { readonly kind: 'grant'; readonly remoteTs: number | undefined; readonly trace: SpanContextRef | undefined }
@@ -44,16 +44,45 @@ export class PendingWait {
 }
 
 /**
+ * One client's queue membership of a lock, from just before its acquire FAA is posted until the
+ * verb that ends it (release FAA, withdrawal FAA, or the reset claim that takes it out) has
+ * completed. `leave` is idempotent.
+ */
+export interface Membership {
+  readonly lock: LockId;
+  leave(): void;
+}
+
+/** The acknowledgements one reset collects: compute nodes whose RESET_ACK for `epoch` arrived. */
+export interface AckCollector {
+  readonly lock: LockId;
+  readonly epoch: number;
+  readonly nodes: ReadonlySet<NodeId>;
+}
+
+/**
  * What a compute node knows about grants and resets: the reset counter of each lock (the highest
  * epoch a RESET announced) and the waits of its clients. A RESET aborts every local wait of an
  * older epoch; a grant reaches only the wait of its exact (client, lock, epoch, position).
+ *
+ * For RESET_ACK it also counts its clients' queue memberships per lock (`join`), and keeps a
+ * lock's gate closed from a RESET until a client sees the header of the new epoch: while it is
+ * closed no client of this node starts an acquire FAA, so once the memberships reach zero this
+ * node will not touch the header again before the reset is over.
  */
 export class CnSignals {
   /** Grants that matched no wait (late, or for an acquire that gave up); dropped. */
   staleGrants = 0;
+  /** RESET_ACKs that matched no reset this node is running; dropped. */
+  staleAcks = 0;
   private readonly announced = new Map<LockId, number>();
   private readonly waits = new Map<string, PendingWait>();
   private readonly byLock = new Map<LockId, Set<PendingWait>>();
+  private readonly members = new Map<LockId, number>();
+  private readonly idle = new Map<LockId, (() => void)[]>();
+  /** Locks whose announced reset (epoch) this node has not yet seen finish. */
+  private readonly gates = new Map<LockId, number>();
+  private readonly collectors = new Map<LockId, { lock: LockId; epoch: number; nodes: Set<NodeId> }>();
 
   constructor(
     readonly node: NodeId,
@@ -66,11 +95,12 @@ export class CnSignals {
     return announced !== undefined && epochAfter(announced, epoch, this.epochBits);
   }
 
-  /** Raises the lock's reset counter to `epoch` and aborts waits of older epochs. */
+  /** Raises the lock's reset counter to `epoch`, closes its gate and aborts waits of older epochs. */
   announce(lock: LockId, epoch: number): void {
     const current = this.announced.get(lock);
     if (current !== undefined && !epochAfter(epoch, current, this.epochBits)) return;
     this.announced.set(lock, epoch);
+    this.gates.set(lock, epoch);
     for (const wait of [...(this.byLock.get(lock) ?? [])]) {
       if (epochAfter(epoch, wait.epoch, this.epochBits)) wait.resolve({ kind: 'reset' });
     }
@@ -90,7 +120,78 @@ export class CnSignals {
     return wait;
   }
 
+  /** True while a reset of `lock` announced to this node has not been seen finished: no acquire FAA may start. */
+  gateClosed(lock: LockId): boolean {
+    return this.gates.has(lock);
+  }
+
+  /**
+   * A client read the header of `lock`: once it shows no reset in progress in the announced
+   * epoch or a later one, the reset is over and the gate opens. A header of an older epoch is a
+   * READ that left before the reset's claim landed and proves nothing.
+   */
+  observeHeader(lock: LockId, epoch: number, resetId: number): void {
+    const gate = this.gates.get(lock);
+    if (gate === undefined || resetId !== 0) return;
+    if (epoch === gate || epochAfter(epoch, gate, this.epochBits)) this.gates.delete(lock);
+  }
+
+  /** Starts a client's queue membership of `lock` (call right before posting the acquire FAA); `onLeave` runs when it ends. */
+  join(lock: LockId, onLeave?: () => void): Membership {
+    this.members.set(lock, (this.members.get(lock) ?? 0) + 1);
+    let left = false;
+    return {
+      lock,
+      leave: () => {
+        if (left) return;
+        left = true;
+        onLeave?.();
+        const n = (this.members.get(lock) ?? 1) - 1;
+        if (n > 0) {
+          this.members.set(lock, n);
+          return;
+        }
+        this.members.delete(lock);
+        const waiting = this.idle.get(lock);
+        this.idle.delete(lock);
+        for (const resolve of waiting ?? []) resolve();
+      },
+    };
+  }
+
+  /** Queue memberships of `lock` held by this node's clients. */
+  membersOf(lock: LockId): number {
+    return this.members.get(lock) ?? 0;
+  }
+
+  /** Resolves once no client of this node is a queue member of `lock`. */
+  whenIdle(lock: LockId): Promise<void> {
+    if (!this.members.has(lock)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const list = this.idle.get(lock) ?? [];
+      list.push(resolve);
+      this.idle.set(lock, list);
+    });
+  }
+
+  /** A reset of `lock` into `epoch` run by a client of this node starts collecting RESET_ACKs. */
+  collectAcks(lock: LockId, epoch: number): AckCollector {
+    const collector = { lock, epoch, nodes: new Set<NodeId>() };
+    this.collectors.set(lock, collector);
+    return collector;
+  }
+
+  stopCollecting(collector: AckCollector): void {
+    if (this.collectors.get(collector.lock) === collector) this.collectors.delete(collector.lock);
+  }
+
   deliver(message: Message): void {
+    if (isResetAck(message)) {
+      const collector = this.collectors.get(message.lock);
+      if (collector && message.epoch !== undefined && Number(message.epoch) === collector.epoch) collector.nodes.add(message.from.node);
+      else this.staleAcks++;
+      return;
+    }
     if (message.kind === 'reset') {
       if (message.epoch !== undefined) this.announce(message.lock, Number(message.epoch));
       return;
@@ -117,34 +218,59 @@ function waitKey(client: number, lock: LockId, epoch: number, pos: number): stri
 }
 
 /**
- * Drains one client's mailbox into its node's signal board for the client's lifetime, so grants
- * for acquires that gave up and late RESETs never pile up in the bounded inbox.
+ * Drains one client's mailbox into its node's signal board while the client has a lock operation
+ * under way (`begin` … end), so grants and RESET_ACKs reach the board and late messages do not
+ * pile up in the bounded inbox. When the client has nothing under way the pump stops: a mailbox
+ * outlives the client on a live compute node (the next run's client of the same index gets the
+ * same inbox), and a pump left waiting there would take that client's grants and drop them as
+ * stale. Messages that arrive in between wait in the inbox for the next operation's pump.
  */
 export class ClientInbox {
-  private running = false;
+  private active = 0;
+  private stop: AbortController | undefined;
 
   constructor(
     private readonly mailbox: Mailbox,
     private readonly signals: CnSignals,
   ) {}
 
-  ensureRunning(): void {
-    if (this.running) return;
-    this.running = true;
-    void this.pump();
+  /** A lock operation starts; the returned function ends it (idempotent). */
+  begin(): () => void {
+    this.active++;
+    if (!this.stop) {
+      const stop = new AbortController();
+      this.stop = stop;
+      void this.pump(stop);
+    }
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.active--;
+      if (this.active === 0 && this.stop) {
+        this.stop.abort();
+        this.stop = undefined;
+      }
+    };
   }
 
-  private async pump(): Promise<void> {
+  /** True while a pump is receiving for this client. */
+  get pumping(): boolean {
+    return this.stop !== undefined;
+  }
+
+  private async pump(stop: AbortController): Promise<void> {
     try {
-      for (;;) {
-        const message = await this.mailbox.receive(isDeclockMessage);
-        if (!message) return;
+      while (!stop.signal.aborted) {
+        const message = await this.mailbox.receive(isDeclockMessage, { signal: stop.signal });
+        if (!message) break;
         this.signals.deliver(message);
       }
     } catch {
-      // the mailbox is gone (substrate shut down); the next wait restarts the pump
+      // the mailbox is gone (substrate shut down)
     } finally {
-      this.running = false;
+      // Stopped by the mailbox rather than by `begin`'s end: the next operation starts a new pump.
+      if (this.stop === stop) this.stop = undefined;
     }
   }
 }

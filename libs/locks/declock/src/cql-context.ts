@@ -59,6 +59,5 @@ export function createCqlContext(ports: ClientPorts, config: CqlContextConfig): 
   const peers = (): ClientAddress[] =>
     computeNodeEntries<Set<number>>(ports.locks, `${scopeKey}/members`).flatMap(([node, clients]) => [...clients].map((client) => ({ node, client })));
   const engine = new CqlEngine(ports, header, table, signals, inbox, options, config.protocol, config.withHints, peers);
-  inbox.ensureRunning();
   return { header, table, signals, engine, scopeKey };
 }

@@ -1,14 +1,14 @@
 import { LOCK_ATTR } from '@lockfabric/locks-common';
 import { NS_PER_MS, clientKey } from '@lockfabric/ports';
-import type { ClientAddress, ClientPorts, LockId, LockMode, RemoteAddr, SpanContextRef } from '@lockfabric/ports';
-import type { ClientInbox, CnSignals } from './cn-signals.js';
+import type { ClientAddress, ClientPorts, Clock, LockId, LockMode, RemoteAddr, SpanContextRef } from '@lockfabric/ports';
+import type { ClientInbox, CnSignals, Membership } from './cn-signals.js';
 import { encodeEntry } from './entry.js';
 import type { QueueEntry } from './entry.js';
 import { FabricVerbs } from './fabric-verbs.js';
 import { VER_INIT, add64, sub64 } from './header.js';
 import type { HeaderFields, HeaderLayout } from './header.js';
 import { LockResetter } from './lock-reset.js';
-import type { ResetReason } from './lock-reset.js';
+import type { ResetOutcome, ResetReason, ResetRequest } from './lock-reset.js';
 import { grantMessage } from './messages.js';
 import type { CqlOptions } from './options.js';
 import { QueueSnapshot } from './queue-snapshot.js';
@@ -22,6 +22,8 @@ export interface CqlHold {
   /** Reset epoch the acquire FAA landed in; grants this holder sends carry it. */
   readonly epoch: number;
   readonly pos: number;
+  /** This node's count of the membership (ended by the release FAA); absent in hand-made holds. */
+  readonly membership?: Membership;
 }
 
 export type CqlAbortReason = 'reset-in-progress' | 'reset-seen' | 'reset' | ResetReason;
@@ -49,6 +51,8 @@ export interface CqlStats {
   grantsSent: number;
   resetsStarted: number;
   aborts: number;
+  /** Header READs of acquires held at the node's gate while a reset was under way. */
+  gateReads: number;
 }
 
 /**
@@ -57,9 +61,10 @@ export interface CqlStats {
  * doorbell, then grant messages to the successor(s) found in the snapshot.
  */
 export class CqlEngine {
-  readonly stats: CqlStats = { extraReads: 0, grantsSent: 0, resetsStarted: 0, aborts: 0 };
+  readonly stats: CqlStats = { extraReads: 0, grantsSent: 0, resetsStarted: 0, aborts: 0, gateReads: 0 };
   readonly resetter: LockResetter;
   private readonly timeoutNs: number;
+  private readonly refetchTimeoutNs: number;
 
   constructor(
     private readonly ports: ClientPorts,
@@ -77,6 +82,7 @@ export class CqlEngine {
     this.resetter = new LockResetter(ports, header, table, signals, options, protocol, peers);
     const stagger = (ports.self.node % 16) * options.acquireTimeoutStaggerMs;
     this.timeoutNs = (options.acquireTimeoutMs + stagger) * NS_PER_MS;
+    this.refetchTimeoutNs = options.refetchTimeoutMs === 0 ? this.timeoutNs : options.refetchTimeoutMs * NS_PER_MS;
   }
 
   /** CQL_ACQUIRE: granted, or aborted (the caller retries; `backoff` when a reset is under way). */
@@ -85,65 +91,137 @@ export class CqlEngine {
     const verbs = new FabricVerbs(this.ports.verbs, lock);
     const addr = this.table.header(lock);
     const acq = H.acquireDelta(mode);
-    this.inbox.ensureRunning();
-    tally.verbs++;
-    const old = await verbs.faa(addr, acq);
-    const seen = H.decode(old);
-    if (seen.resetId !== 0) return this.withdraw(verbs, addr, acq, tally, 'reset-in-progress');
-    // The FAA landed before a reset's claim, but the RESET overtook its completion: leave (ack).
-    if (this.signals.resetSeen(lock, seen.epoch)) return this.withdraw(verbs, addr, acq, tally, 'reset-seen');
-    const pos = seen.qhead + seen.qsize;
-    const hold: CqlHold = { lock, mode, epoch: seen.epoch, pos };
-
-    // Proactive overflow check, before the grant test: never write into a live slot.
-    if (!this.options.paperLiteralLazyOverflow && seen.qsize >= H.capacity) {
-      return this.abortWithReset(lock, add64(old, acq), acq, seen.epoch, 'queue-overflow', tally);
+    const done = this.inbox.begin();
+    try {
+      return await this.acquireCql(lock, mode, ts, tally, verbs, addr, acq);
+    } finally {
+      done();
     }
-    if (this.grantedAtOnce(mode, seen)) return { ok: true, hold, remoteTs: undefined, handover: undefined, waited: false };
-    // A lap of 0xFFFF would look like a never-written entry.
-    if (H.lap(pos) >= VER_INIT) return this.abortWithReset(lock, add64(old, acq), acq, seen.epoch, 'version-wrap', tally);
+  }
 
-    const wait = this.signals.register(this.ports.self.client, lock, seen.epoch, pos);
-    const entry: QueueEntry = { version: H.version(pos), ts, mode, client: this.ports.self };
-    tally.verbs++;
-    await verbs.writeWord(this.table.entry(lock, H.slot(pos)), encodeEntry(entry));
-    const outcome = await wait.until(this.ports.clock, this.ports.clock.nowNs() + this.timeoutNs);
-    if (outcome.kind === 'grant') return { ok: true, hold, remoteTs: outcome.remoteTs, handover: outcome.trace, waited: true };
-    if (outcome.kind === 'reset') return this.withdraw(verbs, addr, acq, tally, 'reset');
-    // No grant in time: a failed CN, a lost grant or a corrupted queue. Reset (§4.4).
-    return this.abortWithReset(lock, add64(old, acq), acq, seen.epoch, 'acquire-timeout', tally);
+  private async acquireCql(lock: LockId, mode: LockMode, ts: number, tally: VerbTally, verbs: FabricVerbs, addr: RemoteAddr, acq: bigint): Promise<CqlAttempt> {
+    const H = this.header;
+    // No FAA while a reset announced to this node is under way (its RESET_ACK promised so); the
+    // check and the count of the new membership happen in one step, before the FAA is posted.
+    while (this.signals.gateClosed(lock)) await this.waitAtGate(lock, tally);
+    // A member keeps its inbox pumping until it leaves: a RESET may come while it holds.
+    const membership = this.signals.join(lock, this.inbox.begin());
+    let holding = false;
+    try {
+      tally.verbs++;
+      const old = await verbs.faa(addr, acq);
+      const seen = H.decode(old);
+      if (seen.resetId !== 0) return await this.withdraw(verbs, addr, acq, membership, tally, 'reset-in-progress');
+      // The FAA landed before a reset's claim, but the RESET overtook its completion: leave (ack).
+      if (this.signals.resetSeen(lock, seen.epoch)) return await this.withdraw(verbs, addr, acq, membership, tally, 'reset-seen');
+      const pos = seen.qhead + seen.qsize;
+      const hold: CqlHold = { lock, mode, epoch: seen.epoch, pos, membership };
+      const member = { delta: acq, membership };
+
+      // Proactive overflow check, before the grant test: never write into a live slot.
+      if (!this.options.paperLiteralLazyOverflow && seen.qsize >= H.capacity) {
+        return await this.abortWithReset(lock, add64(old, acq), member, seen.epoch, 'queue-overflow', tally);
+      }
+      if (this.grantedAtOnce(mode, seen)) {
+        holding = true;
+        return { ok: true, hold, remoteTs: undefined, handover: undefined, waited: false };
+      }
+      // A lap of 0xFFFF would look like a never-written entry.
+      if (H.lap(pos) >= VER_INIT) return await this.abortWithReset(lock, add64(old, acq), member, seen.epoch, 'version-wrap', tally);
+
+      const wait = this.signals.register(this.ports.self.client, lock, seen.epoch, pos);
+      const entry: QueueEntry = { version: H.version(pos), ts, mode, client: this.ports.self };
+      tally.verbs++;
+      await verbs.writeWord(this.table.entry(lock, H.slot(pos)), encodeEntry(entry));
+      const outcome = await wait.until(this.ports.clock, this.ports.clock.nowNs() + this.timeoutNs);
+      if (outcome.kind === 'grant') {
+        holding = true;
+        return { ok: true, hold, remoteTs: outcome.remoteTs, handover: outcome.trace, waited: true };
+      }
+      if (outcome.kind === 'reset') return await this.withdraw(verbs, addr, acq, membership, tally, 'reset');
+      // No grant in time: a failed CN, a lost grant or a corrupted queue. Reset (§4.4).
+      return await this.abortWithReset(lock, add64(old, acq), member, seen.epoch, 'acquire-timeout', tally);
+    } finally {
+      // Every way out but a grant ends the membership (a failed verb included: nothing more follows).
+      if (!holding) membership.leave();
+    }
   }
 
   /** CQL_RELEASE. */
   async release(hold: CqlHold): Promise<void> {
+    const done = this.inbox.begin();
+    try {
+      await this.releaseCql(hold);
+    } finally {
+      done();
+    }
+  }
+
+  private async releaseCql(hold: CqlHold): Promise<void> {
     const H = this.header;
     const { lock } = hold;
     const verbs = new FabricVerbs(this.ports.verbs, lock);
     const rel = H.releaseDelta(hold.mode);
-    const { old, data } = await verbs.faaThenRead(this.table.header(lock), rel, this.table.queue(lock), this.table.queueBytes);
+    let released: { old: bigint; data: Uint8Array };
+    try {
+      released = await verbs.faaThenRead(this.table.header(lock), rel, this.table.queue(lock), this.table.queueBytes);
+    } finally {
+      hold.membership?.leave();
+    }
+    const { old, data } = released;
     const seen = H.decode(old);
     // Under reset the release is void (its FAA was this holder's acknowledgement).
     if (seen.resetId !== 0 || seen.epoch !== hold.epoch) return;
     if (H.lap(seen.qhead + 1) >= VER_INIT) {
-      await this.startReset(lock, add64(old, rel), 0n, seen.epoch, 'version-wrap');
+      await this.startReset({ lock, guess: add64(old, rel), epoch: seen.epoch, reason: 'version-wrap' });
       return;
     }
     if (seen.qsize <= 1) return;
     const queue = new QueueSnapshot(H, data);
-    if (hold.mode === 'shared') await this.releaseShared(verbs, hold, seen, old, queue);
-    else await this.releaseExclusive(verbs, hold, seen, old, queue);
+    const budget = new RefetchBudget(this.ports.clock, this.options.maxRefetch, this.refetchTimeoutNs);
+    if (hold.mode === 'shared') await this.releaseShared(verbs, hold, seen, old, queue, budget);
+    else await this.releaseExclusive(verbs, hold, seen, old, queue, budget);
   }
 
   /**
    * After an abort by someone else's reset: poll the header with READs (which, unlike a retried
    * FAA, never disturb the resetter's final CAS) until the reset id is clear, pausing in between.
+   * A reset id naming a compute node the coordinator declared dead is a reset nobody will finish:
+   * this client takes it over (§3.6).
    */
   async waitForResetEnd(lock: LockId, tally: VerbTally, pauseNs: () => number): Promise<void> {
+    const done = this.inbox.begin();
+    try {
+      for (;;) {
+        await this.ports.clock.sleep(pauseNs());
+        if (await this.readHeaderPastReset(lock, tally)) return;
+      }
+    } finally {
+      done();
+    }
+  }
+
+  /** One READ of the header: true when no reset is in progress; takes over a dead resetter's reset. */
+  private async readHeaderPastReset(lock: LockId, tally: VerbTally): Promise<boolean> {
     const verbs = new FabricVerbs(this.ports.verbs, lock);
-    for (;;) {
-      await this.ports.clock.sleep(pauseNs());
-      tally.verbs++;
-      if (this.header.decode(await verbs.readWord(this.table.header(lock))).resetId === 0) return;
+    tally.verbs++;
+    const word = await verbs.readWord(this.table.header(lock));
+    const seen = this.header.decode(word);
+    this.signals.observeHeader(lock, seen.epoch, seen.resetId);
+    if (seen.resetId === 0) return true;
+    if (this.resetter.resetterDead(seen.resetId)) await this.startReset({ lock, guess: word, epoch: seen.epoch, reason: 'resetter-failed' });
+    return false;
+  }
+
+  /** The node's gate is closed for `lock`: read the header (after a pause) until the reset is seen over. */
+  private async waitAtGate(lock: LockId, tally: VerbTally): Promise<void> {
+    let pauseNs = this.options.retryBackoffInitialNs;
+    while (this.signals.gateClosed(lock)) {
+      this.stats.gateReads++;
+      await this.readHeaderPastReset(lock, tally);
+      if (!this.signals.gateClosed(lock)) return;
+      await this.ports.clock.sleep(Math.floor(pauseNs / 2 + this.ports.random.next() * (pauseNs / 2)));
+      pauseNs = Math.min(this.options.retryBackoffMaxNs, pauseNs * 2);
     }
   }
 
@@ -166,7 +244,7 @@ export class CqlEngine {
   }
 
   /** A releasing reader: notify the successor only if it is a writer (Fig. 7 lines 8–13). */
-  private async releaseShared(verbs: FabricVerbs, hold: CqlHold, seen: HeaderFields, old: bigint, queue: QueueSnapshot): Promise<void> {
+  private async releaseShared(verbs: FabricVerbs, hold: CqlHold, seen: HeaderFields, old: bigint, queue: QueueSnapshot, budget: RefetchBudget): Promise<void> {
     const { qhead: h, qsize: s, wcnt: w } = seen;
     if (w === 0) return; // only reader holders remain
     const successor = h + 1;
@@ -177,20 +255,20 @@ export class CqlEngine {
       return;
     }
     // Locate all w writers among h+1 … h+s-1; every other position then belongs to a reader.
-    for (let attempt = 0; ; attempt++) {
+    for (;;) {
       if (this.signals.resetSeen(hold.lock, hold.epoch)) return;
       let found = 0;
       for (let pos = h + 1; pos < h + s; pos++) {
         const state = lapWrapped(this.header, pos) ? 'wrapped' : queue.state(pos);
         if (state === 'overwritten' || state === 'wrapped') {
-          await this.startReset(hold.lock, guess, 0n, hold.epoch, state === 'wrapped' ? 'version-wrap' : 'entry-overwritten');
+          await this.startReset({ lock: hold.lock, guess, epoch: hold.epoch, reason: state === 'wrapped' ? 'version-wrap' : 'entry-overwritten' });
           return;
         }
         if (state === 'valid' && queue.entry(pos).mode === 'exclusive') found++;
       }
       if (found >= w) break;
-      if (attempt >= this.options.maxRefetch) {
-        await this.startReset(hold.lock, guess, 0n, hold.epoch, 'refetch-limit');
+      if (budget.exhausted()) {
+        await this.startReset({ lock: hold.lock, guess, epoch: hold.epoch, reason: 'refetch-limit' });
         return;
       }
       if (!(await this.refetch(verbs, hold, queue))) return;
@@ -201,10 +279,10 @@ export class CqlEngine {
   }
 
   /** A releasing writer: the successor, or the run of readers behind it (Fig. 7 lines 11–19). */
-  private async releaseExclusive(verbs: FabricVerbs, hold: CqlHold, seen: HeaderFields, old: bigint, queue: QueueSnapshot): Promise<void> {
+  private async releaseExclusive(verbs: FabricVerbs, hold: CqlHold, seen: HeaderFields, old: bigint, queue: QueueSnapshot, budget: RefetchBudget): Promise<void> {
     const { qhead: h, qsize: s } = seen;
     const guess = add64(old, this.header.releaseDelta('exclusive'));
-    const first = await this.fetchValid(verbs, hold, queue, h + 1, guess);
+    const first = await this.fetchValid(verbs, hold, queue, h + 1, guess, budget);
     if (!first) return;
     if (first.mode === 'exclusive' || s === 2) {
       this.notify(hold, [{ entry: first, pos: h + 1 }], this.hint(queue, h, s, h + 2));
@@ -212,7 +290,7 @@ export class CqlEngine {
     }
     const batch = [{ entry: first, pos: h + 1 }];
     for (let pos = h + 2; pos < h + s; pos++) {
-      const entry = await this.fetchValid(verbs, hold, queue, pos, guess);
+      const entry = await this.fetchValid(verbs, hold, queue, pos, guess, budget);
       if (!entry) return;
       if (entry.mode === 'exclusive') {
         if (this.options.mutantBatchPastWriters) continue;
@@ -224,24 +302,28 @@ export class CqlEngine {
     this.notify(hold, batch, this.hint(queue, h, s, last + 1));
   }
 
-  /** FETCH_VALID: every entry behind a writer holder belongs to a waiter, so it becomes valid. */
-  private async fetchValid(verbs: FabricVerbs, hold: CqlHold, queue: QueueSnapshot, pos: number, guess: bigint): Promise<QueueEntry | undefined> {
+  /**
+   * FETCH_VALID: every entry behind a writer holder belongs to a waiter, so it becomes valid —
+   * unless the waiter's node died between its FAA and its WRITE: hence the budget.
+   */
+  private async fetchValid(verbs: FabricVerbs, hold: CqlHold, queue: QueueSnapshot, pos: number, guess: bigint, budget: RefetchBudget): Promise<QueueEntry | undefined> {
     // Checked first: a never-written entry (0xFFFF) would pass as valid in lap 0xFFFF.
     if (lapWrapped(this.header, pos)) {
-      await this.startReset(hold.lock, guess, 0n, hold.epoch, 'version-wrap');
+      await this.startReset({ lock: hold.lock, guess, epoch: hold.epoch, reason: 'version-wrap' });
       return undefined;
     }
-    for (let attempt = 0; attempt <= this.options.maxRefetch; attempt++) {
+    for (;;) {
       const state = queue.state(pos);
       if (state === 'valid') return queue.entry(pos);
       if (this.signals.resetSeen(hold.lock, hold.epoch)) return undefined;
       if (state === 'overwritten') {
-        await this.startReset(hold.lock, guess, 0n, hold.epoch, 'entry-overwritten');
+        await this.startReset({ lock: hold.lock, guess, epoch: hold.epoch, reason: 'entry-overwritten' });
         return undefined;
       }
+      if (budget.exhausted()) break;
       if (!(await this.refetch(verbs, hold, queue))) return undefined;
     }
-    await this.startReset(hold.lock, guess, 0n, hold.epoch, 'refetch-limit');
+    await this.startReset({ lock: hold.lock, guess, epoch: hold.epoch, reason: 'refetch-limit' });
     return undefined;
   }
 
@@ -281,23 +363,55 @@ export class CqlEngine {
     span.end();
   }
 
-  private async withdraw(verbs: FabricVerbs, addr: RemoteAddr, acq: bigint, tally: VerbTally, reason: CqlAbortReason): Promise<CqlAttempt> {
+  private async withdraw(verbs: FabricVerbs, addr: RemoteAddr, acq: bigint, membership: Membership, tally: VerbTally, reason: CqlAbortReason): Promise<CqlAttempt> {
     tally.verbs++;
     this.stats.aborts++;
-    await verbs.faa(addr, sub64(0n, acq));
+    try {
+      await verbs.faa(addr, sub64(0n, acq));
+    } finally {
+      membership.leave();
+    }
     return { ok: false, reason, backoff: true };
   }
 
-  private async abortWithReset(lock: LockId, guess: bigint, acq: bigint, epoch: number, reason: ResetReason, tally: VerbTally): Promise<CqlAttempt> {
+  private async abortWithReset(
+    lock: LockId,
+    guess: bigint,
+    member: { readonly delta: bigint; readonly membership: Membership },
+    epoch: number,
+    reason: ResetReason,
+    tally: VerbTally,
+  ): Promise<CqlAttempt> {
     this.stats.aborts++;
     tally.verbs++;
-    const outcome = await this.startReset(lock, guess, acq, epoch, reason);
+    const outcome = await this.startReset({ lock, guess, epoch, reason, member });
     return { ok: false, reason, backoff: outcome !== 'done' };
   }
 
-  private startReset(lock: LockId, guess: bigint, membership: bigint, epoch: number, reason: ResetReason) {
+  private startReset(request: ResetRequest): Promise<ResetOutcome> {
     this.stats.resetsStarted++;
-    return this.resetter.reset(lock, guess, membership, epoch, reason);
+    return this.resetter.reset(request);
+  }
+}
+
+/** Refetches one release may still make: at most `maxRefetch` READs, and none after `timeoutNs`. */
+class RefetchBudget {
+  private used = 0;
+  private readonly giveUpAtNs: number;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxRefetch: number,
+    timeoutNs: number,
+  ) {
+    this.giveUpAtNs = clock.nowNs() + timeoutNs;
+  }
+
+  /** Counts one refetch about to be made; true when none is left. */
+  exhausted(): boolean {
+    if (this.used >= this.maxRefetch || this.clock.nowNs() >= this.giveUpAtNs) return true;
+    this.used++;
+    return false;
   }
 }
 

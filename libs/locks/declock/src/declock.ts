@@ -2,6 +2,7 @@ import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-comm
 import type { ClientPorts } from '@lockfabric/ports';
 import { createCqlContext } from './cql-context.js';
 import { HierarchicalClient } from './hierarchical-client.js';
+import { DeclockNodeService } from './node-service.js';
 import { HIERARCHICAL_OPTION_HELP, readHierarchicalOptions } from './options.js';
 import { entryBytesFor } from './table-layout.js';
 
@@ -28,6 +29,8 @@ export function declockProtocol(capacity = DECLOCK_DEFAULT_CAPACITY): ProtocolDe
     entryBytes: entryBytesFor(capacity, true),
     modes: ['shared', 'exclusive'],
     options: HIERARCHICAL_OPTION_HELP,
+    // Resets hear of dead compute nodes and collect RESET_ACKs through it (node-service.ts).
+    services: { compute: (context, options) => new DeclockNodeService(context, 'declock', readHierarchicalOptions('declock', options, context.ports.locks.entryBytes).capacity) },
     createClient: createDeclockClient,
   };
 }

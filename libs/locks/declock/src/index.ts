@@ -6,6 +6,8 @@ export * from './options.js';
 export * from './messages.js';
 export * from './cn-signals.js';
 export * from './cn-registry.js';
+export * from './cluster-view.js';
+export * from './node-service.js';
 export * from './queue-snapshot.js';
 export * from './fabric-verbs.js';
 export * from './lock-reset.js';

@@ -4,7 +4,10 @@ import type { ClientAddress, LockId, Message, SpanContextRef } from '@lockfabric
  * Messages between compute nodes (they never touch a memory node):
  *   grant  {lock, epoch = reset epoch of the releaser's FAA, value = the waiter's queue position,
  *           data = earliest remote-waiter timestamp (2 bytes, hierarchical only), trace = handover span}
- *   reset  {lock, epoch = the epoch the reset will start, value = resetting CN id}
+ *   reset  {lock, epoch = the epoch the reset will start, value = resetting CN id (≥ 1)}
+ *   ack    {kind reset, lock, epoch = the reset's new epoch, value = 0}: a compute node's RESET_ACK,
+ *          from its node service to the resetting client, once none of its clients is a queue
+ *          member of the lock any more and none will touch the header until the reset is over
  */
 export interface GrantMessage {
   readonly lock: LockId;
@@ -41,6 +44,20 @@ export function parseGrant(message: Message): GrantMessage | undefined {
     remoteTs: data && data.length === 2 ? (data[0] as number) | ((data[1] as number) << 8) : undefined,
     trace: message.trace,
   };
+}
+
+/** RESET_ACK: value 0, which no resetter id takes (ids are CN index + 1). */
+export function resetAckMessage(to: ClientAddress, lock: LockId, epoch: number): Omit<Message, 'from'> {
+  return { kind: 'reset', to, lock, epoch: BigInt(epoch), value: 0n };
+}
+
+export function isResetAck(message: Message): boolean {
+  return message.kind === 'reset' && message.value === 0n;
+}
+
+/** A RESET announcing a reset (not an acknowledgement of one). */
+export function isResetAnnouncement(message: Message): boolean {
+  return message.kind === 'reset' && message.epoch !== undefined && !isResetAck(message);
 }
 
 export function resetMessage(to: ClientAddress, lock: LockId, epoch: number, resetId: number): Omit<Message, 'from'> {

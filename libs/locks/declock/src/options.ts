@@ -20,6 +20,14 @@ export interface CqlOptions {
   readonly suspectAfterMs: number;
   /** Refetches of obsolete entries before a release gives up and resets (spec MAX_REFETCH). */
   readonly maxRefetch: number;
+  /**
+   * How long a release refetches an entry that is not yet valid before it gives up and resets:
+   * a waiter whose FAA landed but whose entry WRITE never does (its node died in between) would
+   * otherwise keep the releaser, and on a hierarchical node every local client behind it, busy
+   * for maxRefetch READs (seconds on a real network). 0 (default): as long as a waiter waits for
+   * its grant (acquireTimeoutMs + stagger); inf: only maxRefetch bounds it.
+   */
+  readonly refetchTimeoutMs: number;
   readonly retryBackoffInitialNs: number;
   readonly retryBackoffMaxNs: number;
   /** Paper-literal: no acquirer-side `qsize ≥ C` check; overflow is found lazily by releasers. */
@@ -33,6 +41,8 @@ export interface CqlOptions {
   readonly mutantReaderGrant: boolean;
   /** Test-only mutant: a releasing writer grants every waiting reader in the snapshot, skipping over writers. */
   readonly mutantBatchPastWriters: boolean;
+  /** Test-only mutant: once a compute node is declared dead, a reset finishes without waiting for the live nodes' RESET_ACKs. */
+  readonly mutantIgnoreResetAcks: boolean;
 }
 
 export type FairnessPolicy = 'tf' | 'pf';
@@ -60,12 +70,14 @@ export const CQL_OPTION_HELP: Readonly<Record<string, string>> = {
   acquireTimeoutStaggerMs: 'extra timeout per compute-node index (default 1)',
   suspectAfterMs: 'declare queue members failed when a reset has not drained for this long (default inf: never)',
   maxRefetch: 'refetches of obsolete entries before a reset (default 8192)',
+  refetchTimeoutMs: 'longest a release refetches a not-yet-written entry before it resets (default 0: the waiter timeout; inf: maxRefetch only)',
   retryBackoffInitialNs: 'first backoff after an aborted acquire (default 2000)',
   retryBackoffMaxNs: 'backoff cap after aborted acquires (default 256000)',
   allowQueueOverflow: 'accept up to 2C-1 contenders (overflow resets) instead of refusing more than C',
   paperLiteralLazyOverflow: 'paper-literal: detect queue overflow only when a releaser finds an overwritten entry',
   mutantReaderGrant: 'test-only: readers skip waiting writers (broken on purpose)',
   mutantBatchPastWriters: 'test-only: a writer grants readers beyond the next writer (broken on purpose)',
+  mutantIgnoreResetAcks: 'test-only: a reset past a dead node does not wait for the live nodes to acknowledge (broken on purpose)',
 };
 
 export const HIERARCHICAL_OPTION_HELP: Readonly<Record<string, string>> = {
@@ -89,12 +101,14 @@ function readCql(reader: OptionReader, entryBytes: number, spareWord: boolean): 
     acquireTimeoutStaggerMs: reader.number('acquireTimeoutStaggerMs', 1, { min: 0 }),
     suspectAfterMs: reader.number('suspectAfterMs', Infinity, { min: 0.001 }),
     maxRefetch: reader.number('maxRefetch', 8192, { min: 1, integer: true }),
+    refetchTimeoutMs: reader.number('refetchTimeoutMs', 0, { min: 0 }),
     retryBackoffInitialNs: reader.number('retryBackoffInitialNs', 2_000, { min: 1 }),
     retryBackoffMaxNs: reader.number('retryBackoffMaxNs', 256_000, { min: 1 }),
     allowQueueOverflow: reader.boolean('allowQueueOverflow', false),
     paperLiteralLazyOverflow: reader.boolean('paperLiteralLazyOverflow', false),
     mutantReaderGrant: reader.boolean('mutantReaderGrant', false),
     mutantBatchPastWriters: reader.boolean('mutantBatchPastWriters', false),
+    mutantIgnoreResetAcks: reader.boolean('mutantIgnoreResetAcks', false),
   };
 }
 

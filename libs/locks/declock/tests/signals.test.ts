@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CnSignals, epochAfter, grantMessage, resetMessage } from '../src/index.js';
+import { CnSignals, epochAfter, grantMessage, resetAckMessage, resetMessage } from '../src/index.js';
 import type { Message } from '@lockfabric/ports';
 
 const me = { node: 1, client: 4 };
@@ -48,5 +48,53 @@ describe('grant fencing by reset epoch (§2.4, §3.5 "expired notifications")', 
     expect(epochAfter(0, 15, 4)).toBe(true); // wrapped
     expect(epochAfter(15, 0, 4)).toBe(false);
     expect(epochAfter(3, 3, 4)).toBe(false);
+  });
+});
+
+describe('RESET_ACK support: gate, memberships, acknowledgements', () => {
+  it('a RESET closes the lock’s gate; only a header of the announced epoch (or later) without a reset opens it', () => {
+    const signals = new CnSignals(1, 28);
+    expect(signals.gateClosed(7)).toBe(false);
+    deliver(signals, resetMessage(me, 7, 3, 2));
+    expect(signals.gateClosed(7)).toBe(true);
+    expect(signals.gateClosed(8)).toBe(false);
+    signals.observeHeader(7, 2, 0); // a READ that left before the reset's claim landed
+    expect(signals.gateClosed(7)).toBe(true);
+    signals.observeHeader(7, 2, 3); // the reset under way
+    expect(signals.gateClosed(7)).toBe(true);
+    signals.observeHeader(7, 3, 0);
+    expect(signals.gateClosed(7)).toBe(false);
+  });
+
+  it('counts memberships per lock; whenIdle resolves when the last one ends (leave is idempotent)', async () => {
+    const signals = new CnSignals(1, 28);
+    const a = signals.join(7);
+    const b = signals.join(7);
+    let idle = false;
+    const waiting = signals.whenIdle(7).then(() => (idle = true));
+    a.leave();
+    a.leave();
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    expect(signals.membersOf(7)).toBe(1);
+    b.leave();
+    await waiting;
+    expect(idle).toBe(true);
+    expect(signals.membersOf(7)).toBe(0);
+  });
+
+  it('an ack counts only for the reset of its lock and epoch this node is collecting for', () => {
+    const signals = new CnSignals(1, 28);
+    const acks = signals.collectAcks(7, 4);
+    signals.deliver({ ...resetAckMessage(me, 7, 4), from: { node: 2, client: 4095 } });
+    signals.deliver({ ...resetAckMessage(me, 7, 3), from: { node: 3, client: 4095 } }); // an older reset
+    signals.deliver({ ...resetAckMessage(me, 8, 4), from: { node: 3, client: 4095 } }); // another lock
+    expect([...acks.nodes]).toEqual([2]);
+    expect(signals.staleAcks).toBe(2);
+    // An ack is not a RESET: it announces nothing.
+    expect(signals.gateClosed(7)).toBe(false);
+    signals.stopCollecting(acks);
+    signals.deliver({ ...resetAckMessage(me, 7, 4), from: { node: 3, client: 4095 } });
+    expect(signals.staleAcks).toBe(3);
   });
 });

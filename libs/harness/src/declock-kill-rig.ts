@@ -1,0 +1,277 @@
+import { HistoryRecorder, checkHistory, summarizeVerdict } from '@lockfabric/check';
+import { failureRecoveryReport } from './failure-recovery-check.js';
+import { SERVICE_CLIENT } from '@lockfabric/locks-common';
+import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { NS_PER_MS, clientKey } from '@lockfabric/ports';
+import type { ClientPorts, Grant, LockClient, LockId, LockMode, NodeId, Verbs, WorkRequest } from '@lockfabric/ports';
+import { createSimCluster } from '@lockfabric/sim';
+import { RunStats, runClients } from '@lockfabric/workloads';
+import type { WorkloadSpec } from '@lockfabric/workloads';
+
+/** A verb a client posted, as the kill switch sees it once it completed. */
+export interface VerbDone {
+  readonly node: NodeId;
+  readonly op: WorkRequest['op'];
+  /** The lock the verb was tagged with (protocols tag their verbs for per-lock NIC counters). */
+  readonly lock: LockId | undefined;
+}
+
+const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
+
+/**
+ * A compute node that can be SIGKILLed in `sim`: from the kill on, nothing it sends leaves
+ * (verbs, messages) and no completion reaches it, so its code stops where it was. A verb already
+ * at the memory node still lands, as on a real fabric. `after` may kill it right after one of its
+ * verbs completed (e.g. between a waiter's FAA and its entry WRITE).
+ */
+class KillSwitch {
+  dead = false;
+  killedAtNs: number | undefined;
+  constructor(
+    private readonly after: (verb: VerbDone) => boolean,
+    private readonly now: () => number,
+  ) {}
+
+  die(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.killedAtNs = this.now();
+  }
+
+  wrap(ports: ClientPorts): ClientPorts {
+    const { verbs, mailbox } = ports;
+    const node = ports.self.node;
+    const gate = <T>(op: WorkRequest['op'], lock: LockId | undefined, run: () => Promise<T>): Promise<T> => {
+      if (this.dead) return never();
+      return run().then((value) => {
+        if (!this.dead && this.after({ node, op, lock })) this.die();
+        return this.dead ? never<T>() : value;
+      });
+    };
+    const killable: Verbs = {
+      post: (batch, options) => gate(batch[0]?.op ?? 'read', batch[0]?.lock, () => verbs.post(batch, options)),
+      read: (addr, length, options) => gate('read', options?.lock, () => verbs.read(addr, length, options)),
+      write: (addr, data, options) => gate('write', options?.lock, () => verbs.write(addr, data, options)),
+      cas: (addr, compare, swap, options) => gate('cas', options?.lock, () => verbs.cas(addr, compare, swap, options)),
+      faa: (addr, add, options) => gate('faa', options?.lock, () => verbs.faa(addr, add, options)),
+      maskedCas: (addr, width, compare, swap, compareMask, swapMask, options) =>
+        gate('masked-cas', options?.lock, () => verbs.maskedCas(addr, width, compare, swap, compareMask, swapMask, options)),
+      maskedFaa: (addr, width, add, boundaryMask, options) => gate('masked-faa', options?.lock, () => verbs.maskedFaa(addr, width, add, boundaryMask, options)),
+      isLocal: (addr) => verbs.isLocal(addr),
+      cpu: verbs.cpu,
+    };
+    return {
+      ...ports,
+      verbs: killable,
+      mailbox: {
+        self: mailbox.self,
+        send: (message) => {
+          if (!this.dead) mailbox.send(message);
+        },
+        receive: (match, options) => mailbox.receive(match, options).then((message) => (this.dead ? never() : message)),
+      },
+    };
+  }
+}
+
+export interface KillRigOptions {
+  /** Start each compute node's node service, fed the failure notices (false: clients only, as before the service existed). */
+  readonly services?: boolean;
+  readonly computeNodes?: number;
+  readonly locks?: number;
+  readonly seed?: number;
+  readonly jitterNs?: number;
+  /** Kills the victim right after one of its verbs completed when this returns true. */
+  readonly killAfter?: (verb: VerbDone) => boolean;
+}
+
+/**
+ * A `sim` cluster whose last compute node is the victim, with recorded clients, the protocol's
+ * node services and a coordinator stand-in that declares the victim dead (`declareDead`).
+ */
+export function killRig(protocol: ProtocolDefinition, options: ProtocolOptions, rig: KillRigOptions = {}) {
+  const { cluster, scheduler } = createSimCluster({
+    seed: rig.seed ?? 1,
+    lockCount: rig.locks ?? 4,
+    entryBytes: protocol.entryBytes,
+    jitterNs: rig.jitterNs ?? 0,
+    computeNodes: rig.computeNodes ?? 2,
+  });
+  const computeNodes = cluster.computeNodeIds;
+  const victimNode = computeNodes[computeNodes.length - 1] as NodeId;
+  const survivorNodes = computeNodes.filter((node) => node !== victimNode);
+  const kill = new KillSwitch(rig.killAfter ?? (() => false), () => cluster.clock.nowNs());
+  const listeners = new Set<(node: NodeId) => void>();
+  const failures = { onComputeNodeFailed: (listener: (node: NodeId) => void) => (listeners.add(listener), () => listeners.delete(listener)) };
+  const now = () => cluster.clock.nowNs();
+  const portsOf = (node: NodeId, client: number): ClientPorts => {
+    const ports = cluster.clientPorts({ node, client });
+    return node === victimNode ? kill.wrap(ports) : ports;
+  };
+  const services: NodeService[] = [];
+  if (rig.services !== false) {
+    for (const node of computeNodes) {
+      const service = protocol.services?.compute?.({ ports: portsOf(node, SERVICE_CLIENT), memoryNodes: cluster.memoryNodeIds, computeNodes, failures }, options);
+      if (service) services.push(service);
+    }
+  }
+  const history = new HistoryRecorder();
+  const client = (node: NodeId, index: number, timeoutMs = 1_000) => {
+    const ports = portsOf(node, index);
+    const lock = protocol.createClient(ports, options) as LockClient;
+    const key = clientKey(ports.self);
+    return {
+      ports,
+      key,
+      async acquire(id: LockId, mode: LockMode = 'exclusive'): Promise<Grant> {
+        history.invoke(key, 'acquire', id, mode, now());
+        try {
+          const grant = await lock.acquire(id, mode, { timeoutMs });
+          history.ok(key, 'acquire', id, mode, now());
+          return grant;
+        } catch (error) {
+          history.fail(key, 'acquire', id, mode, now(), (error as Error).name);
+          throw error;
+        }
+      },
+      async release(grant: Grant): Promise<void> {
+        history.invoke(key, 'release', grant.lock, grant.mode, now());
+        await lock.release(grant);
+        history.ok(key, 'release', grant.lock, grant.mode, now());
+      },
+    };
+  };
+  const at = (ns: number) => cluster.clock.sleep(Math.max(0, ns - now()));
+  return {
+    cluster,
+    scheduler,
+    history,
+    portsOf,
+    victimNode,
+    survivorNodes,
+    now,
+    at,
+    client,
+    /** SIGKILL of the victim now (if `killAfter` has not done it already). */
+    kill(): void {
+      kill.die();
+    },
+    get killedAtNs(): number | undefined {
+      return kill.killedAtNs;
+    },
+    get victimDead(): boolean {
+      return kill.dead;
+    },
+    /** The coordinator's FailureNotice for the victim, heard by every surviving node service. */
+    declareDead(): void {
+      for (const listener of [...listeners]) listener(victimNode);
+    },
+    /** Runs `script` on the scheduler until it ends or `horizonMs` of virtual time passed. */
+    async play(script: () => Promise<void>, horizonMs = 200): Promise<{ done: boolean; endNs: number }> {
+      let done = false;
+      let failure: unknown;
+      const running = script().then(
+        () => void (done = true),
+        (error: unknown) => {
+          failure = error;
+          done = true;
+        },
+      );
+      const outcome = await scheduler.run({ stop: () => done, untilNs: now() + horizonMs * NS_PER_MS });
+      for (const service of services) await service.stop();
+      if (done) await running;
+      if (failure) throw failure;
+      return { done, endNs: outcome.endNs };
+    },
+    /** The checker's verdict: the victim's clients count as failed from the kill on. */
+    verdict(victimClients: readonly string[], failedAtNs: number) {
+      return checkHistory(history, { failedClients: new Map(victimClients.map((key) => [key, failedAtNs])) });
+    },
+  };
+}
+
+export interface KillSweepRun {
+  readonly verdictOk: boolean;
+  readonly why: string;
+  /** Per lock the dead node held or queued for: ms from the notice to the first survivor grant after it (demand-adjusted). */
+  readonly recoveryAfterNoticeMs: ReadonlyMap<number, number>;
+  /** Locks a survivor wanted after the notice but never got. */
+  readonly neverFreed: readonly number[];
+  readonly cutOff: boolean;
+  readonly survivorAcquireErrors: Readonly<Record<string, number>>;
+}
+
+/**
+ * A random contended workload on three compute nodes in `sim`; the last node is killed at a
+ * random moment (wherever its clients are: holding, queued, mid-release, mid-reset) and declared
+ * dead `detectionMs` later. Survivors' history plus the victim's up to the kill go to the checker.
+ */
+export async function killSweepRun(protocol: ProtocolDefinition, seed: number, options: ProtocolOptions, sweep: { detectionMs: number; mutate?: (spec: WorkloadSpec) => WorkloadSpec }): Promise<KillSweepRun> {
+  const r = mulberry(seed);
+  const computeNodes = 3;
+  const spec0: WorkloadSpec = {
+    clients: 6 + Math.floor(r() * 6),
+    locks: 1 + Math.floor(r() * 3),
+    readRatio: [0, 0.3, 0.5][Math.floor(r() * 3)] as number,
+    distribution: 'uniform',
+    durationMs: 12,
+    thinkNs: Math.floor(r() * 5_000),
+    criticalSectionNs: [2_000, 10_000, 20_000][Math.floor(r() * 3)] as number,
+    seed,
+    timeoutMs: 10,
+  };
+  const spec = sweep.mutate ? sweep.mutate(spec0) : spec0;
+  const killAtNs = Math.floor((1 + r() * 4) * NS_PER_MS);
+  const rig = killRig(protocol, options, { computeNodes, locks: spec.locks, seed, jitterNs: 500 });
+  const nodeOf = (i: number) => rig.cluster.computeNodeIds[i % computeNodes] as NodeId;
+  const survivorPorts: ClientPorts[] = [];
+  const victimPorts: ClientPorts[] = [];
+  for (let i = 0; i < spec.clients; i++) {
+    const node = nodeOf(i);
+    if (node === rig.victimNode) victimPorts.push(rig.portsOf(node, i));
+    else survivorPorts.push(rig.portsOf(node, i));
+  }
+  const survivorsHistory = new HistoryRecorder();
+  const victimHistory = new HistoryRecorder();
+  let noticeAtNs = 0;
+  const outcome = await rig.play(async () => {
+    const survivors = runClients({ protocol, protocolOptions: options, spec, ports: survivorPorts, recorder: survivorsHistory, stats: new RunStats(), clock: rig.cluster.clock });
+    void runClients({ protocol, protocolOptions: options, spec, ports: victimPorts, recorder: victimHistory, stats: new RunStats(), clock: rig.cluster.clock }).catch(() => undefined);
+    await rig.at(killAtNs);
+    rig.kill();
+    await rig.at(killAtNs + sweep.detectionMs * NS_PER_MS);
+    rig.declareDead();
+    noticeAtNs = rig.now();
+    await survivors;
+  }, spec.durationMs! + 20 * (spec.timeoutMs ?? 0));
+  const killed = rig.killedAtNs as number;
+  const victimKeys = victimPorts.map((p) => clientKey(p.self));
+  const events = [...survivorsHistory.events(), ...victimHistory.events().filter((e) => e.timeNs <= killed)];
+  const verdict = checkHistory(events, { failedClients: new Map(victimKeys.map((key) => [key, killed])) });
+  const report = failureRecoveryReport(events, rig.victimNode, killed);
+  const recovery = new Map<number, number>();
+  const neverFreed: number[] = [];
+  for (const lock of report.heldByDead) {
+    const grant = report.firstSurvivorGrantAfterNs.get(lock);
+    const demand = report.firstSurvivorDemandAfterNs.get(lock);
+    if (grant === undefined) {
+      if (demand !== undefined) neverFreed.push(lock);
+      continue;
+    }
+    recovery.set(lock, (killed + grant - Math.max(noticeAtNs, killed + (demand ?? 0))) / NS_PER_MS);
+  }
+  const errors: Record<string, number> = {};
+  for (const e of survivorsHistory.events()) if (e.phase === 'fail' && e.error) errors[e.error] = (errors[e.error] ?? 0) + 1;
+  const why = `seed ${seed} ${protocol.id} ${JSON.stringify(options)} spec ${JSON.stringify(spec)} kill at ${(killAtNs / NS_PER_MS).toFixed(3)} ms\n${summarizeVerdict(verdict)}\nheld by dead ${JSON.stringify(report.heldByDead)} recovery ${JSON.stringify([...recovery])} never ${JSON.stringify(neverFreed)} errors ${JSON.stringify(errors)}`;
+  return { verdictOk: verdict.ok, why, recoveryAfterNoticeMs: recovery, neverFreed, cutOff: !outcome.done, survivorAcquireErrors: errors };
+}
+
+function mulberry(seed: number): () => number {
+  let state = seed * 0x9e3779b1;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
