@@ -1,13 +1,13 @@
 // Shared pieces of the live chaos tests (not a test file itself).
 import type { HistoryEvent } from '@lockfabric/check';
+import { RealClock } from '@lockfabric/sim';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 
-/** 2025-01-01T00:00:00Z: the origin of every service's RealClock, so test times compare with history times. */
-const LIVE_CLOCK_ORIGIN_UNIX_MS = 1_735_689_600_000;
+const serviceClock = new RealClock();
 
-/** Now on the services' clock (RealClock of @lockfabric/sim: monotonic ns since 2025-01-01). */
+/** Now on the services' clock: the same RealClock (one machine-wide time base), so test times compare with history times. */
 export function liveNowNs(): number {
-  return Math.round((performance.timeOrigin - LIVE_CLOCK_ORIGIN_UNIX_MS) * 1e6 + performance.now() * 1e6);
+  return serviceClock.nowNs();
 }
 
 export const MS = 1_000_000;

@@ -15,6 +15,7 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { RecoveryPhaseSchema } from '@lockfabric/wire';
 import { protocolById } from '@lockfabric/lock-catalog';
+import { RealClock } from '@lockfabric/sim';
 import { LocalChaos, repoRootForBench, runLive, startLocalCluster, stopLocalCluster } from '@lockfabric/workload-driver';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string' }, protocols: { type: 'string' }, out: { type: 'string' } } });
@@ -25,9 +26,9 @@ const HEARTBEAT_MS = 100;
 const LOCKS = 3;
 const CLIENTS = 8;
 const TIMEOUT_MS = 1_500;
-/** 2025-01-01T00:00:00Z: the origin of every service's RealClock, so our times compare with history times. */
-const CLOCK_ORIGIN_UNIX_MS = 1_735_689_600_000;
-const nowNs = () => Math.round((performance.timeOrigin - CLOCK_ORIGIN_UNIX_MS) * 1e6 + performance.now() * 1e6);
+/** The services' RealClock (one machine-wide time base), so our times compare with history times. */
+const clock = new RealClock();
+const nowNs = () => clock.nowNs();
 
 /** Live options of each protocol (leases sized for the emulated fabric) and how it recovers. */
 const PROTOCOLS: Record<string, { options: Record<string, string>; mechanism: string }> = {
@@ -36,8 +37,8 @@ const PROTOCOLS: Record<string, { options: Record<string, string>; mechanism: st
   dslr: { options: { leaseMs: '200', waitUnitNs: '100000', restartOnAbort: 'true' }, mechanism: 'lease (2λ stall, λ = 200 ms)' },
   'dslr-backoff': { options: { leaseMs: '200', waitUnitNs: '100000', restartOnAbort: 'true' }, mechanism: 'lease (2λ stall, λ = 200 ms)' },
   shiftlock: { options: {}, mechanism: 'lease (3·T_lease) + era-fenced reset' },
-  declock: { options: { acquireTimeoutMs: '100', suspectAfterMs: '300' }, mechanism: 'waiter timeout reset (100 ms) + suspectAfter (300 ms)' },
-  'declock-cql': { options: { acquireTimeoutMs: '100', suspectAfterMs: '300' }, mechanism: 'as declock' },
+  declock: { options: { acquireTimeoutMs: '100' }, mechanism: 'waiter timeout reset (100 ms), finished past the dead node at the coordinator notice' },
+  'declock-cql': { options: { acquireTimeoutMs: '100' }, mechanism: 'as declock' },
   // A release waits 200 ms live for a successor's link before it cuts the queue (README of lock-mcs).
   mcs: { options: { releaseLinkTimeoutNs: '200000000' }, mechanism: 'coordinator: gate, drain, abort waiters, table reset' },
   alock: { options: { releaseLinkTimeoutNs: '200000000' }, mechanism: 'as mcs (both cohort tails and the victim word)' },
