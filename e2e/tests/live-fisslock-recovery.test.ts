@@ -89,6 +89,8 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
       protocolOptions: liveOptions('fisslock'),
       spec: { clients: 8, locks: 64, readRatio: 0.25, distribution: 'uniform', durationMs: 12_000, thinkNs: 0, criticalSectionNs: HOLD_MS * MS, seed: 17, timeoutMs: TIMEOUT_MS },
     });
+    // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
+    run.catch(() => undefined);
     await sleep(900);
     const killedAtNs = liveNowNs();
     await chaos.kill(switchRecord.name);
@@ -147,6 +149,8 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
       spec: { clients: 8, locks: 4, readRatio: 0.2, distribution: 'uniform', durationMs: 10_000, thinkNs: 1 * MS, criticalSectionNs: CS_MS * MS, seed: 23, timeoutMs: TIMEOUT_MS },
       tolerateNodeFailures: true,
     });
+    // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
+    run.catch(() => undefined);
     await sleep(1_200);
     const killedAtNs = liveNowNs();
     await chaos.kill('compute-2');
