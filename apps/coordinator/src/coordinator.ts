@@ -142,6 +142,10 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     ...(deps.trace ? { trace: deps.trace } : {}),
     epoch: () => membership.view?.epoch ?? membership.epochs.current,
     liveComputeNodes: () => membership.detector.members().filter((m) => m.role === 'compute' && m.state === 'alive').map((m) => m.node),
+    hasView: () => membership.view !== undefined,
+    liveSwitches: () => membership.detector.members().filter((m) => m.role === 'switch' && m.state === 'alive').map((m) => m.node),
+    // a compute node that cannot take part in S1–S3 is declared dead, so the recovery can go on without it
+    declareDead: (node, reason) => declareComputeDead(node, reason),
   });
   // NetLock: a dead compute node's switch-queue entries purged, its late packets fenced (netlock-purge.ts)
   const netlockPurge = startNetLockPurge({ nc, subjects, logger, clock, recoveries, malformed });
@@ -229,11 +233,11 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   // Ticks at half an interval: a death is noticed at most half an interval after it is due.
   const tickMs = Math.max(5, Math.floor(deps.heartbeatIntervalMs / 2));
   // The view declaring the death is already out (Membership publishes inside tick), so its epoch fences the notice.
-  const beginRecovery = (member: MemberRecord, nowNs: number) => {
+  const beginRecovery = (member: MemberRecord, nowNs: number, cause?: string) => {
     const epoch = membership.view?.epoch ?? membership.epochs.current;
     const recovery = recoveries.begin(member, epoch, nowNs);
     recoveryCount.inc({ event: 'begun' });
-    const reason = `no heartbeat for ${silenceMs} ms (${deps.missesBeforeSuspect} missed intervals of ${deps.heartbeatIntervalMs} ms)`;
+    const reason = cause ?? `no heartbeat for ${silenceMs} ms (${deps.missesBeforeSuspect} missed intervals of ${deps.heartbeatIntervalMs} ms)`;
     logger.warn(`recovery #${recovery.seq}: ${member.role}/${member.id} (node ${member.node}, incarnation ${member.incarnation}) failed in epoch ${epoch}: ${reason}`);
     try {
       nc.publish(failureSubject, toBinary(FailureNoticeSchema, failureNoticeToWire(recovery, reason)));
@@ -245,6 +249,18 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     if (member.role === 'compute') netlockPurge.computeDead(member);
     if (member.role === 'compute') queueLocks.computeDead(member);
   };
+  /** Declared dead by a recovery it could not take part in: the view, the notice and its recoveries, as for a silent member. */
+  function declareComputeDead(node: number, reason: string): void {
+    const found = membership.detector.members().find((m) => m.role === 'compute' && m.node === node && m.state !== 'dead');
+    if (!found) return;
+    const nowNs = clock.nowNs();
+    const transition = membership.declareDead(found.role, found.id, nowNs);
+    if (!transition) return;
+    transitionsTotal.inc({ to: 'dead' });
+    logger.warn(`member ${found.role}/${found.id}: ${transition.from} -> dead (${reason})`);
+    const member = membership.detector.member(found.role, found.id);
+    if (member) beginRecovery(member, nowNs, reason);
+  }
   const ticker = setInterval(() => {
     try {
       const nowNs = clock.nowNs();

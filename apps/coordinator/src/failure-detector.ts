@@ -164,6 +164,19 @@ export class FailureDetector {
     return transitions;
   }
 
+  /**
+   * Declares a member dead without waiting for its silence: it is alive by its heartbeats but
+   * cannot take part in a recovery (it does not answer the coordinator's calls). Its incarnation
+   * is fenced like any dead one's. Returns the transition, or undefined if it is unknown or dead.
+   */
+  declareDead(role: string, id: string, nowNs: number): Transition | undefined {
+    const entry = this.entries.get(memberKey(role, id));
+    if (!entry || entry.state === 'dead') return undefined;
+    const transition = this.enter(entry, 'dead', nowNs);
+    this.version++;
+    return transition;
+  }
+
   members(): MemberRecord[] {
     return [...this.entries.values()].map((entry) => ({ ...entry }));
   }

@@ -70,4 +70,22 @@ describe('Membership', () => {
     membership.tick(1_200 * MS);
     expect(published[0]?.view.epoch).toBe(foreign + 1n);
   });
+  it('declareDead (a member that cannot take part in a recovery) publishes a view without it at once; its incarnation stays fenced', () => {
+    const { membership, published, states } = setup();
+    membership.heartbeat(hb('1'), 1_050 * MS);
+    membership.heartbeat(hb('2'), 1_050 * MS);
+    membership.tick(1_200 * MS);
+    expect(published).toHaveLength(1);
+    expect(membership.declareDead('compute', '2', 1_210 * MS)).toStrictEqual({ role: 'compute', id: '2', from: 'alive', to: 'dead', atNs: 1_210 * MS });
+    expect(published).toHaveLength(2);
+    expect(published[1]?.view.epoch).toBeGreaterThan(published[0]!.view.epoch);
+    expect(states(1)).toStrictEqual({ '1': 'alive', '2': 'dead' });
+    // a second declaration, or one of an unknown member, changes nothing
+    expect(membership.declareDead('compute', '2', 1_220 * MS)).toBeUndefined();
+    expect(membership.declareDead('compute', '9', 1_220 * MS)).toBeUndefined();
+    expect(published).toHaveLength(2);
+    // it still heartbeats under the same incarnation: fenced; a restart rejoins it
+    expect(membership.heartbeat(hb('2'), 1_230 * MS)).toBe('fenced');
+    expect(membership.heartbeat(hb('2', 2n), 1_240 * MS)).toBe('rejoined');
+  });
 });

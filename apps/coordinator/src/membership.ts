@@ -68,6 +68,13 @@ export class Membership {
     return transitions;
   }
 
+  /** Declares a member dead at once (see FailureDetector.declareDead); the view saying so goes out before this returns. */
+  declareDead(role: string, id: string, nowNs: number): Transition | undefined {
+    const transition = this.detector.declareDead(role, id, nowNs);
+    if (transition) this.publishIfChanged(nowNs);
+    return transition;
+  }
+
   /** A view another coordinator (or an earlier life of this one) published. */
   observeEpoch(epoch: bigint): void {
     this.epochs.observe(epoch);

@@ -33,6 +33,7 @@ describe('the coordinator opens switches to epoch-stamped lock packets (switch-d
       malformed: new MalformedInputCounter({ logger }),
       epoch: () => 42n,
       liveComputeNodes: () => [],
+      announceWaitMs: 200,
     });
   });
   afterAll(async () => {
@@ -45,7 +46,7 @@ describe('the coordinator opens switches to epoch-stamped lock packets (switch-d
     hook.switchJoined({ id: '7', node: 7, incarnation: 1n });
     await waitFor(() => seen.length === 1, { what: 'the first admission' });
     expect(seen[0]).toMatchObject({ node: 7, epoch: 42n, open: true });
-    // no switch has announced a control address: FissLock is not in use, nothing is closed
+    // no switch has announced a control address within the wait: FissLock is not in use, nothing is closed
     hook.computeDead({ id: '3', node: 3, incarnation: 1n });
     await hook.idle();
     await waitFor(() => seen.length === 2, { what: 'the second admission' });

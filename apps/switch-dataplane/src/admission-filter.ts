@@ -43,6 +43,8 @@ export interface AdmissionOrdersDeps {
   readonly admission: PacketAdmission;
   readonly logger: Logger;
   readonly malformed: MalformedInputCounter;
+  /** Called when an order closes an open switch (a FissLock recovery begins). */
+  readonly onClose?: () => void;
 }
 
 /** Applies the coordinator's FissSwitchAdmission orders to `admission`; returns the subscription. */
@@ -54,7 +56,10 @@ export function followAdmissionOrders(deps: AdmissionOrdersDeps): Subscription {
       try {
         const order = decodeWire(FissSwitchAdmissionSchema, msg.data, subject);
         if (order.node !== 0 && order.node !== deps.node) return;
-        if (deps.admission.order(order.epoch, order.open)) deps.logger.info(`switch admission: ${order.open ? 'open' : 'closed'} at epoch ${order.epoch}`);
+        const wasOpen = deps.admission.state.open;
+        if (!deps.admission.order(order.epoch, order.open)) return;
+        deps.logger.info(`switch admission: ${order.open ? 'open' : 'closed'} at epoch ${order.epoch}`);
+        if (wasOpen && !order.open) deps.onClose?.();
       } catch (decodeError) {
         deps.malformed.record(subject, decodeError);
       }

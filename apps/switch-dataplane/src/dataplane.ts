@@ -10,6 +10,8 @@ export const DROP_PROGRAM_ERROR = 'program-error';
 export const DROP_FAULT_LOSS = 'fault-loss';
 export const DROP_DELAY_OVERFLOW = 'delay-overflow';
 export const DROP_INTERNAL_ERROR = 'internal-error';
+/** Held back by a delay fault when a FissLock recovery closed the switch: decided on registers S3 replaces. */
+export const DROP_RECOVERY_CLOSED = 'recovery-closed';
 
 /** Delayed copies held at most, by default; more are dropped with reason `delay-overflow`. */
 export const DEFAULT_MAX_DELAYED_PACKETS = 10_000;
@@ -75,6 +77,17 @@ export class Dataplane {
 
   stats(): DataplaneStats {
     return { packetsIn: this.packetsIn, copiesOut: this.copiesOut, dropsByReason: Object.fromEntries(this.drops), delayedInFlight: this.delayed.inFlight };
+  }
+
+  /**
+   * Drops every copy a delay fault still holds: a recovery closed the switch, and those copies were
+   * decided before it, on registers S3 rewrites; delivered after S2 they could acknowledge or grant
+   * against the repaired state (a stale ACK's seq matching a packet of the node's new link).
+   */
+  discardDelayed(): number {
+    const n = this.delayed.discard();
+    if (n > 0) this.drop(DROP_RECOVERY_CLOSED, n);
+    return n;
   }
 
   /** Sends every held copy now: on shutdown, accepted packets leave rather than vanish. */

@@ -40,6 +40,20 @@ describe('DelayedDeliveries', () => {
     expect(out).toStrictEqual([1, 2]);
   });
 
+  it('discard drops everything held without delivering it and cancels the timers', () => {
+    const timers = new ManualTimers();
+    const out: number[] = [];
+    const queue = new DelayedDeliveries<number>(10, (item) => out.push(item), timers);
+    queue.schedule(1, 5e6);
+    queue.schedule(2, 1e6);
+    expect(queue.discard()).toBe(2);
+    expect(queue.inFlight).toBe(0);
+    expect(timers.scheduled).toBe(0);
+    timers.advance(10);
+    expect(out).toStrictEqual([]);
+    expect(queue.discard()).toBe(0);
+  });
+
   it('rejects a negative bound', () => {
     expect(() => new DelayedDeliveries<number>(-1, () => undefined)).toThrow(RangeError);
   });

@@ -44,6 +44,14 @@ export class DelayedDeliveries<T> {
     return true;
   }
 
+  /** Drops everything still held without delivering it; returns how many copies that was. */
+  discard(): number {
+    const n = this.pending.size;
+    for (const { handle } of this.pending.values()) this.timers.clearTimeout(handle);
+    this.pending.clear();
+    return n;
+  }
+
   /** Delivers everything still held, now, in the order it was scheduled (graceful drain). */
   flush(): void {
     const held = [...this.pending.values()];

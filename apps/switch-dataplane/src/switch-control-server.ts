@@ -19,6 +19,7 @@ import {
 } from '@lockfabric/wire';
 import { faultFromWire, faultTargetsRack } from './fault-spec-wire.js';
 import { unaryHandler } from '@lockfabric/live';
+import type { PacketAdmission } from './admission.js';
 import type { SwitchFaults } from './switch-faults.js';
 
 /**
@@ -44,6 +45,8 @@ export interface SwitchControlOptions {
    * `machine`, as the switch CPU would. Without it a purge's grants are not sent (and the call fails).
    */
   readonly emit?: (machine: NodeId, packet: LockPacket) => void;
+  /** The admission fence, reported by Describe: a coordinator that first sees a closed switch recovers it before opening it. */
+  readonly admission?: PacketAdmission;
 }
 
 export interface SwitchControlServer {
@@ -117,6 +120,8 @@ export async function startSwitchControlServer(options: SwitchControlOptions): P
         registerBytes: BigInt(description.registerBytes),
         stages: description.stages.length,
         decisions: Object.fromEntries(Object.entries(sw.counters().decisions).map(([decision, n]) => [decision, BigInt(n)])),
+        admissionOpen: options.admission?.state.open ?? false,
+        admissionEpoch: options.admission?.state.epoch ?? 0n,
       });
     }),
     reset: unaryHandler(SwitchControlService.method.reset, unary, () => {

@@ -79,7 +79,12 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
   });
   // lock packets stamped with a membership epoch pass only once the coordinator opened the switch (README "Admission")
   const admission = new PacketAdmission();
-  const admissionOrders = followAdmissionOrders({ nc, subjects, node: deps.node ?? 0, admission, logger, malformed });
+  // copies a delay fault holds were decided before the recovery that closes the switch: they go (README "Admission")
+  const onClose = (): void => {
+    const dropped = dataplane.discardDelayed();
+    if (dropped > 0) logger.info(`switch admission closed: ${dropped} delayed copies decided before the recovery dropped`);
+  };
+  const admissionOrders = followAdmissionOrders({ nc, subjects, node: deps.node ?? 0, admission, logger, malformed, onClose });
   const ingressNats = admissionFilteredNats(nc, subjects.switchIn(rack), admission);
   const ingress = new SwitchIngress({ nc: ingressNats, subjects, rack, logger, malformed, onPacket: (packet, from) => dataplane.handle(packet, from) });
 
@@ -110,6 +115,7 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
     logger,
     port: deps.grpcPort,
     program: deps.program,
+    admission,
     // NetLock purge grants leave like the program's egress, but skip the program and the fault injector.
     emit: (machine, packet) => ingress.egress(machine, packet),
     ...(deps.grpcHost === undefined ? {} : { host: deps.grpcHost }),

@@ -4,7 +4,7 @@ import type { DeciderControl, MachineOrders, ServerReport } from '@lockfabric/lo
 import { describe, expect, it } from 'vitest';
 import { RecoveryBook } from '../recovery-book.js';
 import { parseRecoveryDetail, recoveryToWire } from '../recovery-wire.js';
-import { RECOVERY_ATTR, runFissRecovery } from './fiss-recovery-driver.js';
+import { FissParticipantError, RECOVERY_ATTR, runFissRecovery } from './fiss-recovery-driver.js';
 import type { FissParticipant } from './fiss-recovery-driver.js';
 
 /** Registers as plain arrays: what S3 wrote is what the test reads. */
@@ -110,5 +110,20 @@ describe('coordinator FissLock recovery driver', () => {
     expect(byName.get('recovery.S1')?.status.code).toBe(2); // ERROR
     expect(byName.get('recovery')?.status.code).toBe(2);
     await telemetry.shutdown();
+  });
+  it('a step waits for every call and names each participant that failed it (the hook declares them dead)', async () => {
+    let slowAnswered = false;
+    const ok = (machine: number): FissParticipant => ({ machine, pause: async () => true, report: async () => ({ machine, agents: [], clients: [] }), apply: async () => undefined });
+    const silent = (machine: number, afterMs: number): FissParticipant => ({
+      ...ok(machine),
+      report: () => new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer from ${machine}`)), afterMs)),
+    });
+    const slow: FissParticipant = { ...ok(3), report: () => new Promise((resolve) => setTimeout(() => ((slowAnswered = true), resolve({ machine: 3, agents: [], clients: [] })), 30)) };
+    const error = await runFissRecovery({ epoch: 2n, participants: [silent(1, 1), slow, silent(4, 20)], failed: [], control: fakeSwitch(2), policy: 'read-preferring', nowNs: () => 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FissParticipantError);
+    expect((error as FissParticipantError).stage).toBe('S1');
+    expect((error as FissParticipantError).machines).toStrictEqual([1, 4]);
+    expect((error as Error).message).toContain('no answer from 4');
+    expect(slowAnswered).toBe(true);
   });
 });

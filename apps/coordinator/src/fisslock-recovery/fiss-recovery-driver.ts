@@ -55,6 +55,33 @@ export interface FissRecoveryParams {
   readonly member?: string;
 }
 
+/**
+ * Some participants failed a step's call (no answer in time, a refusal, a reply that does not
+ * decode). Every call of the step is waited for, so `machines` names all of them: the caller
+ * decides what to do with participants that cannot take part (the hook declares them dead).
+ */
+export class FissParticipantError extends Error {
+  constructor(
+    readonly stage: FissStage,
+    readonly failures: readonly { readonly machine: NodeId; readonly error: unknown }[],
+  ) {
+    super(`fisslock recovery ${stage}: ${failures.map((f) => `machine ${f.machine}: ${f.error instanceof Error ? f.error.message : String(f.error)}`).join('; ')}`);
+    this.name = 'FissParticipantError';
+  }
+
+  get machines(): NodeId[] {
+    return this.failures.map((f) => f.machine);
+  }
+}
+
+/** `call` on every participant; waits for all, then throws one error naming each that failed. */
+async function onEvery<T>(stage: FissStage, participants: readonly FissParticipant[], call: (p: FissParticipant) => Promise<T>): Promise<T[]> {
+  const settled = await Promise.allSettled(participants.map(async (p) => call(p)));
+  const failures = settled.flatMap((r, i) => (r.status === 'rejected' ? [{ machine: (participants[i] as FissParticipant).machine, error: r.reason as unknown }] : []));
+  if (failures.length > 0) throw new FissParticipantError(stage, failures);
+  return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
+
 /** Span attribute names of a recovery (besides lockfabric.protocol). */
 export const RECOVERY_ATTR = {
   epoch: 'lockfabric.recovery.epoch',
@@ -91,10 +118,10 @@ export async function runFissRecovery(params: FissRecoveryParams): Promise<FissR
     const steps: FissStepTiming[] = [];
     let start = nowNs();
     open = child('S1');
-    const taking = await Promise.all(params.participants.map((p) => p.pause(epoch)));
+    const taking = await onEvery('S1', params.participants, (p) => p.pause(epoch));
     const participants = params.participants.filter((_, i) => taking[i] !== false);
     await params.settle?.();
-    const reports = await Promise.all(participants.map((p) => p.report(epoch)));
+    const reports = await onEvery('S1', participants, (p) => p.report(epoch));
     const agentsSeen = reports.reduce((n, r) => n + r.agents.length, 0);
     steps.push({ stage: 'S1', startNs: start, endNs: nowNs(), detail: `survivors=${participants.length} agents=${agentsSeen}` });
     open?.setAttribute(RECOVERY_ATTR.survivors, participants.length);
@@ -105,7 +132,7 @@ export async function runFissRecovery(params: FissRecoveryParams): Promise<FissR
     open = child('S2');
     const input = { failed: params.failed, reports };
     const plan = repairLockState(input);
-    await Promise.all(participants.map((p) => p.apply(epoch, ordersFor(plan, p.machine))));
+    await onEvery('S2', participants, (p) => p.apply(epoch, ordersFor(plan, p.machine)));
     steps.push({ stage: 'S2', startNs: start, endNs: nowNs(), detail: `held=${plan.agents.length} woken=${plan.wake.length} aborted=${plan.abort.length}` });
     open?.setAttribute(RECOVERY_ATTR.held, plan.agents.length);
     open?.setAttribute(RECOVERY_ATTR.woken, plan.wake.length);
@@ -120,7 +147,7 @@ export async function runFissRecovery(params: FissRecoveryParams): Promise<FissR
     const image = switchImage(plan, policy, (m) => lastSeq.get(m) ?? 0);
     const written = await writeSwitchImage(params.control, image);
     await params.onSwitchWritten?.();
-    await Promise.all(participants.map((p) => p.resume?.(epoch)));
+    await onEvery('S3', participants, async (p) => p.resume?.(epoch));
     steps.push({ stage: 'S3', startNs: start, endNs: nowNs(), detail: `registers=${written}` });
     open?.setAttribute(RECOVERY_ATTR.registers, written);
     open?.end();

@@ -1,13 +1,20 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
+import type { FissPolicy } from '@lockfabric/lock-fisslock';
 import type { Clock, NodeId, Trace } from '@lockfabric/ports';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
 import type { RecoveryBook } from '../recovery-book.js';
-import { runFissRecovery } from './fiss-recovery-driver.js';
-import type { FissRecoveryRun } from './fiss-recovery-driver.js';
+import { DEFAULT_ATTEMPT_POLICY, nextStep } from './attempt-policy.js';
+import type { AttemptPolicyOptions } from './attempt-policy.js';
+import { FissParticipantError, runFissRecovery } from './fiss-recovery-driver.js';
+import type { FissParticipant, FissRecoveryRun } from './fiss-recovery-driver.js';
 import { NatsFissParticipant } from './nats-participant.js';
 import { GrpcDeciderControl } from './switch-decider-control.js';
+import type { FissSwitchControl } from './switch-decider-control.js';
+
+/** A compute node as the hook drives it; `policy` is learnt from its pause. */
+export type HookParticipant = FissParticipant & { readonly policy?: FissPolicy | undefined };
 
 export interface FissRecoveryHookDeps {
   readonly nc: NatsConnection;
@@ -20,12 +27,32 @@ export interface FissRecoveryHookDeps {
   readonly epoch: () => bigint;
   /** Compute nodes the failure detector holds alive (candidates; those without a FissLock pool decline). */
   readonly liveComputeNodes: () => readonly NodeId[];
+  /**
+   * Whether the first membership view is out. A recovery of a switch first seen closed waits for
+   * it: before it, the epoch is no higher than the one the compute nodes hold, and they refuse
+   * calls of an older epoch. Default: always.
+   */
+  readonly hasView?: () => boolean;
+  /** Switch nodes the failure detector holds alive; a recovery whose switch is dead is left to that switch's restart. Default: every switch lives. */
+  readonly liveSwitches?: () => readonly NodeId[];
+  /**
+   * Declares a compute node dead that cannot take part in a recovery (the coordinator's
+   * membership: a view without it, a FailureNotice, its recoveries). Called synchronously before the
+   * recovery runs again without it; without this dependency it is only left out.
+   */
+  readonly declareDead?: (node: NodeId, reason: string) => void;
   /** Per NATS call to a compute node. Default 2000 ms. */
   readonly callTimeoutMs?: number;
   /** Between the pause and the reports, so packets already on NATS land. Default 50 ms. */
   readonly settleMs?: number;
+  /** How long to listen for a switch's control address (it announces every second) before taking FissLock as not in use. Default 2500 ms. */
+  readonly announceWaitMs?: number;
+  readonly attempts?: AttemptPolicyOptions;
   /** Where each recovery's `recovery` span (children `recovery.S1|S2|S3`) goes. */
   readonly trace?: Trace;
+  /** Test seams: the participant of a compute node, the control plane of a switch (NATS and gRPC by default). */
+  readonly participant?: (node: NodeId) => HookParticipant;
+  readonly switchControl?: (address: string) => FissSwitchControl;
 }
 
 export interface FailedCompute {
@@ -38,12 +65,12 @@ interface RecoveredMember extends FailedCompute {
   readonly role: string;
 }
 
-/** A recovery that fails (a node did not answer, the switch is not up yet) is tried again, the whole S1–S3, this often. */
-const MAX_ATTEMPTS = 3;
-const RETRY_DELAY_MS = 500;
-
 export interface FissRecoveryHook {
-  /** A switch was seen for the first time: it is opened at once (admission, switch-dataplane README). */
+  /**
+   * A switch was seen for the first time (this coordinator started, or the switch did). An open
+   * switch stays open; a closed one — restarted, or closed mid-recovery, while no coordinator
+   * ran, or new — gets S1–S3 before it opens (README "When the coordinator dies and restarts").
+   */
   switchJoined(member: FailedCompute): void;
   /** A switch came back with a new incarnation (S0 happened: its registers are fresh). */
   switchBack(member: FailedCompute): void;
@@ -53,6 +80,8 @@ export interface FissRecoveryHook {
   readonly completed: readonly FissRecoveryRun[];
   /** Admission orders published, oldest first (for tests and logs). */
   readonly admissions: readonly { readonly node: number; readonly epoch: bigint; readonly open: boolean }[];
+  /** Compute nodes this hook had declared dead because they could not take part (for tests and logs). */
+  readonly excluded: readonly NodeId[];
   /** Resolves when every recovery queued so far has ended. */
   idle(): Promise<void>;
   close(): void;
@@ -61,27 +90,58 @@ export interface FissRecoveryHook {
 // switch-dataplane announces itself (libs/live), every second, so a restarted coordinator relearns it.
 export { announceFissSwitch } from '@lockfabric/live';
 
+const POLL_MS = 50;
+/** A view is due after the warm-up (k·H); past this, the recovery goes ahead with the epoch it has. */
+const VIEW_WAIT_LIMIT_MS = 60_000;
+
 /**
  * The coordinator's FissLock recovery trigger (spec §7.2): after a switch restart (S0 done by the
- * restart itself) or a compute-node death, it runs S1–S3 over NATS with every live compute node
- * that runs a FissLock agent pool, writes S3 through the switch's SwitchControl gRPC (its address
- * comes from an announcement on `ctl.fiss.switch`) and records the step timings in the recovery
- * book. Recoveries run one at a time, in order; one that fails is logged and recorded as failed.
- * With no announced switch or no FissLock pool anywhere nothing runs (FissLock is not in use).
+ * restart itself), a switch first seen closed, or a compute-node death, it runs S1–S3 over NATS
+ * with every live compute node that runs a FissLock agent pool, writes S3 through the switch's
+ * SwitchControl gRPC (its address comes from an announcement on `ctl.fiss.switch`) and records the
+ * step timings in the recovery book. Recoveries run one at a time, in order. One that fails is
+ * tried again (attempt-policy.ts) until S3 is written: the switch is never left closed while live
+ * nodes wait on it. With no announced switch or no FissLock pool anywhere nothing runs.
  */
 export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryHook {
   const { nc, subjects, logger } = deps;
   const callTimeoutMs = deps.callTimeoutMs ?? 2_000;
   const settleMs = deps.settleMs ?? 50;
+  const announceWaitMs = deps.announceWaitMs ?? 2_500;
+  const startedAtMs = Date.now();
+  const makeParticipant = deps.participant ?? ((node: NodeId) => new NatsFissParticipant(nc, subjects, node, callTimeoutMs));
+  const makeControl = deps.switchControl ?? ((address: string) => new GrpcDeciderControl(address));
   let switchAddress: string | undefined;
   let queue: Promise<void> = Promise.resolve();
+  let queued = 0;
   const completed: FissRecoveryRun[] = [];
   const admissions: { node: number; epoch: bigint; open: boolean }[] = [];
+  const excluded: NodeId[] = [];
   let closed = false;
+  const sleepers = new Set<() => void>();
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      sleepers.add(done);
+    });
+
+  // What a recovery that stopped before S3 leaves to the next one: failed machines whose seq
+  // windows are not fenced yet, and members whose fisslock action is not recorded yet.
+  const carriedFailed = new Set<NodeId>();
+  const carriedMembers: RecoveredMember[] = [];
+  /** Members of the recovery running now; a node this hook declares dead joins them. */
+  let current: RecoveredMember[] | undefined;
+  const declaring = new Set<NodeId>();
 
   // The switch's admission fence (switch-dataplane README "Admission"): a switch is opened when first
-  // seen, closed at the epoch of a FissLock recovery before S1 and opened again after S3, so no
-  // packet stamped before the recovery is decided during or after it. Node 0 addresses every switch.
+  // seen open (or not running FissLock), closed at the epoch of a FissLock recovery before S1 and
+  // opened again after S3, so no packet stamped before the recovery is decided during or after it.
+  // Node 0 addresses every switch.
   const admitSubject = `${subjects.fissSwitch()}.admit`;
   const admit = (node: number, epoch: bigint, open: boolean): void => {
     admissions.push({ node, epoch, open });
@@ -91,8 +151,16 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
       logger.warn(`fisslock recovery: could not publish admission on ${admitSubject}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
-  /** The switch a recovery concerns: the restarted one, or every switch for a compute death. */
-  const switchOf = (member: RecoveredMember): number => (member.role === 'switch' ? member.node : 0);
+  /** The switch a recovery concerns: the restarted one when only it is concerned, else every switch. */
+  const switchOf = (members: readonly RecoveredMember[]): number => {
+    const first = members[0];
+    return first && members.every((m) => m.role === 'switch' && m.node === first.node) ? first.node : 0;
+  };
+  const switchAlive = (node: number): boolean => {
+    if (!deps.liveSwitches) return true;
+    const live = deps.liveSwitches();
+    return node === 0 ? live.length > 0 : live.includes(node);
+  };
 
   const announceSubject = subjects.fissSwitch();
   const subscription: Subscription = nc.subscribe(announceSubject, {
@@ -109,40 +177,63 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
     },
   });
 
-  /** Nothing ran (FissLock not in use, or recovery gave up): a compute death's fisslock action is over all the same. */
-  const noSteps = (member: RecoveredMember): void => {
-    if (member.role === 'compute') deps.recoveries.recordSteps(member.role, member.id, 'fisslock', [], deps.clock.nowNs());
+  /** The switch's control address, waiting until `untilMs` for its announcement (a restarted coordinator hears it within a second). */
+  const addressBy = async (untilMs: number): Promise<string | undefined> => {
+    while (switchAddress === undefined && !closed && Date.now() < untilMs) await sleep(POLL_MS);
+    return switchAddress;
+  };
+
+  /** Nothing ran (FissLock not in use): a compute death's fisslock action is over all the same. */
+  const noSteps = (members: readonly RecoveredMember[]): void => {
+    for (const m of members) if (m.role === 'compute') deps.recoveries.recordSteps(m.role, m.id, 'fisslock', [], deps.clock.nowNs());
   };
   /**
    * FissLock recovery does not apply (another program, or none announced): a closed (restarted)
    * switch is opened without raising its epoch — epoch 0 changes nothing on an open one — so nodes
    * whose view lags are not refused by a program that does not need the fence.
    */
-  const skipped = (member: RecoveredMember): void => {
-    admit(switchOf(member), 0n, true);
-    noSteps(member);
+  const skipped = (members: readonly RecoveredMember[]): void => {
+    admit(switchOf(members), 0n, true);
+    noSteps(members);
   };
 
-  const run = async (member: RecoveredMember, failed: readonly NodeId[], attempt: number): Promise<void> => {
-    if (closed) return;
-    const { role, id } = member;
-    const address = switchAddress;
+  const record = (members: readonly RecoveredMember[], result: FissRecoveryRun, epoch: bigint): boolean => {
+    let recorded = true;
+    for (const m of members) {
+      if (deps.recoveries.recordSteps(m.role, m.id, 'fisslock', result.steps, deps.clock.nowNs())) continue;
+      if (m !== members[0]) continue;
+      // restarted faster than detection, or first seen closed: no recovery was opened; open and close one so Status shows the steps
+      deps.recoveries.begin(m, epoch, result.steps[0]?.startNs ?? deps.clock.nowNs());
+      deps.recoveries.rejoined(m.role, m.id, deps.clock.nowNs());
+      recorded = deps.recoveries.recordSteps(m.role, m.id, 'fisslock', result.steps, deps.clock.nowNs()) !== undefined && recorded;
+    }
+    return recorded;
+  };
+
+  type Attempt = { kind: 'done' } | { kind: 'failed'; error: unknown };
+
+  /** One S1–S3 over every live compute node outside `failed`; admission closed before S1, opened after S3. */
+  const attemptOnce = async (members: readonly RecoveredMember[], failed: readonly NodeId[]): Promise<Attempt> => {
+    const lead = members[0] as RecoveredMember;
+    const label = `${lead.role}/${lead.id}`;
+    const address = await addressBy(startedAtMs + announceWaitMs);
     const epoch = deps.epoch();
     if (!address) {
-      logger.info(`fisslock recovery after ${role}/${id}: skipped, no switch control address announced on ${announceSubject} (FissLock not in use)`);
-      skipped(member);
-      return;
+      logger.info(`fisslock recovery after ${label}: skipped, no switch control address announced on ${announceSubject} (FissLock not in use)`);
+      skipped(members);
+      return { kind: 'done' };
     }
-    const participants = deps.liveComputeNodes().filter((n) => !failed.includes(n)).map((n) => new NatsFissParticipant(nc, subjects, n, callTimeoutMs));
-    const control = new GrpcDeciderControl(address);
+    const participants = deps.liveComputeNodes().filter((n) => !failed.includes(n)).map(makeParticipant);
+    const control = makeControl(address);
     try {
       await control.load();
       if (!control.arrays.includes('fisslock.free')) {
-        logger.info(`fisslock recovery after ${role}/${id}: skipped, the switch at ${address} runs no fisslock program`);
-        skipped(member);
-        return;
+        logger.info(`fisslock recovery after ${label}: skipped, the switch at ${address} runs no fisslock program`);
+        skipped(members);
+        return { kind: 'done' };
       }
-      admit(switchOf(member), epoch, false);
+      const target = switchOf(members);
+      admit(target, epoch, false);
       const result = await runFissRecovery({
         epoch,
         participants,
@@ -150,57 +241,135 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
         control,
         policy: () => participants.find((p) => p.policy !== undefined)?.policy ?? 'read-preferring',
         nowNs: () => deps.clock.nowNs(),
-        settle: () => new Promise((resolve) => setTimeout(resolve, settleMs)),
-        member: `${role}/${id}`,
+        settle: () => sleep(settleMs),
+        member: label,
         // opened before the survivors resume, so their first packets (stamped with this epoch) pass
-        onSwitchWritten: () => admit(switchOf(member), epoch, true),
+        onSwitchWritten: () => admit(target, epoch, true),
         ...(deps.trace ? { trace: deps.trace } : {}),
       });
       if (result.machines.length === 0) {
-        logger.info(`fisslock recovery after ${role}/${id}: no compute node runs a FissLock agent pool; nothing to repair`);
-        noSteps(member);
-        return;
+        logger.info(`fisslock recovery after ${label}: no compute node runs a FissLock agent pool; nothing to repair`);
+        noSteps(members);
+        return { kind: 'done' };
       }
       completed.push(result);
-      let recorded = deps.recoveries.recordSteps(role, id, 'fisslock', result.steps, deps.clock.nowNs());
-      if (!recorded) {
-        // restarted faster than detection: no recovery was opened; open and close one so Status shows the steps
-        deps.recoveries.begin(member, epoch, result.steps[0]?.startNs ?? deps.clock.nowNs());
-        deps.recoveries.rejoined(role, id, deps.clock.nowNs());
-        recorded = deps.recoveries.recordSteps(role, id, 'fisslock', result.steps, deps.clock.nowNs());
-      }
+      const recorded = record(members, result, epoch);
       const timings = result.steps.map((s) => `${s.stage} ${((s.endNs - s.startNs) / 1e6).toFixed(1)} ms (${s.detail})`).join(', ');
-      logger.info(`fisslock recovery after ${role}/${id}, epoch ${epoch}, machines [${result.machines.join(', ')}]: ${timings}${recorded ? '' : ' (no open recovery to record it in)'}`);
+      const also = members.length > 1 ? ` (also for ${members.slice(1).map((m) => `${m.role}/${m.id}`).join(', ')})` : '';
+      logger.info(`fisslock recovery after ${label}${also}, epoch ${epoch}, machines [${result.machines.join(', ')}], failed [${failed.join(', ')}]: ${timings}${recorded ? '' : ' (no open recovery to record it in)'}`);
       if (result.problems.length > 0) logger.warn(`fisslock recovery epoch ${epoch}: the repair breaks its invariants: ${result.problems.slice(0, 5).join('; ')}`);
+      return { kind: 'done' };
     } catch (error) {
-      const retry = attempt < MAX_ATTEMPTS;
-      logger.warn(`fisslock recovery after ${role}/${id}, epoch ${epoch}, attempt ${attempt} failed: ${error instanceof Error ? error.message : String(error)}${retry ? `; again in ${RETRY_DELAY_MS} ms` : '; giving up'}`);
-      if (retry) {
-        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
-        return run(member, failed, attempt + 1);
-      }
-      // not reopened: if S1 began, its registers need not match the agents (the next recovery opens it)
-      logger.warn(`fisslock recovery after ${role}/${id}: giving up; switch ${switchOf(member) || '(all)'} is not reopened (closed to stamped lock packets if S1 of epoch ${epoch} began)`);
-      noSteps(member);
+      return { kind: 'failed', error };
     } finally {
       control.close();
     }
   };
 
-  const enqueue = (member: RecoveredMember, failed: readonly NodeId[]): void => {
-    queue = queue.then(() => run(member, failed, 1)).catch(() => undefined);
+  /** S1–S3 for `member` (with whatever an earlier recovery left), tried until S3 is written or the next recovery takes it over. */
+  const recover = async (member: RecoveredMember, failedOwn: readonly NodeId[]): Promise<void> => {
+    if (closed) return;
+    const members = [member, ...carriedMembers.splice(0)];
+    const live = new Set(deps.liveComputeNodes());
+    // a carried machine that rejoined since takes part with a new incarnation: it is no longer failed
+    let failed = [...new Set([...failedOwn, ...[...carriedFailed].filter((m) => !live.has(m))])].sort((a, b) => a - b);
+    current = members;
+    try {
+      for (let attempt = 1; !closed; attempt++) {
+        const outcome = await attemptOnce(members, failed);
+        if (outcome.kind === 'done') {
+          for (const m of failed) carriedFailed.delete(m);
+          return;
+        }
+        const error = outcome.error;
+        const culprits = error instanceof FissParticipantError ? error.machines : [];
+        const step = nextStep({ attempt, culprits, switchAlive: switchAlive(switchOf(members)), laterQueued: queued > 0 }, deps.attempts ?? DEFAULT_ATTEMPT_POLICY);
+        const message = error instanceof Error ? error.message : String(error);
+        const lead = `fisslock recovery after ${member.role}/${member.id}, attempt ${attempt}`;
+        if (step.kind === 'exclude') {
+          const reason = `did not take part in FissLock recovery (${attempt} attempts): ${message}`;
+          logger.warn(`${lead} failed: ${message}; compute node(s) ${step.machines.join(', ')} declared dead, S1–S3 again without them`);
+          for (const m of step.machines) {
+            excluded.push(m);
+            declaring.add(m);
+            try {
+              deps.declareDead?.(m, reason);
+            } finally {
+              declaring.delete(m);
+            }
+          }
+          failed = [...new Set([...failed, ...step.machines])].sort((a, b) => a - b);
+          attempt = 0;
+          continue;
+        }
+        if (step.kind === 'defer') {
+          logger.warn(`${lead} failed: ${message}; ${step.reason} (the switch stays closed until then)`);
+          for (const m of failed) carriedFailed.add(m);
+          carriedMembers.push(...members);
+          return;
+        }
+        logger.warn(`${lead} failed: ${message}; again in ${step.delayMs} ms (the switch stays closed to stamped packets meanwhile)`);
+        await sleep(step.delayMs);
+      }
+    } finally {
+      current = undefined;
+    }
+  };
+
+  /** First sight of a switch: open if it is open (or not ours to fence); closed, it needs S1–S3 first. */
+  const firstSight = async (member: RecoveredMember): Promise<void> => {
+    const address = await addressBy(Date.now() + announceWaitMs);
+    if (closed) return;
+    if (!address) return admit(member.node, deps.epoch(), true);
+    const control = makeControl(address);
+    let fiss = true;
+    let admission: FissSwitchControl['admission'] | undefined;
+    try {
+      await control.load();
+      fiss = control.arrays.includes('fisslock.free');
+      admission = control.admission;
+    } catch (error) {
+      logger.warn(`fisslock recovery: switch/${member.id} at ${address} did not describe itself (${error instanceof Error ? error.message : String(error)}); recovered before it opens`);
+    } finally {
+      control.close();
+    }
+    if (!fiss || admission?.open === true) {
+      // open: the coordinator before this one opened it after S3 (or at its first sight), and no restart closed it since
+      if (admission?.open === true) logger.info(`fisslock recovery: switch/${member.id} is open at epoch ${admission.epoch}; its registers stand`);
+      return admit(member.node, deps.epoch(), true);
+    }
+    for (const untilMs = Date.now() + VIEW_WAIT_LIMIT_MS; !(deps.hasView?.() ?? true) && !closed && Date.now() < untilMs; ) await sleep(POLL_MS);
+    logger.warn(`fisslock recovery: switch/${member.id} is closed at epoch ${admission?.epoch ?? 0n} (new, or restarted or closed mid-recovery while no coordinator ran): S1–S3 before it opens`);
+    await recover(member, []);
+  };
+
+  const enqueue = (job: () => Promise<void>): void => {
+    queued++;
+    queue = queue
+      .then(() => {
+        queued--;
+        return job();
+      })
+      .catch((error: unknown) => logger.warn(`fisslock recovery: ${error instanceof Error ? error.message : String(error)}`));
   };
 
   return {
-    switchJoined: (member) => admit(member.node, deps.epoch(), true),
-    switchBack: (member) => enqueue({ role: 'switch', ...member }, []),
-    computeDead: (member) => enqueue({ role: 'compute', ...member }, [member.node]),
+    switchJoined: (member) => enqueue(() => firstSight({ role: 'switch', ...member })),
+    switchBack: (member) => enqueue(() => recover({ role: 'switch', ...member }, [])),
+    computeDead: (member) => {
+      const dead: RecoveredMember = { role: 'compute', ...member };
+      // declared dead by this hook mid-recovery: the running recovery leaves it out and records its steps
+      if (declaring.has(member.node) && current) return void current.push(dead);
+      enqueue(() => recover(dead, [member.node]));
+    },
     completed,
     admissions,
+    excluded,
     idle: () => queue,
     close: () => {
       closed = true;
       subscription.unsubscribe();
+      for (const wake of [...sleepers]) wake();
     },
   };
 }

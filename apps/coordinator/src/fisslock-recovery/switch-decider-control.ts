@@ -31,7 +31,22 @@ const INITIAL: Readonly<Record<string, number>> = { 'fisslock.free': 1 };
  * so callers read what they need of `seq` first (runFissRecovery does) and write it after. Any
  * other fill is written in pages.
  */
-export class GrpcDeciderControl implements DeciderControl {
+/** A switch's admission fence as its Describe reports it (switch-dataplane README "Admission"). */
+export interface SwitchAdmissionState {
+  readonly open: boolean;
+  readonly epoch: bigint;
+}
+
+/** What the recovery hook needs of a switch's control plane (GrpcDeciderControl live; fakes in tests). */
+export interface FissSwitchControl extends DeciderControl {
+  /** Describe: the arrays and the admission state; call once before anything else. */
+  load(): Promise<void>;
+  /** From the last `load`; a switch built before Describe carried it reads as closed at 0. */
+  readonly admission: SwitchAdmissionState;
+  close(): void;
+}
+
+export class GrpcDeciderControl implements FissSwitchControl {
   private readonly client: Client;
   private lengths = new Map<string, number>();
   private reset = false;
@@ -40,6 +55,7 @@ export class GrpcDeciderControl implements DeciderControl {
   /** Whole-switch resets done by `fill` (at most one per instance). */
   resets = 0;
   arrays: readonly string[] = [];
+  admission: SwitchAdmissionState = { open: false, epoch: 0n };
 
   constructor(
     readonly address: string,
@@ -48,7 +64,7 @@ export class GrpcDeciderControl implements DeciderControl {
     this.client = new Client(address, credentials.createInsecure());
   }
 
-  /** Reads the switch's arrays; call once before the recovery. */
+  /** Reads the switch's arrays and admission state; call once before the recovery. */
   async load(): Promise<void> {
     const d = await this.call(SwitchControlService.method.describe, DescribeSwitchRequestSchema, create(DescribeSwitchRequestSchema), DescribeSwitchResponseSchema);
     const lengths = new Map<string, number>();
@@ -58,6 +74,7 @@ export class GrpcDeciderControl implements DeciderControl {
     }
     this.lengths = lengths;
     this.arrays = [...lengths.keys()];
+    this.admission = { open: d.admissionOpen, epoch: d.admissionEpoch };
   }
 
   async readRegister(array: string, index: number): Promise<number> {

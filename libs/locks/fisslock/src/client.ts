@@ -6,6 +6,7 @@ import type { AgentPool } from './agent-pool.js';
 import { fallbackClient, switchCapacityOf } from './fallback.js';
 import type { FallbackGrant } from './fallback.js';
 import type { FissLockOptions } from './options.js';
+import type { ReliableLink } from './reliable-link.js';
 import { agentPoolFor } from './registry.js';
 import { FLAG_ABORT, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_REACHED, ackStatusOf, taskKey } from './wire.js';
 
@@ -92,12 +93,17 @@ export class FissLockClient implements LockClient<FissGrant> {
     let resolveOutcome!: (o: Outcome) => void;
     const outcome = new Promise<Outcome>((resolve) => (resolveOutcome = resolve));
     let acquireSeq: number | undefined;
+    // A seq means something only on the link that numbered it. Recovery (S2) replaces the pool's
+    // link and the new one numbers from 1 again; a GRANT for this request arriving after S2 (it was
+    // queued or woken by the repair) must not acknowledge the new link's packet of the same number
+    // (recovery README: "Pre-recovery sequence numbers are void").
+    let acquireLink: ReliableLink | undefined;
     let acked = false;
     let reached = false;
     pool.listeners.set(task, {
       lock,
       granted: (packet) => {
-        if (acquireSeq !== undefined) pool.link.acknowledge(acquireSeq, packet); // a GRANT is the ACQUIRE's ACK
+        if (acquireSeq !== undefined) acquireLink?.acknowledge(acquireSeq, packet); // a GRANT is the ACQUIRE's ACK
         resolveOutcome({ kind: 'granted', packet });
       },
     });
@@ -111,7 +117,8 @@ export class FissLockClient implements LockClient<FissGrant> {
     if (local === 'queued') reached = true; // recorded in the local agent's queue
     if (local === 'no-agent') {
       op.verbs++;
-      acquireSeq = pool.link.send({ type: 'acquire', lock, machine: pool.machine, task, mode, incarnation: 0, flags: 0 }, (ack) => {
+      acquireLink = pool.link;
+      acquireSeq = acquireLink.send({ type: 'acquire', lock, machine: pool.machine, task, mode, incarnation: 0, flags: 0 }, (ack) => {
         acked = true;
         const status = ack.type === 'ack' ? ackStatusOf(ack.flags) : 'accepted';
         // DUPLICATE counts as reached (§13.2): an agent says so of a request it already recorded

@@ -1,0 +1,196 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { MalformedInputCounter, announceFissSwitch, connectNats, createSubjects } from '@lockfabric/live';
+import type { MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
+import type { NodeId } from '@lockfabric/ports';
+import { RealClock } from '@lockfabric/sim';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFissRecoveryHook } from '../src/fisslock-recovery/fiss-recovery-hook.js';
+import type { FissRecoveryHook, FissRecoveryHookDeps, HookParticipant } from '../src/fisslock-recovery/fiss-recovery-hook.js';
+import { FissCallError } from '../src/fisslock-recovery/nats-participant.js';
+import type { FissSwitchControl } from '../src/fisslock-recovery/switch-decider-control.js';
+import { RecoveryBook } from '../src/recovery-book.js';
+import { memoryLogger, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
+
+const LOCKS = 8;
+const FAST = { culpritAttempts: 2, retryDelayMs: 5, maxRetryDelayMs: 20 };
+
+/** A switch control plane over plain arrays; `fail` makes the next loads fail (the control API unreachable). */
+function fakeSwitch(open: boolean) {
+  const names = ['fisslock.seq', 'fisslock.free', 'fisslock.rw', 'fisslock.mid', 'fisslock.inca'];
+  const fresh = (): Map<string, number[]> => new Map(names.map((n) => [n, new Array<number>(n === 'fisslock.seq' ? 256 : LOCKS).fill(n === 'fisslock.free' ? 1 : 0)]));
+  const state = { regs: fresh(), admission: { open, epoch: open ? 3n : 0n }, failLoads: 0, loads: 0, writes: 0 };
+  const control = (): FissSwitchControl => ({
+    arrays: names,
+    admission: state.admission,
+    load: async () => {
+      state.loads++;
+      if (state.failLoads > 0) {
+        state.failLoads--;
+        throw new Error('switch control unreachable');
+      }
+    },
+    close: () => undefined,
+    readRegister: (a, i) => state.regs.get(a)![i]!,
+    fill: (a, v) => void state.regs.get(a)!.fill(v),
+    write: (a, i, values) => {
+      state.writes++;
+      values.forEach((v, k) => (state.regs.get(a)![i + k] = v));
+    },
+  });
+  return { state, control };
+}
+
+/** Compute node `machine` holding lock `lid` exclusively through its own agent; `silent` never answers. */
+function computeNode(machine: NodeId, lid: number, log: string[], silent = () => false): (node: NodeId) => HookParticipant {
+  const report: ServerReport = {
+    machine,
+    agents: [{ lid, machine, mode: 'exclusive', holders: [{ mid: machine, task: 1 }], wqueue: [], state: 'live' }],
+    clients: [{ lid, mid: machine, task: 1, mode: 'exclusive', state: 'granted', startNs: 0 }],
+  };
+  const call = async <T>(verb: string, epoch: bigint, value: T): Promise<T> => {
+    if (silent()) throw new FissCallError(machine, 'pause', 'no answer within 2000 ms');
+    log.push(`${verb} ${machine}@${epoch}`);
+    return value;
+  };
+  return () => ({
+    machine,
+    policy: 'read-preferring',
+    pause: (epoch) => call('pause', epoch, true),
+    report: (epoch) => call('report', epoch, report),
+    apply: (epoch, _orders: MachineOrders) => call('apply', epoch, undefined),
+    resume: (epoch) => call('resume', epoch, undefined),
+  });
+}
+
+describe('the FissLock recovery hook at the coordinator-down edges', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let hook: FissRecoveryHook | undefined;
+  const subjects = createSubjects('fiss-hook-test');
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    nc = await connectNats({ servers: nats.url, name: 'fiss-hook-test', logger: memoryLogger() });
+  });
+  afterEach(() => {
+    hook?.close();
+    hook = undefined;
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  function start(overrides: Partial<FissRecoveryHookDeps> & Pick<FissRecoveryHookDeps, 'participant' | 'switchControl' | 'liveComputeNodes'>): { hook: FissRecoveryHook; book: RecoveryBook; logger: ReturnType<typeof memoryLogger> } {
+    const logger = memoryLogger();
+    const book = new RecoveryBook();
+    hook = startFissRecoveryHook({ nc, subjects, logger, clock: new RealClock(), recoveries: book, malformed: new MalformedInputCounter({ logger }), epoch: () => 9n, settleMs: 1, announceWaitMs: 2_000, attempts: FAST, ...overrides });
+    return { hook, book, logger };
+  }
+
+  it('gap 1: a switch first seen closed (restarted while no coordinator ran) gets S1–S3 before it opens, after the first view', async () => {
+    const sw = fakeSwitch(false);
+    const log: string[] = [];
+    let view = false;
+    let epoch = 0n;
+    const { hook, book } = start({ participant: computeNode(1, 5, log), switchControl: sw.control, liveComputeNodes: () => [1], hasView: () => view, epoch: () => epoch });
+    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    hook.switchJoined({ id: '200', node: 200, incarnation: 2n });
+    // during the warm-up nothing is opened and nobody is paused: the nodes would refuse the older epoch
+    await waitFor(() => sw.state.loads >= 1, { what: 'the switch described' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(hook.admissions).toStrictEqual([]);
+    expect(log).toStrictEqual([]);
+    epoch = 77n;
+    view = true;
+    await waitFor(() => hook.admissions.length === 2, { what: 'closed, then opened after S3' });
+    await hook.idle();
+    expect(hook.admissions).toStrictEqual([
+      { node: 200, epoch: 77n, open: false },
+      { node: 200, epoch: 77n, open: true },
+    ]);
+    expect(log).toStrictEqual(['pause 1@77', 'report 1@77', 'apply 1@77', 'resume 1@77']);
+    // the lock held across the outage is back in the registers, with its agent on machine 1
+    expect(sw.state.regs.get('fisslock.free')![5]).toBe(0);
+    expect(sw.state.regs.get('fisslock.mid')![5]).toBe(2);
+    // Status shows the steps under the switch member
+    const steps = book.all().flatMap((r) => r.actions.filter((a) => a.protocol === 'fisslock').flatMap((a) => a.steps ?? []));
+    expect(steps.map((s) => s.stage)).toStrictEqual(['S1', 'S2', 'S3']);
+  });
+
+  it('gap 1: a switch first seen open (the coordinator restarted, the switch did not) keeps its registers: no recovery', async () => {
+    const sw = fakeSwitch(true);
+    const log: string[] = [];
+    const { hook } = start({ participant: computeNode(1, 5, log), switchControl: sw.control, liveComputeNodes: () => [1] });
+    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    hook.switchJoined({ id: '200', node: 200, incarnation: 2n });
+    await waitFor(() => hook.admissions.length === 1, { what: 'the admission' });
+    await hook.idle();
+    expect(hook.admissions).toStrictEqual([{ node: 200, epoch: 9n, open: true }]);
+    expect(log).toStrictEqual([]);
+    expect(sw.state.writes).toBe(0);
+  });
+
+  it('gap 2: a compute node that never answers is declared dead and S1–S3 runs again without it; the switch opens', async () => {
+    const sw = fakeSwitch(true);
+    const log: string[] = [];
+    const live = new Set<NodeId>([1, 2]);
+    const declared: string[] = [];
+    let epoch = 20n;
+    const nodes: Record<number, (node: NodeId) => HookParticipant> = { 1: computeNode(1, 5, log), 2: computeNode(2, 6, log, () => true) };
+    const ref: { hook?: FissRecoveryHook } = {}; // the hook is made after the deps that call it
+    const { hook: made } = start({
+      participant: (n) => nodes[n]!(n),
+      switchControl: sw.control,
+      liveComputeNodes: () => [...live],
+      epoch: () => epoch,
+      // as the coordinator does: a new view without the node, then its death's own recovery
+      declareDead: (node, reason) => {
+        declared.push(`${node}: ${reason.split(':')[0]}`);
+        live.delete(node);
+        epoch++;
+        ref.hook?.computeDead({ id: String(node), node, incarnation: 1n });
+      },
+    });
+    ref.hook = made;
+    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    made.computeDead({ id: '3', node: 3, incarnation: 1n });
+    await waitFor(() => made.admissions.at(-1)?.open === true, { what: 'the switch opened again' });
+    await made.idle();
+    expect(declared).toStrictEqual(['2: did not take part in FissLock recovery (2 attempts)']);
+    expect(made.excluded).toStrictEqual([2]);
+    // closed at each attempt's epoch, opened once, after S3 of the attempt without node 2
+    expect(made.admissions.map((a) => `${a.open ? 'open' : 'close'}@${a.epoch}`)).toStrictEqual(['close@20', 'close@20', 'close@21', 'open@21']);
+    expect(made.completed).toHaveLength(1);
+    expect(made.completed[0]?.plan.failed).toStrictEqual([2, 3]);
+    expect(made.completed[0]?.machines).toStrictEqual([1]);
+    // node 1's lock stands; node 2's (6) is free, its seq window fenced
+    expect(sw.state.regs.get('fisslock.free')!.slice(5, 7)).toStrictEqual([0, 1]);
+    expect(sw.state.regs.get('fisslock.seq')![2]).not.toBe(0);
+  });
+
+  it('gap 2: a switch whose control plane fails is retried until it answers, then opened; a dead switch is left to its restart', async () => {
+    const sw = fakeSwitch(true);
+    sw.state.failLoads = 3;
+    const log: string[] = [];
+    let switches: NodeId[] = [200];
+    const { hook, logger } = start({ participant: computeNode(1, 5, log), switchControl: sw.control, liveComputeNodes: () => [1], liveSwitches: () => switches });
+    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    hook.switchBack({ id: '200', node: 200, incarnation: 3n });
+    await hook.idle();
+    expect(sw.state.loads).toBe(4);
+    expect(hook.admissions.map((a) => a.open)).toStrictEqual([false, true]);
+
+    // the switch dies while its recovery retries: the recovery stops (nothing waits on a dead switch) and is carried
+    switches = [];
+    sw.state.failLoads = 1;
+    hook.switchBack({ id: '200', node: 200, incarnation: 4n });
+    await hook.idle();
+    expect(logger.lines.some((l) => l.includes('the switch is not alive; its restart runs S1–S3 again'))).toBe(true);
+    switches = [200];
+    hook.switchBack({ id: '200', node: 200, incarnation: 5n });
+    await hook.idle();
+    expect(hook.admissions.at(-1)).toMatchObject({ node: 200, open: true });
+    expect(hook.completed).toHaveLength(2);
+  });
+});

@@ -1,0 +1,133 @@
+import { create } from '@bufbuild/protobuf';
+import { checkHistory, summarizeVerdict } from '@lockfabric/check';
+import type { HistoryEvent } from '@lockfabric/check';
+import { parseRecoveryDetail } from '@lockfabric/coordinator/service';
+import { UnaryClient } from '@lockfabric/live';
+import { CoordinatorService, RecoveryStage, StatusRequestSchema } from '@lockfabric/wire';
+import type { RecoveryPhase } from '@lockfabric/wire';
+import { LocalChaos, liveOptions, runLive, tail } from '@lockfabric/workload-driver';
+import type { ProcessRecord } from '@lockfabric/workload-driver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withLiveCluster } from './live-cluster.js';
+import { MS, liveNowNs, metric, sleep, waitFor } from './live-chaos-support.js';
+
+// Issue 5, item 4 (1): the switch-dataplane restarts while the coordinator is down. It comes back
+// closed with empty registers and zeroed seq windows; the restarted coordinator, which remembers
+// nothing, must see from the switch's Describe that it was never opened since it started, and run
+// FissLock's S1–S3 over the compute nodes (which still hold the locks) before opening it. Opened
+// "on first sight" instead (the old behaviour, tried against this test), the switch knows neither
+// the held locks nor the nodes' links: every packet of theirs lands in its seq gap, and not one
+// acquire is granted after the coordinator is back (10 LockTimeoutErrors, 0 grants in that run).
+const TIMEOUT_MS = 12_000;
+/** Heartbeats every 100 ms; dead after this many misses (a loaded 2-core machine stalls event loops). */
+const MISSES = 10;
+/** Long enough that locks granted before the outage are still held when the new coordinator's S1 runs. */
+const HOLD_MS = 9_000;
+
+async function fissPhases(coordinator: ProcessRecord): Promise<RecoveryPhase[]> {
+  const client = new UnaryClient(`127.0.0.1:${coordinator.grpc}`, 5_000);
+  try {
+    const status = await client.call(CoordinatorService.method.status, create(StatusRequestSchema));
+    return status.recoveries.filter((p) => p.protocol === 'fisslock');
+  } finally {
+    client.close();
+  }
+}
+
+function stepsOf(phases: readonly RecoveryPhase[], member: string): RecoveryPhase[] {
+  return phases.filter((p) => p.stage !== RecoveryStage.UNSPECIFIED && parseRecoveryDetail(p.detail)['member'] === member);
+}
+
+function actionWords(phase: RecoveryPhase): Record<string, number> {
+  const words = (parseRecoveryDetail(phase.detail)['action'] ?? '').split(' ');
+  return Object.fromEntries(words.map((w) => w.split('=')).filter((kv) => kv.length === 2).map(([k, v]) => [k, Number(v)]));
+}
+
+/** Holds granted before `beforeNs` and released (ok) after `afterNs`: they spanned the outage. */
+function holdsAcross(history: readonly HistoryEvent[], beforeNs: number, afterNs: number): number {
+  const grantedAt = new Map<string, number>();
+  let spanning = 0;
+  for (const e of history) {
+    const key = `${e.client}#${e.lock}`;
+    if (e.op === 'acquire' && e.phase === 'ok') grantedAt.set(key, e.timeNs);
+    if (e.op === 'release' && e.phase === 'ok') {
+      const at = grantedAt.get(key);
+      if (at !== undefined && at < beforeNs && e.timeNs > afterNs) spanning++;
+      grantedAt.delete(key);
+    }
+  }
+  return spanning;
+}
+
+describe('live chaos: the switch restarts while the coordinator is down (FissLock)', () => {
+  let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
+
+  beforeAll(async () => {
+    cluster = await withLiveCluster({ switchProgram: 'fisslock', computeNodes: 2, clientsPerComputeNode: 16, env: { LOCKFABRIC_COORDINATOR_MISSES_BEFORE_SUSPECT: String(MISSES) } });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('kill the coordinator, kill and restart the switch, restart the coordinator: S1–S3 run before the switch opens, held locks stay held, the checker passes', async () => {
+    const chaos = new LocalChaos(cluster.dir);
+    const coordinator = cluster.state.processes.find((p) => p.role === 'coordinator')!;
+    const switchRecord = chaos.process('switch');
+    const run = runLive({
+      state: cluster.state,
+      protocol: 'fisslock',
+      protocolOptions: liveOptions('fisslock'),
+      // few locks for the clients: after the outage most acquires ask for a lock someone held across it
+      spec: { clients: 8, locks: 12, readRatio: 0.25, distribution: 'uniform', durationMs: 18_000, thinkNs: 0, criticalSectionNs: HOLD_MS * MS, seed: 29, timeoutMs: TIMEOUT_MS },
+    });
+    await sleep(900);
+    await chaos.kill(coordinator.name);
+    const switchKilledAtNs = liveNowNs();
+    await chaos.kill(switchRecord.name);
+    await sleep(300);
+    await chaos.restart(switchRecord.name); // back closed, registers empty; nobody to recover it
+    await chaos.restart(coordinator.name);
+    const coordinatorBackAtNs = liveNowNs();
+    const member = `switch/${switchRecord.node}`;
+    await waitFor(async () => stepsOf(await fissPhases(coordinator), member).length === 3, 20_000, 'S1–S3 of the switch in the restarted coordinator\'s Status').catch((error: unknown) => {
+      throw new Error(`${String(error)}\ncoordinator log:\n${tail(chaos.process(coordinator.name).log, 30)}`);
+    });
+    const result = await run;
+
+    const steps = stepsOf(await fissPhases(coordinator), member);
+    expect(steps.map((s) => s.stage)).toStrictEqual([RecoveryStage.S1, RecoveryStage.S2, RecoveryStage.S3]);
+    const [s1, s2, s3] = steps.map(actionWords);
+    const took = steps.map((s) => Number(parseRecoveryDetail(s.detail)['took_ns']) / MS);
+    console.log(`fisslock recovery by the restarted coordinator: ${steps.map((s, i) => `${['S1', 'S2', 'S3'][i]} ${took[i]?.toFixed(1)} ms (${s.detail.split('action=')[1]})`).join(', ')}`);
+    expect(steps.every((s) => Number(parseRecoveryDetail(s.detail)['start_ns']) >= coordinatorBackAtNs)).toBe(true);
+    // both compute nodes took part, and the locks they held across the outage are agents and registers again
+    expect(s1?.['survivors']).toBe(2);
+    expect(s2?.['held']).toBeGreaterThanOrEqual(1);
+    expect(s3?.['registers']).toBeGreaterThanOrEqual(3 * (s2?.['held'] ?? 0));
+
+    // the run completed on both nodes; no lock had two holders (what an empty switch opened at once would allow)
+    expect(result.failedNodes).toStrictEqual([]);
+    expect(result.verdict?.violations).toStrictEqual([]);
+    expect(result.verdict?.ok, result.verdict ? summarizeVerdict(result.verdict) : 'no verdict').toBe(true);
+    expect(checkHistory(result.history, { maxWaitNs: (TIMEOUT_MS + 500) * MS }).ok).toBe(true);
+    expect(holdsAcross(result.history, switchKilledAtNs, coordinatorBackAtNs)).toBeGreaterThanOrEqual(1);
+    expect(result.history.some((e) => e.op === 'acquire' && e.phase === 'ok' && e.timeNs > coordinatorBackAtNs)).toBe(true);
+    // and the switch serves again: an acquire asked for after S3 ends granted (its wait is at most one
+    // 9 s hold, below the 12 s timeout), never timed out for want of a switch that decides
+    const s3EndNs = Number(parseRecoveryDetail(steps[2]!.detail)['end_ns']);
+    const askedAt = new Map<string, number>();
+    const timedOutAfterS3: string[] = [];
+    for (const e of result.history) {
+      if (e.op !== 'acquire') continue;
+      if (e.phase === 'invoke') askedAt.set(e.client, e.timeNs);
+      else if (e.phase === 'fail' && (askedAt.get(e.client) ?? 0) > s3EndNs && e.error === 'LockTimeoutError') timedOutAfterS3.push(`${e.client}#${e.lock}`);
+    }
+    expect(timedOutAfterS3).toStrictEqual([]);
+    console.log(`after the coordinator came back: ${result.history.filter((e) => e.op === 'acquire' && e.phase === 'ok' && e.timeNs > coordinatorBackAtNs).length} grants; failures by code over the run ${JSON.stringify(result.summary.failuresByCode)}`);
+
+    // the switch was opened by the recovery, at the new coordinator's epoch
+    const restarted = chaos.process(switchRecord.name);
+    expect(await metric(restarted, 'lockfabric_switch_admission_open')).toBe(1);
+    expect(await metric(restarted, 'lockfabric_switch_admission_epoch')).toBeGreaterThan(1);
+  });
+});
