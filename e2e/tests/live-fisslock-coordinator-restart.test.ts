@@ -1,15 +1,11 @@
-import { create } from '@bufbuild/protobuf';
 import { checkHistory, summarizeVerdict } from '@lockfabric/check';
-import type { HistoryEvent } from '@lockfabric/check';
 import { parseRecoveryDetail } from '@lockfabric/coordinator/service';
-import { UnaryClient } from '@lockfabric/live';
-import { CoordinatorService, RecoveryStage, StatusRequestSchema } from '@lockfabric/wire';
-import type { RecoveryPhase } from '@lockfabric/wire';
+import { RecoveryStage } from '@lockfabric/wire';
 import { LocalChaos, liveOptions, runLive, tail } from '@lockfabric/workload-driver';
-import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
 import { MS, liveNowNs, metric, sleep, waitFor } from './live-chaos-support.js';
+import { actionWords, fissPhases, holdsAcross, stepsOf } from './fiss-recovery-support.js';
 
 // Issue 5, item 4 (1): the switch-dataplane restarts while the coordinator is down. It comes back
 // closed with empty registers and zeroed seq windows; the restarted coordinator, which remembers
@@ -23,41 +19,6 @@ const TIMEOUT_MS = 12_000;
 const MISSES = 10;
 /** Long enough that locks granted before the outage are still held when the new coordinator's S1 runs. */
 const HOLD_MS = 9_000;
-
-async function fissPhases(coordinator: ProcessRecord): Promise<RecoveryPhase[]> {
-  const client = new UnaryClient(`127.0.0.1:${coordinator.grpc}`, 5_000);
-  try {
-    const status = await client.call(CoordinatorService.method.status, create(StatusRequestSchema));
-    return status.recoveries.filter((p) => p.protocol === 'fisslock');
-  } finally {
-    client.close();
-  }
-}
-
-function stepsOf(phases: readonly RecoveryPhase[], member: string): RecoveryPhase[] {
-  return phases.filter((p) => p.stage !== RecoveryStage.UNSPECIFIED && parseRecoveryDetail(p.detail)['member'] === member);
-}
-
-function actionWords(phase: RecoveryPhase): Record<string, number> {
-  const words = (parseRecoveryDetail(phase.detail)['action'] ?? '').split(' ');
-  return Object.fromEntries(words.map((w) => w.split('=')).filter((kv) => kv.length === 2).map(([k, v]) => [k, Number(v)]));
-}
-
-/** Holds granted before `beforeNs` and released (ok) after `afterNs`: they spanned the outage. */
-function holdsAcross(history: readonly HistoryEvent[], beforeNs: number, afterNs: number): number {
-  const grantedAt = new Map<string, number>();
-  let spanning = 0;
-  for (const e of history) {
-    const key = `${e.client}#${e.lock}`;
-    if (e.op === 'acquire' && e.phase === 'ok') grantedAt.set(key, e.timeNs);
-    if (e.op === 'release' && e.phase === 'ok') {
-      const at = grantedAt.get(key);
-      if (at !== undefined && at < beforeNs && e.timeNs > afterNs) spanning++;
-      grantedAt.delete(key);
-    }
-  }
-  return spanning;
-}
 
 describe('live chaos: the switch restarts while the coordinator is down (FissLock)', () => {
   let cluster: Awaited<ReturnType<typeof withLiveCluster>>;

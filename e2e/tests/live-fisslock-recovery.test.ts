@@ -1,16 +1,14 @@
-import { create } from '@bufbuild/protobuf';
 import { checkHistory, summarizeVerdict } from '@lockfabric/check';
-import type { HistoryEvent } from '@lockfabric/check';
 import { parseRecoveryDetail } from '@lockfabric/coordinator/service';
 import { headers } from '@nats-io/transport-node';
-import { UnaryClient, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
-import { CoordinatorService, RecoveryStage, StatusRequestSchema, encodePacketBatch } from '@lockfabric/wire';
-import type { RecoveryPhase } from '@lockfabric/wire';
+import { connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { RecoveryStage, encodePacketBatch } from '@lockfabric/wire';
 import { LocalChaos, liveOptions, runLive, tail } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
 import { MS, liveNowNs, metric, sleep, waitFor } from './live-chaos-support.js';
+import { actionWords, fissPhases, holdsAcross, stepsOf } from './fiss-recovery-support.js';
 
 // FissLock recovery S1–S3 driven by the coordinator across real processes: switch-dataplane
 // (program fisslock), a memory node, two compute nodes and the coordinator over real NATS and gRPC.
@@ -26,42 +24,6 @@ const DETECTION_MS = 100 * MISSES;
 const HOLD_MS = 6_000;
 /** Critical sections of the compute-node kill: short, so the survivor queues for the dead node's locks. */
 const CS_MS = 150;
-
-async function fissPhases(coordinator: ProcessRecord): Promise<RecoveryPhase[]> {
-  const client = new UnaryClient(`127.0.0.1:${coordinator.grpc}`, 5_000);
-  try {
-    const status = await client.call(CoordinatorService.method.status, create(StatusRequestSchema));
-    return status.recoveries.filter((p) => p.protocol === 'fisslock');
-  } finally {
-    client.close();
-  }
-}
-
-function stepsOf(phases: readonly RecoveryPhase[], member: string): RecoveryPhase[] {
-  return phases.filter((p) => p.stage !== RecoveryStage.UNSPECIFIED && parseRecoveryDetail(p.detail)['member'] === member);
-}
-
-/** `key=value` words of a step's own detail (after `action=`): `held=3 woken=0 aborted=0`. */
-function actionWords(phase: RecoveryPhase): Record<string, number> {
-  const words = (parseRecoveryDetail(phase.detail)['action'] ?? '').split(' ');
-  return Object.fromEntries(words.map((w) => w.split('=')).filter((kv) => kv.length === 2).map(([k, v]) => [k, Number(v)]));
-}
-
-/** Holds granted before `beforeNs` and released (ok) after `afterNs`, per client: they spanned the outage. */
-function holdsAcross(history: readonly HistoryEvent[], beforeNs: number, afterNs: number): number {
-  const grantedAt = new Map<string, number>();
-  let spanning = 0;
-  for (const e of history) {
-    const key = `${e.client}#${e.lock}`;
-    if (e.op === 'acquire' && e.phase === 'ok') grantedAt.set(key, e.timeNs);
-    if (e.op === 'release' && e.phase === 'ok') {
-      const at = grantedAt.get(key);
-      if (at !== undefined && at < beforeNs && e.timeNs > afterNs) spanning++;
-      grantedAt.delete(key);
-    }
-  }
-  return spanning;
-}
 
 describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
   let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
