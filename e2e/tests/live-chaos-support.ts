@@ -79,16 +79,31 @@ export const FENCED_ERROR = 'FabricAccessError';
  * A fenced hold protected nothing after the fence: a hold of `node` whose release was refused as
  * fenced ends at the fence (like clipExpiredLeases for leases). An accepted late release is left
  * alone, so an overlap it caused still shows.
+ *
+ * A grant can reach a paused client only after the fence: its CAS won before the fence, the
+ * recovery freed the word, and the client records `ok` when it resumes. Every verb of that hold
+ * is refused, so it protected nothing: its `ok` becomes a fenced failure and its refused release
+ * is dropped (clipping the release to the fence would put it before the `ok`).
  */
 export function clipFencedHolds(history: readonly HistoryEvent[], node: number, fencedAtNs: number): HistoryEvent[] {
-  const out = history.map((e) => ({ ...e }));
+  const out: (HistoryEvent | undefined)[] = history.map((e) => ({ ...e }));
+  const acquireOkAt = new Map<string, number>();
   const releaseInvokeAt = new Map<string, number>();
-  out.forEach((e, i) => {
-    if (nodeOf(e) !== node || e.op !== 'release') return;
+  history.forEach((e, i) => {
+    if (nodeOf(e) !== node) return;
     const key = `${e.client}/${e.lock}`;
+    if (e.op === 'acquire') return void (e.phase === 'ok' && acquireOkAt.set(key, i));
     if (e.phase === 'invoke') return void releaseInvokeAt.set(key, i);
     const at = releaseInvokeAt.get(key);
-    if (e.phase === 'fail' && e.error === FENCED_ERROR && at !== undefined) out[at] = { ...out[at]!, timeNs: Math.min(out[at]!.timeNs, fencedAtNs) };
+    if (e.phase !== 'fail' || e.error !== FENCED_ERROR || at === undefined) return;
+    const okAt = acquireOkAt.get(key);
+    if (okAt !== undefined && history[okAt]!.timeNs >= fencedAtNs) {
+      out[okAt] = { ...history[okAt]!, phase: 'fail', error: FENCED_ERROR };
+      out[at] = undefined;
+      out[i] = undefined;
+    } else {
+      out[at] = { ...history[at]!, timeNs: Math.min(history[at]!.timeNs, fencedAtNs) };
+    }
   });
-  return out;
+  return out.filter((e): e is HistoryEvent => e !== undefined);
 }
