@@ -10,6 +10,7 @@ let clusters = 0;
  * A live cluster of separate processes for one test file, in a fresh temp dir. Each gets its own
  * cluster name (the NATS subject prefix), so no process of another cluster on this machine — a
  * parallel test's, or a leftover that reconnects to a reused port — can ever exchange a message with it.
+ * `E2E_KEEP_CLUSTER_DIR=1` keeps the dir (service logs) after the test, for diagnosis.
  */
 export async function withLiveCluster(options: Omit<LocalClusterOptions, 'dir'> = {}): Promise<{ state: ClusterState; dir: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'lockfabric-e2e-'));
@@ -20,7 +21,8 @@ export async function withLiveCluster(options: Omit<LocalClusterOptions, 'dir'> 
     dir,
     stop: async () => {
       await stopLocalCluster(dir, 5_000);
-      rmSync(dir, { recursive: true, force: true });
+      if (process.env['E2E_KEEP_CLUSTER_DIR'] === '1') console.log(`live cluster ${cluster} kept in ${dir}`);
+      else rmSync(dir, { recursive: true, force: true });
     },
   };
 }

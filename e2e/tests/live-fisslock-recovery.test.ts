@@ -60,18 +60,18 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
     await chaos.restart(switchRecord.name);
     const restartedAtNs = liveNowNs();
     const member = `switch/${switchRecord.node}`;
-    // One recovery, or two: the death's recovery (carried to the restart) and the restarted switch's
-    // first sight closed can both run S1–S3 (redundant, not harmful: the second rebuilds the same
-    // registers). Wait for complete S1–S3 triples; the last one opened the switch.
-    const complete = (n: number) => n >= 3 && n % 3 === 0;
-    await waitFor(async () => complete(stepsOf(await fissPhases(coordinator), member).length), 15_000, 'S1–S3 of the switch recovery in Status');
+    // The switch started closed, so the coordinator's first sight of it ran S1–S3 at cluster start
+    // (recorded only when this run's first agents already existed; with none there is nothing to
+    // repair). The restart gets exactly one recovery.
+    const sinceKill = (phases: Awaited<ReturnType<typeof fissPhases>>) => stepsOf(phases, member).filter((s) => Number(parseRecoveryDetail(s.detail)['start_ns']) >= killedAtNs);
+    await waitFor(async () => sinceKill(await fissPhases(coordinator)).length >= 3, 15_000, 'S1–S3 of the switch recovery in Status');
     const result = await run;
 
-    const all = stepsOf(await fissPhases(coordinator), member);
-    expect(complete(all.length), `recovery steps ${all.map((s) => s.stage).join(',')}`).toBe(true);
-    expect(all.map((s) => s.stage)).toStrictEqual(all.map((_, i) => [RecoveryStage.S1, RecoveryStage.S2, RecoveryStage.S3][i % 3]));
-    if (all.length > 3) console.log(`fisslock switch recovery ran ${all.length / 3} times`);
-    const steps = all.slice(-3);
+    const phases = await fissPhases(coordinator);
+    const atStart = stepsOf(phases, member).filter((s) => Number(parseRecoveryDetail(s.detail)['start_ns']) < killedAtNs);
+    expect([0, 3], `first sight of the closed switch at cluster start: ${atStart.map((s) => s.stage).join(',')}`).toContain(atStart.length);
+    const steps = sinceKill(phases);
+    expect(steps.map((s) => s.stage), 'one recovery for the restart').toStrictEqual([RecoveryStage.S1, RecoveryStage.S2, RecoveryStage.S3]);
     const [s1, s2, s3] = steps.map(actionWords);
     const took = steps.map((s) => Number(parseRecoveryDetail(s.detail)['took_ns']) / MS);
     console.log(`fisslock switch recovery: S1 ${took[0]?.toFixed(1)} ms (${steps[0]?.detail.split('action=')[1]}), S2 ${took[1]?.toFixed(1)} ms (${steps[1]?.detail.split('action=')[1]}), S3 ${took[2]?.toFixed(1)} ms (${steps[2]?.detail.split('action=')[1]})`);
@@ -79,7 +79,6 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
     expect(s1?.['survivors']).toBe(2);
     expect(s2?.['held']).toBeGreaterThanOrEqual(1);
     expect(s3?.['registers']).toBeGreaterThanOrEqual(3 * (s2?.['held'] ?? 0));
-    expect(steps.every((s) => Number(parseRecoveryDetail(s.detail)['start_ns']) >= killedAtNs)).toBe(true);
 
     // the run completed on both nodes and its history passes the checker
     expect(result.failedNodes).toStrictEqual([]);

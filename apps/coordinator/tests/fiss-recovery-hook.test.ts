@@ -193,4 +193,23 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
     expect(hook.admissions.at(-1)).toMatchObject({ node: 200, open: true });
     expect(hook.completed).toHaveLength(2);
   });
+
+  it('a switch that dies before its first-sight recovery ran gets one S1–S3 at its restart, recorded once under it', async () => {
+    const sw = fakeSwitch(false);
+    sw.state.failLoads = 2; // the first-sight Describe and the recovery's first load: the switch is gone
+    const log: string[] = [];
+    let switches: NodeId[] = [];
+    const { hook, book } = start({ participant: computeNode(1, 5, log), switchControl: sw.control, liveComputeNodes: () => [1], liveSwitches: () => switches });
+    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    hook.switchJoined({ id: '200', node: 200, incarnation: 2n });
+    await hook.idle();
+    expect(hook.completed).toHaveLength(0);
+    switches = [200];
+    hook.switchBack({ id: '200', node: 200, incarnation: 3n });
+    await hook.idle();
+    expect(hook.completed).toHaveLength(1);
+    expect(log).toStrictEqual(['pause 1@9', 'report 1@9', 'apply 1@9', 'resume 1@9']);
+    const steps = book.all().flatMap((r) => r.actions.filter((a) => a.protocol === 'fisslock').flatMap((a) => a.steps ?? []));
+    expect(steps.map((s) => s.stage)).toStrictEqual(['S1', 'S2', 'S3']);
+  });
 });

@@ -269,7 +269,8 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   /** S1–S3 for `member` (with whatever an earlier recovery left), tried until S3 is written or the next recovery takes it over. */
   const recover = async (member: RecoveredMember, failedOwn: readonly NodeId[]): Promise<void> => {
     if (closed) return;
-    const members = [member, ...carriedMembers.splice(0)];
+    // A carried recovery of this same member (its first sight, before it died again) is this one: one S1–S3, recorded once.
+    const members = [member, ...carriedMembers.splice(0).filter((m) => m.role !== member.role || m.id !== member.id)];
     const live = new Set(deps.liveComputeNodes());
     // a carried machine that rejoined since takes part with a new incarnation: it is no longer failed
     let failed = [...new Set([...failedOwn, ...[...carriedFailed].filter((m) => !live.has(m))])].sort((a, b) => a - b);
