@@ -73,6 +73,14 @@ describe('lockfabric chaos: arguments', () => {
     expect(problemsOf(['switch-faults', '--clear', '--switch-grpc', 'nowhere'])[0]).toContain('--switch-grpc: expected host:port');
   });
 
+  it('checks partial-partition subjects: partition only, NATS patterns, local only', () => {
+    expect(parseChaosArgs(['partition', 'compute-2', '--subjects', 'ctl.fiss.2.>, ctl.dslr.*'])).toMatchObject({ verb: 'partition', subjects: ['ctl.fiss.2.>', 'ctl.dslr.*'] });
+    expect(parseChaosArgs(['partition', 'compute-2']).subjects).toBeUndefined();
+    expect(problemsOf(['kill', 'compute-2', '--subjects', 'ctl.>'])[0]).toContain('--subjects applies to partition only');
+    expect(problemsOf(['partition', 'compute-2', '--subjects', 'ctl.>.x'])[0]).toContain('is not a NATS subject pattern');
+    expect(problemsOf(['partition', 'compute-2', '--subjects', 'ctl.>', '--kube-context', 'lab'])[0]).toContain('local cluster with the cut proxy only');
+  });
+
   it('checks the Kubernetes flags', () => {
     expect(problemsOf(['kill', 'compute-1', '--namespace', 'x'])[0]).toContain('--namespace applies with --kube-context only');
     expect(problemsOf(['kill', 'compute-1', '--kube-context', 'lab', '--namespace', 'Bad_NS'])[0]).toContain('is not a Kubernetes namespace name');

@@ -1,5 +1,7 @@
 import { ConfigError } from '@lockfabric/ports';
 import type { PacketType } from '@lockfabric/ports';
+import { MAX_DROP_SUBJECTS } from './cut-control.js';
+import { isSubjectPattern } from './nats-delivery-filter.js';
 
 export const CHAOS_VERBS = ['kill', 'pause', 'resume', 'restart', 'partition', 'switch-faults', 'nats-restart'] as const;
 export type ChaosVerb = (typeof CHAOS_VERBS)[number];
@@ -25,6 +27,8 @@ export interface ChaosRequest {
   readonly dir: string;
   /** `partition`: how long the cut lasts before it heals. */
   readonly durationMs: number;
+  /** `partition --subjects`: only NATS deliveries to the target on these patterns (under the cluster prefix) are dropped. */
+  readonly subjects?: readonly string[];
   readonly faults?: SwitchFaultRequest;
   /** `switch-faults`: talk to this SwitchControl address instead of the one in cluster.json. */
   readonly switchGrpc?: string;
@@ -76,6 +80,14 @@ export function chaosRequestFrom(values: ChaosFlags, defaultDir: string): ChaosR
   };
   const durationMs = number('duration-ms', DEFAULT_PARTITION_MS, { min: 1, integer: true });
   if (values['duration-ms'] !== undefined && verb !== 'partition') problems.push(`--duration-ms applies to partition only`);
+  let subjects: string[] | undefined;
+  if (values['subjects'] !== undefined) {
+    subjects = String(values['subjects']).split(',').map((s) => s.trim());
+    if (verb !== 'partition') problems.push('--subjects applies to partition only');
+    if (subjects.length > MAX_DROP_SUBJECTS) problems.push(`--subjects: at most ${MAX_DROP_SUBJECTS} patterns`);
+    for (const s of subjects) if (!isSubjectPattern(s)) problems.push(`--subjects: ${JSON.stringify(s)} is not a NATS subject pattern (dot-separated tokens, *, a final >), e.g. ctl.fiss.2.>`);
+    if (values['kube-context'] !== undefined) problems.push('--subjects works on a local cluster with the cut proxy only (a NetworkPolicy cannot drop some NATS subjects)');
+  }
 
   const faultFlags = ['loss', 'duplicate', 'reorder', 'delay-ns', 'packet-type', 'machine', 'clear'];
   let faults: SwitchFaultRequest | undefined;
@@ -117,6 +129,7 @@ export function chaosRequestFrom(values: ChaosFlags, defaultDir: string): ChaosR
     target,
     dir: typeof values['dir'] === 'string' ? values['dir'] : defaultDir,
     durationMs,
+    ...(subjects ? { subjects } : {}),
     ...(faults ? { faults } : {}),
     ...(switchGrpc ? { switchGrpc } : {}),
     ...(typeof context === 'string' ? { kube: { context, namespace } } : {}),

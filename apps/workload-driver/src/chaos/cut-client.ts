@@ -20,6 +20,11 @@ export class CutProxyClient {
     return this.request('POST', '/cut', { target, durationMs });
   }
 
+  /** Drops NATS deliveries to `target` on `subjects` (full patterns); the proxy ends it by itself after `durationMs`. */
+  drop(target: string, subjects: readonly string[], durationMs: number): Promise<{ target: string; durationMs: number; subjects: string[]; connections: number }> {
+    return this.request('POST', '/drop', { target, subjects, durationMs });
+  }
+
   heal(target: string): Promise<HealReport> {
     return this.request('POST', '/heal', { target });
   }

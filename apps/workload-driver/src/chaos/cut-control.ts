@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { CutRelay, HealReport } from './cut-relay.js';
+import { isSubjectPattern } from './nats-delivery-filter.js';
 
 /** Largest control request body; a cut or heal order is a few dozen bytes. */
 const MAX_BODY_BYTES = 4_096;
@@ -40,6 +41,31 @@ export function parseCutOrder(body: string): CutOrder {
   return { target: target as string, durationMs: durationMs as number };
 }
 
+/** `POST /drop`: drop NATS deliveries to `target` on `subjects` (full patterns) for `durationMs`. */
+export interface DropOrder extends CutOrder {
+  readonly subjects: readonly string[];
+}
+
+/** Most subject patterns in one drop order. */
+export const MAX_DROP_SUBJECTS = 16;
+
+/** Validates a drop order's JSON body; throws CutControlInputError (400) naming every problem. */
+export function parseDropOrder(body: string): DropOrder {
+  const value = parseJson(body);
+  const subjects = value['subjects'];
+  const problems: string[] = [];
+  let order: CutOrder | undefined;
+  try {
+    order = parseCutOrder(JSON.stringify({ target: value['target'], durationMs: value['durationMs'] }));
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  if (!Array.isArray(subjects) || subjects.length === 0 || subjects.length > MAX_DROP_SUBJECTS) problems.push(`subjects: 1 to ${MAX_DROP_SUBJECTS} NATS subject patterns, got ${JSON.stringify(subjects)}`);
+  else for (const s of subjects) if (typeof s !== 'string' || !isSubjectPattern(s)) problems.push(`subjects: ${JSON.stringify(s)} is not a NATS subject pattern (tokens, *, a final >)`);
+  if (problems.length > 0 || !order) throw new CutControlInputError(400, problems.join('; '));
+  return { ...order, subjects: subjects as string[] };
+}
+
 /** Validates a heal order's JSON body (`{"target": …}`). */
 export function parseHealOrder(body: string): { readonly target: string } {
   const target = parseJson(body)['target'];
@@ -66,7 +92,8 @@ export interface CutControlServer {
 /**
  * The proxy's control endpoint on 127.0.0.1: `POST /cut {target, durationMs}` cuts a process off
  * and heals it by itself after the duration (so a cut survives the death of whoever ordered it
- * only that long), `POST /heal {target}` heals now, `GET /status` lists cuts and connections,
+ * only that long), `POST /drop {target, subjects, durationMs}` drops the NATS deliveries to it on
+ * those subjects for the duration (a partial partition), `POST /heal {target}` ends both now, `GET /status` lists cuts and connections,
  * `GET /readyz` answers 200 once the relay listens. Bad input gets a 4xx naming the problem.
  */
 export async function startCutControl(relay: CutRelay, port = 0, onEvent: (line: string) => void = () => undefined): Promise<CutControlServer> {
@@ -75,8 +102,19 @@ export async function startCutControl(relay: CutRelay, port = 0, onEvent: (line:
     clearTimeout(timers.get(target));
     timers.delete(target);
     const report = relay.heal(target);
-    onEvent(`healed ${target}: ${report.connections} connection(s), ${report.releasedBytes} held byte(s) released`);
+    const drops = report.droppedMessages !== undefined ? `, ${report.droppedMessages} message(s) dropped by its partial partition` : '';
+    onEvent(`healed ${target}: ${report.connections} connection(s), ${report.releasedBytes} held byte(s) released${drops}`);
     return report;
+  };
+  /** Applies an order and arms its self-heal (one timer per target: a new order replaces the old one's). */
+  const orderHeal = (order: CutOrder, apply: () => number): number => {
+    if (!timers.has(order.target) && timers.size >= MAX_CONCURRENT_CUTS) throw new CutControlInputError(429, `${MAX_CONCURRENT_CUTS} processes are cut off already; heal one first`);
+    const connections = apply();
+    clearTimeout(timers.get(order.target));
+    const timer = setTimeout(() => heal(order.target), order.durationMs);
+    timer.unref();
+    timers.set(order.target, timer);
+    return connections;
   };
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const route = `${request.method ?? ''} ${(request.url ?? '').split('?')[0] ?? ''}`;
@@ -87,19 +125,20 @@ export async function startCutControl(relay: CutRelay, port = 0, onEvent: (line:
         return reply(response, 200, relay.status());
       case 'POST /cut': {
         const order = parseCutOrder(await readBody(request));
-        if (!timers.has(order.target) && timers.size >= MAX_CONCURRENT_CUTS) throw new CutControlInputError(429, `${MAX_CONCURRENT_CUTS} processes are cut off already; heal one first`);
-        const connections = relay.cut(order.target);
-        clearTimeout(timers.get(order.target));
-        const timer = setTimeout(() => heal(order.target), order.durationMs);
-        timer.unref();
-        timers.set(order.target, timer);
+        const connections = orderHeal(order, () => relay.cut(order.target));
         onEvent(`cut ${order.target} off for ${order.durationMs} ms: ${connections} connection(s)`);
         return reply(response, 200, { target: order.target, durationMs: order.durationMs, connections });
+      }
+      case 'POST /drop': {
+        const order = parseDropOrder(await readBody(request));
+        const connections = orderHeal(order, () => relay.dropSubjects(order.target, order.subjects));
+        onEvent(`dropping NATS deliveries to ${order.target} on ${order.subjects.join(', ')} for ${order.durationMs} ms: ${connections} NATS connection(s)`);
+        return reply(response, 200, { target: order.target, durationMs: order.durationMs, subjects: order.subjects, connections });
       }
       case 'POST /heal':
         return reply(response, 200, heal(parseHealOrder(await readBody(request)).target));
       default:
-        throw new CutControlInputError(404, `no such control request: ${route} (GET /status, GET /readyz, POST /cut, POST /heal)`);
+        throw new CutControlInputError(404, `no such control request: ${route} (GET /status, GET /readyz, POST /cut, POST /drop, POST /heal)`);
     }
   };
   const server: Server = createServer((request, response) => {

@@ -1,5 +1,6 @@
 import { Socket, createServer } from 'node:net';
 import type { Server } from 'node:net';
+import { NatsDeliveryFilter, subjectMatches } from './nats-delivery-filter.js';
 
 /** One relayed server port: clients connect to `listenPort`, the relay connects on to `upstreamPort`. */
 export interface RelayRoute {
@@ -11,6 +12,8 @@ export interface RelayRoute {
   readonly listenPort: number;
   readonly upstreamPort: number;
   readonly upstreamHost?: string;
+  /** `nats`: the relay follows the server's deliveries, so a partial partition can drop some (nats-delivery-filter.ts). */
+  readonly protocol?: 'nats';
 }
 
 /** Names the process on the client side of an accepted connection; undefined when it cannot tell. */
@@ -44,9 +47,18 @@ export interface RelayedConnectionStatus {
   readonly heldDownBytes: number;
 }
 
+/** A partial partition: NATS deliveries to `target` on these subjects are dropped. */
+export interface SubjectDropStatus {
+  readonly target: string;
+  readonly subjects: readonly string[];
+  /** Messages dropped so far under this order. */
+  readonly dropped: number;
+}
+
 export interface RelayStatus {
   /** Processes currently cut off. */
   readonly cut: readonly string[];
+  readonly drops: readonly SubjectDropStatus[];
   readonly ports: Readonly<Record<string, number>>;
   readonly connections: readonly RelayedConnectionStatus[];
   readonly refusedConnections: number;
@@ -59,6 +71,8 @@ export interface HealReport {
   readonly connections: number;
   /** Bytes that were held and are now on their way. */
   readonly releasedBytes: number;
+  /** NATS messages a partial partition of the target dropped (when it had one). */
+  readonly droppedMessages?: number;
 }
 
 export const DEFAULT_MAX_HELD_BYTES = 1 << 20;
@@ -75,8 +89,10 @@ class Direction {
     private to: Socket | undefined,
     private readonly maxHeldBytes: number,
     private readonly isCut: () => boolean,
+    /** What of each chunk goes on (a partial partition's filter); all of it by default. */
+    private readonly forwardOf: (chunk: Buffer) => Buffer = (chunk) => chunk,
   ) {
-    from.on('data', (chunk: Buffer) => this.onData(chunk));
+    from.on('data', (chunk: Buffer) => this.onData(this.forwardOf(chunk)));
     from.on('end', () => {
       // A FIN is traffic too: behind a cut it waits like the bytes before it.
       if (this.isCut() || !this.to || this.held.length > 0) this.endPending = true;
@@ -108,6 +124,7 @@ class Direction {
   }
 
   private onData(chunk: Buffer): void {
+    if (chunk.length === 0) return;
     if (this.isCut() || !this.to) {
       this.held.push(chunk);
       this.heldBytes += chunk.length;
@@ -198,7 +215,9 @@ class RelayedConnection {
     upstream.on('close', () => this.closeUnlessCut());
     upstream.connect(this.route.upstreamPort, this.route.upstreamHost ?? '127.0.0.1', () => {
       if (this.closed) return void upstream.destroy();
-      this.down = new Direction(upstream, this.downstream, this.maxHeldBytes, () => this.isCut());
+      const client = this.client;
+      const filter = this.route.protocol === 'nats' && client !== undefined ? new NatsDeliveryFilter((subject) => this.relay.dropsDelivery(client, subject)) : undefined;
+      this.down = new Direction(upstream, this.downstream, this.maxHeldBytes, () => this.isCut(), filter ? (chunk) => filter.feed(chunk) : undefined);
       this.down.attach(this.downstream);
       this.up.attach(upstream);
       if (!this.isCut()) this.up.flush();
@@ -218,6 +237,7 @@ export class CutRelay {
   private readonly boundPorts: Record<string, number> = {};
   private readonly connections = new Set<RelayedConnection>();
   private readonly cutProcesses = new Set<string>();
+  private readonly drops = new Map<string, { subjects: readonly string[]; dropped: number }>();
   private nextId = 1;
   private refused = 0;
 
@@ -254,8 +274,29 @@ export class CutRelay {
     return [...this.connections].filter((c) => c.isCut()).length;
   }
 
-  /** Heals `target`'s cut; idempotent (a heal of an uncut process releases nothing). */
+  /**
+   * Partial partition: from now on, NATS deliveries to `target` on any of `subjects` (full subject
+   * patterns) are dropped, not held — NATS core delivers at most once, so a lost message is what the
+   * protocols already expect. Replaces an earlier order for `target`. Returns how many of its NATS
+   * connections the relay follows.
+   */
+  dropSubjects(target: string, subjects: readonly string[]): number {
+    this.drops.set(target, { subjects: [...subjects], dropped: 0 });
+    return [...this.connections].filter((c) => c.route.protocol === 'nats' && c.client === target).length;
+  }
+
+  /** Whether a delivery to `client` on `subject` is dropped (counted when it is). */
+  dropsDelivery(client: string, subject: string): boolean {
+    const order = this.drops.get(client);
+    if (!order || !order.subjects.some((pattern) => subjectMatches(pattern, subject))) return false;
+    order.dropped++;
+    return true;
+  }
+
+  /** Heals `target`'s cut and ends its subject drops; idempotent (a heal of an uncut process releases nothing). */
   heal(target: string): HealReport {
+    const dropped = this.drops.get(target)?.dropped;
+    this.drops.delete(target);
     const affected = [...this.connections].filter((c) => c.isCut());
     this.cutProcesses.delete(target);
     let releasedBytes = 0;
@@ -265,11 +306,11 @@ export class CutRelay {
       connections++;
       releasedBytes += connection.heal();
     }
-    return { target, connections, releasedBytes };
+    return { target, connections, releasedBytes, ...(dropped !== undefined ? { droppedMessages: dropped } : {}) };
   }
 
   status(): RelayStatus {
-    return { cut: [...this.cutProcesses], ports: this.ports, connections: [...this.connections].map((c) => c.status()), refusedConnections: this.refused };
+    return { cut: [...this.cutProcesses], drops: [...this.drops].map(([target, d]) => ({ target, subjects: d.subjects, dropped: d.dropped })), ports: this.ports, connections: [...this.connections].map((c) => c.status()), refusedConnections: this.refused };
   }
 
   async close(): Promise<void> {
@@ -313,5 +354,5 @@ export function parseRoute(text: string): RelayRoute {
   const match = /^([A-Za-z0-9/_-]+)=([a-z]+(?:-\d+)?):(\d{1,5}):(\d{1,5})$/.exec(text);
   if (!match) throw new RangeError(`--route: expected NAME=SERVER:LISTEN_PORT:UPSTREAM_PORT, got ${JSON.stringify(text)}`);
   const [, name, server, listen, upstream] = match;
-  return { name: name!, server: server!, listenPort: Number(listen), upstreamPort: Number(upstream) };
+  return { name: name!, server: server!, listenPort: Number(listen), upstreamPort: Number(upstream), ...(server === 'nats' ? { protocol: 'nats' as const } : {}) };
 }

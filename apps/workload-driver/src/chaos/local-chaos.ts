@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { createSubjects } from '@lockfabric/live';
 import { join } from 'node:path';
 import { readClusterState } from '../cluster/local-cluster.js';
 import { NatsStartError, logSize, waitForNatsReady } from '../cluster/nats-ready.js';
@@ -107,9 +108,10 @@ export class LocalChaos {
    * same silence, but the target's own timers stall too, so its late traffic after the heal is
    * only what was already queued. On Kubernetes the same verb applies a deny-all NetworkPolicy.
    */
-  async partition(target: string, durationMs: number): Promise<ChaosOutcome> {
+  async partition(target: string, durationMs: number, subjects?: readonly string[]): Promise<ChaosOutcome> {
     const record = this.live(target, 'partition');
     const proxy = this.cutProxy();
+    if (subjects !== undefined) return this.partialPartition(record, durationMs, subjects, proxy);
     if (proxy) {
       const cut = await proxy.cut(record.name, durationMs + PARTITION_SAFETY_MS);
       let healed: HealReport;
@@ -136,6 +138,31 @@ export class LocalChaos {
       target: record.name,
       pid: record.pid,
       detail: `${record.name} (pid ${record.pid}) cut off for ${durationMs} ms (no cut proxy in this cluster — start it with 'cluster up --cut-proxy' for a real cut: emulated by SIGSTOP/SIGCONT, its own timers stalled too), then healed`,
+    };
+  }
+
+  /**
+   * Partial partition (`--subjects`): for `durationMs`, NATS deliveries to `target` on any of
+   * `subjects` — patterns under the cluster's subject prefix, e.g. `ctl.fiss.2.>` — are dropped by
+   * the cut proxy; everything else flows, so it keeps heartbeating while, say, it never hears a
+   * recovery call (a gray failure). Needs the cut proxy: SIGSTOP cannot drop some messages only.
+   */
+  private async partialPartition(record: ProcessRecord, durationMs: number, subjects: readonly string[], proxy: CutProxyClient | undefined): Promise<ChaosOutcome> {
+    if (!proxy) throw new ChaosTargetError(`partition --subjects needs the cluster's cut proxy (start the cluster with \`cluster up --cut-proxy\`): without it no message can be dropped selectively`);
+    const prefix = createSubjects(this.state().cluster).prefix;
+    const patterns = subjects.map((s) => `${prefix}.${s}`);
+    const order = await proxy.drop(record.name, patterns, durationMs + PARTITION_SAFETY_MS);
+    let healed: HealReport;
+    try {
+      await sleep(durationMs);
+    } finally {
+      healed = await proxy.heal(record.name);
+    }
+    return {
+      verb: 'partition',
+      target: record.name,
+      pid: record.pid,
+      detail: `${record.name} (pid ${record.pid}) missed NATS deliveries on ${patterns.join(', ')} for ${durationMs} ms (${order.connections} NATS connection(s) followed by the cut proxy; everything else flowed): ${healed.droppedMessages ?? 0} message(s) dropped`,
     };
   }
 

@@ -19,6 +19,9 @@ verbs (targets are process names from cluster.json: compute-2, memory-0, switch-
                          closing them; TARGET keeps running and its late traffic lands after the
                          heal (start the cluster with \`cluster up --cut-proxy\`). Clusters
                          without the proxy fall back to SIGSTOP/SIGCONT (its own timers stall too). On Kubernetes: a deny-all NetworkPolicy
+                         With --subjects P[,P…] (local, cut proxy only) the partition is partial: only
+                         NATS deliveries to TARGET on those subjects are dropped (patterns under the
+                         cluster's prefix, e.g. ctl.fiss.2.>); it keeps heartbeating — a gray failure
   switch-faults [switch-N] --loss P --duplicate P --reorder P --delay-ns NS [--packet-type T]
                          [--machine M] | --clear     replace the switch's packet faults (SwitchControl)
   nats-restart           restart nats-server on its port; services reconnect
@@ -26,6 +29,7 @@ verbs (targets are process names from cluster.json: compute-2, memory-0, switch-
 flags
   --dir DIR              local cluster state (default ${DEFAULT_CLUSTER_DIR})
   --duration-ms MS       partition length (default 5000)
+  --subjects P[,P…]      partition: drop only NATS deliveries on these subject patterns
   --switch-grpc HOST:P   switch-faults: this SwitchControl address instead of cluster.json's
   --kube-context CTX     act on Kubernetes through kubectl (pods labelled lockfabric.io/process=TARGET)
   --namespace NS         with --kube-context (default lockfabric)
@@ -35,6 +39,7 @@ flags
 export const CHAOS_FLAGS = {
   dir: { type: 'string' },
   'duration-ms': { type: 'string' },
+  subjects: { type: 'string' },
   loss: { type: 'string' },
   duplicate: { type: 'string' },
   reorder: { type: 'string' },
@@ -94,7 +99,7 @@ export function runLocal(chaos: LocalChaos, request: ChaosRequest): Promise<Chao
     case 'restart':
       return chaos.restart(request.target);
     case 'partition':
-      return chaos.partition(request.target, request.durationMs);
+      return chaos.partition(request.target, request.durationMs, request.subjects);
     case 'nats-restart':
       return chaos.natsRestart();
     case 'switch-faults':
