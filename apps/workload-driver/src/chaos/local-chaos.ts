@@ -114,12 +114,7 @@ export class LocalChaos {
     if (subjects !== undefined) return this.partialPartition(record, durationMs, subjects, proxy);
     if (proxy) {
       const cut = await proxy.cut(record.name, durationMs + PARTITION_SAFETY_MS);
-      let healed: HealReport;
-      try {
-        await sleep(durationMs);
-      } finally {
-        healed = await proxy.heal(record.name);
-      }
+      const healed = await healAfter(proxy, record.name, durationMs);
       return {
         verb: 'partition',
         target: record.name,
@@ -152,12 +147,7 @@ export class LocalChaos {
     const prefix = createSubjects(this.state().cluster).prefix;
     const patterns = subjects.map((s) => `${prefix}.${s}`);
     const order = await proxy.drop(record.name, patterns, durationMs + PARTITION_SAFETY_MS);
-    let healed: HealReport;
-    try {
-      await sleep(durationMs);
-    } finally {
-      healed = await proxy.heal(record.name);
-    }
+    const healed = await healAfter(proxy, record.name, durationMs);
     return {
       verb: 'partition',
       target: record.name,
@@ -272,4 +262,10 @@ async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
     await sleep(20);
   }
   return true;
+}
+
+/** Waits `durationMs`, then heals `target` at the proxy and returns what the heal released. */
+async function healAfter(proxy: CutProxyClient, target: string, durationMs: number): Promise<HealReport> {
+  await sleep(durationMs);
+  return proxy.heal(target);
 }
