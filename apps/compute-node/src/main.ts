@@ -50,7 +50,7 @@ await runService({
     const descriptorFences = followFences({ nc, subjects, fences: descriptors.fences, malformed, logger, onFence: (f) => logger.warn(`compute node ${node}: fenced compute node ${f.node} (incarnation ${f.incarnation}, epoch ${f.epoch}) from this node's queue nodes`) });
     const fencedCounter = metrics.counter({ name: 'lockfabric_compute_fenced_requests_total', help: "Peers' work requests into this node's queue nodes refused because their compute node was declared dead (fenced)" });
     let seenFenced = 0;
-    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, failures, trace: lockMetrics.trace(telemetry.trace), logger });
+    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, failures, malformed, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
     const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed, onEpoch: (epoch) => epochs.observe(epoch) });
     // declared dead while still running: its FissLock clients get typed errors, not timeouts

@@ -6,8 +6,8 @@ import { FixedDescriptorDirectory, QueuePairVerbs, createLocalMemory } from '@lo
 import type { NodeMemory } from '@lockfabric/fabric';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
-import type { NodeService, NodeServiceContext, ProtocolOptions } from '@lockfabric/locks-common';
-import { grpcError, rawMethodOf } from '@lockfabric/live';
+import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { MalformedInputCounter, grpcError, rawMethodOf, unaryHandler } from '@lockfabric/live';
 import type { Logger, MailboxHub, MemoryDescription } from '@lockfabric/live';
 import { ConfigError } from '@lockfabric/ports';
 import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace } from '@lockfabric/ports';
@@ -16,14 +16,19 @@ import {
   ComputeNodeService,
   DescribeComputeNodeResponseSchema,
   HistoryChunkSchema,
+  PrepareRunResponseSchema,
   RunEventSchema,
   RunProgressSchema,
   RunRequestSchema,
   RunResultSchema,
 } from '@lockfabric/wire';
-import type { RunEvent, RunRequest } from '@lockfabric/wire';
+import type { RunEvent, RunRequest, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
 import { RunStats, VerbAccounting, historyEventToWire, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
+import type { RunSpec } from '@lockfabric/workloads';
 import type { LiveFabric } from './live-fabric.js';
+import { RunSlot, RunSlotError } from './run-slot.js';
+import { RunSwitchPort } from './run-switch-port.js';
+import type { Schedule } from './run-slot.js';
 import { VerbGate } from './verb-gate.js';
 
 
@@ -34,6 +39,7 @@ export interface CurrentRun {
 }
 
 const runMethod = rawMethodOf(ComputeNodeService.method.run);
+const prepareMethod = rawMethodOf(ComputeNodeService.method.prepare);
 const describeMethod = rawMethodOf(ComputeNodeService.method.describe);
 const HISTORY_CHUNK_EVENTS = 8_192;
 const PROGRESS_INTERVAL_MS = 250;
@@ -51,36 +57,79 @@ export interface RunServiceDeps {
   readonly switchPort?: SwitchPort;
   /** Compute nodes the coordinator declared dead, for node services (lock servers) to recover their locks. */
   readonly failures?: NodeServiceContext['failures'];
+  /** Where undecodable Prepare requests are counted (the node's shared counter); a private one otherwise. */
+  readonly malformed?: MalformedInputCounter;
+  /** A prepared run with no Run after this long is dropped (default DEFAULT_PREPARED_TIMEOUT_MS). */
+  readonly preparedTimeoutMs?: number;
+  /** Timer for the prepared-run timeout (tests inject a manual one). */
+  readonly schedule?: Schedule;
 }
 
-/** ComputeNodeService: runs the driver's workloads on this node's lock clients, one run at a time. */
+/** A run prepared on this node (its node service installed, its clients' ports built) and not yet finished. */
+interface PreparedRun {
+  readonly spec: RunSpec;
+  readonly protocol: ProtocolDefinition;
+  readonly current: CurrentRun;
+  readonly service: NodeService | undefined;
+  readonly ports: readonly ClientPorts[];
+  /** The clients' switch port, closed when the run ends (the node service keeps the link itself). */
+  readonly clientSwitchPort: RunSwitchPort | undefined;
+}
+
+/**
+ * ComputeNodeService: runs the driver's workloads on this node's lock clients, one run at a time,
+ * started in two phases (Prepare, then Run) so that no client of a run sends before every node has
+ * replaced the previous run's node service with this run's (README: "start barrier").
+ */
 export class ComputeRunService {
-  private busy = false;
   private readonly clock = new RealClock();
   /**
    * The last run's node service (lock manager, agent pool). It outlives this node's clients: peers'
    * clients of the same run may still need the locks homed or the agents living here, and the
-   * driver ends a run only when every node has finished. It stops when the next run starts or the
-   * node closes.
+   * driver ends a run only when every node has finished. It stops when the next run is prepared
+   * or the node closes.
    */
   private lingering: NodeService | undefined;
-  /** The protocol, options and lock layout of the running (or lingering) run, for recovery responders. */
+  /** The protocol, options and lock layout of the prepared, running (or lingering) run, for recovery responders. */
   current: CurrentRun | undefined;
   runs = 0;
   /** Rejoin (rejoin-watch.ts): the running run's abort, and the gate that fences its clients' verbs locally. */
   private abortRun: AbortController | undefined;
   private readonly gate: VerbGate;
+  /** Retirements so far: a run that ends after its incarnation was retired leaves no lingering service. */
+  private retirements = 0;
+  private readonly slot: RunSlot<PreparedRun>;
+  private readonly malformed: MalformedInputCounter;
 
   constructor(private readonly deps: RunServiceDeps) {
     this.gate = new VerbGate(deps.node);
+    this.malformed = deps.malformed ?? new MalformedInputCounter({ logger: deps.logger });
+    this.slot = new RunSlot<PreparedRun>({
+      node: deps.node,
+      prepare: (request, oneShot) => this.prepareRun(request, oneShot),
+      discard: (prepared) => this.discardRun(prepared),
+      ...(deps.preparedTimeoutMs !== undefined ? { preparedTimeoutMs: deps.preparedTimeoutMs } : {}),
+      ...(deps.schedule ? { schedule: deps.schedule } : {}),
+      onDropped: (runId, reason) => deps.logger.warn(`compute node ${deps.node}: prepared run ${runId} ${reason}`),
+    });
   }
 
-  async listen(port: number): Promise<{ server: Server; port: number }> {
+  /** Where the run slot stands (for tests and health): idle, preparing, prepared or running. */
+  get phase(): RunSlot<PreparedRun>['phase'] {
+    return this.slot.phase;
+  }
+
+  async listen(port: number, host = '0.0.0.0'): Promise<{ server: Server; port: number }> {
     const server = new Server();
     server.addService(
-      { run: runMethod, describe: describeMethod },
+      { run: runMethod, prepare: prepareMethod, describe: describeMethod },
       {
         run: (call: ServerWritableStream<Uint8Array, Uint8Array>) => void this.run(call),
+        prepare: unaryHandler(ComputeNodeService.method.prepare, { malformed: this.malformed, statusOf }, async (request) => {
+          if (!request.run) throw new ConfigError(['PrepareRunRequest has no run']);
+          const prepared = await this.slot.prepare(request.run);
+          return create(PrepareRunResponseSchema, { runId: prepared.runId, expiresInMs: BigInt(prepared.expiresInMs) });
+        }),
         describe: (_call: ServerUnaryCall<Uint8Array, Uint8Array>, callback: sendUnaryData<Uint8Array>) =>
           callback(
             null,
@@ -92,7 +141,7 @@ export class ComputeRunService {
       },
     );
     const bound = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`0.0.0.0:${port}`, ServerCredentials.createInsecure(), (error, actual) => (error ? reject(error) : resolve(actual))),
+      server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (error, actual) => (error ? reject(error) : resolve(actual))),
     );
     return { server, port: bound };
   }
@@ -102,28 +151,35 @@ export class ComputeRunService {
     try {
       request = fromBinary(RunRequestSchema, call.request);
     } catch (error) {
-      this.deps.logger.warn(`malformed RunRequest from ${call.getPeer()}: ${String(error)}`);
-      call.destroy(grpcError(GrpcStatus.INVALID_ARGUMENT, `malformed RunRequest: ${String(error)}`));
+      this.malformed.record('grpc ComputeNodeService.Run', error, call.getPeer());
+      failCall(call, GrpcStatus.INVALID_ARGUMENT, `malformed RunRequest: ${String(error)}`);
       return;
     }
-    if (this.busy) {
-      call.destroy(grpcError(GrpcStatus.FAILED_PRECONDITION, `compute node ${this.deps.node} is already running a workload`));
-      return;
-    }
-    this.busy = true;
     const abort = new AbortController();
-    this.abortRun = abort;
     call.on('cancelled', () => abort.abort(new Error('driver cancelled the run')));
+    let prepared: PreparedRun;
     try {
-      await this.execute(request, call, abort.signal);
+      prepared = await this.slot.begin(request);
+    } catch (error) {
+      failCall(call, statusOf(error), error instanceof Error ? error.message : String(error));
+      return;
+    }
+    this.abortRun = abort;
+    const retirements = this.retirements;
+    try {
+      await this.execute(request, prepared, call, abort.signal);
       call.end();
     } catch (error) {
       const code = error instanceof ConfigError ? GrpcStatus.INVALID_ARGUMENT : GrpcStatus.INTERNAL;
       this.deps.logger.warn(`run ${request.runId} failed: ${error instanceof Error ? error.message : String(error)}`);
-      call.destroy(grpcError(code, error instanceof Error ? error.message : String(error)));
+      failCall(call, code, error instanceof Error ? error.message : String(error));
     } finally {
-      this.busy = false;
       if (this.abortRun === abort) this.abortRun = undefined;
+      prepared.clientSwitchPort?.close();
+      // The node service outlives the run for peers' clients, unless its incarnation was retired meanwhile.
+      if (retirements === this.retirements) this.lingering = prepared.service;
+      else await this.discardRun(prepared);
+      this.slot.end();
     }
   }
 
@@ -132,18 +188,25 @@ export class ComputeRunService {
    * running run is aborted (acquires that honour the signal end with LockAbortedError), every verb
    * its clients post from now on completes `unreachable` without leaving the node, the verbs already
    * in flight are awaited (at most `drainMs`) so none reaches a memory node after the new
-   * incarnation is admitted, and the protocol's node service (lock server, agents) is dropped.
+   * incarnation is admitted, and the protocol's node service (lock server, agents) is dropped, as is
+   * a run prepared and not started (its ports belong to the retired incarnation).
    */
   async retire(reason: string, drainMs = 5_000): Promise<void> {
     this.gate.retire(reason);
+    this.retirements++;
     this.abortRun?.abort(new Error(`compute node ${this.deps.node} was declared dead: ${reason}`));
+    await this.slot.drop(`compute node ${this.deps.node} was declared dead: ${reason}`);
     if (!(await this.gate.drain(drainMs))) this.deps.logger.warn(`compute node ${this.deps.node}: ${this.gate.inflightBatches} verb batch(es) still in flight after ${drainMs} ms; rejoining anyway`);
     await this.stopLingering();
   }
 
-  private async execute(request: RunRequest, call: ServerWritableStream<Uint8Array, Uint8Array>, signal: AbortSignal): Promise<void> {
+  /**
+   * Phase one (also run implicitly by a one-phase Run): validates the request, stops the previous
+   * run's node service, and installs this run's node service and its clients' ports.
+   */
+  private async prepareRun(request: RunRequest, oneShot: boolean): Promise<PreparedRun> {
     if (!request.spec) throw new ConfigError(['RunRequest has no workload spec']);
-    const spec = runSpecFromWire(request.spec);
+    const spec = runSpecOf(request.spec);
     const protocol = protocolById(spec.protocol);
     if (spec.workload.clients > this.deps.maxClients) {
       throw new ConfigError([`compute node ${this.deps.node} hosts at most ${this.deps.maxClients} clients, the run asks for ${spec.workload.clients}`]);
@@ -151,18 +214,56 @@ export class ComputeRunService {
     for (const [node, address] of Object.entries(request.peers)) this.deps.fabric.setEndpoint(Number(node), address);
     await this.deps.fabric.rebindMemoryNodes();
     const layout = this.layoutFor(protocol.entryBytes, spec.workload.locks);
-    // The protocol's node service (agent pool, lock server) starts before this node's clients.
     const memoryNodeIds = this.deps.memoryNodes.map((d) => d.node);
     const computeNodeIds = Object.keys(request.peers).map(Number).filter((id) => !memoryNodeIds.includes(id));
     if (!computeNodeIds.includes(this.deps.node)) computeNodeIds.push(this.deps.node);
     computeNodeIds.sort((a, b) => a - b);
+    // The previous run's node service stops before this run's starts: both would answer the same packets.
     await this.stopLingering();
-    this.current = { protocol: spec.protocol, options: spec.options, locks: layout };
-    const service: NodeService | undefined = protocol.services?.compute?.(
-      { ports: this.clientPorts(SERVICE_CLIENT, layout, spec.workload.seed), memoryNodes: memoryNodeIds, computeNodes: computeNodeIds, ...(this.deps.failures ? { failures: this.deps.failures } : {}) },
-      spec.options,
-    );
-    const ports = Array.from({ length: spec.workload.clients }, (_, i) => this.clientPorts(i, layout, spec.workload.seed));
+    // Mail still queued for this node's clients is the previous run's: with the barrier no client
+    // of this run has started anywhere yet. Left there, this run's clients of the same index would
+    // take it as theirs. A one-phase start cannot tell (a peer's clients may have started), so it
+    // keeps the queues as they are.
+    const stale = oneShot ? 0 : await this.dropQueuedMail();
+    if (stale > 0) this.deps.logger.info(`compute node ${this.deps.node}: dropped ${stale} message(s) the previous run left queued before run ${request.runId}`);
+    const current: CurrentRun = { protocol: spec.protocol, options: spec.options, locks: layout };
+    this.current = current;
+    const clientSwitchPort = this.deps.switchPort ? new RunSwitchPort(this.deps.switchPort) : undefined;
+    let service: NodeService | undefined;
+    try {
+      service = protocol.services?.compute?.(
+        { ports: this.clientPorts(SERVICE_CLIENT, layout, spec.workload.seed, this.deps.switchPort), memoryNodes: memoryNodeIds, computeNodes: computeNodeIds, ...(this.deps.failures ? { failures: this.deps.failures } : {}) },
+        spec.options,
+      );
+      const ports = Array.from({ length: spec.workload.clients }, (_, i) => this.clientPorts(i, layout, spec.workload.seed, clientSwitchPort));
+      return { spec, protocol, current, service, ports, clientSwitchPort };
+    } catch (error) {
+      await this.discardRun({ spec, protocol, current, service, ports: [], clientSwitchPort });
+      throw error;
+    }
+  }
+
+  /** Empties the mailbox queues of this node's clients and node service; returns how many messages were dropped. */
+  private async dropQueuedMail(): Promise<number> {
+    let dropped = 0;
+    for (const client of [SERVICE_CLIENT, ...Array.from({ length: this.deps.maxClients }, (_, i) => i)]) {
+      if (this.deps.mailboxes.queued(client) === 0) continue;
+      const mailbox = this.deps.mailboxes.mailbox(client);
+      // A deadline already passed: take what is queued, never wait.
+      while (await mailbox.receive(() => true, { deadlineNs: 0 })) dropped++;
+    }
+    return dropped;
+  }
+
+  /** Undoes a prepared run that will not (or no longer) serve: its node service stops. */
+  private async discardRun(prepared: PreparedRun): Promise<void> {
+    if (this.current === prepared.current) this.current = undefined;
+    prepared.clientSwitchPort?.close();
+    await prepared.service?.stop();
+  }
+
+  private async execute(request: RunRequest, prepared: PreparedRun, call: ServerWritableStream<Uint8Array, Uint8Array>, signal: AbortSignal): Promise<void> {
+    const { spec, protocol, ports } = prepared;
     const recorder = new HistoryRecorder();
     const stats = new RunStats();
     const accounting = new VerbAccounting();
@@ -173,10 +274,9 @@ export class ComputeRunService {
     }, PROGRESS_INTERVAL_MS);
     let result;
     try {
-      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports, recorder, stats, clock: this.clock, signal, accounting });
+      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting });
     } finally {
       clearInterval(progress);
-      this.lingering = service;
     }
     this.runs++;
     if (request.recordHistory) {
@@ -211,8 +311,9 @@ export class ComputeRunService {
     );
   }
 
-  /** Stops the last run's node service; called by the node's shutdown. */
+  /** Stops the last run's node service and drops a prepared run; called by the node's shutdown. */
   async close(): Promise<void> {
+    await this.slot.drop(`compute node ${this.deps.node} is closing`);
     await this.stopLingering();
   }
 
@@ -239,7 +340,7 @@ export class ComputeRunService {
     return { memoryNodes, entryBytes, lockCount };
   }
 
-  private clientPorts(client: number, layout: LockTableLayout, seed: number): ClientPorts {
+  private clientPorts(client: number, layout: LockTableLayout, seed: number, switchPort: SwitchPort | undefined): ClientPorts {
     const self = { node: this.deps.node, client };
     const memoryNodeIds = new Set(this.deps.memoryNodes.map((d) => d.node));
     return {
@@ -250,7 +351,7 @@ export class ComputeRunService {
         local: createLocalMemory(this.deps.memory, () => new Promise<void>((resolve) => setImmediate(resolve))),
       }),
       mailbox: this.deps.mailboxes.mailbox(client),
-      ...(this.deps.switchPort ? { switchPort: this.deps.switchPort } : {}),
+      ...(switchPort ? { switchPort } : {}),
       clock: this.clock,
       random: new SeededRandom((seed * 2_654_435_761 + this.deps.node * 65_537 + client) >>> 0),
       trace: this.deps.trace,
@@ -258,4 +359,40 @@ export class ComputeRunService {
       descriptors: new FixedDescriptorDirectory(self, (node) => memoryNodeIds.has(node)),
     };
   }
+}
+
+/**
+ * Ends a server stream with an error status. grpc-js sends a stream's status from its 'error'
+ * handler; `destroy(error)` would tear the stream down without any status, leaving the driver's
+ * call open until its connection drops.
+ */
+function failCall(call: ServerWritableStream<Uint8Array, Uint8Array>, code: GrpcStatus, details: string): void {
+  call.emit('error', grpcError(code, details));
+}
+
+/** gRPC status of a refused Prepare or Run. */
+function statusOf(error: unknown): GrpcStatus {
+  if (error instanceof ConfigError) return GrpcStatus.INVALID_ARGUMENT;
+  if (!(error instanceof RunSlotError)) return GrpcStatus.INTERNAL;
+  switch (error.code) {
+    case 'request-differs':
+      return GrpcStatus.INVALID_ARGUMENT;
+    case 'dropped':
+      return GrpcStatus.ABORTED;
+    default:
+      return GrpcStatus.FAILED_PRECONDITION;
+  }
+}
+
+/**
+ * The workload of a RunRequest. Zero clients is valid here (the workload spec itself wants at
+ * least one): a node that hosts none of the run's clients still runs the run's node service.
+ */
+function runSpecOf(wire: WireWorkloadSpec): RunSpec {
+  if (wire.clients !== 0) return runSpecFromWire(wire);
+  // Validated as a one-client run; with no client there is no operation count or duration to bound.
+  const bounded = wire.operations > 0n || wire.durationMs > 0n;
+  const spec = runSpecFromWire({ ...wire, clients: 1, ...(bounded ? {} : { operations: 1n }) });
+  const { operations: _operations, ...workload } = spec.workload;
+  return { ...spec, workload: { ...(bounded ? spec.workload : workload), clients: 0 } };
 }

@@ -1,18 +1,19 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { Client, credentials } from '@grpc/grpc-js';
+import { create } from '@bufbuild/protobuf';
 import { checkHistory, clipExpiredLeases, historyDigest } from '@lockfabric/check';
 import type { HistoryEvent, Verdict } from '@lockfabric/check';
-import { MemoryQueuePair, announceLockTable, connectNats, createSubjects, rawMethodOf, silentLogger } from '@lockfabric/live';
+import { MemoryQueuePair, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
 import type { WorkRequest } from '@lockfabric/ports';
-import { ComputeNodeService, RunEventSchema, RunRequestSchema } from '@lockfabric/wire';
+import { RunRequestSchema } from '@lockfabric/wire';
 import type { RunResult } from '@lockfabric/wire';
-import { RunStats, VerbAccounting, historyEventFromWire, runSpecToWire, summarize } from '@lockfabric/workloads';
+import { RunStats, VerbAccounting, runSpecToWire, summarize } from '@lockfabric/workloads';
 import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
 import { planNetLockQueues } from './netlock-allocation.js';
+import { startOnNodes } from './node-start.js';
+import type { NodeRunPlan } from './node-start.js';
 import { addressOf } from './remote-cluster.js';
 import { SwitchControlClient } from './switch-control.js';
 
@@ -20,6 +21,7 @@ export { LIVE_PROTOCOL_DEFAULTS, liveOptions } from './live-defaults.js';
 export { NETLOCK_PROFILE_SAMPLES, planNetLockQueues } from './netlock-allocation.js';
 export { SwitchControlClient } from './switch-control.js';
 export type { NetLockQueueSpec } from './switch-control.js';
+export { DEFAULT_PREPARE_TIMEOUT_MS, NodePrepareError } from './node-start.js';
 
 export interface LiveRunOptions {
   readonly state: ClusterState;
@@ -33,6 +35,20 @@ export interface LiveRunOptions {
    * listed in `failedNodes` instead of failing the whole run. Its clients' history is lost with it.
    */
   readonly tolerateNodeFailures?: boolean;
+  /**
+   * Start barrier (default true): every compute node is prepared — its previous run's node service
+   * stopped, this run's installed — before any node is told to run, so no client of this run can
+   * be answered by a node service of the previous one. `false` starts every node with a one-phase
+   * Run, as drivers did before the barrier; it exists so tests can show what the barrier prevents.
+   */
+  readonly startBarrier?: boolean;
+  /** How long one node may take to answer Prepare (default DEFAULT_PREPARE_TIMEOUT_MS). */
+  readonly prepareTimeoutMs?: number;
+  /**
+   * Awaited before the Run of compute node `node` is sent (with the barrier: after every node was
+   * prepared). Tests use it to start nodes late; `opsDone` reads each node's last reported progress.
+   */
+  readonly beforeNodeStart?: (node: number, progress: { opsDone(node: number): number }) => Promise<void>;
 }
 
 export interface LiveRunResult {
@@ -47,6 +63,8 @@ export interface LiveRunResult {
   readonly computeNodes: number;
   /** Compute nodes whose run failed, with the error (only with `tolerateNodeFailures`). */
   readonly failedNodes: readonly { readonly node: number; readonly error: string }[];
+  /** Compute nodes that do not implement Prepare (older versions): they ran outside the start barrier. */
+  readonly unpreparedNodes: readonly number[];
   /** Switch-family protocols on a cluster with a switch-dataplane: what the switch did. */
   readonly switch?: LiveSwitchReport;
 }
@@ -68,7 +86,6 @@ export interface LiveSwitchReport {
 /** Program decisions that are a grant decided in the switch (NetLock queues, the FissLock decider). */
 export const SWITCH_GRANT_DECISIONS: readonly string[] = ['grant-switch', 'grant-handover', 'grant-notify', 'grant-free', 'grant-shared'];
 
-const runMethod = rawMethodOf(ComputeNodeService.method.run);
 const ZERO_CHUNK_BYTES = 64 * 1024;
 
 /** Runs a workload across the compute nodes of a live cluster and checks the merged history. */
@@ -122,41 +139,40 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
   for (const c of computes) peers[c.node] = addressOf(c, c.memoryGrpc);
   const shares = split(spec.clients, computes.length);
   const opShares = spec.operations !== undefined ? splitProportional(spec.operations, shares) : undefined;
-  const progress = new Array<number>(computes.length).fill(0);
+  const progress = new Map<number, number>();
   const report = () => {
     if (!options.onProgress) return;
-    const done = progress.reduce((a, b) => a + b, 0);
+    const done = [...progress.values()].reduce((a, b) => a + b, 0);
     options.onProgress(spec.operations ? Math.min(1, done / spec.operations) : 0);
   };
   const started = Date.now();
+  const barrier = options.startBarrier ?? true;
+  // With the barrier, a node without clients still runs: its node service (a lock home, agents) is this run's.
+  const plans: NodeRunPlan[] = computes.flatMap((compute, k) => {
+    if ((shares[k] ?? 0) === 0 && !barrier) return [];
+    const nodeSpec: WorkloadSpec = { ...spec, clients: shares[k]!, ...(opShares ? { operations: opShares[k]! } : {}), seed: spec.seed + k * 7919 };
+    const request = create(RunRequestSchema, {
+      runId: `run-${started}`,
+      spec: runSpecToWire({ protocol: protocol.id, workload: nodeSpec, options: stringify(options.protocolOptions) }),
+      recordHistory: options.recordHistory ?? true,
+      peers,
+    });
+    return [{ compute, request }];
+  });
   const ticker = spec.durationMs && options.onProgress ? setInterval(() => options.onProgress?.(Math.min(1, (Date.now() - started) / spec.durationMs!)), 200) : undefined;
-  let outcomes: NodeOutcome[];
-  const failedNodes: { node: number; error: string }[] = [];
-  try {
-    outcomes = await Promise.all(
-      computes.map((compute, k) => {
-        if ((shares[k] ?? 0) === 0) return Promise.resolve({ history: [], result: undefined });
-        const nodeSpec: WorkloadSpec = { ...spec, clients: shares[k]!, ...(opShares ? { operations: opShares[k]! } : {}), seed: spec.seed + k * 7919 };
-        const request = create(RunRequestSchema, {
-          runId: `run-${started}`,
-          spec: runSpecToWire({ protocol: protocol.id, workload: nodeSpec, options: stringify(options.protocolOptions) }),
-          recordHistory: options.recordHistory ?? true,
-          peers,
-        });
-        const run = runOnNode(compute, toBinary(RunRequestSchema, request), (ops) => {
-          progress[k] = ops;
-          report();
-        });
-        if (!options.tolerateNodeFailures) return run;
-        return run.catch((error: unknown): NodeOutcome => {
-          failedNodes.push({ node: compute.node, error: error instanceof Error ? error.message : String(error) });
-          return { history: [], result: undefined };
-        });
-      }),
-    );
-  } finally {
+  const opsDone = (node: number) => progress.get(node) ?? 0;
+  const { outcomes, failedNodes, unpreparedNodes } = await startOnNodes(plans, {
+    barrier,
+    tolerateNodeFailures: options.tolerateNodeFailures ?? false,
+    ...(options.prepareTimeoutMs !== undefined ? { prepareTimeoutMs: options.prepareTimeoutMs } : {}),
+    ...(options.beforeNodeStart ? { beforeStart: (node: number) => options.beforeNodeStart!(node, { opsDone }) } : {}),
+    onOps: (node, ops) => {
+      progress.set(node, ops);
+      report();
+    },
+  }).finally(() => {
     if (ticker) clearInterval(ticker);
-  }
+  });
   const results = outcomes.map((o) => o.result).filter((r): r is RunResult => r !== undefined);
   const stats = RunStats.mergeAll(
     results.map((r) =>
@@ -191,29 +207,8 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
     accounting,
     computeNodes: computes.length,
     failedNodes,
+    unpreparedNodes,
   };
-}
-
-interface NodeOutcome {
-  readonly history: HistoryEvent[];
-  readonly result: RunResult | undefined;
-}
-
-function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: number) => void): Promise<NodeOutcome> {
-  const client = new Client(addressOf(compute, compute.grpc), credentials.createInsecure());
-  const history: HistoryEvent[] = [];
-  let result: RunResult | undefined;
-  return new Promise<NodeOutcome>((resolve, reject) => {
-    const call = client.makeServerStreamRequest(runMethod.path, runMethod.requestSerialize, runMethod.responseDeserialize, request);
-    call.on('data', (bytes: Uint8Array) => {
-      const event = fromBinary(RunEventSchema, bytes);
-      if (event.event.case === 'progress') onOps(Number(event.event.value.opsDone));
-      else if (event.event.case === 'history') for (const e of event.event.value.events) history.push(historyEventFromWire(e));
-      else if (event.event.case === 'result') result = event.event.value;
-    });
-    call.on('error', (error: Error & { details?: string }) => reject(new Error(`compute node ${compute.node} (${compute.name}): ${error.details ?? error.message}`)));
-    call.on('end', () => resolve({ history, result }));
-  }).finally(() => client.close());
 }
 
 /** Tells the memory nodes which protocol the freshly zeroed table serves, so they can free a dead holder's words. */

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file lockfabric/v1/driver.proto.
  */
 export const file_lockfabric_v1_driver: GenFile = /*@__PURE__*/
-  fileDesc("Chpsb2NrZmFicmljL3YxL2RyaXZlci5wcm90bxINbG9ja2ZhYnJpYy52MSLPAgoMV29ya2xvYWRTcGVjEhAKCHByb3RvY29sGAEgASgJEg8KB2NsaWVudHMYAiABKA0SDQoFbG9ja3MYAyABKA0SEgoKcmVhZF9yYXRpbxgEIAEoARIUCgxkaXN0cmlidXRpb24YBSABKAkSEwoLZHVyYXRpb25fbXMYBiABKAQSEgoKb3BlcmF0aW9ucxgHIAEoBBIQCgh0aGlua19ucxgIIAEoAxIbChNjcml0aWNhbF9zZWN0aW9uX25zGAkgASgDEgwKBHNlZWQYCiABKAQSEgoKdGltZW91dF9tcxgLIAEoBBI5CgdvcHRpb25zGAwgAygLMigubG9ja2ZhYnJpYy52MS5Xb3JrbG9hZFNwZWMuT3B0aW9uc0VudHJ5Gi4KDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIsUBCgxIaXN0b3J5RXZlbnQSDgoGY2xpZW50GAEgASgJEgwKBGxvY2sYAiABKA0SJQoEbW9kZRgDIAEoDjIXLmxvY2tmYWJyaWMudjEuTG9ja01vZGUSJAoCb3AYBCABKA4yGC5sb2NrZmFicmljLnYxLkhpc3RvcnlPcBIqCgVwaGFzZRgFIAEoDjIbLmxvY2tmYWJyaWMudjEuSGlzdG9yeVBoYXNlEg8KB3RpbWVfbnMYBiABKAMSDQoFZXJyb3IYByABKAki2QEKClJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEikKBHNwZWMYAiABKAsyGy5sb2NrZmFicmljLnYxLldvcmtsb2FkU3BlYxIWCg5yZWNvcmRfaGlzdG9yeRgDIAEoCBIVCg1jbGllbnRfb2Zmc2V0GAQgASgNEjMKBXBlZXJzGAUgAygLMiQubG9ja2ZhYnJpYy52MS5SdW5SZXF1ZXN0LlBlZXJzRW50cnkaLAoKUGVlcnNFbnRyeRILCgNrZXkYASABKA0SDQoFdmFsdWUYAiABKAk6AjgBIjMKC1J1blByb2dyZXNzEhAKCG9wc19kb25lGAEgASgEEhIKCmVsYXBzZWRfbXMYAiABKAQiOwoMSGlzdG9yeUNodW5rEisKBmV2ZW50cxgBIAMoCzIbLmxvY2tmYWJyaWMudjEuSGlzdG9yeUV2ZW50ItQDCglSdW5SZXN1bHQSEgoKdGhyb3VnaHB1dBgBIAEoARIhChlhY3F1aXJlX2xhdGVuY3lfaGlzdG9ncmFtGAIgASgJEiEKGXJlbGVhc2VfbGF0ZW5jeV9oaXN0b2dyYW0YAyABKAkSPQoLdmVyYl9jb3VudHMYBCADKAsyKC5sb2NrZmFicmljLnYxLlJ1blJlc3VsdC5WZXJiQ291bnRzRW50cnkSEAoIYWNxdWlyZXMYBSABKAQSEAoIcmVsZWFzZXMYBiABKAQSEAoIZmFpbHVyZXMYByABKAQSRgoQZmFpbHVyZXNfYnlfY29kZRgIIAMoCzIsLmxvY2tmYWJyaWMudjEuUnVuUmVzdWx0LkZhaWx1cmVzQnlDb2RlRW50cnkSEgoKZWxhcHNlZF9ucxgJIAEoBBIYChBhY3F1aXJlX2ZhaWx1cmVzGAogASgEEhgKEHJlbGVhc2VfZmFpbHVyZXMYCyABKAQaMQoPVmVyYkNvdW50c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEaNQoTRmFpbHVyZXNCeUNvZGVFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBIp8BCghSdW5FdmVudBIuCghwcm9ncmVzcxgBIAEoCzIaLmxvY2tmYWJyaWMudjEuUnVuUHJvZ3Jlc3NIABIuCgdoaXN0b3J5GAIgASgLMhsubG9ja2ZhYnJpYy52MS5IaXN0b3J5Q2h1bmtIABIqCgZyZXN1bHQYAyABKAsyGC5sb2NrZmFicmljLnYxLlJ1blJlc3VsdEgAQgcKBWV2ZW50IhwKGkRlc2NyaWJlQ29tcHV0ZU5vZGVSZXF1ZXN0Il4KG0Rlc2NyaWJlQ29tcHV0ZU5vZGVSZXNwb25zZRIMCgRub2RlGAEgASgNEg8KB2NsaWVudHMYAiABKA0SEQoJcHJvdG9jb2xzGAMgAygJEg0KBXJlYWR5GAQgASgIKlcKCUhpc3RvcnlPcBIaChZISVNUT1JZX09QX1VOU1BFQ0lGSUVEEAASFgoSSElTVE9SWV9PUF9BQ1FVSVJFEAESFgoSSElTVE9SWV9PUF9SRUxFQVNFEAIqdQoMSGlzdG9yeVBoYXNlEh0KGUhJU1RPUllfUEhBU0VfVU5TUEVDSUZJRUQQABIYChRISVNUT1JZX1BIQVNFX0lOVk9LRRABEhQKEEhJU1RPUllfUEhBU0VfT0sQAhIWChJISVNUT1JZX1BIQVNFX0ZBSUwQAzK0AQoSQ29tcHV0ZU5vZGVTZXJ2aWNlEjsKA1J1bhIZLmxvY2tmYWJyaWMudjEuUnVuUmVxdWVzdBoXLmxvY2tmYWJyaWMudjEuUnVuRXZlbnQwARJhCghEZXNjcmliZRIpLmxvY2tmYWJyaWMudjEuRGVzY3JpYmVDb21wdXRlTm9kZVJlcXVlc3QaKi5sb2NrZmFicmljLnYxLkRlc2NyaWJlQ29tcHV0ZU5vZGVSZXNwb25zZWIGcHJvdG8z", [file_lockfabric_v1_common]);
+  fileDesc("Chpsb2NrZmFicmljL3YxL2RyaXZlci5wcm90bxINbG9ja2ZhYnJpYy52MSLPAgoMV29ya2xvYWRTcGVjEhAKCHByb3RvY29sGAEgASgJEg8KB2NsaWVudHMYAiABKA0SDQoFbG9ja3MYAyABKA0SEgoKcmVhZF9yYXRpbxgEIAEoARIUCgxkaXN0cmlidXRpb24YBSABKAkSEwoLZHVyYXRpb25fbXMYBiABKAQSEgoKb3BlcmF0aW9ucxgHIAEoBBIQCgh0aGlua19ucxgIIAEoAxIbChNjcml0aWNhbF9zZWN0aW9uX25zGAkgASgDEgwKBHNlZWQYCiABKAQSEgoKdGltZW91dF9tcxgLIAEoBBI5CgdvcHRpb25zGAwgAygLMigubG9ja2ZhYnJpYy52MS5Xb3JrbG9hZFNwZWMuT3B0aW9uc0VudHJ5Gi4KDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIsUBCgxIaXN0b3J5RXZlbnQSDgoGY2xpZW50GAEgASgJEgwKBGxvY2sYAiABKA0SJQoEbW9kZRgDIAEoDjIXLmxvY2tmYWJyaWMudjEuTG9ja01vZGUSJAoCb3AYBCABKA4yGC5sb2NrZmFicmljLnYxLkhpc3RvcnlPcBIqCgVwaGFzZRgFIAEoDjIbLmxvY2tmYWJyaWMudjEuSGlzdG9yeVBoYXNlEg8KB3RpbWVfbnMYBiABKAMSDQoFZXJyb3IYByABKAki6wEKClJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEikKBHNwZWMYAiABKAsyGy5sb2NrZmFicmljLnYxLldvcmtsb2FkU3BlYxIWCg5yZWNvcmRfaGlzdG9yeRgDIAEoCBIVCg1jbGllbnRfb2Zmc2V0GAQgASgNEjMKBXBlZXJzGAUgAygLMiQubG9ja2ZhYnJpYy52MS5SdW5SZXF1ZXN0LlBlZXJzRW50cnkSEAoIcHJlcGFyZWQYBiABKAgaLAoKUGVlcnNFbnRyeRILCgNrZXkYASABKA0SDQoFdmFsdWUYAiABKAk6AjgBIjsKEVByZXBhcmVSdW5SZXF1ZXN0EiYKA3J1bhgBIAEoCzIZLmxvY2tmYWJyaWMudjEuUnVuUmVxdWVzdCI7ChJQcmVwYXJlUnVuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEhUKDWV4cGlyZXNfaW5fbXMYAiABKAQiMwoLUnVuUHJvZ3Jlc3MSEAoIb3BzX2RvbmUYASABKAQSEgoKZWxhcHNlZF9tcxgCIAEoBCI7CgxIaXN0b3J5Q2h1bmsSKwoGZXZlbnRzGAEgAygLMhsubG9ja2ZhYnJpYy52MS5IaXN0b3J5RXZlbnQi1AMKCVJ1blJlc3VsdBISCgp0aHJvdWdocHV0GAEgASgBEiEKGWFjcXVpcmVfbGF0ZW5jeV9oaXN0b2dyYW0YAiABKAkSIQoZcmVsZWFzZV9sYXRlbmN5X2hpc3RvZ3JhbRgDIAEoCRI9Cgt2ZXJiX2NvdW50cxgEIAMoCzIoLmxvY2tmYWJyaWMudjEuUnVuUmVzdWx0LlZlcmJDb3VudHNFbnRyeRIQCghhY3F1aXJlcxgFIAEoBBIQCghyZWxlYXNlcxgGIAEoBBIQCghmYWlsdXJlcxgHIAEoBBJGChBmYWlsdXJlc19ieV9jb2RlGAggAygLMiwubG9ja2ZhYnJpYy52MS5SdW5SZXN1bHQuRmFpbHVyZXNCeUNvZGVFbnRyeRISCgplbGFwc2VkX25zGAkgASgEEhgKEGFjcXVpcmVfZmFpbHVyZXMYCiABKAQSGAoQcmVsZWFzZV9mYWlsdXJlcxgLIAEoBBoxCg9WZXJiQ291bnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgEOgI4ARo1ChNGYWlsdXJlc0J5Q29kZUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEinwEKCFJ1bkV2ZW50Ei4KCHByb2dyZXNzGAEgASgLMhoubG9ja2ZhYnJpYy52MS5SdW5Qcm9ncmVzc0gAEi4KB2hpc3RvcnkYAiABKAsyGy5sb2NrZmFicmljLnYxLkhpc3RvcnlDaHVua0gAEioKBnJlc3VsdBgDIAEoCzIYLmxvY2tmYWJyaWMudjEuUnVuUmVzdWx0SABCBwoFZXZlbnQiHAoaRGVzY3JpYmVDb21wdXRlTm9kZVJlcXVlc3QiXgobRGVzY3JpYmVDb21wdXRlTm9kZVJlc3BvbnNlEgwKBG5vZGUYASABKA0SDwoHY2xpZW50cxgCIAEoDRIRCglwcm90b2NvbHMYAyADKAkSDQoFcmVhZHkYBCABKAgqVwoJSGlzdG9yeU9wEhoKFkhJU1RPUllfT1BfVU5TUEVDSUZJRUQQABIWChJISVNUT1JZX09QX0FDUVVJUkUQARIWChJISVNUT1JZX09QX1JFTEVBU0UQAip1CgxIaXN0b3J5UGhhc2USHQoZSElTVE9SWV9QSEFTRV9VTlNQRUNJRklFRBAAEhgKFEhJU1RPUllfUEhBU0VfSU5WT0tFEAESFAoQSElTVE9SWV9QSEFTRV9PSxACEhYKEkhJU1RPUllfUEhBU0VfRkFJTBADMoQCChJDb21wdXRlTm9kZVNlcnZpY2USOwoDUnVuEhkubG9ja2ZhYnJpYy52MS5SdW5SZXF1ZXN0GhcubG9ja2ZhYnJpYy52MS5SdW5FdmVudDABEk4KB1ByZXBhcmUSIC5sb2NrZmFicmljLnYxLlByZXBhcmVSdW5SZXF1ZXN0GiEubG9ja2ZhYnJpYy52MS5QcmVwYXJlUnVuUmVzcG9uc2USYQoIRGVzY3JpYmUSKS5sb2NrZmFicmljLnYxLkRlc2NyaWJlQ29tcHV0ZU5vZGVSZXF1ZXN0GioubG9ja2ZhYnJpYy52MS5EZXNjcmliZUNvbXB1dGVOb2RlUmVzcG9uc2ViBnByb3RvMw", [file_lockfabric_v1_common]);
 
 /**
  * A workload as data (libs/workloads `WorkloadSpec`), run by every compute node of a run.
@@ -190,6 +190,15 @@ export type RunRequest = Message<"lockfabric.v1.RunRequest"> & {
    * @generated from field: map<uint32, string> peers = 5;
    */
   peers: { [key: number]: string };
+
+  /**
+   * Set by a driver that prepared this run on every compute node first (two-phase start): a node
+   * that does not hold this run prepared (it expired, was superseded, or the node restarted)
+   * refuses it instead of preparing it implicitly, which would bypass the start barrier.
+   *
+   * @generated from field: bool prepared = 6;
+   */
+  prepared: boolean;
 };
 
 /**
@@ -198,6 +207,53 @@ export type RunRequest = Message<"lockfabric.v1.RunRequest"> & {
  */
 export const RunRequestSchema: GenMessage<RunRequest> = /*@__PURE__*/
   messageDesc(file_lockfabric_v1_driver, 2);
+
+/**
+ * Phase one of a two-phase start: the node stops the previous run's node service, installs this
+ * run's node service and client ports, and answers once ready; its clients start only at the Run
+ * that carries the same request. The driver sends no Run before every node answered Prepare.
+ *
+ * @generated from message lockfabric.v1.PrepareRunRequest
+ */
+export type PrepareRunRequest = Message<"lockfabric.v1.PrepareRunRequest"> & {
+  /**
+   * @generated from field: lockfabric.v1.RunRequest run = 1;
+   */
+  run?: RunRequest | undefined;
+};
+
+/**
+ * Describes the message lockfabric.v1.PrepareRunRequest.
+ * Use `create(PrepareRunRequestSchema)` to create a new message.
+ */
+export const PrepareRunRequestSchema: GenMessage<PrepareRunRequest> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_driver, 3);
+
+/**
+ * @generated from message lockfabric.v1.PrepareRunResponse
+ */
+export type PrepareRunResponse = Message<"lockfabric.v1.PrepareRunResponse"> & {
+  /**
+   * The run now prepared (the request's run_id).
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * The node drops the prepared run if no matching Run arrives within this many milliseconds.
+   *
+   * @generated from field: uint64 expires_in_ms = 2;
+   */
+  expiresInMs: bigint;
+};
+
+/**
+ * Describes the message lockfabric.v1.PrepareRunResponse.
+ * Use `create(PrepareRunResponseSchema)` to create a new message.
+ */
+export const PrepareRunResponseSchema: GenMessage<PrepareRunResponse> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_driver, 4);
 
 /**
  * @generated from message lockfabric.v1.RunProgress
@@ -219,7 +275,7 @@ export type RunProgress = Message<"lockfabric.v1.RunProgress"> & {
  * Use `create(RunProgressSchema)` to create a new message.
  */
 export const RunProgressSchema: GenMessage<RunProgress> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_driver, 3);
+  messageDesc(file_lockfabric_v1_driver, 5);
 
 /**
  * @generated from message lockfabric.v1.HistoryChunk
@@ -236,7 +292,7 @@ export type HistoryChunk = Message<"lockfabric.v1.HistoryChunk"> & {
  * Use `create(HistoryChunkSchema)` to create a new message.
  */
 export const HistoryChunkSchema: GenMessage<HistoryChunk> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_driver, 4);
+  messageDesc(file_lockfabric_v1_driver, 6);
 
 /**
  * @generated from message lockfabric.v1.RunResult
@@ -311,7 +367,7 @@ export type RunResult = Message<"lockfabric.v1.RunResult"> & {
  * Use `create(RunResultSchema)` to create a new message.
  */
 export const RunResultSchema: GenMessage<RunResult> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_driver, 5);
+  messageDesc(file_lockfabric_v1_driver, 7);
 
 /**
  * @generated from message lockfabric.v1.RunEvent
@@ -346,7 +402,7 @@ export type RunEvent = Message<"lockfabric.v1.RunEvent"> & {
  * Use `create(RunEventSchema)` to create a new message.
  */
 export const RunEventSchema: GenMessage<RunEvent> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_driver, 6);
+  messageDesc(file_lockfabric_v1_driver, 8);
 
 /**
  * @generated from message lockfabric.v1.DescribeComputeNodeRequest
@@ -359,7 +415,7 @@ export type DescribeComputeNodeRequest = Message<"lockfabric.v1.DescribeComputeN
  * Use `create(DescribeComputeNodeRequestSchema)` to create a new message.
  */
 export const DescribeComputeNodeRequestSchema: GenMessage<DescribeComputeNodeRequest> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_driver, 7);
+  messageDesc(file_lockfabric_v1_driver, 9);
 
 /**
  * @generated from message lockfabric.v1.DescribeComputeNodeResponse
@@ -395,7 +451,7 @@ export type DescribeComputeNodeResponse = Message<"lockfabric.v1.DescribeCompute
  * Use `create(DescribeComputeNodeResponseSchema)` to create a new message.
  */
 export const DescribeComputeNodeResponseSchema: GenMessage<DescribeComputeNodeResponse> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_driver, 8);
+  messageDesc(file_lockfabric_v1_driver, 10);
 
 /**
  * @generated from enum lockfabric.v1.HistoryOp
@@ -461,12 +517,27 @@ export const HistoryPhaseSchema: GenEnum<HistoryPhase> = /*@__PURE__*/
  */
 export const ComputeNodeService: GenService<{
   /**
+   * Starts the run's clients: those of the run prepared with the same request, or, when nothing is
+   * prepared and the request is not marked `prepared`, prepares it first (one-phase start, kept for
+   * older drivers; it is not barrier-safe: a peer's lingering node service of the previous run may
+   * answer this run's first requests).
+   *
    * @generated from rpc lockfabric.v1.ComputeNodeService.Run
    */
   run: {
     methodKind: "server_streaming";
     input: typeof RunRequestSchema;
     output: typeof RunEventSchema;
+  },
+  /**
+   * Phase one of the two-phase start (see PrepareRunRequest).
+   *
+   * @generated from rpc lockfabric.v1.ComputeNodeService.Prepare
+   */
+  prepare: {
+    methodKind: "unary";
+    input: typeof PrepareRunRequestSchema;
+    output: typeof PrepareRunResponseSchema;
   },
   /**
    * @generated from rpc lockfabric.v1.ComputeNodeService.Describe
