@@ -49,6 +49,9 @@ describe('live chaos: a FissLock node that heartbeats but never answers recovery
     const chaos = new LocalChaos(cluster.dir);
     const victim = chaos.process('compute-2');
     const switchRecord = chaos.process('switch');
+    // The switch starts closed; the coordinator's first sight of it runs S1–S3 and opens it. That
+    // recovery must be over before compute-2 stops answering, or it would be the one to exclude it.
+    await waitFor(async () => (await metric(switchRecord, 'lockfabric_switch_admission_open')) === 1, 30_000, 'the switch opened after its first-sight recovery');
     const run = runLive({
       state: cluster.state,
       protocol: 'fisslock',
