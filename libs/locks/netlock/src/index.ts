@@ -1,2 +1,3 @@
+export * from './acquire-once.js';
 export * from './netlock.js';
 export * from './slot-echo.js';

@@ -2,6 +2,7 @@ import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { LockServer, ServerLockClient, srvLockServer } from '@lockfabric/lock-srvlock';
 import { NS_PER_MS, NS_PER_US } from '@lockfabric/ports';
+import { withAcquireOnce } from './acquire-once.js';
 import { withSlotEcho } from './slot-echo.js';
 
 export const NETLOCK_OPTION_HELP = {
@@ -10,6 +11,7 @@ export const NETLOCK_OPTION_HELP = {
   pushBackUs: 'bound of the random backoff after a push-back from a full switch queue, in µs (default 20)',
   mutantReleaseAllHolders: 'test-only: the lock server clears every holder on one release (broken on purpose)',
   mutantReleaseWithoutSlot: 'test-only: releases of switch grants do not name their queue slot (broken on purpose)',
+  mutantResendAcquire: 'test-only: an ACQUIRE repeated before its request was answered reaches the switch (broken on purpose)',
 };
 
 export function readNetLockOptions(options?: ProtocolOptions) {
@@ -20,6 +22,7 @@ export function readNetLockOptions(options?: ProtocolOptions) {
     pushBackUs: reader.number('pushBackUs', 20, { min: 0.001 }),
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
     mutantReleaseWithoutSlot: reader.boolean('mutantReleaseWithoutSlot', false),
+    mutantResendAcquire: reader.boolean('mutantResendAcquire', false),
   };
   reader.done();
   return parsed;
@@ -34,6 +37,8 @@ export function readNetLockOptions(options?: ProtocolOptions) {
  * release); a full switch queue answers push-back and the client retries after a random backoff.
  * A switch grant names the grantee's queue slot and the release echoes it (`withSlotEcho`), so
  * the switch marks that entry released, whatever the order readers release in.
+ * A request reaches the switch queue at most once (`withAcquireOnce`): an ACQUIRE is repeated only
+ * after a push-back, so a timed-out request leaves one entry, which its client releases when granted.
  * An acquire that gives up while its request sits in a switch queue releases the grant when it
  * arrives, because the data plane cannot take an entry out of the middle of a queue. A dead
  * node's entries are taken out by the control plane instead: the coordinator's purge (README).
@@ -58,7 +63,8 @@ export const netlock: ProtocolDefinition = {
   },
   createClient: (ports, options) => {
     const parsed = readNetLockOptions(options);
-    return new ServerLockClient(parsed.mutantReleaseWithoutSlot ? ports : withSlotEcho(ports), {
+    const once = parsed.mutantResendAcquire ? ports : withAcquireOnce(ports);
+    return new ServerLockClient(parsed.mutantReleaseWithoutSlot ? once : withSlotEcho(once), {
       protocol: 'netlock',
       retransmitNs: parsed.retransmitMs * NS_PER_MS,
       retransmitAcquire: false,

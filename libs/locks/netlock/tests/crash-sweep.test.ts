@@ -6,6 +6,7 @@ import type { NetLockProgramOptions, QueueAllocation } from '@lockfabric/switch'
 import { createSwitchNet, severablePorts } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
 import { netlock } from '../src/index.js';
+import { withEarlyClock } from './early-clock.js';
 
 // Issue 5: a compute node dies in the middle of closed-loop traffic on hot (switch-queued) locks,
 // readers and writers mixed, and the coordinator's purge takes its entries out. Over many seeds:
@@ -25,10 +26,29 @@ const RUN_NS = 1_500 * US;
 const DETECTION_NS = 50 * US;
 const TIMEOUT_MS = 1;
 
+/** How one sweep run is timed: detection (kill to purge), and how early the clients' timers may wake. */
+interface Timing {
+  readonly detectionNs: number;
+  readonly runNs: number;
+  /** 0: timers wake on time (virtual time); else clients' waits of the deadline end this early once. */
+  readonly earlyNs: number;
+}
+const SHORT_OUTAGE: Timing = { detectionNs: DETECTION_NS, runNs: RUN_NS, earlyNs: 0 };
+/**
+ * The live kill test's conditions (issue 5, live liveness gap): the outage outlasts the client
+ * timeout, so survivors queued behind the victim time out and leave entries their clients release
+ * when granted, and the clients' timers may wake a little early, as the live clock's do.
+ */
+const LONG_OUTAGE: Timing = { detectionNs: 1_500 * US, runNs: 4_000 * US, earlyNs: 2 * US };
+
 interface CrashOutcome {
   readonly violations: string[];
   /** Survivor acquires invoked after the purge that timed out. */
   readonly lateTimeouts: number;
+  /** Hot locks a survivor was granted after the purge. */
+  readonly grantedAfterPurge: number;
+  /** Survivor acquires that timed out before the purge (most leave their entry in a queue). */
+  readonly earlyTimeouts: number;
   readonly survivorGrants: number;
   /** Entries left in the hot queues once every client is done. */
   readonly leftover: number;
@@ -36,7 +56,7 @@ interface CrashOutcome {
   readonly otherErrors: unknown[];
 }
 
-async function crashRun(seed: number, options: NetLockProgramOptions = {}, protocolOptions?: ProtocolOptions): Promise<CrashOutcome> {
+async function crashRun(seed: number, options: NetLockProgramOptions = {}, protocolOptions?: ProtocolOptions, timing: Timing = SHORT_OUTAGE): Promise<CrashOutcome> {
   const program = netlockProgram({ slotBudget: 32, allocation: ALLOCATION, ...options });
   const net = createSwitchNet({ seed, computeNodes: NODES, program, jitterNs: 2 * US });
   net.startServices(netlock, protocolOptions);
@@ -48,7 +68,9 @@ async function crashRun(seed: number, options: NetLockProgramOptions = {}, proto
   const holders = new Map<number, Map<string, LockMode>>();
   const violations: string[] = [];
   let lateTimeouts = 0;
+  let earlyTimeouts = 0;
   let survivorGrants = 0;
+  const grantedAfterPurge = new Set<number>();
   const otherErrors: unknown[] = [];
 
   net.failures.onComputeNodeFailed((node) => {
@@ -62,15 +84,16 @@ async function crashRun(seed: number, options: NetLockProgramOptions = {}, proto
   net.scheduler.at(killAtNs, () => {
     dead = true;
   });
-  net.scheduler.at(killAtNs + DETECTION_NS, () => net.failures.fire(DEAD));
+  net.scheduler.at(killAtNs + timing.detectionNs, () => net.failures.fire(DEAD));
 
   const loops = NODES.flatMap((node) =>
     Array.from({ length: CLIENTS_PER_NODE }, async (_, c) => {
       const name = `${node}/${c}`;
       const victim = node === DEAD;
-      const ports = net.clientPorts({ node, client: c });
+      const plain = net.clientPorts({ node, client: c });
+      const ports = timing.earlyNs > 0 ? withEarlyClock(plain, timing.earlyNs) : plain;
       const client = netlock.createClient(victim ? severablePorts(ports, () => dead) : ports, protocolOptions);
-      while (net.clock.nowNs() < RUN_NS && !(victim && dead)) {
+      while (net.clock.nowNs() < timing.runNs && !(victim && dead)) {
         const lock = net.random.int(ALLOCATION.length);
         const mode: LockMode = net.random.next() < 0.6 ? 'shared' : 'exclusive';
         const invokedNs = net.clock.nowNs();
@@ -85,6 +108,7 @@ async function crashRun(seed: number, options: NetLockProgramOptions = {}, proto
           }
           held.set(name, mode);
           if (!victim) survivorGrants++;
+          if (!victim && net.clock.nowNs() > purgedAtNs) grantedAfterPurge.add(lock);
           await net.clock.sleep(1 + net.random.int(20 * US));
           if (victim && dead) return; // killed while holding: the hold lasts until the purge
           held.delete(name);
@@ -92,6 +116,7 @@ async function crashRun(seed: number, options: NetLockProgramOptions = {}, proto
         } catch (error) {
           if (!(error instanceof LockTimeoutError)) otherErrors.push(error);
           else if (!victim && invokedNs > purgedAtNs) lateTimeouts++;
+          else if (!victim && net.clock.nowNs() < purgedAtNs) earlyTimeouts++;
         }
         await net.clock.sleep(1 + net.random.int(5 * US));
       }
@@ -101,11 +126,11 @@ async function crashRun(seed: number, options: NetLockProgramOptions = {}, proto
   await Promise.all(loops);
   await net.stopServices();
   const leftover = ALLOCATION.reduce((sum, a) => sum + (program.queueState(a.lock)?.count ?? 0), 0);
-  return { violations, lateTimeouts, survivorGrants, leftover, purgeRemoved, otherErrors };
+  return { violations, lateTimeouts, earlyTimeouts, grantedAfterPurge: grantedAfterPurge.size, survivorGrants, leftover, purgeRemoved, otherErrors };
 }
 
 /** Whether a run broke a promise the sweep checks. */
-const broken = (o: CrashOutcome) => o.violations.length > 0 || o.lateTimeouts > 0 || o.leftover > 0;
+const broken = (o: CrashOutcome) => o.violations.length > 0 || o.lateTimeouts > 0 || o.leftover > 0 || o.grantedAfterPurge < ALLOCATION.length;
 
 describe('netlock: a compute node killed mid-run, readers and writers mixed (issue 5)', () => {
   it('200 seeds: safety, every survivor acquire after the purge granted, queues empty at the end', async () => {
@@ -117,10 +142,29 @@ describe('netlock: a compute node killed mid-run, readers and writers mixed (iss
       expect(outcome.lateTimeouts, `seed ${seed}: survivor acquires after the purge that timed out`).toBe(0);
       expect(outcome.leftover, `seed ${seed}: entries left in the switch queues`).toBe(0);
       expect(outcome.survivorGrants).toBeGreaterThan(0);
+      expect(outcome.grantedAfterPurge, `seed ${seed}: hot locks granted to a survivor after the purge`).toBe(ALLOCATION.length);
       removed += outcome.purgeRemoved;
     }
     // The kill lands while the victim has entries in the queues in most seeds.
     expect(removed).toBeGreaterThan(100);
+  }, 120_000);
+
+  // The live kill test's conditions: survivors time out behind the victim before the purge, and
+  // the clients' timers wake a little early. A timed-out request leaves exactly one queue entry,
+  // which its client releases when it is granted, so the locks move on after the purge.
+  it('100 seeds, outage longer than the client timeout, timers waking early: the same promises', async () => {
+    let timedOutBeforePurge = 0;
+    for (let seed = 1; seed <= 100; seed++) {
+      const outcome = await crashRun(seed, {}, undefined, LONG_OUTAGE);
+      expect(outcome.violations, `seed ${seed}`).toEqual([]);
+      expect(outcome.otherErrors, `seed ${seed}`).toEqual([]);
+      expect(outcome.lateTimeouts, `seed ${seed}: survivor acquires after the purge that timed out`).toBe(0);
+      expect(outcome.grantedAfterPurge, `seed ${seed}: hot locks granted to a survivor after the purge`).toBe(ALLOCATION.length);
+      expect(outcome.leftover, `seed ${seed}: entries left in the switch queues`).toBe(0);
+      timedOutBeforePurge += outcome.earlyTimeouts;
+    }
+    // The condition under test happened: survivors gave up on queued requests before the purge.
+    expect(timedOutBeforePurge).toBeGreaterThan(100);
   }, 120_000);
 
   // The old release popped the queue head whoever sent it (issue 5): a reader releasing before
@@ -129,6 +173,14 @@ describe('netlock: a compute node killed mid-run, readers and writers mixed (iss
   it('mutant: the positional release (the old code) is caught within 40 seeds', async () => {
     let caught = 0;
     for (let seed = 1; seed <= 40 && caught === 0; seed++) if (broken(await crashRun(seed, { mutantPositionalRelease: true }))) caught = seed;
+    expect(caught).toBeGreaterThan(0);
+  });
+
+  // The code before the guard: an ACQUIRE resent when a wait woke before its deadline was queued a
+  // second time, and the client released only the first grant of that request.
+  it('mutant: ACQUIREs resent without a push-back (the old client) are caught within 10 seeds of the long outage', async () => {
+    let caught = 0;
+    for (let seed = 1; seed <= 10 && caught === 0; seed++) if (broken(await crashRun(seed, {}, { mutantResendAcquire: 'true' }, LONG_OUTAGE))) caught = seed;
     expect(caught).toBeGreaterThan(0);
   });
 });
