@@ -19,17 +19,31 @@ export class RealClock implements Clock {
     return Number(process.hrtime.bigint() + this.offsetNs);
   }
 
+  /**
+   * Resolves no earlier than `ns` from now by this clock. Timers count whole milliseconds on their
+   * own clock and can fire a fraction of a millisecond before a deadline read from `nowNs()`; a
+   * caller that then finds its deadline not yet passed acts as if it had woken for another reason
+   * (NetLock re-sent an ACQUIRE that way: libs/locks/netlock README). So an early timer is re-armed
+   * for the rest.
+   */
   sleep(ns: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    const untilNs = this.nowNs() + Math.max(0, ns);
     return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout;
       const onAbort = () => {
         clearTimeout(timer);
         reject(signal?.reason);
       };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ns / 1e6));
+      const arm = (waitNs: number) => {
+        timer = setTimeout(() => {
+          const leftNs = untilNs - this.nowNs();
+          if (leftNs > 0) return arm(leftNs);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, waitNs / 1e6);
+      };
+      arm(Math.max(0, ns));
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }

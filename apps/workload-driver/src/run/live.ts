@@ -44,6 +44,8 @@ export interface LiveRunOptions {
   readonly startBarrier?: boolean;
   /** How long one node may take to answer Prepare (default DEFAULT_PREPARE_TIMEOUT_MS). */
   readonly prepareTimeoutMs?: number;
+  /** With a switch and a coordinator: how long to wait for the switch to be opened to stamped packets (default ADMISSION_TIMEOUT_MS). */
+  readonly admissionTimeoutMs?: number;
   /**
    * Awaited before the Run of compute node `node` is sent (with the barrier: after every node was
    * prepared). Tests use it to start nodes late; `opsDone` reads each node's last reported progress.
@@ -101,6 +103,10 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   const switchControl = switchRecord ? new SwitchControlClient(addressOf(switchRecord, switchRecord.grpc)) : undefined;
   try {
     const setup = switchControl ? await prepareSwitch(switchControl, protocol.switchProgram, spec) : undefined;
+    // With a coordinator, compute nodes stamp switch packets from its first view on, and the switch drops
+    // stamped packets until the coordinator opens it: a run started in between loses its first
+    // packets (a lost NetLock RELEASE holds its lock for good).
+    if (switchControl && state.processes.some((p) => p.role === 'coordinator')) await awaitSwitchAdmission(switchControl, options.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS);
     const result = await runOnNodes(options, protocol, computes, memories);
     if (!switchControl || !setup) return result;
     const described = await switchControl.describe();
@@ -129,6 +135,22 @@ async function prepareSwitch(control: SwitchControlClient, wanted: string | unde
   const queues = planNetLockQueues(spec, lengthOf('netlock.qmode'), lengthOf('netlock.qstate'));
   const installed = await control.installNetLockQueues(queues);
   return { program: description.program, hotLocks: installed.hotLocks, queueSlots: installed.slots };
+}
+
+/** How long a run waits for the coordinator to open the switch to stamped packets (its first view is due after k·H). */
+export const ADMISSION_TIMEOUT_MS = 30_000;
+
+/** Waits until the switch reports its admission open (switch-dataplane README "Admission"). */
+export async function awaitSwitchAdmission(control: Pick<SwitchControlClient, 'describe'>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const described = await control.describe();
+    if (described.admissionOpen) return;
+    if (Date.now() >= deadline) {
+      throw new Error(`the switch is still closed to stamped packets after ${timeoutMs} ms (admission epoch ${described.admissionEpoch}): the coordinator has not opened it — is it running, and has it published a membership view? (see its log)`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof protocolById>, computes: readonly ProcessRecord[], memories: readonly ProcessRecord[]): Promise<LiveRunResult> {
