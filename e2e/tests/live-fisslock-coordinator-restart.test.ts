@@ -34,6 +34,9 @@ describe('live chaos: the switch restarts while the coordinator is down (FissLoc
     const chaos = new LocalChaos(cluster.dir);
     const coordinator = cluster.state.processes.find((p) => p.role === 'coordinator')!;
     const switchRecord = chaos.process('switch');
+    // The driver starts a switch run only once the coordinator opened the switch (its first sight);
+    // wait for that here, so the run's agents exist when the coordinator is killed below.
+    await waitFor(async () => (await metric(switchRecord, 'lockfabric_switch_admission_open')) === 1, 30_000, 'the switch opened by the first coordinator');
     const run = runLive({
       state: cluster.state,
       protocol: 'fisslock',
