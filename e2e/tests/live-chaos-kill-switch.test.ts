@@ -7,7 +7,7 @@ import { LocalChaos, runLive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, grantsAfter, liveNowNs, metric, nodeOf, sleep, waitFor } from './live-chaos-support.js';
+import { MS, grantsAfter, liveNowNs, metric, nodeOf, sleep, switchOpened, waitFor } from './live-chaos-support.js';
 
 // SIGKILL a compute node whose clients hold locks, for the server-based switch-family managers
 // (srvlock, parlock), in one cluster of real processes with a switch-dataplane (forward program)
@@ -79,6 +79,7 @@ describe('live chaos: SIGKILL a compute node holding locks, server-based switch 
     // The previous case's victim was restarted: wait until the memory node admits it again.
     await waitFor(async () => (await metric(memory, 'lockfabric_memory_fenced_nodes')) === 0, 15_000, 'memory node admits the last victim again');
     notices.length = 0;
+    await switchOpened(cluster.state);
     const run = runLive({
       state: cluster.state,
       protocol,

@@ -63,6 +63,17 @@ export function longestGrantGapNs(grants: readonly number[], fromNs: number): nu
   return longest;
 }
 
+/**
+ * Waits until the cluster's switch admits epoch-stamped packets: the coordinator's first sight of it
+ * is over. The driver starts a switch-family run only then, so a test that injects a fault a fixed
+ * time after starting its run must wait for this first, or the fault may land before the run began.
+ */
+export async function switchOpened(cluster: { readonly processes: readonly ProcessRecord[] }, timeoutMs = 30_000): Promise<void> {
+  const sw = cluster.processes.find((p) => p.role === 'switch');
+  if (!sw) throw new Error('the cluster has no switch');
+  await waitFor(async () => (await metric(sw, 'lockfabric_switch_admission_open').catch(() => 0)) === 1, timeoutMs, 'the coordinator to open the switch (its first sight)');
+}
+
 /** Polls `condition` until it holds; fails naming `what` after `timeoutMs`. */
 export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

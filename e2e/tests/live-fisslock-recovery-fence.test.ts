@@ -8,7 +8,7 @@ import { LocalChaos, liveOptions, runLive, tail } from '@lockfabric/workload-dri
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, liveNowNs, metric, nodeOf, sleep, waitFor } from './live-chaos-support.js';
+import { MS, liveNowNs, metric, nodeOf, sleep, switchOpened, waitFor } from './live-chaos-support.js';
 
 // A FissLock compute node paused (SIGSTOP) past its failure detection: the coordinator declares it
 // dead and runs S1–S3 over the survivor, which gets its locks. When it resumes (SIGCONT) it hears
@@ -47,6 +47,7 @@ describe('live chaos: a FissLock node declared dead while paused fences itself w
   it('SIGSTOP past detection, S1–S3 over the survivor, SIGCONT: its acquires end with LockAbortedError, survivors get every lock, the checker passes', async () => {
     const chaos = new LocalChaos(cluster.dir);
     const victim = chaos.process('compute-2');
+    await switchOpened(cluster.state);
     const run = runLive({
       state: cluster.state,
       protocol: 'fisslock',

@@ -7,7 +7,7 @@ import { LocalChaos, liveOptions, runLive, tail } from '@lockfabric/workload-dri
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, liveNowNs, metric, sleep, waitFor } from './live-chaos-support.js';
+import { MS, liveNowNs, metric, sleep, switchOpened, waitFor } from './live-chaos-support.js';
 import { actionWords, fissPhases, holdsAcross, stepsOf } from './fiss-recovery-support.js';
 
 // FissLock recovery S1–S3 driven by the coordinator across real processes: switch-dataplane
@@ -45,6 +45,7 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
 
   it('kill and restart switch-dataplane mid-run: S1–S3 run, held locks are restored, the run completes, the checker passes', async () => {
     const chaos = new LocalChaos(cluster.dir);
+    await switchOpened(cluster.state);
     const run = runLive({
       state: cluster.state,
       protocol: 'fisslock',
@@ -110,6 +111,7 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
   it('SIGKILL a compute node holding locks: S1–S3 over the survivor, its locks are granted to survivors, the checker passes', async () => {
     const chaos = new LocalChaos(cluster.dir);
     const victim = chaos.process('compute-2');
+    await switchOpened(cluster.state);
     const run = runLive({
       state: cluster.state,
       protocol: 'fisslock',
