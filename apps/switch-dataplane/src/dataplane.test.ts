@@ -4,7 +4,7 @@ import { FaultInjector, Switch, forwardProgram } from '@lockfabric/switch';
 import type { FaultSpec, SwitchProgram } from '@lockfabric/switch';
 import { describe, expect, it } from 'vitest';
 import { ManualTimers, packet } from '../tests/support.js';
-import { Dataplane } from './dataplane.js';
+import { DROP_INGRESS_FAULT_LOSS, DROP_RECOVERY_CLOSED, Dataplane } from './dataplane.js';
 
 /** Multicasts to `dst` and dst+1; throws on lock 13, as a buggy program would. */
 const fanOutProgram: SwitchProgram = {
@@ -21,15 +21,16 @@ function setup(options: { program?: SwitchProgram; onProgramError?: 'throw' | 'd
   const out: { machine: NodeId; packet: LockPacket }[] = [];
   const errors: string[] = [];
   const faults = new FaultInjector(new SeededRandom(7), options.faults);
+  const sw = new Switch(options.program ?? forwardProgram(), { onProgramError: options.onProgramError ?? 'throw' });
   const dataplane = new Dataplane({
-    sw: new Switch(options.program ?? forwardProgram(), { onProgramError: options.onProgramError ?? 'throw' }),
+    sw,
     faults,
     egress: options.egress ?? ((machine, p) => out.push({ machine, packet: p })),
     timers,
     onError: (message) => errors.push(message),
     ...(options.maxDelayedPackets === undefined ? {} : { maxDelayedPackets: options.maxDelayedPackets }),
   });
-  return { dataplane, out, errors, timers };
+  return { dataplane, out, errors, timers, sw };
 }
 
 describe('Dataplane', () => {
@@ -109,5 +110,64 @@ describe('Dataplane', () => {
     expect(() => dataplane.handle(packet({ dst: 2 }), 1)).not.toThrow();
     expect(dataplane.stats().dropsByReason).toStrictEqual({ 'internal-error': 1 });
     expect(errors[0]).toMatch(/link down/);
+  });
+
+  describe('ingress faults (the sender\'s link into the switch)', () => {
+    it('an ACQUIRE lost on the way in is never decided; the RELEASE after it is', () => {
+      const { dataplane, out, sw } = setup({ faults: { rules: [{ direction: 'ingress', packetTypes: ['acquire'], loss: 1 }] } });
+      dataplane.handle(packet({ type: 'acquire', dst: 2, seq: 1 }), 1);
+      dataplane.handle(packet({ type: 'release', dst: 2, seq: 2 }), 1);
+      expect(out.map((o) => [o.machine, o.packet.type])).toStrictEqual([[2, 'release']]);
+      expect(sw.counters()).toMatchObject({ packets: 1, packetsByType: { release: 1 } });
+      expect(dataplane.stats()).toMatchObject({ packetsIn: 2, copiesOut: 1, dropsByReason: { [DROP_INGRESS_FAULT_LOSS]: 1 } });
+    });
+
+    it('a packet duplicated on the way in is decided twice (an egress duplicate is decided once)', () => {
+      const ingress = setup({ faults: { rules: [{ direction: 'ingress', duplicate: 1 }] } });
+      ingress.dataplane.handle(packet({ dst: 2 }), 1);
+      expect(ingress.out.map((o) => o.machine)).toStrictEqual([2, 2]);
+      expect(ingress.sw.counters().packets).toBe(2);
+      const egress = setup({ faults: { rules: [{ duplicate: 1 }] } });
+      egress.dataplane.handle(packet({ dst: 2 }), 1);
+      expect(egress.out.map((o) => o.machine)).toStrictEqual([2, 2]);
+      expect(egress.sw.counters().packets).toBe(1);
+    });
+
+    it('a packet delayed on the way in is decided when it arrives, behind the packets sent after it', () => {
+      const { dataplane, out, timers, sw } = setup({ faults: { rules: [{ direction: 'ingress', packetTypes: ['acquire'], delay: 1, delayNsMin: 2_000_000, delayNsMax: 2_000_000 }] } });
+      dataplane.handle(packet({ type: 'acquire', dst: 2, seq: 1 }), 1);
+      dataplane.handle(packet({ type: 'release', dst: 2, seq: 2 }), 1);
+      expect(sw.counters().packets).toBe(1);
+      expect(dataplane.stats().delayedInFlight).toBe(1);
+      timers.advance(2);
+      expect(out.map((o) => o.packet.seq)).toStrictEqual([2, 1]);
+      expect(sw.counters().packets).toBe(2);
+      expect(dataplane.stats().delayedInFlight).toBe(0);
+    });
+
+    it('selects the sender: a rule for machine 3 leaves machine 1\'s packets alone', () => {
+      const { dataplane, out } = setup({ faults: { rules: [{ direction: 'ingress', machines: [3], loss: 1 }] } });
+      dataplane.handle(packet({ dst: 2, seq: 1 }), 1);
+      dataplane.handle(packet({ dst: 2, seq: 2 }), 3);
+      expect(out.map((o) => o.packet.seq)).toStrictEqual([1]);
+    });
+
+    it('bounds the held ingress packets, drops them at a recovery close, and ingests them on drain', () => {
+      const rules = { rules: [{ direction: 'ingress' as const, delay: 1, delayNsMin: 1e9, delayNsMax: 1e9 }] };
+      const bounded = setup({ faults: rules, maxDelayedPackets: 1 });
+      bounded.dataplane.handle(packet({ dst: 2, seq: 1 }), 1);
+      bounded.dataplane.handle(packet({ dst: 2, seq: 2 }), 1);
+      expect(bounded.dataplane.stats()).toMatchObject({ delayedInFlight: 1, dropsByReason: { 'delay-overflow': 1 } });
+      expect(bounded.dataplane.discardDelayed()).toBe(1);
+      expect(bounded.dataplane.stats().dropsByReason[DROP_RECOVERY_CLOSED]).toBe(1);
+      bounded.timers.advance(2_000);
+      expect(bounded.out).toStrictEqual([]);
+      expect(bounded.sw.counters().packets).toBe(0);
+
+      const drained = setup({ faults: rules });
+      drained.dataplane.handle(packet({ dst: 4 }), 1);
+      drained.dataplane.drain();
+      expect(drained.out.map((o) => o.machine)).toStrictEqual([4]);
+    });
   });
 });

@@ -8,12 +8,14 @@ import type { Timers } from './delayed-deliveries.js';
 /** The program threw on the packet (a rule violation or a bug); the same reason `Switch` uses. */
 export const DROP_PROGRAM_ERROR = 'program-error';
 export const DROP_FAULT_LOSS = 'fault-loss';
+/** Lost by an ingress fault on its sender's link: the program never saw the packet. */
+export const DROP_INGRESS_FAULT_LOSS = 'ingress-fault-loss';
 export const DROP_DELAY_OVERFLOW = 'delay-overflow';
 export const DROP_INTERNAL_ERROR = 'internal-error';
 /** Held back by a delay fault when a FissLock recovery closed the switch: decided on registers S3 replaces. */
 export const DROP_RECOVERY_CLOSED = 'recovery-closed';
 
-/** Delayed copies held at most, by default; more are dropped with reason `delay-overflow`. */
+/** Delayed copies held at most, by default, on each side (egress copies, ingress packets); more are dropped with reason `delay-overflow`. */
 export const DEFAULT_MAX_DELAYED_PACKETS = 10_000;
 
 export interface DataplaneOptions {
@@ -32,28 +34,55 @@ export interface DataplaneStats {
   /** Copies handed to the egress (after fan-out, faults and delays). */
   readonly copiesOut: number;
   readonly dropsByReason: Readonly<Record<string, number>>;
+  /** Egress copies and ingress packets a delay or reorder fault holds back. */
   readonly delayedInFlight: number;
 }
 
+interface HeldPacket {
+  readonly packet: LockPacket;
+  readonly from: NodeId;
+}
+
 /**
- * The packet path of one switch: program → fault injection → delivery now or after the fault's
- * delay. Every packet that does not leave is counted under a drop reason; nothing here throws
- * back into the transport, so one bad packet never stops the switch.
+ * The packet path of one switch: ingress faults → program → egress faults → delivery now or after
+ * the fault's delay. An ingress fault acts on the sender's link, before the program: a lost packet
+ * is never decided, a duplicated one is decided twice, a delayed one is decided when it arrives.
+ * Every packet that does not leave is counted under a drop reason; nothing here throws back into
+ * the transport, so one bad packet never stops the switch.
  */
 export class Dataplane {
   private packetsIn = 0;
   private copiesOut = 0;
   private readonly drops = new Map<string, number>();
   private readonly delayed: DelayedDeliveries<UnicastAction>;
+  private readonly heldIn: DelayedDeliveries<HeldPacket>;
 
   constructor(private readonly options: DataplaneOptions) {
     // Timer callbacks must not throw: an exception there would take the process down.
     const sendLater = (action: UnicastAction) => this.guard(() => this.send(action), () => `delayed copy to machine ${action.machine}`);
-    this.delayed = new DelayedDeliveries(options.maxDelayedPackets ?? DEFAULT_MAX_DELAYED_PACKETS, sendLater, options.timers ?? realTimers);
+    const ingestLater = (held: HeldPacket) => this.guard(() => this.process(held.packet, held.from), () => `delayed ${describePacket(held.packet, held.from)}`);
+    const max = options.maxDelayedPackets ?? DEFAULT_MAX_DELAYED_PACKETS;
+    this.delayed = new DelayedDeliveries(max, sendLater, options.timers ?? realTimers);
+    this.heldIn = new DelayedDeliveries(max, ingestLater, options.timers ?? realTimers);
   }
 
   handle(packet: LockPacket, fromMachine: NodeId): void {
     this.packetsIn++;
+    this.guard(
+      () => {
+        const copies = this.options.faults.applyIngress(packet, fromMachine);
+        if (copies.length === 0) this.drop(DROP_INGRESS_FAULT_LOSS);
+        for (const copy of copies) {
+          if (copy.delayNs <= 0) this.process(copy.packet, fromMachine);
+          else if (!this.heldIn.schedule({ packet: copy.packet, from: fromMachine }, copy.delayNs)) this.drop(DROP_DELAY_OVERFLOW);
+        }
+      },
+      () => describePacket(packet, fromMachine),
+    );
+  }
+
+  /** One packet (or ingress copy) through the program and the egress faults. */
+  private process(packet: LockPacket, fromMachine: NodeId): void {
     let actions: EgressAction[];
     try {
       actions = this.options.sw.ingest(packet, fromMachine);
@@ -76,22 +105,25 @@ export class Dataplane {
   }
 
   stats(): DataplaneStats {
-    return { packetsIn: this.packetsIn, copiesOut: this.copiesOut, dropsByReason: Object.fromEntries(this.drops), delayedInFlight: this.delayed.inFlight };
+    return { packetsIn: this.packetsIn, copiesOut: this.copiesOut, dropsByReason: Object.fromEntries(this.drops), delayedInFlight: this.delayed.inFlight + this.heldIn.inFlight };
   }
 
   /**
    * Drops every copy a delay fault still holds: a recovery closed the switch, and those copies were
    * decided before it, on registers S3 rewrites; delivered after S2 they could acknowledge or grant
-   * against the repaired state (a stale ACK's seq matching a packet of the node's new link).
+   * against the repaired state (a stale ACK's seq matching a packet of the node's new link). Packets
+   * an ingress delay holds go too: they passed admission before the close, and decided after it
+   * they would bypass the fence.
    */
   discardDelayed(): number {
-    const n = this.delayed.discard();
+    const n = this.heldIn.discard() + this.delayed.discard();
     if (n > 0) this.drop(DROP_RECOVERY_CLOSED, n);
     return n;
   }
 
-  /** Sends every held copy now: on shutdown, accepted packets leave rather than vanish. */
+  /** Ingests every held ingress packet and sends every held copy now: on shutdown, accepted packets leave rather than vanish. */
   drain(): void {
+    this.heldIn.flush();
     this.delayed.flush();
   }
 

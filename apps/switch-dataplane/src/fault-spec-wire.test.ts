@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { MalformedInputError } from '@lockfabric/ports';
-import { FaultSpecSchema, PacketType } from '@lockfabric/wire';
+import { FaultDirection, FaultSpecSchema, PacketType } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REORDER_WINDOW_NS, MAX_FAULT_DELAY_NS, faultFromWire, faultTargetsRack } from './fault-spec-wire.js';
 
@@ -24,6 +24,28 @@ describe('faultFromWire', () => {
     expect(faultFromWire(spec({ reorder: 0.25 }), 'test', 5_000).rule).toStrictEqual({ reorder: 0.25, reorderNsMax: 5_000 });
   });
 
+  it('keeps a spec without direction (or EGRESS) an egress rule, under the selector key it always had', () => {
+    expect(faultFromWire(spec({ packetType: PacketType.ACQUIRE, loss: 1 }), 'test')).toStrictEqual({ selector: { packetType: 'acquire' }, key: 'acquire/*', rule: { packetTypes: ['acquire'], loss: 1 } });
+    expect(faultFromWire(spec({ direction: FaultDirection.EGRESS, loss: 1 }), 'test')).toStrictEqual({ selector: {}, key: '*/*', rule: { loss: 1 } });
+  });
+
+  it('maps INGRESS and BOTH onto rules of that direction, with a selector of their own', () => {
+    const ingress = faultFromWire(spec({ direction: FaultDirection.INGRESS, packetType: PacketType.ACQUIRE, machine: 2, loss: 1 }), 'test');
+    expect(ingress).toStrictEqual({
+      selector: { packetType: 'acquire', machine: 2, direction: 'ingress' },
+      key: 'ingress:acquire/2',
+      rule: { direction: 'ingress', packetTypes: ['acquire'], machines: [2], loss: 1 },
+    });
+    expect(faultFromWire(spec({ direction: FaultDirection.BOTH, duplicate: 1 }), 'test')).toMatchObject({ key: 'both:*/*', rule: { direction: 'both', duplicate: 1 } });
+    expect(faultFromWire(spec({ direction: FaultDirection.INGRESS }), 'test')).toMatchObject({ key: 'ingress:*/*', rule: undefined });
+  });
+
+  it('turns delay_ns … delay_max_ns into a uniform delay range', () => {
+    expect(faultFromWire(spec({ delayNs: 1_000n, delayMaxNs: 5_000n }), 'test').rule).toStrictEqual({ delay: 1, delayNsMin: 1_000, delayNsMax: 5_000 });
+    expect(faultFromWire(spec({ delayMaxNs: 5_000n }), 'test').rule).toStrictEqual({ delay: 1, delayNsMin: 0, delayNsMax: 5_000 });
+    expect(faultFromWire(spec({ delayNs: 5_000n, delayMaxNs: 5_000n }), 'test').rule).toStrictEqual({ delay: 1, delayNsMin: 5_000, delayNsMax: 5_000 });
+  });
+
   it('reports a spec without effect as one that clears its selector', () => {
     expect(faultFromWire(spec({ packetType: PacketType.ACQUIRE }), 'test')).toStrictEqual({ selector: { packetType: 'acquire' }, key: 'acquire/*', rule: undefined });
   });
@@ -35,6 +57,9 @@ describe('faultFromWire', () => {
     ['a negative delay', { delayNs: -1n }, /delay_ns must be in/],
     ['an overlong delay', { delayNs: BigInt(MAX_FAULT_DELAY_NS) + 1n }, /delay_ns must be in/],
     ['an unknown packet type', { packetType: 99 as PacketType, loss: 1 }, /packet type 99/],
+    ['a delay range upside down', { delayNs: 5_000n, delayMaxNs: 1_000n }, /delay_max_ns must be 0 \(a fixed delay\) or in \[delay_ns/],
+    ['an overlong delay range', { delayMaxNs: BigInt(MAX_FAULT_DELAY_NS) + 1n }, /delay_max_ns must be/],
+    ['an unknown direction', { direction: 7 as FaultDirection, loss: 1 }, /direction 7 is not a fault direction/],
   ])('rejects %s as malformed input', (_what, init, message) => {
     expect(() => faultFromWire(spec(init), 'ctl.fault.switch')).toThrow(MalformedInputError);
     expect(() => faultFromWire(spec(init), 'ctl.fault.switch')).toThrow(message);

@@ -4,26 +4,43 @@ import { announceFissSwitch } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { startSwitchDataplane } from './switch-dataplane.js';
 import { createSwitchProgram } from './switch-program.js';
+import { readSwitchProgramSettings } from './switch-program-settings.js';
+import type { ProgramSettingsSplit } from './switch-program-settings.js';
 
 const ANNOUNCE_INTERVAL_MS = 1_000;
 
+function exitOnConfigError(error: unknown): never {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`lockfabric switch: ${error.message}`);
+  process.exit(2);
+}
+
+/** The program settings (fisslock policy, lock count, fallback nodes), taken out of argv and env first. */
+function readProgramSettings(): ProgramSettingsSplit {
+  try {
+    return readSwitchProgramSettings(process.argv.slice(2), process.env);
+  } catch (error) {
+    exitOnConfigError(error);
+  }
+}
+
+const { settings, argv, env, described } = readProgramSettings();
+
 /**
- * A program this build lacks is a configuration error (exit 2) and must be reported before the
- * service tries NATS, so it is checked on the configuration before the runtime starts.
+ * A program this build lacks, or settings it cannot take, are configuration errors (exit 2) and
+ * must be reported before the service tries NATS, so they are checked before the runtime starts.
  */
 function exitIfProgramUnavailable(): void {
   let program: string;
   try {
-    program = loadConfig({ role: 'switch', argv: process.argv.slice(2), env: process.env }).switch.program;
+    program = loadConfig({ role: 'switch', argv, env }).switch.program;
   } catch {
     return; // runService reports configuration errors itself
   }
   try {
-    createSwitchProgram(program);
+    createSwitchProgram(program, settings);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(`lockfabric switch: ${error.message}`);
-    process.exit(2);
+    exitOnConfigError(error);
   }
 }
 
@@ -33,14 +50,17 @@ exitIfProgramUnavailable();
 await runService({
   role: 'switch',
   needsNats: true,
+  argv,
+  env,
   start: async ({ config, logger, nc, subjects, metrics, clock }) => {
     if (!nc) throw new Error('switch-dataplane needs NATS');
+    if (described.length > 0) logger.info(`program settings: ${described.join(', ')}`);
     const service = await startSwitchDataplane({
       nc,
       subjects,
       rack: config.switch.rack,
       node: config.node.id,
-      program: createSwitchProgram(config.switch.program),
+      program: createSwitchProgram(config.switch.program, settings),
       grpcPort: config.switch.grpcPort,
       logger,
       metrics,

@@ -20,6 +20,7 @@ import {
 import { faultFromWire, faultTargetsRack } from './fault-spec-wire.js';
 import { unaryHandler } from '@lockfabric/live';
 import type { PacketAdmission } from './admission.js';
+import { programFacts } from './program-facts.js';
 import type { SwitchFaults } from './switch-faults.js';
 
 /**
@@ -111,6 +112,7 @@ export async function startSwitchControlServer(options: SwitchControlOptions): P
     }),
     describe: unaryHandler(SwitchControlService.method.describe, unary, () => {
       const description = sw.describe();
+      const facts = programFacts(sw.program);
       return create(DescribeSwitchResponseSchema, {
         program: description.program,
         rack,
@@ -122,6 +124,9 @@ export async function startSwitchControlServer(options: SwitchControlOptions): P
         decisions: Object.fromEntries(Object.entries(sw.counters().decisions).map(([decision, n]) => [decision, BigInt(n)])),
         admissionOpen: options.admission?.state.open ?? false,
         admissionEpoch: options.admission?.state.epoch ?? 0n,
+        lockCount: BigInt(facts.lockCount),
+        lockCapacity: BigInt(facts.lockCapacity),
+        policy: facts.policy,
       });
     }),
     reset: unaryHandler(SwitchControlService.method.reset, unary, () => {

@@ -15,6 +15,7 @@ import type { Timers } from './delayed-deliveries.js';
 import { faultFromWire, faultTargetsRack } from './fault-spec-wire.js';
 import { startSwitchControlServer } from './switch-control-server.js';
 import { SwitchFaults } from './switch-faults.js';
+import { programFacts } from './program-facts.js';
 import { registerSwitchMetrics } from './switch-metrics.js';
 
 /** The fault target the switch listens to on `ctl.fault.<target>`. */
@@ -26,7 +27,7 @@ export interface SwitchDataplaneDeps {
   readonly rack: number;
   /** This switch's node id, which the coordinator's admission orders name (0: obey orders for any switch). */
   readonly node?: number;
-  /** Built by `createSwitchProgram(config.switch.program)`. */
+  /** Built by `createSwitchProgram(config.switch.program, settings)`. */
   readonly program: SwitchProgram;
   /** SwitchControl gRPC port; 0 picks a free one. */
   readonly grpcPort: number;
@@ -46,6 +47,8 @@ export interface SwitchDataplane extends RunningService {
   readonly sw: Switch;
   readonly dataplane: Dataplane;
   readonly faults: SwitchFaults;
+  /** The fault injector the rules of `faults` drive; its stats say what they did, per direction. */
+  readonly injector: FaultInjector;
   readonly malformed: MalformedInputCounter;
   readonly grpcPort: number;
   /** The recovery fence of stamped lock packets: closed at start, opened by the coordinator. */
@@ -124,13 +127,17 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
   // Subscriptions are registered with the server before we call the switch ready.
   await nc.flush();
   const collectMetrics = registerSwitchMetrics(deps.metrics ?? new MetricsRegistry(), { sw, dataplane, injector, malformed, admission });
-  logger.info(`switch for rack ${rack} running program '${deps.program.name}' (${sw.describe().registerBytes} register bytes); fault seed ${faultSeed}`);
+  const facts = programFacts(deps.program);
+  const locks = facts.lockCount > 0 ? `${facts.lockCount} locks of a capacity of ${facts.lockCapacity}, ` : '';
+  const policy = facts.policy ? `policy ${facts.policy}, ` : '';
+  logger.info(`switch for rack ${rack} running program '${deps.program.name}' (${policy}${locks}${sw.describe().registerBytes} register bytes); fault seed ${faultSeed}`);
 
   let closed = false;
   return {
     sw,
     dataplane,
     faults,
+    injector,
     malformed,
     admission,
     grpcPort: control.port,

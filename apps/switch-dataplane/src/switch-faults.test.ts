@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { ConfigError } from '@lockfabric/ports';
 import { SeededRandom } from '@lockfabric/sim';
 import { FaultInjector } from '@lockfabric/switch';
-import { FaultSpecSchema, PacketType } from '@lockfabric/wire';
+import { FaultDirection, FaultSpecSchema, PacketType } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';
 import { faultFromWire } from './fault-spec-wire.js';
 import { SwitchFaults } from './switch-faults.js';
@@ -30,6 +30,21 @@ describe('SwitchFaults', () => {
     faults.upsert(fault({ packetType: PacketType.GRANT }));
     expect(injector.spec.rules).toStrictEqual([{ loss: 0.25 }]);
     expect(faults.active).toBe(1);
+  });
+
+  it('keeps an ingress rule and an egress rule of the same type and machine apart', () => {
+    const injector = new FaultInjector(new SeededRandom(1));
+    const faults = new SwitchFaults(injector);
+    faults.upsert(fault({ packetType: PacketType.ACQUIRE, loss: 1 }));
+    faults.upsert(fault({ packetType: PacketType.ACQUIRE, direction: FaultDirection.INGRESS, duplicate: 1 }));
+    expect(injector.spec.rules).toStrictEqual([
+      { packetTypes: ['acquire'], loss: 1 },
+      { direction: 'ingress', packetTypes: ['acquire'], duplicate: 1 },
+    ]);
+    expect(injector.hasIngressRules).toBe(true);
+    faults.upsert(fault({ packetType: PacketType.ACQUIRE, direction: FaultDirection.INGRESS }));
+    expect(injector.spec.rules).toStrictEqual([{ packetTypes: ['acquire'], loss: 1 }]);
+    expect(injector.hasIngressRules).toBe(false);
   });
 
   it('keeps the rules in force when the injector rejects a change', () => {

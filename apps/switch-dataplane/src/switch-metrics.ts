@@ -4,6 +4,7 @@ import { TotalsCounter } from '@lockfabric/telemetry';
 import type { MetricsRegistry } from '@lockfabric/telemetry';
 import type { PacketAdmission } from './admission.js';
 import type { Dataplane } from './dataplane.js';
+import { programFacts } from './program-facts.js';
 
 export interface SwitchMetricsSources {
   readonly sw: Switch;
@@ -34,7 +35,14 @@ export function registerSwitchMetrics(metrics: MetricsRegistry, sources: SwitchM
   );
   const admissionEpoch = metrics.gauge({ name: 'lockfabric_switch_admission_epoch', help: 'Membership epoch the switch was last opened or closed with' });
   const admissionOpen = metrics.gauge({ name: 'lockfabric_switch_admission_open', help: '1 while the switch admits stamped lock packets' });
-  const delayed = metrics.gauge({ name: 'lockfabric_switch_delayed_in_flight', help: 'Copies held back by delay or reorder faults' });
+  const delayed = metrics.gauge({ name: 'lockfabric_switch_delayed_in_flight', help: 'Copies (egress) and packets (ingress) held back by delay or reorder faults' });
+  // The memory report (issue 4): fixed once the program is built, so set once.
+  const description = sources.sw.describe();
+  const facts = programFacts(sources.sw.program);
+  metrics.gauge({ name: 'lockfabric_switch_register_bytes', help: 'Stateful register memory the program allocated, in bytes (as SwitchControl.Describe reports it)' }).set(undefined, description.registerBytes);
+  const arrayBits = metrics.gauge({ name: 'lockfabric_switch_register_array_bits', help: 'Bits of each physical register array', labelNames: ['array'] });
+  for (const array of description.arrays) arrayBits.set({ array: array.name }, array.bits);
+  metrics.gauge({ name: 'lockfabric_switch_lock_count', help: 'Locks whose state the program keeps in registers (fisslock: ids below it are decided on the switch); 0 without per-lock state' }).set(undefined, facts.lockCount);
   return () => {
     const counters = sources.sw.counters();
     byType.update(counters.packetsByType);
@@ -44,7 +52,17 @@ export function registerSwitchMetrics(metrics: MetricsRegistry, sources: SwitchM
     egress.update({ '': stats.copiesOut });
     delayed.set(undefined, stats.delayedInFlight);
     const faultStats = sources.injector.stats();
-    faults.update({ lost: faultStats.lost, duplicated: faultStats.duplicated, delayed: faultStats.delayed, reordered: faultStats.reordered });
+    const ingress = faultStats.ingress;
+    faults.update({
+      lost: faultStats.lost,
+      duplicated: faultStats.duplicated,
+      delayed: faultStats.delayed,
+      reordered: faultStats.reordered,
+      'ingress-lost': ingress.lost,
+      'ingress-duplicated': ingress.duplicated,
+      'ingress-delayed': ingress.delayed,
+      'ingress-reordered': ingress.reordered,
+    });
     decodeErrors.update(sources.malformed.bySource());
     if (sources.admission) {
       admissionDrops.update(sources.admission.dropsByReason());

@@ -25,4 +25,16 @@ describe('switch-dataplane main', () => {
     expect(stderr).toContain('bogus');
     expect(code).toBe(2);
   }, 60_000);
+
+  it('exits with code 2 and names the setting when a program setting is bad, before it tries NATS', async () => {
+    const { code, stderr } = await runMain(['--switch.program', 'fisslock', '--switch.lock-count', '2000000', '--nats.url', 'nats://127.0.0.1:1']);
+    expect(stderr).toContain('switch.lockCount from --switch.lock-count: at most 1680000 locks fit the switch');
+    expect(code).toBe(2);
+  }, 60_000);
+
+  it('exits with code 2 when fisslock settings are given to another program', async () => {
+    const { code, stderr } = await runMain(['--switch.program', 'netlock', '--switch.policy', 'write-preferring', '--nats.url', 'nats://127.0.0.1:1']);
+    expect(stderr).toContain('switch.policy: applies to the fisslock program only (switch.program is netlock)');
+    expect(code).toBe(2);
+  }, 60_000);
 });

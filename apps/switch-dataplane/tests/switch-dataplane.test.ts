@@ -8,6 +8,7 @@ import { MetricsRegistry } from '@lockfabric/telemetry';
 import {
   DescribeSwitchRequestSchema,
   DescribeSwitchResponseSchema,
+  FaultDirection,
   FaultSpecSchema,
   PacketType,
   ReadRegistersRequestSchema,
@@ -170,3 +171,91 @@ describe('SwitchControl gRPC', () => {
     expect(text).toContain('lockfabric_switch_delayed_in_flight 0');
   });
 });
+
+describe('per-type and ingress faults through the service (SetFaults over gRPC, packets over NATS)', () => {
+  /** Sends `packets` from machine 1 and waits until the data plane has taken every one off NATS. */
+  async function sendAll(packets: readonly LockPacket[]): Promise<void> {
+    const before = service.dataplane.stats().packetsIn;
+    for (const p of packets) link1.send(p);
+    await waitFor(() => service.dataplane.stats().packetsIn >= before + packets.length, { what: `the switch to take ${packets.length} packet(s)` });
+  }
+
+  const acquire = (seq: number) => packet({ type: 'acquire', dst: 2, seq });
+  const release = (seq: number) => packet({ type: 'release', dst: 2, seq });
+
+  it('an ACQUIRE loss=1 rule: of an ACQUIRE and a RELEASE only the RELEASE arrives, and the drop counter says why', async () => {
+    expect((await setFaults([{ packetType: PacketType.ACQUIRE, loss: 1 }])).response?.active).toBe(1);
+    const before = service.dataplane.stats().dropsByReason['fault-loss'] ?? 0;
+    const lostAcquires = service.injector.stats().lostByType.acquire ?? 0;
+    await sendAll([acquire(101), release(102)]);
+    await waitFor(() => arrived.length === 1, { what: 'the RELEASE at machine 2' });
+    // one link, one NATS connection: the ACQUIRE was handled before the RELEASE that arrived
+    expect(arrived.map((p) => [p.type, p.seq])).toStrictEqual([['release', 102]]);
+    expect(service.dataplane.stats().dropsByReason['fault-loss']).toBe(before + 1);
+    expect(service.injector.stats().lostByType.acquire).toBe(lostAcquires + 1);
+    expect((await setFaults([])).response?.active).toBe(0);
+  });
+
+  it('an ingress ACQUIRE loss=1 rule: the switch never sees the ACQUIRE; the RELEASE is decided and arrives', async () => {
+    expect((await setFaults([{ direction: FaultDirection.INGRESS, packetType: PacketType.ACQUIRE, machine: 1, loss: 1 }])).response?.active).toBe(1);
+    const counters = service.sw.counters();
+    await sendAll([acquire(111), release(112)]);
+    await waitFor(() => arrived.length === 1, { what: 'the RELEASE at machine 2' });
+    expect(arrived.map((p) => [p.type, p.seq])).toStrictEqual([['release', 112]]);
+    const after = service.sw.counters();
+    expect(after.packetsByType.acquire ?? 0).toBe(counters.packetsByType.acquire ?? 0);
+    expect(after.packetsByType.release).toBe((counters.packetsByType.release ?? 0) + 1);
+    expect(service.dataplane.stats().dropsByReason['ingress-fault-loss']).toBe(1);
+    expect(service.injector.stats().ingress.lostByType).toStrictEqual({ acquire: 1 });
+    expect((await setFaults([])).response?.active).toBe(0);
+  });
+
+  it('an ingress duplicate from NATS is decided twice: the program counts it twice in its register', async () => {
+    const subject = subjects.fault('switch');
+    ncNodes.publish(subject, toBinary(FaultSpecSchema, create(FaultSpecSchema, { target: '*', direction: FaultDirection.INGRESS, packetType: PacketType.FREE, duplicate: 1 })));
+    await waitFor(() => service.faults.active === 1, { what: 'the ingress fault from NATS' });
+    const freesBefore = readFreeCount();
+    await sendAll([packet({ type: 'free', dst: 2, seq: 121 })]);
+    await waitFor(() => arrived.length === 2, { what: 'both copies at machine 2' });
+    expect(arrived.map((p) => [p.type, p.seq])).toStrictEqual([
+      ['free', 121],
+      ['free', 121],
+    ]);
+    expect(readFreeCount()).toBe(freesBefore + 2);
+    ncNodes.publish(subject, toBinary(FaultSpecSchema, create(FaultSpecSchema, { target: '*', direction: FaultDirection.INGRESS, packetType: PacketType.FREE })));
+    await waitFor(() => service.faults.active === 0, { what: 'the ingress fault cleared' });
+  });
+
+  it('an ingress delay range holds a packet before the program; the packets sent after it overtake it', async () => {
+    // seconds: far beyond any stall of a loaded machine, so the hold is certain when the RELEASE is in
+    expect((await setFaults([{ direction: FaultDirection.INGRESS, packetType: PacketType.ACQUIRE, delayNs: 5_000_000_000n, delayMaxNs: 6_000_000_000n }])).response?.active).toBe(1);
+    const decided = service.sw.counters().packets;
+    await sendAll([acquire(131), release(132)]);
+    await waitFor(() => arrived.length === 1, { what: 'the RELEASE at machine 2' });
+    expect(service.sw.counters().packets).toBe(decided + 1);
+    expect(service.dataplane.stats().delayedInFlight).toBe(1);
+    // a drain ingests the held ACQUIRE now: it is decided after the RELEASE sent behind it
+    service.dataplane.drain();
+    await waitFor(() => arrived.length === 2, { what: 'the held ACQUIRE at machine 2' });
+    expect(arrived.map((p) => p.seq)).toStrictEqual([132, 131]);
+    expect(service.sw.counters().packets).toBe(decided + 2);
+    expect(service.injector.stats().ingress.delayed).toBe(1);
+    expect((await setFaults([])).response?.active).toBe(0);
+  });
+
+  it('exports the ingress fault effects and the register memory as Prometheus metrics', () => {
+    service.collectMetrics?.();
+    const text = metrics.render();
+    expect(text).toContain('lockfabric_switch_fault_effects_total{effect="ingress-lost"} 1');
+    expect(text).toContain('lockfabric_switch_fault_effects_total{effect="ingress-duplicated"} 1');
+    expect(text).toContain('lockfabric_switch_drops_total{reason="ingress-fault-loss"} 1');
+    expect(text).toContain(`lockfabric_switch_register_bytes ${service.sw.describe().registerBytes}`);
+    expect(text).toContain(`lockfabric_switch_register_array_bits{array="${FORWARD_TYPE_COUNTER}"} 320`);
+    expect(text).toContain('lockfabric_switch_lock_count 0');
+  });
+});
+
+/** The forward program's count of FREE packets, from its register (what the control plane reads). */
+function readFreeCount(): number {
+  return (service.sw.program as ReturnType<typeof forwardProgram>).counts().byType.free;
+}

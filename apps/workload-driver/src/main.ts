@@ -5,6 +5,7 @@ import { checkCommand } from './commands/check.js';
 import { clusterCommand } from './commands/cluster.js';
 import { demoCommand } from './commands/demo.js';
 import { locksCommand } from './commands/locks.js';
+import { switchCommand } from './commands/switch.js';
 import { transportCommand } from './commands/transport.js';
 
 const USAGE = `lockfabric — run, compare and operate distributed lock managers on an emulated RDMA fabric
@@ -17,7 +18,8 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   transport   raw limits of this machine: bare gRPC stream and NATS
   cluster     up | down | status of a local live cluster (separate processes)
   chaos       kill | pause | resume | restart | partition | switch-faults | nats-restart, local or Kubernetes
-  locks       reset | drain: planned DSLR lock-table reset and freeze-and-drain of one lock, by the coordinator`;
+  locks       reset | drain: planned DSLR lock-table reset and freeze-and-drain of one lock, by the coordinator
+  switch      describe: a running switch's program, lock capacity and register memory`;
 
 const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   demo: demoCommand,
@@ -27,6 +29,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   cluster: clusterCommand,
   chaos: chaosCommand,
   locks: locksCommand,
+  switch: switchCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -1,27 +1,45 @@
 import { ConfigError } from '@lockfabric/ports';
-import type { SwitchProgramName } from '@lockfabric/locks-common';
+import { readFissLockOptions } from '@lockfabric/lock-fisslock';
+import type { ProtocolOptions, SwitchProgramName } from '@lockfabric/locks-common';
 import { SeededRandom } from '@lockfabric/sim';
-import { allocateSwitchQueues, fissLockDecider, forwardProgram, netlockProgram, profileLockTrace } from '@lockfabric/switch';
-import type { SwitchProgram } from '@lockfabric/switch';
+import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS, allocateSwitchQueues, fissLockDecider, forwardProgram, lockCapacity, netlockProgram, profileLockTrace } from '@lockfabric/switch';
+import type { FissLockDeciderOptions, SwitchProgram } from '@lockfabric/switch';
 import { createKeyChooser } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 
 /** Requests sampled from the workload to profile lock popularity before a NetLock run. */
 const PROFILE_SAMPLES = 20_000;
 const NETLOCK_SLOT_BUDGET = 4_096;
+/** Locks the decider holds at least: small tables still spread over the decider's MAUs (each split array needs a part per stage). */
+const MIN_DECIDER_LOCKS = 1_024;
 
 /**
- * The switch program a protocol asks for, built from the switch model library. NetLock's hot-lock
- * queues are chosen the way its paper does: profile a pre-run trace (here sampled from the same
- * workload, with its own seed) and solve the slot knapsack.
+ * The decider options a FissLock run needs so that switch and clients agree: the clients' grant
+ * policy, and as lock count their `switchCapacity` (the id from which they go to the fallback lock
+ * managers), or without one every lock of the workload up to the switch's capacity — which is what
+ * the clients assume then (`min(lock count, DEFAULT_SWITCH_CAPACITY)`). The options are read by the
+ * protocol's own reader, so a bad one fails here exactly as it would in the clients.
  */
-export function buildSwitchProgram(name: SwitchProgramName, spec: WorkloadSpec): SwitchProgram {
+export function fissLockDeciderOptions(spec: WorkloadSpec, protocolOptions?: ProtocolOptions): FissLockDeciderOptions {
+  const { policy, switchCapacity } = readFissLockOptions(protocolOptions);
+  const capacity = lockCapacity(DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS);
+  if (switchCapacity > capacity) {
+    throw new ConfigError([`fisslock: switchCapacity ${switchCapacity} exceeds what the switch holds (${capacity} locks, MAU formula); the clients would send ids the decider cannot keep`]);
+  }
+  return { policy, lockCount: switchCapacity > 0 ? switchCapacity : Math.min(Math.max(spec.locks, MIN_DECIDER_LOCKS), capacity) };
+}
+
+/**
+ * The switch program a protocol asks for, built from the switch model library with the run's
+ * protocol options. NetLock's hot-lock queues are chosen the way its paper does: profile a pre-run
+ * trace (here sampled from the same workload, with its own seed) and solve the slot knapsack.
+ */
+export function buildSwitchProgram(name: SwitchProgramName, spec: WorkloadSpec, protocolOptions?: ProtocolOptions): SwitchProgram {
   switch (name) {
     case 'forward':
       return forwardProgram();
     case 'fisslock':
-      // Small tables still spread over the decider's MAUs (each split array needs a part per stage).
-      return fissLockDecider({ lockCount: Math.max(spec.locks, 1_024) });
+      return fissLockDecider(fissLockDeciderOptions(spec, protocolOptions));
     case 'netlock': {
       const keys = createKeyChooser(spec, new SeededRandom((spec.seed ^ 0x5eed) >>> 0));
       const trace = Array.from({ length: PROFILE_SAMPLES }, (_, i) => ({ lock: keys.next(), requester: String(i % spec.clients) }));

@@ -3,12 +3,24 @@ import type { NodeId, PacketType } from '@lockfabric/ports';
 import { PACKET_TYPES, isPacketType } from './packet-types.js';
 
 /**
- * One fault rule for packets leaving the switch. It applies to a copy whose type is in
- * `packetTypes` (all types when absent) and whose egress machine is in `machines` (all when
- * absent). Probabilities are per copy, in [0, 1]. Every matching rule applies, each with its own
- * draws, in the order listed.
+ * Which link of the switch a rule acts on. `egress` (the default): copies leaving the switch, after
+ * the program decided; the machine is the one a copy goes to. `ingress`: packets on a machine's link
+ * into the switch, before the program sees them, so a lost packet is never decided and a duplicate is
+ * decided twice; the machine is the sender. `both`: the rule acts on either link, with its own draws.
+ */
+export type FaultDirection = 'egress' | 'ingress' | 'both';
+
+export const FAULT_DIRECTIONS: readonly FaultDirection[] = ['egress', 'ingress', 'both'];
+
+/**
+ * One fault rule. It applies to a packet (ingress) or copy (egress) whose type is in `packetTypes`
+ * (all types when absent) and whose machine — the egress machine, or the sender on ingress — is in
+ * `machines` (all when absent). Probabilities are per packet or copy, in [0, 1]. Every matching rule
+ * applies, each with its own draws, in the order listed.
  */
 export interface FaultRule {
+  /** Default `egress`, so a rule written before ingress faults existed keeps its meaning. */
+  readonly direction?: FaultDirection;
   readonly packetTypes?: readonly PacketType[];
   readonly machines?: readonly NodeId[];
   /** The copy is lost. */
@@ -31,7 +43,7 @@ export interface FaultSpec {
 
 export const NO_FAULTS: FaultSpec = { rules: [] };
 
-const RULE_KEYS = ['packetTypes', 'machines', 'loss', 'duplicate', 'delay', 'delayNsMin', 'delayNsMax', 'reorder', 'reorderNsMax'];
+const RULE_KEYS = ['direction', 'packetTypes', 'machines', 'loss', 'duplicate', 'delay', 'delayNsMin', 'delayNsMax', 'reorder', 'reorderNsMax'];
 const PROBABILITY_KEYS = ['loss', 'duplicate', 'delay', 'reorder'] as const;
 
 /**
@@ -59,6 +71,10 @@ function checkRule(rule: unknown, at: string, issues: string[]): void {
   }
   for (const key of Object.keys(rule)) {
     if (!RULE_KEYS.includes(key)) issues.push(`${at}.${key}: unknown key (expected one of ${RULE_KEYS.join(', ')})`);
+  }
+  const direction = rule['direction'];
+  if (direction !== undefined && !FAULT_DIRECTIONS.includes(direction as FaultDirection)) {
+    issues.push(`${at}.direction: must be one of ${FAULT_DIRECTIONS.join(', ')} (omit it for egress), got ${describe(direction)}`);
   }
   const types = rule['packetTypes'];
   if (types !== undefined) {

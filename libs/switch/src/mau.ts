@@ -2,8 +2,14 @@ import { SwitchProgramError } from './errors.js';
 import { RegisterArray } from './register-array.js';
 import type { RegisterArrayOptions } from './register-array.js';
 
-/** About 560 KB of stateful memory per ingress MAU on the FissLock testbed ASIC (FissLock §6.1). */
-export const DEFAULT_MAU_CAPACITY_BITS = 560 * 1024 * 8;
+/**
+ * About 560 KB of stateful memory per ingress MAU on the FissLock testbed ASIC (FissLock §6.1),
+ * taken as 560 000 bytes as the spec's emulator config says (`mau_bytes=560_000`, §6.3): the MAU
+ * formula then gives the 1.68 M locks the FissLock client assumes. 560 KiB would give 1 720 320,
+ * and ids in between would be decided on the switch while the client sends them to ParLock.
+ */
+export const DEFAULT_MAU_BYTES = 560_000;
+export const DEFAULT_MAU_CAPACITY_BITS = DEFAULT_MAU_BYTES * 8;
 
 export interface MauOptions {
   readonly index: number;

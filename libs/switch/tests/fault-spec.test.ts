@@ -20,6 +20,9 @@ describe('parseFaultSpec', () => {
         { packetTypes: ['grant', 'free'], machines: [2, 3], duplicate: 0.5, delay: 1, delayNsMin: 100, delayNsMax: 2000 },
         { reorder: 0.2, reorderNsMax: 5000 },
         { packetTypes: ['ack'], loss: 0, duplicate: 1 },
+        { direction: 'ingress', packetTypes: ['acquire'], loss: 1 },
+        { direction: 'both', machines: [4], delay: 0.5, delayNsMax: 100 },
+        { direction: 'egress', duplicate: 0.1 },
       ],
     };
     expect(parseFaultSpec(spec)).toBe(spec);
@@ -47,6 +50,11 @@ describe('parseFaultSpec', () => {
     expect(issues({ rules: [{ loss: 0.1, reorderNsMax: 10 }] })[0]).toContain('reorderNsMax: given but reorder is not above 0');
     expect(issues({ rules: [{ delay: 1, delayNsMin: 10, delayNsMax: 5 }] })[0]).toContain('delayNsMin: 10 exceeds delayNsMax 5');
     expect(issues({ rules: [{ delay: 1, delayNsMax: -5 }] })[0]).toContain('must be a non-negative number of ns');
+  });
+
+  it('rejects a direction other than egress, ingress or both', () => {
+    expect(issues({ rules: [{ direction: 'in', loss: 1 }] })).toEqual(['faults.rules[0].direction: must be one of egress, ingress, both (omit it for egress), got "in"']);
+    expect(issues({ rules: [{ direction: 1, loss: 1 }] })[0]).toContain('direction: must be one of');
   });
 
   it('rejects rules without effect and non-objects', () => {

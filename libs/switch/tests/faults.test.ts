@@ -119,3 +119,88 @@ describe('FaultInjector', () => {
     expect(() => new FaultInjector(new TestRandom(1), JSON.parse('{"rules":[{"dup":1}]}') as FaultSpec)).toThrow(/unknown key/);
   });
 });
+
+describe('FaultInjector: ingress rules (machine → switch link)', () => {
+  const ingressOf = (injector: FaultInjector, type: 'acquire' | 'release' | 'free', from: number, seq = 0) => injector.applyIngress(packet({ type, seq }), from);
+
+  it('passes packets in untouched without ingress rules, drawing nothing, even with egress rules set', () => {
+    const random = new TestRandom(3);
+    const injector = new FaultInjector(random, { rules: [{ loss: 0.5 }, { direction: 'egress', duplicate: 0.5 }] });
+    const p = packet({ type: 'release' });
+    expect(injector.applyIngress(p, 2)).toEqual([{ packet: p, delayNs: 0, duplicate: false }]);
+    expect(random.draws).toBe(0);
+    expect(injector.hasIngressRules).toBe(false);
+    expect(injector.stats().ingress).toEqual({ packets: 1, lost: 0, duplicated: 0, delayed: 0, reordered: 0, lostByType: {} });
+  });
+
+  it('a rule without a direction stays an egress rule: it never touches a packet on its way in', () => {
+    const injector = new FaultInjector(new TestRandom(1), { rules: [{ loss: 1 }] });
+    expect(ingressOf(injector, 'acquire', 1)).toHaveLength(1);
+    expect(injector.apply([to(1)], 0)).toEqual([]);
+  });
+
+  it('an ingress rule never touches the egress copies', () => {
+    const random = new TestRandom(1);
+    const injector = new FaultInjector(random, { rules: [{ direction: 'ingress', loss: 1, duplicate: 1, delay: 0.5, delayNsMax: 10 }] });
+    expect(run(injector, 50)).toHaveLength(50);
+    expect(random.draws).toBe(0);
+    expect(injector.stats()).toMatchObject({ copies: 50, lost: 0, duplicated: 0, delayed: 0 });
+  });
+
+  it('loses packets of one type on the way in: loss = 1 for ACQUIRE lets RELEASE through', () => {
+    const injector = new FaultInjector(new TestRandom(1), { rules: [{ direction: 'ingress', packetTypes: ['acquire'], loss: 1 }] });
+    expect(ingressOf(injector, 'acquire', 1)).toEqual([]);
+    expect(ingressOf(injector, 'release', 1).map((d) => [d.packet.type, d.delayNs, d.duplicate])).toEqual([['release', 0, false]]);
+    expect(injector.stats().ingress).toMatchObject({ packets: 2, lost: 1, lostByType: { acquire: 1 } });
+    expect(injector.stats().lost).toBe(0);
+  });
+
+  it('duplicates on the way in: the switch is given the same packet twice', () => {
+    const injector = new FaultInjector(new TestRandom(1), { rules: [{ direction: 'ingress', duplicate: 1 }] });
+    const p = packet({ type: 'free', seq: 9 });
+    const copies = injector.applyIngress(p, 4);
+    expect(copies).toEqual([
+      { packet: p, delayNs: 0, duplicate: false },
+      { packet: p, delayNs: 0, duplicate: true },
+    ]);
+    expect(injector.stats().ingress.duplicated).toBe(1);
+  });
+
+  it('delays on the way in within [delayNsMin, delayNsMax], and reorders within reorderNsMax', () => {
+    const injector = new FaultInjector(new TestRandom(5), { rules: [{ direction: 'ingress', delay: 1, delayNsMin: 100, delayNsMax: 300 }] });
+    const delays = Array.from({ length: 1000 }, (_, i) => ingressOf(injector, 'acquire', 1, i)).flat().map((d) => d.delayNs);
+    expect(delays).toHaveLength(1000);
+    expect(Math.min(...delays)).toBe(100);
+    expect(Math.max(...delays)).toBe(300);
+    expect(injector.stats().ingress.delayed).toBe(1000);
+
+    const reorder = new FaultInjector(new TestRandom(9), { rules: [{ direction: 'ingress', reorder: 0.5, reorderNsMax: 2000 }] });
+    const held = Array.from({ length: 400 }, (_, i) => ingressOf(reorder, 'release', 1, i)).flat();
+    expect(held).toHaveLength(400);
+    expect(held.some((d) => d.delayNs > 0)).toBe(true);
+    expect(held.every((d) => d.delayNs >= 0 && d.delayNs <= 2000)).toBe(true);
+    expect(reorder.stats().ingress.reordered).toBeGreaterThan(150);
+    expect(reorder.stats().ingress.reordered).toBeLessThan(250);
+  });
+
+  it('selects by sending machine on the way in, and by receiving machine on the way out', () => {
+    const injector = new FaultInjector(new TestRandom(1), { rules: [{ direction: 'both', machines: [3], loss: 1 }] });
+    expect(ingressOf(injector, 'acquire', 3)).toEqual([]);
+    expect(ingressOf(injector, 'acquire', 2)).toHaveLength(1);
+    // a packet from machine 3 whose copy goes to machine 2 passes the egress side; copies to 3 are lost
+    const p = packet();
+    expect(injector.apply([{ kind: 'multicast', machines: [2, 3], packet: p }], 3).map((d) => d.action.machine)).toEqual([2]);
+    expect(injector.stats()).toMatchObject({ lost: 1, ingress: { lost: 1 } });
+    expect(injector.hasIngressRules).toBe(true);
+  });
+
+  it('replays ingress draws identically from the same seed', () => {
+    const spec = { rules: [{ direction: 'ingress' as const, loss: 0.2, duplicate: 0.2, delay: 0.5, delayNsMax: 900 }] };
+    const go = (seed: number) => {
+      const injector = new FaultInjector(new TestRandom(seed), spec);
+      return Array.from({ length: 500 }, (_, i) => ingressOf(injector, 'acquire', 1 + (i % 3), i));
+    };
+    expect(go(11)).toEqual(go(11));
+    expect(go(12)).not.toEqual(go(11));
+  });
+});

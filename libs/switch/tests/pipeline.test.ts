@@ -29,12 +29,12 @@ function fissLockLayout(locks: number, midStages: number[], incaStages: number[]
 }
 
 describe('Mau and Pipeline capacity', () => {
-  it('defaults to 12 ingress MAUs of 560 KB (560·1024·8 bits) each', () => {
+  it('defaults to 12 ingress MAUs of 560 000 bytes each (mau_bytes of the FissLock spec)', () => {
     const pipeline = new Pipeline();
     expect(DEFAULT_INGRESS_STAGES).toBe(12);
-    expect(C).toBe(4_587_520);
+    expect(C).toBe(4_480_000);
     expect(pipeline.stageCount).toBe(12);
-    expect(pipeline.capacityBits()).toBe(12 * 4_587_520);
+    expect(pipeline.capacityBits()).toBe(12 * 4_480_000);
   });
 
   it('counts 1 000 000 elements × 1 bit as exactly 1 000 000 bits', () => {
@@ -54,7 +54,7 @@ describe('Mau and Pipeline capacity', () => {
     const error = programError(() => pipeline.addArray({ name: 'one-more', width: 1, length: 1, stage: 2 }));
     expect(error.kind).toBe('capacity');
     expect(error.message).toBe(
-      "stage 2: register array 'one-more' needs 1 bits (1 bits × 1) but only 0 of 4587520 bits are free (4587520 used); short by 1 bits",
+      "stage 2: register array 'one-more' needs 1 bits (1 bits × 1) but only 0 of 4480000 bits are free (4480000 used); short by 1 bits",
     );
     expect(pipeline.mau(2).arrays.map((a) => a.name)).toEqual(['mid', 'tail']);
   });
@@ -64,7 +64,7 @@ describe('Mau and Pipeline capacity', () => {
     pipeline.addArray({ name: 'exact', width: 1, length: C, stage: 0 });
     const error = programError(() => pipeline.addArray({ name: 'big', width: 1, length: C + 1, stage: 1 }));
     expect(error.kind).toBe('capacity');
-    expect(error.message).toContain('needs 4587521 bits');
+    expect(error.message).toContain('needs 4480001 bits');
     expect(error.message).toContain('short by 1 bits');
   });
 

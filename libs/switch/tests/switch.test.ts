@@ -114,11 +114,11 @@ describe('Switch control plane', () => {
     ]);
     expect(d.splitArrays).toEqual([{ name: 'owner', width: 8, length: 1000, parts: ['owner[0]', 'owner[1]'] }]);
     expect(d.stages).toHaveLength(12);
-    expect(d.stages[2]).toEqual({ index: 2, capacityBits: 4_587_520, usedBits: 4000, arrays: ['owner[0]'] });
+    expect(d.stages[2]).toEqual({ index: 2, capacityBits: 4_480_000, usedBits: 4000, arrays: ['owner[0]'] });
     expect(d.tables).toEqual([{ name: 'fallback', exactEntries: 0, ranges: 0 }]);
     expect(d.registerBits).toBe(24_000);
     expect(d.registerBytes).toBe(3000);
-    expect(d.capacityBits).toBe(12 * 4_587_520);
+    expect(d.capacityBits).toBe(12 * 4_480_000);
     expect(d.stageOrders.map((o) => o.name)).toEqual(['default']);
     expect(d.timing).toEqual({ pipelineLatencyNs: 1000 });
   });

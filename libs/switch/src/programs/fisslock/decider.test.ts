@@ -6,7 +6,9 @@ import { lockCapacity, mausNeeded } from './capacity.js';
 import { fissLockDecider } from './decider.js';
 import type { FissLockDeciderOptions } from './decider.js';
 import { LockIdCache, LockIdMap } from './lock-id-map.js';
-import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, ackStatusOf, taskKey } from './wire.js';
+import { ConfigError } from '@lockfabric/ports';
+import type { PacketType } from '@lockfabric/ports';
+import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_FALLBACK, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, ackStatusOf, taskKey } from './wire.js';
 
 function setup(options: FissLockDeciderOptions = {}) {
   const program = fissLockDecider({ lockCount: 64, ...options });
@@ -132,12 +134,64 @@ describe('fisslock decider', () => {
     expect(sw.counters().decisions['fallback-routed']).toBe(1);
   });
 
-  it('capacity follows the MAU formula: 1.68 M locks with 12 MAUs of 560 000 bytes', () => {
+  it('capacity follows the MAU formula: 1.68 M locks with 12 MAUs of 560 000 bytes, which is the default switch', () => {
     expect(lockCapacity(12, 560_000 * 8)).toBe(1_680_000);
     expect(mausNeeded(1_680_000, 560_000 * 8)).toBe(12);
     expect(mausNeeded(1_680_001, 560_000 * 8)).toBeGreaterThan(12);
-    const sw = new Switch(fissLockDecider(), { pipeline: { mauCapacityBits: 560_000 * 8 } });
-    expect((sw.program as ReturnType<typeof fissLockDecider>).lockCount()).toBe(1_680_000);
+    const program = fissLockDecider();
+    new Switch(program);
+    expect([program.capacity(), program.lockCount()]).toEqual([1_680_000, 1_680_000]);
+    // 560 KiB MAUs (the old default) would hold 1 720 320: ids the client sends to ParLock
+    expect(lockCapacity(12, 560 * 1024 * 8)).toBe(1_720_320);
+  });
+
+  it('refuses options no switch can run, as a configuration error', () => {
+    expect(() => fissLockDecider({ lockCount: 0 })).toThrow(ConfigError);
+    expect(() => fissLockDecider({ lockCount: 2.5 })).toThrow(/lockCount must be a positive integer, got 2.5/);
+    expect(() => fissLockDecider({ policy: 'fair' as never })).toThrow(/policy must be one of read-preferring, starvation-prevention, write-preferring, got fair/);
+    expect(() => fissLockDecider({ fallbackNodes: [1, 255] })).toThrow(/fallbackNodes\[1\] must be a machine id in \[0, 254\], got 255/);
+    // above the capacity it is cut to it when built (sim runs past capacity rely on that)
+    const program = fissLockDecider({ lockCount: 5_000_000 });
+    new Switch(program);
+    expect(program.lockCount()).toBe(1_680_000);
+  });
+
+  it('an index at or above lockCount without FLAG_FALLBACK touches no register: forwarded to its owner, or dropped and counted with none', () => {
+    const { sw } = setup({ lockCount: 64, fallbackNodes: [7, 8] });
+    const registers = () => sw.describe().arrays.map((a) => [a.name, [...sw.readRegisters(a.name, 0, a.length)]] as const);
+    const before = registers();
+    const types: PacketType[] = ['acquire', 'release', 'free', 'grant', 'notify', 'transfer'];
+    for (const [k, type] of types.entries()) {
+      for (const lock of [64, 65, 1_000_000, 0xffff_ffff]) {
+        const p: LockPacket = { type, lock, machine: 1, task: taskKey(1, k), mode: 'shared', incarnation: 3, seq: 1, flags: FLAG_HAS_AGENT, agent: 1 };
+        const toOwner = expandEgress(sw.ingest(p, 1), 1);
+        expect(toOwner).toHaveLength(1);
+        expect([7, 8]).toContain(toOwner[0]?.machine);
+        expect(toOwner[0]?.packet).toMatchObject({ type, lock, flags: FLAG_HAS_AGENT | FLAG_FALLBACK });
+        const withDst = expandEgress(sw.ingest({ ...p, dst: 5 }, 1), 1);
+        expect(withDst.map((c) => [c.machine, c.packet.flags])).toEqual([[5, FLAG_HAS_AGENT]]);
+      }
+    }
+    expect(registers()).toEqual(before);
+    expect(sw.counters().decisions['fallback-routed']).toBe(types.length * 4 * 2);
+    expect(sw.counters().programErrors).toBe(0);
+    // no owner known: the packet is dropped, counted under its reason, still without a register access
+    const { sw: bare } = setup({ lockCount: 64 });
+    expect(bare.ingest({ type: 'acquire', lock: 64, machine: 1, task: 0, mode: 'exclusive', incarnation: 0, seq: 1, flags: 0 }, 1)).toEqual([{ kind: 'drop', reason: 'no-fallback-node' }]);
+    expect(bare.counters().dropsByReason).toEqual({ 'no-fallback-node': 1 });
+  });
+
+  it('the default switch sends ids in [1.68 M, 1.72 M) to their fallback owner, where the client sends them', () => {
+    const program = fissLockDecider();
+    const sw = new Switch(program);
+    const seqBefore = [...sw.readRegisters('fisslock.seq', 0, 256)];
+    for (const lock of [1_680_000, 1_719_999]) {
+      const out = expandEgress(sw.ingest({ type: 'acquire', lock, machine: 2, task: 1, mode: 'exclusive', incarnation: 0, seq: 1, flags: 0, dst: 3 }, 2), 2);
+      expect(out.map((c) => [c.machine, c.packet.type])).toEqual([[3, 'acquire']]);
+    }
+    expect(sw.counters().decisions).toEqual({ 'fallback-routed': 2 });
+    expect([...sw.readRegisters('fisslock.seq', 0, 256)]).toEqual(seqBefore);
+    expect(program.meta(1_679_999)).toEqual({ free: true, mode: 'exclusive', mid: undefined, inca: 0, pref: false });
   });
 
   it('register memory for one million locks is reported by the switch and is at most 2.3 MB', () => {

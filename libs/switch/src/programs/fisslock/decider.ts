@@ -1,3 +1,4 @@
+import { ConfigError } from '@lockfabric/ports';
 import type { LockMode, LockPacket, NodeId } from '@lockfabric/ports';
 import type { EgressAction } from '../../egress.js';
 import { SwitchControlError } from '../../errors.js';
@@ -29,7 +30,10 @@ import type { AckStatus } from './wire.js';
 export type FissLockPolicy = 'read-preferring' | 'starvation-prevention' | 'write-preferring';
 
 export interface FissLockDeciderOptions {
-  /** Locks decided on the switch; default (and maximum) the capacity from the MAU formula. Higher ids fall back. */
+  /**
+   * Locks decided on the switch; default (and maximum) the capacity from the MAU formula. Higher
+   * ids fall back. A positive integer; above the capacity it is cut to the capacity when built.
+   */
   readonly lockCount?: number;
   readonly policy?: FissLockPolicy;
   /** Machines running the fallback (ParLock-style) lock managers for out-of-range locks. */
@@ -84,6 +88,7 @@ type SeqStatus = 'new' | 'dup' | 'gap';
  * before it may write `free`; hardware would recirculate).
  */
 export function fissLockDecider(options: FissLockDeciderOptions = {}): FissLockDecider {
+  checkDeciderOptions(options);
   const policy = options.policy ?? 'read-preferring';
   let state: Arrays | undefined;
   const built = (): Arrays => {
@@ -134,6 +139,9 @@ export function fissLockDecider(options: FissLockDeciderOptions = {}): FissLockD
       const s = built();
       if (packet.type === 'ack') return route(ctx, 'ack-routed', packet.dst, packet);
       const lid = packet.lock;
+      // §6.3/§6.6: an index at or above lockCount is out of range whatever its flags — the client
+      // decides by index alone and its fallback packets carry no FLAG_FALLBACK — so it is forwarded
+      // to its owner and never reaches a register (which has no cell for it anyway)
       const fallback = (packet.flags & FLAG_FALLBACK) !== 0 || lid >= s.lockCount;
       if (packet.type === 'acquire') ctx.useStageOrder(fallback || (packet.flags & FLAG_GRANTED) !== 0 ? 'default' : 'acquire');
       else if (packet.type === 'release' && !fallback) ctx.useStageOrder('release');
@@ -181,6 +189,20 @@ export function fissLockDecider(options: FissLockDeciderOptions = {}): FissLockD
       };
     },
   };
+}
+
+export const FISSLOCK_POLICIES: readonly FissLockPolicy[] = ['read-preferring', 'starvation-prevention', 'write-preferring'];
+
+/** Options from outside (a service's config, a harness's protocol options) are checked before any register is allocated. */
+function checkDeciderOptions(options: FissLockDeciderOptions): void {
+  const issues: string[] = [];
+  const { lockCount, policy, fallbackNodes } = options;
+  if (lockCount !== undefined && (!Number.isSafeInteger(lockCount) || lockCount < 1)) issues.push(`fisslock: lockCount must be a positive integer, got ${String(lockCount)}`);
+  if (policy !== undefined && !FISSLOCK_POLICIES.includes(policy)) issues.push(`fisslock: policy must be one of ${FISSLOCK_POLICIES.join(', ')}, got ${String(policy)}`);
+  (fallbackNodes ?? []).forEach((node, k) => {
+    if (!Number.isSafeInteger(node) || node < 0 || node > MAX_MACHINE_ID) issues.push(`fisslock: fallbackNodes[${k}] must be a machine id in [0, ${MAX_MACHINE_ID}], got ${String(node)}`);
+  });
+  if (issues.length > 0) throw new ConfigError(issues);
 }
 
 function acquire(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: boolean, policy: FissLockPolicy): EgressAction[] {

@@ -1,13 +1,11 @@
 import { ConfigError } from '@lockfabric/ports';
 import { forwardProgram } from '../../forward-program.js';
 import type { SwitchProgram } from '../../program.js';
-import { fissLockDecider } from './decider.js';
+import { FISSLOCK_POLICIES, fissLockDecider } from './decider.js';
 import type { FissLockPolicy } from './decider.js';
 
 /** Plain options as substrates and services pass them (`--opt policy=write-preferring`). */
 export type SwitchProgramOptions = Readonly<Record<string, string | number | boolean | readonly number[]>>;
-
-const POLICIES: readonly FissLockPolicy[] = ['read-preferring', 'starvation-prevention', 'write-preferring'];
 
 /**
  * Builds a data-plane program by name. `fisslock` reads `policy`, `lockCount`, `fallbackNodes`
@@ -20,9 +18,11 @@ export function createSwitchProgram(name: string, options: SwitchProgramOptions 
       return forwardProgram();
     case 'fisslock': {
       const policy = options['policy'] ?? 'read-preferring';
-      if (!POLICIES.includes(policy as FissLockPolicy)) throw new ConfigError([`fisslock: policy must be one of ${POLICIES.join(', ')}, got ${String(policy)}`]);
+      if (!FISSLOCK_POLICIES.includes(policy as FissLockPolicy)) throw new ConfigError([`fisslock: policy must be one of ${FISSLOCK_POLICIES.join(', ')}, got ${String(policy)}`]);
       const lockCount = options['lockCount'];
       const fallbackNodes = options['fallbackNodes'];
+      if (lockCount !== undefined && typeof lockCount !== 'number') throw new ConfigError([`fisslock: lockCount must be a positive integer, got ${JSON.stringify(lockCount)}`]);
+      if (fallbackNodes !== undefined && !Array.isArray(fallbackNodes)) throw new ConfigError([`fisslock: fallbackNodes must be a list of machine ids, got ${JSON.stringify(fallbackNodes)}`]);
       return fissLockDecider({
         policy: policy as FissLockPolicy,
         ...(typeof lockCount === 'number' ? { lockCount } : {}),
