@@ -1,4 +1,5 @@
 import type { LockId, LockMode, Random } from '@lockfabric/ports';
+import { sparseLockId } from './scramble.js';
 import type { WorkloadSpec } from './spec.js';
 import { ZipfianGenerator } from './zipf.js';
 
@@ -13,8 +14,14 @@ export interface ModeChooser {
 /**
  * Lock ids drawn from the spec's distribution with the client's `random`. The scrambling
  * permutation is keyed by the spec's seed, so every client of a run agrees on the hot locks.
+ * With `lockIds: 'sparse'` each drawn index is spread by {@link sparseLockId}.
  */
-export function createKeyChooser(spec: Pick<WorkloadSpec, 'locks' | 'distribution' | 'seed'>, random: Random): KeyChooser {
+export function createKeyChooser(spec: Pick<WorkloadSpec, 'locks' | 'distribution' | 'seed' | 'lockIds'>, random: Random): KeyChooser {
+  const indexes = createIndexChooser(spec, random);
+  return spec.lockIds === 'sparse' ? { next: () => sparseLockId(indexes.next()) } : indexes;
+}
+
+function createIndexChooser(spec: Pick<WorkloadSpec, 'locks' | 'distribution' | 'seed'>, random: Random): KeyChooser {
   const locks = spec.locks;
   if (spec.distribution === 'uniform') return { next: () => random.int(locks) };
   const zipf = new ZipfianGenerator({ items: locks, theta: spec.distribution.zipf, scrambled: spec.distribution.scrambled ?? false, scrambleSeed: spec.seed });

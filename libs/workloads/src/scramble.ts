@@ -58,3 +58,20 @@ export function mix32(value: number): number {
   h ^= h >>> 16;
   return h >>> 0;
 }
+
+/** Size of the sparse lock-id space: ids travel as uint32 in packets and histories. */
+export const SPARSE_LOCK_ID_SPACE = 2 ** 32;
+/** A fixed key, so every run, process and tool agrees on the sparse ids. */
+const SPARSE_KEY = 0x51a7_e1d5;
+let sparsePermutation: KeyedPermutation | undefined;
+
+/**
+ * The sparse lock id of lock index `index` (0 ≤ index < 2^32): a fixed bijection of [0, 2^32)
+ * (a keyed Feistel permutation), so distinct indexes never share an id and neighbouring indexes
+ * land far apart.
+ */
+export function sparseLockId(index: number): number {
+  sparsePermutation ??= new KeyedPermutation(SPARSE_LOCK_ID_SPACE, SPARSE_KEY);
+  if (!Number.isInteger(index) || index < 0 || index >= SPARSE_LOCK_ID_SPACE) throw new RangeError(`lock index must be an integer in [0, 2^32), got ${index}`);
+  return sparsePermutation.apply(index);
+}

@@ -7,12 +7,23 @@ import { ConfigError } from '@lockfabric/ports';
  */
 export type Distribution = 'uniform' | { readonly zipf: number; readonly scrambled?: boolean };
 
+/**
+ * How a drawn lock index (0 … locks-1) becomes the lock id a client asks for: `dense` uses the
+ * index itself; `sparse` spreads the indexes over [0, 2^32) with a fixed bijection
+ * ({@link sparseLockId}), like application ids a protocol must map to dense indexes (FissLock's
+ * `lockIds=mapped`). Only protocols that accept any lock id can run sparse workloads.
+ */
+export type LockIdSpace = 'dense' | 'sparse';
+export const LOCK_ID_SPACES: readonly LockIdSpace[] = ['dense', 'sparse'];
+
 /** A workload as data: the same spec drives tests, simulations and benchmarks. */
 export interface WorkloadSpec {
   /** Lock clients (tasks) in the whole run. */
   readonly clients: number;
-  /** Lock ids are 0 … locks-1. */
+  /** Lock indexes are 0 … locks-1 (the lock ids themselves unless `lockIds` is `sparse`). */
   readonly locks: number;
+  /** `dense` when absent. */
+  readonly lockIds?: LockIdSpace;
   /** Fraction of acquires in shared mode, 0..1. */
   readonly readRatio: number;
   readonly distribution: Distribution;
@@ -50,6 +61,13 @@ export function parseDistribution(text: string): Distribution {
   throw new ConfigError([`distribution "${text}" is not "uniform", "zipf:<θ>" or "zipf:<θ>:scrambled"`]);
 }
 
+/** Parses `dense` or `sparse`; throws {@link ConfigError} naming the text otherwise. */
+export function parseLockIdSpace(text: string): LockIdSpace {
+  const value = text.trim().toLowerCase();
+  if (value === 'dense' || value === 'sparse') return value;
+  throw new ConfigError([`lock ids "${text}" are not "dense" or "sparse"`]);
+}
+
 /** Inverse of {@link parseDistribution}. */
 export function formatDistribution(distribution: Distribution): string {
   if (distribution === 'uniform') return 'uniform';
@@ -73,6 +91,7 @@ export function validateWorkloadSpec(spec: WorkloadSpec): string[] {
     if (zipf === undefined) problems.push(`distribution must be "uniform" or { zipf: θ } (got ${JSON.stringify(distribution)})`);
     else if (!isNum(zipf) || zipf < 0) problems.push(`distribution zipf θ must be a number ≥ 0 (got ${String(zipf)})`);
   }
+  if (spec.lockIds !== undefined && !LOCK_ID_SPACES.includes(spec.lockIds)) problems.push(`lockIds must be "dense" or "sparse" (got ${JSON.stringify(spec.lockIds)})`);
   if (spec.durationMs !== undefined && (!isNum(spec.durationMs) || spec.durationMs <= 0)) {
     problems.push(`durationMs must be a number > 0 when given (got ${String(spec.durationMs)})`);
   }

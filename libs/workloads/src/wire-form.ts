@@ -5,7 +5,7 @@ import type { LockMode } from '@lockfabric/ports';
 import { HistoryEventSchema, HistoryOp, HistoryPhase, LockMode as WireLockMode, WorkloadSpecSchema } from '@lockfabric/wire';
 import type { HistoryEvent as WireHistoryEvent, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
 import { formatDistribution, parseDistribution, validateWorkloadSpec } from './spec.js';
-import type { WorkloadSpec } from './spec.js';
+import type { LockIdSpace, WorkloadSpec } from './spec.js';
 
 /** A workload as it travels from the driver to compute nodes; `options` are the protocol's. */
 export interface RunSpec {
@@ -29,6 +29,8 @@ export function runSpecToWire(spec: RunSpec): WireWorkloadSpec {
     seed: BigInt(w.seed),
     timeoutMs: BigInt(w.timeoutMs ?? 0),
     options: { ...spec.options },
+    // empty for dense, so a dense run's wire form is what it was before the field existed
+    lockIds: w.lockIds === 'sparse' ? 'sparse' : '',
   });
 }
 
@@ -45,6 +47,8 @@ export function runSpecFromWire(wire: WireWorkloadSpec): RunSpec {
     criticalSectionNs: Number(wire.criticalSectionNs),
     seed: Number(wire.seed),
     ...(wire.timeoutMs > 0n ? { timeoutMs: Number(wire.timeoutMs) } : {}),
+    // checked with the rest below; `dense` and empty both mean the default
+    ...(wire.lockIds && wire.lockIds !== 'dense' ? { lockIds: wire.lockIds as LockIdSpace } : {}),
   };
   const problems = validateWorkloadSpec(workload);
   if (problems.length > 0) throw new ConfigError(problems);

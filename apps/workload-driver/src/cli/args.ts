@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { ConfigError } from '@lockfabric/ports';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { parseDistribution, validateWorkloadSpec } from '@lockfabric/workloads';
+import { parseDistribution, parseLockIdSpace, validateWorkloadSpec } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
@@ -14,6 +14,7 @@ export const WORKLOAD_FLAGS: Options = {
   locks: { type: 'string', short: 'l' },
   'read-ratio': { type: 'string' },
   distribution: { type: 'string', short: 'd' },
+  'lock-ids': { type: 'string' },
   'duration-ms': { type: 'string' },
   operations: { type: 'string', short: 'n' },
   'think-ns': { type: 'string' },
@@ -89,12 +90,19 @@ export function readWorkload(values: Record<string, unknown>, defaults: Workload
   } catch (error) {
     reader.problems.push(`--distribution: ${error instanceof Error ? error.message : String(error)}`);
   }
+  let lockIds: WorkloadSpec['lockIds'] = 'dense';
+  try {
+    lockIds = parseLockIdSpace(reader.string('lock-ids', 'dense'));
+  } catch (error) {
+    reader.problems.push(`--lock-ids: ${error instanceof ConfigError ? error.issues.join('; ') : String(error)}`);
+  }
   const timeoutMs = reader.optionalNumber('timeout-ms', { min: 0 }) ?? defaults.timeoutMs;
   const spec: WorkloadSpec = {
     clients: reader.number('clients', defaults.clients, { integer: true, min: 1 }),
     locks: reader.number('locks', defaults.locks, { integer: true, min: 1 }),
     readRatio: reader.number('read-ratio', defaults.readRatio, { min: 0, max: 1 }),
     distribution,
+    ...(lockIds === 'sparse' ? { lockIds } : {}),
     ...(bounded ? {} : defaults.durationMs !== undefined ? { durationMs: defaults.durationMs } : {}),
     ...(bounded ? {} : defaults.operations !== undefined ? { operations: defaults.operations } : {}),
     ...(durationMs !== undefined ? { durationMs } : {}),
@@ -123,6 +131,7 @@ export function workloadFlags(protocol: string, spec: WorkloadSpec, protocolOpti
     `--locks ${spec.locks}`,
     `--read-ratio ${spec.readRatio}`,
     `--distribution ${distribution}`,
+    ...(spec.lockIds === 'sparse' ? ['--lock-ids sparse'] : []),
     ...(spec.durationMs !== undefined ? [`--duration-ms ${spec.durationMs}`] : []),
     ...(spec.operations !== undefined ? [`--operations ${spec.operations}`] : []),
     `--think-ns ${spec.thinkNs}`,

@@ -16,6 +16,7 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --substrate S            sim (virtual time, default) | embedded | live
   --clients, -c N          lock clients (default 8)          --locks, -l N   lock ids (default 1000)
   --read-ratio R           fraction of shared acquires (0)   --distribution  uniform | zipf:<θ> (uniform)
+  --lock-ids dense|sparse  sparse: spread lock ids over [0, 2^32) (default dense); for fisslock with --opt lockIds=mapped
   --duration-ms MS         run length                        --operations, -n N  total acquires (default 10000)
   --think-ns NS            pause between operations (0)      --cs-ns NS      critical section (0)
   --timeout-ms MS          acquire timeout                   --seed N        run seed (1)

@@ -20,6 +20,8 @@ export interface FissGrant extends Grant {
   readonly acquireSpan?: SpanContextRef;
   /** Set when the lock is beyond the switch's capacity and a fallback manager granted it (§6.6). */
   readonly fallback?: FallbackGrant;
+  /** With lockIds=mapped: the register index the packets used (`lock` is the application id). */
+  readonly lid?: LockId;
 }
 
 type Outcome = { kind: 'granted'; packet: LockPacket } | { kind: 'timeout' } | { kind: 'aborted' };

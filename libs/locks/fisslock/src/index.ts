@@ -7,3 +7,4 @@ export * from './client.js';
 export * from './protocol.js';
 export * from './fallback.js';
 export * from './recovery/index.js';
+export * from './lock-ids/index.js';

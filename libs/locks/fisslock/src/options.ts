@@ -15,9 +15,24 @@ export interface FissLockOptions {
   readonly bounceBackoffNs: number;
   /** Lock ids the switch decides; ids at or above it go to the ParLock fallback managers (§6.6). 0 = the decider's default capacity for the configured lock count. */
   readonly switchCapacity: number;
+  /** `dense`: application lock ids are register indexes (the paper's microbenchmark); `mapped`: sparse ids are mapped by the id-map daemon (§6.5). */
+  readonly lockIds: 'dense' | 'mapped';
+  /** Compute node hosting the id-map daemon; -1 = the lowest-numbered compute node of the run. */
+  readonly idMapNode: number;
+  /** First wait for a daemon reply before the request is resent; doubles per attempt. */
+  readonly idMapRetryNs: number;
+  /** Requests sent for one lookup before the daemon counts as unreachable. */
+  readonly idMapAttempts: number;
+  /** Ids the daemon maps at most (dense and out-of-range together); later new ids are refused. */
+  readonly idMapMaxEntries: number;
   readonly mutantNoDuplicateSuppression: boolean;
   readonly mutantNoStuckRestart: boolean;
+  /** Test-only mutant: every machine maps ids with a table of its own, so machines disagree on lids. */
+  readonly mutantIdMapPerMachine: boolean;
 }
+
+/** Lids travel as uint32 (packets, messages): dense range plus overflow must stay below 2^32. */
+export const MAX_ID_MAP_ENTRIES = 0xffff_ffff;
 
 export const FISSLOCK_OPTION_HELP = {
   policy: 'read-preferring (default), starvation-prevention or write-preferring; must match the switch program',
@@ -27,6 +42,12 @@ export const FISSLOCK_OPTION_HELP = {
   starvePeriodNs: 'T_STARVE in ns (default 100000)',
   switchCapacity: 'lock ids decided on the switch; higher ids are served by ParLock-style managers at the lock\'s home (default 0 = min(lock count, 1680000), the decider\'s capacity); must match the switch program\'s lockCount',
   bounceBackoffNs: 'first delay in ns before re-sending a packet bounced again for the same lock; doubles up to rtoNs (default 5000, 0 = bounce at once)',
+  lockIds: 'dense (default: application lock ids are register indexes) or mapped (sparse ids get indexes first come first served from the id-map daemon; clients cache them; ids past switchCapacity fall back to ParLock)',
+  idMapNode: 'compute node hosting the id-map daemon with lockIds=mapped (default: the lowest-numbered compute node of the run)',
+  idMapRetryNs: 'first wait in ns for an id-map reply before the request is resent; doubles per attempt (default 1000000)',
+  idMapAttempts: 'id-map requests per lookup before the acquire fails with LockIdMapError (default 10)',
+  idMapMaxEntries: 'ids the daemon maps at most; later new ids are refused with LockIdMapError (default 4194304)',
+  mutantIdMapPerMachine: 'test-only: every machine maps lock ids with its own table (machines disagree on register indexes)',
   mutantNoDuplicateSuppression: 'test-only: agent pools process duplicated packets again',
   mutantNoStuckRestart: 'test-only: a stuck RELEASE keeps its wait when its lock\'s state changes on the machine',
 };
@@ -41,8 +62,14 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     starvePeriodNs: reader.number('starvePeriodNs', 100_000, { min: 1 }),
     bounceBackoffNs: reader.number('bounceBackoffNs', 5_000, { min: 0 }),
     switchCapacity: reader.number('switchCapacity', 0, { min: 0 }),
+    lockIds: reader.choice('lockIds', ['dense', 'mapped'] as const, 'dense'),
+    idMapNode: reader.number('idMapNode', -1, { min: 0, integer: true }),
+    idMapRetryNs: reader.number('idMapRetryNs', 1_000_000, { min: 1 }),
+    idMapAttempts: reader.number('idMapAttempts', 10, { min: 1, integer: true }),
+    idMapMaxEntries: reader.number('idMapMaxEntries', 4_194_304, { min: 1, max: MAX_ID_MAP_ENTRIES, integer: true }),
     mutantNoDuplicateSuppression: reader.boolean('mutantNoDuplicateSuppression', false),
     mutantNoStuckRestart: reader.boolean('mutantNoStuckRestart', false),
+    mutantIdMapPerMachine: reader.boolean('mutantIdMapPerMachine', false),
   };
   reader.done();
   return parsed;

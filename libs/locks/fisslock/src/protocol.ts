@@ -1,22 +1,38 @@
 import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { ClientPorts, LockClient } from '@lockfabric/ports';
+import type { FissGrant } from './client.js';
 import { startFallbackManager, switchCapacityOf } from './fallback.js';
 import { FISSLOCK_OPTION_HELP, readFissLockOptions } from './options.js';
 import { RecoverableFissLockClient } from './recovery/recovery-client.js';
 import { agentPoolFor, forgetAgentPool } from './registry.js';
+import { MappedFissLockClient } from './lock-ids/mapped-client.js';
+import { startLockIdService } from './lock-ids/id-map-service.js';
 
 /** The agent pool of one compute node (spec §2.2), started before the node's clients. */
 export function startAgentPool(context: NodeServiceContext, options?: ProtocolOptions): NodeService {
   const parsed = readFissLockOptions(options);
   const pool = agentPoolFor(context.ports, parsed);
+  const capacity = switchCapacityOf(context.ports, parsed.switchCapacity);
+  // lockIds=mapped: the id-map daemon (on its host) takes the id-map mail of the service mailbox (§6.5)
+  const idMap = parsed.lockIds === 'mapped' ? startLockIdService(context, parsed, capacity) : undefined;
   // the node's ParLock-style manager for out-of-range locks (§6.6); it also answers topology queries
-  const fallback = startFallbackManager(context, switchCapacityOf(context.ports, parsed.switchCapacity));
+  const fallback = startFallbackManager(idMap?.context ?? context, capacity);
   return {
     stop: async () => {
       pool.stop();
       forgetAgentPool(context.ports);
       await fallback.stop();
+      await idMap?.stop();
     },
   };
+}
+
+/** A FissLock client; with lockIds=mapped it takes sparse application ids (§6.5). */
+export function createFissLockClient(ports: ClientPorts, options?: ProtocolOptions): LockClient<FissGrant> {
+  const parsed = readFissLockOptions(options);
+  // recoverable clients keep what they hold and wait for, which S1 reports (spec §2.3, §7.2)
+  const client = new RecoverableFissLockClient(ports, parsed);
+  return parsed.lockIds === 'mapped' ? new MappedFissLockClient(client, ports, parsed) : client;
 }
 
 export const fisslock: ProtocolDefinition = {
@@ -29,6 +45,5 @@ export const fisslock: ProtocolDefinition = {
   options: FISSLOCK_OPTION_HELP,
   switchProgram: 'fisslock',
   services: { compute: startAgentPool },
-  // recoverable clients keep what they hold and wait for, which S1 reports (spec §2.3, §7.2)
-  createClient: (ports, options) => new RecoverableFissLockClient(ports, readFissLockOptions(options)),
+  createClient: createFissLockClient,
 };
