@@ -3,7 +3,7 @@ import { availableProtocols } from '@lockfabric/lock-catalog';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
-import { liveOptions } from '../run/live-defaults.js';
+import { substrateOptions } from '../run/live-defaults.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
 import { benchReport, describeReport } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
@@ -64,7 +64,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
         : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, ...switchProgramOf(protocol) });
     try {
       const wallStart = performance.now();
-      const result = await runLive({ state: cluster.state, protocol, protocolOptions: liveOptions(protocol, protocolOptions), spec, onProgress: (f) => bar.update(f) });
+      const result = await runLive({ state: cluster.state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec, onProgress: (f) => bar.update(f) });
       bar.done();
       report = benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest });
       history = result.history;
@@ -75,7 +75,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     const result = await runInMemory({
       substrate: substrate as 'sim' | 'embedded',
       protocol,
-      protocolOptions,
+      protocolOptions: substrateOptions(substrate as 'sim' | 'embedded', protocol, protocolOptions),
       spec,
       computeNodes,
       ...(crashProbability > 0 ? { crashProbability } : {}),

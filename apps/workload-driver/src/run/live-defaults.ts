@@ -25,3 +25,14 @@ export const LIVE_PROTOCOL_DEFAULTS: Readonly<Record<string, ProtocolOptions>> =
 export function liveOptions(protocol: string, given: ProtocolOptions = {}): ProtocolOptions {
   return { ...LIVE_PROTOCOL_DEFAULTS[protocol], ...given };
 }
+
+/**
+ * The options a run on `substrate` starts from. `embedded` runs every service in one process but
+ * on wall-clock timers, and a hop through the event loop of a busy process takes from tens of µs
+ * to milliseconds: with the sim-sized FissLock timers (RTO 200 µs, T_ACQ 10 ms) it resends and
+ * aborts without end (1 000 acquires did not finish in 80 s here). So it takes the live defaults;
+ * only `sim`, whose virtual time matches the papers' hardware, keeps the protocols' own.
+ */
+export function substrateOptions(substrate: 'sim' | 'embedded' | 'live', protocol: string, given: ProtocolOptions = {}): ProtocolOptions {
+  return substrate === 'sim' ? given : liveOptions(protocol, given);
+}
