@@ -11,3 +11,4 @@ export { HistoryColumns } from './columns.js';
 export type { HistoryInput } from './columns.js';
 export * from './lease-safety.js';
 export * from './conflict-fcfs.js';
+export * from './grant-time.js';

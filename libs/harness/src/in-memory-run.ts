@@ -10,7 +10,7 @@ import { NS_PER_MS } from '@lockfabric/ports';
 import { clientKey } from '@lockfabric/ports';
 import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
-import type { InMemoryCluster, InMemorySubstrate } from '@lockfabric/sim';
+import type { InMemoryCluster, InMemorySubstrate, LockManagerCpuConfig, LockManagerCpuStats } from '@lockfabric/sim';
 import { RunStats, VerbAccounting, runClients, summarize } from '@lockfabric/workloads';
 import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 
@@ -39,6 +39,16 @@ export interface InMemoryRunOptions {
    * ends at the failure; they count as failed clients for the checker.
    */
   readonly nodeFailure?: NodeFailureSpec;
+  /**
+   * Sim only, opt-in: node services (agent pools, lock servers) pay `packetNs` of one of their
+   * machine's lock-manager cores per packet (see InMemoryClusterConfig.lockManagerCpu).
+   */
+  readonly lockManagerCpu?: LockManagerCpuConfig;
+  /**
+   * Indices into the compute nodes that host clients (round-robin); default all. Lets a
+   * dedicated lock-server node (SrvLock, NetLock: the lowest compute node) run no clients.
+   */
+  readonly clientComputeNodes?: readonly number[];
 }
 
 export interface InMemoryRunResult {
@@ -61,6 +71,8 @@ export interface InMemoryRunResult {
   readonly cutOff: boolean;
   /** The node failure of `nodeFailure`, once it happened. */
   readonly nodeFailure?: NodeFailureOutcome;
+  /** Lock-manager queue counters per machine, when `lockManagerCpu` was set. */
+  readonly lockManagerCpu?: Record<string, LockManagerCpuStats>;
 }
 
 /** Runs one workload on `sim` or `embedded` and checks the history. */
@@ -78,13 +90,15 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(protocol.switchProgram ? { switchProgram: buildSwitchProgram(protocol.switchProgram, spec, options.protocolOptions) } : {}),
     ...(options.switchFaults ? { switchFaults: options.switchFaults } : {}),
     ...(options.switchLinks ? { switchLinks: options.switchLinks } : {}),
+    ...(options.lockManagerCpu ? { lockManagerCpu: options.lockManagerCpu } : {}),
   };
   const wallStart = performance.now();
   const built = options.substrate === 'sim' ? createSimCluster(clusterSpec) : createEmbeddedCluster(clusterSpec);
   const { cluster } = built;
   const colocated = Math.min(options.colocatedClients ?? 0, spec.clients);
+  const clientNodes = clientComputeNodes(cluster.computeNodeIds, options.clientComputeNodes);
   const addresses: ClientAddress[] = Array.from({ length: spec.clients }, (_, i) => ({
-    node: i < colocated ? cluster.memoryNodeIds[0]! : cluster.computeNodeIds[i % cluster.computeNodeIds.length]!,
+    node: i < colocated ? cluster.memoryNodeIds[0]! : clientNodes[i % clientNodes.length]!,
     client: i,
   }));
   const failures = new FailureHub();
@@ -93,7 +107,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   let victimDead = false;
   // Node services (agent pools, lock servers, recovery) start before any client.
   const services: NodeService[] = [];
-  const serviceContext = (node: number) => ({ ports: cluster.clientPorts({ node, client: SERVICE_CLIENT }), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures });
+  const serviceContext = (node: number) => ({ ports: cluster.servicePorts({ node, client: SERVICE_CLIENT }), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures });
   for (const node of cluster.memoryNodeIds) {
     const service = protocol.services?.memory?.(serviceContext(node), options.protocolOptions);
     if (service) services.push(service);
@@ -194,7 +208,20 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     wallMs: performance.now() - wallStart,
     cutOff,
     ...(failure ? { nodeFailure: failure } : {}),
+    ...(options.lockManagerCpu ? { lockManagerCpu: cluster.lockManagerCpuStats() } : {}),
   };
+}
+
+/** The compute nodes that host clients: those at `indices`, or all of them. */
+function clientComputeNodes(computeNodes: readonly number[], indices: readonly number[] | undefined): readonly number[] {
+  if (indices === undefined) return computeNodes;
+  const nodes = indices.map((i) => {
+    const node = computeNodes[i];
+    if (node === undefined) throw new RangeError(`clientComputeNodes: no compute node ${i} (there are ${computeNodes.length})`);
+    return node;
+  });
+  if (nodes.length === 0) throw new RangeError('clientComputeNodes: at least one compute node must host clients');
+  return nodes;
 }
 
 

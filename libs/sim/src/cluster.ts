@@ -4,6 +4,8 @@ import { FaultInjector, NO_FAULTS, Switch } from '@lockfabric/switch';
 import type { FaultSpec, SwitchProgram } from '@lockfabric/switch';
 import { noopTrace } from '@lockfabric/ports';
 import type { ClientAddress, ClientPorts, Completion, LockPacket, LockTableLayout, NodeId, SwitchPort, Trace, WorkRequest } from '@lockfabric/ports';
+import { LockManagerCores } from './lock-manager-cpu.js';
+import type { LockManagerCpuConfig, LockManagerCpuStats } from './lock-manager-cpu.js';
 import { InMemoryMailboxHub } from './mailbox-hub.js';
 import type { SeededRandom } from './random.js';
 import type { Scheduler } from './scheduler.js';
@@ -40,6 +42,12 @@ export interface InMemoryClusterConfig {
    * two packets sent close together on one link can swap.
    */
   readonly switchLinks?: 'fifo' | 'jittered';
+  /**
+   * Opt-in CPU cost of lock-manager services (virtual time only): packets reaching a service's
+   * switch port (see `servicePorts`) queue for the machine's lock-manager cores. Off by default:
+   * services then handle every packet the instant it arrives.
+   */
+  readonly lockManagerCpu?: LockManagerCpuConfig;
 }
 
 export const DEFAULT_SIM_NETWORK = {
@@ -138,6 +146,62 @@ export class InMemoryCluster {
       trace: this.config.trace ?? noopTrace,
       locks: this.layout,
       descriptors: new FixedDescriptorDirectory(address, (node) => this.isMemoryNode(node)),
+    };
+  }
+
+  /**
+   * The ports of a machine's lock-manager service (agent pool, lock server). Identical to
+   * `clientPorts` unless `lockManagerCpu` is configured on a virtual scheduler: then the switch
+   * port hands the service its packets only after they were served by the machine's cores.
+   */
+  servicePorts(address: ClientAddress): ClientPorts {
+    const ports = this.clientPorts(address);
+    const cpu = this.config.lockManagerCpu;
+    if (!cpu || !this.switch || this.config.scheduler.kind !== 'virtual') return ports;
+    return { ...ports, switchPort: this.serviceSwitchPort(address.node, cpu) };
+  }
+
+  /** Per machine with a charged service port: lock-manager queue counters. */
+  lockManagerCpuStats(): Record<string, LockManagerCpuStats> {
+    const out: Record<string, LockManagerCpuStats> = {};
+    for (const [machine, cores] of this.lmCores) out[String(machine)] = cores.counters;
+    return out;
+  }
+
+  private readonly lmCores = new Map<NodeId, LockManagerCores>();
+  private readonly serviceHandlers = new Map<NodeId, Set<(packet: LockPacket) => void>>();
+
+  /**
+   * One registration on the machine's link feeds every service handler of the machine, so a packet
+   * costs one service time however many handlers (agent pool, fallback manager) look at it.
+   */
+  private serviceSwitchPort(machine: NodeId, cpu: LockManagerCpuConfig): SwitchPort {
+    const link = this.switchPort(machine);
+    let handlers = this.serviceHandlers.get(machine);
+    if (!handlers) {
+      const set = new Set<(packet: LockPacket) => void>();
+      handlers = set;
+      this.serviceHandlers.set(machine, set);
+      const cores = new LockManagerCores(this.config.scheduler, cpu.coresFor(machine), cpu.packetNs, cpu.queueBound);
+      this.lmCores.set(machine, cores);
+      // Handlers are looked up when the service time ends: a service stopped meanwhile gets nothing.
+      const deliver = (packet: LockPacket) => {
+        for (const handler of set) handler(packet);
+      };
+      link.onPacket((packet) => {
+        if (cpu.isWork && !cpu.isWork(packet, machine)) deliver(packet);
+        else cores.submit(() => deliver(packet));
+      });
+    }
+    const set = handlers;
+    return {
+      machine,
+      send: link.send,
+      onPacket: (handler) => {
+        const registration = (packet: LockPacket) => handler(packet);
+        set.add(registration);
+        return () => set.delete(registration);
+      },
     };
   }
 

@@ -1,0 +1,183 @@
+// One sim run of the switch lock family's microbenchmark (spec fisslock.md §10), as switch-figures
+// measures it: grant time from the history, switch-decided share, and — opt-in — lock-manager CPU.
+//
+// Grant time is taken from the history, the same way for every system (libs/check grant-time.ts):
+// wait = max(0, t_avail − t_issue), t_avail the last release invocation of a conflicting hold by
+// another client before the grant; grant = acquire latency − wait. The spec's [Choice] (agents
+// timestamp enqueue/dequeue and carry wait_ns in the GRANT) needs a protocol change and exists only
+// in FissLock; the history gives every system the same definition at no protocol cost.
+//
+// Resource fairness (§10.2): SrvLock and NetLock run their lock server on a dedicated node (the
+// lowest compute node) with `lmCoresServer` cores and their clients on the other 7; ParLock and
+// FissLock run clients on all 8 and give each node `lmCoresNode` lock-manager cores.
+import { grantTimes, quantileOf } from '@lockfabric/check';
+import { runInMemory } from '@lockfabric/harness';
+import { protocolById } from '@lockfabric/lock-catalog';
+import { FLAG_INVALID } from '@lockfabric/lock-fisslock';
+import type { ClientPorts, LockPacket, NodeId, SwitchPort } from '@lockfabric/ports';
+import type { LockManagerCpuConfig } from '@lockfabric/sim';
+import type { WorkloadSpec } from '@lockfabric/workloads';
+
+export const SWITCH_SYSTEMS = ['fisslock', 'netlock', 'srvlock', 'parlock'] as const;
+export type SwitchSystem = (typeof SWITCH_SYSTEMS)[number];
+type ProtocolDefinition = ReturnType<typeof protocolById>;
+
+/**
+ * Whether a packet a machine received is a GRANT the switch decided itself: NetLock's queue
+ * grants carry its switch flag (bit 1); the FissLock decider's grants (① free, ② shared) are the
+ * GRANTs without a sending agent. Server lock managers' grants are neither.
+ */
+export function switchDecidedGrant(protocol: string, packet: LockPacket): boolean {
+  if (packet.type !== 'grant') return false;
+  if (protocol === 'netlock') return (packet.flags & 0b10) !== 0;
+  if (protocol === 'fisslock') return packet.agent === undefined && (packet.flags & FLAG_INVALID) === 0;
+  return false;
+}
+
+/** Server lock managers (SrvLock, NetLock's server, ParLock): requests addressed to this machine, and failover's reclaim traffic. */
+const SERVER_WORK = new Set<LockPacket['type']>(['acquire', 'release', 'probe', 'transfer', 'free']);
+
+/**
+ * Which packets reaching a machine its lock-manager core handles. As the FissLock paper's testbed
+ * steers them (§7.1: Flow Director/RSS; §4: "grant replies" go to the lock client, "lock requests"
+ * to the agent pool): a GRANT is the client's work — for FissLock also a ① or ⑧ GRANT that
+ * carries an agent, which the client installs by calling the pool, with the TRANSFER packets that
+ * here carry the agent's holders and queue (the paper's agent travels inside that one GRANT) — and
+ * so is an ACK (this implementation's reliability for packets the pool sent; the paper's decider
+ * answers a FREE with nothing). Everything else (forwarded ACQUIRE/RELEASE, ② copies, refusals,
+ * notifications) is agent-pool work. Server lock managers work on requests addressed to them.
+ */
+export function lockManagerWork(system: SwitchSystem): (packet: LockPacket, machine: NodeId) => boolean {
+  if (system === 'fisslock') return (p) => p.type !== 'ack' && p.type !== 'transfer' && !(p.type === 'grant' && (p.flags & FLAG_INVALID) === 0);
+  return (p, machine) => p.dst === machine && SERVER_WORK.has(p.type);
+}
+
+/** SrvLock and NetLock serve every lock (NetLock: every lock off the switch) from one dedicated node. */
+export function hasDedicatedServer(system: SwitchSystem): boolean {
+  return system === 'srvlock' || system === 'netlock';
+}
+
+/** The protocol with every switch port tapped: each switch-decided GRANT delivered to a machine counts once. */
+function tapped(protocol: ProtocolDefinition): { protocol: ProtocolDefinition; switchGrants: () => number } {
+  const seen = new WeakSet<LockPacket>();
+  let grants = 0;
+  const tap = (port: SwitchPort): SwitchPort => ({
+    machine: port.machine,
+    send: (packet) => port.send(packet),
+    onPacket: (handler) =>
+      port.onPacket((packet) => {
+        if (!seen.has(packet)) {
+          seen.add(packet);
+          if (switchDecidedGrant(protocol.id, packet)) grants++;
+        }
+        handler(packet);
+      }),
+  });
+  const wrap = (ports: ClientPorts): ClientPorts => (ports.switchPort ? { ...ports, switchPort: tap(ports.switchPort) } : ports);
+  const compute = protocol.services?.compute;
+  return {
+    protocol: {
+      ...protocol,
+      createClient: (ports, options) => protocol.createClient(wrap(ports), options),
+      ...(protocol.services ? { services: { ...protocol.services, ...(compute ? { compute: (context, options) => compute({ ...context, ports: wrap(context.ports) }, options) } : {}) } } : {}),
+    },
+    switchGrants: () => grants,
+  };
+}
+
+export interface SwitchSimOptions {
+  readonly system: SwitchSystem;
+  readonly spec: WorkloadSpec;
+  readonly computeNodes: number;
+  readonly links: 'fifo' | 'jittered';
+  /** Lock-manager service time per packet; 0 turns the CPU model off. */
+  readonly lmPacketNs: number;
+  /** Cores of SrvLock's/NetLock's dedicated server node. */
+  readonly lmCoresServer: number;
+  /** Lock-manager cores of every other node (ParLock managers, FissLock agent pools). */
+  readonly lmCoresNode: number;
+}
+
+export interface Percentiles {
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+}
+
+export interface SwitchSimRow {
+  readonly system: string;
+  /** Grant time: acquire latency minus wait behind conflicting holders (from the history), µs. */
+  readonly grantUs: Percentiles;
+  /** Acquire latency, wait included (from the history), µs. */
+  readonly acquireUs: Percentiles;
+  /** Share of granted acquires that waited behind a conflicting holder at all. */
+  readonly waitedShare: number;
+  readonly throughputOpsPerSec: number;
+  readonly switchGrantShare: number;
+  readonly acquires: number;
+  readonly failures: number;
+  readonly checkerOk: boolean;
+  /** Lock-manager CPU (when on): packets served, dropped at the bound, and mean queueing per served packet. */
+  readonly lmCpu?: { readonly served: number; readonly dropped: number; readonly meanQueueingUs: number };
+  /** Compute nodes (indices) that hosted clients. */
+  readonly clientNodes: readonly number[];
+}
+
+const toUs = (values: Float64Array): Percentiles => ({ p50: quantileOf(values, 0.5) / 1_000, p90: quantileOf(values, 0.9) / 1_000, p99: quantileOf(values, 0.99) / 1_000 });
+
+/** Runs one system on one workload in the sim and measures it. */
+export async function runSwitchSim(options: SwitchSimOptions): Promise<SwitchSimRow> {
+  const { system, computeNodes } = options;
+  if (!Number.isInteger(computeNodes) || computeNodes < 2) throw new RangeError(`computeNodes must be an integer ≥ 2, got ${computeNodes}`);
+  const { protocol, switchGrants } = tapped(protocolById(system));
+  // The server is the lowest compute node (srvLockServer), index 0: clients go on the others.
+  const clientNodes = Array.from({ length: computeNodes }, (_, i) => i).filter((i) => !hasDedicatedServer(system) || i > 0);
+  const protocolOptions: Record<string, number> = system === 'fisslock' && options.links === 'fifo' ? { pacingNs: 0 } : {};
+  const lockManagerCpu: LockManagerCpuConfig | undefined =
+    options.lmPacketNs > 0
+      ? {
+          packetNs: options.lmPacketNs,
+          // Compute node ids follow the one memory node: the lowest is the dedicated server.
+          coresFor: (machine) => (hasDedicatedServer(system) && machine === 1 ? options.lmCoresServer : options.lmCoresNode),
+          isWork: lockManagerWork(system),
+        }
+      : undefined;
+  const result = await runInMemory({
+    substrate: 'sim',
+    protocol,
+    protocolOptions,
+    spec: options.spec,
+    computeNodes,
+    memoryNodes: 1,
+    switchLinks: options.links,
+    clientComputeNodes: clientNodes,
+    ...(lockManagerCpu ? { lockManagerCpu } : {}),
+  });
+  const s = result.summary;
+  const times = grantTimes(result.history);
+  let waited = 0;
+  for (const w of times.waitNs) if (w > 0) waited++;
+  const cpu = result.lockManagerCpu ? Object.values(result.lockManagerCpu) : undefined;
+  const served = cpu?.reduce((n, c) => n + c.served, 0) ?? 0;
+  return {
+    system,
+    grantUs: toUs(times.grantNs),
+    acquireUs: toUs(times.acquireNs),
+    waitedShare: times.count > 0 ? waited / times.count : 0,
+    throughputOpsPerSec: s.throughput,
+    switchGrantShare: s.acquires > 0 ? Math.min(1, switchGrants() / s.acquires) : 0,
+    acquires: s.acquires,
+    failures: s.acquireFailures + s.releaseFailures,
+    checkerOk: result.verdict.ok,
+    ...(cpu
+      ? {
+          lmCpu: {
+            served,
+            dropped: cpu.reduce((n, c) => n + c.dropped, 0),
+            meanQueueingUs: served > 0 ? cpu.reduce((n, c) => n + c.queueingNs, 0) / served / 1_000 : 0,
+          },
+        }
+      : {}),
+    clientNodes,
+  };
+}
