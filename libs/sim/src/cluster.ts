@@ -31,7 +31,7 @@ export interface InMemoryClusterConfig {
   readonly trace?: Trace;
   /** The switch every machine is wired to, running this program; no switch ports without one. */
   readonly switchProgram?: SwitchProgram;
-  /** Packet faults (loss, duplication, reordering, delay) applied at the switch's egress. */
+  /** Packet faults (loss, duplication, reordering, delay): at the switch's egress, and on the machine→switch link for rules with direction ingress or both. */
   readonly switchFaults?: FaultSpec;
   /** One-way link latency between a machine and the switch. */
   readonly switchLinkNs?: number;
@@ -227,16 +227,20 @@ export class InMemoryCluster {
     const { scheduler } = this.config;
     const linkNs = scheduler.kind === 'virtual' ? (this.config.switchLinkNs ?? 1_000) : 0;
     const pipelineNs = scheduler.kind === 'virtual' ? sw.timing.pipelineLatencyNs : 0;
-    scheduler.at(this.linkArrival(this.uplinkLastNs, from, scheduler.nowNs() + linkNs + this.jitter()), () => {
-      for (const delivery of faults.apply(sw.ingest(packet, from), from)) {
-        const target = delivery.action.machine;
-        // An injected delay is added after the link's order is kept, so faults still reorder.
-        const arrivalNs = this.linkArrival(this.downlinkLastNs, target, scheduler.nowNs() + pipelineNs + linkNs + this.jitter());
-        scheduler.at(arrivalNs + delivery.delayNs, () => {
-          for (const handler of this.packetHandlers.get(target) ?? []) handler(delivery.action.packet);
-        });
-      }
-    });
+    // Ingress faults act on the machine→switch link: a lost packet never reaches the pipeline, a
+    // duplicate is ingested twice. As on egress, an injected delay is added after the link's order
+    // is kept, so faults still reorder.
+    for (const copy of faults.applyIngress(packet, from)) {
+      scheduler.at(this.linkArrival(this.uplinkLastNs, from, scheduler.nowNs() + linkNs + this.jitter()) + copy.delayNs, () => {
+        for (const delivery of faults.apply(sw.ingest(copy.packet, from), from)) {
+          const target = delivery.action.machine;
+          const arrivalNs = this.linkArrival(this.downlinkLastNs, target, scheduler.nowNs() + pipelineNs + linkNs + this.jitter());
+          scheduler.at(arrivalNs + delivery.delayNs, () => {
+            for (const handler of this.packetHandlers.get(target) ?? []) handler(delivery.action.packet);
+          });
+        }
+      });
+    }
   }
 
   /** On a FIFO link a packet arrives no earlier than the one sent before it (ties keep send order). */
