@@ -17,6 +17,7 @@ export interface FissLockOptions {
   readonly switchCapacity: number;
   readonly mutantNoDuplicateSuppression: boolean;
   readonly mutantNoStuckRestart: boolean;
+  readonly mutantNoStarve: boolean;
 }
 
 export const FISSLOCK_OPTION_HELP = {
@@ -29,6 +30,7 @@ export const FISSLOCK_OPTION_HELP = {
   bounceBackoffNs: 'first delay in ns before re-sending a packet bounced again for the same lock; doubles up to rtoNs (default 5000, 0 = bounce at once)',
   mutantNoDuplicateSuppression: 'test-only: agent pools process duplicated packets again',
   mutantNoStuckRestart: 'test-only: a stuck RELEASE keeps its wait when its lock\'s state changes on the machine',
+  mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
 
 export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions {
@@ -43,6 +45,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     switchCapacity: reader.number('switchCapacity', 0, { min: 0 }),
     mutantNoDuplicateSuppression: reader.boolean('mutantNoDuplicateSuppression', false),
     mutantNoStuckRestart: reader.boolean('mutantNoStuckRestart', false),
+    mutantNoStarve: reader.boolean('mutantNoStarve', false),
   };
   reader.done();
   return parsed;
