@@ -35,6 +35,8 @@ export interface AgentPoolOptions {
   readonly mutantNoDuplicateSuppression: boolean;
   /** Test-only mutant: stuck RELEASEs keep their wait when the lock's state changes here (shows the transfer-entries guard alone). */
   readonly mutantNoStuckRestart?: boolean;
+  /** Test-only mutant: agents never tell the switch that a writer waits (no STARVE / ww notice). */
+  readonly mutantNoStarve?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -71,7 +73,7 @@ export class AgentPool {
   private readonly starvation: StarvationNotifier;
   private stopped = false;
   private readonly unsubscribe: () => void;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, settledOnInstall: 0, reissueDeferred: 0, queuedThenGranted: 0, grantedTwice: 0 };
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, settledOnInstall: 0, reissueDeferred: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -82,7 +84,7 @@ export class AgentPool {
     this.link = new ReliableLink(machine, port, clock, options.rtoNs, options.pacingNs);
     this.backoff = new BounceBackoff(options.bounceBackoffNs ?? 0, options.rtoNs);
     this.stuck = new StuckReleases(options.stuckAfterNs ?? 10 * options.rtoNs);
-    this.starvation = new StarvationNotifier(options.policy, options.starvePeriodNs, clock, () => this.link, (lid, a) => this.agents.get(lid) === a, machine);
+    this.starvation = new StarvationNotifier(options.policy, options.starvePeriodNs, clock, () => this.link, (lid, a) => this.agents.get(lid) === a, machine, options.mutantNoStarve === true);
     this.unsubscribe = port.onPacket((packet) => this.receive(packet));
   }
 
@@ -104,7 +106,8 @@ export class AgentPool {
       return 'granted';
     }
     a.wqueue.push({ mid: this.machine, task, mode }); // ⑤
-    this.maybeStarve(lid, a);
+    if (mode === 'exclusive') this.starvation.writerQueuedLocally(lid, a);
+    else this.maybeStarve(lid, a);
     return 'queued';
   }
 
@@ -128,6 +131,11 @@ export class AgentPool {
     if (this.agents.has(lid) || this.pending.has(lid) || this.transfers.hasGrantFor(lid)) return true;
     for (const [t, listener] of this.listeners) if (t !== task && listener.lock === lid) return true;
     return false;
+  }
+
+  /** Whether an agent-carrying GRANT for `lid` arrived here and still waits for its transfer entries (an agent in flight). */
+  awaitingTransfer(lid: LockId): boolean {
+    return this.transfers.hasGrantFor(lid);
   }
 
   /** `switchShared`: the hold is a ② grant (see releaseCore). */
@@ -214,6 +222,10 @@ export class AgentPool {
   private onAcquire(p: LockPacket): AckStatus {
     // a ② copy this pool already wrote off as lost (see onRelease) arrived after all: count nothing
     if ((p.flags & FLAG_GRANTED) !== 0 && this.stuck.takeWrittenOff(p)) return 'duplicate';
+    if (this.isOrphanedCopy(p)) {
+      this.counters.orphanedCopies++;
+      return 'duplicate';
+    }
     const a = this.agents.get(p.lock);
     if (!a) return this.bounce(p);
     const k = key(p.machine, p.task);
@@ -248,6 +260,20 @@ export class AgentPool {
       this.port.send({ type: 'ack', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, seq: 0, flags: ackFlags('accepted') | FLAG_REACHED, dst: p.machine });
     } else this.recordedTasks.add(p.task);
     return 'accepted';
+  }
+
+  /**
+   * A ② copy reaching an exclusive agent: a ② grant needs the lock held shared at the agent's
+   * machine, and that shared lifetime cannot end (accepted FREE / transfer) before the agent has
+   * counted the copy — unless its home wrote the copy off as lost (writeOffLostCopy) while it was
+   * still circling. Counted by a later exclusive agent it made a shared holder nobody releases (and
+   * an inca ahead of the decider's): the lock never freed (wide sweep, 2% seeds 16, 24; 10% seed
+   * 27). A written-off copy reaching a later *shared* agent cannot be told from a fresh one (the
+   * decider's ② copy of a bounced ③ ACQUIRE also carries BOUNCED and the bouncer as src): that
+   * needs the copy to name its home, as the ② GRANT does.
+   */
+  private isOrphanedCopy(p: LockPacket): boolean {
+    return (p.flags & FLAG_GRANTED) !== 0 && this.agents.get(p.lock)?.mode === 'exclusive';
   }
 
   private onRelease(p: LockPacket): AckStatus {

@@ -29,6 +29,7 @@ export interface FissLockOptions {
   readonly mutantNoStuckRestart: boolean;
   /** Test-only mutant: every machine maps ids with a table of its own, so machines disagree on lids. */
   readonly mutantIdMapPerMachine: boolean;
+  readonly mutantNoStarve: boolean;
 }
 
 /** Lids travel as uint32 (packets, messages): dense range plus overflow must stay below 2^32. */
@@ -50,6 +51,7 @@ export const FISSLOCK_OPTION_HELP = {
   mutantIdMapPerMachine: 'test-only: every machine maps lock ids with its own table (machines disagree on register indexes)',
   mutantNoDuplicateSuppression: 'test-only: agent pools process duplicated packets again',
   mutantNoStuckRestart: 'test-only: a stuck RELEASE keeps its wait when its lock\'s state changes on the machine',
+  mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
 
 export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions {
@@ -70,6 +72,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantNoDuplicateSuppression: reader.boolean('mutantNoDuplicateSuppression', false),
     mutantNoStuckRestart: reader.boolean('mutantNoStuckRestart', false),
     mutantIdMapPerMachine: reader.boolean('mutantIdMapPerMachine', false),
+    mutantNoStarve: reader.boolean('mutantNoStarve', false),
   };
   reader.done();
   return parsed;

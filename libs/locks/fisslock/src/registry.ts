@@ -28,6 +28,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       trace: ports.trace,
       mutantNoDuplicateSuppression: options.mutantNoDuplicateSuppression,
       mutantNoStuckRestart: options.mutantNoStuckRestart,
+      mutantNoStarve: options.mutantNoStarve,
     });
     byNode.set(port.machine, pool);
   }

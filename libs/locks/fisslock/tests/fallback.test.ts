@@ -52,6 +52,7 @@ describe('locks beyond the switch capacity fall back to ParLock managers (spec Â
       expect(r.stalled, `seed ${seed}`).toBeUndefined();
       expect(r.untyped + r.unfinished, `seed ${seed}`).toBe(0);
       expect(r.agentsPerLockMax).toBeLessThanOrEqual(1);
+      expect(r.endState.problems, `seed ${seed}`).toEqual([]);
     }
   }, 60_000);
 });

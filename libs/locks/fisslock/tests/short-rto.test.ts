@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentPool } from '../src/agent-pool.js';
 import { runSeed } from './support/sweep.js';
+import { expectEnd } from './support/wide-sweep.js';
 
 /** runSeed with a given RTO and no faults, plus the agent-pool counters summed over machines. */
 async function run(seed: number, rtoNs: number) {
@@ -18,7 +19,7 @@ async function run(seed: number, rtoNs: number) {
 // agent with no holder and a refused grantee at its head.
 describe('fisslock with a short RTO, no faults', () => {
   for (const rtoNs of [3_000, 6_000]) {
-    it(`RTO ${rtoNs / 1000} µs, seeds 1–40: every acquire granted, exclusion, one agent per lock, Lemma 1`, async () => {
+    it(`RTO ${rtoNs / 1000} µs, seeds 1–40: every acquire granted, exclusion, one agent per lock, Lemma 1, every lock free at the end`, async () => {
       for (let seed = 1; seed <= 40; seed++) {
         const { r } = await run(seed, rtoNs);
         const at = `seed ${seed} (rtoNs ${rtoNs})`;
@@ -27,6 +28,7 @@ describe('fisslock with a short RTO, no faults', () => {
         expect(r.stalled, at).toBeUndefined();
         expect(r.agentsPerLockMax, at).toBeLessThanOrEqual(1);
         expect(r.modeMismatch, at).toBe(0);
+        expectEnd(at, r.endState, true);
       }
     }, 120_000);
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAULTS_10, runSeed } from './support/sweep.js';
 import type { SweepResult } from './support/sweep.js';
+import { expectEnd } from './support/wide-sweep.js';
 
 /** Per seed: the properties of spec §11 the sweep checks; a failing seed is named in the message. */
 function expectSound(seed: number, r: SweepResult): void {
@@ -11,6 +12,7 @@ function expectSound(seed: number, r: SweepResult): void {
   expect(r.unfinished, `${at}: acquires neither granted nor timed out`).toBe(0);
   expect(r.agentsPerLockMax, at).toBeLessThanOrEqual(1);
   expect(r.modeMismatch, `${at}: agent mode differs from the decider's (Lemma 1)`).toBe(0);
+  expectEnd(at, r.endState);
 }
 
 // loss, duplication, reordering and delay at 10% each on every switch egress (FAULTS_10)
@@ -45,6 +47,7 @@ describe('fisslock faulty-sweep regressions', () => {
       const r = await runSeed(seed, { ops: 6, faults: FAULTS_10, maxEvents: 200_000 });
       expectSound(seed, r);
       expect(r.quiescent, `seed ${seed}: packets still circling at the end`).toBe(true);
+      expect(r.endState.checked).toBe(true);
     }, 60_000);
   }
 });

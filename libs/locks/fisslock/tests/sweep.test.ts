@@ -2,15 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { LockTimeoutError } from '@lockfabric/ports';
 import { runSeed } from './support/sweep.js';
 import { fissSim } from './support/fiss-sim.js';
+import { expectEnd } from './support/wide-sweep.js';
 
 describe('fisslock seed sweep', () => {
-  it('500 seeds without faults: exclusion holds, every acquire is granted, one agent per lock, agent mode = decider mode', async () => {
+  it('500 seeds without faults: exclusion holds, every acquire is granted, one agent per lock, agent mode = decider mode, every lock free and consistent at the end', async () => {
     for (let seed = 1; seed <= 500; seed++) {
       const r = await runSeed(seed, { ops: 6 });
       expect(r.violations).toEqual([]);
       expect(r.failed + r.untyped).toBe(0);
       expect(r.agentsPerLockMax).toBeLessThanOrEqual(1);
       expect(r.modeMismatch).toBe(0);
+      expectEnd(`seed ${seed}`, r.endState, true);
     }
   }, 60_000);
 });

@@ -1,112 +1,199 @@
 import { describe, expect, it } from 'vitest';
-import { FLAG_GRANTED, FLAG_HAS_AGENT } from '../src/wire.js';
-import { fissSim } from './support/fiss-sim.js';
+import type { LockMode } from '@lockfabric/ports';
+import { lockState, NO_AGENT } from './support/lock-state.js';
+import type { MachineLockState } from './support/lock-state.js';
+import { loggedSim } from './support/packet-log.js';
 
-const holdersOf = (sim: ReturnType<typeof fissSim>, node: number, lock: number) => [...(sim.pool(node).agents.get(lock)?.holders ?? [])];
+/**
+ * Spec §4.1 workflows ①–⑨, one scenario each, on the simulator without faults. Every test checks
+ * the exact packets exchanged — every hop through the switch, ACKs included — and the end state of
+ * the decider's registers and of every machine's agent pool for the lock (lock 0). Machines are A,
+ * B, C; `B/1#1` is client 1 of machine B, request id 1 (see support/packet-log.ts).
+ */
 
-describe('fisslock workflows ①–⑨ (sim, no faults)', () => {
-  it('① free lock: switch grants with an empty agent, installed on the requester', async () => {
-    const sim = fissSim();
+type Sim = ReturnType<typeof loggedSim>;
+
+const agent = (mode: 'S' | 'X', inca: number, holders: string[], wqueue: string[] = []): MachineLockState => ({ agent: { mode, inca, holders, wqueue }, pending: false, unacked: 0 });
+
+/** Settles to true once `p` resolves, so a test can ask "granted yet?" between simulation steps. */
+function watch<T>(p: Promise<T>): { readonly done: boolean } {
+  const state = { done: false };
+  void p.then(() => (state.done = true));
+  return state;
+}
+
+async function acquire(sim: Sim, node: number, client: number, mode: LockMode) {
+  const c = sim.client(node, client);
+  const p = c.acquire(0, mode);
+  await sim.step();
+  return { client: c, grant: await p };
+}
+
+describe('fisslock workflows ①–⑨, one scripted scenario each (sim, no faults)', () => {
+  it('① ACQUIRE on a free lock: the switch grants at once with an empty agent, which the requester installs', async () => {
+    const sim = loggedSim();
     const [a] = sim.nodes as [number];
-    const p = sim.client(a, 0).acquire(0, 'exclusive');
-    await sim.step();
-    const g = await p;
-    expect(sim.seen).toEqual([{ to: a, type: 'grant', machine: a, flags: FLAG_HAS_AGENT }]);
-    expect(sim.decider.meta(0)).toEqual({ free: false, mode: 'exclusive', mid: a, inca: 0, pref: false });
-    expect(holdersOf(sim, a, 0)).toEqual([`${a}:${g.task}`]);
+    await acquire(sim, a, 0, 'exclusive');
+    // no ACK: the switch GRANT acknowledges the ACQUIRE
+    expect(sim.log.lines()).toEqual(['A→sw acquire A/0 X', 'sw→A grant A/0 X [AGENT] inca=0']);
+    expect(lockState(sim, 0)).toEqual({
+      decider: { free: false, mode: 'exclusive', mid: a, inca: 0, pref: false },
+      machines: { A: agent('X', 0, ['A/0#1']), B: NO_AGENT, C: NO_AGENT },
+    });
   });
 
-  it('② shared on shared: immediate GRANT plus a GRANTED copy to the agent machine, which counts the holder', async () => {
-    const sim = fissSim();
+  it('② shared ACQUIRE on a shared lock: GRANT to the requester at once, a GRANTED copy to the agent, which counts the holder', async () => {
+    const sim = loggedSim();
     const [a, b] = sim.nodes as [number, number];
-    const first = sim.client(a, 0).acquire(0, 'shared');
-    await sim.step();
-    await first;
-    sim.seen.length = 0;
-    const second = sim.client(b, 1).acquire(0, 'shared');
-    await sim.step();
-    const g = await second;
-    expect(sim.seen.filter((s) => s.type !== 'ack')).toEqual(
-      expect.arrayContaining([
-        { to: a, type: 'acquire', machine: b, flags: FLAG_GRANTED },
-        { to: b, type: 'grant', machine: b, flags: 0 },
-      ]),
-    );
-    expect(sim.decider.meta(0)).toMatchObject({ mode: 'shared', mid: a, inca: 1 });
-    expect(sim.pool(a).agents.get(0)?.inca).toBe(1);
-    expect(holdersOf(sim, a, 0)).toContain(`${b}:${g.task}`);
+    await acquire(sim, a, 0, 'shared'); // ①
+    const from = sim.log.mark();
+    await acquire(sim, b, 1, 'shared');
+    expect(sim.log.lines(from)).toEqual([
+      'B→sw acquire B/1 S',
+      'sw→B grant B/1 S', // the multicast replica, no agent
+      'sw→A acquire B/1 S [GRANTED]',
+      'A→sw ack accepted →B', // the agent's machine ACKs the requester
+      'sw→B ack accepted →B',
+    ]);
+    expect(lockState(sim, 0)).toEqual({
+      decider: { free: false, mode: 'shared', mid: a, inca: 1, pref: false },
+      machines: { A: agent('S', 1, ['A/0#1', 'B/1#1']), B: NO_AGENT, C: NO_AGENT },
+    });
   });
 
-  it('③ + ⑨ + ⑧: a conflicting request queues at the agent; the remote release hands the agent over through the decider', async () => {
-    const sim = fissSim();
+  it('③ ACQUIRE that cannot be granted: the switch forwards it to the agent, which queues the requester', async () => {
+    const sim = loggedSim();
     const [a, b] = sim.nodes as [number, number];
-    const ca = sim.client(a, 0);
-    const ga = ca.acquire(0, 'exclusive');
+    await acquire(sim, a, 0, 'exclusive'); // ①
+    const from = sim.log.mark();
+    const waiting = watch(sim.client(b, 1).acquire(0, 'shared'));
     await sim.step();
-    const held = await ga;
-    const gb = sim.client(b, 1).acquire(0, 'exclusive'); // ③
-    await sim.step();
-    expect(sim.pool(a).agents.get(0)?.wqueue.map((w) => w.mid)).toEqual([b]);
-    sim.seen.length = 0;
-    await ca.release(held); // ⑦→⑧ with a waiter: transfer GRANT via the switch
-    await sim.step();
-    await gb;
-    expect(sim.seen.some((s) => s.to === b && s.type === 'grant' && (s.flags & FLAG_HAS_AGENT) !== 0)).toBe(true);
-    expect(sim.pool(a).agents.has(0)).toBe(false);
-    expect(sim.pool(a).pending.has(0)).toBe(false);
-    expect(sim.decider.meta(0)).toMatchObject({ free: false, mode: 'exclusive', mid: b });
+    expect(waiting.done).toBe(false);
+    expect(sim.log.lines(from)).toEqual(['B→sw acquire B/1 S', 'sw→A acquire B/1 S', 'A→sw ack accepted →B', 'sw→B ack accepted →B']);
+    expect(lockState(sim, 0)).toEqual({
+      decider: { free: false, mode: 'exclusive', mid: a, inca: 0, pref: false },
+      machines: { A: agent('X', 0, ['A/0#1'], ['B/1#1 S']), B: NO_AGENT, C: NO_AGENT },
+    });
   });
 
-  it('④ ⑥ ⑦ local agent: compatible request granted locally, releases local, last one frees via FREE', async () => {
-    const sim = fissSim();
+  it('④ compatible request with a local agent: granted by the agent, no packet, the decider is not told', async () => {
+    const sim = loggedSim();
     const [a] = sim.nodes as [number];
-    const c0 = sim.client(a, 0);
-    const c1 = sim.client(a, 1);
-    const g0p = c0.acquire(0, 'shared');
-    await sim.step();
-    const g0 = await g0p;
-    const packetsBefore = sim.sw.counters().packets;
-    const g1 = await c1.acquire(0, 'shared'); // ④ no network
-    expect(sim.sw.counters().packets).toBe(packetsBefore);
-    await c0.release(g0); // ⑥
-    expect(sim.sw.counters().packets).toBe(packetsBefore);
-    await c1.release(g1); // ⑦
-    await sim.step();
-    expect(sim.sw.counters().decisions['free-accepted']).toBe(1);
-    expect(sim.decider.meta(0)).toEqual({ free: true, mode: 'shared', mid: undefined, inca: 0, pref: false });
-    expect(sim.pool(a).agents.size + sim.pool(a).pending.size).toBe(0);
+    await acquire(sim, a, 0, 'shared'); // ①
+    const from = sim.log.mark();
+    await acquire(sim, a, 1, 'shared');
+    expect(sim.log.lines(from)).toEqual([]);
+    expect(lockState(sim, 0)).toEqual({
+      decider: { free: false, mode: 'shared', mid: a, inca: 0, pref: false },
+      machines: { A: agent('S', 0, ['A/0#1', 'A/1#1']), B: NO_AGENT, C: NO_AGENT },
+    });
   });
 
-  it('⑤ incompatible local request queues locally and is granted by a transfer GRANT through the switch', async () => {
-    const sim = fissSim();
+  it('⑤ incompatible request with a local agent: queued locally without a packet; its grant comes later as a transfer GRANT through the switch', async () => {
+    const sim = loggedSim();
     const [a] = sim.nodes as [number];
-    const c0 = sim.client(a, 0);
-    const g0p = c0.acquire(0, 'exclusive');
+    const first = await acquire(sim, a, 0, 'exclusive'); // ①
+    const from = sim.log.mark();
+    const second = sim.client(a, 1).acquire(0, 'exclusive');
+    const waiting = watch(second);
     await sim.step();
-    const g0 = await g0p;
-    const g1p = sim.client(a, 1).acquire(0, 'exclusive');
+    expect(waiting.done).toBe(false);
+    expect(sim.log.lines(from)).toEqual([]);
+    expect(lockState(sim, 0).machines).toEqual({ A: agent('X', 0, ['A/0#1'], ['A/1#1 X']), B: NO_AGENT, C: NO_AGENT });
+    await first.client.release(first.grant);
     await sim.step();
-    expect(sim.pool(a).agents.get(0)?.wqueue).toHaveLength(1);
-    await c0.release(g0);
-    await sim.step();
-    const g1 = await g1p;
-    expect(sim.sw.counters().decisions['transfer-accepted']).toBe(1);
-    expect(holdersOf(sim, a, 0)).toEqual([`${a}:${g1.task}`]);
+    await second;
+    // the transfer goes through the decider even to the same machine (it updates mode and mid);
+    // the grantee is the origin, so its ACK stays on the machine
+    expect(sim.log.lines(from)).toEqual(['A→sw grant A/1 X [AGENT] inca=0', 'sw→A grant A/1 X [AGENT] inca=0']);
+    expect(lockState(sim, 0)).toEqual({
+      decider: { free: false, mode: 'exclusive', mid: a, inca: 0, pref: false },
+      machines: { A: agent('X', 0, ['A/1#1']), B: NO_AGENT, C: NO_AGENT },
+    });
   });
 
-  it('⑨ release without a local agent goes through the decider to the agent', async () => {
-    const sim = fissSim();
+  it('⑥ release at the local agent while another holder remains: the holder is removed, no packet', async () => {
+    const sim = loggedSim();
     const [a, b] = sim.nodes as [number, number];
-    const gap = sim.client(a, 0).acquire(0, 'shared');
+    const first = await acquire(sim, a, 0, 'shared'); // ①
+    await acquire(sim, b, 1, 'shared'); // ②: B holds too
+    const from = sim.log.mark();
+    await first.client.release(first.grant);
     await sim.step();
-    await gap;
-    const cb = sim.client(b, 1);
-    const gbp = cb.acquire(0, 'shared');
+    expect(sim.log.lines(from)).toEqual([]);
+    expect(lockState(sim, 0)).toEqual({
+      decider: { free: false, mode: 'shared', mid: a, inca: 1, pref: false },
+      machines: { A: agent('S', 1, ['B/1#1']), B: NO_AGENT, C: NO_AGENT },
+    });
+  });
+
+  it('⑦ release of the last holder with no waiter: the agent is removed and sends FREE; the switch frees the lock and echoes it as the ACK', async () => {
+    const sim = loggedSim();
+    const [a] = sim.nodes as [number];
+    const first = await acquire(sim, a, 0, 'exclusive'); // ①
+    const from = sim.log.mark();
+    await first.client.release(first.grant);
     await sim.step();
-    const gb = await gbp;
-    await cb.release(gb);
+    expect(sim.log.lines(from)).toEqual(['A→sw free X inca=0', 'sw→A ack freed →A']);
+    expect(lockState(sim, 0)).toEqual({
+      decider: { free: true, mode: 'exclusive', mid: undefined, inca: 0, pref: false },
+      machines: { A: NO_AGENT, B: NO_AGENT, C: NO_AGENT },
+    });
+  });
+
+  it('⑧ release of the last holder with waiters: the agent and its queue move to the head waiter through the decider; the shared run behind it is granted as followers', async () => {
+    const sim = loggedSim();
+    const [a, b, c] = sim.nodes as [number, number, number];
+    const first = await acquire(sim, a, 0, 'exclusive'); // ①
+    const waiters = [sim.client(b, 1).acquire(0, 'shared'), sim.client(c, 2).acquire(0, 'shared'), sim.client(c, 3).acquire(0, 'exclusive')].map((p) => {
+      const w = watch(p);
+      return () => w.done;
+    });
+    await sim.step(); // ③ ×3, queued at A in this order
+    expect(lockState(sim, 0).machines['A']?.agent?.wqueue).toEqual(['B/1#1 S', 'C/2#1 S', 'C/3#1 X']);
+    const from = sim.log.mark();
+    await first.client.release(first.grant);
     await sim.step();
-    expect(sim.sw.counters().decisions['release-routed']).toBe(1);
-    expect(holdersOf(sim, a, 0)).toHaveLength(1);
+    expect(waiters.map((done) => done())).toEqual([true, true, false]);
+    expect(sim.log.lines(from)).toEqual([
+      // the queue behind the grantee travels as sequenced entries just before the agent GRANT
+      'A→sw transfer C/2 S',
+      'A→sw transfer C/3 X',
+      'A→sw grant B/1 S [AGENT,WW_NEXT] inca=0 waiters=2',
+      'sw→B transfer C/2 S',
+      'B→sw ack accepted →A',
+      'sw→B transfer C/3 X',
+      'B→sw ack accepted →A',
+      'sw→B grant B/1 S [AGENT,WW_NEXT] inca=0 waiters=2',
+      // B installs the shared agent and grants the leading shared waiter with it (no agent)
+      'B→sw grant C/2 S',
+      'B→sw ack accepted →A',
+      'sw→A ack accepted →A',
+      'sw→A ack accepted →A',
+      'sw→A ack accepted →A',
+      'sw→C grant C/2 S',
+      'C→sw ack accepted →B',
+      'sw→B ack accepted →B',
+    ]);
+    expect(lockState(sim, 0)).toEqual({
+      decider: { free: false, mode: 'shared', mid: b, inca: 0, pref: false },
+      machines: { A: NO_AGENT, B: agent('S', 0, ['B/1#1', 'C/2#1'], ['C/3#1 X']), C: NO_AGENT },
+    });
+  });
+
+  it('⑨ release on a machine without the agent: the RELEASE goes through the decider to the agent, which drops the holder', async () => {
+    const sim = loggedSim();
+    const [a, b] = sim.nodes as [number, number];
+    await acquire(sim, a, 0, 'shared'); // ①
+    const remote = await acquire(sim, b, 1, 'shared'); // ②
+    const from = sim.log.mark();
+    await remote.client.release(remote.grant);
+    await sim.step();
+    // GRANTED: the hold was a ② grant, which the agent learns of from the switch's copy (§13.4)
+    expect(sim.log.lines(from)).toEqual(['B→sw release B/1 [GRANTED]', 'sw→A release B/1 [GRANTED]', 'A→sw ack accepted →B', 'sw→B ack accepted →B']);
+    expect(lockState(sim, 0)).toEqual({
+      decider: { free: false, mode: 'shared', mid: a, inca: 1, pref: false },
+      machines: { A: agent('S', 1, ['A/0#1']), B: NO_AGENT, C: NO_AGENT },
+    });
   });
 });

@@ -3,8 +3,13 @@ import type { ReliableLink } from '../reliable-link.js';
 import type { Agent, FissPolicy } from './agent.js';
 
 /**
- * Starvation prevention (spec §4.6): while a writer waits behind shared holders, the agent's
- * machine tells the switch (STARVE, here `notify`) every period, so the decider stops granting ②.
+ * The notices by which an agent tells the switch that a writer waits (op STARVE, here `notify`;
+ * the decider sets the lock's policy bit):
+ * - starvation prevention (spec §4.6): while a writer waits behind shared holders, every period,
+ *   so the decider stops granting ② until the holders have drained;
+ * - write-preferring: once, when a writer is queued locally (⑤) at a shared agent. The decider
+ *   sets `ww` itself for a writer it forwards (③), but a ⑤ writer never passes the switch, so
+ *   without the notice later readers were granted ② ahead of it (spec §13.7).
  */
 export class StarvationNotifier {
   private readonly starving = new Set<LockId>();
@@ -18,13 +23,21 @@ export class StarvationNotifier {
     /** Whether `a` is still the lock's live agent on this machine. */
     private readonly isLive: (lid: LockId, a: Agent) => boolean,
     private readonly machine: number,
+    /** Test-only mutant: no notice is ever sent. */
+    private readonly muted = false,
   ) {}
 
   maybeStart(lid: LockId, a: Agent): void {
-    if (this.policy !== 'starvation-prevention' || a.mode !== 'shared' || this.starving.has(lid)) return;
+    if (this.muted || this.policy !== 'starvation-prevention' || a.mode !== 'shared' || this.starving.has(lid)) return;
     if (!a.wqueue.some((w) => w.mode === 'exclusive')) return;
     this.starving.add(lid);
     void this.loop(lid, a);
+  }
+
+  /** A writer of this machine was queued at the local agent `a` (⑤). */
+  writerQueuedLocally(lid: LockId, a: Agent): void {
+    if (this.policy === 'write-preferring' && a.mode === 'shared' && !this.muted) this.notify(lid);
+    else this.maybeStart(lid, a);
   }
 
   /** The agent left (handed on): its loop ends at the next period. */
@@ -36,9 +49,13 @@ export class StarvationNotifier {
     this.starving.clear();
   }
 
+  private notify(lid: LockId): void {
+    this.link().send({ type: 'notify', lock: lid, machine: this.machine, task: 0, mode: 'shared', incarnation: 0, flags: 0 });
+  }
+
   private async loop(lid: LockId, a: Agent): Promise<void> {
     while (this.starving.has(lid) && this.isLive(lid, a) && a.wqueue.some((w) => w.mode === 'exclusive')) {
-      this.link().send({ type: 'notify', lock: lid, machine: this.machine, task: 0, mode: 'shared', incarnation: 0, flags: 0 });
+      this.notify(lid);
       await this.clock.sleep(this.periodNs);
     }
     this.starving.delete(lid);

@@ -21,7 +21,7 @@ export interface FissSimOptions {
   readonly trace?: Trace;
   /** Locks the decider holds registers for (default: all `locks`); higher ids fall back to ParLock (§6.6). */
   readonly switchLocks?: number;
-  /** Sees every packet between a machine's agent pool and the switch (`out`: machine → switch), at its virtual time. */
+  /** Sees every packet between a machine and the switch at its virtual time (`out`: machine → switch; `in`: as delivered, before scripted `in` faults). */
   readonly tap?: (direction: 'in' | 'out', machine: NodeId, p: LockPacket, nowNs: number) => void;
 }
 
@@ -69,7 +69,7 @@ export function fissSim(options: FissSimOptions = {}) {
   // every machine's agent pool (and so its clients, which share it) talks through a scriptable link
   const script: (ScriptedFault & { fired?: LockPacket })[] = [];
   const apply = (direction: 'in' | 'out', machine: NodeId, p: LockPacket, pass: (p: LockPacket) => void): void => {
-    options.tap?.(direction, machine, p, cluster.clock.nowNs());
+    if (direction === 'out') options.tap?.(direction, machine, p, cluster.clock.nowNs());
     const rule = script.find((r) => !r.fired && r.direction === direction && r.machine === machine && r.match(p));
     if (!rule) return pass(p);
     rule.fired = p;
@@ -91,6 +91,10 @@ export function fissSim(options: FissSimOptions = {}) {
     send: (p) => apply('out', port.machine, p, (q) => port.send(q)),
     onPacket: (handler) => port.onPacket((p) => apply('in', port.machine, p, handler)),
   });
+  // the tap sees each delivery once, before any handler of the machine (the pool and the fallback
+  // manager each subscribe to the link, so tapping inside `apply` would log a packet twice)
+  const tap = options.tap;
+  if (tap) for (const node of nodes) cluster.switchPort(node).onPacket((p: LockPacket) => tap('in', node, p, cluster.clock.nowNs()));
   const services: NodeService[] = nodes.map((node) => {
     const ports = cluster.clientPorts({ node, client: SERVICE_CLIENT });
     const switchPort = ports.switchPort ? scripted(ports.switchPort) : undefined;

@@ -1,5 +1,7 @@
 import type { FissSimOptions } from './fiss-sim.js';
 import { fissSim } from './fiss-sim.js';
+import { checkEndState, NOT_CHECKED } from './end-state.js';
+import type { EndState } from './end-state.js';
 import { ExclusionMonitor, mulberry, startWorkers } from './workload.js';
 
 export { FAULTS_10 } from './workload.js';
@@ -17,6 +19,8 @@ export interface SweepResult {
   readonly quiescent: boolean;
   /** Acquires that neither were granted nor failed with a typed error. */
   readonly unfinished: number;
+  /** The end-state check (end-state.ts); empty when the run did not end quiescent (see `stalled`, `quiescent`). */
+  readonly endState: EndState;
 }
 
 /**
@@ -51,12 +55,22 @@ export async function runSeed(
   const outcome = await sim.scheduler.run({ untilNs: 2_000_000_000, maxEvents: options.maxEvents ?? 2_000_000 });
   const stalled = counts.finished ? undefined : describeStall(sim, outcome);
   if (counts.finished) await done;
+  const quiescent = outcome.reason === 'idle';
+  const endState = counts.finished && quiescent ? checkEndState(sim) : NOT_CHECKED;
   await sim.stop();
   const unfinished = sim.nodes.length * clientsPerNode * ops - counts.granted - counts.timedOut - counts.untyped;
-  return { violations: monitor.violations, granted: counts.granted, failed: counts.timedOut, untyped: counts.untyped, agentsPerLockMax: audit.agentsPerLockMax, modeMismatch: audit.modeMismatch, stalled, quiescent: outcome.reason === 'idle', unfinished };
+  return { violations: monitor.violations, granted: counts.granted, failed: counts.timedOut, untyped: counts.untyped, agentsPerLockMax: audit.agentsPerLockMax, modeMismatch: audit.modeMismatch, stalled, quiescent, unfinished, endState };
 }
 
-/** One agent per lock, and a live agent's mode equals the decider's (Lemma 1), checked at every grant. */
+/**
+ * One agent per lock, and a live agent's mode equals the decider's (Lemma 1), checked at every
+ * grant. The agents of a lock are its live agents plus, while the decider holds the lock, the one
+ * at `mid` when that machine has no live agent: a pending agent whose FREE / transfer the switch
+ * has not decided yet (or refused, the refusal on its way), or an accepted agent GRANT still in
+ * flight or assembling there (spec §11 properties 2 and 4). A pending agent on a machine the
+ * decider no longer names had its FREE / transfer accepted and only waits for the ACK: it is not
+ * an agent any more. So more than one is a live agent away from `mid`, or two live agents.
+ */
 export class AgentAudit {
   agentsPerLockMax = 0;
   modeMismatch = 0;
@@ -64,15 +78,17 @@ export class AgentAudit {
   constructor(private readonly sim: ReturnType<typeof fissSim>) {}
 
   check(lock: number): void {
-    let agents = 0;
+    if (lock >= this.sim.decider.lockCount()) return; // a fallback (ParLock) lock: no agent, no registers
+    const meta = this.sim.decider.meta(lock);
+    const at = new Set<number>();
     for (const node of this.sim.nodes) {
       const a = this.sim.pool(node).agents.get(lock);
       if (!a) continue;
-      agents++;
-      const meta = this.sim.decider.meta(lock);
+      at.add(node);
       if (!meta.free && meta.mid === node && a.mode !== meta.mode) this.modeMismatch++;
     }
-    this.agentsPerLockMax = Math.max(this.agentsPerLockMax, agents);
+    if (!meta.free && meta.mid !== undefined) at.add(meta.mid);
+    this.agentsPerLockMax = Math.max(this.agentsPerLockMax, at.size);
   }
 }
 

@@ -4,6 +4,8 @@ import type { FaultSpec } from '@lockfabric/switch';
 import type { FissGrant } from '../../src/client.js';
 import { fissSim } from './fiss-sim.js';
 import type { FissSimOptions } from './fiss-sim.js';
+import { checkEndState, NOT_CHECKED } from './end-state.js';
+import type { EndState } from './end-state.js';
 import { AgentAudit, describeStall } from './sweep.js';
 import { ExclusionMonitor, mulberry, startWorkers } from './workload.js';
 
@@ -39,6 +41,10 @@ export interface WideResult {
   readonly log: string[];
   /** Agent-pool counters summed over the machines. */
   readonly counters: Record<string, number>;
+  /** The run ended with no event left (every retransmission settled). */
+  readonly quiescent: boolean;
+  /** The end-state check (end-state.ts); empty when the run did not end quiescent. */
+  readonly endState: EndState;
 }
 
 /**
@@ -93,12 +99,14 @@ export async function runWide(seed: number, options: WideOptions = {}): Promise<
   const outcome = await sim.scheduler.run({ untilNs: 5_000_000_000, maxEvents: options.maxEvents ?? 3_000_000 });
   const stalled = counts.finished ? undefined : describeStall(sim, outcome);
   if (counts.finished) await done;
+  const quiescent = outcome.reason === 'idle';
+  const endState = counts.finished && quiescent ? checkEndState(sim) : NOT_CHECKED;
   const counters: Record<string, number> = {};
   for (const node of sim.nodes) for (const [k, v] of Object.entries(sim.pool(node).counters)) counters[k] = (counters[k] ?? 0) + v;
   await sim.stop();
   const { granted, timedOut, untyped } = counts;
   const unfinished = sim.nodes.length * clientsPerNode * ops - granted - timedOut - untyped;
-  return { violations: monitor.violations, granted, timedOut, untyped, unfinished, stalled, agentsPerLockMax: audit.agentsPerLockMax, modeMismatch: audit.modeMismatch, log, counters };
+  return { violations: monitor.violations, granted, timedOut, untyped, unfinished, stalled, agentsPerLockMax: audit.agentsPerLockMax, modeMismatch: audit.modeMismatch, log, counters, quiescent, endState };
 }
 
 const FLAG_NAMES = ['AGENT', 'INVALID', 'GRANTED', 'BOUNCED', 'DUP', 'ABORT', 'REACHED', 'WW', 'CURSH'];
