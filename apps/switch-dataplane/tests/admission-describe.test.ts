@@ -1,14 +1,14 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { create, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { SwitchLink, connectNats, createSubjects, grpcPath } from '@lockfabric/live';
 import type { LockPacket } from '@lockfabric/ports';
 import { forwardProgram } from '@lockfabric/switch';
-import { DescribeSwitchRequestSchema, DescribeSwitchResponseSchema, FaultSpecSchema, FissSwitchAdmissionSchema, SetFaultsRequestSchema, SwitchControlService } from '@lockfabric/wire';
+import { FaultSpecSchema, FissSwitchAdmissionSchema, SetFaultsRequestSchema, SwitchControlService } from '@lockfabric/wire';
 import type { DescribeSwitchResponse } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DROP_RECOVERY_CLOSED } from '../src/dataplane.js';
 import { startSwitchDataplane, type SwitchDataplane } from '../src/switch-dataplane.js';
-import { callRaw, memoryLogger, packet, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
+import { callRaw, describeSwitchAt, memoryLogger, packet, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
 
 const subjects = createSubjects('sw-admission-describe');
 
@@ -42,11 +42,7 @@ afterAll(async () => {
 
 const address = () => `127.0.0.1:${service.grpcPort}`;
 
-async function describeSwitch(): Promise<DescribeSwitchResponse> {
-  const { response, error } = await callRaw(address(), grpcPath(SwitchControlService.method.describe), toBinary(DescribeSwitchRequestSchema, create(DescribeSwitchRequestSchema)));
-  if (error) throw error;
-  return fromBinary(DescribeSwitchResponseSchema, response ?? new Uint8Array());
-}
+const describeSwitch = (): Promise<DescribeSwitchResponse> => describeSwitchAt(address());
 
 function admit(epoch: bigint, open: boolean): void {
   ncOthers.publish(`${subjects.fissSwitch()}.admit`, toBinary(FissSwitchAdmissionSchema, create(FissSwitchAdmissionSchema, { node: 200, epoch, open })));

@@ -1,16 +1,16 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { create, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { SwitchLink, connectNats, createSubjects, grpcPath } from '@lockfabric/live';
 import type { LockPacket } from '@lockfabric/ports';
 import { FLAG_DUP, FLAG_HAS_AGENT, Switch, fissLockDecider } from '@lockfabric/switch';
 import type { FissLockDecider } from '@lockfabric/switch';
 import { MetricsRegistry } from '@lockfabric/telemetry';
-import { DescribeSwitchRequestSchema, DescribeSwitchResponseSchema, FaultDirection, FaultSpecSchema, PacketType, SetFaultsRequestSchema, SwitchControlService } from '@lockfabric/wire';
+import { FaultDirection, FaultSpecSchema, PacketType, SetFaultsRequestSchema, SwitchControlService } from '@lockfabric/wire';
 import type { DescribeSwitchResponse } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchDataplane, type SwitchDataplane } from '../src/switch-dataplane.js';
 import { createSwitchProgram } from '../src/switch-program.js';
-import { callRaw, memoryLogger, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
+import { callRaw, describeSwitchAt, memoryLogger, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
 
 const subjects = createSubjects('sw-fiss-describe');
 const LOCKS = 1_000_000;
@@ -46,11 +46,7 @@ afterAll(async () => {
 
 const address = () => `127.0.0.1:${service.grpcPort}`;
 
-async function describeSwitch(): Promise<DescribeSwitchResponse> {
-  const { response, error } = await callRaw(address(), grpcPath(SwitchControlService.method.describe), toBinary(DescribeSwitchRequestSchema, create(DescribeSwitchRequestSchema)));
-  if (error) throw error;
-  return fromBinary(DescribeSwitchResponseSchema, response ?? new Uint8Array());
-}
+const describeSwitch = (): Promise<DescribeSwitchResponse> => describeSwitchAt(address());
 
 describe('switch-dataplane running fisslock for one million locks', () => {
   it('reports its register memory over Describe: at most 2.3 MB, and what the switch model computes', async () => {

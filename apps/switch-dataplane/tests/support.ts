@@ -1,7 +1,10 @@
 // Test-only helpers (not part of the build).
 import { Client, credentials } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
-import { toBuffer } from '@lockfabric/live';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { grpcPath, toBuffer } from '@lockfabric/live';
+import { DescribeSwitchRequestSchema, DescribeSwitchResponseSchema, SwitchControlService } from '@lockfabric/wire';
+import type { DescribeSwitchResponse } from '@lockfabric/wire';
 import type { Logger } from '@lockfabric/live';
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import type { Timers } from '../src/delayed-deliveries.js';
@@ -69,4 +72,11 @@ export function callRaw(address: string, path: string, request: Uint8Array): Pro
       },
     );
   });
+}
+
+/** The switch's Describe over its real gRPC control port. */
+export async function describeSwitchAt(address: string): Promise<DescribeSwitchResponse> {
+  const { response, error } = await callRaw(address, grpcPath(SwitchControlService.method.describe), toBinary(DescribeSwitchRequestSchema, create(DescribeSwitchRequestSchema)));
+  if (error) throw error;
+  return fromBinary(DescribeSwitchResponseSchema, response ?? new Uint8Array());
 }
