@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { runInMemory } from '@lockfabric/harness';
+import { runInMemory } from './in-memory-run.js';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { clientKey } from '@lockfabric/ports';
 import { sparseLockId } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
-import { MappedFissLockClient } from '../src/lock-ids/index.js';
-import { fisslock } from '../src/protocol.js';
+import { MappedFissLockClient, fisslock } from '@lockfabric/lock-fisslock';
 
 /** FissLock as the harness runs it, keeping every client it makes so the test can read their traffic. */
 function observed(): { protocol: ProtocolDefinition; clients: Map<string, MappedFissLockClient> } {
