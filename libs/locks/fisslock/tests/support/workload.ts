@@ -17,6 +17,11 @@ export const FAULTS_10: FaultSpec = {
   rules: [{ loss: 0.1, duplicate: 0.1, reorder: 0.1, reorderNsMax: 20_000, delay: 0.1, delayNsMin: 1_000, delayNsMax: 50_000 }],
 };
 
+/** FAULTS_10 on both links: the machine→switch copy too is lost, duplicated (ingested twice), reordered or delayed. */
+export const FAULTS_10_BOTH_WAYS: FaultSpec = {
+  rules: [{ direction: 'both', loss: 0.1, duplicate: 0.1, reorder: 0.1, reorderNsMax: 20_000, delay: 0.1, delayNsMin: 1_000, delayNsMax: 50_000 }],
+};
+
 /** Each ingress fault kind alone at 10 % (the machine→switch link only). */
 export const INGRESS_10_BY_KIND: Readonly<Record<string, FaultSpec>> = {
   loss: { rules: [{ direction: 'ingress', loss: 0.1 }] },

@@ -265,4 +265,20 @@ describe('fisslock decider: lost refusals (spec §13.1)', () => {
     expect(resent.map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[2, 0]]);
     expect(program.meta(3)).toMatchObject({ free: false, mode: 'shared', mid: 1, inca: 0 });
   });
+
+  it('an accepted self-transfer (agent and grantee on one machine) with a nonzero incarnation, resent after its GRANT was lost, is not refused', () => {
+    const { program, send } = setup();
+    send(1, { type: 'acquire', mode: 'shared' });
+    send(2, { type: 'acquire', mode: 'shared' });
+    send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 2) }); // two ② grants: inca 2
+    const toSelf = { type: 'grant' as const, machine: 1, mode: 'shared' as const, incarnation: 2, flags: FLAG_HAS_AGENT | FLAG_CUR_SHARED };
+    const first = send(1, toSelf);
+    expect(first.map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[1, 0]]);
+    // mid and mode are unchanged, inca is reset: only "inca differs" would look like a standing refusal,
+    // and the sender would rebuild its agent two ② grants ahead of the decider (fisslock sweep, seed 31)
+    expect(program.meta(3)).toMatchObject({ free: false, mode: 'shared', mid: 1, inca: 0 });
+    const resent = send(1, toSelf, first[0]!.packet.seq);
+    expect(resent.map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[1, 0]]);
+    expect(program.meta(3)).toMatchObject({ free: false, mode: 'shared', mid: 1, inca: 0 });
+  });
 });

@@ -351,7 +351,13 @@ function grant(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: b
 
 /**
  * A duplicate FREE / agent GRANT whose first copy was refused: the lock is still held shared by
- * the sender's machine and the incarnation still differs. Reads only (one access per array).
+ * the sender's machine and the decider's inca is still *ahead* of the packet's. A refusal leaves
+ * the decider ahead (it counted ② grants whose copies the agent had not seen, and ② only adds);
+ * merely "differs" is not enough: a self-transfer (agent and grantee on one machine) that was
+ * accepted leaves mid and r/w as they were and inca reset to 0, so a resend of it — its GRANT lost
+ * on the way back — would be refused and the sender would rebuild its agent with an inca above
+ * the decider's, letting a later stale transfer match once enough ② grants catch up (fisslock
+ * sweep, both links at 10 %, seed 31). Reads only (one access per array).
  */
 function stillRefused(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, curShared: boolean): boolean {
   const incaAt = s.inca.locate(p.lock);
@@ -359,7 +365,13 @@ function stillRefused(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId,
   const free = ctx.read(s.free, p.lock);
   const shared = ctx.read(s.rw, p.lock);
   const mid = readMid(ctx, s, p.lock);
-  return curShared && free === 0 && shared === 1 && mid === src + 1 && inca !== (p.incarnation & 0xff);
+  return curShared && free === 0 && shared === 1 && mid === src + 1 && incaAhead(inca, p.incarnation);
+}
+
+/** The decider's 8-bit inca is 1–127 steps past the agent's (the counter wraps). */
+function incaAhead(decider: number, agent: number): boolean {
+  const steps = (decider - agent) & 0xff;
+  return steps > 0 && steps < 0x80;
 }
 
 function refuseAgain(ctx: PacketContext, p: LockPacket, src: NodeId): EgressAction {
