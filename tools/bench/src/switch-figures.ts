@@ -42,11 +42,7 @@ const { values } = parseArgs({
 const quick = values.quick === true;
 const links = values.links ?? 'fifo';
 if (links !== 'fifo' && links !== 'jittered') throw new Error(`--links must be fifo or jittered, got ${links}`);
-// 20 000 operations a run by default: with the lock-manager CPU model on, FissLock's fixed-RTO
-// go-back-N collapses on update-heavy Zipf past ~30 000 operations (seed 7): once an agent pool's
-// queue outgrows the 200 µs RTO, every unacknowledged packet is resent each round and the resends
-// lengthen the queue (README, "Known gaps"). A run of 40 000 did not finish in 15 minutes.
-const operations = Number(values.ops ?? (quick ? 4_000 : 20_000));
+const operations = Number(values.ops ?? (quick ? 4_000 : 40_000));
 const whole = (name: string, raw: string | undefined, fallback: number, min: number): number => {
   const n = Number(raw ?? fallback);
   if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got ${raw}`);

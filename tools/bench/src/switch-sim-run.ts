@@ -132,7 +132,10 @@ export async function runSwitchSim(options: SwitchSimOptions): Promise<SwitchSim
   const { protocol, switchGrants } = tapped(protocolById(system));
   // The server is the lowest compute node (srvLockServer), index 0: clients go on the others.
   const clientNodes = Array.from({ length: computeNodes }, (_, i) => i).filter((i) => !hasDedicatedServer(system) || i > 0);
-  const protocolOptions: Record<string, number> = system === 'fisslock' && options.links === 'fifo' ? { pacingNs: 0 } : {};
+  // FissLock's retransmission timeout backs off (up to 8 × RTO): with the lock-manager CPU model a
+  // fixed RTO collapses into resends once a hot lock's agent-pool queue outgrows it (README).
+  const fissOptions: Record<string, number> = { rtoMaxBackoff: 8, ...(options.links === 'fifo' ? { pacingNs: 0 } : {}) };
+  const protocolOptions: Record<string, number> = system === 'fisslock' ? fissOptions : {};
   const lockManagerCpu: LockManagerCpuConfig | undefined =
     options.lmPacketNs > 0
       ? {

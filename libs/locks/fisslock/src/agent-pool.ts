@@ -22,6 +22,8 @@ export interface AgentPoolOptions {
   readonly policy: FissPolicy;
   readonly rtoNs: number;
   readonly pacingNs: number;
+  /** Largest multiple of `rtoNs` the retransmission timeout backs off to (1: fixed). */
+  readonly rtoMaxBackoff?: number;
   readonly starvePeriodNs: number;
   /** First delay before re-sending a packet bounced again for the same lock; doubles per bounce up to `rtoNs` (0: bounce at once). */
   readonly bounceBackoffNs?: number;
@@ -81,7 +83,7 @@ export class AgentPool {
     private readonly clock: Clock,
     readonly options: AgentPoolOptions,
   ) {
-    this.link = new ReliableLink(machine, port, clock, options.rtoNs, options.pacingNs);
+    this.link = new ReliableLink(machine, port, clock, options.rtoNs, options.pacingNs, options.rtoMaxBackoff ?? 1);
     this.backoff = new BounceBackoff(options.bounceBackoffNs ?? 0, options.rtoNs);
     this.stuck = new StuckReleases(options.stuckAfterNs ?? 10 * options.rtoNs);
     this.starvation = new StarvationNotifier(options.policy, options.starvePeriodNs, clock, () => this.link, (lid, a) => this.agents.get(lid) === a, machine, options.mutantNoStarve === true);
@@ -642,7 +644,7 @@ export class AgentPool {
   private swapLink(port: SwitchPort): void {
     this.link.stop();
     // `link` is readonly for clients; recovery is the one place that replaces it (new sequence space)
-    (this as unknown as { link: ReliableLink }).link = new ReliableLink(this.machine, port, this.clock, this.options.rtoNs, this.options.pacingNs);
+    (this as unknown as { link: ReliableLink }).link = new ReliableLink(this.machine, port, this.clock, this.options.rtoNs, this.options.pacingNs, this.options.rtoMaxBackoff ?? 1);
   }
 }
 

@@ -8,6 +8,8 @@ export interface FissLockOptions {
   readonly rtoNs: number;
   /** Minimum gap between sequenced packets on one machine's link (keeps one link FIFO under sim jitter). */
   readonly pacingNs: number;
+  /** Largest multiple of rtoNs the retransmission timeout backs off to after silent rounds (1 = fixed). */
+  readonly rtoMaxBackoff: number;
   /** T_ACQ: an attempt without a GRANT by then is aborted and retried (lost switch GRANT, §5.2). */
   readonly attemptTimeoutNs: number;
   readonly starvePeriodNs: number;
@@ -38,6 +40,7 @@ export const MAX_ID_MAP_ENTRIES = 0xffff_ffff;
 export const FISSLOCK_OPTION_HELP = {
   policy: 'read-preferring (default), starvation-prevention or write-preferring; must match the switch program',
   rtoNs: 'retransmission timeout of sequenced packets in ns (default 200000)',
+  rtoMaxBackoff: 'largest multiple of rtoNs the retransmission timeout doubles up to after rounds with no ACK, reset by any ACK (default 1: fixed; the switch benchmark uses 8)',
   pacingNs: 'minimum ns between two sequenced packets of one machine (default 250: one link stays FIFO under the simulator jitter)',
   attemptTimeoutNs: 'T_ACQ in ns: abort-release and retry an attempt with no GRANT by then (default 10000000)',
   starvePeriodNs: 'T_STARVE in ns (default 100000)',
@@ -59,6 +62,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
   const parsed: FissLockOptions = {
     policy: reader.choice('policy', ['read-preferring', 'starvation-prevention', 'write-preferring'] as const, 'read-preferring'),
     rtoNs: reader.number('rtoNs', 200_000, { min: 1 }),
+    rtoMaxBackoff: reader.number('rtoMaxBackoff', 1, { min: 1, integer: true }),
     pacingNs: reader.number('pacingNs', 250, { min: 0 }),
     attemptTimeoutNs: reader.number('attemptTimeoutNs', 10_000_000, { min: 1 }),
     starvePeriodNs: reader.number('starvePeriodNs', 100_000, { min: 1 }),

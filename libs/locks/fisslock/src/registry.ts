@@ -22,6 +22,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       policy: options.policy,
       rtoNs: options.rtoNs,
       pacingNs: options.pacingNs,
+      rtoMaxBackoff: options.rtoMaxBackoff,
       starvePeriodNs: options.starvePeriodNs,
       bounceBackoffNs: options.bounceBackoffNs,
       switchCapacity: switchCapacityOf(ports, options.switchCapacity),

@@ -9,8 +9,15 @@ interface Outstanding {
 /**
  * A machine's sequenced path to the switch (spec §5.1): every new packet gets the next per-machine
  * seq, stays buffered until its ACK (or a refusal, or the switch GRANT) arrives, and is resent
- * go-back-N after `rtoNs`. The resend loop runs only while something is unacknowledged, so a
- * quiet machine leaves no timer behind (the simulator ends when no event is left).
+ * go-back-N after the retransmission timeout. The resend loop runs only while something is
+ * unacknowledged, so a quiet machine leaves no timer behind (the simulator ends when no event is left).
+ *
+ * With `maxBackoff` > 1 the timeout doubles after every round that had to resend, up to
+ * `maxBackoff` × `rtoNs`, and is back at `rtoNs` as soon as an acknowledgement arrives. With a
+ * fixed timeout, a lock manager whose queue outgrows `rtoNs` (an agent pool's core under a hot
+ * lock, sim's lock-manager CPU model) is sent every unacknowledged packet again each round; the
+ * copies lengthen its queue further and the run collapses into resends. The default stays fixed
+ * (1): the fault sweeps' regression seeds replay schedules taken with it (README, "Known gaps").
  */
 export class ReliableLink {
   private nextSeq = 0;
@@ -20,6 +27,8 @@ export class ReliableLink {
   private pumping = false;
   private nextSendNs = 0;
   private stopped = false;
+  /** Current timeout ÷ `rtoNs`: 1, 2, 4, … up to `maxBackoff`. */
+  private backoff = 1;
   retransmissions = 0;
 
   constructor(
@@ -29,7 +38,16 @@ export class ReliableLink {
     private readonly rtoNs: number,
     /** Gap between two sequenced packets on this link: a NIC sends one link's packets in order, while the simulator's per-packet jitter would reorder them. */
     private readonly pacingNs = 0,
-  ) {}
+    /** Largest multiple of `rtoNs` the timeout backs off to; 1 = a fixed timeout. */
+    private readonly maxBackoff = 1,
+  ) {
+    if (!Number.isInteger(maxBackoff) || maxBackoff < 1) throw new RangeError(`maxBackoff must be an integer ≥ 1, got ${maxBackoff}`);
+  }
+
+  /** The timeout the next resend round waits for. */
+  get currentRtoNs(): number {
+    return this.rtoNs * this.backoff;
+  }
 
   get unacked(): number {
     return this.outstanding.size;
@@ -55,6 +73,7 @@ export class ReliableLink {
     const entry = this.outstanding.get(seq);
     if (!entry) return false;
     this.outstanding.delete(seq);
+    this.backoff = 1;
     entry.onAck?.(ack);
     return true;
   }
@@ -110,12 +129,15 @@ export class ReliableLink {
   private async loop(): Promise<void> {
     try {
       while (!this.stopped && this.outstanding.size > 0) {
+        // Ticks every rtoNs whatever the back-off, so an ACK's reset takes effect at the next tick.
         await this.clock.sleep(this.rtoNs);
+        const rtoNs = this.currentRtoNs;
         const now = this.clock.nowNs();
         const due = [...this.outstanding.values()].sort((a, b) => a.packet.seq - b.packet.seq);
         const first = due[0];
         // go-back-N: once the oldest is overdue, resend everything after it in order
-        if (!first || now - first.sentNs < this.rtoNs) continue;
+        if (!first || now - first.sentNs < rtoNs) continue;
+        this.backoff = Math.min(this.backoff * 2, this.maxBackoff);
         for (const entry of due) {
           if (this.stopped) break;
           entry.sentNs = now;
