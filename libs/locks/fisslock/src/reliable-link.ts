@@ -3,6 +3,8 @@ import type { Clock, LockPacket, NodeId, SwitchPort } from '@lockfabric/ports';
 interface Outstanding {
   packet: LockPacket;
   sentNs: number;
+  /** How long after `sentNs` this packet counts as lost: rtoNs, doubled per resend up to the back-off bound. */
+  timeoutNs: number;
   onAck?: (status: LockPacket) => void;
 }
 
@@ -12,12 +14,13 @@ interface Outstanding {
  * go-back-N after the retransmission timeout. The resend loop runs only while something is
  * unacknowledged, so a quiet machine leaves no timer behind (the simulator ends when no event is left).
  *
- * With `maxBackoff` > 1 the timeout doubles after every round that had to resend, up to
- * `maxBackoff` × `rtoNs`, and is back at `rtoNs` as soon as an acknowledgement arrives. With a
- * fixed timeout, a lock manager whose queue outgrows `rtoNs` (an agent pool's core under a hot
- * lock, sim's lock-manager CPU model) is sent every unacknowledged packet again each round; the
- * copies lengthen its queue further and the run collapses into resends. The default stays fixed
- * (1): the fault sweeps' regression seeds replay schedules taken with it (README, "Known gaps").
+ * With `maxBackoff` > 1 each packet's timeout doubles every time it is resent, up to
+ * `maxBackoff` × `rtoNs`; a new packet starts at `rtoNs`. With a fixed timeout, a lock manager whose
+ * queue outgrows `rtoNs` (an agent pool's core under a hot lock, sim's lock-manager CPU model) is
+ * sent every unacknowledged packet again each round; the copies lengthen its queue further and the
+ * run collapses into resends. (Resetting one shared timeout on any ACK is not enough: an ACK of the
+ * oldest packet says nothing of the queue, and the next round resends the rest at once.) The
+ * default stays fixed (1): the fault sweeps' regression seeds replay schedules taken with it.
  */
 export class ReliableLink {
   private nextSeq = 0;
@@ -27,8 +30,6 @@ export class ReliableLink {
   private pumping = false;
   private nextSendNs = 0;
   private stopped = false;
-  /** Current timeout ÷ `rtoNs`: 1, 2, 4, … up to `maxBackoff`. */
-  private backoff = 1;
   retransmissions = 0;
 
   constructor(
@@ -44,10 +45,6 @@ export class ReliableLink {
     if (!Number.isInteger(maxBackoff) || maxBackoff < 1) throw new RangeError(`maxBackoff must be an integer ≥ 1, got ${maxBackoff}`);
   }
 
-  /** The timeout the next resend round waits for. */
-  get currentRtoNs(): number {
-    return this.rtoNs * this.backoff;
-  }
 
   get unacked(): number {
     return this.outstanding.size;
@@ -62,7 +59,9 @@ export class ReliableLink {
   send(packet: Omit<LockPacket, 'seq' | 'agent'>, onAck?: (ack: LockPacket) => void): number {
     const seq = ++this.nextSeq;
     const stamped: LockPacket = { ...packet, seq, agent: this.machine };
-    this.outstanding.set(seq, onAck ? { packet: stamped, sentNs: this.clock.nowNs(), onAck } : { packet: stamped, sentNs: this.clock.nowNs() });
+    const entry: Outstanding = { packet: stamped, sentNs: this.clock.nowNs(), timeoutNs: this.rtoNs };
+    if (onAck) entry.onAck = onAck;
+    this.outstanding.set(seq, entry);
     this.transmit(stamped);
     this.startLoop();
     return seq;
@@ -73,7 +72,6 @@ export class ReliableLink {
     const entry = this.outstanding.get(seq);
     if (!entry) return false;
     this.outstanding.delete(seq);
-    this.backoff = 1;
     entry.onAck?.(ack);
     return true;
   }
@@ -129,18 +127,16 @@ export class ReliableLink {
   private async loop(): Promise<void> {
     try {
       while (!this.stopped && this.outstanding.size > 0) {
-        // Ticks every rtoNs whatever the back-off, so an ACK's reset takes effect at the next tick.
         await this.clock.sleep(this.rtoNs);
-        const rtoNs = this.currentRtoNs;
         const now = this.clock.nowNs();
         const due = [...this.outstanding.values()].sort((a, b) => a.packet.seq - b.packet.seq);
         const first = due[0];
         // go-back-N: once the oldest is overdue, resend everything after it in order
-        if (!first || now - first.sentNs < rtoNs) continue;
-        this.backoff = Math.min(this.backoff * 2, this.maxBackoff);
+        if (!first || now - first.sentNs < first.timeoutNs) continue;
         for (const entry of due) {
           if (this.stopped) break;
           entry.sentNs = now;
+          entry.timeoutNs = Math.min(entry.timeoutNs * 2, this.rtoNs * this.maxBackoff);
           this.retransmissions++;
           this.transmit(entry.packet);
         }

@@ -30,13 +30,13 @@ describe('fisslock reliable link: retransmission timeout', () => {
     expect(await sendTimes(1, 6_500)).toEqual([0, 1_000, 2_000, 3_000, 4_000, 5_000, 6_000]);
   });
 
-  it('with maxBackoff 4 the timeout doubles per silent round up to 4 × RTO', async () => {
+  it('with maxBackoff 4 a packet’s timeout doubles with every resend up to 4 × RTO', async () => {
     expect(await sendTimes(4, 16_500)).toEqual([0, 1_000, 3_000, 7_000, 11_000, 15_000]);
   });
 
-  it('an acknowledgement resets the timeout to one RTO', async () => {
-    // resends at 1 000, 3 000 and 7 000; the ACK at 7 500 resets it; the packet sent then is resent at
-    // the first tick (every RTO) at which it is one RTO old, 9 000, not after the 4 × RTO of before
+  it('a packet sent after the backed-off one was acknowledged starts again at one RTO', async () => {
+    // resends at 1 000, 3 000 and 7 000; the ACK at 7 500 removes it; the packet sent then is resent
+    // at the first tick (every RTO) at which it is one RTO old, 9 000, not after 4 × RTO
     const times = await sendTimes(4, 9_500, 7_500);
     expect(times).toEqual([0, 1_000, 3_000, 7_000, 7_500, 9_000]);
   });
