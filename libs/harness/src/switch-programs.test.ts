@@ -31,9 +31,11 @@ describe('buildSwitchProgram: the fisslock decider from the run options', () => 
     expect(built(5_000, { switchCapacity: 4_000 }).lockCount()).toBe(4_000);
   });
 
-  it('refuses what the clients would refuse, and a switchCapacity the switch cannot hold', () => {
+  it('refuses a policy or switchCapacity the clients would refuse, and a switchCapacity the switch cannot hold', () => {
+    // (other keys are the clients' to check: the harness reads only the two the decider needs)
     expect(() => buildSwitchProgram('fisslock', spec(64), { policy: 'fair' })).toThrow(ConfigError);
-    expect(() => buildSwitchProgram('fisslock', spec(64), { nonsense: 1 })).toThrow(ConfigError);
+    expect(() => buildSwitchProgram('fisslock', spec(64), { switchCapacity: 'many' })).toThrow(/switchCapacity must be an integer/);
+    expect(() => buildSwitchProgram('fisslock', spec(64), { switchCapacity: -1 })).toThrow(ConfigError);
     expect(() => buildSwitchProgram('fisslock', spec(64), { switchCapacity: 1_680_001 })).toThrow(/switchCapacity 1680001 exceeds what the switch holds \(1680000 locks/);
   });
 

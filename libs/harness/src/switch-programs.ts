@@ -1,9 +1,8 @@
 import { ConfigError } from '@lockfabric/ports';
-import { readFissLockOptions } from '@lockfabric/lock-fisslock';
 import type { ProtocolOptions, SwitchProgramName } from '@lockfabric/locks-common';
 import { SeededRandom } from '@lockfabric/sim';
-import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS, allocateSwitchQueues, fissLockDecider, forwardProgram, lockCapacity, netlockProgram, profileLockTrace } from '@lockfabric/switch';
-import type { FissLockDeciderOptions, SwitchProgram } from '@lockfabric/switch';
+import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS, FISSLOCK_POLICIES, allocateSwitchQueues, fissLockDecider, forwardProgram, lockCapacity, netlockProgram, profileLockTrace } from '@lockfabric/switch';
+import type { FissLockDeciderOptions, FissLockPolicy, SwitchProgram } from '@lockfabric/switch';
 import { createKeyChooser } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 
@@ -17,16 +16,22 @@ const MIN_DECIDER_LOCKS = 1_024;
  * The decider options a FissLock run needs so that switch and clients agree: the clients' grant
  * policy, and as lock count their `switchCapacity` (the id from which they go to the fallback lock
  * managers), or without one every lock of the workload up to the switch's capacity — which is what
- * the clients assume then (`min(lock count, DEFAULT_SWITCH_CAPACITY)`). The options are read by the
- * protocol's own reader, so a bad one fails here exactly as it would in the clients.
+ * the clients assume then (`min(lock count, DEFAULT_SWITCH_CAPACITY)`). The two options are read
+ * here from the run's strings, not through the FissLock library's reader: the harness may not depend
+ * on a protocol library (lock libraries' tests use the harness, and FissLock depends on SrvLock and
+ * ParLock for its fallback). The clients read the same strings and reject what they reject.
  */
-export function fissLockDeciderOptions(spec: WorkloadSpec, protocolOptions?: ProtocolOptions): FissLockDeciderOptions {
-  const { policy, switchCapacity } = readFissLockOptions(protocolOptions);
+export function fissLockDeciderOptions(spec: WorkloadSpec, protocolOptions: ProtocolOptions = {}): FissLockDeciderOptions {
+  const policyText = String(protocolOptions['policy'] ?? 'read-preferring');
+  if (!(FISSLOCK_POLICIES as readonly string[]).includes(policyText)) throw new ConfigError([`fisslock: policy must be one of ${FISSLOCK_POLICIES.join(', ')}, got ${JSON.stringify(policyText)}`]);
+  const capacityText = protocolOptions['switchCapacity'] ?? '0';
+  const switchCapacity = Number(capacityText);
+  if (!Number.isInteger(switchCapacity) || switchCapacity < 0) throw new ConfigError([`fisslock: switchCapacity must be an integer ≥ 0, got ${JSON.stringify(capacityText)}`]);
   const capacity = lockCapacity(DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS);
   if (switchCapacity > capacity) {
     throw new ConfigError([`fisslock: switchCapacity ${switchCapacity} exceeds what the switch holds (${capacity} locks, MAU formula); the clients would send ids the decider cannot keep`]);
   }
-  return { policy, lockCount: switchCapacity > 0 ? switchCapacity : Math.min(Math.max(spec.locks, MIN_DECIDER_LOCKS), capacity) };
+  return { policy: policyText as FissLockPolicy, lockCount: switchCapacity > 0 ? switchCapacity : Math.min(Math.max(spec.locks, MIN_DECIDER_LOCKS), capacity) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runInMemory } from './in-memory-run.js';
+import { runInMemory } from '@lockfabric/harness';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { clientKey } from '@lockfabric/ports';
 import { sparseLockId } from '@lockfabric/workloads';

@@ -4,7 +4,7 @@ import { createSimCluster } from '@lockfabric/sim';
 import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS, Switch, expandEgress, fissLockDecider, lockCapacity } from '@lockfabric/switch';
 import type { FissLockDecider } from '@lockfabric/switch';
 import { describe, expect, it } from 'vitest';
-import { buildSwitchProgram } from './switch-programs.js';
+import { buildSwitchProgram } from '@lockfabric/harness';
 
 /**
  * The FissLock client may not import the switch model, so it restates the decider's capacity
