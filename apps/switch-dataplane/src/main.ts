@@ -1,11 +1,12 @@
 import { loadConfig } from '@lockfabric/config';
+import type { Config } from '@lockfabric/config';
 import { ConfigError } from '@lockfabric/ports';
 import { announceFissSwitch } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { startSwitchDataplane } from './switch-dataplane.js';
 import { createSwitchProgram } from './switch-program.js';
-import { readSwitchProgramSettings } from './switch-program-settings.js';
-import type { ProgramSettingsSplit } from './switch-program-settings.js';
+import { programSettingsOf } from './switch-program-settings.js';
+import type { ProgramSettingsRead } from './switch-program-settings.js';
 
 const ANNOUNCE_INTERVAL_MS = 1_000;
 
@@ -15,36 +16,31 @@ function exitOnConfigError(error: unknown): never {
   process.exit(2);
 }
 
-/** The program settings (fisslock policy, lock count, fallback nodes), taken out of argv and env first. */
-function readProgramSettings(): ProgramSettingsSplit {
-  try {
-    return readSwitchProgramSettings(process.argv.slice(2), process.env);
-  } catch (error) {
-    exitOnConfigError(error);
-  }
-}
-
-const { settings, argv, env, described } = readProgramSettings();
+const argv = process.argv.slice(2);
+const env = process.env;
 
 /**
- * A program this build lacks, or settings it cannot take, are configuration errors (exit 2) and
- * must be reported before the service tries NATS, so they are checked before the runtime starts.
+ * A program this build lacks, or settings it cannot take (a lock count past the MAU capacity,
+ * fisslock settings for another program), are configuration errors (exit 2) and must be reported
+ * before the service tries NATS, so they are checked before the runtime starts.
  */
-function exitIfProgramUnavailable(): void {
-  let program: string;
+function readProgramSettings(): ProgramSettingsRead {
+  let config: Config['switch'];
   try {
-    program = loadConfig({ role: 'switch', argv, env }).switch.program;
+    config = loadConfig({ role: 'switch', argv, env }).switch;
   } catch {
-    return; // runService reports configuration errors itself
+    return { settings: {}, described: [] }; // runService reports configuration errors itself
   }
   try {
-    createSwitchProgram(program, settings);
+    const read = programSettingsOf(config);
+    createSwitchProgram(config.program, read.settings);
+    return read;
   } catch (error) {
     exitOnConfigError(error);
   }
 }
 
-exitIfProgramUnavailable();
+const { settings, described } = readProgramSettings();
 
 /** switch-dataplane: hosts the pipeline program of one rack and its control API. */
 await runService({

@@ -1,68 +1,65 @@
+import { FISSLOCK_POLICIES as CONFIG_POLICIES, MAX_SWITCH_MACHINE_ID, loadConfig } from '@lockfabric/config';
 import { ConfigError } from '@lockfabric/ports';
+import { FISSLOCK_POLICIES, MAX_MACHINE_ID } from '@lockfabric/switch';
 import { describe, expect, it } from 'vitest';
-import { SWITCH_LOCK_CAPACITY, checkSettingsApply, readSwitchProgramSettings } from './switch-program-settings.js';
+import { SWITCH_LOCK_CAPACITY, checkSettingsApply, programSettingsOf } from './switch-program-settings.js';
 
-function problems(argv: string[], env: Record<string, string> = {}): readonly string[] {
+function settingsFor(argv: string[], env: Record<string, string> = {}) {
+  return programSettingsOf(loadConfig({ role: 'switch', argv, env }).switch);
+}
+
+function problems(argv: string[]): readonly string[] {
   try {
-    readSwitchProgramSettings(argv, env);
+    settingsFor(argv);
   } catch (error) {
     if (error instanceof ConfigError) return error.issues;
     throw error;
   }
-  throw new Error(`accepted ${argv.join(' ')} ${JSON.stringify(env)}`);
+  throw new Error(`accepted ${argv.join(' ')}`);
 }
 
-describe('readSwitchProgramSettings', () => {
-  it('reads flags (both spellings) and environment, flags over environment, and leaves the rest for loadConfig', () => {
-    const split = readSwitchProgramSettings(
-      ['--switch.program', 'fisslock', '--switch.policy=write-preferring', '--switch.lock-count', '1000000', '--nats.url=nats://x:4222'],
-      { LOCKFABRIC_SWITCH_POLICY: 'starvation-prevention', LOCKFABRIC_SWITCH_FALLBACK_NODES: '3, 4', LOCKFABRIC_SWITCH_RACK: '1', OTEL_SDK_DISABLED: 'true' },
-    );
-    expect(split.settings).toStrictEqual({ policy: 'write-preferring', lockCount: 1_000_000, fallbackNodes: [3, 4] });
-    expect(split.argv).toStrictEqual(['--switch.program', 'fisslock', '--nats.url=nats://x:4222']);
-    expect(split.env).toStrictEqual({ LOCKFABRIC_SWITCH_RACK: '1', OTEL_SDK_DISABLED: 'true' });
-    expect(split.described).toStrictEqual([
-      'switch.policy = write-preferring (--switch.policy)',
-      'switch.lockCount = 1000000 (--switch.lock-count)',
-      'switch.fallbackNodes = 3, 4 (LOCKFABRIC_SWITCH_FALLBACK_NODES)',
-    ]);
+describe('programSettingsOf', () => {
+  it('turns the config keys into decider settings (flags over environment)', () => {
+    const read = settingsFor(['--switch.program', 'fisslock', '--switch.policy=write-preferring', '--switch.lock-count', '1000000'], {
+      LOCKFABRIC_SWITCH_POLICY: 'starvation-prevention',
+      LOCKFABRIC_SWITCH_FALLBACK_NODES: '3, 4',
+    });
+    expect(read.settings).toStrictEqual({ policy: 'write-preferring', lockCount: 1_000_000, fallbackNodes: [3, 4] });
+    expect(read.described).toStrictEqual(['switch.policy = write-preferring', 'switch.lockCount = 1000000', 'switch.fallbackNodes = 3,4']);
   });
 
-  it('gives no settings when none is set; an empty variable counts as unset', () => {
-    expect(readSwitchProgramSettings(['--switch.program=forward'], { LOCKFABRIC_SWITCH_POLICY: ' ' })).toMatchObject({ settings: {}, argv: ['--switch.program=forward'], env: {}, described: [] });
+  it('gives no settings when none is set', () => {
+    expect(settingsFor(['--switch.program=forward'])).toStrictEqual({ settings: {}, described: [] });
   });
 
   it('accepts the full capacity and no more', () => {
-    expect(readSwitchProgramSettings([`--switch.lock-count=${SWITCH_LOCK_CAPACITY}`], {}).settings.lockCount).toBe(1_680_000);
-    expect(problems([`--switch.lock-count=${SWITCH_LOCK_CAPACITY + 1}`])).toStrictEqual([
-      'switch.lockCount from --switch.lock-count: at most 1680000 locks fit the switch (MAU formula, 12 MAUs of 560000 bytes), got 1680001',
+    expect(settingsFor(['--switch.program=fisslock', `--switch.lock-count=${SWITCH_LOCK_CAPACITY}`]).settings.lockCount).toBe(1_680_000);
+    expect(problems(['--switch.program=fisslock', `--switch.lock-count=${SWITCH_LOCK_CAPACITY + 1}`])).toStrictEqual([
+      'switch.lockCount: at most 1680000 locks fit the switch (MAU formula, 12 MAUs of 560000 bytes), got 1680001',
     ]);
   });
 
-  it('rejects bad values, naming key and source, all at once', () => {
-    const all = problems(['--switch.policy', 'fair', '--switch.fallback-nodes=1,x'], { LOCKFABRIC_SWITCH_LOCK_COUNT: '1e6' });
-    expect(all).toStrictEqual([
-      "switch.policy from --switch.policy: expected one of read-preferring, starvation-prevention, write-preferring, got 'fair'",
-      "switch.lockCount from LOCKFABRIC_SWITCH_LOCK_COUNT: expected a positive integer, got '1e6'",
-      "switch.fallbackNodes from --switch.fallback-nodes: expected a comma-separated list of machine ids in [0, 254], got '1,x'",
+  it('rejects fisslock settings for another program, every key at once', () => {
+    const issuesOf = (program: string, argv: string[]): readonly string[] => {
+      try {
+        checkSettingsApply(program, settingsFor(argv).settings);
+        return [];
+      } catch (error) {
+        if (error instanceof ConfigError) return error.issues;
+        throw error;
+      }
+    };
+    expect(issuesOf('netlock', ['--switch.lock-count=5', '--switch.fallback-nodes=1'])).toStrictEqual([
+      'switch.lockCount: applies to the fisslock program only (switch.program is netlock)',
+      'switch.fallbackNodes: applies to the fisslock program only (switch.program is netlock)',
     ]);
-    expect(problems(['--switch.lock-count=0'])[0]).toContain("expected a positive integer, got '0'");
-    expect(problems(['--switch.lock-count=-5'])[0]).toContain("expected a positive integer, got '-5'");
-    expect(problems(['--switch.fallback-nodes=255'])[0]).toContain('machine ids in [0, 254]');
-    expect(problems(['--switch.fallback-nodes=1,,2'])[0]).toContain("got '1,,2'");
+    expect(issuesOf('forward', ['--switch.policy=read-preferring'])).toStrictEqual(['switch.policy: applies to the fisslock program only (switch.program is forward)']);
+    expect(issuesOf('fisslock', ['--switch.policy=read-preferring', '--switch.lock-count=5'])).toStrictEqual([]);
+    expect(issuesOf('netlock', [])).toStrictEqual([]);
   });
 
-  it('a flag without its value is an error, and the next flag is left alone', () => {
-    expect(problems(['--switch.policy'])).toStrictEqual(['--switch.policy: expects a value']);
-    expect(() => readSwitchProgramSettings(['--switch.lock-count', '--switch.program=fisslock'], {})).toThrow(/--switch.lock-count: expects a value/);
-  });
-});
-
-describe('checkSettingsApply', () => {
-  it('accepts fisslock settings for fisslock only', () => {
-    expect(() => checkSettingsApply('fisslock', { policy: 'write-preferring', lockCount: 5 })).not.toThrow();
-    expect(() => checkSettingsApply('netlock', {})).not.toThrow();
-    expect(() => checkSettingsApply('netlock', { lockCount: 5, fallbackNodes: [1] })).toThrow(ConfigError);
-    expect(() => checkSettingsApply('forward', { policy: 'read-preferring' })).toThrow('switch.policy: applies to the fisslock program only (switch.program is forward)');
+  it("the config's policy list and machine-id bound are the switch model's", () => {
+    expect([...CONFIG_POLICIES]).toStrictEqual([...FISSLOCK_POLICIES]);
+    expect(MAX_SWITCH_MACHINE_ID).toBe(MAX_MACHINE_ID);
   });
 });

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -28,7 +31,7 @@ describe('switch-dataplane main', () => {
 
   it('exits with code 2 and names the setting when a program setting is bad, before it tries NATS', async () => {
     const { code, stderr } = await runMain(['--switch.program', 'fisslock', '--switch.lock-count', '2000000', '--nats.url', 'nats://127.0.0.1:1']);
-    expect(stderr).toContain('switch.lockCount from --switch.lock-count: at most 1680000 locks fit the switch');
+    expect(stderr).toContain('switch.lockCount: at most 1680000 locks fit the switch');
     expect(code).toBe(2);
   }, 60_000);
 
@@ -36,5 +39,18 @@ describe('switch-dataplane main', () => {
     const { code, stderr } = await runMain(['--switch.program', 'netlock', '--switch.policy', 'write-preferring', '--nats.url', 'nats://127.0.0.1:1']);
     expect(stderr).toContain('switch.policy: applies to the fisslock program only (switch.program is netlock)');
     expect(code).toBe(2);
+  }, 60_000);
+
+  it('reads the program settings from a --config file too: a bad one exits with code 2, naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lf-switch-main-'));
+    try {
+      const path = join(dir, 'switch.json');
+      writeFileSync(path, JSON.stringify({ switch: { program: 'fisslock', policy: 'fair', lockCount: 2_000_000 } }));
+      const { code, stderr } = await runMain([`--config=${path}`, '--nats.url', 'nats://127.0.0.1:1']);
+      expect(stderr).toContain(`switch.policy from config file ${path}: expected one of read-preferring, starvation-prevention, write-preferring, got 'fair'`);
+      expect(code).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

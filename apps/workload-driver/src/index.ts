@@ -17,3 +17,4 @@ export * from './chaos/cut-relay.js';
 export * from './chaos/proc-attribution.js';
 export { CHAOS_HELP, chaosCommand, parseChaosArgs } from './commands/chaos.js';
 export { clipExpiredLeases, LEASE_EXPIRED } from '@lockfabric/check';
+export * from './run/switch-control.js';

@@ -3,6 +3,8 @@ export {
   configFileSchema,
   NODE_ROLES,
   SWITCH_PROGRAMS,
+  FISSLOCK_POLICIES,
+  MAX_SWITCH_MACHINE_ID,
   LOG_LEVELS,
   DEFAULT_PORTS,
   parseLeaseBounds,

@@ -99,6 +99,22 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the fisslock program settings from a file (numbers or strings), the environment and flags', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lf-config-'));
+    try {
+      const path = join(dir, 'switch.json');
+      writeFileSync(path, JSON.stringify({ switch: { program: 'fisslock', policy: 'write-preferring', lockCount: 1_000_000, fallbackNodes: [3, '4'] } }));
+      expect(loadConfig({ role: 'switch', argv: [`--config=${path}`] }).switch).toEqual({
+        program: 'fisslock', rack: 0, grpcPort: 50053, policy: 'write-preferring', lockCount: 1_000_000, fallbackNodes: ['3', '4'],
+      });
+      const overridden = loadConfig({ role: 'switch', argv: [`--config=${path}`, '--switch.lock-count=5'], env: { LOCKFABRIC_SWITCH_FALLBACK_NODES: '7, 8' } }).switch;
+      expect([overridden.lockCount, overridden.fallbackNodes, overridden.policy]).toEqual([5, ['7', '8'], 'write-preferring']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(loadConfig({ role: 'switch' }).switch).toEqual({ program: 'forward', rack: 0, grpcPort: 50053 });
+  });
+
   describe('errors name the key, the source and the value', () => {
     it('a value that does not convert, from the environment', () => {
       expect(issuesOf({ role: 'memory', env: { LOCKFABRIC_MEMORY_LOCK_COUNT: 'abc' } })).toEqual([
@@ -112,6 +128,10 @@ describe('loadConfig', () => {
       ['port out of range', { role: 'memory', argv: ['--health.port', '70000'] }, 'health.port from --health.port: expected a port number 0-65535 (0 picks a free port), got 70000'],
       ['entry bytes not a multiple of 8', { role: 'memory', env: { LOCKFABRIC_MEMORY_ENTRY_BYTES: '12' } }, 'memory.entryBytes from LOCKFABRIC_MEMORY_ENTRY_BYTES: expected a positive multiple of 8 (atomics are 8-byte aligned), got 12'],
       ['unknown switch program', { role: 'switch', argv: ['--switch.program=tofino'] }, "switch.program from --switch.program: expected one of forward, fisslock, netlock, got 'tofino'"],
+      ['unknown fisslock policy', { role: 'switch', argv: ['--switch.policy', 'fair'] }, "switch.policy from --switch.policy: expected one of read-preferring, starvation-prevention, write-preferring, got 'fair'"],
+      ['switch lock count not an integer', { role: 'switch', env: { LOCKFABRIC_SWITCH_LOCK_COUNT: '2.5' } }, 'switch.lockCount from LOCKFABRIC_SWITCH_LOCK_COUNT: expected a positive integer, got 2.5'],
+      ['fallback node out of range', { role: 'switch', argv: ['--switch.fallback-nodes=1,255'] }, "switch.fallbackNodes[1] from --switch.fallback-nodes: expected a list of machine ids in [0, 254], got '255'"],
+      ['fallback node not a number', { role: 'switch', env: { LOCKFABRIC_SWITCH_FALLBACK_NODES: 'x' } }, "switch.fallbackNodes[0] from LOCKFABRIC_SWITCH_FALLBACK_NODES: expected a list of machine ids in [0, 254], got 'x'"],
       ['unknown log level', { role: 'driver', env: { LOCKFABRIC_LOG_LEVEL: 'loud' } }, "log.level from LOCKFABRIC_LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent, got 'loud'"],
       ['bad memory node address', { role: 'compute', env: { LOCKFABRIC_COMPUTE_MEMORY_NODES: 'mn-0:50051,mn-1' } }, "compute.memoryNodes[1] from LOCKFABRIC_COMPUTE_MEMORY_NODES: expected host:port with a port 1-65535, got 'mn-1'"],
       ['bad NATS URL', { role: 'compute', env: { LOCKFABRIC_NATS_URL: 'http://nats:4222' } }, "nats.url from LOCKFABRIC_NATS_URL: expected NATS server URLs such as nats://host:4222 (comma-separated), got 'http://nats:4222'"],

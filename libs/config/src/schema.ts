@@ -6,6 +6,11 @@ export type NodeRole = (typeof NODE_ROLES)[number];
 export const SWITCH_PROGRAMS = ['forward', 'fisslock', 'netlock'] as const;
 export type SwitchProgramName = (typeof SWITCH_PROGRAMS)[number];
 
+/** Arbitration policies of the fisslock decider (libs/switch FISSLOCK_POLICIES; a switch-dataplane test keeps the two equal). */
+export const FISSLOCK_POLICIES = ['read-preferring', 'starvation-prevention', 'write-preferring'] as const;
+/** Highest machine id the fisslock decider's 8-bit `mid` register can name (255 is reserved). */
+export const MAX_SWITCH_MACHINE_ID = 254;
+
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -44,6 +49,9 @@ function isNatsUrlList(value: string): boolean {
     }
   });
 }
+
+const MACHINE_IDS = `expected a list of machine ids in [0, ${MAX_SWITCH_MACHINE_ID}]`;
+const isMachineId = (item: string): boolean => /^\d{1,3}$/.test(item.trim()) && Number(item) <= MAX_SWITCH_MACHINE_ID;
 
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/;
 const HOST_PORT_MESSAGE = 'expected host:port with a port 1-65535';
@@ -116,6 +124,14 @@ const sections = {
       grpcPort: port().default(DEFAULT_PORTS.switchGrpc),
       // host:port others reach the control API at (announced to the coordinator); default 127.0.0.1:<grpcPort>.
       controlAddress: z.string().min(3).optional(),
+      // The fisslock program's settings (other programs reject them: switch-dataplane
+      // checkSettingsApply). Unset = the decider's defaults: read-preferring, full capacity.
+      policy: oneOf([...FISSLOCK_POLICIES]).optional(),
+      /** Locks decided on the switch; ids at or above go to the fallback lock managers. */
+      lockCount: positiveInt().optional(),
+      /** Machines of the fallback lock managers, for out-of-range packets that name no destination. */
+      // Strings from flags and environment (`3,4`); a config file may also give numbers.
+      fallbackNodes: z.array(z.preprocess((item) => (typeof item === 'number' ? String(item) : item), z.string(typed(MACHINE_IDS)).refine(isMachineId, MACHINE_IDS)), typed(MACHINE_IDS)).optional(),
     })
     .strict()
     .default({}),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromBinary } from '@bufbuild/protobuf';
 import { ConfigError } from '@lockfabric/ports';
-import { PacketType, SetFaultsRequestSchema } from '@lockfabric/wire';
+import { FaultDirection, PacketType, SetFaultsRequestSchema } from '@lockfabric/wire';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chaosCommand, parseChaosArgs } from '../commands/chaos.js';
 import { kubePlan as kubePlanOf } from './kube-plan.js';
@@ -48,6 +48,17 @@ describe('lockfabric chaos: arguments', () => {
       machine: 4,
       clear: false,
     });
+    expect(parseChaosArgs(['switch-faults', '--loss', '0.1', '--direction', 'both', '--delay-ns', '1000', '--delay-max-ns', '50000']).faults).toMatchObject({
+      direction: 'both',
+      delayNs: 1_000,
+      delayMaxNs: 50_000,
+    });
+  });
+
+  it('rejects an unknown fault direction and an upside-down delay range', () => {
+    expect(problemsOf(['switch-faults', '--loss', '0.1', '--direction', 'sideways'])).toContain('lockfabric chaos: --direction: one of egress, ingress, both, got "sideways"');
+    expect(problemsOf(['switch-faults', '--delay-ns', '500', '--delay-max-ns', '100'])).toContain('lockfabric chaos: --delay-max-ns: the top of the delay range must be at least --delay-ns (500), got 100');
+    expect(problemsOf(['kill', 'compute-1', '--direction', 'ingress'])[0]).toContain('--direction apply to switch-faults only');
   });
 
   it('rejects unknown verbs, bad targets and misplaced flags, listing every problem at once', () => {
@@ -133,6 +144,9 @@ describe('lockfabric chaos --kube-context --dry-run', () => {
     const plan = printedPlan('switch-faults', '--loss', '0.1', '--delay-ns', '2000', '--packet-type', 'release');
     expect(plan[0]).toContain('port-forward $(kubectl --context lab -n lockfabric get pod -l lockfabric.io/role=switch -o name) 15053:grpc');
     expect(plan[2]).toBe('lockfabric chaos switch-faults --switch-grpc 127.0.0.1:15053 --loss 0.1 --delay-ns 2000 --packet-type release');
+    expect(printedPlan('switch-faults', '--delay-ns', '1000', '--delay-max-ns', '9000', '--direction', 'ingress')[2]).toBe(
+      'lockfabric chaos switch-faults --switch-grpc 127.0.0.1:15053 --delay-ns 1000 --delay-max-ns 9000 --direction ingress',
+    );
     expect(printedPlan('switch-faults', '--clear')[2]).toBe('lockfabric chaos switch-faults --switch-grpc 127.0.0.1:15053 --clear');
   });
 
@@ -147,6 +161,10 @@ describe('switch faults on the wire', () => {
     expect(set.faults).toHaveLength(1);
     expect(set.faults[0]).toMatchObject({ target: '', loss: 0.5, reorder: 0.1, delayNs: 7n, packetType: PacketType.ACK, machine: 2 });
     expect(fromBinary(SetFaultsRequestSchema, setFaultsRequest({ loss: 0, duplicate: 0, reorder: 0, delayNs: 0, clear: true })).faults).toStrictEqual([]);
+    // without --direction, egress: what the switch did before ingress faults existed
+    expect(set.faults[0]?.direction).toBe(FaultDirection.EGRESS);
+    const ranged = fromBinary(SetFaultsRequestSchema, setFaultsRequest({ loss: 0, duplicate: 0, reorder: 0, delayNs: 1_000, delayMaxNs: 50_000, direction: 'ingress', clear: false }));
+    expect(ranged.faults[0]).toMatchObject({ delayNs: 1_000n, delayMaxNs: 50_000n, direction: FaultDirection.INGRESS });
   });
 });
 

@@ -8,12 +8,20 @@ export type ChaosVerb = (typeof CHAOS_VERBS)[number];
 
 const PACKET_TYPES: readonly PacketType[] = ['acquire', 'release', 'grant', 'reject', 'ack', 'transfer', 'free', 'push-back', 'notify', 'probe'];
 
+/** Which link of the switch a fault acts on (the wire's FaultDirection). */
+export const FAULT_DIRECTIONS = ['egress', 'ingress', 'both'] as const;
+export type SwitchFaultDirection = (typeof FAULT_DIRECTIONS)[number];
+
 /** Packet faults for `switch-faults`; all zero (or `clear`) removes every fault of the switch. */
 export interface SwitchFaultRequest {
   readonly loss: number;
   readonly duplicate: number;
   readonly reorder: number;
   readonly delayNs: number;
+  /** With it, each affected packet is delayed uniformly in [delayNs, delayMaxNs]. */
+  readonly delayMaxNs?: number;
+  /** Absent: egress (copies leaving the switch), as before ingress faults existed. */
+  readonly direction?: SwitchFaultDirection;
   readonly packetType?: PacketType;
   readonly machine?: number;
   readonly clear: boolean;
@@ -89,22 +97,30 @@ export function chaosRequestFrom(values: ChaosFlags, defaultDir: string): ChaosR
     if (values['kube-context'] !== undefined) problems.push('--subjects works on a local cluster with the cut proxy only (a NetworkPolicy cannot drop some NATS subjects)');
   }
 
-  const faultFlags = ['loss', 'duplicate', 'reorder', 'delay-ns', 'packet-type', 'machine', 'clear'];
+  const faultFlags = ['loss', 'duplicate', 'reorder', 'delay-ns', 'delay-max-ns', 'direction', 'packet-type', 'machine', 'clear'];
   let faults: SwitchFaultRequest | undefined;
   if (verb === 'switch-faults') {
     const packetType = values['packet-type'];
     if (packetType !== undefined && !PACKET_TYPES.includes(packetType as PacketType)) problems.push(`--packet-type: one of ${PACKET_TYPES.join(', ')}, got ${JSON.stringify(packetType)}`);
     const machine = values['machine'] === undefined ? undefined : number('machine', 0, { min: 0, integer: true });
+    const direction = values['direction'];
+    const knownDirection = typeof direction === 'string' && FAULT_DIRECTIONS.includes(direction as SwitchFaultDirection);
+    if (direction !== undefined && !knownDirection) problems.push(`--direction: one of ${FAULT_DIRECTIONS.join(', ')}, got ${JSON.stringify(direction)}`);
+    const delayNs = number('delay-ns', 0, { min: 0, max: 10_000_000_000, integer: true });
+    const delayMaxNs = values['delay-max-ns'] === undefined ? undefined : number('delay-max-ns', 0, { min: 0, max: 10_000_000_000, integer: true });
+    if (delayMaxNs !== undefined && delayMaxNs < delayNs) problems.push(`--delay-max-ns: the top of the delay range must be at least --delay-ns (${delayNs}), got ${delayMaxNs}`);
     faults = {
       loss: number('loss', 0, { min: 0, max: 1 }),
       duplicate: number('duplicate', 0, { min: 0, max: 1 }),
       reorder: number('reorder', 0, { min: 0, max: 1 }),
-      delayNs: number('delay-ns', 0, { min: 0, max: 10_000_000_000, integer: true }),
+      delayNs,
+      ...(delayMaxNs === undefined ? {} : { delayMaxNs }),
+      ...(knownDirection ? { direction: direction as SwitchFaultDirection } : {}),
       ...(typeof packetType === 'string' && PACKET_TYPES.includes(packetType as PacketType) ? { packetType: packetType as PacketType } : {}),
       ...(machine === undefined ? {} : { machine }),
       clear: values['clear'] === true,
     };
-    const effective = faults.loss > 0 || faults.duplicate > 0 || faults.reorder > 0 || faults.delayNs > 0;
+    const effective = faults.loss > 0 || faults.duplicate > 0 || faults.reorder > 0 || faults.delayNs > 0 || (faults.delayMaxNs ?? 0) > 0;
     if (faults.clear && effective) problems.push('--clear removes every fault; it cannot be combined with --loss, --duplicate, --reorder or --delay-ns');
     if (!faults.clear && !effective) problems.push('switch-faults needs --loss, --duplicate, --reorder or --delay-ns (or --clear)');
   } else {

@@ -55,6 +55,8 @@ export function kubePlan(request: ChaosRequest): string[] {
             ...(faults.duplicate > 0 ? [`--duplicate ${faults.duplicate}`] : []),
             ...(faults.reorder > 0 ? [`--reorder ${faults.reorder}`] : []),
             ...(faults.delayNs > 0 ? [`--delay-ns ${faults.delayNs}`] : []),
+            ...(faults.delayMaxNs !== undefined ? [`--delay-max-ns ${faults.delayMaxNs}`] : []),
+            ...(faults.direction !== undefined ? [`--direction ${faults.direction}`] : []),
             ...(faults.packetType ? [`--packet-type ${faults.packetType}`] : []),
             ...(faults.machine !== undefined ? [`--machine ${faults.machine}`] : []),
           ];

@@ -2,8 +2,14 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Client, credentials } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
 import { rawMethodOf } from '@lockfabric/live';
-import { FaultSpecSchema, SetFaultsRequestSchema, SetFaultsResponseSchema, SwitchControlService, packetTypes } from '@lockfabric/wire';
-import type { SwitchFaultRequest } from './chaos-request.js';
+import { FaultDirection, FaultSpecSchema, SetFaultsRequestSchema, SetFaultsResponseSchema, SwitchControlService, packetTypes } from '@lockfabric/wire';
+import type { SwitchFaultDirection, SwitchFaultRequest } from './chaos-request.js';
+
+const WIRE_DIRECTIONS: Readonly<Record<SwitchFaultDirection, FaultDirection>> = {
+  egress: FaultDirection.EGRESS,
+  ingress: FaultDirection.INGRESS,
+  both: FaultDirection.BOTH,
+};
 
 const setFaultsMethod = rawMethodOf(SwitchControlService.method.setFaults);
 
@@ -20,6 +26,8 @@ export function setFaultsRequest(faults: SwitchFaultRequest): Uint8Array {
           duplicate: faults.duplicate,
           reorder: faults.reorder,
           delayNs: BigInt(faults.delayNs),
+          ...(faults.delayMaxNs === undefined ? {} : { delayMaxNs: BigInt(faults.delayMaxNs) }),
+          direction: WIRE_DIRECTIONS[faults.direction ?? 'egress'],
         }),
       ];
   return toBinary(SetFaultsRequestSchema, create(SetFaultsRequestSchema, { faults: specs }));

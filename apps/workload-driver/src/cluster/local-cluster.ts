@@ -22,6 +22,8 @@ export interface LocalClusterOptions {
   readonly withSwitch?: boolean;
   /** The switch-dataplane's program (forward, fisslock, netlock); default forward. */
   readonly switchProgram?: string;
+  /** The fisslock decider's settings (switch-dataplane README "Program settings"); unset = its defaults. */
+  readonly switchSettings?: SwitchSettings;
   readonly withCoordinator?: boolean;
   /** Use this NATS instead of starting nats-server. */
   readonly natsUrl?: string;
@@ -35,6 +37,20 @@ export interface LocalClusterOptions {
    * `lockfabric chaos partition` can cut a process off for real. Default false; `cluster up` sets it.
    */
   readonly withCutProxy?: boolean;
+}
+
+/** `switch.policy` and `switch.lockCount` of the switch-dataplane (fisslock only). */
+export interface SwitchSettings {
+  readonly policy?: string;
+  readonly lockCount?: number;
+}
+
+/** The switch-dataplane flags for its program settings. */
+export function switchSettingFlags(settings: SwitchSettings | undefined): string[] {
+  return [
+    ...(settings?.policy === undefined ? [] : [`--switch.policy=${settings.policy}`]),
+    ...(settings?.lockCount === undefined ? [] : [`--switch.lock-count=${settings.lockCount}`]),
+  ];
 }
 
 export interface ProcessRecord {
@@ -178,7 +194,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
         ]),
       );
     }
-    if (options.withSwitch ?? true) others.push(await launch('switch-dataplane', 'switch', memoryNodes + computeNodes, ({ grpc }) => [`--switch.grpc-port=${grpc}`, `--switch.program=${options.switchProgram ?? 'forward'}`]));
+    if (options.withSwitch ?? true) others.push(await launch('switch-dataplane', 'switch', memoryNodes + computeNodes, ({ grpc }) => [`--switch.grpc-port=${grpc}`, `--switch.program=${options.switchProgram ?? 'forward'}`, ...switchSettingFlags(options.switchSettings)]));
     if (options.withCoordinator ?? true) others.push(await launch('coordinator', 'coordinator', memoryNodes + computeNodes + 1, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`]));
     await Promise.all(others.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
     for (const r of [...memoryRecords, ...others]) say(`${r.name.padEnd(14)} pid ${r.pid}  grpc :${r.grpc}  health :${r.health}  log ${r.log}`);

@@ -1,6 +1,8 @@
 import { writeHistoryJsonl } from '@lockfabric/check';
 import { availableProtocols } from '@lockfabric/lock-catalog';
+import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
+import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
@@ -61,7 +63,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     const cluster =
       typeof remoteAt === 'string'
         ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
-        : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, ...switchProgramOf(protocol) });
+        : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, ...switchProgramOf(protocol, protocolOptions) });
     try {
       const wallStart = performance.now();
       const result = await runLive({ state: cluster.state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec, onProgress: (f) => bar.update(f) });
@@ -105,8 +107,18 @@ function protocolHelp(): string {
     .join('\n');
 }
 
-/** A temporary live cluster's switch runs the program the protocol needs (forward, fisslock, netlock). */
-function switchProgramOf(protocol: string): { switchProgram?: string } {
+/**
+ * A temporary live cluster's switch runs the program the protocol needs (forward, fisslock,
+ * netlock), for FissLock with the clients' policy and switch capacity, so the two agree.
+ */
+function switchProgramOf(protocol: string, protocolOptions: ProtocolOptions): { switchProgram?: string; switchSettings?: SwitchSettings } {
   const program = availableProtocols().find((p) => p.id === protocol)?.switchProgram;
-  return program ? { switchProgram: program } : {};
+  if (!program) return {};
+  if (program !== 'fisslock') return { switchProgram: program };
+  const capacity = Number(protocolOptions['switchCapacity'] ?? '0');
+  const policy = protocolOptions['policy'];
+  return {
+    switchProgram: program,
+    switchSettings: { ...(policy === undefined ? {} : { policy: String(policy) }), ...(Number.isInteger(capacity) && capacity > 0 ? { lockCount: capacity } : {}) },
+  };
 }

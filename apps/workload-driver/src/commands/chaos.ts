@@ -22,8 +22,12 @@ verbs (targets are process names from cluster.json: compute-2, memory-0, switch-
                          With --subjects P[,P…] (local, cut proxy only) the partition is partial: only
                          NATS deliveries to TARGET on those subjects are dropped (patterns under the
                          cluster's prefix, e.g. ctl.fiss.2.>); it keeps heartbeating — a gray failure
-  switch-faults [switch-N] --loss P --duplicate P --reorder P --delay-ns NS [--packet-type T]
-                         [--machine M] | --clear     replace the switch's packet faults (SwitchControl)
+  switch-faults [switch-N] --loss P --duplicate P --reorder P --delay-ns NS [--delay-max-ns NS]
+                         [--packet-type T] [--machine M] [--direction egress|ingress|both] | --clear
+                         replace the switch's packet faults (SwitchControl). --direction: egress
+                         (default) acts on copies leaving the switch; ingress on packets from the
+                         machines before the program sees them (lost: never decided; duplicated:
+                         decided twice); both: either link, each with its own draws
   nats-restart           restart nats-server on its port; services reconnect
 
 flags
@@ -44,6 +48,8 @@ export const CHAOS_FLAGS = {
   duplicate: { type: 'string' },
   reorder: { type: 'string' },
   'delay-ns': { type: 'string' },
+  'delay-max-ns': { type: 'string' },
+  direction: { type: 'string' },
   'packet-type': { type: 'string' },
   machine: { type: 'string' },
   clear: { type: 'boolean' },

@@ -1,3 +1,4 @@
+import { FISSLOCK_POLICIES, SWITCH_PROGRAMS } from '@lockfabric/config';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { isAlive, readClusterState, startLocalCluster, stopLocalCluster } from '../cluster/local-cluster.js';
 import { renderTable } from '../report/table.js';
@@ -14,6 +15,12 @@ export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live 
   --dir DIR             state and logs (default ${DEFAULT_CLUSTER_DIR})
   --compute-nodes N     (default 2)        --memory-nodes N   (default 1)
   --lock-count N        lock-table entries per memory node (default 1048576, 16 bytes each)
+  --switch-program P    the switch-dataplane's program: forward (default), fisslock or netlock.
+                        bench --substrate live needs the one its protocol uses (it says which)
+  --switch-policy P     fisslock: read-preferring (default), starvation-prevention or
+                        write-preferring; runs must use the same --opt policy=
+  --switch-lock-count N fisslock: locks decided on the switch (default its capacity, 1680000);
+                        runs with more locks need --opt switchCapacity=N
   --nats-url URL        use this NATS      --json             print one JSON object
   --cut-proxy           relay every service's NATS connection and data-plane gRPC ports through
                         a cut proxy, so \`lockfabric chaos partition\` cuts a node off for real
@@ -26,6 +33,9 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
     'compute-nodes': { type: 'string' },
     'memory-nodes': { type: 'string' },
     'lock-count': { type: 'string' },
+    'switch-program': { type: 'string' },
+    'switch-policy': { type: 'string' },
+    'switch-lock-count': { type: 'string' },
     'nats-url': { type: 'string' },
     'cut-proxy': { type: 'boolean' },
     json: { type: 'boolean' },
@@ -38,12 +48,19 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const computeNodes = reader.number('compute-nodes', 2, { integer: true, min: 1 });
   const memoryNodes = reader.number('memory-nodes', 1, { integer: true, min: 1 });
   const lockCount = reader.number('lock-count', 1_048_576, { integer: true, min: 1 });
+  const switchProgram = reader.string('switch-program', 'forward');
+  const switchPolicy = typeof values['switch-policy'] === 'string' ? values['switch-policy'] : undefined;
+  const switchLockCount = reader.optionalNumber('switch-lock-count', { integer: true, min: 1 });
+  if (!SWITCH_PROGRAMS.includes(switchProgram as (typeof SWITCH_PROGRAMS)[number])) reader.problems.push(`--switch-program: expected one of ${SWITCH_PROGRAMS.join(', ')}, got ${JSON.stringify(switchProgram)}`);
+  if (switchPolicy !== undefined && !FISSLOCK_POLICIES.includes(switchPolicy as (typeof FISSLOCK_POLICIES)[number])) reader.problems.push(`--switch-policy: expected one of ${FISSLOCK_POLICIES.join(', ')}, got ${JSON.stringify(switchPolicy)}`);
+  if ((switchPolicy !== undefined || switchLockCount !== undefined) && switchProgram !== 'fisslock') reader.problems.push('--switch-policy and --switch-lock-count apply to --switch-program fisslock only');
   reader.done();
+  const switchSettings = { ...(switchPolicy === undefined ? {} : { policy: switchPolicy }), ...(switchLockCount === undefined ? {} : { lockCount: switchLockCount }) };
   const out = output(values['json'] === true);
   const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
   switch (action) {
     case 'up': {
-      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
+      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
       else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}; state in ${dir}/cluster.json`);
       return 0;

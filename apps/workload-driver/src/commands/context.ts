@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ClusterState } from '../cluster/local-cluster.js';
+import type { ClusterState, SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState, startLocalCluster, stopLocalCluster } from '../cluster/local-cluster.js';
 import { findNatsServer } from '../cluster/nats-binary.js';
 
@@ -27,7 +27,7 @@ export function output(json: boolean): Output {
 export async function acquireLiveCluster(
   dir: string,
   out: Output,
-  options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; env?: Record<string, string>; switchProgram?: string } = {},
+  options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; env?: Record<string, string>; switchProgram?: string; switchSettings?: SwitchSettings } = {},
 ): Promise<{ state: ClusterState; release: () => Promise<void>; temporary: boolean }> {
   const existing = readClusterState(dir);
   if (existing && existing.processes.every((p) => isAlive(p.pid))) {
@@ -46,6 +46,7 @@ export async function acquireLiveCluster(
     ...(natsUrl ? { natsUrl } : {}),
     env: { ...INTERACTIVE_CLUSTER_ENV, ...options.env },
     ...(options.switchProgram ? { switchProgram: options.switchProgram } : {}),
+    ...(options.switchSettings ? { switchSettings: options.switchSettings } : {}),
     onStatus: (line) => out.note(`  ${line}`),
   });
   return { state, release: async () => void (await stopLocalCluster(tempDir)), temporary: true };
