@@ -9,12 +9,15 @@ import { ReceiveDedup } from './pool/receive-dedup.js';
 import { answeredBySwitchGrant } from './pool/request-copies.js';
 import { StarvationNotifier } from './pool/starvation.js';
 import { StuckReleases } from './pool/stuck-releases.js';
+import { StuckWatchdog } from './pool/stuck-watchdog.js';
+import type { StuckReport } from './pool/stuck-watchdog.js';
 import { TransferAssembly } from './pool/transfer-assembly.js';
 import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf, grantHomeOf } from './wire.js';
 import type { AckStatus } from './wire.js';
 // recovery (S1/S2 hooks) types, used only by the section at the end of AgentPool
 import type { RecoveryClientView } from './recovery/recovery-client.js';
 import type { AgentRecord, MachineOrders, ServerReport } from './recovery/recovery-state.js';
+import { requestKey } from './recovery/recovery-state.js';
 
 export type { Agent, FissPolicy, Waiter } from './pool/agent.js';
 
@@ -33,6 +36,8 @@ export interface AgentPoolOptions {
   readonly switchCapacity?: number;
   /** How long a RELEASE must keep coming back unprocessed before the pool takes what it waits for as lost (default 10 RTO). */
   readonly stuckAfterNs?: number;
+  /** T_STUCK (spec §12.9): how long a lock may stay stuck before the watchdog reports it (0: watchdog off). */
+  readonly tStuckNs?: number;
   /** Test-only mutant: process duplicated sequenced packets again instead of re-ACKing them. */
   readonly mutantNoDuplicateSuppression: boolean;
   /** Test-only mutant: stuck RELEASEs keep their wait when the lock's state changes here (shows the transfer-entries guard alone). */
@@ -73,9 +78,12 @@ export class AgentPool {
   private readonly backoff: BounceBackoff;
   private readonly stuck: StuckReleases;
   private readonly starvation: StarvationNotifier;
+  /** T_STUCK watchdog (spec §12.9): stuck locks go to `onStuckLock` (the per-lock repair). */
+  readonly watchdog: StuckWatchdog;
+  onStuckLock: ((report: StuckReport) => void) | undefined;
   private stopped = false;
   private readonly unsubscribe: () => void;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, settledOnInstall: 0, reissueDeferred: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0 };
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, settledOnInstall: 0, reissueDeferred: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -87,6 +95,13 @@ export class AgentPool {
     this.backoff = new BounceBackoff(options.bounceBackoffNs ?? 0, options.rtoNs);
     this.stuck = new StuckReleases(options.stuckAfterNs ?? 10 * options.rtoNs);
     this.starvation = new StarvationNotifier(options.policy, options.starvePeriodNs, clock, () => this.link, (lid, a) => this.agents.get(lid) === a, machine, options.mutantNoStarve === true);
+    // never shorter than the stuck-RELEASE wait (10 RTO): a slow link (live RTO 250 ms) is not a stuck lock
+    const tStuckNs = options.tStuckNs ? Math.max(options.tStuckNs, options.stuckAfterNs ?? 10 * options.rtoNs) : 0;
+    this.watchdog = new StuckWatchdog(tStuckNs, clock, this.watchdogView(), (r) => {
+      this.counters.stuckLocks++;
+      this.onStuckLock?.(r);
+    });
+    this.link.intercept = (p) => this.interceptQuarantined(p);
     this.unsubscribe = port.onPacket((packet) => this.receive(packet));
   }
 
@@ -108,6 +123,7 @@ export class AgentPool {
       return 'granted';
     }
     a.wqueue.push({ mid: this.machine, task, mode }); // ⑤
+    this.watchdog.noteWaiter(lid, a);
     if (mode === 'exclusive') this.starvation.writerQueuedLocally(lid, a);
     else this.maybeStarve(lid, a);
     return 'queued';
@@ -151,6 +167,7 @@ export class AgentPool {
 
   private receive(p: LockPacket): void {
     if (p.lock >= (this.options.switchCapacity ?? Infinity)) return; // a fallback manager's packet (§6.6)
+    if (this.quarantined.size > 0 && this.quarantined.has(p.lock) && this.absorbQuarantined(p)) return;
     if (p.type === 'ack') {
       if (p.dst !== this.machine) return;
       if ((p.flags & FLAG_REACHED) !== 0) this.recordedTasks.add(p.task); // an agent recorded a bounced copy of a local request
@@ -248,8 +265,10 @@ export class AgentPool {
     if ((p.flags & FLAG_GRANTED) !== 0) {
       a.holders.add(k); // ② the decider already granted: count it
       a.inca = (a.inca + 1) & 0xff;
+      if (p.machine === this.machine) this.watchdog.noteLocalHolder(p.lock, k);
     } else {
       a.wqueue.push({ mid: p.machine, task: p.task, mode: p.mode }); // ③
+      this.watchdog.noteWaiter(p.lock, a);
       this.maybeStarve(p.lock, a);
     }
     // A DUP copy bounced by another machine: the requester's own ACK said "bounced, DUP" (not
@@ -408,7 +427,10 @@ export class AgentPool {
     if (!next) {
       // ⑦
       this.link.send({ type: 'free', lock: lid, machine: this.machine, task: 0, mode: a.mode, incarnation: a.inca, flags: 0 }, (ack) => {
-        if (ackStatusOf(ack.flags) === 'freed' && this.pending.get(lid) === a) this.pending.delete(lid);
+        if (ackStatusOf(ack.flags) === 'freed' && this.pending.get(lid) === a) {
+          this.pending.delete(lid);
+          this.watchdog.clear(lid);
+        }
       });
       return;
     }
@@ -464,6 +486,7 @@ export class AgentPool {
     this.counters.settledOnInstall += this.link.forget((q) => q.lock === g.lock && (q.type === 'free' || (q.type === 'grant' && (q.flags & FLAG_HAS_AGENT) !== 0)));
     this.pending.delete(g.lock);
     this.backoff.forget(g.lock);
+    this.watchdog.clear(g.lock);
     if (!this.options.mutantNoStuckRestart) this.stuck.restart(g.lock);
     this.agents.set(g.lock, a);
     if (a.mode === 'shared') {
@@ -510,10 +533,12 @@ export class AgentPool {
     a.holders.clear();
     a.inca = p.type === 'free' && (p.flags & FLAG_ABORT) !== 0 ? 0 : p.incarnation & 0xff;
     this.agents.set(p.lock, a);
+    this.watchdog.noteRefused(p.lock);
   }
 
   private bounce(p: LockPacket): AckStatus {
     this.counters.bounced++;
+    this.watchdog.noteBounce(p.lock);
     const { seq: _seq, agent: _agent, ...rest } = p;
     const packet = { ...rest, flags: p.flags | FLAG_BOUNCED };
     // a bounced copy of this machine's own ACQUIRE: its requester only saw the first hop's ACK,
@@ -645,6 +670,105 @@ export class AgentPool {
     this.link.stop();
     // `link` is readonly for clients; recovery is the one place that replaces it (new sequence space)
     (this as unknown as { link: ReliableLink }).link = new ReliableLink(this.machine, port, this.clock, this.options.rtoNs, this.options.pacingNs, this.options.rtoMaxBackoff ?? 1);
+    this.link.intercept = (p) => this.interceptQuarantined(p);
+  }
+
+  // ---- per-lock repair (spec §12.9: T_STUCK watchdog, S1–S3 for one lock) ----
+  // Driven by recovery/lock-repair.ts; the reasoning is in recovery/README.md.
+
+  /** Locks under a per-lock repair on this machine, with the last time one of their packets arrived. */
+  private readonly quarantined = new Map<LockId, number>();
+
+  /**
+   * A per-lock repair begins: from now until `applyLockRepair`, nothing of `lid` leaves this
+   * machine (sends are answered locally as accepted, FREEs as freed) and every arriving packet of
+   * it is acknowledged and dropped, so the lock's packets in flight die out while every other lock
+   * goes on. Local state of the lock may still change (a local grant or release): S1 reads it at the end.
+   */
+  quarantineLock(lid: LockId): void {
+    this.quarantined.set(lid, this.clock.nowNs());
+    this.starvation.stop(lid);
+  }
+
+  /** What the repair's drain waits for: this machine's unacknowledged packets of `lid`, and when the last one of it arrived. */
+  quarantineState(lid: LockId): { readonly unacked: number; readonly lastArrivalNs: number } {
+    return { unacked: this.link.outstandingPackets().filter((q) => q.lock === lid).length, lastArrivalNs: this.quarantined.get(lid) ?? 0 };
+  }
+
+  /** S1 for one lock: its agents here (live and pending) and the local clients' records of it. */
+  lockReport(lid: LockId): ServerReport {
+    const full = this.recoveryReport();
+    return { machine: this.machine, agents: full.agents.filter((a) => a.lid === lid), clients: full.clients.filter((c) => c.lid === lid) };
+  }
+
+  /**
+   * S2 for one lock: the lock's agent, pending agent, transfers in assembly and bookkeeping here are
+   * replaced by the ordered agent (incarnation 0, as S3 writes the decider); tasks are aborted and
+   * woken as ordered; the quarantine ends. Sequence windows, the dedup window and other locks stay.
+   */
+  applyLockRepair(lid: LockId, orders: MachineOrders): void {
+    this.agents.delete(lid);
+    this.pending.delete(lid);
+    this.transfers.forgetLock(lid);
+    this.starvation.stop(lid);
+    this.backoff.forget(lid);
+    this.stuck.restart(lid);
+    this.watchdog.clear(lid);
+    for (const r of orders.agents) {
+      if (r.lid !== lid) continue;
+      const a: Agent = { mode: r.mode, inca: 0, holders: new Set(r.holders.map((h) => key(h.mid, h.task))), wqueue: r.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })) };
+      this.agents.set(lid, a);
+      this.maybeStarve(lid, a);
+    }
+    // S2 aborts only requests their clients gave up (no machine failed): nobody waits to be failed
+    for (const order of orders.abort) if (order.lid === lid) this.listeners.delete(order.task);
+    this.quarantined.delete(lid);
+    for (const w of orders.wake) {
+      if (w.lid !== lid) continue;
+      const grant: LockPacket = { type: 'grant', lock: w.lid, machine: w.mid, task: w.task, mode: w.mode, incarnation: 0, seq: 0, flags: 0 };
+      this.listeners.get(w.task)?.granted(grant);
+    }
+  }
+
+  /** The link's answer to a send of a quarantined lock (see quarantineLock): accepted, or freed for a FREE. */
+  private interceptQuarantined(p: Omit<LockPacket, 'seq' | 'agent'>): LockPacket | undefined {
+    if (this.quarantined.size === 0 || !this.quarantined.has(p.lock)) return undefined;
+    return { ...p, type: 'ack', seq: 0, flags: ackFlags(p.type === 'free' ? 'freed' : 'accepted'), dst: this.machine };
+  }
+
+  /** An arriving packet of a quarantined lock: ACKs go on as usual (false); anything else is acknowledged and dropped. */
+  private absorbQuarantined(p: LockPacket): boolean {
+    this.quarantined.set(p.lock, this.clock.nowNs());
+    if (p.type === 'ack') return false;
+    if ((p.flags & FLAG_INVALID) !== 0) {
+      if (p.agent === this.machine) this.link.acknowledge(p.seq, p);
+      return true;
+    }
+    if (p.type === 'grant' && p.agent === undefined) {
+      const answered = answeredBySwitchGrant(this.machine, p);
+      for (const q of this.link.outstandingPackets()) if (answered(q)) this.link.acknowledge(q.seq, p);
+      return true;
+    }
+    const src = p.agent ?? p.machine;
+    const granted = p.type === 'acquire' && (p.flags & FLAG_GRANTED) !== 0;
+    const seen = this.dedup.statusOf(src, p.seq, granted);
+    if (seen === undefined) this.dedup.record(src, p.seq, 'accepted', granted, this.clock.nowNs());
+    this.ack(p, src, seen === undefined ? 'accepted' : seen === 'accepted' ? 'duplicate' : seen);
+    return true;
+  }
+
+  private watchdogView() {
+    return {
+      agent: (lid: LockId) => this.agents.get(lid),
+      stopped: () => this.stopped || this.recoveryPaused,
+      orphanedLocalHolder: (_lid: LockId, a: Agent): string | undefined => {
+        // only clients that keep records (RecoverableFissLockClient) can say a task is gone
+        if (this.recoveryClients.size === 0) return undefined;
+        const known = new Set([...this.recoveryClients].flatMap((c) => c.recoveryRecords()).map((r) => requestKey(r)));
+        for (const h of a.holders) if (h.startsWith(`${this.machine}:`) && !known.has(h) && !this.listeners.has(Number(h.split(':')[1]))) return h;
+        return undefined;
+      },
+    };
   }
 }
 

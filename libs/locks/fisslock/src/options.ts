@@ -13,6 +13,8 @@ export interface FissLockOptions {
   /** T_ACQ: an attempt without a GRANT by then is aborted and retried (lost switch GRANT, §5.2). */
   readonly attemptTimeoutNs: number;
   readonly starvePeriodNs: number;
+  /** T_STUCK (spec §12.9): a lock stuck this long is reported for a per-lock repair; 0 = watchdog off. */
+  readonly tStuckNs: number;
   /** First back-off of a packet bounced again for the same lock (spec §5.3 retry buffer); doubles up to rtoNs; 0 = none. */
   readonly bounceBackoffNs: number;
   /** Lock ids the switch decides; ids at or above it go to the ParLock fallback managers (§6.6). 0 = the decider's default capacity for the configured lock count. */
@@ -44,6 +46,7 @@ export const FISSLOCK_OPTION_HELP = {
   pacingNs: 'minimum ns between two sequenced packets of one machine (default 250: one link stays FIFO under the simulator jitter)',
   attemptTimeoutNs: 'T_ACQ in ns: abort-release and retry an attempt with no GRANT by then (default 10000000)',
   starvePeriodNs: 'T_STARVE in ns (default 100000)',
+  tStuckNs: 'T_STUCK in ns (spec §12.9): a lock whose agent stays without holders after a refusal, holds a task nobody on its machine knows, or whose packets keep bouncing this long is reported for a per-lock repair (default 100000000 = 10 T_ACQ; 0 = watchdog off)',
   switchCapacity: 'lock ids decided on the switch; higher ids are served by ParLock-style managers at the lock\'s home (default 0 = min(lock count, 1680000), the decider\'s capacity); must match the switch program\'s lockCount',
   bounceBackoffNs: 'first delay in ns before re-sending a packet bounced again for the same lock; doubles up to rtoNs (default 5000, 0 = bounce at once)',
   lockIds: 'dense (default: application lock ids are register indexes) or mapped (sparse ids get indexes first come first served from the id-map daemon; clients cache them; ids past switchCapacity fall back to ParLock)',
@@ -66,6 +69,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     pacingNs: reader.number('pacingNs', 250, { min: 0 }),
     attemptTimeoutNs: reader.number('attemptTimeoutNs', 10_000_000, { min: 1 }),
     starvePeriodNs: reader.number('starvePeriodNs', 100_000, { min: 1 }),
+    tStuckNs: reader.number('tStuckNs', 100_000_000, { min: 0 }),
     bounceBackoffNs: reader.number('bounceBackoffNs', 5_000, { min: 0 }),
     switchCapacity: reader.number('switchCapacity', 0, { min: 0 }),
     lockIds: reader.choice('lockIds', ['dense', 'mapped'] as const, 'dense'),

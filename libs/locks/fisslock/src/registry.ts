@@ -24,6 +24,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       pacingNs: options.pacingNs,
       rtoMaxBackoff: options.rtoMaxBackoff,
       starvePeriodNs: options.starvePeriodNs,
+      tStuckNs: options.tStuckNs,
       bounceBackoffNs: options.bounceBackoffNs,
       switchCapacity: switchCapacityOf(ports, options.switchCapacity),
       trace: ports.trace,

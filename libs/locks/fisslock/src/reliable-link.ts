@@ -31,6 +31,11 @@ export class ReliableLink {
   private nextSendNs = 0;
   private stopped = false;
   retransmissions = 0;
+  /**
+   * Packets it answers are not sent: they get no seq (0 is returned) and their callback gets the
+   * answer at once, on a microtask. The agent pool's per-lock quarantine (lock repair) uses it.
+   */
+  intercept: ((packet: Omit<LockPacket, 'seq' | 'agent'>) => LockPacket | undefined) | undefined;
 
   constructor(
     private readonly machine: NodeId,
@@ -57,6 +62,11 @@ export class ReliableLink {
 
   /** Sends `packet` as this machine's next sequenced packet; returns its seq. */
   send(packet: Omit<LockPacket, 'seq' | 'agent'>, onAck?: (ack: LockPacket) => void): number {
+    const answer = this.intercept?.(packet);
+    if (answer) {
+      if (onAck) queueMicrotask(() => onAck(answer));
+      return 0;
+    }
     const seq = ++this.nextSeq;
     const stamped: LockPacket = { ...packet, seq, agent: this.machine };
     const entry: Outstanding = { packet: stamped, sentNs: this.clock.nowNs(), timeoutNs: this.rtoNs };

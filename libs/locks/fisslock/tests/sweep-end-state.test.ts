@@ -59,9 +59,9 @@ describe('fisslock: a ② copy orphaned by a write-off is not counted by a later
   }
 });
 
-describe('known gaps the end-state check shows (spec §12.9: combined losses need the T_STUCK watchdog, not built)', () => {
-  // Trackers: sound otherwise, but the run ends with the lock stuck. When a fix frees it, these
-  // fail: turn them into regressions (expectEnd strict).
+describe('what the end-state check shows without the repair (spec §12.9: combined losses need the T_STUCK watchdog)', () => {
+  // Sound otherwise, but the run ends with the lock stuck: runWide wires no repair by default. With
+  // the watchdog's per-lock repair the same seeds end with every lock free (stuck-watchdog.test.ts).
   it('wide seed 6 at FAULTS_10: the lock ends held shared by an agent with no holder, one incarnation behind the decider, so its FREE / transfer is refused for ever', async () => {
     const r = await runWide(6, { faults: FAULTS_10 });
     expectSound('seed 6', r);

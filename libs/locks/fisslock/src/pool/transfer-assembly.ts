@@ -55,6 +55,12 @@ export class TransferAssembly {
     return done;
   }
 
+  /** Drops the entries and GRANTs of one lock (a per-lock repair rebuilds its agent). */
+  forgetLock(lid: LockId): void {
+    for (const [id, e] of this.entries) if (e.lid === lid) this.entries.delete(id);
+    for (let i = this.grants.length - 1; i >= 0; i--) if (this.grants[i]?.lock === lid) this.grants.splice(i, 1);
+  }
+
   clear(): void {
     this.entries.clear();
     this.grants.length = 0;

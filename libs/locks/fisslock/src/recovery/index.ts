@@ -6,3 +6,4 @@ export * from './recovery-client.js';
 export * from './run-recovery.js';
 export * from './machine-recovery.js';
 export * from './recovery-hold.js';
+export * from './lock-repair.js';

@@ -14,8 +14,9 @@ export interface EndState {
    * check under combined faults: an agent with no holder whose incarnation differs from the
    * decider's (a ② grant the decider counted never reached it — its GRANT and its copy both lost —
    * so every FREE / transfer is refused), and a holder nobody holds (after a long orphaned spell
-   * of the lock). Spec §12.9 leaves such locks to a T_STUCK watchdog with a per-lock S1–S3 repair,
-   * which is not built. They cost liveness (acquires time out), not exclusion; reported apart.
+   * of the lock). Spec §12.9 leaves such locks to a T_STUCK watchdog with a per-lock S1–S3 repair
+   * (pool/stuck-watchdog.ts, recovery/lock-repair.ts; `runWide(..., { watchdog: {} })` wires it).
+   * They cost liveness (acquires time out), not exclusion; reported apart.
    */
   readonly stuck: readonly string[];
 }

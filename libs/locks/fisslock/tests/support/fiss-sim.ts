@@ -3,8 +3,10 @@ import type { NodeService, ProtocolOptions } from '@lockfabric/locks-common';
 import type { LockPacket, NodeId, SwitchPort, Trace } from '@lockfabric/ports';
 import { createSimCluster } from '@lockfabric/sim';
 import { fissLockDecider } from '@lockfabric/switch';
-import type { FaultSpec, FissLockDecider, FissLockPolicy } from '@lockfabric/switch';
+import type { FaultSpec, FissLockDecider, FissLockPolicy, Switch } from '@lockfabric/switch';
 import { FissLockClient } from '../../src/client.js';
+import { RecoverableFissLockClient } from '../../src/recovery/recovery-client.js';
+import type { DeciderControl } from '../../src/recovery/switch-image.js';
 import { readFissLockOptions } from '../../src/options.js';
 import { startAgentPool } from '../../src/protocol.js';
 import { existingAgentPool } from '../../src/registry.js';
@@ -23,6 +25,19 @@ export interface FissSimOptions {
   readonly switchLocks?: number;
   /** Sees every packet between a machine and the switch at its virtual time (`out`: machine → switch; `in`: as delivered, before scripted `in` faults). */
   readonly tap?: (direction: 'in' | 'out', machine: NodeId, p: LockPacket, nowNs: number) => void;
+  /** Clients keep recovery records (RecoverableFissLockClient, as createFissLockClient makes them): needed by S1 of a repair. */
+  readonly recoverableClients?: boolean;
+}
+
+/** The decider's control plane as the switch CPU sees it (what switch-dataplane exposes over gRPC). */
+export function deciderControlOf(sw: Switch): DeciderControl {
+  const d = sw.describe();
+  return {
+    arrays: [...d.splitArrays.map((s) => s.name), ...d.arrays.map((a) => a.name)],
+    readRegister: (array, index) => sw.readRegister(array, index),
+    fill: (array, value) => sw.fillRegisters(array, value),
+    write: (array, index, values) => sw.writeRegisters(array, index, values),
+  };
 }
 
 /**
@@ -102,7 +117,10 @@ export function fissSim(options: FissSimOptions = {}) {
   });
   const seen: Seen[] = [];
   for (const node of nodes) cluster.switchPort(node).onPacket((p: LockPacket) => seen.push({ to: node, type: p.type, machine: p.machine, flags: p.flags }));
-  const client = (node: NodeId, index: number) => new FissLockClient(cluster.clientPorts({ node, client: index }), readFissLockOptions(protocolOptions));
+  const client = (node: NodeId, index: number): FissLockClient | RecoverableFissLockClient =>
+    options.recoverableClients === true
+      ? new RecoverableFissLockClient(cluster.clientPorts({ node, client: index }), readFissLockOptions(protocolOptions))
+      : new FissLockClient(cluster.clientPorts({ node, client: index }), readFissLockOptions(protocolOptions));
   // looked up without making ports: clientPorts() forks the run's random stream, which would perturb the schedule
   const pool = (node: NodeId): AgentPool => {
     const found = existingAgentPool(cluster.layout, node);

@@ -2,7 +2,8 @@ import type { ProtocolOptions } from '@lockfabric/locks-common';
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import type { FaultSpec } from '@lockfabric/switch';
 import type { FissGrant } from '../../src/client.js';
-import { fissSim } from './fiss-sim.js';
+import { lockLooksStuck, repairLockInProcess } from '../../src/recovery/lock-repair.js';
+import { deciderControlOf, fissSim } from './fiss-sim.js';
 import type { FissSimOptions } from './fiss-sim.js';
 import { checkEndState, NOT_CHECKED } from './end-state.js';
 import type { EndState } from './end-state.js';
@@ -18,12 +19,20 @@ export interface WideOptions {
   readonly clientsPerNode?: number;
   readonly ops?: number;
   readonly maxEvents?: number;
+  /** How long a worker holds a lock (default 20–220 µs). */
+  readonly holdNs?: (rnd: () => number) => number;
   /** Keep a log of every packet of these locks (both directions, with virtual time). */
   readonly logLocks?: readonly number[];
   /** Test-only decider mutant (shows the exclusion check fails on a broken protocol). */
   readonly mutantNoIncarnationCheck?: boolean;
   /** FissLock options of every client and agent pool (e.g. a short `rtoNs`). */
   readonly protocolOptions?: ProtocolOptions;
+  /**
+   * Spec §12.9: clients keep recovery records and every lock the T_STUCK watchdog reports gets a
+   * per-lock S1–S3 repair (repairLockInProcess). `tStuckNs` goes to the protocol options (default
+   * the protocol's); `off` keeps the recoverable clients but never repairs (the mutant).
+   */
+  readonly watchdog?: { readonly tStuckNs?: number; readonly off?: boolean };
 }
 
 export interface WideResult {
@@ -45,6 +54,12 @@ export interface WideResult {
   readonly quiescent: boolean;
   /** The end-state check (end-state.ts); empty when the run did not end quiescent. */
   readonly endState: EndState;
+  /** Per-lock repairs run for the watchdog's reports (spec §12.9: a metric of its own, not a failure). */
+  readonly repairs: number;
+  /** Watchdog suspicions (stalled queues) the clients' records showed to be long holds. */
+  readonly dismissed: number;
+  /** Problems the repairs' plan check found (must be empty). */
+  readonly repairProblems: string[];
 }
 
 /**
@@ -64,10 +79,40 @@ export async function runWide(seed: number, options: WideOptions = {}): Promise<
     computeNodes: 3,
     mutantNoIncarnationCheck: options.mutantNoIncarnationCheck === true,
     ...(options.faults ? { faults: options.faults } : {}),
-    ...(options.protocolOptions ? { protocolOptions: options.protocolOptions } : {}),
+    ...(options.protocolOptions || options.watchdog?.tStuckNs !== undefined
+      ? { protocolOptions: { ...options.protocolOptions, ...(options.watchdog?.tStuckNs !== undefined ? { tStuckNs: options.watchdog.tStuckNs } : {}) } }
+      : {}),
     ...(logged.size > 0 ? { tap } : {}),
+    ...(options.watchdog ? { recoverableClients: true } : {}),
   };
   const sim = fissSim(simOptions);
+  let repairs = 0;
+  let dismissed = 0;
+  const repairProblems: string[] = [];
+  if (options.watchdog && options.watchdog.off !== true) {
+    const repairing = new Set<number>();
+    const pools = sim.nodes.map((n) => sim.pool(n));
+    const control = deciderControlOf(sim.sw);
+    for (const pool of pools) {
+      pool.onStuckLock = (report) => {
+        if (repairing.has(report.lid)) return;
+        if (report.reason === 'stalled-queue' && !lockLooksStuck(pools.map((p) => p.lockReport(report.lid)))) {
+          dismissed++;
+          pool.watchdog.dismiss(report.lid);
+          return;
+        }
+        repairing.add(report.lid);
+        if (logged.has(report.lid)) log.push(`${report.atNs} STUCK lock=${report.lid} on ${pool.machine}: ${report.reason}`);
+        void repairLockInProcess({ lid: report.lid, pools, control, policy: pool.options.policy, clock: sim.cluster.clock, quietNs: 500_000 }).then((outcome) => {
+          repairs++;
+          repairProblems.push(...outcome.problems.map((p) => `repair of lock ${report.lid}: ${p}`));
+          if (!outcome.drained) repairProblems.push(`repair of lock ${report.lid}: the drain did not end quiet`);
+          if (logged.has(report.lid)) log.push(`${sim.cluster.clock.nowNs()} REPAIRED lock=${report.lid} held=${JSON.stringify(outcome.held)} wake=${JSON.stringify(outcome.plan.wake)}`);
+          repairing.delete(report.lid);
+        });
+      };
+    }
+  }
   const clientsPerNode = options.clientsPerNode ?? 2;
   const ops = options.ops ?? 40;
   const now = (): number => sim.cluster.clock.nowNs();
@@ -84,7 +129,7 @@ export async function runWide(seed: number, options: WideOptions = {}): Promise<
     monitor,
     label: () => `seed ${seed} @${now()}`,
     client: (node, k) => sim.client(node, k),
-    holdNs: (rnd) => 20_000 + Math.floor(rnd() * 200_000),
+    holdNs: options.holdNs ?? ((rnd) => 20_000 + Math.floor(rnd() * 200_000)),
     gapNs: (rnd) => Math.floor(rnd() * 50_000),
     onGranted: (lock, who, grant, found) => {
       audit.check(lock);
@@ -106,7 +151,7 @@ export async function runWide(seed: number, options: WideOptions = {}): Promise<
   await sim.stop();
   const { granted, timedOut, untyped } = counts;
   const unfinished = sim.nodes.length * clientsPerNode * ops - granted - timedOut - untyped;
-  return { violations: monitor.violations, granted, timedOut, untyped, unfinished, stalled, agentsPerLockMax: audit.agentsPerLockMax, modeMismatch: audit.modeMismatch, log, counters, quiescent, endState };
+  return { violations: monitor.violations, granted, timedOut, untyped, unfinished, stalled, agentsPerLockMax: audit.agentsPerLockMax, modeMismatch: audit.modeMismatch, log, counters, quiescent, endState, repairs, dismissed, repairProblems };
 }
 
 const FLAG_NAMES = ['AGENT', 'INVALID', 'GRANTED', 'BOUNCED', 'DUP', 'ABORT', 'REACHED', 'WW', 'CURSH'];
