@@ -8,6 +8,7 @@ import { ComputeRunService } from './run-service.js';
 import { registerComputeMetrics } from './compute-metrics.js';
 import { fissAgentPoolOf, fissPoolOf, startFissRecoveryResponder } from './fiss-recovery-responder.js';
 import { startFissSelfFence } from './fiss-self-fence.js';
+import { startFissStuckReporter } from './fiss-stuck-reporter.js';
 import { GatedSwitchPort } from './gated-switch-port.js';
 import { startFailureFeed } from './failure-feed.js';
 import { startRejoinWatch } from './rejoin-watch.js';
@@ -55,6 +56,8 @@ await runService({
     const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed, onEpoch: (epoch) => epochs.observe(epoch) });
     // declared dead while still running: its FissLock clients get typed errors, not timeouts
     const fissFence = startFissSelfFence({ nc, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
+    // the agent pool's T_STUCK watchdog reports go to the coordinator, which repairs with S1–S3
+    const fissStuck = startFissStuckReporter({ nc, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
     // Declared dead while still running (a partition, a long stall): retire that incarnation, rejoin with a new one.
     const rejoin = startRejoinWatch({ nc, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => (fissFence.fence(reason), runs.retire(reason)) });
     const rejoinCounter = metrics.counter({ name: 'lockfabric_compute_rejoins_total', help: 'Times this compute node was declared dead while running and rejoined with a new incarnation' });
@@ -83,6 +86,7 @@ await runService({
         rejoin.close();
         queueRecovery.close();
         fissFence.close();
+        fissStuck.close();
         membershipEpochs.unsubscribe();
         failures.close();
         descriptorFences.stop();

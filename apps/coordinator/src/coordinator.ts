@@ -80,6 +80,8 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   const members = metrics.gauge({ name: 'lockfabric_coordinator_members', help: 'Members known to the coordinator, by state', labelNames: ['state'] });
   const decodeErrors = metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] });
   const recoveryCount = metrics.counter({ name: 'lockfabric_coordinator_recoveries_total', help: 'Recoveries by what happened to them', labelNames: ['event'] });
+  const stuckLocks = metrics.counter({ name: 'lockfabric_coordinator_fiss_stuck_total', help: 'FissLock stuck-lock reports (ctl.fiss.stuck), by what became of them: repair (an S1–S3 queued) or coalesced (covered by one)', labelNames: ['outcome'] });
+  const seenStuck = { repairs: 0, coalesced: 0 };
   const seenDecodeErrors = new Map<string, number>();
   const recoveries = new RecoveryBook({
     ...(deps.leaseBoundsMs === undefined ? {} : { leaseBoundsMs: deps.leaseBoundsMs }),
@@ -298,6 +300,9 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
       const counts = new Map<MemberState, number>(STATES.map((state) => [state, 0]));
       for (const member of membership.detector.members()) counts.set(member.state, (counts.get(member.state) ?? 0) + 1);
       for (const [state, n] of counts) members.set({ state }, n);
+      stuckLocks.inc({ outcome: 'repair' }, fiss.stuck.repairs - seenStuck.repairs);
+      stuckLocks.inc({ outcome: 'coalesced' }, fiss.stuck.coalesced - seenStuck.coalesced);
+      Object.assign(seenStuck, { repairs: fiss.stuck.repairs, coalesced: fiss.stuck.coalesced });
       for (const [source, total] of Object.entries(malformed.bySource())) {
         decodeErrors.inc({ source }, total - (seenDecodeErrors.get(source) ?? 0));
         seenDecodeErrors.set(source, total);

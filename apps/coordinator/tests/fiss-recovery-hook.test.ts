@@ -1,5 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
+import { create, toBinary } from '@bufbuild/protobuf';
 import { MalformedInputCounter, announceFissSwitch, connectNats, createSubjects } from '@lockfabric/live';
+import { FissStuckLockSchema } from '@lockfabric/wire';
 import type { MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
 import type { NodeId } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/sim';
@@ -211,5 +213,47 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
     expect(log).toStrictEqual(['pause 1@9', 'report 1@9', 'apply 1@9', 'resume 1@9']);
     const steps = book.all().flatMap((r) => r.actions.filter((a) => a.protocol === 'fisslock').flatMap((a) => a.steps ?? []));
     expect(steps.map((s) => s.stage)).toStrictEqual(['S1', 'S2', 'S3']);
+  });
+
+  it('a stuck-lock report on ctl.fiss.stuck runs S1–S3 that frees a lock whose agent lost its holders; reports meanwhile are coalesced, bad ones counted', async () => {
+    const sw = fakeSwitch(true);
+    // lock 5 is held at the switch by machine 1, whose agent has no holder and nobody waits: stuck
+    sw.state.regs.get('fisslock.free')![5] = 0;
+    sw.state.regs.get('fisslock.mid')![5] = 2;
+    sw.state.regs.get('fisslock.inca')![5] = 9;
+    const log: string[] = [];
+    const stuckAgent: ServerReport = { machine: 1, agents: [{ lid: 5, machine: 1, mode: 'exclusive', holders: [], wqueue: [], state: 'live' }], clients: [] };
+    const participant = (): HookParticipant => ({
+      machine: 1,
+      policy: 'read-preferring',
+      pause: async (epoch) => (log.push(`pause 1@${epoch}`), true),
+      report: async (epoch) => (log.push(`report 1@${epoch}`), stuckAgent),
+      apply: async (epoch, orders: MachineOrders) => void log.push(`apply 1@${epoch} agents=${orders.agents.length}`),
+      resume: async (epoch) => void log.push(`resume 1@${epoch}`),
+    });
+    const malformed = new MalformedInputCounter({ logger: memoryLogger() });
+    const { hook } = start({ participant, switchControl: sw.control, liveComputeNodes: () => [1], malformed, stuckRepairIntervalMs: 60_000 });
+    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    const stuck = (fields: { machine: number; lock: number; reason: string }) => toBinary(FissStuckLockSchema, create(FissStuckLockSchema, fields));
+    nc.publish(subjects.fissStuck(), Uint8Array.of(0xff, 0xff)); // not a FissStuckLock
+    nc.publish(subjects.fissStuck(), stuck({ machine: 1, lock: 5, reason: 'tired' })); // no such reason
+    nc.publish(subjects.fissStuck(), stuck({ machine: 1, lock: 5, reason: 'agent-without-holders' }));
+    nc.publish(subjects.fissStuck(), stuck({ machine: 2, lock: 5, reason: 'bouncing' })); // the same repair covers it
+    await nc.flush();
+    await waitFor(() => hook.completed.length === 1, { what: 'one repair' });
+    await hook.idle();
+    nc.publish(subjects.fissStuck(), stuck({ machine: 1, lock: 6, reason: 'bouncing' })); // right after it: covered
+    await nc.flush();
+    await waitFor(() => hook.stuck.reports === 3, { what: 'the third report' });
+    expect(hook.stuck).toStrictEqual({ reports: 3, repairs: 1, coalesced: 2 });
+    expect(malformed.count(subjects.fissStuck())).toBe(2);
+    expect(log).toStrictEqual(['pause 1@9', 'report 1@9', 'apply 1@9 agents=0', 'resume 1@9']);
+    // the switch closed for the repair and opened after S3; the lock is free again
+    expect(hook.admissions).toStrictEqual([
+      { node: 0, epoch: 9n, open: false },
+      { node: 0, epoch: 9n, open: true },
+    ]);
+    expect(sw.state.regs.get('fisslock.free')![5]).toBe(1);
+    expect(sw.state.regs.get('fisslock.inca')![5]).toBe(0);
   });
 });

@@ -48,6 +48,8 @@ export interface Subjects {
   fissRecovery(machine: NodeId, verb: string): string;
   /** Where the switch's control address is announced for FissLock S3. */
   fissSwitch(): string;
+  /** A compute node's FissLock watchdog reports a stuck lock to the coordinator (FissStuckLock). */
+  fissStuck(): string;
   /** Queue-lock (mcs, alock) recovery calls from the coordinator to one compute node: verb gate, abort, reset, resume. */
   queueRecovery(machine: NodeId, verb: string): string;
   /** Scratch subjects of the raw transport benchmarks. */
@@ -71,6 +73,7 @@ export function createSubjects(cluster: string): Subjects {
     driver: (name) => `${prefix}.driver.${token('name', name)}`,
     fissRecovery: (machine, verb) => `${prefix}.ctl.fiss.${id('machine', machine)}.${token('verb', verb)}`,
     fissSwitch: () => `${prefix}.ctl.fiss.switch`,
+    fissStuck: () => `${prefix}.ctl.fiss.stuck`,
     queueRecovery: (machine, verb) => `${prefix}.ctl.queue.${id('machine', machine)}.${token('verb', verb)}`,
     raw: (name) => `${prefix}.raw.${token('name', name)}`,
   };

@@ -20,6 +20,7 @@ describe('subjects', () => {
     expect(s.raw('ping')).toBe('lf.prod-1.raw.ping');
     expect(s.fissRecovery(3, 'pause')).toBe('lf.prod-1.ctl.fiss.3.pause');
     expect(s.fissSwitch()).toBe('lf.prod-1.ctl.fiss.switch');
+    expect(s.fissStuck()).toBe('lf.prod-1.ctl.fiss.stuck');
   });
 
   it.each([

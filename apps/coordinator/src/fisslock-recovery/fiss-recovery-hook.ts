@@ -3,7 +3,7 @@ import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
 import type { FissPolicy } from '@lockfabric/lock-fisslock';
 import type { Clock, NodeId, Trace } from '@lockfabric/ports';
 import { create, toBinary } from '@bufbuild/protobuf';
-import { FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
+import { FissStuckLockSchema, FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
 import type { RecoveryBook } from '../recovery-book.js';
 import { DEFAULT_ATTEMPT_POLICY, nextStep } from './attempt-policy.js';
 import type { AttemptPolicyOptions } from './attempt-policy.js';
@@ -41,6 +41,12 @@ export interface FissRecoveryHookDeps {
    * recovery runs again without it; without this dependency it is only left out.
    */
   readonly declareDead?: (node: NodeId, reason: string) => void;
+  /**
+   * Stuck-lock reports (`ctl.fiss.stuck`) closer than this to the end of the last repair they
+   * triggered are counted and dropped: one S1–S3 repairs every lock, and a watchdog that keeps
+   * flagging must not keep the cluster paused. Default 2000 ms.
+   */
+  readonly stuckRepairIntervalMs?: number;
   /** Per NATS call to a compute node. Default 2000 ms. */
   readonly callTimeoutMs?: number;
   /** Between the pause and the reports, so packets already on NATS land. Default 50 ms. */
@@ -62,7 +68,17 @@ export interface FailedCompute {
 }
 
 interface RecoveredMember extends FailedCompute {
+  /** `lock`: a stuck-lock repair, which has no member in the recovery book. */
   readonly role: string;
+}
+
+/** What became of the stuck-lock reports (`ctl.fiss.stuck`). */
+export interface StuckLockStats {
+  reports: number;
+  /** S1–S3 runs queued for them. */
+  repairs: number;
+  /** Reports covered by a repair already queued, or too close to the last one. */
+  coalesced: number;
 }
 
 export interface FissRecoveryHook {
@@ -76,6 +92,13 @@ export interface FissRecoveryHook {
   switchBack(member: FailedCompute): void;
   /** A compute node was declared dead. */
   computeDead(member: FailedCompute): void;
+  /**
+   * A compute node's watchdog flagged a lock (spec §12.9). The repair is one S1–S3 over every live
+   * compute node with none failed — the same steps as after a switch restart, which rebuild every
+   * lock from the agents' and clients' records, the stuck one included.
+   */
+  lockStuck(report: { readonly machine: NodeId; readonly lock: number; readonly reason: string }): void;
+  readonly stuck: StuckLockStats;
   /** Recoveries run to the end (for tests and logs). */
   readonly completed: readonly FissRecoveryRun[];
   /** Admission orders published, oldest first (for tests and logs). */
@@ -91,6 +114,8 @@ export interface FissRecoveryHook {
 export { announceFissSwitch } from '@lockfabric/live';
 
 const POLL_MS = 50;
+/** What a compute node may report on `ctl.fiss.stuck` (libs/locks/fisslock StuckReason, less the suspicion it settles itself). */
+const STUCK_REASONS = new Set(['agent-without-holders', 'orphaned-holder', 'bouncing']);
 /** A view is due after the warm-up (k·H); past this, the recovery goes ahead with the epoch it has. */
 const VIEW_WAIT_LIMIT_MS = 60_000;
 
@@ -162,6 +187,45 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
     return node === 0 ? live.length > 0 : live.includes(node);
   };
 
+  const stuck: StuckLockStats = { reports: 0, repairs: 0, coalesced: 0 };
+  const stuckIntervalMs = deps.stuckRepairIntervalMs ?? 2_000;
+  let stuckQueued = false;
+  let lastStuckRepairEndMs = Number.NEGATIVE_INFINITY;
+  const lockStuck = (report: { readonly machine: NodeId; readonly lock: number; readonly reason: string }): void => {
+    stuck.reports++;
+    if (closed) return;
+    const label = `lock ${report.lock} (${report.reason}, flagged by compute node ${report.machine})`;
+    if (stuckQueued || Date.now() - lastStuckRepairEndMs < stuckIntervalMs) {
+      stuck.coalesced++;
+      logger.info(`fisslock: stuck ${label}: covered by a repair ${stuckQueued ? 'already queued' : 'that just ended'}`);
+      return;
+    }
+    stuckQueued = true;
+    stuck.repairs++;
+    logger.warn(`fisslock: stuck ${label}: S1–S3 over every live compute node`);
+    enqueue(async () => {
+      stuckQueued = false;
+      try {
+        await recover({ role: 'lock', id: String(report.lock), node: report.machine, incarnation: 0n }, []);
+      } finally {
+        lastStuckRepairEndMs = Date.now();
+      }
+    });
+  };
+  const stuckSubject = subjects.fissStuck();
+  const stuckSubscription: Subscription = nc.subscribe(stuckSubject, {
+    callback: (error, msg) => {
+      if (error) return logger.warn(`coordinator: subscription error on ${stuckSubject}: ${error.message}`);
+      try {
+        const report = decodeWire(FissStuckLockSchema, msg.data, stuckSubject);
+        if (!STUCK_REASONS.has(report.reason)) throw new Error(`unknown stuck reason ${JSON.stringify(report.reason)}`);
+        lockStuck(report);
+      } catch (decodeError) {
+        deps.malformed.record(stuckSubject, decodeError);
+      }
+    },
+  });
+
   const announceSubject = subjects.fissSwitch();
   const subscription: Subscription = nc.subscribe(announceSubject, {
     callback: (error, msg) => {
@@ -200,6 +264,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   const record = (members: readonly RecoveredMember[], result: FissRecoveryRun, epoch: bigint): boolean => {
     let recorded = true;
     for (const m of members) {
+      if (m.role === 'lock') continue; // a stuck-lock repair: logged, no failed member to record it under
       if (deps.recoveries.recordSteps(m.role, m.id, 'fisslock', result.steps, deps.clock.nowNs())) continue;
       if (m !== members[0]) continue;
       // restarted faster than detection, or first seen closed: no recovery was opened; open and close one so Status shows the steps
@@ -363,6 +428,8 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
       if (declaring.has(member.node) && current) return void current.push(dead);
       enqueue(() => recover(dead, [member.node]));
     },
+    lockStuck,
+    stuck,
     completed,
     admissions,
     excluded,
@@ -370,6 +437,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
     close: () => {
       closed = true;
       subscription.unsubscribe();
+      stuckSubscription.unsubscribe();
       for (const wake of [...sleepers]) wake();
     },
   };

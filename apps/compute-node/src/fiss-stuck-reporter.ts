@@ -1,0 +1,63 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger, Subjects } from '@lockfabric/live';
+import type { AgentPool, StuckReport } from '@lockfabric/lock-fisslock';
+import type { NodeId } from '@lockfabric/ports';
+import { FissStuckLockSchema } from '@lockfabric/wire';
+
+export interface FissStuckReporterDeps {
+  readonly nc: NatsConnection;
+  readonly subjects: Subjects;
+  readonly node: NodeId;
+  /** The current run's FissLock agent pool, if any (a new run brings a new pool). */
+  readonly pool: () => AgentPool | undefined;
+  readonly logger: Logger;
+  /** How often the reporter looks for a new run's pool. Default 200 ms. */
+  readonly attachEveryMs?: number;
+}
+
+export interface FissStuckReporter {
+  /** Reports published to the coordinator. */
+  readonly published: () => number;
+  /** Suspicions (a queue that did not move) left to the protocol: a long hold looks the same. */
+  readonly suspicions: () => number;
+  close(): void;
+}
+
+/**
+ * Sends the agent pool's T_STUCK watchdog reports (spec §12.9) to the coordinator on
+ * `ctl.fiss.stuck`, which repairs with S1–S3. A `stalled-queue` report is only a suspicion — from
+ * one machine a long hold looks the same — and a cluster-wide pause on every long hold would cost
+ * more than the rare lock it could save, so it is counted and not sent. After a report the lock
+ * may be flagged again (a later signal, after the repair), so the pool is told to forget it.
+ */
+export function startFissStuckReporter(deps: FissStuckReporterDeps): FissStuckReporter {
+  const subject = deps.subjects.fissStuck();
+  const attached = new WeakSet<AgentPool>();
+  let published = 0;
+  let suspicions = 0;
+  const onStuck = (pool: AgentPool, report: StuckReport): void => {
+    pool.watchdog.dismiss(report.lid);
+    if (report.reason === 'stalled-queue') {
+      suspicions++;
+      return;
+    }
+    try {
+      deps.nc.publish(subject, toBinary(FissStuckLockSchema, create(FissStuckLockSchema, { machine: deps.node, lock: report.lid, reason: report.reason })));
+      published++;
+      deps.logger.warn(`compute node ${deps.node}: fisslock lock ${report.lid} is stuck (${report.reason}); reported to the coordinator`);
+    } catch (error) {
+      deps.logger.warn(`compute node ${deps.node}: could not report stuck lock ${report.lid} on ${subject}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const attach = (): void => {
+    const pool = deps.pool();
+    if (!pool || attached.has(pool)) return;
+    attached.add(pool);
+    pool.onStuckLock = (report) => onStuck(pool, report);
+  };
+  attach();
+  const timer = setInterval(attach, deps.attachEveryMs ?? 200);
+  timer.unref();
+  return { published: () => published, suspicions: () => suspicions, close: () => clearInterval(timer) };
+}
