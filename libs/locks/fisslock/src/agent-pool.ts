@@ -11,6 +11,7 @@ import { StarvationNotifier } from './pool/starvation.js';
 import { StuckReleases } from './pool/stuck-releases.js';
 import { StuckWatchdog } from './pool/stuck-watchdog.js';
 import type { StuckReport } from './pool/stuck-watchdog.js';
+import { pendingOutlivesAbortRefusal } from './pool/abort-refusal.js';
 import { TransferAssembly } from './pool/transfer-assembly.js';
 import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf, grantHomeOf } from './wire.js';
 import type { AckStatus } from './wire.js';
@@ -517,6 +518,9 @@ export class AgentPool {
   private onRefused(p: LockPacket): void {
     this.counters.refusals++;
     if (this.agents.has(p.lock)) return; // never overwrite a live agent (§13.2)
+    // A refused timeout-free (§5.2) answers an abort, not the FREE / transfer of a pending agent
+    // here: that packet's own answer decides the agent (see pendingOutlivesAbortRefusal)
+    if (pendingOutlivesAbortRefusal(p, this.pending.has(p.lock))) return;
     const a = this.pending.get(p.lock) ?? { mode: p.mode, inca: 0, holders: new Set<string>(), wqueue: [] };
     this.pending.delete(p.lock);
     if (p.type === 'grant') {

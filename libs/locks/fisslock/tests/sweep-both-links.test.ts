@@ -15,6 +15,25 @@ describe('fisslock at 10% faults on both links: regression seeds', () => {
     expectSound('seed 31', await runWide(31, { faults: FAULTS_10_BOTH_WAYS }));
   });
 
+  // Machine 1 (no agent; the decider said shared, inca 4) had two unREACHED aborts reissued; the
+  // first was refused (inca 4 ≠ 0) and had machine 1 build an empty agent, which counted the ②
+  // copies up to inca 4 and handed the lock on by transfer (seq 482). The second abort (seq 470)
+  // had waited behind a sequence gap and reached the switch just before the transfer: still mid 1,
+  // inca 4, so refused too, and its INVALID FREE [ABORT] came back while the agent was pending. The
+  // pool restored that pending agent, live, at inca 0; the transfer was then accepted (4 = 4) and
+  // machine 1 kept a second, stale shared agent, whose local ④ grant overlapped machine 2's
+  // exclusive hold. Fix (src/pool/abort-refusal.ts): a refused timeout-free never restores a
+  // pending agent; only the answer to that agent's own FREE / transfer decides it
+  // (tests/abort-refusal-pending.test.ts replays it, and fails on the old rule).
+  it('seed 370: a refused timeout-free does not restore an agent whose transfer is still pending', async () => {
+    expectSound('seed 370', await runWide(370, { faults: FAULTS_10_BOTH_WAYS }));
+  });
+
+  // Same mechanism (machine 2, abort seq 426): the restored agent was a second agent for the lock.
+  it('seed 378: the same, a second agent restored next to the transferred one', async () => {
+    expectSound('seed 378', await runWide(378, { faults: FAULTS_10_BOTH_WAYS }));
+  });
+
   // NOT FIXED (marked as an expected failure). Machine 2 sent an aborted RELEASE for task 4 (ABORT
   // alone: the timeout-free of §5.2) behind an earlier bounced ACQUIRE copy of its task 1048581.
   // The copy (seq 190) got a ① grant to machine 2; the abort (seq 191) then found mid = machine 2
