@@ -21,7 +21,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SWITCH_SYSTEMS, runSwitchSim } from './switch-sim-run.js';
+import { SWITCH_SYSTEMS, fissLockRtoNs, runSwitchSim } from './switch-sim-run.js';
 import type { SwitchSimRow } from './switch-sim-run.js';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { liveOptions, measureTransport, repoRootForBench, runLive, startLocalCluster, stopLocalCluster } from '@lockfabric/workload-driver';
@@ -42,11 +42,11 @@ const { values } = parseArgs({
 const quick = values.quick === true;
 const links = values.links ?? 'fifo';
 if (links !== 'fifo' && links !== 'jittered') throw new Error(`--links must be fifo or jittered, got ${links}`);
-// 4 000 operations a run by default: with the lock-manager CPU model on (the default), FissLock
-// degenerates on read-mostly Zipf as runs grow (seed 7: at 10 000 operations the agent pools
-// queue 615 µs on average, at 20 000 acquires time out, throughput falls to ~500 ops/s) — packet
-// amplification at the hot lock's agent pool, not yet diagnosed (README, "Lock-manager CPU").
-const operations = Number(values.ops ?? 4_000);
+// 40 000 operations a run (4 000 with --quick). FissLock runs with an RTO that covers the
+// lock-manager queue its ACKs wait in (switch-sim-run.ts fissLockRtoNs: 1 ms at 1 µs per packet);
+// with the spec's 200 µs, read-mostly Zipf resent spuriously into the hot agent pool's queue and
+// collapsed past ~10 000 operations (README, "Lock-manager CPU").
+const operations = Number(values.ops ?? (quick ? 4_000 : 40_000));
 const whole = (name: string, raw: string | undefined, fallback: number, min: number): number => {
   const n = Number(raw ?? fallback);
   if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got ${raw}`);
@@ -132,7 +132,7 @@ if (values['skip-live'] !== true) {
 
 const figures = {
   machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() },
-  sim: { clients: CLIENTS, locks: LOCKS, links, operationsPerRun: simOperations, computeNodes: COMPUTE_NODES, zipfTheta: 0.99, criticalSectionNs: 0, lockManagerCpu, grantTime: 'history: acquire latency minus wait behind conflicting holders (libs/check grant-time.ts)', rows },
+  sim: { clients: CLIENTS, locks: LOCKS, links, operationsPerRun: simOperations, computeNodes: COMPUTE_NODES, zipfTheta: 0.99, criticalSectionNs: 0, lockManagerCpu, fissLockRtoNs: fissLockRtoNs(lmPacketNs), grantTime: 'history: acquire latency minus wait behind conflicting holders (libs/check grant-time.ts)', rows },
   ...(live ? { live } : {}),
 };
 mkdirSync(dirname(outFile), { recursive: true });

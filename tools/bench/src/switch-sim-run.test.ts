@@ -2,7 +2,7 @@ import { FLAG_HAS_AGENT, FLAG_INVALID } from '@lockfabric/lock-fisslock';
 import type { LockPacket } from '@lockfabric/ports';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { describe, expect, it } from 'vitest';
-import { lockManagerWork, runSwitchSim } from './switch-sim-run.js';
+import { fissLockRtoNs, lockManagerWork, runSwitchSim } from './switch-sim-run.js';
 import type { SwitchSimOptions } from './switch-sim-run.js';
 
 const packet = (type: LockPacket['type'], extra: Partial<LockPacket> = {}): LockPacket => ({ type, lock: 1, machine: 2, task: 0, mode: 'exclusive', incarnation: 0, seq: 0, flags: 0, ...extra });
@@ -63,4 +63,34 @@ describe('runSwitchSim (virtual time)', () => {
     expect(on.lmCpu!.served).toBeLessThan(on.acquires / 10);
     expect(on.grantUs.p50).toBeLessThan(off.grantUs.p50 + 0.5);
   });
+});
+
+describe('FissLock RTO under the lock-manager CPU model (read-mostly Zipf)', () => {
+  it('the RTO covers 1 000 lock-manager packet times, never less than the protocol default', () => {
+    expect(fissLockRtoNs(1_000)).toBe(1_000_000);
+    expect(fissLockRtoNs(0)).toBe(200_000);
+    expect(fissLockRtoNs(50)).toBe(200_000);
+  });
+
+  // The paper's microbenchmark at the size where the spec's 200 µs RTO already loops (seed 7): no
+  // packet is ever lost, so every resend is spurious — an ACK waiting in a hot agent pool's queue
+  // outlasts the RTO, go-back-N resends the whole window into that queue, the queue grows. The
+  // 200 µs run is the witness that the counts below can fail.
+  const rm: WorkloadSpec = { clients: 160, locks: 1_000_000, readRatio: 0.9, distribution: { zipf: 0.99 }, operations: 10_000, thinkNs: 0, criticalSectionNs: 0, seed: 7, timeoutMs: 10_000 };
+  const paper: Omit<SwitchSimOptions, 'system'> = { spec: rm, computeNodes: 8, links: 'fifo', lmPacketNs: 1_000, lmCoresServer: 8, lmCoresNode: 1 };
+
+  it('with the benchmark RTO nothing is resent, and a pool handles less than one packet per acquire', async () => {
+    const row = await runSwitchSim({ ...paper, system: 'fisslock' });
+    expect(row.checkerOk).toBe(true);
+    expect(row.failures).toBe(0);
+    expect(row.acquires).toBe(rm.operations);
+    expect(row.fissLock).toEqual({ retransmissions: 0, writtenOff: 0 });
+    expect(row.lmCpu!.served).toBeLessThan(row.acquires);
+  }, 120_000);
+
+  it('with the spec\'s 200 µs RTO the same run resends into the queues (the collapse the benchmark RTO removes)', async () => {
+    const row = await runSwitchSim({ ...paper, system: 'fisslock', fissRtoNs: 200_000 });
+    expect(row.fissLock!.retransmissions).toBeGreaterThan(5_000);
+    expect(row.lmCpu!.served).toBeGreaterThan(3 * row.acquires);
+  }, 120_000);
 });

@@ -13,7 +13,8 @@
 import { grantTimes, quantileOf } from '@lockfabric/check';
 import { runInMemory } from '@lockfabric/harness';
 import { protocolById } from '@lockfabric/lock-catalog';
-import { FLAG_INVALID } from '@lockfabric/lock-fisslock';
+import { FLAG_INVALID, existingAgentPool } from '@lockfabric/lock-fisslock';
+import type { AgentPool } from '@lockfabric/lock-fisslock';
 import type { ClientPorts, LockPacket, NodeId, SwitchPort } from '@lockfabric/ports';
 import type { LockManagerCpuConfig } from '@lockfabric/sim';
 import type { WorkloadSpec } from '@lockfabric/workloads';
@@ -57,8 +58,9 @@ export function hasDedicatedServer(system: SwitchSystem): boolean {
   return system === 'srvlock' || system === 'netlock';
 }
 
-/** The protocol with every switch port tapped: each switch-decided GRANT delivered to a machine counts once. */
-function tapped(protocol: ProtocolDefinition): { protocol: ProtocolDefinition; switchGrants: () => number } {
+/** The protocol with every switch port tapped: each switch-decided GRANT delivered to a machine counts once; FissLock's agent pools are kept for their counters. */
+function tapped(protocol: ProtocolDefinition): { protocol: ProtocolDefinition; switchGrants: () => number; pools: AgentPool[] } {
+  const pools: AgentPool[] = [];
   const seen = new WeakSet<LockPacket>();
   let grants = 0;
   const tap = (port: SwitchPort): SwitchPort => ({
@@ -79,10 +81,16 @@ function tapped(protocol: ProtocolDefinition): { protocol: ProtocolDefinition; s
     protocol: {
       ...protocol,
       createClient: (ports, options) => protocol.createClient(wrap(ports), options),
-      ...(protocol.services ? { services: { ...protocol.services, ...(compute ? { compute: (context, options) => compute({ ...context, ports: wrap(context.ports) }, options) } : {}) } } : {}),
+      ...(protocol.services ? { services: { ...protocol.services, ...(compute ? { compute: (context, options) => keepPool(context.ports, compute({ ...context, ports: wrap(context.ports) }, options)) } : {}) } } : {}),
     },
     switchGrants: () => grants,
+    pools,
   };
+  function keepPool<T>(ports: ClientPorts, service: T): T {
+    const pool = ports.switchPort ? existingAgentPool(ports.locks, ports.switchPort.machine) : undefined;
+    if (pool) pools.push(pool);
+    return service;
+  }
 }
 
 export interface SwitchSimOptions {
@@ -96,6 +104,25 @@ export interface SwitchSimOptions {
   readonly lmCoresServer: number;
   /** Lock-manager cores of every other node (ParLock managers, FissLock agent pools). */
   readonly lmCoresNode: number;
+  /** FissLock's retransmission timeout; default {@link fissLockRtoNs}. */
+  readonly fissRtoNs?: number;
+}
+
+/**
+ * Packets a FissLock ACK may wait behind in a lock-manager queue that the benchmark's RTO allows
+ * for. An ACK of a forwarded, bounced or refused packet comes from the agent pool that processes
+ * it, so it waits in that pool's queue: a hot lock's pool (one core, 1 µs per packet) queues a few
+ * hundred packets (490 at most in the read-mostly Zipf run of 40 000 operations, seed 7). The
+ * spec's DPDK-class 200 µs RTO (§12.15) is shorter, so in a run without a single lost packet every
+ * resend is spurious, and go-back-N resends the whole window into that queue; with more than 127
+ * ② copies queued, a resent transfer GRANT slips past the decider's 8-bit incarnation check and
+ * the hot lock ends with holders nobody holds (README, "Lock-manager CPU").
+ */
+export const FISS_RTO_QUEUE_PACKETS = 1_000;
+
+/** FissLock's RTO in a run: 1 000 lock-manager packet times with the CPU model on (1 ms at 1 µs), never below the protocol's 200 µs. */
+export function fissLockRtoNs(lmPacketNs: number): number {
+  return Math.max(200_000, FISS_RTO_QUEUE_PACKETS * lmPacketNs);
 }
 
 export interface Percentiles {
@@ -121,6 +148,8 @@ export interface SwitchSimRow {
   readonly lmCpu?: { readonly served: number; readonly dropped: number; readonly meanQueueingUs: number };
   /** Compute nodes (indices) that hosted clients. */
   readonly clientNodes: readonly number[];
+  /** FissLock only: resends of its reliable links, and ② copies its agents counted as lost (a timing guess, §13.4), over all machines. */
+  readonly fissLock?: { readonly retransmissions: number; readonly writtenOff: number };
 }
 
 const toUs = (values: Float64Array): Percentiles => ({ p50: quantileOf(values, 0.5) / 1_000, p90: quantileOf(values, 0.9) / 1_000, p99: quantileOf(values, 0.99) / 1_000 });
@@ -129,12 +158,12 @@ const toUs = (values: Float64Array): Percentiles => ({ p50: quantileOf(values, 0
 export async function runSwitchSim(options: SwitchSimOptions): Promise<SwitchSimRow> {
   const { system, computeNodes } = options;
   if (!Number.isInteger(computeNodes) || computeNodes < 2) throw new RangeError(`computeNodes must be an integer ≥ 2, got ${computeNodes}`);
-  const { protocol, switchGrants } = tapped(protocolById(system));
+  const { protocol, switchGrants, pools } = tapped(protocolById(system));
   // The server is the lowest compute node (srvLockServer), index 0: clients go on the others.
   const clientNodes = Array.from({ length: computeNodes }, (_, i) => i).filter((i) => !hasDedicatedServer(system) || i > 0);
-  // FissLock's retransmission timeout backs off (up to 8 × RTO): with the lock-manager CPU model a
-  // fixed RTO collapses into resends once a hot lock's agent-pool queue outgrows it (README).
-  const fissOptions: Record<string, number> = { rtoMaxBackoff: 8, ...(options.links === 'fifo' ? { pacingNs: 0 } : {}) };
+  // FissLock's RTO covers the lock-manager queue an ACK waits in (fissLockRtoNs) and backs off up
+  // to 8 × RTO: a shorter one resends spuriously into that queue and the run collapses (README).
+  const fissOptions: Record<string, number> = { rtoNs: options.fissRtoNs ?? fissLockRtoNs(options.lmPacketNs), rtoMaxBackoff: 8, ...(options.links === 'fifo' ? { pacingNs: 0 } : {}) };
   const protocolOptions: Record<string, number> = system === 'fisslock' ? fissOptions : {};
   const lockManagerCpu: LockManagerCpuConfig | undefined =
     options.lmPacketNs > 0
@@ -182,5 +211,6 @@ export async function runSwitchSim(options: SwitchSimOptions): Promise<SwitchSim
         }
       : {}),
     clientNodes,
+    ...(system === 'fisslock' ? { fissLock: { retransmissions: pools.reduce((n, p) => n + p.link.retransmissions, 0), writtenOff: pools.reduce((n, p) => n + p.counters.writtenOff, 0) } } : {}),
   };
 }
