@@ -13,7 +13,8 @@ import { StuckWatchdog } from './pool/stuck-watchdog.js';
 import type { StuckReport } from './pool/stuck-watchdog.js';
 import { pendingOutlivesAbortRefusal } from './pool/abort-refusal.js';
 import { TransferAssembly } from './pool/transfer-assembly.js';
-import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf, grantHomeOf } from './wire.js';
+import { LifetimeMarks } from './pool/lifetime-marks.js';
+import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_VOID, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf, grantHomeOf } from './wire.js';
 import type { AckStatus } from './wire.js';
 // recovery (S1/S2 hooks) types, used only by the section at the end of AgentPool
 import type { RecoveryClientView } from './recovery/recovery-client.js';
@@ -45,6 +46,12 @@ export interface AgentPoolOptions {
   readonly mutantNoStuckRestart?: boolean;
   /** Test-only mutant: agents never tell the switch that a writer waits (no STARVE / ww notice). */
   readonly mutantNoStarve?: boolean;
+  /** Test-only mutant: an abort may take the switch's timeout-free while another local ACQUIRE of the lock is undecided (the old rule; both-links seeds 8 and 2). */
+  readonly mutantAbortBehindAcquire?: boolean;
+  /** Test-only mutant: a new agent drops the machine's unacknowledged FREE / agent GRANTs of the lock from the link instead of voiding them (the old rule; both-links seed 2). */
+  readonly mutantForgetOnInstall?: boolean;
+  /** Test-only mutant: a refused timeout-free restores the machine's pending agent (the old rule; both-links seed 393). */
+  readonly mutantRefusedAbortRestores?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -83,8 +90,10 @@ export class AgentPool {
   readonly watchdog: StuckWatchdog;
   onStuckLock: ((report: StuckReport) => void) | undefined;
   private stopped = false;
+  /** Enders and held marks of this machine's packets, per lock (see timeoutFreeUnsafe). */
+  private readonly marks = new LifetimeMarks();
   private readonly unsubscribe: () => void;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, settledOnInstall: 0, reissueDeferred: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0 };
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -149,7 +158,46 @@ export class AgentPool {
   otherInterest(lid: LockId, task: number): boolean {
     if (this.agents.has(lid) || this.pending.has(lid) || this.transfers.hasGrantFor(lid)) return true;
     for (const [t, listener] of this.listeners) if (t !== task && listener.lock === lid) return true;
-    return false;
+    return this.timeoutFreeUnsafe(lid, task);
+  }
+
+  /**
+   * Whether an abort of `task` for `lid` sent now must not take the switch's timeout-free (§5.2),
+   * which frees whatever lifetime has mid = this machine and inca 0: the decider cannot tell two
+   * tasks of one machine apart (18 bits per lock). The link is FIFO into the switch, so two kinds
+   * of packet still unanswered on it are decided first and may put another lifetime there:
+   * - an ACQUIRE of another local task (the client's, or a copy this machine bounced; DUP and
+   *   GRANTED copies are only routed) that may find the lock free: its ① grant would be the
+   *   lifetime freed, while its agent lives on here and its later FREE frees the lock again under
+   *   the next holder (both-links sweep at 10 %, seeds 8, 2, 100; 2 %, seed 95). A copy cannot find
+   *   the lock free if the switch routed one of this machine's packets back here after the last
+   *   ender before it (LifetimeMarks); without that exemption, exclusive copies circling a lock
+   *   orphaned here (① GRANT lost, ② holders since) kept the repairing abort from ever being sent;
+   * - another abort-only RELEASE of the lock: one timeout-free per lock at a time. Two of them
+   *   behind an ingress gap freed the orphan and then a transfer to a local task accepted between
+   *   them (seed 56), or had two refusals rebuild an agent twice (seeds 393, 500).
+   * While this holds the abort goes to the agent (REACHED) and circles; once the packet is answered
+   * (a ① GRANT installs the agent here, which then takes the abort) the timeout-free may go.
+   * Packets sent after the abort are decided after it and cannot be taken for the lifetime it ends.
+   */
+  timeoutFreeUnsafe(lid: LockId, task: number): boolean {
+    if (this.options.mutantAbortBehindAcquire === true) return false;
+    // entries of a transfer to this machine that came lately without their GRANT: the decider may
+    // have accepted it, its GRANT copy lost (the reissue's seed-109 guard, for the client's abort
+    // too: FAULTS_10 wide seed 202 freed such a lifetime through a refused abort's empty agent)
+    if (this.transfers.hasEntriesFor(lid, this.clock.nowNs() - this.stuck.afterNs)) return true;
+    return this.link.someOutstanding(
+      (q) =>
+        q.lock === lid &&
+        q.machine === this.machine &&
+        ((q.type === 'acquire' && q.task !== task && (q.flags & (FLAG_DUP | FLAG_GRANTED)) === 0 && this.marks.mayFindFree(lid, q.seq)) ||
+          (q.type === 'release' && (q.flags & (FLAG_ABORT | FLAG_REACHED | FLAG_BOUNCED | FLAG_DUP)) === FLAG_ABORT)),
+    );
+  }
+
+  /** The client sent an abort-RELEASE of `lid` as `seq`; unreached, it may end a lifetime here (LifetimeMarks). */
+  abortSent(lid: LockId, seq: number, reached: boolean): void {
+    if (!reached) this.marks.ender(lid, seq);
   }
 
   /** Whether an agent-carrying GRANT for `lid` arrived here and still waits for its transfer entries (an agent in flight). */
@@ -199,6 +247,8 @@ export class AgentPool {
     }
     // everything else is a sequenced packet from some server: dedup, then process and ACK
     const src = p.agent ?? p.machine;
+    // one of this machine's own packets that the switch routed back here as new: held here then
+    if (src === this.machine && (p.type === 'acquire' || p.type === 'release') && (p.flags & (FLAG_DUP | FLAG_GRANTED)) === 0) this.marks.heldAt(p.lock, p.seq);
     // The decider's ② copy and a DUP copy of the same ACQUIRE (its requester resent it before the
     // GRANT came back: RTO short against the path) share src:seq; whichever comes first must not
     // hide the other, or a DUP copy recorded as a ③ waiter swallows the ② grant: the agent's inca
@@ -231,6 +281,7 @@ export class AgentPool {
         this.completeTransfers();
         return 'accepted';
       case 'transfer':
+        if ((p.flags & FLAG_VOID) !== 0) return 'accepted'; // a filler for a void FREE / GRANT (install)
         this.transfers.addEntry(p, this.clock.nowNs());
         this.completeTransfers();
         return 'accepted';
@@ -356,12 +407,20 @@ export class AgentPool {
       return false;
     }
     for (const [t, listener] of this.listeners) if (t !== p.task && listener.lock === p.lock && this.recordedTasks.has(t)) return false;
+    // Nor while another local ACQUIRE of the lock, or another timeout-free, is undecided: its
+    // lifetime would be the one the timeout-free ends (see timeoutFreeUnsafe). The abort keeps
+    // circling; once the packet is answered, an agent arrived here takes the abort itself.
+    if (this.timeoutFreeUnsafe(p.lock, p.task)) {
+      this.counters.abortsBehindAcquire++;
+      return false;
+    }
     return true;
   }
 
   private reissueAbort(p: LockPacket): AckStatus {
     this.counters.reissuedAborts++;
-    this.link.send({ type: 'release', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, flags: FLAG_ABORT }, (ack) => this.abortAnswered(p.task, ack));
+    const seq = this.link.send({ type: 'release', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, flags: FLAG_ABORT }, (ack) => this.abortAnswered(p.task, ack));
+    this.marks.ender(p.lock, seq);
     return 'accepted';
   }
 
@@ -427,12 +486,13 @@ export class AgentPool {
     const next = a.wqueue[0];
     if (!next) {
       // ⑦
-      this.link.send({ type: 'free', lock: lid, machine: this.machine, task: 0, mode: a.mode, incarnation: a.inca, flags: 0 }, (ack) => {
+      const seq = this.link.send({ type: 'free', lock: lid, machine: this.machine, task: 0, mode: a.mode, incarnation: a.inca, flags: 0 }, (ack) => {
         if (ackStatusOf(ack.flags) === 'freed' && this.pending.get(lid) === a) {
           this.pending.delete(lid);
           this.watchdog.clear(lid);
         }
       });
+      this.marks.ender(lid, seq);
       return;
     }
     // ⑧: the rest of the queue travels as transfer entries sequenced just before the GRANT
@@ -444,9 +504,10 @@ export class AgentPool {
       (rest.some((w) => w.mode === 'exclusive') ? FLAG_WW_NEXT : 0) |
       (rest.length << WAITER_COUNT_SHIFT);
     const span = startHandoverSpan(this.options.trace, this.machine, lid, next, releaser);
-    this.link.send({ type: 'grant', lock: lid, machine: next.mid, task: next.task, mode: next.mode, incarnation: a.inca, flags, ...(span ? { trace: span } : {}) }, (ack) => {
+    const seq = this.link.send({ type: 'grant', lock: lid, machine: next.mid, task: next.task, mode: next.mode, incarnation: a.inca, flags, ...(span ? { trace: span } : {}) }, (ack) => {
       if (ack.type === 'ack' && this.pending.get(lid) === a) this.pending.delete(lid);
     });
+    this.marks.ender(lid, seq);
   }
 
   /** ① the switch granted a free lock: the GRANT carries an empty agent. */
@@ -480,11 +541,18 @@ export class AgentPool {
   private install(g: LockPacket, queue: Waiter[]): void {
     this.counters.installs++;
     const a: Agent = { mode: g.mode, inca: 0, holders: new Set([key(g.machine, g.task)]), wqueue: queue };
-    // A new agent here proves the decider accepted every FREE / transfer GRANT this machine still
-    // retransmits for the lock (a refused one leaves the lock held with its agent here, so nothing
-    // could have come back). Their ACKs were lost; a copy resent now could be refused against the
-    // lock's *new* state (§13.1 re-refusal) and restore the old agent next to this one (seed 52).
-    this.counters.settledOnInstall += this.link.forget((q) => q.lock === g.lock && (q.type === 'free' || (q.type === 'grant' && (q.flags & FLAG_HAS_AGENT) !== 0)));
+    // A FREE / transfer GRANT of an earlier agent of the lock that this machine still resends is
+    // void now: resent, it would be decided against the lock's *new* state — refused (§13.1
+    // re-refusal) and restore the old agent next to this one (seed 52), or, if the switch never saw
+    // it, accepted (an exclusive FREE has no incarnation check) and free the new lifetime. Usually
+    // the switch accepted it and only the ACK was lost, but not always: the earlier lifetime may
+    // have ended otherwise while the packet waited behind an ingress gap (both-links seed 2). So
+    // it is not dropped from the link — its seq would stay a hole the switch waits for, dropping
+    // every later packet of this machine as a gap — but voided: the same seq now carries a filler
+    // the switch only routes back here (FLAG_VOID), and the entry ends with its ACK.
+    const old = (q: LockPacket): boolean => q.lock === g.lock && (q.type === 'free' || (q.type === 'grant' && (q.flags & FLAG_HAS_AGENT) !== 0));
+    if (this.options.mutantForgetOnInstall === true) this.counters.voidedOnInstall += this.link.forget(old);
+    else this.counters.voidedOnInstall += this.link.voidOutstanding(old, (q) => ({ type: 'transfer', lock: q.lock, machine: this.machine, task: 0, mode: q.mode, incarnation: 0, flags: FLAG_VOID, dst: this.machine }));
     this.pending.delete(g.lock);
     this.backoff.forget(g.lock);
     this.watchdog.clear(g.lock);
@@ -518,9 +586,10 @@ export class AgentPool {
   private onRefused(p: LockPacket): void {
     this.counters.refusals++;
     if (this.agents.has(p.lock)) return; // never overwrite a live agent (§13.2)
-    // A refused timeout-free (§5.2) answers an abort, not the FREE / transfer of a pending agent
-    // here: that packet's own answer decides the agent (see pendingOutlivesAbortRefusal)
-    if (pendingOutlivesAbortRefusal(p, this.pending.has(p.lock))) return;
+    // A refused timeout-free (§5.2) asks for an empty agent here; a pending one is an agent already,
+    // handed on by a FREE / transfer the decider has not answered yet: that packet's own answer
+    // decides it (see pendingOutlivesAbortRefusal; both-links seeds 370, 378, 393, 500)
+    if (this.options.mutantRefusedAbortRestores !== true && pendingOutlivesAbortRefusal(p, this.pending.has(p.lock))) return;
     const a = this.pending.get(p.lock) ?? { mode: p.mode, inca: 0, holders: new Set<string>(), wqueue: [] };
     this.pending.delete(p.lock);
     if (p.type === 'grant') {
@@ -647,6 +716,7 @@ export class AgentPool {
     this.starvation.clear();
     this.discardedTasks.clear();
     this.recordedTasks.clear();
+    this.marks.clear();
     for (const r of orders.agents) {
       const a: Agent = { mode: r.mode, inca: 0, holders: new Set(r.holders.map((h) => key(h.mid, h.task))), wqueue: r.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })) };
       this.agents.set(r.lid, a);

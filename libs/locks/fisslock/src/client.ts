@@ -162,14 +162,16 @@ export class FissLockClient implements LockClient<FissGrant> {
     } else {
       const abortRelease = (): void => {
         // unreached aborts may free the lock at the switch; not while this machine has another claim on it (seed 16 regression)
+        // (otherInterest includes an undecided local ACQUIRE or timeout-free of the lock: see timeoutFreeUnsafe)
         const toAgent = reached || pool.recordedTasks.has(task) || pool.otherInterest(lock, task);
-        pool.link.send(
+        const seq = pool.link.send(
           { type: 'release', lock, machine: pool.machine, task, mode, incarnation: 0, flags: FLAG_ABORT | (toAgent ? FLAG_REACHED : 0) },
           (ack) => {
             pool.abortAnswered(task, ack);
             pool.endTask(task);
           },
         );
+        pool.abortSent(lock, seq, toAgent);
       };
       // the abort RELEASE is sent only after the ACQUIRE was acknowledged, so it cannot overtake it
       if (acquireSeq === undefined || acked) abortRelease();

@@ -34,6 +34,9 @@ export interface FissLockOptions {
   /** Test-only mutant: every machine maps ids with a table of its own, so machines disagree on lids. */
   readonly mutantIdMapPerMachine: boolean;
   readonly mutantNoStarve: boolean;
+  readonly mutantAbortBehindAcquire: boolean;
+  readonly mutantForgetOnInstall: boolean;
+  readonly mutantRefusedAbortRestores: boolean;
 }
 
 /** Lids travel as uint32 (packets, messages): dense range plus overflow must stay below 2^32. */
@@ -57,6 +60,9 @@ export const FISSLOCK_OPTION_HELP = {
   mutantIdMapPerMachine: 'test-only: every machine maps lock ids with its own table (machines disagree on register indexes)',
   mutantNoDuplicateSuppression: 'test-only: agent pools process duplicated packets again',
   mutantNoStuckRestart: 'test-only: a stuck RELEASE keeps its wait when its lock\'s state changes on the machine',
+  mutantAbortBehindAcquire: 'test-only: an abort may take the switch\'s timeout-free while another ACQUIRE of the lock from its machine is undecided',
+  mutantForgetOnInstall: 'test-only: a new agent drops its machine\'s unacknowledged FREE / transfer GRANTs of the lock instead of voiding them',
+  mutantRefusedAbortRestores: 'test-only: a refused timeout-free restores its machine\'s pending agent',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
 
@@ -81,6 +87,9 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantNoStuckRestart: reader.boolean('mutantNoStuckRestart', false),
     mutantIdMapPerMachine: reader.boolean('mutantIdMapPerMachine', false),
     mutantNoStarve: reader.boolean('mutantNoStarve', false),
+    mutantAbortBehindAcquire: reader.boolean('mutantAbortBehindAcquire', false),
+    mutantForgetOnInstall: reader.boolean('mutantForgetOnInstall', false),
+    mutantRefusedAbortRestores: reader.boolean('mutantRefusedAbortRestores', false),
   };
   reader.done();
   return parsed;

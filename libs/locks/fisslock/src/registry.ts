@@ -31,6 +31,9 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantNoDuplicateSuppression: options.mutantNoDuplicateSuppression,
       mutantNoStuckRestart: options.mutantNoStuckRestart,
       mutantNoStarve: options.mutantNoStarve,
+      mutantAbortBehindAcquire: options.mutantAbortBehindAcquire,
+      mutantForgetOnInstall: options.mutantForgetOnInstall,
+      mutantRefusedAbortRestores: options.mutantRefusedAbortRestores,
     });
     byNode.set(port.machine, pool);
   }

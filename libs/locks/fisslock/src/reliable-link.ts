@@ -86,12 +86,45 @@ export class ReliableLink {
     return true;
   }
 
-  /** Stops waiting for (and resending) the outstanding packets `match` picks, without their callbacks; returns how many. */
+  /**
+   * Stops waiting for (and resending) the outstanding packets `match` picks, without their callbacks;
+   * returns how many. Only safe for packets the switch is known to have processed (otherwise their
+   * seq stays a hole): the pool's test-only `mutantForgetOnInstall` keeps the old install rule with it.
+   */
   forget(match: (packet: LockPacket) => boolean): number {
     let count = 0;
     for (const [seq, entry] of this.outstanding) {
       if (!match(entry.packet)) continue;
       this.outstanding.delete(seq);
+      count++;
+    }
+    return count;
+  }
+
+  /** Whether an outstanding packet matches `match` (the switch may still have to process it). */
+  someOutstanding(match: (packet: LockPacket) => boolean): boolean {
+    for (const entry of this.outstanding.values()) if (match(entry.packet)) return true;
+    return false;
+  }
+
+  /**
+   * Replaces the content of the outstanding packets `match` picks with `filler(packet)`, keeping
+   * their seq: each stays buffered and resent until its ACK, so the switch (which accepts only
+   * `seq == last+1`) never meets a hole, but what it finally processes is the filler. Their
+   * callbacks are dropped. Returns how many. Dropping an unacknowledged packet instead would leave
+   * a seq the switch waits for for ever: every later packet of the machine dropped as a gap.
+   */
+  voidOutstanding(match: (packet: LockPacket) => boolean, filler: (packet: LockPacket) => Omit<LockPacket, 'seq' | 'agent'>): number {
+    let count = 0;
+    for (const entry of this.outstanding.values()) {
+      if (!match(entry.packet)) continue;
+      const { seq } = entry.packet;
+      const stamped: LockPacket = { ...filler(entry.packet), seq, agent: this.machine };
+      entry.packet = stamped;
+      delete entry.onAck;
+      // a copy still waiting for its pacing slot goes out as the filler too
+      const queued = this.wire.findIndex((q) => q.seq === seq);
+      if (queued >= 0) this.wire[queued] = stamped;
       count++;
     }
     return count;

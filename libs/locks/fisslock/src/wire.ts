@@ -12,6 +12,14 @@ export const FLAG_ABORT = 1 << 5;
 export const FLAG_REACHED = 1 << 6;
 export const FLAG_WW_NEXT = 1 << 7;
 export const FLAG_CUR_SHARED = 1 << 8;
+/**
+ * A void transfer entry, addressed to its own sender: the filler that takes the seq of a FREE or
+ * agent GRANT that became void before the switch saw it (ReliableLink.voidOutstanding). The decider
+ * routes transfer entries without reading their flags or touching a lock register, so only the
+ * sequence slot is used; the receiving pool ACKs it and keeps nothing. Client-side only (bit 12 is
+ * unused by the switch's copy of this contract).
+ */
+export const FLAG_VOID = 1 << 12;
 export const ACK_STATUS_SHIFT = 9;
 export const WAITER_COUNT_SHIFT = 16;
 export const TASK_RID_BITS = 20;

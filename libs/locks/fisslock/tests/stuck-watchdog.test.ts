@@ -4,19 +4,27 @@ import type { ServerReport } from '../src/recovery/index.js';
 import type { FissGrant } from '../src/client.js';
 import { deciderControlOf, fissSim } from './support/fiss-sim.js';
 import { runWide } from './support/wide-run.js';
-import { expectEnd, expectSound } from './support/wide-sweep.js';
+import { PRE_BOTH_LINKS_RULES, expectEnd, expectSound } from './support/wide-sweep.js';
 import { FAULTS_10 } from './support/workload.js';
 
 // Spec §12.9: the T_STUCK watchdog and the per-lock S1–S3 repair (recovery/README.md "Per-lock
-// repair"). Seeds 6 and 105 are the end-state check's two known kinds of stuck lock (an agent with
-// no holder one incarnation behind the decider; a local ② holder nobody holds), 31 and 49 a local
-// orphan reached without a refusal and a remote one behind a stalled queue.
-const STUCK_SEEDS = [6, 105, 31, 49];
+// repair"). Under the current rules seeds 5 and 9 end with an agent with no holder one incarnation
+// behind the decider (5 with waiters queued), 49 and 53 with a remote ② holder nobody holds behind
+// a stalled queue. Seeds 6 and 105 replay the schedules they were found with before the both-links
+// rules (PRE_BOTH_LINKS_RULES): the same first kind, and a local ② holder nobody holds.
+const STUCK_CASES: readonly { readonly seed: number; readonly protocolOptions?: typeof PRE_BOTH_LINKS_RULES }[] = [
+  { seed: 5 },
+  { seed: 9 },
+  { seed: 49 },
+  { seed: 53 },
+  { seed: 6, protocolOptions: PRE_BOTH_LINKS_RULES },
+  { seed: 105, protocolOptions: PRE_BOTH_LINKS_RULES },
+];
 
 describe('fisslock T_STUCK watchdog with per-lock repair (spec §12.9), wide shape at FAULTS_10', () => {
   it('the stuck seeds end with every lock free: sound, repairs counted apart, every repair plan sound', async () => {
-    for (const seed of STUCK_SEEDS) {
-      const r = await runWide(seed, { faults: FAULTS_10, watchdog: {} });
+    for (const { seed, protocolOptions } of STUCK_CASES) {
+      const r = await runWide(seed, { faults: FAULTS_10, watchdog: {}, ...(protocolOptions ? { protocolOptions } : {}) });
       expectSound(`seed ${seed}`, r);
       expectEnd(`seed ${seed}`, r.endState, true);
       expect(r.repairs, `seed ${seed}: repairs`).toBeGreaterThan(0);
@@ -25,16 +33,16 @@ describe('fisslock T_STUCK watchdog with per-lock repair (spec §12.9), wide sha
   }, 120_000);
 
   it('mutant, watchdog reports not acted on (same clients, no repair): the same seeds end with a stuck lock', async () => {
-    for (const seed of STUCK_SEEDS) {
-      const r = await runWide(seed, { faults: FAULTS_10, watchdog: { off: true } });
+    for (const { seed, protocolOptions } of STUCK_CASES) {
+      const r = await runWide(seed, { faults: FAULTS_10, watchdog: { off: true }, ...(protocolOptions ? { protocolOptions } : {}) });
       expectSound(`seed ${seed}`, r);
       expect(r.repairs).toBe(0);
       expect(r.endState.stuck.length, `seed ${seed}: stuck locks without the repair`).toBeGreaterThan(0);
     }
   }, 120_000);
 
-  it('mutant, watchdog off (tStuckNs 0): nothing is reported, so nothing is repaired, and seed 6 ends stuck', async () => {
-    const r = await runWide(6, { faults: FAULTS_10, watchdog: { tStuckNs: 0 } });
+  it('mutant, watchdog off (tStuckNs 0): nothing is reported, so nothing is repaired, and seed 9 ends stuck', async () => {
+    const r = await runWide(9, { faults: FAULTS_10, watchdog: { tStuckNs: 0 } });
     expect(r.counters['stuckLocks']).toBe(0);
     expect(r.repairs).toBe(0);
     expect(r.endState.stuck.length).toBeGreaterThan(0);

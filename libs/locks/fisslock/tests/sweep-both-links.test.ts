@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runWide } from './support/wide-run.js';
 import { expectSound } from './support/wide-sweep.js';
 import { FAULTS_10_BOTH_WAYS } from './support/workload.js';
@@ -34,22 +34,48 @@ describe('fisslock at 10% faults on both links: regression seeds', () => {
     expectSound('seed 378', await runWide(378, { faults: FAULTS_10_BOTH_WAYS }));
   });
 
-  // NOT FIXED (marked as an expected failure). Machine 2 sent an aborted RELEASE for task 4 (ABORT
-  // alone: the timeout-free of §5.2) behind an earlier bounced ACQUIRE copy of its task 1048581.
-  // The copy (seq 190) got a ① grant to machine 2; the abort (seq 191) then found mid = machine 2
-  // and inca 0 and freed the lock: the decider cannot tell that the ① grant went to another task
-  // of the same machine. Machine 2's agent (holder 1048581) lives on; its later exclusive FREE
-  // (no incarnation check) freed the lock once more while machine 3 held it shared → violation.
-  it.fails('seed 8 (known failure): a timeout-free frees a ① grant made to another task of the same machine', async () => {
-    expectSound('seed 8', await runWide(8, { faults: FAULTS_10_BOTH_WAYS }));
+  // Seed 8, fixed. Machine 2 sent an aborted RELEASE for task 4 with ABORT alone (the §5.2
+  // timeout-free, reissued by the pool) behind an earlier bounced ACQUIRE copy of its task 1048581
+  // (seq 190) and behind two other aborts (186, 187). 186 freed the lock (orphaned at machine 2),
+  // the copy then found it free and got a ① grant to machine 2, and the abort (seq 191) found
+  // mid = machine 2 and inca 0 and freed that lifetime: the decider cannot tell two tasks of one
+  // machine apart. Machine 2's agent (holder 1048581) lived on; its later exclusive FREE freed the
+  // lock once more while machine 3 held it shared. Fix (agent-pool.ts timeoutFreeUnsafe,
+  // pool/lifetime-marks.ts): no abort-only RELEASE of a lock while an unanswered ACQUIRE copy of
+  // another local task may be decided on a free lock (an ender — FREE, agent GRANT, abort-only —
+  // of this machine after the last packet the switch routed back here as held), nor while another
+  // abort-only of the lock is unanswered; the abort circles REACHED until the copy is answered, and
+  // the agent it installed here then takes it.
+  it('seed 8: a timeout-free no longer frees a ① grant made to another task of the same machine', async () => {
+    const r = await runWide(8, { faults: FAULTS_10_BOTH_WAYS });
+    expectSound('seed 8', r);
   });
 
-  // NOT FIXED (expected failure). Same timeout-free as seed 8 (an abort of task 1048579 freed lock 3
-  // held by machine 2's agent for task 2) while machine 2's FREE seq 192 waited behind an ingress
-  // gap. The lock came back to machine 2 by transfer; install() forgot the FREE as "accepted"
-  // (agent-pool.ts settledOnInstall), but it had never reached the switch: seq 192 stays a hole
-  // and the switch drops every later packet of machine 2 as a gap, for ever.
-  it.fails('seed 2 (known failure): a FREE forgotten on install leaves a permanent sequence hole', async () => {
+  // Seed 2, fixed. The same timeout-free (an abort of task 1048579 freed lock 3 just granted ① to
+  // machine 2's task 2) while machine 2's FREE seq 192 waited behind an ingress gap. The lock came
+  // back to machine 2 by transfer and install() dropped the FREE from the link as settled, though
+  // it had never reached the switch: seq 192 stayed a hole and the switch dropped every later
+  // packet of machine 2 as a gap, for ever. Fixed by the rule above, which keeps the first half
+  // from happening, and in the pool: a new agent voids such a FREE / transfer GRANT instead of
+  // dropping it (ReliableLink.voidOutstanding): the same seq is resent as a filler the switch only
+  // routes back (tests/void-on-install.test.ts scripts the second half).
+  it('seed 2: no FREE is dropped unacknowledged; no permanent sequence hole', async () => {
     expectSound('seed 2', await runWide(2, { faults: FAULTS_10_BOTH_WAYS }));
   });
+
+  // With the old install rule the abort rule alone saves both seeds; with both old rules (the code
+  // path before the fixes, so the schedules the seeds were found with) seed 8 breaks exclusion
+  // again and seed 2 stalls.
+  it('mutants: the old abort rule on the old schedules breaks seed 8 (exclusion) and seed 2 (stall)', async () => {
+    const installOnly = { mutantForgetOnInstall: true };
+    const old = { mutantForgetOnInstall: true, mutantAbortBehindAcquire: true };
+    const r8 = await runWide(8, { faults: FAULTS_10_BOTH_WAYS, protocolOptions: installOnly });
+    expectSound('seed 8, old install rule', r8);
+    expect(r8.counters.abortsBehindAcquire).toBeGreaterThan(0);
+    expect((await runWide(8, { faults: FAULTS_10_BOTH_WAYS, protocolOptions: old })).violations.length).toBeGreaterThan(0);
+    const r2 = await runWide(2, { faults: FAULTS_10_BOTH_WAYS, protocolOptions: installOnly });
+    expectSound('seed 2, old install rule', r2);
+    const stalled = await runWide(2, { faults: FAULTS_10_BOTH_WAYS, protocolOptions: old, maxEvents: 600_000 });
+    expect(stalled.unfinished).toBeGreaterThan(0);
+  }, 120_000);
 });
