@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeId } from '@lockfabric/ports';
-import type { Switch } from '@lockfabric/switch';
 import { readFissLockOptions } from '../src/options.js';
 import { RecoverableFissLockClient, machineRecovery, ordersFor, recoverInProcess, repairLockState, switchImage, writeSwitchImage } from '../src/recovery/index.js';
-import type { DeciderControl } from '../src/recovery/index.js';
-import { fissSim } from './support/fiss-sim.js';
+import { fissSim, deciderControlOf as controlOf } from './support/fiss-sim.js';
 
-function controlOf(sw: Switch): DeciderControl {
-  const d = sw.describe();
-  return {
-    arrays: [...d.splitArrays.map((s) => s.name), ...d.arrays.map((a) => a.name)],
-    readRegister: (array, index) => sw.readRegister(array, index),
-    fill: (array, value) => sw.fillRegisters(array, value),
-    write: (array, index, values) => sw.writeRegisters(array, index, values),
-  };
-}
 
 const MS = 1_000_000;
 

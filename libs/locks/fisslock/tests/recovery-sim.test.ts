@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { LockMode, NodeId } from '@lockfabric/ports';
-import type { Switch } from '@lockfabric/switch';
 import { readFissLockOptions } from '../src/options.js';
 import { RecoverableFissLockClient, recoverInProcess } from '../src/recovery/index.js';
-import type { DeciderControl, RecoveryOutcome } from '../src/recovery/index.js';
-import { fissSim } from './support/fiss-sim.js';
+import type { RecoveryOutcome } from '../src/recovery/index.js';
+import { fissSim, deciderControlOf as controlOf } from './support/fiss-sim.js';
 import { ExclusionMonitor, mulberry } from './support/workload.js';
 
-/** The decider's control plane as the switch CPU sees it (what switch-dataplane exposes over gRPC). */
-function controlOf(sw: Switch): DeciderControl {
-  const d = sw.describe();
-  return {
-    arrays: [...d.splitArrays.map((s) => s.name), ...d.arrays.map((a) => a.name)],
-    readRegister: (array, index) => sw.readRegister(array, index),
-    fill: (array, value) => sw.fillRegisters(array, value),
-    write: (array, index, values) => sw.writeRegisters(array, index, values),
-  };
-}
 
 interface RunResult {
   readonly violations: string[];
