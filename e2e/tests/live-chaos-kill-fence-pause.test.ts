@@ -38,24 +38,6 @@ async function waitForHolder(qp: MemoryQueuePair, node: number, locks: number, t
   throw new Error(`no lock held by compute node ${node} within ${timeoutMs} ms`);
 }
 
-/**
- * compute-2's client asks at 0 ms and records its grant at `okMs`; compute-1 holds from 30 to 60 ms;
- * compute-2's release is asked at 50 ms and ends `release` (refused as fenced, or accepted).
- */
-function lateHoldHistory(okMs: number, release: 'fail' | 'ok'): HistoryEvent[] {
-  const ev = (client: string, op: 'acquire' | 'release', phase: 'invoke' | 'ok' | 'fail', ms: number, error?: string): HistoryEvent => ({ client, lock: 0, mode: 'exclusive', op, phase, timeNs: ms * MS, ...(error ? { error } : {}) });
-  return [
-    ev('2/0', 'acquire', 'invoke', 0),
-    ev('1/0', 'acquire', 'invoke', 2),
-    ev('1/0', 'acquire', 'ok', 30),
-    ev('2/0', 'acquire', 'ok', okMs),
-    ev('2/0', 'release', 'invoke', 50),
-    ev('2/0', 'release', release, 51, release === 'fail' ? FENCED : undefined),
-    ev('1/0', 'release', 'invoke', 60),
-    ev('1/0', 'release', 'ok', 61),
-  ].sort((a, b) => a.timeNs - b.timeNs);
-}
-
 describe('live chaos: a paused caslock holder declared dead is fenced when it resumes', () => {
   let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
   let nc: Awaited<ReturnType<typeof connectNats>>;
@@ -157,22 +139,5 @@ describe('live chaos: a paused caslock holder declared dead is fenced when it re
     expect(verdict.ok, `${summarizeVerdict(verdict)}\ncompute-2 from 300 ms before the pause (ms after it):\n${around.join('\n')}`).toBe(true);
     const survivors = checkHistory(history.filter((e) => nodeOf(e) === 1), { maxWaitNs: (TIMEOUT_MS + 300) * MS });
     expect(survivors.ok, summarizeVerdict(survivors)).toBe(true);
-
-  });
-
-  it('the fence clip is not a blanket pardon: an unfenced late release still shows as an overlap', () => {
-    // compute-2 holds from 1 to 50 ms; fenced at 20 ms; compute-1 holds from 30 ms.
-    const history = (release: 'fail' | 'ok') => lateHoldHistory(1, release);
-    expect(checkHistory(clipFencedHolds(history('fail'), 2, 20 * MS)).ok).toBe(true);
-    expect(checkHistory(clipFencedHolds(history('ok'), 2, 20 * MS)).ok).toBe(false);
-  });
-
-  it('a grant that reached the paused client only after the fence protected nothing; an accepted release of it still shows', () => {
-    // compute-2's CAS won before the pause; fenced at 20 ms; compute-1 holds from 30 ms; compute-2 resumes and records ok at 40 ms.
-    const history = (release: 'fail' | 'ok') => lateHoldHistory(40, release);
-    const clipped = clipFencedHolds(history('fail'), 2, 20 * MS);
-    expect(checkHistory(clipped).ok, summarizeVerdict(checkHistory(clipped))).toBe(true);
-    expect(clipped.filter((e) => e.client === '2/0').map((e) => `${e.op} ${e.phase}`)).toStrictEqual(['acquire invoke', 'acquire fail']);
-    expect(checkHistory(clipFencedHolds(history('ok'), 2, 20 * MS)).ok).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import { LocalChaos, runLive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, dslrLiveOptions, grantsAfter, liveNowNs, metric, nodeOf, sleep, waitFor } from './live-chaos-support.js';
+import { MS, dslrLiveOptions, grantsAfter, liveNowNs, metric, nodeOf, sleep, survivorsOf, waitFor } from './live-chaos-support.js';
 
 // SIGKILL a compute node whose clients hold locks, once per RDMA protocol, in one cluster of real
 // processes with a coordinator; compute-2 is restarted (a new incarnation, admitted again) between
@@ -125,7 +125,7 @@ describe('live chaos: SIGKILL a compute node holding locks, every RDMA protocol'
   async function checkCase(protocol: string, boundMs: number | undefined, victimNode: number, killedAtNs: number, result: Awaited<ReturnType<typeof runLive>>, clearedBefore: number): Promise<void> {
     const victim = { node: victimNode };
     expect(result.failedNodes.map((f) => f.node)).toStrictEqual([victim.node]);
-    const survivors = result.history;
+    const survivors = survivorsOf(result, victim.node);
     expect(new Set(survivors.map(nodeOf))).toStrictEqual(new Set([1]));
     const failedClients = Object.fromEntries(Array.from({ length: CLIENTS / 2 }, (_, i) => [`${victim.node}/${i}`, killedAtNs]));
     // Lease safety: a hold whose release reported LeaseExpiredError counts only up to its grant.

@@ -8,7 +8,7 @@ import { LocalChaos, runLive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, grantsAfter, liveNowNs, longestGrantGapNs, metric, nodeOf, sleep, waitFor } from './live-chaos-support.js';
+import { MS, grantsAfter, liveNowNs, longestGrantGapNs, metric, nodeOf, sleep, survivorsOf, waitFor } from './live-chaos-support.js';
 
 // SIGKILL a compute node whose clients hold and wait for mcs (then alock) locks, in one cluster of
 // real processes with a coordinator. The coordinator's queue-lock recovery (apps/coordinator
@@ -72,7 +72,7 @@ describe('live chaos: SIGKILL a compute node holding queue locks (mcs, alock), c
     try {
       const result = await run;
       expect(result.failedNodes.map((f) => f.node)).toStrictEqual([victim.node]);
-      const survivors = result.history;
+      const survivors = survivorsOf(result, victim.node);
       expect(new Set(survivors.map(nodeOf))).toStrictEqual(new Set([1]));
       const failedClients = Object.fromEntries(Array.from({ length: CLIENTS / 2 }, (_, i) => [`${victim.node}/${i}`, killedAtNs]));
       const verdict = checkHistory(survivors, { failedClients, maxWaitNs: (TIMEOUT_MS + WAIT_SLACK_MS) * MS });

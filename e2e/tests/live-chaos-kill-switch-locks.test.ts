@@ -9,7 +9,7 @@ import { LocalChaos, runLive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, grantsAfter, liveNowNs, metric, nodeOf, sleep, waitFor } from './live-chaos-support.js';
+import { MS, grantsAfter, liveNowNs, metric, nodeOf, sleep, survivorsOf, waitFor } from './live-chaos-support.js';
 
 // SIGKILL a compute node whose clients hold and wait for NetLock's hot locks (queued in the
 // switch), in one cluster of real processes: switch-dataplane running the netlock program, a
@@ -155,7 +155,7 @@ describe('live chaos: SIGKILL a compute node holding NetLock hot locks (switch q
     expect(result.switch?.program).toBe('netlock');
     expect(result.switch?.hotLocks).toBe(LOCKS);
     expect(result.failedNodes.map((f) => f.node)).toStrictEqual([VICTIM]);
-    const survivors = result.history;
+    const survivors = survivorsOf(result, VICTIM);
     expect(new Set(survivors.map(nodeOf))).toStrictEqual(new Set([1, 2]));
     // Safety, and no acquire waited past its timeout (maxWaitNs), over the survivors' history.
     const failedClients = Object.fromEntries(Array.from({ length: CLIENTS }, (_, i) => [`${VICTIM}/${i}`, killedAtNs]));

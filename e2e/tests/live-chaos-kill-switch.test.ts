@@ -7,7 +7,7 @@ import { LocalChaos, runLive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, grantsAfter, liveNowNs, metric, nodeOf, sleep, switchOpened, waitFor } from './live-chaos-support.js';
+import { MS, grantsAfter, liveNowNs, metric, nodeOf, sleep, survivorsOf, switchOpened, waitFor } from './live-chaos-support.js';
 
 // SIGKILL a compute node whose clients hold locks, for the server-based switch-family managers
 // (srvlock, parlock), in one cluster of real processes with a switch-dataplane (forward program)
@@ -95,7 +95,7 @@ describe('live chaos: SIGKILL a compute node holding locks, server-based switch 
     try {
       const result = await run;
       expect(result.failedNodes.map((f) => f.node)).toStrictEqual([victim]);
-      const survivors = result.history;
+      const survivors = survivorsOf(result, victim);
       expect(new Set(survivors.map(nodeOf))).toStrictEqual(new Set([1, 2, 3].filter((n) => n !== victim)));
       const failedClients = Object.fromEntries(Array.from({ length: CLIENTS }, (_, i) => [`${victim}/${i}`, killedAtNs]));
       const verdict = checkHistory(survivors, { failedClients, maxWaitNs: (TIMEOUT_MS + WAIT_SLACK_MS) * MS });

@@ -7,7 +7,7 @@ import { LocalChaos, isAlive, runLive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { DETECTION_MS, DSLR_LEASE_MS, MS, dslrLiveOptions, grantsAfter, liveNowNs, longestGrantGapNs, metric, nodeOf, sleep } from './live-chaos-support.js';
+import { DETECTION_MS, DSLR_LEASE_MS, MS, dslrLiveOptions, grantsAfter, liveNowNs, longestGrantGapNs, metric, nodeOf, sleep, survivorsOf } from './live-chaos-support.js';
 
 // SIGKILL a compute node whose clients hold DSLR locks, mid-run, in a cluster of real processes
 // with a coordinator. DSLR is lease-based on both modes: waiters skip a ticket whose counters
@@ -71,7 +71,7 @@ describe('live chaos: SIGKILL a compute node holding lease-based locks', () => {
     const result = await run;
 
     expect(result.failedNodes.map((f) => f.node)).toStrictEqual([victim.node]);
-    const survivors = result.history;
+    const survivors = survivorsOf(result, victim.node);
     expect(new Set(survivors.map(nodeOf))).toStrictEqual(new Set([1]));
     // The dead node's history died with it; its clients are the failed ones.
     const failedClients = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`${victim.node}/${i}`, killedAtNs]));

@@ -83,38 +83,18 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
   }
 }
 
-/** The typed error a fenced node's verbs fail with. */
-export const FENCED_ERROR = 'FabricAccessError';
+// The fence clip lives in @lockfabric/check (the driver applies it to every live run).
+export { FENCED_ERROR, clipFencedHolds } from '@lockfabric/check';
 
 /**
- * A fenced hold protected nothing after the fence: a hold of `node` whose release was refused as
- * fenced ends at the fence (like clipExpiredLeases for leases). An accepted late release is left
- * alone, so an overlap it caused still shows.
- *
- * A grant can reach a paused client only after the fence: its CAS won before the fence, the
- * recovery freed the word, and the client records `ok` when it resumes. Every verb of that hold
- * is refused, so it protected nothing: its `ok` becomes a fenced failure and its refused release
- * is dropped (clipping the release to the fence would put it before the `ok`).
+ * The survivors' events of a run in which compute node `victim` was killed. The victim's own
+ * history, streamed during the run, is kept by the driver up to its death: none of it may come
+ * after the moment the driver saw its stream break.
  */
-export function clipFencedHolds(history: readonly HistoryEvent[], node: number, fencedAtNs: number): HistoryEvent[] {
-  const out: (HistoryEvent | undefined)[] = history.map((e) => ({ ...e }));
-  const acquireOkAt = new Map<string, number>();
-  const releaseInvokeAt = new Map<string, number>();
-  history.forEach((e, i) => {
-    if (nodeOf(e) !== node) return;
-    const key = `${e.client}/${e.lock}`;
-    if (e.op === 'acquire') return void (e.phase === 'ok' && acquireOkAt.set(key, i));
-    if (e.phase === 'invoke') return void releaseInvokeAt.set(key, i);
-    const at = releaseInvokeAt.get(key);
-    if (e.phase !== 'fail' || e.error !== FENCED_ERROR || at === undefined) return;
-    const okAt = acquireOkAt.get(key);
-    if (okAt !== undefined && history[okAt]!.timeNs >= fencedAtNs) {
-      out[okAt] = { ...history[okAt]!, phase: 'fail', error: FENCED_ERROR };
-      out[at] = undefined;
-      out[i] = undefined;
-    } else {
-      out[at] = { ...history[at]!, timeNs: Math.min(history[at]!.timeNs, fencedAtNs) };
-    }
-  });
-  return out.filter((e): e is HistoryEvent => e !== undefined);
+export function survivorsOf(result: { readonly history: readonly HistoryEvent[]; readonly nodeFailures: readonly { readonly node: number; readonly failedAtNs: number }[] }, victim: number): HistoryEvent[] {
+  const failure = result.nodeFailures.find((f) => f.node === victim);
+  if (!failure) throw new Error(`the run reports no failure of compute node ${victim}`);
+  const late = result.history.filter((e) => nodeOf(e) === victim && e.timeNs > failure.failedAtNs);
+  if (late.length > 0) throw new Error(`${late.length} events of compute node ${victim} after its failure at ${failure.failedAtNs}: ${JSON.stringify(late.slice(0, 3))}`);
+  return result.history.filter((e) => nodeOf(e) !== victim);
 }

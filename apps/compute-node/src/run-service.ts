@@ -15,7 +15,6 @@ import { RealClock, SeededRandom } from '@lockfabric/sim';
 import {
   ComputeNodeService,
   DescribeComputeNodeResponseSchema,
-  HistoryChunkSchema,
   PrepareRunResponseSchema,
   RunEventSchema,
   RunProgressSchema,
@@ -23,13 +22,14 @@ import {
   RunResultSchema,
 } from '@lockfabric/wire';
 import type { RunEvent, RunRequest, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
-import { RunStats, VerbAccounting, historyEventToWire, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
+import { RunStats, VerbAccounting, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
 import type { RunSpec } from '@lockfabric/workloads';
 import type { LiveFabric } from './live-fabric.js';
 import { RunSlot, RunSlotError } from './run-slot.js';
 import { RunSwitchPort } from './run-switch-port.js';
 import type { Schedule } from './run-slot.js';
 import { VerbGate } from './verb-gate.js';
+import { HistoryStreamer } from './history-streamer.js';
 
 
 export interface CurrentRun {
@@ -41,8 +41,8 @@ export interface CurrentRun {
 const runMethod = rawMethodOf(ComputeNodeService.method.run);
 const prepareMethod = rawMethodOf(ComputeNodeService.method.prepare);
 const describeMethod = rawMethodOf(ComputeNodeService.method.describe);
-const HISTORY_CHUNK_EVENTS = 8_192;
 const PROGRESS_INTERVAL_MS = 250;
+const HISTORY_FLUSH_MS = 50;
 
 export interface RunServiceDeps {
   readonly node: NodeId;
@@ -269,6 +269,9 @@ export class ComputeRunService {
     const accounting = new VerbAccounting();
     const send = (event: RunEvent) => call.write(toBinary(RunEventSchema, event));
     const startMs = Date.now();
+    const history = new HistoryStreamer(recorder, (chunk) => send(create(RunEventSchema, { event: { case: 'history', value: chunk } })), () => call.writableLength);
+    // The history goes out every HISTORY_FLUSH_MS: a node killed mid-run loses at most that stretch.
+    const flusher = request.recordHistory ? setInterval(() => history.flush(), HISTORY_FLUSH_MS) : undefined;
     const progress = setInterval(() => {
       send(create(RunEventSchema, { event: { case: 'progress', value: create(RunProgressSchema, { opsDone: BigInt(stats.acquires), elapsedMs: BigInt(Date.now() - startMs) }) } }));
     }, PROGRESS_INTERVAL_MS);
@@ -277,15 +280,10 @@ export class ComputeRunService {
       result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting });
     } finally {
       clearInterval(progress);
+      clearInterval(flusher);
     }
     this.runs++;
-    if (request.recordHistory) {
-      const events = recorder.events();
-      for (let i = 0; i < events.length; i += HISTORY_CHUNK_EVENTS) {
-        const chunk = create(HistoryChunkSchema, { events: events.slice(i, i + HISTORY_CHUNK_EVENTS).map(historyEventToWire) });
-        send(create(RunEventSchema, { event: { case: 'history', value: chunk } }));
-      }
-    }
+    if (request.recordHistory) history.flush(Infinity);
     const elapsedNs = result.endNs - result.startNs;
     const summary = summarize(stats, elapsedNs);
     const wireStats = stats.toWire();

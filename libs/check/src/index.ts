@@ -12,3 +12,5 @@ export type { HistoryInput } from './columns.js';
 export * from './lease-safety.js';
 export * from './conflict-fcfs.js';
 export * from './grant-time.js';
+export * from './failure-impact.js';
+export * from './fenced-holds.js';

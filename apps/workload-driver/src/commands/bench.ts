@@ -7,10 +7,11 @@ import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
-import { benchReport, describeReport } from '../report/bench-report.js';
+import { benchReport, describeReport, summarizeNodeFailures } from '../report/bench-report.js';
+import type { LiveRunResult } from '../run/live.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
-import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output } from './context.js';
+import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 
 export const BENCH_HELP = `lockfabric bench — run one protocol under one workload and report figures
 
@@ -66,9 +67,12 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
         : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, ...switchProgramOf(protocol, protocolOptions) });
     try {
       const wallStart = performance.now();
-      const result = await runLive({ state: cluster.state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec, onProgress: (f) => bar.update(f) });
+      // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
+      const { state, skipped } = withoutDownComputeNodes(cluster.state);
+      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
       bar.done();
-      report = benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest });
+      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest }), ...faultFields(result, skipped) };
+      for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
     } finally {
       await cluster.release();
@@ -99,6 +103,22 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   return report.violations > 0 ? 1 : report.livenessViolations > 0 ? 3 : 0;
 }
 
+
+/** The fault part of a live bench report: present only when a node failed or was left out. */
+export function faultFields(result: LiveRunResult, skippedNodes: readonly string[] = []): Pick<BenchReport, 'nodeFailures' | 'unknownOps' | 'skippedNodes' | 'declaredDead' | 'notStarted'> {
+  const notStarted = result.failedNodes.filter((f) => !f.run).map((f) => ({ node: f.node, error: f.error }));
+  if (result.nodeFailures.length === 0 && skippedNodes.length === 0 && result.declaredDead.length === 0 && notStarted.length === 0) return {};
+  const first = result.history.reduce((min, e) => Math.min(min, e.timeNs), Infinity);
+  const runStartNs = Number.isFinite(first) ? first : 0;
+  const nodeFailures = summarizeNodeFailures(result.nodeFailures, runStartNs);
+  return {
+    nodeFailures,
+    unknownOps: nodeFailures.reduce((sum, f) => sum + f.unknownOps, 0),
+    skippedNodes,
+    declaredDead: result.declaredDead.map((d) => ({ node: d.node, atMs: (d.atNs - runStartNs) / 1e6, reason: d.reason })),
+    notStarted,
+  };
+}
 
 /** Every protocol with its summary and the options `--opt` accepts. */
 function protocolHelp(): string {

@@ -23,6 +23,15 @@ export function output(json: boolean): Output {
   return { json, note: (line) => (json ? undefined : process.stderr.write(line + '\n')) };
 }
 
+/**
+ * The cluster without the compute nodes that are not running (killed and not restarted): a run
+ * leaves them out and gives their clients to the others. Remote clusters (pid 0) are taken as they are.
+ */
+export function withoutDownComputeNodes(state: ClusterState): { state: ClusterState; skipped: string[] } {
+  const down = (p: ClusterState['processes'][number]) => p.role === 'compute' && p.pid > 0 && !isAlive(p.pid);
+  return { state: { ...state, processes: state.processes.filter((p) => !down(p)) }, skipped: state.processes.filter(down).map((p) => p.name) };
+}
+
 /** A running cluster from `lockfabric cluster up`, or a temporary one that `release` stops. */
 export async function acquireLiveCluster(
   dir: string,
@@ -30,8 +39,12 @@ export async function acquireLiveCluster(
   options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; env?: Record<string, string>; switchProgram?: string; switchSettings?: SwitchSettings } = {},
 ): Promise<{ state: ClusterState; release: () => Promise<void>; temporary: boolean }> {
   const existing = readClusterState(dir);
-  if (existing && existing.processes.every((p) => isAlive(p.pid))) {
+  // A cluster with a killed member is still the user's cluster (they may be testing recovery):
+  // use it and say what is down, rather than silently starting another one.
+  if (existing && existing.processes.some((p) => isAlive(p.pid))) {
     out.note(`using the running cluster in ${dir} (NATS ${existing.natsUrl})`);
+    const down = existing.processes.filter((p) => !isAlive(p.pid)).map((p) => p.name);
+    if (down.length > 0) out.note(`warning: not running in that cluster: ${down.join(', ')} (lockfabric cluster status; chaos restart brings one back)`);
     return { state: existing, release: async () => undefined, temporary: false };
   }
   const natsUrl = process.env['NATS_URL'];

@@ -1,5 +1,6 @@
 import type { Verdict } from '@lockfabric/check';
 import type { RunSummary, VerbAccounting } from '@lockfabric/workloads';
+import type { NodeFailureReport } from '../run/live.js';
 import { verbsPerOp } from '@lockfabric/workloads';
 
 /** The `--json` object of `lockfabric bench`, and the row `demo` prints per protocol. */
@@ -24,6 +25,50 @@ export interface BenchReport {
   readonly nicVerbsPerSec?: number;
   /** Verbs per second each node's NIC served over the run (sim/embedded; live: each memory node's /metrics). */
   readonly nicIops?: Readonly<Record<string, number>>;
+  /** Live: compute nodes that failed mid-run, and what that did (see NodeFailureReport). */
+  readonly nodeFailures?: readonly NodeFailureSummary[];
+  /** Live: operations of failed nodes' clients whose outcome is unknown (invoked, never completed). */
+  readonly unknownOps?: number;
+  /** Live: compute nodes of the cluster that were down at the start and left out. */
+  readonly skippedNodes?: readonly string[];
+  /** Live: compute nodes the coordinator declared dead during the run (ms from the first event). */
+  readonly declaredDead?: readonly { readonly node: number; readonly atMs: number; readonly reason: string }[];
+  /** Live: compute nodes that could not start their part of the run (their clients did not run). */
+  readonly notStarted?: readonly { readonly node: number; readonly error: string }[];
+}
+
+/** One failed compute node in a bench report; times in ms from the first event of the run. */
+export interface NodeFailureSummary {
+  readonly node: number;
+  readonly name: string;
+  readonly error: string;
+  readonly failedAtMs: number;
+  /** History events received from it, and how long before the failure the last one was: its history after that is lost. */
+  readonly historyEvents: number;
+  readonly historyGapMs?: number;
+  readonly unknownOps: number;
+  readonly affectedLocks: number;
+  readonly recoveredLocks: number;
+  readonly unrecoveredLocks: readonly number[];
+  /** Longest wait from the failure to a survivor's first grant of a lock the node held or waited for. */
+  readonly recoveryMs?: number;
+}
+
+/** The report's view of a live run's node failures (times relative to `runStartNs`). */
+export function summarizeNodeFailures(failures: readonly NodeFailureReport[], runStartNs: number): NodeFailureSummary[] {
+  return failures.map((f) => ({
+    node: f.node,
+    name: f.name,
+    error: f.error,
+    failedAtMs: (f.failedAtNs - runStartNs) / 1e6,
+    historyEvents: f.historyEvents,
+    ...(f.lastEventNs !== undefined ? { historyGapMs: Math.max(0, f.failedAtNs - f.lastEventNs) / 1e6 } : {}),
+    unknownOps: f.impact.unknownOps,
+    affectedLocks: f.impact.affectedLocks.length,
+    recoveredLocks: f.impact.recoveredLocks,
+    unrecoveredLocks: f.impact.unrecoveredLocks,
+    ...(f.impact.recoveryNs !== undefined ? { recoveryMs: f.impact.recoveryNs / 1e6 } : {}),
+  }));
 }
 
 export function benchReport(input: {
@@ -72,6 +117,14 @@ export function describeReport(report: BenchReport): string {
     `  checker             ${report.checked ? (report.violations === 0 && report.livenessViolations === 0 ? 'ok' : `${report.violations} exclusion violations, ${report.livenessViolations} liveness violations`) : 'not run'}`,
   ];
   if (Object.keys(report.failuresByCode).length > 0) lines.push(`  failures            ${Object.entries(report.failuresByCode).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  for (const f of report.nodeFailures ?? []) {
+    const recovery = f.affectedLocks === 0 ? 'it held or awaited no lock' : `${f.recoveredLocks}/${f.affectedLocks} of its locks granted to survivors again${f.recoveryMs !== undefined ? ` within ${f.recoveryMs.toFixed(1)} ms` : ''}${f.unrecoveredLocks.length ? `; never again: ${f.unrecoveredLocks.slice(0, 8).join(', ')}` : ''}`;
+    lines.push(`  node failure        ${f.name} at +${f.failedAtMs.toFixed(0)} ms: ${f.unknownOps} operations unknown, ${f.historyEvents} history events kept${f.historyGapMs !== undefined ? ` (last ${f.historyGapMs.toFixed(0)} ms before the failure)` : ''}; ${recovery}`);
+    lines.push(`                      ${f.error}`);
+  }
+  for (const n of report.notStarted ?? []) lines.push(`  did not start       ${n.error}`);
+  for (const d of report.declaredDead ?? []) lines.push(`  declared dead       compute node ${d.node} at +${d.atMs.toFixed(0)} ms (${d.reason}): fenced; its refused releases end its holds there`);
+  if (report.skippedNodes?.length) lines.push(`  not running         ${report.skippedNodes.join(', ')} (left out of the run)`);
   if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
   return lines.join('\n');

@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
-import { checkHistory, clipExpiredLeases, historyDigest } from '@lockfabric/check';
-import type { HistoryEvent, Verdict } from '@lockfabric/check';
+import { checkHistory, clipExpiredLeases, clipFencedHolds, failureImpact, historyDigest } from '@lockfabric/check';
+import type { FailureImpact, HistoryEvent, Verdict } from '@lockfabric/check';
 import { MemoryQueuePair, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
@@ -8,13 +8,16 @@ import { ConfigError, FabricAccessError } from '@lockfabric/ports';
 import type { WorkRequest } from '@lockfabric/ports';
 import { RunRequestSchema } from '@lockfabric/wire';
 import type { RunResult } from '@lockfabric/wire';
+import { RealClock } from '@lockfabric/sim';
 import { RunStats, VerbAccounting, runSpecToWire, summarize } from '@lockfabric/workloads';
 import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
 import { checkFissLockSwitch } from './fisslock-switch-check.js';
+import { watchFailureNotices } from './failure-notices.js';
+import type { DeclaredDead } from './failure-notices.js';
 import { planNetLockQueues } from './netlock-allocation.js';
 import { startOnNodes } from './node-start.js';
-import type { NodeRunPlan } from './node-start.js';
+import type { FailedNode, NodeRunPlan } from './node-start.js';
 import { addressOf } from './remote-cluster.js';
 import { SwitchControlClient } from './switch-control.js';
 
@@ -32,10 +35,14 @@ export interface LiveRunOptions {
   readonly recordHistory?: boolean;
   readonly onProgress?: (fraction: number) => void;
   /**
-   * Chaos runs: a compute node whose run stream fails (it was killed) contributes nothing and is
-   * listed in `failedNodes` instead of failing the whole run. Its clients' history is lost with it.
+   * Fault runs (the CLI's default): a compute node whose run stream fails (killed, cut off, silent
+   * past the straggler grace) is listed in `failedNodes` instead of failing the whole run. The
+   * history it streamed until then is kept; its clients count as failed from its last delivered
+   * event, and their unfinished operations as unknown.
    */
   readonly tolerateNodeFailures?: boolean;
+  /** With `tolerateNodeFailures`: see StartOnNodesOptions.stragglerGraceMs. */
+  readonly stragglerGraceMs?: number;
   /**
    * Start barrier (default true): every compute node is prepared — its previous run's node service
    * stopped, this run's installed — before any node is told to run, so no client of this run can
@@ -65,11 +72,34 @@ export interface LiveRunResult {
   readonly accounting: VerbAccounting;
   readonly computeNodes: number;
   /** Compute nodes whose run failed, with the error (only with `tolerateNodeFailures`). */
-  readonly failedNodes: readonly { readonly node: number; readonly error: string }[];
+  readonly failedNodes: readonly FailedNode[];
+  /** Per compute node that failed mid-run: what its failure did to the run (see NodeFailureReport). */
+  readonly nodeFailures: readonly NodeFailureReport[];
+  /**
+   * Compute nodes of the run the coordinator declared dead during it (paused, cut off, killed).
+   * Their holds whose release was refused as fenced end at the declaration for the checker
+   * (clipFencedHolds), and their clients count as failed from then on.
+   */
+  readonly declaredDead: readonly DeclaredDead[];
   /** Compute nodes that do not implement Prepare (older versions): they ran outside the start barrier. */
   readonly unpreparedNodes: readonly number[];
   /** Switch-family protocols on a cluster with a switch-dataplane: what the switch did. */
   readonly switch?: LiveSwitchReport;
+}
+
+/** One compute node that failed mid-run, as the report gives it. */
+export interface NodeFailureReport {
+  readonly node: number;
+  readonly name: string;
+  readonly error: string;
+  /** When the driver saw its run stream break (the histories' time base). */
+  readonly failedAtNs: number;
+  /** History events received from it, and the time of the last one: what came after it was lost. */
+  readonly historyEvents: number;
+  readonly lastEventNs?: number;
+  /** Acquires it last reported done. */
+  readonly opsReported: number;
+  readonly impact: FailureImpact;
 }
 
 /** The switch's side of a live run (read over SwitchControlService). */
@@ -110,7 +140,9 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
     if (switchControl && state.processes.some((p) => p.role === 'coordinator')) await awaitSwitchAdmission(switchControl, options.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS);
     const result = await runOnNodes(options, protocol, computes, memories);
     if (!switchControl || !setup) return result;
-    const described = await switchControl.describe();
+    // The switch may be the fault: a run that survived it still reports, without the switch's side.
+    const described = await switchControl.describe().catch(() => undefined);
+    if (!described) return result;
     const decisions = Object.fromEntries(Object.entries(described.decisions).map(([k, n]) => [k, Number(n)]));
     const switchGrants = SWITCH_GRANT_DECISIONS.reduce((sum, d) => sum + (decisions[d] ?? 0), 0);
     const acquires = result.summary.acquires;
@@ -185,17 +217,22 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
   });
   const ticker = spec.durationMs && options.onProgress ? setInterval(() => options.onProgress?.(Math.min(1, (Date.now() - started) / spec.durationMs!)), 200) : undefined;
   const opsDone = (node: number) => progress.get(node) ?? 0;
+  const clock = new RealClock();
+  const watch = await watchFailureNotices(options.state.natsUrl, options.state.cluster);
   const { outcomes, failedNodes, unpreparedNodes } = await startOnNodes(plans, {
     barrier,
     tolerateNodeFailures: options.tolerateNodeFailures ?? false,
+    nowNs: () => clock.nowNs(),
+    ...(options.stragglerGraceMs !== undefined ? { stragglerGraceMs: options.stragglerGraceMs } : {}),
     ...(options.prepareTimeoutMs !== undefined ? { prepareTimeoutMs: options.prepareTimeoutMs } : {}),
     ...(options.beforeNodeStart ? { beforeStart: (node: number) => options.beforeNodeStart!(node, { opsDone }) } : {}),
     onOps: (node, ops) => {
       progress.set(node, ops);
       report();
     },
-  }).finally(() => {
+  }).finally(async () => {
     if (ticker) clearInterval(ticker);
+    await watch.close();
   });
   const results = outcomes.map((o) => o.result).filter((r): r is RunResult => r !== undefined);
   const stats = RunStats.mergeAll(
@@ -218,19 +255,56 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
   const elapsedNs = Math.max(0, ...results.map((r) => Number(r.elapsedNs)));
   const history = outcomes.flatMap((o) => o.history);
   const recorded = options.recordHistory ?? true;
+  // A killed node's clients are judged by the history it delivered: its holds end at its last
+  // delivered event. A release it recorded afterwards died with it, so a later end would make the
+  // checker claim overlaps the history cannot prove; the report says how long that stretch was.
+  const failedClients = new Map<string, number>();
+  const nodeFailures: NodeFailureReport[] = [];
+  plans.forEach((plan, k) => {
+    const failure = outcomes[k]?.failure;
+    if (!failure) return;
+    const clients = plan.request.spec?.clients ?? 0;
+    const historyEndNs = failure.lastEventNs ?? failure.observedAtNs;
+    for (let i = 0; i < clients; i++) failedClients.set(`${failure.node}/${i}`, historyEndNs);
+    const prefix = `${failure.node}/`;
+    nodeFailures.push({
+      node: failure.node,
+      name: failure.name,
+      error: failure.error,
+      failedAtNs: failure.observedAtNs,
+      historyEvents: failure.historyEvents,
+      ...(failure.lastEventNs !== undefined ? { lastEventNs: failure.lastEventNs } : {}),
+      opsReported: failure.opsReported,
+      impact: failureImpact(history, (client) => client.startsWith(prefix), failure.observedAtNs, historyEndNs),
+    });
+  });
+  // Nodes declared dead mid-run (a pause or a cut outlasting detection): fenced from then on.
+  const runNodes = new Set(plans.map((p) => p.compute.node));
+  const declaredDead = watch.notices.filter((n) => n.role === 'compute' && runNodes.has(n.node));
+  let checked = recorded ? clipExpiredLeases(history, 0) : [];
+  for (const dead of declaredDead) {
+    checked = clipFencedHolds(checked, dead.node, dead.atNs);
+    const plan = plans.find((p) => p.compute.node === dead.node);
+    for (let i = 0; i < (plan?.request.spec?.clients ?? 0); i++) {
+      const key = `${dead.node}/${i}`;
+      failedClients.set(key, Math.min(failedClients.get(key) ?? Infinity, dead.atNs));
+    }
+  }
   options.onProgress?.(1);
   return {
     substrate: 'live',
     protocol: protocol.id,
     summary: summarize(stats, elapsedNs, verbs),
     // Lease safety: a hold whose release reported LeaseExpiredError counts only up to its grant.
-    verdict: recorded ? checkHistory(clipExpiredLeases(history, 0)) : undefined,
+    verdict: recorded ? checkHistory(checked, { failedClients }) : undefined,
     history,
     digest: recorded ? historyDigest(history) : undefined,
     verbs,
     accounting,
     computeNodes: computes.length,
     failedNodes,
+    nodeFailures,
+    declaredDead,
     unpreparedNodes,
   };
 }

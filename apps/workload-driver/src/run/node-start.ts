@@ -20,6 +20,22 @@ export interface NodeRunPlan {
 export interface NodeOutcome {
   readonly history: HistoryEvent[];
   readonly result: RunResult | undefined;
+  /** Set when the node's run stream broke (it died, or its connection did): what the driver had by then. */
+  readonly failure?: NodeRunFailure;
+}
+
+/** A compute node whose run did not end with a result. */
+export interface NodeRunFailure {
+  readonly node: number;
+  readonly name: string;
+  readonly error: string;
+  /** When the driver saw the stream break (machine clock, the histories' time base). */
+  readonly observedAtNs: number;
+  /** Acquires the node last reported done (progress ticks), and history events received from it. */
+  readonly opsReported: number;
+  readonly historyEvents: number;
+  /** Time of the last history event received from it; undefined when none arrived. */
+  readonly lastEventNs?: number;
 }
 
 export interface StartOnNodesOptions {
@@ -31,12 +47,30 @@ export interface StartOnNodesOptions {
   /** Awaited before the Run of `node` is sent — after every node was prepared when `barrier` is set. */
   readonly beforeStart?: (node: number) => Promise<void>;
   readonly onOps: (node: number, ops: number) => void;
+  /**
+   * With `tolerateNodeFailures`: once every other node has finished, how long a node that neither
+   * answers nor fails (paused, cut off) may take before its stream is cancelled and it counts as
+   * failed (default DEFAULT_STRAGGLER_GRACE_MS).
+   */
+  readonly stragglerGraceMs?: number;
+  /** The histories' clock (machine time base), to stamp when a failure was seen. */
+  readonly nowNs?: () => number;
+}
+
+/** How long a run waits for a silent node after all others finished (it may be paused past its detection). */
+export const DEFAULT_STRAGGLER_GRACE_MS = 20_000;
+
+/** A node that failed to prepare or to run; `run` is set when it failed mid-run. */
+export interface FailedNode {
+  readonly node: number;
+  readonly error: string;
+  readonly run?: NodeRunFailure;
 }
 
 export interface StartOnNodesResult {
   /** Per plan, in order; a failed node (with `tolerateNodeFailures`) contributes an empty outcome. */
   readonly outcomes: readonly NodeOutcome[];
-  readonly failedNodes: readonly { readonly node: number; readonly error: string }[];
+  readonly failedNodes: readonly FailedNode[];
   /** Nodes that do not implement Prepare (older compute nodes): started with a one-phase Run, outside the barrier. */
   readonly unpreparedNodes: readonly number[];
 }
@@ -61,7 +95,7 @@ const runMethod = rawMethodOf(ComputeNodeService.method.run);
  * answered, so no client of this run can reach a node that still serves the previous run.
  */
 export async function startOnNodes(plans: readonly NodeRunPlan[], options: StartOnNodesOptions): Promise<StartOnNodesResult> {
-  const failedNodes: { node: number; error: string }[] = [];
+  const failedNodes: FailedNode[] = [];
   const unpreparedNodes: number[] = [];
   const requests: (RunRequest | undefined)[] = plans.map((p) => (options.barrier ? markPrepared(p.request) : p.request));
   if (options.barrier) {
@@ -83,19 +117,35 @@ export async function startOnNodes(plans: readonly NodeRunPlan[], options: Start
       requests[k] = request.spec && request.spec.clients > 0 ? request : undefined;
     });
   }
+  const nowNs = options.nowNs ?? (() => Date.now() * 1e6);
+  const graceMs = options.stragglerGraceMs ?? DEFAULT_STRAGGLER_GRACE_MS;
+  const running: NodeRunStream[] = [];
+  let stragglers: NodeJS.Timeout | undefined;
+  // Each ended stream (re)arms one timer: a node silent for the grace after the last one ended
+  // (paused, cut off) is given up on, so a fault never hangs the run.
+  const ended = () => {
+    if (stragglers) clearTimeout(stragglers);
+    const open = running.filter((r) => !r.done);
+    if (open.length === 0) return;
+    stragglers = setTimeout(() => {
+      for (const r of open) r.cancel(`no result ${graceMs} ms after the last other compute node finished (paused or cut off?)`);
+    }, graceMs);
+  };
   const outcomes = await Promise.all(
     plans.map(async (plan, k): Promise<NodeOutcome> => {
       const request = requests[k];
       if (!request) return EMPTY;
       await options.beforeStart?.(plan.compute.node);
-      const run = runOnNode(plan.compute, toBinary(RunRequestSchema, request), (ops) => options.onOps(plan.compute.node, ops));
-      if (!options.tolerateNodeFailures) return run;
-      return run.catch((error: unknown): NodeOutcome => {
-        failedNodes.push({ node: plan.compute.node, error: error instanceof Error ? error.message : String(error) });
-        return EMPTY;
-      });
+      const run = runOnNode(plan.compute, toBinary(RunRequestSchema, request), (ops) => options.onOps(plan.compute.node, ops), nowNs);
+      running.push(run);
+      const outcome = await run.outcome;
+      if (options.tolerateNodeFailures) ended();
+      if (!outcome.failure) return outcome;
+      if (!options.tolerateNodeFailures) throw new Error(outcome.failure.error);
+      failedNodes.push({ node: outcome.failure.node, error: outcome.failure.error, run: outcome.failure });
+      return outcome;
     }),
-  );
+  ).finally(() => clearTimeout(stragglers));
   return { outcomes, failedNodes, unpreparedNodes };
 }
 
@@ -120,20 +170,62 @@ async function prepareOnNode(compute: ProcessRecord, request: RunRequest, timeou
   }
 }
 
-/** Phase two on one node: its clients run; progress, history and result stream back. */
-function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: number) => void): Promise<NodeOutcome> {
+/** A started run stream: its outcome, and a way to give up on it. */
+interface NodeRunStream {
+  readonly outcome: Promise<NodeOutcome>;
+  done: boolean;
+  cancel(reason: string): void;
+}
+
+/**
+ * Phase two on one node: its clients run; progress, history and result stream back. The history
+ * arrives during the run, so when the stream breaks the outcome keeps what came before, with the
+ * failure; it never rejects.
+ */
+function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: number) => void, nowNs: () => number): NodeRunStream {
   const client = new Client(addressOf(compute, compute.grpc), credentials.createInsecure());
   const history: HistoryEvent[] = [];
   let result: RunResult | undefined;
-  return new Promise<NodeOutcome>((resolve, reject) => {
-    const call = client.makeServerStreamRequest(runMethod.path, runMethod.requestSerialize, runMethod.responseDeserialize, request);
-    call.on('data', (bytes: Uint8Array) => {
-      const event = fromBinary(RunEventSchema, bytes);
-      if (event.event.case === 'progress') onOps(Number(event.event.value.opsDone));
-      else if (event.event.case === 'history') for (const e of event.event.value.events) history.push(historyEventFromWire(e));
-      else if (event.event.case === 'result') result = event.event.value;
-    });
-    call.on('error', (error: Error & { details?: string }) => reject(new Error(`compute node ${compute.node} (${compute.name}): ${error.details ?? error.message}`)));
-    call.on('end', () => resolve({ history, result }));
-  }).finally(() => client.close());
+  let opsReported = 0;
+  let cancelled: string | undefined;
+  const call = client.makeServerStreamRequest(runMethod.path, runMethod.requestSerialize, runMethod.responseDeserialize, request);
+  const stream: NodeRunStream = {
+    done: false,
+    outcome: new Promise<NodeOutcome>((resolve) => {
+      const fail = (message: string) => {
+        const lastEventNs = history.at(-1)?.timeNs;
+        const failure: NodeRunFailure = {
+          node: compute.node,
+          name: compute.name,
+          error: `compute node ${compute.node} (${compute.name}): ${message}`,
+          observedAtNs: nowNs(),
+          opsReported,
+          historyEvents: history.length,
+          ...(lastEventNs !== undefined ? { lastEventNs } : {}),
+        };
+        resolve({ history, result: undefined, failure });
+      };
+      call.on('data', (bytes: Uint8Array) => {
+        try {
+          const event = fromBinary(RunEventSchema, bytes);
+          if (event.event.case === 'progress') onOps((opsReported = Number(event.event.value.opsDone)));
+          else if (event.event.case === 'history') for (const e of event.event.value.events) history.push(historyEventFromWire(e));
+          else if (event.event.case === 'result') result = event.event.value;
+        } catch (error) {
+          call.cancel();
+          fail(`undecodable run event: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      });
+      call.on('error', (error: Error & { details?: string }) => fail(cancelled ?? error.details ?? error.message));
+      call.on('end', () => (result ? resolve({ history, result }) : fail(cancelled ?? 'the run stream ended without a result')));
+    }).finally(() => {
+      stream.done = true;
+      client.close();
+    }),
+    cancel(reason: string) {
+      cancelled = reason;
+      call.cancel();
+    },
+  };
+  return stream;
 }
