@@ -5,6 +5,7 @@ import { checkCommand } from './commands/check.js';
 import { clusterCommand } from './commands/cluster.js';
 import { demoCommand } from './commands/demo.js';
 import { locksCommand } from './commands/locks.js';
+import { nemesisCommand } from './commands/nemesis.js';
 import { switchCommand } from './commands/switch.js';
 import { transportCommand } from './commands/transport.js';
 
@@ -18,6 +19,7 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   transport   raw limits of this machine: bare gRPC stream and NATS
   cluster     up | down | status of a local live cluster (separate processes)
   chaos       kill | pause | resume | restart | partition | switch-faults | nats-restart, local or Kubernetes
+  nemesis     a workload under a seeded fault schedule: safety, liveness after healing, an HTML report
   locks       reset | drain: planned DSLR lock-table reset and freeze-and-drain of one lock, by the coordinator
   switch      describe: a running switch's program, lock capacity and register memory`;
 
@@ -28,6 +30,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   transport: transportCommand,
   cluster: clusterCommand,
   chaos: chaosCommand,
+  nemesis: nemesisCommand,
   locks: locksCommand,
   switch: switchCommand,
 };

@@ -131,7 +131,7 @@ function protocolHelp(): string {
  * A temporary live cluster's switch runs the program the protocol needs (forward, fisslock,
  * netlock), for FissLock with the clients' policy and switch capacity, so the two agree.
  */
-function switchProgramOf(protocol: string, protocolOptions: ProtocolOptions): { switchProgram?: string; switchSettings?: SwitchSettings } {
+export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptions): { switchProgram?: string; switchSettings?: SwitchSettings } {
   const program = availableProtocols().find((p) => p.id === protocol)?.switchProgram;
   if (!program) return {};
   if (program !== 'fisslock') return { switchProgram: program };

@@ -36,8 +36,8 @@ export function withoutDownComputeNodes(state: ClusterState): { state: ClusterSt
 export async function acquireLiveCluster(
   dir: string,
   out: Output,
-  options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; env?: Record<string, string>; switchProgram?: string; switchSettings?: SwitchSettings } = {},
-): Promise<{ state: ClusterState; release: () => Promise<void>; temporary: boolean }> {
+  options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; env?: Record<string, string>; switchProgram?: string; switchSettings?: SwitchSettings; withCutProxy?: boolean } = {},
+): Promise<{ state: ClusterState; release: () => Promise<void>; temporary: boolean; dir: string }> {
   const existing = readClusterState(dir);
   // A cluster with a killed member is still the user's cluster (they may be testing recovery):
   // use it and say what is down, rather than silently starting another one.
@@ -45,7 +45,7 @@ export async function acquireLiveCluster(
     out.note(`using the running cluster in ${dir} (NATS ${existing.natsUrl})`);
     const down = existing.processes.filter((p) => !isAlive(p.pid)).map((p) => p.name);
     if (down.length > 0) out.note(`warning: not running in that cluster: ${down.join(', ')} (lockfabric cluster status; chaos restart brings one back)`);
-    return { state: existing, release: async () => undefined, temporary: false };
+    return { state: existing, release: async () => undefined, temporary: false, dir };
   }
   const natsUrl = process.env['NATS_URL'];
   if (!natsUrl && !findNatsServer()) throw new Error('the live substrate needs nats-server on PATH (apt-get install nats-server) or NATS_URL');
@@ -60,7 +60,8 @@ export async function acquireLiveCluster(
     env: { ...INTERACTIVE_CLUSTER_ENV, ...options.env },
     ...(options.switchProgram ? { switchProgram: options.switchProgram } : {}),
     ...(options.switchSettings ? { switchSettings: options.switchSettings } : {}),
+    ...(options.withCutProxy ? { withCutProxy: true } : {}),
     onStatus: (line) => out.note(`  ${line}`),
   });
-  return { state, release: async () => void (await stopLocalCluster(tempDir)), temporary: true };
+  return { state, release: async () => void (await stopLocalCluster(tempDir)), temporary: true, dir: tempDir };
 }

@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withLiveCluster } from './live-cluster.js';
+
+// `lockfabric nemesis` as a user runs it, against a local cluster with the cut proxy: a seeded
+// schedule of kills, pauses and partitions over a minute of caslock, then healing, a liveness
+// probe, the verdict and the report files. A mutant that breaks exclusion must come out exit 1.
+const CLI = fileURLToPath(new URL('../../apps/workload-driver/bin/lockfabric.js', import.meta.url));
+const MISSES = 10;
+
+function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+interface NemesisJson {
+  readonly schedule: readonly { id: string; kind: string; target: string; atMs: number; durationMs: number }[];
+  readonly faults: readonly { id: string; kind: string; target: string; startNs: number; endNs: number; error?: string; recoveryMs?: number }[];
+  readonly verdict: { safety: string; liveness: string; exitCode: number; lines: string[] };
+  readonly run: { acquires: number; violations: number };
+  readonly heal: { problems: string[]; locksGranted: number; locksProbed: number };
+  readonly files: readonly string[];
+}
+
+describe('lockfabric nemesis against a local cluster', () => {
+  let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
+
+  beforeAll(async () => {
+    cluster = await withLiveCluster({ withSwitch: false, computeNodes: 3, withCutProxy: true, env: { LOCKFABRIC_COORDINATOR_MISSES_BEFORE_SUSPECT: String(MISSES) } });
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('kill, pause and partition over 60 s of caslock: safe, live after healing, every fault window in the report', async () => {
+    const reportDir = join(cluster.dir, 'nemesis-caslock');
+    const args = ['nemesis', '--cluster-dir', cluster.dir, '--protocol', 'caslock', '--clients', '8', '--locks', '8', '--duration-ms', '60000', '--faults', 'kill,pause,partition', '--interval-ms', '5000', '--fault-duration-ms', '3000', '--seed', '4', '--report', reportDir, '--json'];
+    const planned = await runCli([...args, '--dry-run']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const schedule = (JSON.parse(planned.stdout) as Pick<NemesisJson, 'schedule'>).schedule;
+    expect(new Set(schedule.map((f) => f.kind))).toStrictEqual(new Set(['kill', 'pause', 'partition']));
+
+    const { code, stdout, stderr } = await runCli(args);
+    expect(code, stderr.slice(-3_000)).toBe(0);
+    const report = JSON.parse(stdout) as NemesisJson;
+    expect(report.schedule).toStrictEqual(schedule); // the same seed, the same schedule
+    expect(report.verdict).toMatchObject({ safety: 'ok', liveness: 'ok', exitCode: 0 });
+    expect(report.run.acquires).toBeGreaterThan(0);
+    expect(report.faults.map((f) => f.id)).toStrictEqual(schedule.map((f) => f.id));
+    expect(report.faults.filter((f) => f.error)).toStrictEqual([]);
+    for (const f of report.faults) expect(f.endNs).toBeGreaterThan(f.startNs);
+    expect(report.heal.problems).toStrictEqual([]);
+    expect(report.heal.locksGranted).toBe(report.heal.locksProbed);
+
+    // The files: the HTML report, its JSON (every fault window), the SVGs and the history.
+    for (const file of report.files) expect(existsSync(file), file).toBe(true);
+    const saved = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { faults: { id: string; startNs: number; endNs: number }[]; buckets: unknown[] };
+    expect(saved.faults.map((f) => f.id)).toStrictEqual(schedule.map((f) => f.id));
+    expect(saved.buckets.length).toBeGreaterThan(100);
+    const html = readFileSync(join(reportDir, 'report.html'), 'utf8');
+    for (const f of schedule) expect(html).toContain(f.target);
+    console.log(`nemesis caslock seed 4:\n${report.verdict.lines.join('\n')}\n${report.faults.map((f) => `${f.id} ${f.kind} ${f.target} recovery ${f.recoveryMs?.toFixed(0) ?? '–'} ms`).join('\n')}`);
+  }, 240_000);
+
+  it('a mutant that breaks exclusion is caught: exit 1', async () => {
+    const { code, stdout, stderr } = await runCli(['nemesis', '--cluster-dir', cluster.dir, '--protocol', 'caslock', '--opt', 'mutantSkipCompare=true', '--clients', '8', '--locks', '2', '--duration-ms', '12000', '--quiet-ms', '3000', '--faults', 'kill', '--seed', '2', '--report', join(cluster.dir, 'nemesis-mutant'), '--json']);
+    expect(code, stderr.slice(-2_000)).toBe(1);
+    const report = JSON.parse(stdout) as NemesisJson;
+    expect(report.verdict.safety).toBe('violation');
+    expect(report.run.violations).toBeGreaterThan(0);
+  }, 120_000);
+});
