@@ -107,7 +107,7 @@ export function timelineFromHistory(history: Iterable<HistoryEvent>, options: Ti
       ok: a.ok,
       failed: a.failed,
       failedByCode: a.failedByCode,
-      throughput: a.ok / (coveredNs / 1e9),
+      throughput: (a.ok * 1e9) / coveredNs,
       inFlight: a.inFlight,
     };
     if (a.latenciesNs.length === 0) return base;
