@@ -134,10 +134,27 @@ export async function renderSpecToSvg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
+/**
+ * Vega numbers clip paths from a process-wide counter (`clip33`). Renaming them per chart in order
+ * of appearance makes the output depend on the report alone, and keeps the ids unique when several
+ * charts share one HTML page.
+ */
+function renameClipIds(svg: string, prefix: string): string {
+  const ids = new Map<string, string>();
+  return svg.replace(/\bclip\d+\b/g, (id) => {
+    let renamed = ids.get(id);
+    if (renamed === undefined) ids.set(id, (renamed = `${prefix}-clip${ids.size}`));
+    return renamed;
+  });
+}
+
 /** The report's plots as SVG: `throughput` and `latency`. */
 export async function renderCharts(report: FaultReport): Promise<ChartSvg[]> {
-  return [
-    { name: 'throughput', svg: await renderSpecToSvg(throughputSpec(report)) },
-    { name: 'latency', svg: await renderSpecToSvg(latencySpec(report)) },
+  const charts: [string, TopLevelSpec][] = [
+    ['throughput', throughputSpec(report)],
+    ['latency', latencySpec(report)],
   ];
+  const out: ChartSvg[] = [];
+  for (const [name, spec] of charts) out.push({ name, svg: renameClipIds(await renderSpecToSvg(spec), name) });
+  return out;
 }
