@@ -17,13 +17,13 @@ const history = (steps: readonly Step[]): HistoryEvent[] =>
  */
 const THREE_BUCKETS: Step[] = [
   ['0/1', 1, 'acquire', 'invoke', 100 * US],
+  ['0/1', 2, 'acquire', 'invoke', 150 * US], // while its acquire of lock 1 is pending
   ['0/2', 1, 'acquire', 'invoke', 200 * US],
   ['0/3', 2, 'acquire', 'invoke', 250 * US],
   ['0/1', 1, 'acquire', 'ok', 300 * US], // 200 µs, bucket 0
-  ['0/1', 2, 'acquire', 'invoke', 400 * US],
   ['0/1', 1, 'release', 'invoke', 500 * US],
   ['0/1', 1, 'release', 'ok', 600 * US],
-  ['0/1', 2, 'acquire', 'ok', 1_000 * US], // 600 µs, bucket 1 (on the boundary)
+  ['0/1', 2, 'acquire', 'ok', 1_000 * US], // 850 µs, bucket 1 (on the boundary)
   ['0/3', 2, 'acquire', 'fail', 1_200 * US, 'LockTimeoutError'],
   ['0/2', 1, 'acquire', 'ok', 1_500 * US], // 1300 µs, bucket 1
   ['1/4', 3, 'acquire', 'invoke', 1_600 * US],
@@ -51,7 +51,7 @@ const EXPECTED_THREE_BUCKETS = [
     failed: 3,
     failedByCode: { LockTimeoutError: 2, NodeUnreachableError: 1 },
     throughput: 2_000,
-    p50Us: 600,
+    p50Us: 850,
     p99Us: 1_300,
     maxUs: 1_300,
     inFlight: 1,
