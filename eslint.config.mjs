@@ -15,6 +15,8 @@ const depConstraints = [
   { sourceTag: 'type:sim', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
   { sourceTag: 'type:live', onlyDependOnLibsWithTags: ['type:port', 'type:model', 'type:wire', 'type:telemetry', 'type:config', 'type:sim', 'type:live'] },
   { sourceTag: 'type:harness', onlyDependOnLibsWithTags: ['type:port', 'type:sim', 'type:check', 'type:workload', 'type:protocol', 'type:model'] },
+  // Run reports render what the checker and the runs produce: histories and verdicts.
+  { sourceTag: 'type:report', onlyDependOnLibsWithTags: ['type:port', 'type:check'] },
   { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:port', 'type:config'] },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },

@@ -1,0 +1,10 @@
+export type { FaultReport, FaultVerdict, FaultWindow, TimelineBucket } from './model.js';
+export { timelineFromHistory, percentile, MAX_TIMELINE_BUCKETS, UNNAMED_ERROR } from './timeline.js';
+export type { HistoryTimelineBucket, Timeline, TimelineOptions } from './timeline.js';
+export { faultLabel, latencySpec, renderCharts, renderSpecToSvg, throughputSpec } from './charts.js';
+export type { ChartSvg } from './charts.js';
+export { renderFaultReport } from './render.js';
+export type { RenderedFaultReport } from './render.js';
+export { writeFaultReport } from './write.js';
+export type { WrittenFaultReport } from './write.js';
+export { escapeMarkup } from './escape.js';
