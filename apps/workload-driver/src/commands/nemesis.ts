@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { summarizeVerdict, writeHistoryJsonl } from '@lockfabric/check';
+import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError } from '@lockfabric/ports';
 import { timelineFromHistory, writeFaultReport } from '@lockfabric/report';
 import type { FaultReport, FaultWindow } from '@lockfabric/report';
@@ -9,6 +10,7 @@ import type { WorkloadSpec } from '@lockfabric/workloads';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
 import { LocalChaos } from '../chaos/local-chaos.js';
 import { sleep } from '../cluster/process-control.js';
+import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import type { ClusterState } from '../cluster/local-cluster.js';
 import { applyFault, healAll } from '../nemesis/executor.js';
 import type { AppliedFault } from '../nemesis/executor.js';
@@ -98,16 +100,20 @@ export async function nemesisCommand(argv: readonly string[]): Promise<number> {
   const command = ['lockfabric nemesis', ...workloadFlags(protocol, spec, protocolOptions), `--faults ${faults.join(',')}`, `--interval-ms ${intervalMs}`, `--fault-duration-ms ${faultDurationMs}`, `--quiet-ms ${quietMs}`, `--heal-budget-ms ${healBudgetMs}`].join(' ');
 
   const clusterDir = reader.string('cluster-dir', DEFAULT_CLUSTER_DIR);
+  if (values['dry-run']) {
+    // No cluster is started for a dry run: a temporary one would have these process names.
+    const running = readClusterState(clusterDir);
+    const state = checkTargets(running && running.processes.some((p) => isAlive(p.pid)) ? running : temporaryLayout(computeNodes), faults);
+    const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets: targetsOf(state) });
+    if (out.json) console.log(JSON.stringify({ protocol, seed: spec.seed, command, schedule }));
+    else for (const f of schedule) console.log(`${f.id} +${(f.atMs / 1000).toFixed(1)} s  ${f.kind} ${f.target} for ${f.durationMs} ms`);
+    return 0;
+  }
   const cluster = await acquireLiveCluster(clusterDir, out, { computeNodes, withCutProxy: faults.includes('partition'), ...switchProgramOf(protocol, protocolOptions) });
   try {
     const chaos = new LocalChaos(cluster.dir);
     const state = checkTargets(chaos.state(), faults);
     const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets: targetsOf(state) });
-    if (values['dry-run']) {
-      if (out.json) console.log(JSON.stringify({ protocol, seed: spec.seed, command, schedule }));
-      else for (const f of schedule) console.log(`${f.id} +${(f.atMs / 1000).toFixed(1)} s  ${f.kind} ${f.target} for ${f.durationMs} ms`);
-      return 0;
-    }
     out.note(`nemesis: ${schedule.length} faults over ${spec.durationMs} ms (seed ${spec.seed}): ${schedule.map((f) => `${f.kind} ${f.target}`).join(', ')}`);
     return await runNemesis({ protocol, protocolOptions, spec, schedule, chaos, out, healBudgetMs, reportDir, command });
   } finally {
@@ -117,7 +123,7 @@ export async function nemesisCommand(argv: readonly string[]): Promise<number> {
 
 interface NemesisRun {
   readonly protocol: string;
-  readonly protocolOptions: Record<string, string>;
+  readonly protocolOptions: ProtocolOptions;
   readonly spec: WorkloadSpec;
   readonly schedule: readonly PlannedFault[];
   readonly chaos: LocalChaos;
@@ -159,7 +165,8 @@ async function runNemesis(n: NemesisRun): Promise<number> {
   const report = buildReport(n, result, applied, heal, performance.now() - wallStart);
   mkdirSync(n.reportDir, { recursive: true });
   await writeHistoryJsonl(result.history, join(n.reportDir, 'history.jsonl'));
-  const files = [...(await writeFaultReport(report.fault, n.reportDir)), join(n.reportDir, 'history.jsonl')];
+  const written = await writeFaultReport(report.fault, n.reportDir);
+  const files = [written.html, written.json, ...written.svgs, join(n.reportDir, 'history.jsonl')];
   const json: NemesisReport = { ...report.json, reportDir: n.reportDir, files };
   if (n.out.json) console.log(JSON.stringify(json));
   else console.log(describeNemesis(json));
@@ -225,7 +232,7 @@ function buildReport(n: NemesisRun, result: LiveRunResult, applied: readonly App
   const startNs = times.reduce((a, b) => Math.min(a, b), applied[0]?.startNs ?? 0);
   const endNs = times.reduce((a, b) => Math.max(a, b), applied.at(-1)?.endNs ?? startNs);
   const bucketNs = BUCKET_MS * 1e6;
-  const buckets = timelineFromHistory(result.history, { bucketMs: BUCKET_MS, startNs, endNs });
+  const { buckets } = timelineFromHistory(result.history, { bucketMs: BUCKET_MS, startNs, endNs });
   const baseline = baselineThroughput(buckets, bucketNs, applied[0]?.startNs ?? endNs);
   const faults = applied.map((f) => {
     const killed = COMPUTE_FAULTS.has(f.kind) ? result.nodeFailures.find((nf) => `compute-${nf.node}` === f.target && nf.failedAtNs >= f.startNs - 1e9 && nf.failedAtNs <= f.endNs + 1e9) : undefined;
@@ -294,6 +301,23 @@ function targetsOf(state: ClusterState): Parameters<typeof planSchedule>[0]['tar
     ...optional('switch', name('switch')),
     ...optional('coordinator', name('coordinator')),
     ...optional('nats', name('nats')),
+  };
+}
+
+/** The processes of a temporary cluster (startLocalCluster's numbering), for a dry run without one. */
+function temporaryLayout(computeNodes: number): ClusterState {
+  const record = (name: string, role: ClusterState['processes'][number]['role'], node: number) => ({ name, role, node, pid: 0, log: '', argv: [] });
+  return {
+    cluster: 'local',
+    natsUrl: '',
+    startedAt: '',
+    processes: [
+      record('nats', 'nats', -1),
+      record('memory-0', 'memory', 0),
+      ...Array.from({ length: computeNodes }, (_, i) => record(`compute-${i + 1}`, 'compute', i + 1)),
+      record(`switch-${computeNodes + 1}`, 'switch', computeNodes + 1),
+      record(`coordinator-${computeNodes + 2}`, 'coordinator', computeNodes + 2),
+    ],
   };
 }
 

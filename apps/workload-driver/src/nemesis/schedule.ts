@@ -57,18 +57,24 @@ export function planSchedule(options: ScheduleOptions): PlannedFault[] {
   const plan: PlannedFault[] = [];
   let at = options.quietMs;
   const end = options.durationMs - options.quietMs;
+  // A killed compute node rejoins the cluster but not the running workload (its clients died with
+  // it): later faults on it would test nothing, so it leaves the pool of targets.
+  const computes = [...options.targets.compute];
   for (;;) {
-    const kind = options.faults[random.int(options.faults.length)]!;
+    const kinds = computes.length > 0 ? options.faults : options.faults.filter((f) => !COMPUTE_FAULTS.has(f));
+    if (kinds.length === 0) break;
+    const kind = kinds[random.int(kinds.length)]!;
     const durationMs = spread(options.faultDurationMs);
     if (at + durationMs > end) break;
-    plan.push({ id: `f${plan.length + 1}`, kind, target: targetOf(kind, options.targets, random), atMs: at, durationMs });
+    const target = COMPUTE_FAULTS.has(kind) ? computes[random.int(computes.length)]! : targetOf(kind, options.targets);
+    if (kind === 'kill' || kind === 'restart') computes.splice(computes.indexOf(target), 1);
+    plan.push({ id: `f${plan.length + 1}`, kind, target, atMs: at, durationMs });
     at += durationMs + spread(options.intervalMs);
   }
   return plan;
 }
 
-function targetOf(kind: NemesisFault, targets: ScheduleOptions['targets'], random: SeededRandom): string {
-  if (COMPUTE_FAULTS.has(kind)) return targets.compute[random.int(targets.compute.length)] ?? 'compute';
+function targetOf(kind: NemesisFault, targets: ScheduleOptions['targets']): string {
   if (kind === 'memory-restart') return targets.memory ?? 'memory';
   if (kind === 'coordinator-kill') return targets.coordinator ?? 'coordinator';
   if (kind === 'nats-restart') return targets.nats ?? 'nats';

@@ -16,7 +16,7 @@ import { checkFissLockSwitch } from './fisslock-switch-check.js';
 import { watchFailureNotices } from './failure-notices.js';
 import type { DeclaredDead } from './failure-notices.js';
 import { planNetLockQueues } from './netlock-allocation.js';
-import { startOnNodes } from './node-start.js';
+import { DEFAULT_STRAGGLER_GRACE_MS, startOnNodes } from './node-start.js';
 import type { FailedNode, NodeRunPlan } from './node-start.js';
 import { addressOf } from './remote-cluster.js';
 import { SwitchControlClient } from './switch-control.js';
@@ -224,6 +224,7 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
     tolerateNodeFailures: options.tolerateNodeFailures ?? false,
     nowNs: () => clock.nowNs(),
     ...(options.stragglerGraceMs !== undefined ? { stragglerGraceMs: options.stragglerGraceMs } : {}),
+    ...(spec.durationMs !== undefined ? { runDeadlineMs: spec.durationMs + (options.stragglerGraceMs ?? DEFAULT_STRAGGLER_GRACE_MS) } : {}),
     ...(options.prepareTimeoutMs !== undefined ? { prepareTimeoutMs: options.prepareTimeoutMs } : {}),
     ...(options.beforeNodeStart ? { beforeStart: (node: number) => options.beforeNodeStart!(node, { opsDone }) } : {}),
     onOps: (node, ops) => {

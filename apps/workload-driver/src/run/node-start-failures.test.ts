@@ -73,3 +73,13 @@ describe('startOnNodes under node failures', () => {
     await expect(startOnNodes(plans, { ...options, tolerateNodeFailures: false })).rejects.toThrow(/compute node 2 \(compute-2\)/);
   });
 });
+
+describe('startOnNodes: when to give up on a silent node', () => {
+  it('a failed node starts no grace: a node still running after it is not cancelled', async () => {
+    const plans = [await fakeNode(1, 'dies-after-history'), await fakeNode(2, 'silent')];
+    const started = startOnNodes(plans, { ...options, stragglerGraceMs: 50, runDeadlineMs: 600 });
+    const result = await started;
+    // Node 2 was given up on at the run's deadline, not 50 ms after node 1 died.
+    expect(result.failedNodes.find((f) => f.node === 2)?.error).toMatch(/no result 600 ms after the run started/);
+  });
+});

@@ -53,6 +53,11 @@ export interface StartOnNodesOptions {
    * failed (default DEFAULT_STRAGGLER_GRACE_MS).
    */
   readonly stragglerGraceMs?: number;
+  /**
+   * With `tolerateNodeFailures`: a node that has neither finished nor failed this long after the
+   * Runs were sent is given up on (a time-bounded run passes its duration plus the grace).
+   */
+  readonly runDeadlineMs?: number;
   /** The histories' clock (machine time base), to stamp when a failure was seen. */
   readonly nowNs?: () => number;
 }
@@ -121,16 +126,23 @@ export async function startOnNodes(plans: readonly NodeRunPlan[], options: Start
   const graceMs = options.stragglerGraceMs ?? DEFAULT_STRAGGLER_GRACE_MS;
   const running: NodeRunStream[] = [];
   let stragglers: NodeJS.Timeout | undefined;
-  // Each ended stream (re)arms one timer: a node silent for the grace after the last one ended
-  // (paused, cut off) is given up on, so a fault never hangs the run.
-  const ended = () => {
-    if (stragglers) clearTimeout(stragglers);
-    const open = running.filter((r) => !r.done);
-    if (open.length === 0) return;
-    stragglers = setTimeout(() => {
-      for (const r of open) r.cancel(`no result ${graceMs} ms after the last other compute node finished (paused or cut off?)`);
-    }, graceMs);
+  const giveUp = (why: string) => {
+    for (const r of running) if (!r.done) r.cancel(why);
   };
+  // Each stream that ends with a result (re)arms one timer: a node silent for the grace after the
+  // last one finished (paused, cut off) is given up on, so a fault never hangs the run. A failed
+  // stream arms nothing: the others may still have most of their run ahead of them.
+  const ended = (outcome: NodeOutcome) => {
+    if (outcome.failure) return;
+    if (stragglers) clearTimeout(stragglers);
+    if (running.every((r) => r.done)) return;
+    stragglers = setTimeout(() => giveUp(`no result ${graceMs} ms after the last other compute node finished (paused or cut off?)`), graceMs);
+  };
+  // A run bounded by time has a deadline of its own, for when no node finishes normally at all.
+  const deadline =
+    options.tolerateNodeFailures && options.runDeadlineMs !== undefined
+      ? setTimeout(() => giveUp(`no result ${options.runDeadlineMs} ms after the run started (paused or cut off?)`), options.runDeadlineMs)
+      : undefined;
   const outcomes = await Promise.all(
     plans.map(async (plan, k): Promise<NodeOutcome> => {
       const request = requests[k];
@@ -139,13 +151,16 @@ export async function startOnNodes(plans: readonly NodeRunPlan[], options: Start
       const run = runOnNode(plan.compute, toBinary(RunRequestSchema, request), (ops) => options.onOps(plan.compute.node, ops), nowNs);
       running.push(run);
       const outcome = await run.outcome;
-      if (options.tolerateNodeFailures) ended();
+      if (options.tolerateNodeFailures) ended(outcome);
       if (!outcome.failure) return outcome;
       if (!options.tolerateNodeFailures) throw new Error(outcome.failure.error);
       failedNodes.push({ node: outcome.failure.node, error: outcome.failure.error, run: outcome.failure });
       return outcome;
     }),
-  ).finally(() => clearTimeout(stragglers));
+  ).finally(() => {
+    clearTimeout(stragglers);
+    clearTimeout(deadline);
+  });
   return { outcomes, failedNodes, unpreparedNodes };
 }
 
