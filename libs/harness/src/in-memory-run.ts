@@ -73,6 +73,8 @@ export interface InMemoryRunResult {
   readonly nodeFailure?: NodeFailureOutcome;
   /** Lock-manager queue counters per machine, when `lockManagerCpu` was set. */
   readonly lockManagerCpu?: Record<string, LockManagerCpuStats>;
+  /** The switch program's decisions by name (packets per decision), when the run has a switch. */
+  readonly switchDecisions?: Readonly<Record<string, number>>;
 }
 
 /** Runs one workload on `sim` or `embedded` and checks the history. */
@@ -209,6 +211,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     cutOff,
     ...(failure ? { nodeFailure: failure } : {}),
     ...(options.lockManagerCpu ? { lockManagerCpu: cluster.lockManagerCpuStats() } : {}),
+    ...(cluster.switch ? { switchDecisions: cluster.switch.counters().decisions } : {}),
   };
 }
 

@@ -31,7 +31,12 @@ export function fissLockDeciderOptions(spec: WorkloadSpec, protocolOptions: Prot
   if (switchCapacity > capacity) {
     throw new ConfigError([`fisslock: switchCapacity ${switchCapacity} exceeds what the switch holds (${capacity} locks, MAU formula); the clients would send ids the decider cannot keep`]);
   }
-  return { policy: policyText as FissLockPolicy, lockCount: switchCapacity > 0 ? switchCapacity : Math.min(Math.max(spec.locks, MIN_DECIDER_LOCKS), capacity) };
+  const mutant = protocolOptions['mutantNoIncaBound'];
+  return {
+    policy: policyText as FissLockPolicy,
+    lockCount: switchCapacity > 0 ? switchCapacity : Math.min(Math.max(spec.locks, MIN_DECIDER_LOCKS), capacity),
+    ...(mutant === true || mutant === 'true' ? { mutantNoIncaBound: true } : {}),
+  };
 }
 
 /**

@@ -88,9 +88,17 @@ describe('FissLock RTO under the lock-manager CPU model (read-mostly Zipf)', () 
     expect(row.lmCpu!.served).toBeLessThan(row.acquires);
   }, 120_000);
 
-  it('with the spec\'s 200 µs RTO the same run resends into the queues (the collapse the benchmark RTO removes)', async () => {
-    const row = await runSwitchSim({ ...paper, system: 'fisslock', fissRtoNs: 200_000 });
+  it('with the spec\'s 200 µs RTO and no inca bound the same run resends into the queues (the collapse the benchmark RTO removes)', async () => {
+    const row = await runSwitchSim({ ...paper, system: 'fisslock', fissRtoNs: 200_000, fissOptions: { mutantNoIncaBound: true } });
     expect(row.fissLock!.retransmissions).toBeGreaterThan(5_000);
     expect(row.lmCpu!.served).toBeGreaterThan(3 * row.acquires);
+  }, 120_000);
+
+  it('with the spec\'s 200 µs RTO and the inca bound the hot lock\'s lifetimes end at 127 ② grants, its pool queue stays short, and resends stay few', async () => {
+    const row = await runSwitchSim({ ...paper, system: 'fisslock', fissRtoNs: 200_000 });
+    expect(row.incaBoundForwards).toBeGreaterThan(0);
+    expect(row.fissLock!.retransmissions).toBeLessThan(1_000);
+    expect(row.checkerOk).toBe(true);
+    expect(row.failures).toBe(0);
   }, 120_000);
 });

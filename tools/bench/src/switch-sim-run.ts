@@ -106,6 +106,8 @@ export interface SwitchSimOptions {
   readonly lmCoresNode: number;
   /** FissLock's retransmission timeout; default {@link fissLockRtoNs}. */
   readonly fissRtoNs?: number;
+  /** More FissLock protocol options (tests: mutants), after the benchmark's. */
+  readonly fissOptions?: Readonly<Record<string, number | boolean>>;
 }
 
 /**
@@ -150,6 +152,10 @@ export interface SwitchSimRow {
   readonly clientNodes: readonly number[];
   /** FissLock only: resends of its reliable links, and ② copies its agents counted as lost (a timing guess, §13.4), over all machines. */
   readonly fissLock?: { readonly retransmissions: number; readonly writtenOff: number };
+  /** FissLock only: shared ACQUIREs the decider forwarded to the agent at its inca bound instead of granting them (②). */
+  readonly incaBoundForwards?: number;
+  /** FissLock only: resent FREEs / transfer GRANTs the decider let through 128–255 incarnation steps from its own (the 8-bit aliasing window). */
+  readonly incaPastWindow?: number;
 }
 
 const toUs = (values: Float64Array): Percentiles => ({ p50: quantileOf(values, 0.5) / 1_000, p90: quantileOf(values, 0.9) / 1_000, p99: quantileOf(values, 0.99) / 1_000 });
@@ -164,7 +170,7 @@ export async function runSwitchSim(options: SwitchSimOptions): Promise<SwitchSim
   // FissLock's RTO covers the lock-manager queue an ACK waits in (fissLockRtoNs) and backs off up
   // to 8 × RTO: a shorter one resends spuriously into that queue and the run collapses (README).
   const fissOptions: Record<string, number> = { rtoNs: options.fissRtoNs ?? fissLockRtoNs(options.lmPacketNs), rtoMaxBackoff: 8, ...(options.links === 'fifo' ? { pacingNs: 0 } : {}) };
-  const protocolOptions: Record<string, number> = system === 'fisslock' ? fissOptions : {};
+  const protocolOptions: Record<string, number | boolean> = system === 'fisslock' ? { ...fissOptions, ...options.fissOptions } : {};
   const lockManagerCpu: LockManagerCpuConfig | undefined =
     options.lmPacketNs > 0
       ? {
@@ -212,5 +218,11 @@ export async function runSwitchSim(options: SwitchSimOptions): Promise<SwitchSim
       : {}),
     clientNodes,
     ...(system === 'fisslock' ? { fissLock: { retransmissions: pools.reduce((n, p) => n + p.link.retransmissions, 0), writtenOff: pools.reduce((n, p) => n + p.counters.writtenOff, 0) } } : {}),
+    ...(system === 'fisslock'
+      ? {
+          incaBoundForwards: result.switchDecisions?.['inca-bound-queued'] ?? 0,
+          incaPastWindow: (result.switchDecisions?.['dup-transfer-past-window'] ?? 0) + (result.switchDecisions?.['dup-free-past-window'] ?? 0),
+        }
+      : {}),
   };
 }

@@ -50,6 +50,8 @@ export interface AgentPoolOptions {
   readonly mutantAbortBehindAcquire?: boolean;
   /** Test-only mutant: a new agent drops the machine's unacknowledged FREE / agent GRANTs of the lock from the link instead of voiding them (the old rule; both-links seed 2). */
   readonly mutantForgetOnInstall?: boolean;
+  /** Test-only mutant: a re-ACK of a packet that bounced here takes the DUP bit of the new copy alone (the old rule). */
+  readonly mutantReAckNewDup?: boolean;
   /** Test-only mutant: a refused timeout-free restores the machine's pending agent (the old rule; both-links seed 393). */
   readonly mutantRefusedAbortRestores?: boolean;
 }
@@ -255,14 +257,23 @@ export class AgentPool {
     // stays one behind, its transfer is refused, and the holder's RELEASE only removes a waiter —
     // an agent with no holder and the refused grantee at its head, for ever (see onAcquire).
     const granted = p.type === 'acquire' && (p.flags & FLAG_GRANTED) !== 0;
-    const seen = this.dedup.statusOf(src, p.seq, granted);
+    const seen = this.dedup.seenOf(src, p.seq, granted);
     if (seen !== undefined && !this.options.mutantNoDuplicateSuppression) {
       this.counters.duplicates++;
-      this.ack(p, src, seen === 'accepted' ? 'duplicate' : seen);
+      // A re-ACK stands in for the first ACK, which may have been lost. For BOUNCED its DUP bit is
+      // what tells the requester whether the request is on its way to be decided (§5.2 REACHED):
+      // a non-DUP copy that bounced here travels on as this machine's packet and the switch decides
+      // it again, whatever copy comes next. So DUP only if the bounced copy and this one both carry
+      // it (a non-DUP copy reaching a server was itself decided ③ by the switch: no lost ① grant).
+      // Taking this copy's DUP bit alone told a requester whose first ACK was lost that its request
+      // might be a lost ① grant, so its abort went unREACHED and could take the switch's
+      // timeout-free (tests/reack-bounced-duplicate.test.ts; mutant `mutantReAckNewDup`).
+      const dup = seen.status === 'bounced' && this.options.mutantReAckNewDup !== true ? seen.dup && (p.flags & FLAG_DUP) !== 0 : (p.flags & FLAG_DUP) !== 0;
+      this.ack(p, src, seen.status === 'accepted' ? 'duplicate' : seen.status, dup);
       return;
     }
     const status = this.process(p);
-    this.dedup.record(src, p.seq, status, granted, this.clock.nowNs());
+    this.dedup.record(src, p.seq, status, granted, this.clock.nowNs(), (p.flags & FLAG_DUP) !== 0);
     this.ack(p, src, status);
   }
 
@@ -644,13 +655,15 @@ export class AgentPool {
     this.recordedTasks.delete(task);
   }
 
-  private ack(p: LockPacket, src: NodeId, status: AckStatus): void {
+  /** `dup`: the ACK's DUP bit, by default the packet's own (see the re-ACK in receive). */
+  private ack(p: LockPacket, src: NodeId, status: AckStatus, dup = (p.flags & FLAG_DUP) !== 0): void {
+    const flags = ackFlags(status) | (dup ? FLAG_DUP : 0);
     if (src === this.machine) {
-      this.link.acknowledge(p.seq, { ...p, type: 'ack', flags: ackFlags(status) | (p.flags & FLAG_DUP) });
+      this.link.acknowledge(p.seq, { ...p, type: 'ack', flags });
       return;
     }
     // the DUP bit tells a requester that a BOUNCED status does not prove its request reached an agent (§5.2)
-    this.port.send({ type: 'ack', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, seq: p.seq, flags: ackFlags(status) | (p.flags & FLAG_DUP), dst: src });
+    this.port.send({ type: 'ack', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, seq: p.seq, flags, dst: src });
   }
 
   private blocksReaders(a: Agent): boolean {

@@ -37,6 +37,9 @@ export interface FissLockOptions {
   readonly mutantAbortBehindAcquire: boolean;
   readonly mutantForgetOnInstall: boolean;
   readonly mutantRefusedAbortRestores: boolean;
+  /** Test-only mutant for the switch program (read here so the run's options agree): no INCA_BOUND on ② grants. */
+  readonly mutantNoIncaBound: boolean;
+  readonly mutantReAckNewDup: boolean;
 }
 
 /** Lids travel as uint32 (packets, messages): dense range plus overflow must stay below 2^32. */
@@ -63,6 +66,8 @@ export const FISSLOCK_OPTION_HELP = {
   mutantAbortBehindAcquire: 'test-only: an abort may take the switch\'s timeout-free while another ACQUIRE of the lock from its machine is undecided',
   mutantForgetOnInstall: 'test-only: a new agent drops its machine\'s unacknowledged FREE / transfer GRANTs of the lock instead of voiding them',
   mutantRefusedAbortRestores: 'test-only: a refused timeout-free restores its machine\'s pending agent',
+  mutantNoIncaBound: 'test-only: the decider grants ② past its inca bound (127 per lifetime), so its 8-bit incarnation may wrap against the agent\'s',
+  mutantReAckNewDup: 'test-only: a re-ACK of a packet bounced earlier carries the new copy\'s DUP bit alone',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
 
@@ -90,6 +95,8 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantAbortBehindAcquire: reader.boolean('mutantAbortBehindAcquire', false),
     mutantForgetOnInstall: reader.boolean('mutantForgetOnInstall', false),
     mutantRefusedAbortRestores: reader.boolean('mutantRefusedAbortRestores', false),
+    mutantNoIncaBound: reader.boolean('mutantNoIncaBound', false),
+    mutantReAckNewDup: reader.boolean('mutantReAckNewDup', false),
   };
   reader.done();
   return parsed;

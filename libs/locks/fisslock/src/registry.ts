@@ -33,6 +33,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantNoStarve: options.mutantNoStarve,
       mutantAbortBehindAcquire: options.mutantAbortBehindAcquire,
       mutantForgetOnInstall: options.mutantForgetOnInstall,
+      mutantReAckNewDup: options.mutantReAckNewDup,
       mutantRefusedAbortRestores: options.mutantRefusedAbortRestores,
     });
     byNode.set(port.machine, pool);

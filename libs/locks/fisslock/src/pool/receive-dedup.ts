@@ -18,7 +18,7 @@ export class ReceiveDedup {
    * than SEQUENCED_MEMORY_NS are dropped once the map is large — the map holds at most one second
    * of this machine's incoming sequenced packets.
    */
-  private readonly seen = new Map<string, { readonly status: AckStatus; readonly atNs: number }>();
+  private readonly seen = new Map<string, { readonly status: AckStatus; readonly dup: boolean; readonly atNs: number }>();
   /** Keys in recording order with their times, consumed from `head` when pruning (no Map-iteration over holes). */
   private order: { key: string; atNs: number }[] = [];
   private head = 0;
@@ -30,13 +30,18 @@ export class ReceiveDedup {
    * an ACQUIRE (`granted`) is told apart from DUP copies of it, which carry the same `src:seq`.
    */
   statusOf(src: NodeId, seq: number, granted = false): AckStatus | undefined {
-    return this.seen.get(granted ? `${src}:${seq}:g` : `${src}:${seq}`)?.status;
+    return this.seenOf(src, seq, granted)?.status;
   }
 
-  /** A ② copy also marks the plain `src:seq` seen: a DUP copy after it is a duplicate. */
-  record(src: NodeId, seq: number, status: AckStatus, granted: boolean, nowNs: number): void {
-    this.remember(`${src}:${seq}`, status, nowNs);
-    if (granted) this.remember(`${src}:${seq}:g`, status, nowNs);
+  /** As statusOf, with whether the copy that was processed carried DUP (what its ACK said, §5.2 REACHED). */
+  seenOf(src: NodeId, seq: number, granted = false): { readonly status: AckStatus; readonly dup: boolean } | undefined {
+    return this.seen.get(granted ? `${src}:${seq}:g` : `${src}:${seq}`);
+  }
+
+  /** A ② copy also marks the plain `src:seq` seen: a DUP copy after it is a duplicate. `dup`: the processed copy carried DUP. */
+  record(src: NodeId, seq: number, status: AckStatus, granted: boolean, nowNs: number, dup = false): void {
+    this.remember(`${src}:${seq}`, status, dup, nowNs);
+    if (granted) this.remember(`${src}:${seq}:g`, status, dup, nowNs);
     if (this.seen.size <= SEQUENCED_PRUNE_ABOVE) return;
     while (this.head < this.order.length) {
       const oldest = this.order[this.head]!;
@@ -56,8 +61,8 @@ export class ReceiveDedup {
     return this.seen.size;
   }
 
-  private remember(key: string, status: AckStatus, nowNs: number): void {
-    this.seen.set(key, { status, atNs: nowNs });
+  private remember(key: string, status: AckStatus, dup: boolean, nowNs: number): void {
+    this.seen.set(key, { status, dup, atNs: nowNs });
     this.order.push({ key, atNs: nowNs });
   }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { expandEgress } from '../../egress.js';
 import { Switch } from '../../switch.js';
 import { lockCapacity, mausNeeded } from './capacity.js';
-import { fissLockDecider } from './decider.js';
+import { INCA_BOUND, fissLockDecider } from './decider.js';
 import type { FissLockDeciderOptions } from './decider.js';
 import { LockIdCache, LockIdMap } from './lock-id-map.js';
 import { ConfigError } from '@lockfabric/ports';
@@ -43,6 +43,48 @@ describe('fisslock decider', () => {
     expect(program.meta(3).inca).toBe(1);
     // the GRANT names the grant's home: the mid register (agent machine + 1), echoed in the RELEASE
     expect(out[1]?.packet.incarnation).toBe(1 + 1);
+  });
+
+  it('inca bound: ② only while inca < 127; past it a shared ACQUIRE is forwarded (③) and counted; an accepted transfer starts again at 0', () => {
+    const { program, sw, send } = setup();
+    send(1, { type: 'acquire', mode: 'shared' });
+    for (let k = 0; k < INCA_BOUND; k++) expect(send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, k + 1) })).toHaveLength(2);
+    expect(program.meta(3).inca).toBe(127);
+    const out = send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 500) });
+    expect(out.map((c) => [c.to, c.type, c.flags])).toEqual([[1, 'acquire', 0]]);
+    expect(program.meta(3).inca).toBe(127);
+    expect(sw.counters().decisions['inca-bound-queued']).toBe(1);
+    // the agent counted all 127 and hands the lock to the queued shared run: a new lifetime
+    send(1, { type: 'grant', mode: 'shared', machine: 2, task: taskKey(2, 500), incarnation: 127, flags: FLAG_HAS_AGENT | FLAG_CUR_SHARED });
+    expect(program.meta(3)).toMatchObject({ mode: 'shared', mid: 2, inca: 0 });
+    expect(send(3, { type: 'acquire', mode: 'shared', task: taskKey(3, 1) })).toHaveLength(2);
+  });
+
+  it('mutantNoIncaBound: ② goes on past 127 and inca wraps, where a refused transfer 128 steps behind is no longer re-refused', () => {
+    const { program, sw, send } = setup({ mutantNoIncaBound: true });
+    send(1, { type: 'acquire', mode: 'shared' });
+    // the agent sends its transfer at inca 0 and it is refused after the first ② grant
+    send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 1) });
+    const transfer = { type: 'grant' as const, mode: 'exclusive' as const, machine: 3, task: taskKey(3, 1), incarnation: 0, flags: FLAG_HAS_AGENT | FLAG_CUR_SHARED };
+    expect(send(1, transfer).map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[1, FLAG_INVALID]]);
+    const seq = 1 + 1; // machine 1's second packet
+    for (let k = 1; k < 128; k++) send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, k + 1) });
+    expect(program.meta(3).inca).toBe(128);
+    // the resend lies 128 steps behind: taken as settled and routed to the grantee (the aliasing)
+    expect(send(1, transfer, seq).map((c) => [c.to, c.type])).toEqual([[3, 'grant']]);
+    expect(sw.counters().decisions['dup-transfer-past-window']).toBe(1);
+    expect(sw.counters().decisions['inca-bound-queued']).toBeUndefined();
+  });
+
+  it('inca bound: the same refused transfer, resent after 128 more shared ACQUIREs, is still re-refused', () => {
+    const { program, send } = setup();
+    send(1, { type: 'acquire', mode: 'shared' });
+    send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 1) });
+    const transfer = { type: 'grant' as const, mode: 'exclusive' as const, machine: 3, task: taskKey(3, 1), incarnation: 0, flags: FLAG_HAS_AGENT | FLAG_CUR_SHARED };
+    expect(send(1, transfer).map((c) => [c.to, c.flags & FLAG_INVALID])).toEqual([[1, FLAG_INVALID]]);
+    for (let k = 1; k < 128; k++) send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, k + 1) });
+    expect(program.meta(3).inca).toBe(INCA_BOUND);
+    expect(send(1, transfer, 2).map((c) => [c.to, c.type, c.flags & FLAG_INVALID])).toEqual([[1, 'grant', FLAG_INVALID]]);
   });
 
   it('③ forwards an incompatible ACQUIRE to the agent without state change', () => {

@@ -40,7 +40,21 @@ export interface FissLockDeciderOptions {
   readonly fallbackNodes?: readonly NodeId[];
   /** Test-only mutant: accept every FREE / transfer GRANT without the incarnation check. */
   readonly mutantNoIncarnationCheck?: boolean;
+  /** Test-only mutant: grant ② past {@link INCA_BOUND}, letting the 8-bit inca wrap (the old rule). */
+  readonly mutantNoIncaBound?: boolean;
 }
+
+/**
+ * Most ② grants one lifetime of a lock may take on the switch (FissLock §4.2 incarnation checks,
+ * §5.2 inca RA). The decider's inca counts the ② grants since the lifetime began (① or an accepted
+ * FREE / transfer reset it to 0), and the agent's count starts at 0 in the same lifetime and only
+ * grows, so the decider is at most inca steps ahead of any FREE / transfer it checks. Kept at or
+ * below 127 the gap stays under half the 8-bit range: the equality check and the re-refusal check
+ * (`incaAhead`, 1–127 steps) never alias. Past it a shared ACQUIRE goes to the agent (③) and queues
+ * there until the holders drain; the transfer to that shared run starts a new lifetime at 0. The
+ * register keeps its 8 bits (18 per lock); the bound uses 7 of them as the count.
+ */
+export const INCA_BOUND = 0x7f;
 
 export const FISSLOCK_ARRAYS = { seq: 'fisslock.seq', free: 'fisslock.free', rw: 'fisslock.rw', pref: 'fisslock.pref', mid: 'fisslock.mid', inca: 'fisslock.inca' } as const;
 export const FISSLOCK_FALLBACK_TABLE = 'fisslock.fallback-nodes';
@@ -160,7 +174,7 @@ export function fissLockDecider(options: FissLockDeciderOptions = {}): FissLockD
       if (packet.machine > MAX_MACHINE_ID) return drop(ctx, 'bad-mid');
       switch (packet.type) {
         case 'acquire':
-          return acquire(ctx, s, packet, src, dup, policy);
+          return acquire(ctx, s, packet, src, dup, policy, options.mutantNoIncaBound === true);
         case 'release':
           return release(ctx, s, packet, src, dup);
         case 'free':
@@ -205,7 +219,7 @@ function checkDeciderOptions(options: FissLockDeciderOptions): void {
   if (issues.length > 0) throw new ConfigError(issues);
 }
 
-function acquire(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: boolean, policy: FissLockPolicy): EgressAction[] {
+function acquire(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: boolean, policy: FissLockPolicy, noIncaBound: boolean): EgressAction[] {
   const lid = p.lock;
   if ((p.flags & FLAG_GRANTED) !== 0) {
     // a bounced ② copy: routed to the agent, never granted again, never counted again
@@ -235,8 +249,13 @@ function acquire(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup:
     sharedGrant = wantShared && held === 1 && !blocked;
   }
   const inca = s.inca.locate(lid);
+  let bounded = false;
   if (wasFree) ctx.write(inca.array, inca.offset, 0);
-  else if (sharedGrant) ctx.update(inca.array, inca.offset, (old) => ({ next: (old + 1) & 0xff, out: undefined }));
+  else if (sharedGrant) {
+    // Check stage, one read-modify-write: count the ② grant, or at the bound forward it (INCA_BOUND)
+    sharedGrant = ctx.update(inca.array, inca.offset, (old) => (noIncaBound || old < INCA_BOUND ? { next: (old + 1) & 0xff, out: true } : { next: old, out: false }));
+    bounded = !sharedGrant;
+  }
   const midAt = s.mid.locate(lid);
   if (wasFree) {
     ctx.write(midAt.array, midAt.offset, p.machine + 1);
@@ -262,7 +281,7 @@ function acquire(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup:
       src,
     );
   }
-  ctx.decide('queued-at-agent');
+  ctx.decide(bounded ? 'inca-bound-queued' : 'queued-at-agent');
   return [{ kind: 'unicast', machine: mid - 1, packet: p }];
 }
 
@@ -299,8 +318,9 @@ function freePacket(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, d
   const lid = p.lock;
   if (dup) {
     // §13.1: the refusal of the first copy may have been lost; refuse again while it still stands
-    if (stillRefused(ctx, s, p, src, p.mode === 'shared')) return [refuseAgain(ctx, p, src)];
-    return [ack(ctx, p, src, 'freed', 'dup-free')];
+    const standing = refusalStanding(ctx, s, p, src, p.mode === 'shared');
+    if (standing === 'refused') return [refuseAgain(ctx, p, src)];
+    return [ack(ctx, p, src, 'freed', standing === 'past-window' ? 'dup-free-past-window' : 'dup-free')];
   }
   const valid = checkIncarnation(ctx, s, p, p.mode === 'exclusive', noCheck);
   if (valid) {
@@ -328,8 +348,9 @@ function grant(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: b
     // old agent next to the new one (found by fisslock's wide sweep; see decider.test.ts). While a
     // refusal stands the decider's inca cannot catch up: only accepted FREEs/transfers reset it
     // and ② only adds. The agent pool also stops resending once it installs the lock's next agent.
-    if ((p.flags & FLAG_CUR_SHARED) !== 0 && stillRefused(ctx, s, p, src, true)) return [refuseAgain(ctx, p, src)];
-    return route(ctx, 'dup-transfer', p.machine, { ...p, flags: p.flags | FLAG_DUP });
+    const standing = (p.flags & FLAG_CUR_SHARED) !== 0 ? refusalStanding(ctx, s, p, src, true) : 'settled';
+    if (standing === 'refused') return [refuseAgain(ctx, p, src)];
+    return route(ctx, standing === 'past-window' ? 'dup-transfer-past-window' : 'dup-transfer', p.machine, { ...p, flags: p.flags | FLAG_DUP });
   }
   const valid = checkIncarnation(ctx, s, p, (p.flags & FLAG_CUR_SHARED) === 0, noCheck);
   const midAt = s.mid.locate(lid);
@@ -359,13 +380,17 @@ function grant(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: b
  * the decider's, letting a later stale transfer match once enough ② grants catch up (fisslock
  * sweep, both links at 10 %, seed 31). Reads only (one access per array).
  */
-function stillRefused(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, curShared: boolean): boolean {
+function refusalStanding(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, curShared: boolean): 'refused' | 'past-window' | 'settled' {
   const incaAt = s.inca.locate(p.lock);
   const inca = ctx.read(incaAt.array, incaAt.offset);
   const free = ctx.read(s.free, p.lock);
   const shared = ctx.read(s.rw, p.lock);
   const mid = readMid(ctx, s, p.lock);
-  return curShared && free === 0 && shared === 1 && mid === src + 1 && incaAhead(inca, p.incarnation);
+  if (!(curShared && free === 0 && shared === 1 && mid === src + 1)) return 'settled';
+  if (incaAhead(inca, p.incarnation)) return 'refused';
+  // 128 or more steps apart: the 8-bit counter cannot tell ahead from behind (INCA_BOUND keeps the
+  // decider out of this window; counted so that tests can see the mutant reach it)
+  return ((inca - p.incarnation) & 0xff) >= 0x80 ? 'past-window' : 'settled';
 }
 
 /** The decider's 8-bit inca is 1–127 steps past the agent's (the counter wraps). */

@@ -9,7 +9,7 @@ export type SwitchProgramOptions = Readonly<Record<string, string | number | boo
 
 /**
  * Builds a data-plane program by name. `fisslock` reads `policy`, `lockCount`, `fallbackNodes`
- * and `mutantNoIncarnationCheck`; unknown names throw a ConfigError so a caller can add its own
+ * `mutantNoIncarnationCheck` and `mutantNoIncaBound`; unknown names throw a ConfigError so a caller can add its own
  * programs (NetLock) in front of this one.
  */
 export function createSwitchProgram(name: string, options: SwitchProgramOptions = {}): SwitchProgram {
@@ -28,6 +28,7 @@ export function createSwitchProgram(name: string, options: SwitchProgramOptions 
         ...(typeof lockCount === 'number' ? { lockCount } : {}),
         ...(Array.isArray(fallbackNodes) ? { fallbackNodes: fallbackNodes as readonly number[] } : {}),
         mutantNoIncarnationCheck: options['mutantNoIncarnationCheck'] === true,
+        mutantNoIncaBound: options['mutantNoIncaBound'] === true,
       });
     }
     default:
