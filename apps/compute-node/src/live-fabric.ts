@@ -1,7 +1,15 @@
 import { MemoryQueuePair } from '@lockfabric/live';
 import type { Logger, MemoryDescription } from '@lockfabric/live';
 import type { Nic } from '@lockfabric/fabric';
-import type { Completion, NodeId, PostOptions, WorkRequest } from '@lockfabric/ports';
+import type { Completion, NodeId, PostOptions, TableBinding, WorkRequest } from '@lockfabric/ports';
+
+/** A memory node that broke its stream is described again after 50 ms, doubling up to 1 s: no hot loop while it is down. */
+export const MEMORY_REBIND = { initialMs: 50, maxMs: 1_000 } as const;
+
+/** One client's binding: its post function, pinned to the memory-node incarnations it follows. */
+export interface FabricView extends TableBinding {
+  readonly post: (batch: readonly WorkRequest[], options?: PostOptions) => Promise<Completion[]>;
+}
 
 /**
  * This compute node's view of the fabric: one queue pair (gRPC stream) per remote node that serves
@@ -22,7 +30,7 @@ export class LiveFabric {
 
   /** Connects to a memory node by address and learns its node id and regions. */
   async addMemoryNode(address: string): Promise<MemoryDescription> {
-    const qp = await MemoryQueuePair.connect(address, this.node, { logger: this.logger });
+    const qp = await MemoryQueuePair.connect(address, this.node, { logger: this.logger, rebind: MEMORY_REBIND });
     const description = await qp.describe();
     this.queuePairs.set(description.node, qp);
     this.endpoints.set(description.node, address);
@@ -38,6 +46,47 @@ export class LiveFabric {
    */
   async rebindMemoryNodes(): Promise<void> {
     await Promise.all([...this.memoryNodes].map((node) => this.queuePairs.get(node)?.describe()));
+  }
+
+  /** Rebind counters summed over the memory nodes' queue pairs. */
+  rebindStats(): { downs: number; attempts: number; failures: number; incarnationChanges: number } {
+    const out = { downs: 0, attempts: 0, failures: 0, incarnationChanges: 0 };
+    for (const node of this.memoryNodes) {
+      const stats = this.queuePairs.get(node)?.stats();
+      if (!stats) continue;
+      out.downs += stats.downs;
+      out.attempts += stats.rebindAttempts;
+      out.failures += stats.rebindFailures;
+      out.incarnationChanges += stats.incarnationChanges;
+    }
+    return out;
+  }
+
+  /**
+   * A client's view of the fabric. Its posts carry the incarnations it follows, so a verb meant
+   * for a lost table (a hold granted before the memory node restarted) is refused, never applied
+   * to the new one. It follows the current incarnations only when told to (its client holds nothing).
+   */
+  view(): FabricView {
+    let pins: ReadonlyMap<NodeId, number> = new Map();
+    const current = () => {
+      const out = new Map<NodeId, number>();
+      for (const node of this.memoryNodes) {
+        const incarnation = this.queuePairs.get(node)?.boundIncarnation;
+        if (incarnation !== undefined) out.set(node, incarnation);
+      }
+      return out;
+    };
+    const lost = () => [...pins].some(([node, incarnation]) => this.queuePairs.get(node)?.boundIncarnation !== incarnation);
+    return {
+      post: (batch, options) => this.post(batch, pins.size > 0 ? { ...options, incarnations: pins } : options),
+      follow: () => void (pins = current()),
+      lost,
+      settle: async (maxWaitMs) => {
+        await Promise.all([...pins.keys()].map((node) => this.queuePairs.get(node)?.whenUp(maxWaitMs)));
+        return lost();
+      },
+    };
   }
 
   /** Where a peer's memory is served (compute nodes serve their descriptor slots). */
@@ -75,6 +124,12 @@ export class LiveFabric {
     if (node === this.node) return this.localNic.executeBatch(batch, this.node);
     const qp = await this.queuePair(node);
     if (!qp) return batch.map(() => ({ status: 'unknown-node' as const, detail: `node ${node} is not known to compute node ${this.node}` }));
+    // Checked in the same turn as qp.post: a rebind in between fails the queued requests itself.
+    const pinned = options?.incarnations?.get(node);
+    if (pinned !== undefined && qp.boundIncarnation !== pinned) {
+      const detail = `table lost: memory node ${node} restarted (incarnation ${pinned} is gone, it serves ${String(qp.boundIncarnation)})`;
+      return batch.map(() => ({ status: 'unreachable' as const, detail }));
+    }
     return qp.post(batch, options);
   }
 

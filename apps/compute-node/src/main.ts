@@ -60,6 +60,8 @@ await runService({
     const fissStuck = startFissStuckReporter({ nc, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
     // Declared dead while still running (a partition, a long stall): retire that incarnation, rejoin with a new one.
     const rejoin = startRejoinWatch({ nc, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => (fissFence.fence(reason), runs.retire(reason)) });
+    const rebinds = metrics.counter({ name: 'lockfabric_compute_memory_rebinds_total', help: 'Memory-node queue-pair rebinding: downs, describe attempts, failed attempts, incarnation changes', labelNames: ['event'] });
+    let seenRebinds = fabric.rebindStats();
     const rejoinCounter = metrics.counter({ name: 'lockfabric_compute_rejoins_total', help: 'Times this compute node was declared dead while running and rejoined with a new incarnation' });
     let seenRejoins = 0;
     // mcs/alock recovery after a compute node's death: gate, abort, table reset (queue-recovery-responder.ts)
@@ -72,6 +74,9 @@ await runService({
       ready: () => true,
       endpoints: { grpc: port, memoryGrpc: memoryServer.port },
       collectMetrics: () => {
+        const rebound = fabric.rebindStats();
+        for (const event of ['downs', 'attempts', 'failures', 'incarnationChanges'] as const) rebinds.inc({ event }, rebound[event] - seenRebinds[event]);
+        seenRebinds = rebound;
         runCounter.inc(undefined, runs.runs - seenRuns);
         seenRuns = runs.runs;
         rejoinCounter.inc(undefined, rejoin.rejoins() - seenRejoins);

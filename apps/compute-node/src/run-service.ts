@@ -341,11 +341,13 @@ export class ComputeRunService {
   private clientPorts(client: number, layout: LockTableLayout, seed: number, switchPort: SwitchPort | undefined): ClientPorts {
     const self = { node: this.deps.node, client };
     const memoryNodeIds = new Set(this.deps.memoryNodes.map((d) => d.node));
+    const tables = this.deps.fabric.view();
     return {
       self,
+      tables,
       verbs: new QueuePairVerbs({
         localNode: this.deps.node,
-        post: this.gate.open((batch, options) => this.deps.fabric.post(batch, options)),
+        post: this.gate.open(tables.post),
         local: createLocalMemory(this.deps.memory, () => new Promise<void>((resolve) => setImmediate(resolve))),
       }),
       mailbox: this.deps.mailboxes.mailbox(client),

@@ -24,7 +24,7 @@ export {
   type MemoryServerOptions,
   type MemoryServerStats,
 } from './memory-server.js';
-export { MemoryQueuePair, type MemoryQueuePairOptions, type MemoryQueuePairStats } from './memory-client.js';
+export { MemoryQueuePair, rebindDelayMs, type MemoryQueuePairOptions, type MemoryQueuePairStats, type RebindPolicy } from './memory-client.js';
 export {
   grpcRoundTripUs,
   grpcStreamThroughput,

@@ -35,6 +35,24 @@ export interface MemoryQueuePairOptions {
    */
   readonly maxOutstandingRequests?: number;
   readonly describeTimeoutMs?: number;
+  /**
+   * When set, a broken stream takes the queue pair down and it rebinds itself: it describes the
+   * node again after `initialMs`, doubling up to `maxMs` between attempts, until the node answers
+   * (under its old or a new incarnation). While down every post completes 'unreachable' at once,
+   * without touching the network. Unset, a queue pair broken by a restart stays broken until the
+   * owner calls `describe`.
+   */
+  readonly rebind?: RebindPolicy;
+}
+
+export interface RebindPolicy {
+  readonly initialMs: number;
+  readonly maxMs: number;
+}
+
+/** Delay before rebind attempt `attempt` (0-based): doubles from `initialMs`, capped at `maxMs`. */
+export function rebindDelayMs(policy: RebindPolicy, attempt: number): number {
+  return Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(attempt, 30));
 }
 
 export interface MemoryQueuePairStats {
@@ -49,6 +67,13 @@ export interface MemoryQueuePairStats {
   /** Work requests refused because maxOutstandingRequests were already outstanding. */
   readonly refusedFull: number;
   readonly streamsOpened: number;
+  /** Times a broken stream took the queue pair down (only with `rebind`). */
+  readonly downs: number;
+  /** Describes sent to bring the queue pair back, and how many of them failed. */
+  readonly rebindAttempts: number;
+  readonly rebindFailures: number;
+  /** Rebinds that found a new incarnation (the node restarted, its table is new). */
+  readonly incarnationChanges: number;
 }
 
 interface PendingPost {
@@ -94,7 +119,13 @@ export class MemoryQueuePair {
   private incarnation: number | undefined;
   /** Set when the node restarted under this queue pair: why every post now fails. */
   private broken: string | undefined;
-  private counters = { posts: 0, doorbells: 0, requestsSent: 0, completed: 0, unreachable: 0, rejectedLocally: 0, refusedFull: 0, streamsOpened: 0 };
+  private counters = { posts: 0, doorbells: 0, requestsSent: 0, completed: 0, unreachable: 0, rejectedLocally: 0, refusedFull: 0, streamsOpened: 0, downs: 0, rebindAttempts: 0, rebindFailures: 0, incarnationChanges: 0 };
+  private readonly rebind: RebindPolicy | undefined;
+  /** Set while a rebind is under way: why posts fail now. */
+  private down: string | undefined;
+  private rebindTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Woken when the queue pair comes back up (or closes). */
+  private upWaiters: (() => void)[] = [];
 
   private constructor(
     readonly address: string,
@@ -116,6 +147,7 @@ export class MemoryQueuePair {
     this.maxOutstanding = Math.max(1, options.maxOutstandingRequests ?? 16_384);
     this.describeTimeoutMs = options.describeTimeoutMs ?? 5_000;
     this.source = `grpc ${connectMethod.path} from ${address}`;
+    this.rebind = options.rebind;
   }
 
   /** Opens a queue pair once the memory node at `address` (`host:port`) accepts connections. */
@@ -135,12 +167,42 @@ export class MemoryQueuePair {
     return { ...this.counters };
   }
 
+  /** The memory-node incarnation this queue pair is bound to; undefined before describe or when the node does not say. */
+  get boundIncarnation(): number | undefined {
+    return this.incarnation;
+  }
+
+  /** False while the queue pair is down (rebinding) or broken by a restart. */
+  get up(): boolean {
+    return !this.closed && this.down === undefined && this.broken === undefined;
+  }
+
+  /** Resolves when the queue pair is up again or closed, or after `maxWaitMs`. */
+  whenUp(maxWaitMs: number): Promise<void> {
+    if (this.up || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, maxWaitMs);
+      const waiters = this.upWaiters;
+      function done() {
+        clearTimeout(timer);
+        const i = waiters.indexOf(done);
+        if (i >= 0) waiters.splice(i, 1);
+        resolve();
+      }
+      // Bounded: one entry per waiting client, each removed by its own timeout at the latest.
+      waiters.push(done);
+    });
+  }
+
   post(batch: readonly WorkRequest[], options: PostOptions = {}): Promise<Completion[]> {
     this.counters.posts++;
     if (batch.length === 0) return Promise.resolve([]);
     if (this.closed) return Promise.resolve(batch.map(() => ({ status: 'unreachable', detail: 'queue pair is closed' })));
-    const broken = this.broken;
-    if (broken !== undefined) return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail: broken })));
+    const broken = this.broken ?? this.down;
+    if (broken !== undefined) {
+      this.counters.unreachable += batch.length;
+      return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail: broken })));
+    }
 
     let resolve!: (completions: Completion[]) => void;
     const done = new Promise<Completion[]>((r) => (resolve = r));
@@ -217,6 +279,8 @@ export class MemoryQueuePair {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.rebindTimer !== undefined) clearTimeout(this.rebindTimer);
+    this.wakeUpWaiters();
     if (this.flushScheduled !== undefined) clearImmediate(this.flushScheduled);
     const unsent = this.pending.splice(0);
     for (const request of unsent) this.complete(request.id, { status: 'unreachable', detail: 'queue pair closed before the request was sent' });
@@ -260,15 +324,21 @@ export class MemoryQueuePair {
     call.on('error', (error: Error & { code?: number; details?: string }) => {
       if (this.call !== call) return;
       if (error.code === status.FAILED_PRECONDITION && error.details?.startsWith(STALE_INCARNATION)) {
+        if (this.rebind) return this.goDown(`${error.details}; rebinding`);
         // The node restarted under us: like a QP whose peer reset, this one stays broken until rebound.
         this.broken = `${error.details}; describe it again to bind a new queue pair`;
         this.breakStream(this.broken);
         return;
       }
-      this.breakStream(`memory node ${this.address} unreachable: ${error.message}`);
+      const detail = `memory node ${this.address} unreachable: ${error.message}`;
+      if (this.rebind) this.goDown(detail);
+      else this.breakStream(detail);
     });
     call.on('end', () => {
-      if (this.call === call) this.breakStream(`memory node ${this.address} ended the stream`);
+      if (this.call !== call) return;
+      const detail = `memory node ${this.address} ended the stream`;
+      if (this.rebind) this.goDown(detail);
+      else this.breakStream(detail);
     });
     return call;
   }
@@ -326,18 +396,74 @@ export class MemoryQueuePair {
     if (--entry.post.remaining === 0) entry.post.resolve(entry.post.completions);
   }
 
-  /** Forgets the current stream; every request written on it completes 'unreachable'. */
   /** Binds to `incarnation` (undefined: the server did not say, so nothing is checked). */
   private bind(incarnation: number | undefined): void {
     const next = incarnation === 0 ? undefined : incarnation;
-    if (next !== this.incarnation && this.call) {
-      // Streams of the old binding must not carry new work.
-      this.call.cancel();
-      this.breakStream(`memory node ${this.address} rebound to incarnation ${String(next)}`);
+    if (next !== this.incarnation) {
+      const detail = `memory node ${this.address} rebound to incarnation ${String(next)}`;
+      // Neither the old binding's stream nor its queued, unsent requests may reach the new table.
+      this.call?.cancel();
+      this.breakStream(detail);
+      this.failUnsent(detail);
+      if (this.incarnation !== undefined) this.counters.incarnationChanges++;
     }
     this.incarnation = next;
     this.broken = undefined;
+    if (this.down !== undefined) {
+      // Whoever described the node (the rebind timer, or a run starting) brought the queue pair back.
+      this.down = undefined;
+      if (this.rebindTimer !== undefined) clearTimeout(this.rebindTimer);
+      this.rebindTimer = undefined;
+      this.wakeUpWaiters();
+    }
   }
+
+  /**
+   * The stream broke: fail what was written and what is queued, refuse posts, and describe the node
+   * again with exponential backoff until it answers. Never more than one rebind is under way.
+   */
+  private goDown(detail: string): void {
+    this.breakStream(detail);
+    this.failUnsent(detail);
+    if (this.closed || this.down !== undefined) return;
+    this.counters.downs++;
+    this.down = `${detail} (queue pair down, rebinding)`;
+    this.logger.warn(`memory queue pair: ${detail}; rebinding with backoff`);
+    this.scheduleRebind(0);
+  }
+
+  private scheduleRebind(attempt: number): void {
+    const policy = this.rebind;
+    if (!policy || this.closed) return;
+    this.rebindTimer = setTimeout(() => {
+      this.rebindTimer = undefined;
+      this.counters.rebindAttempts++;
+      this.describe().then(
+        (description) => this.logger.info(`memory queue pair: memory node ${this.address} is back (incarnation ${String(description.incarnation)}) after ${attempt + 1} attempt(s)`),
+        () => {
+          this.counters.rebindFailures++;
+          if (this.down !== undefined) this.scheduleRebind(attempt + 1);
+        },
+      );
+    }, rebindDelayMs(policy, attempt));
+  }
+
+  private wakeUpWaiters(): void {
+    const waiters = this.upWaiters;
+    this.upWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Completes the queued, not yet written requests 'unreachable'. */
+  private failUnsent(detail: string): void {
+    if (this.flushScheduled !== undefined) clearImmediate(this.flushScheduled);
+    this.flushScheduled = undefined;
+    const unsent = this.pending.splice(0);
+    this.pendingTrace = undefined;
+    for (const request of unsent) this.complete(request.id, { status: 'unreachable', detail });
+  }
+
+  /** Forgets the current stream; every request written on it completes 'unreachable'. */
 
   private breakStream(detail: string): void {
     const call = this.call;

@@ -13,7 +13,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { rawMethodOf, toBuffer } from '../src/grpc-raw.js';
 import { MalformedInputCounter } from '../src/malformed-input.js';
-import { MemoryQueuePair, type MemoryQueuePairOptions } from '../src/memory-client.js';
+import { MemoryQueuePair, rebindDelayMs, type MemoryQueuePairOptions } from '../src/memory-client.js';
 import { startMemoryServer, type MemoryServer, type MemoryServerOptions } from '../src/memory-server.js';
 import { FakeExecutor, memoryLogger, waitFor } from './support.js';
 
@@ -192,6 +192,37 @@ describe('memory server and queue pair', () => {
     expect((await qp.describe()).incarnation).toBe(2);
     expect(await qp.post([faa(0, 5n)])).toEqual([{ status: 'ok', value: 0n }]);
     expect(revived.batches).toHaveLength(1);
+  });
+
+  it('with rebind, a queue pair taken down by a restart describes the node again with backoff and binds the new incarnation', async () => {
+    const executor = new FakeExecutor();
+    const { server } = await serve(executor, { incarnation: 1 });
+    const qp = await queuePair(server.address, { rebind: { initialMs: 20, maxMs: 200 } });
+    await qp.describe();
+    expect((await qp.post([faa(0)]))[0]?.status).toBe('ok');
+    server.kill();
+    await waitFor(async () => ((await qp.post([faa(0)]))[0]?.detail?.includes('rebinding') ? true : undefined), { what: 'the queue pair to go down', timeoutMs: 10_000, intervalMs: 20 });
+    // Down: posts fail at once without the network (no stream is opened for them).
+    const opened = qp.stats().streamsOpened;
+    for (let i = 0; i < 100; i++) expect((await qp.post([faa(0)]))[0]?.status).toBe('unreachable');
+    expect(qp.stats().streamsOpened).toBe(opened);
+    expect(qp.up).toBe(false);
+
+    const revived = new FakeExecutor();
+    await serve(revived, { port: server.port, incarnation: 2 });
+    await qp.whenUp(10_000);
+    expect(qp.up).toBe(true);
+    expect(qp.boundIncarnation).toBe(2);
+    const stats = qp.stats();
+    expect(stats.downs).toBe(1);
+    expect(stats.incarnationChanges).toBe(1);
+    expect(stats.rebindAttempts).toBe(stats.rebindFailures + 1);
+    expect(await qp.post([faa(0, 5n)])).toEqual([{ status: 'ok', value: 0n }]);
+    expect(revived.batches).toHaveLength(1);
+  });
+
+  it('rebindDelayMs doubles from the initial delay and stops at the cap', () => {
+    expect([0, 1, 2, 3, 4, 10, 100].map((n) => rebindDelayMs({ initialMs: 50, maxMs: 1_000 }, n))).toStrictEqual([50, 100, 200, 400, 800, 1_000, 1_000]);
   });
 
   it('stops reading a stream at the in-flight bound and resumes when batches are answered', async () => {

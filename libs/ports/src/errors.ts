@@ -55,6 +55,21 @@ export class FabricAccessError extends LockFabricError {
   }
 }
 
+/**
+ * A release found the lock table of its grant gone: the memory node restarted (a new incarnation,
+ * an empty table) after the grant. The hold ended when the table was lost; nothing was released.
+ */
+export class TableLostError extends LockFabricError {
+  readonly code = 'TABLE_LOST';
+  constructor(
+    readonly lock: LockId,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`lock ${lock}: the lock table of this grant was lost (${detail})`, options);
+  }
+}
+
 /** Configuration was rejected; `issues` lists every problem, each naming the offending key. */
 export class ConfigError extends LockFabricError {
   readonly code = 'CONFIG';

@@ -28,6 +28,26 @@ export interface ClientPorts {
   readonly trace: Trace;
   readonly locks: LockTableLayout;
   readonly descriptors: DescriptorDirectory;
+  /** Which memory-node incarnations this client's verbs may reach; absent where nodes never restart (sim, embedded). */
+  readonly tables?: TableBinding;
+}
+
+/**
+ * Binds a client's verbs to the memory nodes' lock tables as they are now. A memory node that
+ * restarts comes back with an empty table under a new incarnation; a client's verbs must never mix
+ * the two: a release meant for a hold on the lost table would free whoever holds the lock on the
+ * new one. The workload loop calls `follow` whenever its client holds nothing.
+ */
+export interface TableBinding {
+  /** From now on the client's verbs go to the incarnations the memory nodes serve now. */
+  follow(): void;
+  /** True when a memory node this client is bound to now serves another incarnation (its table was lost). */
+  lost(): boolean;
+  /**
+   * Waits, at most `maxWaitMs`, until every memory node this client is bound to is reachable
+   * again, then says whether its table was lost meanwhile.
+   */
+  settle(maxWaitMs: number): Promise<boolean>;
 }
 
 export interface AcquireOptions {

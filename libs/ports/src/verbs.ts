@@ -71,6 +71,11 @@ export type NicCapability = 'masked-atomics' | 'send' | 'local-cpu-access';
 export interface PostOptions {
   /** Trace context of the operation that issues the verbs, carried to the memory node. */
   readonly trace?: SpanContextRef;
+  /**
+   * Memory-node incarnations the posting client is bound to (see {@link TableBinding}). A substrate
+   * that tracks incarnations refuses the whole post when a node named here now serves another one.
+   */
+  readonly incarnations?: ReadonlyMap<NodeId, number>;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { clientKey, NS_PER_MS } from '@lockfabric/ports';
-import type { AcquireOptions, ClientPorts, Clock, Grant, LockClient } from '@lockfabric/ports';
+import { clientKey, NS_PER_MS, TableLostError } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Clock, Grant, LockClient, Random } from '@lockfabric/ports';
 import type { HistoryRecorder } from '@lockfabric/check';
 import { createKeyChooser, createModeChooser } from './key-chooser.js';
 import type { KeyChooser, ModeChooser } from './key-chooser.js';
@@ -9,7 +9,7 @@ import type { WorkloadSpec } from './spec.js';
 export interface ClientLoopOptions<G extends Grant = Grant> {
   readonly client: LockClient<G>;
   /** Only `self`, `clock` and `random` are used, so the loop runs unchanged on every substrate. */
-  readonly ports: Pick<ClientPorts, 'self' | 'clock' | 'random'>;
+  readonly ports: Pick<ClientPorts, 'self' | 'clock' | 'random' | 'tables'>;
   readonly spec: WorkloadSpec;
   readonly recorder: HistoryRecorder;
   /** May be shared by the clients of one process. */
@@ -23,6 +23,46 @@ export interface ClientLoopOptions<G extends Grant = Grant> {
   /** Overrides the choosers built from the spec (directed scenarios). */
   readonly keys?: KeyChooser;
   readonly modes?: ModeChooser;
+  /** Backoff after acquires that failed for want of the fabric (default FABRIC_BACKOFF). */
+  readonly fabricBackoff?: FabricBackoffPolicy;
+}
+
+export interface FabricBackoffPolicy {
+  readonly initialNs: number;
+  readonly maxNs: number;
+}
+
+/** 2 ms doubling to 200 ms: at most 8 failures to reach the cap, then at most 10 per second. */
+export const FABRIC_BACKOFF: FabricBackoffPolicy = { initialNs: 2 * NS_PER_MS, maxNs: 200 * NS_PER_MS };
+/** How long a failed release waits for its memory node to answer again before it is classified. */
+const TABLE_SETTLE_MS = 5_000;
+/** Failure codes that mean the fabric (a memory node) is unavailable, not that the lock is busy. */
+const FABRIC_UNAVAILABLE = new Set(['FABRIC_ACCESS', 'TABLE_LOST']);
+
+/**
+ * Bounded exponential backoff with half jitter: the n-th consecutive delay lies in
+ * [bound/2, bound), bound = min(max, initial·2^(n-1)). The floor is what bounds the failure rate
+ * while a memory node is down; the jitter comes from the client's own Random (deterministic on sim).
+ */
+export class FabricBackoff {
+  private boundNs: number;
+
+  constructor(
+    private readonly random: Random,
+    private readonly policy: FabricBackoffPolicy = FABRIC_BACKOFF,
+  ) {
+    this.boundNs = policy.initialNs;
+  }
+
+  nextDelayNs(): number {
+    const bound = this.boundNs;
+    this.boundNs = Math.min(this.policy.maxNs, this.boundNs * 2);
+    return bound / 2 + Math.floor((this.random.next() * bound) / 2);
+  }
+
+  reset(): void {
+    this.boundNs = this.policy.initialNs;
+  }
 }
 
 export interface ClientLoopResult {
@@ -51,6 +91,7 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
   let acquired = 0;
   let acquireFailures = 0;
   let releaseFailures = 0;
+  const backoff = new FabricBackoff(ports.random, options.fabricBackoff);
 
   while (operations < budget && !shouldStop() && !signal?.aborted) {
     const lock = keys.next();
@@ -59,15 +100,20 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
     const acquireStartNs = clock.nowNs();
     recorder.invoke(self, 'acquire', lock, mode, acquireStartNs);
     let grant: G;
+    // Holding nothing: this acquire's verbs go to the memory nodes' tables as they are now.
+    ports.tables?.follow();
     try {
       grant = await client.acquire(lock, mode, acquireOptions);
     } catch (error) {
       recorder.fail(self, 'acquire', lock, mode, clock.nowNs(), errorName(error));
       stats.recordFailure('acquire', errorCode(error));
       acquireFailures++;
-      if (!(await think(clock, spec.thinkNs, signal))) break;
+      // A memory node that is down fails acquires at once: back off instead of spinning on it.
+      const pauseNs = FABRIC_UNAVAILABLE.has(errorCode(error)) ? Math.max(spec.thinkNs, backoff.nextDelayNs()) : spec.thinkNs;
+      if (!(await think(clock, pauseNs, signal))) break;
       continue;
     }
+    backoff.reset();
     const grantedNs = clock.nowNs();
     recorder.ok(self, 'acquire', lock, mode, grantedNs);
     stats.recordAcquire(grantedNs - acquireStartNs);
@@ -83,7 +129,12 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
       const releasedNs = clock.nowNs();
       recorder.ok(self, 'release', grant.lock, grant.mode, releasedNs);
       stats.recordRelease(releasedNs - releaseStartNs);
-    } catch (error) {
+    } catch (caught) {
+      let error = caught;
+      // The table of this grant may be gone (the memory node restarted): then the hold ended with it.
+      if (ports.tables && errorCode(caught) === 'FABRIC_ACCESS' && (await ports.tables.settle(TABLE_SETTLE_MS))) {
+        error = new TableLostError(grant.lock, caught instanceof Error ? caught.message : String(caught), { cause: caught });
+      }
       recorder.fail(self, 'release', grant.lock, grant.mode, clock.nowNs(), errorName(error));
       stats.recordFailure('release', errorCode(error));
       releaseFailures++;
