@@ -99,26 +99,5 @@ export function survivorsOf(result: { readonly history: readonly HistoryEvent[];
   return result.history.filter((e) => nodeOf(e) !== victim);
 }
 
-/** The error a release reports when the memory node restarted under its grant (code TABLE_LOST). */
-export const TABLE_LOST_ERROR = 'TableLostError';
-
-/**
- * A hold whose release failed TABLE_LOST protected nothing once its memory node's new table could
- * be granted from: its release invoke moves back to `lostAtNs` (the restart began), never before its grant.
- */
-export function clipLostTableHolds(history: readonly HistoryEvent[], lostAtNs: number): HistoryEvent[] {
-  const out = history.map((e) => ({ ...e }));
-  const okAt = new Map<string, number>();
-  const invokeAt = new Map<string, number>();
-  out.forEach((e, i) => {
-    const key = `${e.client}/${e.lock}`;
-    if (e.op === 'acquire' && e.phase === 'ok') okAt.set(key, e.timeNs);
-    else if (e.op === 'release' && e.phase === 'invoke') invokeAt.set(key, i);
-    else if (e.op === 'release' && e.phase === 'fail' && e.error === TABLE_LOST_ERROR) {
-      const at = invokeAt.get(key);
-      const granted = okAt.get(key);
-      if (at !== undefined && granted !== undefined && granted < lostAtNs) out[at] = { ...out[at]!, timeNs: Math.min(out[at]!.timeNs, lostAtNs) };
-    }
-  });
-  return out;
-}
+// The lost-table clip lives in @lockfabric/check (the driver applies it, clipping to the grant).
+export { TABLE_LOST_ERROR, clipLostTableHolds } from '@lockfabric/check';

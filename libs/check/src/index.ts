@@ -14,3 +14,4 @@ export * from './conflict-fcfs.js';
 export * from './grant-time.js';
 export * from './failure-impact.js';
 export * from './fenced-holds.js';
+export * from './table-lost.js';

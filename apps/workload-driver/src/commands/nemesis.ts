@@ -237,7 +237,7 @@ function buildReport(n: NemesisRun, result: LiveRunResult, applied: readonly App
   const faults = applied.map((f) => {
     const killed = COMPUTE_FAULTS.has(f.kind) ? result.nodeFailures.find((nf) => `compute-${nf.node}` === f.target && nf.failedAtNs >= f.startNs - 1e9 && nf.failedAtNs <= f.endNs + 1e9) : undefined;
     const recoveryNs = killed?.impact.recoveryNs ?? throughputRecoveryNs(buckets, bucketNs, baseline, f.startNs, f.endNs);
-    return { ...f, ...(recoveryNs !== undefined ? { recoveryMs: recoveryNs / 1e6 } : {}) };
+    return { ...f, ...(recoveryNs !== undefined ? { recoveryMs: Math.round(recoveryNs / 1e5) / 10 } : {}) };
   });
   const safety = (result.verdict?.violations.length ?? 0) > 0 ? 'violation' : 'ok';
   const liveness = heal.problems.length > 0 || (result.verdict?.liveness.ok ?? true) === false ? 'violation' : 'ok';

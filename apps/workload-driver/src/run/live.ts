@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import { checkHistory, clipExpiredLeases, clipFencedHolds, failureImpact, historyDigest } from '@lockfabric/check';
+import { checkHistory, clipExpiredLeases, clipFencedHolds, clipLostTableHolds, failureImpact, historyDigest } from '@lockfabric/check';
 import type { FailureImpact, HistoryEvent, Verdict } from '@lockfabric/check';
 import { MemoryQueuePair, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { protocolById } from '@lockfabric/lock-catalog';
@@ -282,7 +282,9 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
   // Nodes declared dead mid-run (a pause or a cut outlasting detection): fenced from then on.
   const runNodes = new Set(plans.map((p) => p.compute.node));
   const declaredDead = watch.notices.filter((n) => n.role === 'compute' && runNodes.has(n.node));
-  let checked = recorded ? clipExpiredLeases(history, 0) : [];
+  // A hold whose memory node restarted under it (release failed TABLE_LOST) counts up to its grant:
+  // the driver does not know when the table was lost, and the history proves no more.
+  let checked = recorded ? clipLostTableHolds(clipExpiredLeases(history, 0)) : [];
   for (const dead of declaredDead) {
     checked = clipFencedHolds(checked, dead.node, dead.atNs);
     const plan = plans.find((p) => p.compute.node === dead.node);
