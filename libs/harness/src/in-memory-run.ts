@@ -2,6 +2,7 @@ import { HistoryRecorder, checkHistory, clipExpiredLeases, historyDigest } from 
 import type { Verdict } from '@lockfabric/check';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { NO_FAULTS } from '@lockfabric/switch';
 import type { FaultSpec } from '@lockfabric/switch';
 import { buildSwitchProgram } from './switch-programs.js';
 import { FailureHub, severablePorts } from './node-failure.js';
@@ -12,7 +13,9 @@ import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate, LockManagerCpuConfig, LockManagerCpuStats } from '@lockfabric/sim';
 import { RunStats, VerbAccounting, runClients, summarize } from '@lockfabric/workloads';
-import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
+import type { PauseSpec, RunSummary, WorkloadSpec } from '@lockfabric/workloads';
+import { healProbe } from './heal-probe.js';
+import type { HealOutcome, HealSpec } from './heal-probe.js';
 
 export interface InMemoryRunOptions {
   readonly substrate: InMemorySubstrate;
@@ -49,6 +52,13 @@ export interface InMemoryRunOptions {
    * dedicated lock-server node (SrvLock, NetLock: the lowest compute node) run no clients.
    */
   readonly clientComputeNodes?: readonly number[];
+  /** Process pauses (every client of a node stops, posted verbs held), from the run's start. */
+  readonly pauses?: readonly PauseSpec[];
+  /**
+   * After the workload (and the node failure, if any): switch faults are turned off and one fresh
+   * client on a surviving compute node must acquire every lock within the budget (see healProbe).
+   */
+  readonly heal?: HealSpec;
 }
 
 export interface InMemoryRunResult {
@@ -75,6 +85,8 @@ export interface InMemoryRunResult {
   readonly lockManagerCpu?: Record<string, LockManagerCpuStats>;
   /** The switch program's decisions by name (packets per decision), when the run has a switch. */
   readonly switchDecisions?: Readonly<Record<string, number>>;
+  /** The liveness probe of `heal`, once it ran. */
+  readonly heal?: HealOutcome;
 }
 
 /** Runs one workload on `sim` or `embedded` and checks the history. */
@@ -132,6 +144,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     spec,
     clock: cluster.clock,
     ...(options.crashProbability ? { crashProbability: options.crashProbability } : {}),
+    ...(options.pauses ? { pauses: options.pauses } : {}),
   };
   const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting });
   // The failing node's clients record apart: only what happened before the failure is kept.
@@ -152,8 +165,18 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   }
   // The failed node's clients are not waited for: severed, they may retry until their own limits.
   void victimsRun?.catch(() => undefined);
+  let healed: HealOutcome | undefined;
   const run = Promise.all([survivorsRun, failureDone])
-    .then(([survivors]) => survivors)
+    .then(async ([survivors]) => {
+      if (options.heal) {
+        cluster.switchFaults?.setSpec(NO_FAULTS);
+        const probeNode = clientNodes.find((node) => node !== victimNode) ?? cluster.computeNodeIds.find((node) => node !== victimNode);
+        if (probeNode === undefined) throw new RangeError('heal: no surviving compute node to probe from');
+        const probe = cluster.clientPorts({ node: probeNode, client: spec.clients });
+        healed = await healProbe(protocol, options.protocolOptions, probe, spec.locks, recorder, options.heal);
+      }
+      return survivors;
+    })
     .finally(() => {
       finished = true;
     });
@@ -170,7 +193,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     if (built.scheduler.kind === 'virtual') {
       // Safety stop: an acquire that never completes (a protocol bug, or a crashed holder without
       // timeouts) must not spin the simulator forever; liveness reports what was left pending.
-      const horizonMs = (spec.durationMs ?? 60_000) + 10 * (spec.timeoutMs ?? 1_000);
+      const horizonMs = (spec.durationMs ?? 60_000) + 10 * (spec.timeoutMs ?? 1_000) + (options.heal?.budgetMs ?? 0);
       const outcome = await built.scheduler.run({ untilNs: startNs + horizonMs * NS_PER_MS, stop: () => finished });
       simEvents = outcome.events;
       cutOff = !finished;
@@ -212,6 +235,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(failure ? { nodeFailure: failure } : {}),
     ...(options.lockManagerCpu ? { lockManagerCpu: cluster.lockManagerCpuStats() } : {}),
     ...(cluster.switch ? { switchDecisions: cluster.switch.counters().decisions } : {}),
+    ...(healed ? { heal: healed } : {}),
   };
 }
 

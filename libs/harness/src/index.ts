@@ -10,3 +10,5 @@ export * from './queue-recovery-scenario.js';
 export * from './failover-grace-scenario.js';
 export * from './declock-kill-rig.js';
 export * from './declock-kill-scenarios.js';
+export * from './heal-probe.js';
+export * from './swarm/index.js';

@@ -1,4 +1,4 @@
-import type { NodeId, ClientPorts } from '@lockfabric/ports';
+import type { NodeId, ClientPorts, Verbs } from '@lockfabric/ports';
 
 /** Fault of an in-memory run: one compute node fails like a SIGKILL, and the coordinator reports it. */
 export interface NodeFailureSpec {
@@ -35,15 +35,37 @@ export class FailureHub {
   }
 }
 
+/** Verbs of a process that may die: once `isDead()` holds, a verb is never posted and never completes. */
+function severableVerbs(verbs: Verbs, isDead: () => boolean): Verbs {
+  const never = new Promise<never>(() => undefined);
+  const cut =
+    <A extends unknown[], R>(verb: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      isDead() ? never : verb(...args);
+  return {
+    post: cut(verbs.post.bind(verbs)),
+    read: cut(verbs.read.bind(verbs)),
+    write: cut(verbs.write.bind(verbs)),
+    cas: cut(verbs.cas.bind(verbs)),
+    faa: cut(verbs.faa.bind(verbs)),
+    maskedCas: cut(verbs.maskedCas.bind(verbs)),
+    maskedFaa: cut(verbs.maskedFaa.bind(verbs)),
+    isLocal: (addr) => verbs.isLocal(addr),
+    cpu: verbs.cpu,
+  };
+}
+
 /**
  * A client's ports that go silent once `isDead()` holds: nothing it sends leaves its node any more
- * (switch packets, messages), as after a SIGKILL. Inbound traffic still reaches the (dead)
- * client's code, which the run ignores from then on.
+ * (verbs, switch packets, messages), as after a SIGKILL — in particular a hold the dead client's
+ * loop would still release is never released. Inbound traffic still reaches the (dead) client's
+ * code, which the run ignores from then on.
  */
 export function severablePorts(ports: ClientPorts, isDead: () => boolean): ClientPorts {
   const { switchPort, mailbox } = ports;
   return {
     ...ports,
+    verbs: severableVerbs(ports.verbs, isDead),
     mailbox: {
       self: mailbox.self,
       send: (message) => {

@@ -112,14 +112,20 @@ export function readWorkload(values: Record<string, unknown>, defaults: Workload
     seed: reader.number('seed', 1, { integer: true, min: 0 }),
     ...(timeoutMs !== undefined && timeoutMs > 0 ? { timeoutMs } : {}),
   };
+  const protocolOptions = readProtocolOptions(values, reader);
+  reader.problems.push(...validateWorkloadSpec(spec));
+  return { spec, protocolOptions, reader };
+}
+
+/** `--opt KEY=VALUE` pairs (repeatable) as protocol options; malformed pairs go to `reader.problems`. */
+export function readProtocolOptions(values: Record<string, unknown>, reader: FlagReader): Record<string, string> {
   const protocolOptions: Record<string, string> = {};
   for (const pair of (values['opt'] as string[] | undefined) ?? []) {
     const eq = pair.indexOf('=');
     if (eq <= 0) reader.problems.push(`--opt: expected key=value, got ${JSON.stringify(pair)}`);
     else protocolOptions[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
-  reader.problems.push(...validateWorkloadSpec(spec));
-  return { spec, protocolOptions, reader };
+  return protocolOptions;
 }
 
 /** The flags that reproduce a workload, for one-line reproductions. */

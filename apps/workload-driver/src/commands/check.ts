@@ -1,8 +1,10 @@
 import { summarizeVerdict } from '@lockfabric/check';
+import { ConfigError } from '@lockfabric/ports';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
 import { runInMemory } from '../run/in-memory.js';
 import { ProgressBar } from '../report/progress.js';
 import { output } from './context.js';
+import { SWARM_HELP, swarmCommand } from '../swarm/command.js';
 
 export const CHECK_HELP = `lockfabric check — simulation testing over a range of seeds
 
@@ -15,7 +17,9 @@ export const CHECK_HELP = `lockfabric check — simulation testing over a range 
   --json                   print one JSON object
 
 Exit status: 0 all seeds pass, 1 an exclusion violation, 3 a liveness failure only.
-Each failing seed prints a one-line command that reproduces it.`;
+Each failing seed prints a one-line command that reproduces it.
+
+${SWARM_HELP}`;
 
 interface SeedFailure {
   readonly seed: number;
@@ -31,8 +35,13 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
     'first-seed': { type: 'string' },
     'crash-probability': { type: 'string' },
     'jitter-ns': { type: 'string' },
+    swarm: { type: 'boolean' },
+    workers: { type: 'string' },
+    'print-mix': { type: 'boolean' },
   });
   if (values['help']) return (console.log(CHECK_HELP), 0);
+  if (values['swarm'] === true) return swarmCommand(values);
+  if (values['workers'] !== undefined || values['print-mix'] !== undefined) throw new ConfigError(['--workers and --print-mix go with --swarm']);
   const { spec, protocolOptions, reader } = readWorkload(values, {
     clients: 8,
     locks: 4,

@@ -13,6 +13,8 @@ export function createAlockClient(ports: ClientPorts, options?: ProtocolOptions,
 
 export const alock: ProtocolDefinition = {
   id: 'alock',
+  // A dead holder or waiter needs the coordinator's queue recovery, which sim does not run yet.
+  swarm: { pauses: 'beyond-lease', colocatedClients: true },
   summary: 'asymmetric lock: local (CPU-only) and remote (verbs) MCS cohorts with Peterson arbitration and budgets',
   fabric: 'verbs',
   capabilities: ['local-cpu-access'],

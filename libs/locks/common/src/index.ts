@@ -5,3 +5,4 @@ export * from './deadline.js';
 export * from './op-span.js';
 export * from './handover-span.js';
 export * from './queue-recovery.js';
+export * from './swarm-profile.js';

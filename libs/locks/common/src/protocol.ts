@@ -1,4 +1,5 @@
 import type { ClientPorts, LockClient, LockMode, NicCapability, NodeId, ProtocolId } from '@lockfabric/ports';
+import type { SwarmProfile } from './swarm-profile.js';
 
 /** Options a user can pass to a protocol (`--opt backoff=true`); each protocol validates its own. */
 export type ProtocolOptions = Readonly<Record<string, string | number | boolean>>;
@@ -19,6 +20,8 @@ export interface ProtocolDefinition {
   readonly switchProgram?: SwitchProgramName;
   /** Servers the protocol runs on nodes beside its clients (agent pools, lock servers, recovery). */
   readonly services?: ProtocolServices;
+  /** The faults `check --swarm` injects into this protocol; jitter and healing only when absent. */
+  readonly swarm?: SwarmProfile;
   createClient(ports: ClientPorts, options?: ProtocolOptions): LockClient;
 }
 

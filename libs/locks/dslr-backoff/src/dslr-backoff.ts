@@ -1,4 +1,4 @@
-import { DslrClient, DSLR_OPTION_HELP, crossCheckDslrOptions, readDslrOptionsFrom } from '@lockfabric/lock-dslr';
+import { DslrClient, DSLR_OPTION_HELP, crossCheckDslrOptions, dslrSwarmOptions, readDslrOptionsFrom } from '@lockfabric/lock-dslr';
 import type { DslrOptions } from '@lockfabric/lock-dslr';
 import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
@@ -54,6 +54,7 @@ export function createDslrBackoffClient(ports: ClientPorts, options: DslrBackoff
 
 export const dslrBackoff: ProtocolDefinition = {
   id: 'dslr-backoff',
+  swarm: { crashes: true, nodeKill: true, pauses: 'beyond-lease', options: dslrSwarmOptions },
   summary: 'DSLR+ (DecLock’s baseline): DSLR with truncated exponential backoff between READ polls, adaptive cap',
   fabric: 'verbs',
   capabilities: [],

@@ -1,5 +1,5 @@
-import type { ProtocolDefinition } from '@lockfabric/locks-common';
-import type { ClientPorts } from '@lockfabric/ports';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { ClientPorts, Random } from '@lockfabric/ports';
 import { DslrClient } from './dslr-client.js';
 import { DSLR_OPTION_HELP, readDslrOptions } from './options.js';
 import type { DslrOptions } from './options.js';
@@ -11,8 +11,21 @@ export function createDslrClient(ports: ClientPorts, options: DslrOptions): Dslr
   return new DslrClient(ports, options, pacing, 'dslr');
 }
 
+/**
+ * Options the swarm draws for the DSLR family: λ short enough that a dead holder is skipped within
+ * a small run, sometimes a small counter limit (frequent resets, DSLR §4.7) and restart-on-abort.
+ */
+export function dslrSwarmOptions(random: Random): ProtocolOptions {
+  const leaseMs = [0.2, 0.5, 1][random.int(3)]!;
+  const counterLimit = random.next() < 0.4 ? [8, 16, 64][random.int(3)]! : undefined;
+  const restartOnAbort = random.next() < 0.3;
+  return { leaseMs, ...(counterLimit ? { counterLimit } : {}), ...(restartOnAbort ? { restartOnAbort } : {}) };
+}
+
 export const dslr: ProtocolDefinition = {
   id: 'dslr',
+  // Leases short enough that dead holders are skipped within a small run (DSLR §4.6).
+  swarm: { crashes: true, nodeKill: true, pauses: 'beyond-lease', options: dslrSwarmOptions },
   summary: 'DSLR (SIGMOD 2018): RDMA bakery lock, four 16-bit counters in one word; FAA to acquire and release, READ polls, leases, counter resets',
   fabric: 'verbs',
   capabilities: [],

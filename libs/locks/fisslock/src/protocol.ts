@@ -37,6 +37,10 @@ export function createFissLockClient(ports: ClientPorts, options?: ProtocolOptio
 
 export const fisslock: ProtocolDefinition = {
   id: 'fisslock',
+  // Loss and duplication can leave a lock for the coordinator's per-lock repair (FissLock §7; seen with
+  // check --swarm --protocol fisslock --first-seed 24 under 'lossy') and a dead machine's agents need
+  // S1–S3; sim runs neither yet, so reordering and delay only for now.
+  swarm: { pauses: 'beyond-lease', switchFaults: 'delay' },
   summary: 'FissLock: grant decisions on the switch (18 bits per lock), agents on the holders\' machines',
   fabric: 'switch',
   capabilities: [],

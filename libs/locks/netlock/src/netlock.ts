@@ -45,6 +45,8 @@ export function readNetLockOptions(options?: ProtocolOptions) {
  */
 export const netlock: ProtocolDefinition = {
   id: 'netlock',
+  // A dead node's switch-queued holds are purged by the coordinator, which sim does not run yet.
+  swarm: { pauses: 'beyond-lease', switchFaults: 'delay' },
   summary: 'hot locks queued in switch memory (knapsack-allocated from a profiled trace), the rest on one lock server',
   fabric: 'switch',
   capabilities: ['send'],

@@ -1,0 +1,132 @@
+import type { ProtocolDefinition, ProtocolOptions, SwarmProfile } from '@lockfabric/locks-common';
+import { NS_PER_MS } from '@lockfabric/ports';
+import { SeededRandom } from '@lockfabric/sim';
+import type { FaultDirection, FaultRule, FaultSpec } from '@lockfabric/switch';
+import type { PauseSpec, WorkloadSpec } from '@lockfabric/workloads';
+import type { HealSpec } from '../heal-probe.js';
+import type { NodeFailureSpec } from '../node-failure.js';
+
+/** Compute nodes of a swarm run: clients on all of them, so a killed or paused node leaves survivors. */
+export const SWARM_COMPUTE_NODES = 3;
+
+/** One seed's whole mix, drawn from that seed alone: workload shape, protocol options and faults. */
+export interface SwarmMix {
+  readonly protocol: string;
+  readonly seed: number;
+  readonly spec: WorkloadSpec;
+  readonly options: ProtocolOptions;
+  readonly crashProbability: number;
+  readonly jitterNs: number;
+  readonly switchFaults?: FaultSpec;
+  readonly pauses: readonly PauseSpec[];
+  readonly nodeFailure?: NodeFailureSpec;
+  /** Clients placed on the memory node (they survive a compute-node kill). */
+  readonly colocatedClients: number;
+  readonly heal: HealSpec;
+  /** One line: what this seed runs. */
+  readonly description: string;
+}
+
+/**
+ * Swarm testing (VOPR-style): one seed derives everything. Every draw is made whether or not the
+ * protocol's profile uses it, so a seed's workload is the same for every protocol and only the
+ * faults a protocol does not claim to survive are switched off. `base` options win over drawn ones.
+ */
+export function swarmMix(protocol: ProtocolDefinition, seed: number, base: ProtocolOptions = {}): SwarmMix {
+  const profile: SwarmProfile = protocol.swarm ?? {};
+  const r = new SeededRandom(seed * 6_151 + 29);
+  const pick = <T>(items: readonly T[]): T => items[r.int(items.length)]!;
+  const spec: WorkloadSpec = {
+    clients: 3 + r.int(10),
+    locks: 1 + r.int(6),
+    readRatio: protocol.modes.includes('shared') ? pick([0, 0.3, 0.5, 0.9]) : 0,
+    distribution: r.next() < 0.5 ? 'uniform' : { zipf: 0.99 },
+    operations: 60 + r.int(141),
+    thinkNs: r.int(2_000),
+    criticalSectionNs: 300 + r.int(3_000),
+    seed,
+    timeoutMs: 20,
+  };
+  const jitterNs = pick([0, 200, 1_000, 5_000]);
+  // Faults are placed within the workload's expected length (a few µs of verbs per operation).
+  const expectedNs = ((spec.operations ?? 0) / spec.clients) * (spec.criticalSectionNs + spec.thinkNs + 5_000);
+  const crashDraw = r.next() < 0.5 ? 0.005 + r.next() * 0.02 : 0;
+  const pauseDraws = drawPauses(r, expectedNs);
+  const killDraw: NodeFailureSpec | undefined = r.next() < 0.4 ? { computeNode: r.int(SWARM_COMPUTE_NODES), atMs: (expectedNs * (0.1 + r.next() * 0.8)) / NS_PER_MS, detectionMs: 0.1 + r.next() * 0.9 } : undefined;
+  const switchRule = drawSwitchRule(r, profile.switchFaults);
+  const colocatedDraw = r.int(Math.floor(spec.clients / 2) + 1);
+  // Protocol options come last so that adding them to a profile leaves the fault draws unchanged.
+  const options = { ...(profile.options?.(r) ?? {}), ...base };
+  const crashProbability = profile.crashes ? crashDraw : 0;
+  const pauses = profile.pauses ? pauseDraws[profile.pauses] : [];
+  const nodeFailure = profile.nodeKill ? killDraw : undefined;
+  const switchFaults: FaultSpec | undefined = switchRule ? { rules: [switchRule] } : undefined;
+  const colocatedClients = profile.colocatedClients ? colocatedDraw : 0;
+  const heal: HealSpec = { budgetMs: profile.healBudgetMs ?? 50 };
+  const description = [
+    `${protocol.id} seed ${seed}:`,
+    `clients=${spec.clients} locks=${spec.locks} read=${spec.readRatio}`,
+    `dist=${spec.distribution === 'uniform' ? 'uniform' : 'zipf:0.99'} ops=${spec.operations}`,
+    `cs=${spec.criticalSectionNs}ns think=${spec.thinkNs}ns jitter=${jitterNs}ns`,
+    `colocated=${colocatedClients} crash=${crashProbability.toFixed(4)}`,
+    `pauses=${pauses.length === 0 ? 'none' : pauses.map((p) => `n${p.node}@${(p.atNs / 1e3).toFixed(0)}us+${(p.durationNs / 1e3).toFixed(0)}us`).join(',')}`,
+    `kill=${nodeFailure ? `compute${nodeFailure.computeNode}@${nodeFailure.atMs.toFixed(2)}ms(detect ${nodeFailure.detectionMs!.toFixed(2)}ms)` : 'none'}`,
+    `switch=${switchRule ? describeRule(switchRule) : 'none'}`,
+    ...(Object.keys(options).length > 0 ? [`opts=${Object.entries(options).map(([k, v]) => `${k}=${String(v)}`).join(',')}`] : []),
+  ].join(' ');
+  return {
+    protocol: protocol.id,
+    seed,
+    spec,
+    options,
+    crashProbability,
+    jitterNs,
+    ...(switchFaults ? { switchFaults } : {}),
+    pauses,
+    ...(nodeFailure ? { nodeFailure } : {}),
+    colocatedClients,
+    heal,
+    description,
+  };
+}
+
+/** Both pause flavours are drawn for every seed; the profile picks one. Node ids are memory nodes (1) + index. */
+function drawPauses(r: SeededRandom, expectedNs: number): Record<'short' | 'beyond-lease', PauseSpec[]> {
+  const on = r.next() < 0.4;
+  const node = 1 + r.int(SWARM_COMPUTE_NODES);
+  const count = 1 + r.int(3);
+  const short: PauseSpec[] = [];
+  const long: PauseSpec[] = [];
+  for (let i = 0; i < count; i++) {
+    const atNs = Math.round(expectedNs * (0.05 + r.next() * 0.9));
+    const shortNs = 5_000 + r.int(95_000);
+    const longNs = 400_000 + r.int(800_000);
+    short.push({ node, atNs, durationNs: shortNs });
+    long.push({ node, atNs, durationNs: longNs });
+  }
+  return on ? { short, 'beyond-lease': long } : { short: [], 'beyond-lease': [] };
+}
+
+/** A third of seeds run a clean switch; the rest one rule with each kind on or off, up to 10 % (FissLock's sweep bar). */
+function drawSwitchRule(r: SeededRandom, kind: SwarmProfile['switchFaults']): FaultRule | undefined {
+  const on = r.next() >= 1 / 3;
+  const direction: FaultDirection = (['egress', 'ingress', 'both'] as const)[r.int(3)]!;
+  const rate = (): number => (r.next() < 0.5 ? Math.round((0.01 + r.next() * 0.09) * 1000) / 1000 : 0);
+  const loss = kind === 'lossy' ? rate() : (rate(), 0);
+  const duplicate = kind === 'lossy' ? rate() : (rate(), 0);
+  const reorder = rate();
+  const delay = rate();
+  if (!kind || !on || loss + duplicate + reorder + delay === 0) return undefined;
+  // The fault spec refuses bounds for a kind that is off, so each kind brings its own.
+  return {
+    direction,
+    ...(loss > 0 ? { loss } : {}),
+    ...(duplicate > 0 ? { duplicate } : {}),
+    ...(reorder > 0 ? { reorder, reorderNsMax: 20_000 } : {}),
+    ...(delay > 0 ? { delay, delayNsMin: 1_000, delayNsMax: 50_000 } : {}),
+  };
+}
+
+function describeRule(rule: FaultRule): string {
+  return `${rule.direction ?? 'egress'}(loss=${rule.loss ?? 0},dup=${rule.duplicate ?? 0},reorder=${rule.reorder ?? 0},delay=${rule.delay ?? 0})`;
+}

@@ -1,0 +1,90 @@
+import { summarizeVerdict } from '@lockfabric/check';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { runInMemory } from '../in-memory-run.js';
+import { SWARM_COMPUTE_NODES, swarmMix } from './case.js';
+import type { SwarmMix } from './case.js';
+
+/**
+ * How a swarm seed failed, in the order it is judged: safety over the whole faulty history first,
+ * then liveness (nothing left pending; every lock acquirable again after healing), then a run
+ * that threw (a protocol or harness error escaping the run).
+ */
+export type SwarmFailureKind = 'safety' | 'liveness' | 'error';
+
+/** Exit status of each failure kind, as `lockfabric check` documents it. */
+export const SWARM_EXIT: Readonly<Record<SwarmFailureKind, number>> = { safety: 1, liveness: 3, error: 4 };
+
+export interface SwarmSeedResult {
+  readonly protocol: string;
+  readonly seed: number;
+  /** The seed's fault mix in one line (printed at start). */
+  readonly description: string;
+  /** History digest of the run (healing included); empty when the run threw. */
+  readonly digest: string;
+  /** Virtual events the simulator ran. */
+  readonly simEvents: number;
+  readonly failure?: { readonly kind: SwarmFailureKind; readonly detail: string; readonly reproduce: string };
+}
+
+/** The one-line command that reruns one swarm seed. */
+export function swarmReproduction(protocol: string, seed: number, options: ProtocolOptions = {}): string {
+  const opts = Object.entries(options).map(([k, v]) => `--opt ${k}=${String(v)}`);
+  return ['lockfabric check --swarm', `--protocol ${protocol}`, `--first-seed ${seed}`, '--seeds 1', ...opts].join(' ');
+}
+
+/** Runs one seed's mix on `sim`: the faulty workload, then the heal probe. */
+export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix) {
+  return runInMemory({
+    substrate: 'sim',
+    protocol,
+    protocolOptions: mix.options,
+    spec: mix.spec,
+    computeNodes: SWARM_COMPUTE_NODES,
+    jitterNs: mix.jitterNs,
+    // A machine–switch link is one Ethernet link: in order, unless an injected fault reorders it.
+    switchLinks: 'fifo',
+    pauses: mix.pauses,
+    colocatedClients: mix.colocatedClients,
+    heal: mix.heal,
+    ...(mix.switchFaults ? { switchFaults: mix.switchFaults } : {}),
+    ...(mix.crashProbability > 0 ? { crashProbability: mix.crashProbability } : {}),
+    ...(mix.nodeFailure ? { nodeFailure: mix.nodeFailure } : {}),
+  });
+}
+
+/**
+ * Runs one swarm seed and judges it. `base` are the caller's protocol options (`--opt`), which win
+ * over the ones the profile draws; the reproduction line carries them.
+ */
+export async function runSwarmSeed(protocol: ProtocolDefinition, seed: number, base: ProtocolOptions = {}): Promise<SwarmSeedResult> {
+  const mix = swarmMix(protocol, seed, base);
+  const reproduce = swarmReproduction(protocol.id, seed, base);
+  const head = { protocol: protocol.id, seed, description: mix.description };
+  try {
+    const result = await runSwarmMix(protocol, mix);
+    const { verdict } = result;
+    const judged = { ...head, digest: result.digest, simEvents: result.simEvents };
+    if (verdict.violations.length > 0) return { ...judged, failure: { kind: 'safety', detail: summarizeVerdict(verdict, 2), reproduce } };
+    const problems: string[] = [];
+    if (result.cutOff) problems.push('run cut off with acquires pending');
+    if (!verdict.ok) problems.push(summarizeVerdict(verdict, 2));
+    if (!result.heal) problems.push('the heal probe never ran');
+    else if (result.heal.stuck.length > 0) {
+      const retries = Object.entries(result.heal.retriesByError).map(([name, n]) => `${name}×${n}`).join(', ');
+      problems.push(`after healing, locks ${result.heal.stuck.join(', ')} not acquirable within ${mix.heal.budgetMs} ms${retries ? ` (failed attempts: ${retries})` : ''}`);
+    }
+    if (problems.length > 0) return { ...judged, failure: { kind: 'liveness', detail: problems.join('\n'), reproduce } };
+    return judged;
+  } catch (error) {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    return { ...head, digest: '', simEvents: 0, failure: { kind: 'error', detail, reproduce } };
+  }
+}
+
+/** Exit status of a set of results: a safety failure beats an error beats a liveness failure. */
+export function swarmExitCode(results: readonly SwarmSeedResult[]): number {
+  const kinds = new Set(results.flatMap((r) => (r.failure ? [r.failure.kind] : [])));
+  if (kinds.has('safety')) return SWARM_EXIT.safety;
+  if (kinds.has('error')) return SWARM_EXIT.error;
+  return kinds.has('liveness') ? SWARM_EXIT.liveness : 0;
+}

@@ -1,0 +1,28 @@
+import type { Random } from '@lockfabric/ports';
+import type { ProtocolOptions } from './protocol.js';
+
+/**
+ * The faults a protocol is swarm-tested with (`lockfabric check --swarm`): only those its design
+ * claims to survive. Every seed also perturbs the schedule (jitter) and ends with a heal phase in
+ * which every lock must be acquirable again. A protocol gets swarm testing by declaring this.
+ */
+export interface SwarmProfile {
+  /** Clients crash instead of releasing: needs leases, timeouts or queue repair to stay live. */
+  readonly crashes?: boolean;
+  /** A compute node dies mid-run (its clients and node service) and is declared dead after a detection delay. */
+  readonly nodeKill?: boolean;
+  /**
+   * Process pauses of one compute node (its clients stop; verbs already posted still land):
+   * `short` stays well under every timeout; `beyond-lease` outlasts the protocol's lease, so
+   * lease fencing must keep exclusion.
+   */
+  readonly pauses?: 'short' | 'beyond-lease';
+  /** Switch packet faults on either link: `lossy` (loss, duplication, reordering, delay) or `delay` (reordering and delay only). */
+  readonly switchFaults?: 'lossy' | 'delay';
+  /** Some clients (up to half) run on the memory node itself, beside the lock words (ALock's local cohort). */
+  readonly colocatedClients?: boolean;
+  /** Protocol options drawn per seed (short leases so that recovery happens within a small run, say). */
+  options?(random: Random): ProtocolOptions;
+  /** Virtual time after healing within which every lock must be acquired again; default 50 ms. */
+  readonly healBudgetMs?: number;
+}
