@@ -53,7 +53,7 @@ export const srvlock: ProtocolDefinition = {
   id: 'srvlock',
   // The server fails over when its node dies; the switch path is assumed lossless (no loss or duplication).
   // Pauses are left out while a finding is open: clients paused while the server's node dies can
-  // leave a lock unacquirable after failover (check --swarm --protocol srvlock --first-seed 258 with pauses).
+  // leave a lock unacquirable after failover (check --swarm --protocol srvlock --first-seed 896 with pauses).
   swarm: { nodeKill: true, switchFaults: 'delay' },
   summary: 'one dedicated lock server (lowest compute node): holders + FIFO queue per lock, over the forward program',
   fabric: 'switch',
