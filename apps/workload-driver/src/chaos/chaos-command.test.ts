@@ -106,24 +106,32 @@ describe('lockfabric chaos: arguments', () => {
 });
 
 describe('lockfabric chaos --kube-context --dry-run', () => {
-  it('kill force-deletes the pod selected by its process label', async () => {
+  it('kill force-deletes the pod of the node: compute node N is pod compute-node-(N - memory nodes)', async () => {
     const { code, out } = await printed(['kill', 'compute-2', '--kube-context', 'lab', '--dry-run']);
     expect(code).toBe(0);
-    expect(out).toBe('kubectl --context lab -n lockfabric delete pod -l lockfabric.io/process=compute-2 --grace-period=0 --force --wait=false');
+    expect(out).toBe('kubectl --context lab -n lockfabric delete pod -l statefulset.kubernetes.io/pod-name=compute-node-1 --grace-period=0 --force --wait=false');
+    const bench = await printed(['kill', 'compute-2', '--kube-context', 'lab', '--memory-nodes', '2', '--dry-run']);
+    expect(bench.out).toContain('pod-name=compute-node-0 ');
+    const byPod = await printed(['kill', 'compute-node-3', '--kube-context', 'lab', '--dry-run']);
+    expect(byPod.out).toContain('pod-name=compute-node-3 ');
+  });
+
+  it('a compute id below the memory nodes is refused with exit 2', async () => {
+    await expect(chaosCommand(['kill', 'compute-1', '--kube-context', 'lab', '--memory-nodes', '2', '--dry-run'])).rejects.toBeInstanceOf(ConfigError);
   });
 
   it('pause and resume signal the service process inside the container', () => {
-    const pod = '$(kubectl --context lab -n lockfabric get pod -l lockfabric.io/process=memory-0 -o name)';
+    const pod = '$(kubectl --context lab -n lockfabric get pod -l statefulset.kubernetes.io/pod-name=memory-node-0 -o name)';
     expect(printedPlan('pause', 'memory-0')).toStrictEqual([`kubectl --context lab -n lockfabric exec ${pod} -c lockfabric -- sh -c 'kill -STOP $(pidof node)'`]);
     expect(printedPlan('resume', 'memory-0')).toStrictEqual([`kubectl --context lab -n lockfabric exec ${pod} -c lockfabric -- sh -c 'kill -CONT $(pidof node)'`]);
   });
 
   it('restart deletes gracefully and waits for the replacement; nats-restart does the same to NATS', () => {
     expect(printedPlan('restart', 'switch-4')).toStrictEqual([
-      'kubectl --context lab -n lockfabric delete pod -l lockfabric.io/process=switch-4 --wait=true',
-      'kubectl --context lab -n lockfabric wait --for=condition=Ready pod -l lockfabric.io/process=switch-4 --timeout=120s',
+      'kubectl --context lab -n lockfabric delete pod -l app.kubernetes.io/name=switch-dataplane --wait=true',
+      'kubectl --context lab -n lockfabric wait --for=condition=Ready pod -l app.kubernetes.io/name=switch-dataplane --timeout=120s',
     ]);
-    expect(printedPlan('nats-restart')[0]).toBe('kubectl --context lab -n lockfabric delete pod -l lockfabric.io/process=nats --wait=true');
+    expect(printedPlan('nats-restart')[0]).toBe('kubectl --context lab -n lockfabric delete pod -l app.kubernetes.io/name=nats --wait=true');
   });
 
   it('partition applies a deny-all NetworkPolicy for the duration, then deletes it', async () => {
@@ -134,7 +142,8 @@ describe('lockfabric chaos --kube-context --dry-run', () => {
     expect(plan.commands[0]).toMatch(/^kubectl --context prod-eu -n lf-test apply -f - <<'EOF'\n/);
     expect(plan.commands[0]).toContain('kind: NetworkPolicy');
     expect(plan.commands[0]).toContain('name: lockfabric-partition-compute-3');
-    expect(plan.commands[0]).toContain('lockfabric.io/process: compute-3');
+    expect(plan.commands[0]).toContain('statefulset.kubernetes.io/pod-name: compute-node-2');
+    expect(plan.commands[0]).toContain('lockfabric.io/partition: "true"');
     expect(plan.commands[0]).toContain('policyTypes: [Ingress, Egress]');
     expect(plan.commands[1]).toBe('sleep 1.500');
     expect(plan.commands[2]).toBe('kubectl --context prod-eu -n lf-test delete networkpolicy lockfabric-partition-compute-3');
@@ -142,7 +151,7 @@ describe('lockfabric chaos --kube-context --dry-run', () => {
 
   it('switch-faults port-forwards SwitchControl and calls this command through it', () => {
     const plan = printedPlan('switch-faults', '--loss', '0.1', '--delay-ns', '2000', '--packet-type', 'release');
-    expect(plan[0]).toContain('port-forward $(kubectl --context lab -n lockfabric get pod -l lockfabric.io/role=switch -o name) 15053:grpc');
+    expect(plan[0]).toContain('port-forward $(kubectl --context lab -n lockfabric get pod -l app.kubernetes.io/name=switch-dataplane -o name) 15053:grpc');
     expect(plan[2]).toBe('lockfabric chaos switch-faults --switch-grpc 127.0.0.1:15053 --loss 0.1 --delay-ns 2000 --packet-type release');
     expect(printedPlan('switch-faults', '--delay-ns', '1000', '--delay-max-ns', '9000', '--direction', 'ingress')[2]).toBe(
       'lockfabric chaos switch-faults --switch-grpc 127.0.0.1:15053 --delay-ns 1000 --delay-max-ns 9000 --direction ingress',

@@ -40,7 +40,8 @@ export interface ChaosRequest {
   readonly faults?: SwitchFaultRequest;
   /** `switch-faults`: talk to this SwitchControl address instead of the one in cluster.json. */
   readonly switchGrpc?: string;
-  readonly kube?: { readonly context: string; readonly namespace: string };
+  /** Kubernetes: context, namespace, and how many memory nodes come before the compute node ids (default 1). */
+  readonly kube?: { readonly context: string; readonly namespace: string; readonly memoryNodes?: number };
   readonly dryRun: boolean;
   readonly json: boolean;
 }
@@ -54,6 +55,8 @@ export const DEFAULT_PARTITION_MS = 5_000;
 export const DEFAULT_KUBE_NAMESPACE = 'lockfabric';
 /** Process names: a role and a node id, or nats. Kept to what a subject token and a label value allow. */
 const TARGET = /^(?:(?:compute|memory|switch|coordinator)-\d+|nats)$/;
+/** On Kubernetes a StatefulSet pod name names a node as well. */
+const POD_TARGET = /^(?:compute|memory)-node-\d+$/;
 
 /**
  * Validates parsed flags into a request, collecting every problem into one ConfigError so a user
@@ -68,7 +71,7 @@ export function chaosRequestFrom(values: ChaosFlags, defaultDir: string): ChaosR
   // nats-restart has an implied target; switch-faults defaults to the only switch of a local cluster.
   const target = targetArg ?? (verb === 'nats-restart' ? 'nats' : verb === 'switch-faults' ? 'switch' : undefined);
   if (verb && target === undefined) problems.push(`${verb} needs a target process, e.g. compute-2, memory-0, switch-3 or nats`);
-  else if (target !== undefined && target !== 'switch' && !TARGET.test(target)) {
+  else if (target !== undefined && target !== 'switch' && !TARGET.test(target) && !(values['kube-context'] !== undefined && POD_TARGET.test(target))) {
     problems.push(`target ${JSON.stringify(target)} is not a process name (compute-N, memory-N, switch-N, coordinator-N or nats)`);
   }
   if (verb === 'nats-restart' && target !== undefined && target !== 'nats') problems.push(`nats-restart restarts the NATS server; its target can only be nats, got ${JSON.stringify(target)}`);
@@ -136,6 +139,8 @@ export function chaosRequestFrom(values: ChaosFlags, defaultDir: string): ChaosR
   if (context !== undefined && (typeof context !== 'string' || context.trim() === '')) problems.push('--kube-context: expected a context name');
   if (values['namespace'] !== undefined && context === undefined) problems.push('--namespace applies with --kube-context only');
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace)) problems.push(`--namespace: ${JSON.stringify(namespace)} is not a Kubernetes namespace name`);
+  const memoryNodes = number('memory-nodes', 1, { min: 0, integer: true });
+  if (values['memory-nodes'] !== undefined && context === undefined) problems.push('--memory-nodes applies with --kube-context only');
   const dryRun = values['dry-run'] === true;
   if (dryRun && context === undefined) problems.push('--dry-run prints kubectl commands and needs --kube-context (local actions have no dry run)');
 
@@ -148,7 +153,7 @@ export function chaosRequestFrom(values: ChaosFlags, defaultDir: string): ChaosR
     ...(subjects ? { subjects } : {}),
     ...(faults ? { faults } : {}),
     ...(switchGrpc ? { switchGrpc } : {}),
-    ...(typeof context === 'string' ? { kube: { context, namespace } } : {}),
+    ...(typeof context === 'string' ? { kube: { context, namespace, memoryNodes } } : {}),
     dryRun,
     json: values['json'] === true,
   };

@@ -1,14 +1,32 @@
+import { ConfigError } from '@lockfabric/ports';
 import type { ChaosRequest } from './chaos-request.js';
 
-/**
- * The label every LockFabric pod carries with its process name (`compute-3`, `nats`), so a chaos
- * target means the same thing locally and on Kubernetes. A bare `switch` target (switch-faults
- * without a name) selects by role instead.
- */
-export const PROCESS_LABEL = 'lockfabric.io/process';
-export const ROLE_LABEL = 'lockfabric.io/role';
+/** Labels the manifests in infra/k8s give every pod: its app, and (StatefulSets) its own pod name. */
+export const APP_LABEL = 'app.kubernetes.io/name';
+export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 /** The service container of a pod; its entrypoint runs the service under an init (tini), so the service is not PID 1. */
 export const SERVICE_CONTAINER = 'lockfabric';
+/** Marks the NetworkPolicies a partition creates, so healing can remove any left behind. */
+export const PARTITION_LABEL = 'lockfabric.io/partition';
+
+/**
+ * The pod selector of a chaos target, so a target means the same process locally and on Kubernetes.
+ * Node ids follow the manifests: memory node N is pod memory-node-N; compute node N is pod
+ * compute-node-(N − memory nodes) (LF_NODE_ID_BASE). Pod names (`compute-node-1`) are taken as they are.
+ */
+export function kubeSelector(target: string, memoryNodes: number): string {
+  if (/^(?:compute|memory)-node-\d+$/.test(target)) return `${POD_NAME_LABEL}=${target}`;
+  const node = /^(compute|memory)-(\d+)$/.exec(target);
+  if (node) {
+    const ordinal = node[1] === 'compute' ? Number(node[2]) - memoryNodes : Number(node[2]);
+    if (ordinal < 0) throw new ConfigError([`${target}: compute node ids start at ${memoryNodes} (after ${memoryNodes} memory node(s); --memory-nodes says how many)`]);
+    return `${POD_NAME_LABEL}=${node[1]}-node-${ordinal}`;
+  }
+  if (/^switch(?:-\d+)?$/.test(target)) return `${APP_LABEL}=switch-dataplane`;
+  if (/^coordinator(?:-\d+)?$/.test(target)) return `${APP_LABEL}=coordinator`;
+  if (target === 'nats') return `${APP_LABEL}=nats`;
+  throw new ConfigError([`${target}: not a LockFabric process (compute-N, memory-N, switch, coordinator, nats, or a pod name)`]);
+}
 
 /**
  * The kubectl commands for one chaos action, as shell lines in order. Pure, so `--dry-run` output
@@ -23,10 +41,10 @@ export const SERVICE_CONTAINER = 'lockfabric';
  * - nats-restart: delete the NATS pod; services reconnect to its replacement.
  */
 export function kubePlan(request: ChaosRequest): string[] {
-  if (!request.kube) throw new Error('kubePlan needs a request with --kube-context');
-  const { context, namespace } = request.kube;
-  const kubectl = `kubectl --context ${quote(context)} -n ${namespace}`;
-  const selector = request.target === 'switch' ? `${ROLE_LABEL}=switch` : `${PROCESS_LABEL}=${request.target}`;
+  if (!request.kube) throw new ConfigError(['kubePlan needs a request with --kube-context']);
+  const { namespace } = request.kube;
+  const kubectl = kubectlOf(request.kube);
+  const selector = kubeSelector(request.target, request.kube.memoryNodes ?? 1);
   const pod = `$(${kubectl} get pod -l ${selector} -o name)`;
   const signal = (name: string) => `${kubectl} exec ${pod} -c ${SERVICE_CONTAINER} -- sh -c 'kill -${name} $(pidof node)'`;
   switch (request.verb) {
@@ -68,8 +86,13 @@ export function kubePlan(request: ChaosRequest): string[] {
       ];
     }
     case 'nats-restart':
-      return [`${kubectl} delete pod -l ${PROCESS_LABEL}=nats --wait=true`, `${kubectl} wait --for=condition=Ready pod -l ${PROCESS_LABEL}=nats --timeout=120s`];
+      return [`${kubectl} delete pod -l ${APP_LABEL}=nats --wait=true`, `${kubectl} wait --for=condition=Ready pod -l ${APP_LABEL}=nats --timeout=120s`];
   }
+}
+
+/** The kubectl invocation every line of a plan starts with. */
+export function kubectlOf(kube: { readonly context: string; readonly namespace: string }): string {
+  return `kubectl --context ${quote(kube.context)} -n ${kube.namespace}`;
 }
 
 /** Local end of the SwitchControl port-forward (the pod's container port is named `grpc`). */
@@ -83,6 +106,8 @@ function partitionPolicy(name: string, namespace: string, selector: string): str
     'metadata:',
     `  name: ${name}`,
     `  namespace: ${namespace}`,
+    '  labels:',
+    `    ${PARTITION_LABEL}: "true"`,
     'spec:',
     '  podSelector:',
     '    matchLabels:',

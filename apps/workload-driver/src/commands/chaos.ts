@@ -35,8 +35,10 @@ flags
   --duration-ms MS       partition length (default 5000)
   --subjects P[,P…]      partition: drop only NATS deliveries on these subject patterns
   --switch-grpc HOST:P   switch-faults: this SwitchControl address instead of cluster.json's
-  --kube-context CTX     act on Kubernetes through kubectl (pods labelled lockfabric.io/process=TARGET)
+  --kube-context CTX     act on Kubernetes through kubectl, on the pods of infra/k8s
   --namespace NS         with --kube-context (default lockfabric)
+  --memory-nodes N       with --kube-context: memory nodes before the compute ids (default 1;
+                         compute-N is pod compute-node-(N−memory nodes)); pod names work too
   --dry-run              with --kube-context: print the kubectl commands, run nothing
   --json                 print one JSON object`;
 
@@ -56,6 +58,7 @@ export const CHAOS_FLAGS = {
   'switch-grpc': { type: 'string' },
   'kube-context': { type: 'string' },
   namespace: { type: 'string' },
+  'memory-nodes': { type: 'string' },
   'dry-run': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

@@ -8,12 +8,17 @@ import type { FaultReport, FaultWindow } from '@lockfabric/report';
 import { RealClock } from '@lockfabric/sim';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
+import type { FlagReader } from '../cli/args.js';
 import { LocalChaos } from '../chaos/local-chaos.js';
 import { sleep } from '../cluster/process-control.js';
 import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import type { ClusterState } from '../cluster/local-cluster.js';
-import { applyFault, healAll } from '../nemesis/executor.js';
-import type { AppliedFault } from '../nemesis/executor.js';
+import { SWITCH_PACKET_FAULTS, applyFault, healAll } from '../nemesis/executor.js';
+import type { AppliedFault, FaultActions } from '../nemesis/executor.js';
+import { KubeChaos } from '../nemesis/kube-chaos.js';
+import type { KubeTarget } from '../nemesis/kube-chaos.js';
+import { DEFAULT_KUBE_NAMESPACE } from '../chaos/chaos-request.js';
+import { discoverRemoteCluster } from '../run/remote-cluster.js';
 import { baselineThroughput, throughputRecoveryNs } from '../nemesis/recovery.js';
 import { COMPUTE_FAULTS, NEMESIS_FAULTS, SWITCH_FAULTS, parseFaults, planSchedule } from '../nemesis/schedule.js';
 import type { NemesisFault, PlannedFault } from '../nemesis/schedule.js';
@@ -43,8 +48,14 @@ then a verdict (safety, then liveness after healing) and a report
                            (default .lockfabric/nemesis/<protocol>-seed<N>)
   --cluster-dir D          the cluster (${DEFAULT_CLUSTER_DIR}); without one a temporary cluster is started
   --compute-nodes N        compute nodes of a temporary cluster (default 3)
-  --dry-run                print the schedule and exit
+  --dry-run                print the schedule and exit (with --kube-context: and its kubectl commands)
   --json                   print one JSON object
+Kubernetes (the manifests of infra/k8s):
+  --kube-context CTX       inject the faults with kubectl in this context; the workload runs from
+                           here against --compute-nodes-at / --memory-nodes-at, as bench does
+  --namespace NS           (default ${DEFAULT_KUBE_NAMESPACE})
+  --compute-nodes-at LIST  compute nodes, host:port,…   --memory-nodes-at LIST  memory nodes
+  --compute-memory-port P  (default 50055)
 
 Faults run one at a time; a kill is healed by a restart, a pause by a resume; a partition is a
 real cut with 'cluster up --cut-proxy' (a temporary cluster has the proxy), else SIGSTOP.
@@ -62,6 +73,11 @@ const FLAGS = {
   'cluster-dir': { type: 'string' },
   'compute-nodes': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'kube-context': { type: 'string' },
+  namespace: { type: 'string' },
+  'compute-nodes-at': { type: 'string' },
+  'memory-nodes-at': { type: 'string' },
+  'compute-memory-port': { type: 'string' },
 } as const;
 
 /** Timeline resolution of the report and of throughput-based recovery. */
@@ -91,6 +107,7 @@ export async function nemesisCommand(argv: readonly string[]): Promise<number> {
   const quietMs = reader.number('quiet-ms', 5_000, { min: 0 });
   const healBudgetMs = reader.number('heal-budget-ms', 10_000, { min: 100 });
   const computeNodes = reader.number('compute-nodes', 3, { integer: true, min: 2 });
+  const kube = readKube(values, reader);
   if (spec.durationMs === undefined) reader.problems.push('--duration-ms: a nemesis run is bounded by time (--operations alone cannot place the faults)');
   if (spec.durationMs !== undefined && spec.durationMs < 2 * quietMs + faultDurationMs) reader.problems.push(`--duration-ms ${spec.durationMs}: too short for one fault of ~${faultDurationMs} ms between two quiet stretches of ${quietMs} ms`);
   reader.done();
@@ -101,23 +118,101 @@ export async function nemesisCommand(argv: readonly string[]): Promise<number> {
 
   const clusterDir = reader.string('cluster-dir', DEFAULT_CLUSTER_DIR);
   if (values['dry-run']) {
-    // No cluster is started for a dry run: a temporary one would have these process names.
-    const running = readClusterState(clusterDir);
-    const state = checkTargets(running && running.processes.some((p) => isAlive(p.pid)) ? running : temporaryLayout(computeNodes), faults);
-    const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets: targetsOf(state) });
-    if (out.json) console.log(JSON.stringify({ protocol, seed: spec.seed, command, schedule }));
-    else for (const f of schedule) console.log(`${f.id} +${(f.atMs / 1000).toFixed(1)} s  ${f.kind} ${f.target} for ${f.durationMs} ms`);
+    // No cluster is started for a dry run: a temporary one (or the manifests' pods) would have these names.
+    const running = kube ? undefined : readClusterState(clusterDir);
+    const layout = running && running.processes.some((p) => isAlive(p.pid)) ? running : kube ? kubeLayout(computeNodes) : temporaryLayout(computeNodes);
+    const state = checkTargets(layout, faults, kube !== undefined);
+    const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets: targetsOf(state, kube !== undefined) });
+    const plans = kube ? schedule.map((f) => kubeStepsOf(new KubeChaos({ ...kube.target, memoryNodes: 1 }), f)) : undefined;
+    if (out.json) console.log(JSON.stringify({ protocol, seed: spec.seed, command, schedule, ...(plans ? { kubectl: plans } : {}) }));
+    else
+      for (const [i, f] of schedule.entries()) {
+        console.log(`${f.id} +${(f.atMs / 1000).toFixed(1)} s  ${f.kind} ${f.target} for ${f.durationMs} ms`);
+        for (const line of plans?.[i] ?? []) console.log(`    ${line.split('\n').join('\n    ')}`);
+      }
     return 0;
+  }
+  if (kube) {
+    const state = await discoverRemoteCluster({ computeNodesAt: [kube.computeNodesAt], memoryNodesAt: [kube.memoryNodesAt], computeMemoryPort: kube.computeMemoryPort });
+    const target: KubeTarget = { ...kube.target, memoryNodes: state.processes.filter((p) => p.role === 'memory').length };
+    const chaos = new KubeChaos(target);
+    checkTargets(state, faults, true);
+    const targets = targetsOf(state, true);
+    const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets });
+    const names = [...new Set(schedule.map((f) => f.target))];
+    out.note(`nemesis on ${target.context}/${target.namespace}: ${schedule.length} faults over ${spec.durationMs} ms (seed ${spec.seed}): ${schedule.map((f) => `${f.kind} ${f.target}`).join(', ')}`);
+    const cluster: NemesisCluster = { actions: chaos, state: () => state, heal: () => chaos.healAll(names) };
+    return await runNemesis({ protocol, protocolOptions, spec, schedule, cluster, out, healBudgetMs, reportDir, command });
   }
   const cluster = await acquireLiveCluster(clusterDir, out, { computeNodes, withCutProxy: faults.includes('partition'), ...switchProgramOf(protocol, protocolOptions) });
   try {
     const chaos = new LocalChaos(cluster.dir);
-    const state = checkTargets(chaos.state(), faults);
-    const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets: targetsOf(state) });
+    const state = checkTargets(chaos.state(), faults, false);
+    const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets: targetsOf(state, false) });
     out.note(`nemesis: ${schedule.length} faults over ${spec.durationMs} ms (seed ${spec.seed}): ${schedule.map((f) => `${f.kind} ${f.target}`).join(', ')}`);
-    return await runNemesis({ protocol, protocolOptions, spec, schedule, chaos, out, healBudgetMs, reportDir, command });
+    const local: NemesisCluster = { actions: chaos, state: () => chaos.state(), heal: () => healAll(chaos) };
+    return await runNemesis({ protocol, protocolOptions, spec, schedule, cluster: local, out, healBudgetMs, reportDir, command });
   } finally {
     await cluster.release();
+  }
+}
+
+/** Where faults land and what the run sees: the local cluster, or pods on Kubernetes. */
+interface NemesisCluster {
+  readonly actions: FaultActions;
+  state(): ClusterState;
+  /** Resume, reconnect and restart whatever the schedule left broken; returns what it did. */
+  heal(): Promise<string[]>;
+}
+
+interface KubeFlags {
+  readonly target: Omit<KubeTarget, 'memoryNodes'>;
+  readonly computeNodesAt: string;
+  readonly memoryNodesAt: string;
+  readonly computeMemoryPort: number;
+}
+
+/** The Kubernetes flags, all problems listed; undefined without --kube-context. */
+function readKube(values: Record<string, unknown>, reader: FlagReader): KubeFlags | undefined {
+  const context = values['kube-context'];
+  const remoteFlags = ['namespace', 'compute-nodes-at', 'memory-nodes-at', 'compute-memory-port'];
+  if (context === undefined) {
+    for (const flag of remoteFlags) if (values[flag] !== undefined) reader.problems.push(`--${flag} applies with --kube-context only`);
+    return undefined;
+  }
+  if (typeof context !== 'string' || context.trim() === '') reader.problems.push('--kube-context: expected a context name');
+  const namespace = reader.string('namespace', DEFAULT_KUBE_NAMESPACE);
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace)) reader.problems.push(`--namespace: ${JSON.stringify(namespace)} is not a Kubernetes namespace name`);
+  const computeNodesAt = reader.string('compute-nodes-at', '');
+  const memoryNodesAt = reader.string('memory-nodes-at', '');
+  if (values['dry-run'] !== true && (computeNodesAt === '' || memoryNodesAt === '')) reader.problems.push('--kube-context: the workload needs --compute-nodes-at and --memory-nodes-at (the nodes as this machine reaches them)');
+  if (values['cluster-dir'] !== undefined) reader.problems.push('--cluster-dir is a local cluster; with --kube-context the nodes come from --compute-nodes-at');
+  const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
+  return { target: { context: String(context), namespace }, computeNodesAt, memoryNodesAt, computeMemoryPort };
+}
+
+/** The kubectl lines a fault will run, step by step, for the dry run. */
+function kubeStepsOf(kube: KubeChaos, fault: PlannedFault): string[] {
+  switch (fault.kind) {
+    case 'kill':
+    case 'coordinator-kill':
+      return [...kube.plan('kill', fault.target), `sleep ${(fault.durationMs / 1000).toFixed(3)}`, `# the controller's replacement pod: wait until Ready`];
+    case 'pause':
+      return [...kube.plan('pause', fault.target), `sleep ${(fault.durationMs / 1000).toFixed(3)}`, ...kube.plan('resume', fault.target)];
+    case 'partition':
+      return kube.plan('partition', fault.target, { durationMs: fault.durationMs });
+    case 'restart':
+    case 'memory-restart':
+    case 'switch-restart':
+      return kube.plan('restart', fault.target);
+    case 'nats-restart':
+      return kube.plan('nats-restart', 'nats');
+    default:
+      return [
+        ...kube.plan('switch-faults', fault.target, { faults: { ...SWITCH_PACKET_FAULTS[fault.kind]!, clear: false } }),
+        `sleep ${(fault.durationMs / 1000).toFixed(3)}`,
+        ...kube.plan('switch-faults', fault.target, { faults: { loss: 0, duplicate: 0, reorder: 0, delayNs: 0, clear: true } }),
+      ];
   }
 }
 
@@ -126,7 +221,7 @@ interface NemesisRun {
   readonly protocolOptions: ProtocolOptions;
   readonly spec: WorkloadSpec;
   readonly schedule: readonly PlannedFault[];
-  readonly chaos: LocalChaos;
+  readonly cluster: NemesisCluster;
   readonly out: ReturnType<typeof output>;
   readonly healBudgetMs: number;
   readonly reportDir: string;
@@ -136,7 +231,7 @@ interface NemesisRun {
 async function runNemesis(n: NemesisRun): Promise<number> {
   const clock = new RealClock();
   const bar = new ProgressBar(`nemesis ${n.protocol}`, { enabled: !n.out.json });
-  const { state } = withoutDownComputeNodes(n.chaos.state());
+  const { state } = withoutDownComputeNodes(n.cluster.state());
   const wallStart = performance.now();
   const applied: AppliedFault[] = [];
   let runStartMs: number | undefined;
@@ -159,7 +254,7 @@ async function runNemesis(n: NemesisRun): Promise<number> {
   const result = await run;
   await nemesisDone;
   bar.done();
-  const healActions = await healAll(n.chaos);
+  const healActions = await n.cluster.heal();
   n.out.note(`healed: ${healActions.length > 0 ? healActions.join('; ') : 'nothing left to heal'}; probing every lock (budget ${n.healBudgetMs} ms)…`);
   const heal = await probeLiveness(n, healActions);
   const report = buildReport(n, result, applied, heal, performance.now() - wallStart);
@@ -178,7 +273,7 @@ async function executeSchedule(n: NemesisRun, startMs: number, clock: RealClock,
   for (const fault of n.schedule) {
     const wait = startMs + fault.atMs - Date.now();
     if (wait > 0) await sleep(wait);
-    const done = await applyFault(fault, { chaos: n.chaos, nowNs: () => clock.nowNs(), sleep });
+    const done = await applyFault(fault, { chaos: n.cluster.actions, nowNs: () => clock.nowNs(), sleep });
     applied.push(done);
     n.out.note(`${done.id} ${done.kind} ${done.target}: ${done.error ? `FAILED: ${done.error}` : done.detail}`);
   }
@@ -201,7 +296,7 @@ interface HealProbe {
  * drawn uniformly, so a lock no acquire happened to name is reported as unprobed, not as dead.
  */
 async function probeLiveness(n: NemesisRun, actions: readonly string[]): Promise<HealProbe> {
-  const { state } = withoutDownComputeNodes(n.chaos.state());
+  const { state } = withoutDownComputeNodes(n.cluster.state());
   const probeSpec: WorkloadSpec = { clients: Math.min(n.spec.clients, 8), locks: n.spec.locks, readRatio: 0, distribution: 'uniform', operations: Math.max(64, n.spec.locks * 8), thinkNs: 0, criticalSectionNs: 0, seed: n.spec.seed + 1, timeoutMs: n.healBudgetMs };
   const problems: string[] = [];
   let result: LiveRunResult | undefined;
@@ -280,9 +375,10 @@ function describeNemesis(r: NemesisReport): string {
 }
 
 /** Every fault's target must exist in the cluster; problems are listed together (exit 2). */
-function checkTargets(state: ClusterState, faults: readonly NemesisFault[]): ClusterState {
+function checkTargets(state: ClusterState, faults: readonly NemesisFault[], onKube: boolean): ClusterState {
   const problems: string[] = [];
-  const has = (role: string) => state.processes.some((p) => p.role === role);
+  // On Kubernetes the manifests always deploy the switch, the coordinator and NATS.
+  const has = (role: string) => onKube || state.processes.some((p) => p.role === role);
   if (faults.some((f) => SWITCH_FAULTS.has(f)) && !has('switch')) problems.push('--faults: switch faults need a switch-dataplane in the cluster');
   if (faults.includes('coordinator-kill') && !has('coordinator')) problems.push('--faults: coordinator-kill needs a coordinator in the cluster');
   if (faults.includes('nats-restart') && !has('nats')) problems.push('--faults: nats-restart needs the cluster to run its own nats-server (not NATS_URL)');
@@ -292,16 +388,22 @@ function checkTargets(state: ClusterState, faults: readonly NemesisFault[]): Clu
 }
 
 /** Compute-node faults spare the lowest compute node: some protocols' lock server lives there (srvlock). */
-function targetsOf(state: ClusterState): Parameters<typeof planSchedule>[0]['targets'] {
+function targetsOf(state: ClusterState, onKube: boolean): Parameters<typeof planSchedule>[0]['targets'] {
   const name = (role: string) => state.processes.find((p) => p.role === role)?.name;
   const computes = state.processes.filter((p) => p.role === 'compute').sort((a, b) => a.node - b.node);
   return {
     compute: computes.slice(1).map((p) => p.name),
     ...optional('memory', name('memory')),
-    ...optional('switch', name('switch')),
-    ...optional('coordinator', name('coordinator')),
-    ...optional('nats', name('nats')),
+    ...optional('switch', name('switch') ?? (onKube ? 'switch' : undefined)),
+    ...optional('coordinator', name('coordinator') ?? (onKube ? 'coordinator' : undefined)),
+    ...optional('nats', name('nats') ?? (onKube ? 'nats' : undefined)),
   };
+}
+
+/** The manifests' node ids for a dry run: memory node 0, compute nodes 1…N (infra/k8s/overlays/dev). */
+function kubeLayout(computeNodes: number): ClusterState {
+  const record = (name: string, role: ClusterState['processes'][number]['role'], node: number) => ({ name, role, node, pid: 0, log: '', argv: [] });
+  return { cluster: 'kubernetes', natsUrl: '', startedAt: '', processes: [record('memory-0', 'memory', 0), ...Array.from({ length: computeNodes }, (_, i) => record(`compute-${i + 1}`, 'compute', i + 1))] };
 }
 
 /** The processes of a temporary cluster (startLocalCluster's numbering), for a dry run without one. */

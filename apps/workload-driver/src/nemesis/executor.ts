@@ -1,4 +1,4 @@
-import type { LocalChaos } from '../chaos/local-chaos.js';
+import type { ChaosOutcome, LocalChaos } from '../chaos/local-chaos.js';
 import type { SwitchFaultRequest } from '../chaos/chaos-request.js';
 import { isAlive } from '../cluster/process-control.js';
 import type { NemesisFault, PlannedFault } from './schedule.js';
@@ -16,7 +16,7 @@ export interface AppliedFault extends PlannedFault {
  * Packet faults of the switch-* kinds, on both links of the switch: enough to matter (every
  * protocol through the switch retransmits), not so much that nothing gets through.
  */
-const SWITCH_PACKET_FAULTS: Readonly<Record<string, Omit<SwitchFaultRequest, 'clear'>>> = {
+export const SWITCH_PACKET_FAULTS: Readonly<Record<string, Omit<SwitchFaultRequest, 'clear'>>> = {
   'switch-loss': { loss: 0.05, duplicate: 0, reorder: 0, delayNs: 0, direction: 'both' },
   'switch-dup': { loss: 0, duplicate: 0.05, reorder: 0, delayNs: 0, direction: 'both' },
   'switch-reorder': { loss: 0, duplicate: 0, reorder: 0.05, delayNs: 0, direction: 'both' },
@@ -24,8 +24,19 @@ const SWITCH_PACKET_FAULTS: Readonly<Record<string, Omit<SwitchFaultRequest, 'cl
 };
 const CLEAR: SwitchFaultRequest = { loss: 0, duplicate: 0, reorder: 0, delayNs: 0, clear: true };
 
+/** What a fault needs done to the cluster: LocalChaos on this machine, KubeChaos on Kubernetes. */
+export interface FaultActions {
+  kill(target: string): Promise<ChaosOutcome>;
+  restart(target: string): Promise<ChaosOutcome>;
+  pause(target: string): Promise<ChaosOutcome>;
+  resume(target: string): Promise<ChaosOutcome>;
+  partition(target: string, durationMs: number): Promise<ChaosOutcome>;
+  natsRestart(): Promise<ChaosOutcome>;
+  switchFaults(target: string, faults: SwitchFaultRequest): Promise<ChaosOutcome>;
+}
+
 export interface FaultExecutorDeps {
-  readonly chaos: LocalChaos;
+  readonly chaos: FaultActions;
   readonly nowNs: () => number;
   readonly sleep: (ms: number) => Promise<void>;
 }
@@ -73,7 +84,7 @@ function stepsOf(kind: NemesisFault): Step[] {
   }
 }
 
-async function act(chaos: LocalChaos, step: Exclude<Step, 'wait'>, fault: PlannedFault): Promise<string> {
+async function act(chaos: FaultActions, step: Exclude<Step, 'wait'>, fault: PlannedFault): Promise<string> {
   switch (step) {
     case 'kill':
       return (await chaos.kill(fault.target)).detail;
