@@ -12,7 +12,7 @@ import { clientKey } from '@lockfabric/ports';
 import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate, LockManagerCpuConfig, LockManagerCpuStats } from '@lockfabric/sim';
-import { RunStats, VerbAccounting, runClients, summarize } from '@lockfabric/workloads';
+import { RunStats, VerbAccounting, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
 import type { PauseSpec, RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import { healProbe } from './heal-probe.js';
 import type { HealOutcome, HealSpec } from './heal-probe.js';
@@ -121,7 +121,14 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   let victimDead = false;
   // Node services (agent pools, lock servers, recovery) start before any client.
   const services: NodeService[] = [];
-  const serviceContext = (node: number) => ({ ports: cluster.servicePorts({ node, client: SERVICE_CLIENT }), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures });
+  // A pause stops the whole process: the node's service as well as its clients.
+  const servicePorts = (node: number) => {
+    const ports = cluster.servicePorts({ node, client: SERVICE_CLIENT });
+    const startNs = cluster.clock.nowNs();
+    const windows = (options.pauses ?? []).filter((p) => p.node === node).map((p) => ({ fromNs: startNs + p.atNs, toNs: startNs + p.atNs + p.durationNs }));
+    return pausablePorts(ports, windows, 0);
+  };
+  const serviceContext = (node: number) => ({ ports: servicePorts(node), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures });
   for (const node of cluster.memoryNodeIds) {
     const service = protocol.services?.memory?.(serviceContext(node), options.protocolOptions);
     if (service) services.push(service);

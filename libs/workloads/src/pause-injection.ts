@@ -1,4 +1,4 @@
-import type { ClientAddress, ClientPorts, Clock, Mailbox, Verbs } from '@lockfabric/ports';
+import type { ClientAddress, ClientPorts, Clock, Mailbox, SwitchPort, Verbs } from '@lockfabric/ports';
 import { clientKey } from '@lockfabric/ports';
 
 /**
@@ -31,8 +31,9 @@ export function pauseApplies(pause: PauseSpec, self: ClientAddress): boolean {
  * a window (a verb completion, a sleep ending, a message arriving) runs when the window ends.
  * Verbs leave the process `sendLagNs` after their post (an event-loop turn on a live node); a
  * pause that starts within that lag holds the verb until it ends, so a verb decided before the
- * pause lands after it. Clock time itself is not paused: a resumed client sees the time that passed.
- * The switch port is passed through unchanged.
+ * pause lands after it. Switch packets are held the same way, and a packet that arrives during a
+ * window is handled when it ends (a stopped process runs no handler). Clock time itself is not
+ * paused: a resumed client sees the time that passed.
  */
 export function pausablePorts(ports: ClientPorts, windows: readonly PauseWindow[], sendLagNs: number): ClientPorts {
   if (windows.length === 0) return ports;
@@ -89,5 +90,29 @@ export function pausablePorts(ports: ClientPorts, windows: readonly PauseWindow[
       return message;
     },
   };
-  return { ...ports, verbs, clock: pausedClock, mailbox };
+  const port = ports.switchPort;
+  const switchPort: SwitchPort | undefined = port
+    ? {
+        machine: port.machine,
+        send: (packet) => {
+          const until = sendHeldUntil(clock.nowNs());
+          if (until === undefined) port.send(packet);
+          else void waitOut(until).then(() => port.send(packet));
+        },
+        onPacket: (handler) => {
+          // A packet held over a pause is dropped if its handler is gone by then (the process stopped).
+          let subscribed = true;
+          const unsubscribe = port.onPacket((packet) => {
+            const until = heldUntil(clock.nowNs());
+            if (until === undefined) handler(packet);
+            else void waitOut(until).then(() => subscribed && handler(packet));
+          });
+          return () => {
+            subscribed = false;
+            unsubscribe();
+          };
+        },
+      }
+    : undefined;
+  return { ...ports, verbs, clock: pausedClock, mailbox, ...(switchPort ? { switchPort } : {}) };
 }

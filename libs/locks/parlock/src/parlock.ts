@@ -11,6 +11,7 @@ export const PARLOCK_OPTION_HELP = {
   mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
   mutantAlwaysLocal: 'test-only: every client treats its own node as the home of every lock (broken on purpose)',
   mutantServeDuringGrace: 'test-only: a new home serves a dead home\'s locks at once, without reclaiming the survivors\' holds (broken on purpose)',
+  mutantNoReclaimForward: 'test-only: a release noted after the reclaim is not forwarded to the new home (leaves a phantom holder)',
 };
 
 /** A lock's home: compute nodes in the order the cluster lists them, `lock mod n`. */
@@ -41,9 +42,8 @@ function readParLockOptions(options?: ProtocolOptions) {
  */
 export const parlock: ProtocolDefinition = {
   id: 'parlock',
-  // Pauses are left out while a finding is open: a node's clients paused while another node dies
-  // can leave a moved lock unacquirable (check --swarm --protocol parlock --first-seed 58 with pauses).
-  swarm: { nodeKill: true, switchFaults: 'delay' },
+  // The home of a dead node's locks moves to the next live node after a reclaim round.
+  swarm: { nodeKill: true, pauses: 'beyond-lease', switchFaults: 'delay' },
   summary: 'lock managers partitioned across compute nodes by lock home (lock mod n); local grants without packets',
   fabric: 'switch',
   capabilities: ['send'],
@@ -58,7 +58,7 @@ export const parlock: ProtocolDefinition = {
         managesLocks: true,
         mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
         // The always-local mutant keeps managers that serve whatever reaches them (no failover), so its overlap shows.
-        ...(parsed.mutantAlwaysLocal ? {} : { failover: { ...PARLOCK_HOMES, retransmitNs: parsed.retransmitMs * NS_PER_MS, mutantServeDuringGrace: parsed.mutantServeDuringGrace } }),
+        ...(parsed.mutantAlwaysLocal ? {} : { failover: { ...PARLOCK_HOMES, retransmitNs: parsed.retransmitMs * NS_PER_MS, mutantServeDuringGrace: parsed.mutantServeDuringGrace, mutantNoReclaimForward: parsed.mutantNoReclaimForward } }),
       });
     },
   },

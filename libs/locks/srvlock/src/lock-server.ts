@@ -13,6 +13,8 @@ export interface LockServerFailoverOptions extends LockHomes {
   readonly retransmitNs: number;
   /** Test-only mutant: a new home serves moved locks at once, without collecting the survivors' holds. */
   readonly mutantServeDuringGrace?: boolean;
+  /** Test-only: a survivor does not forward a release its client noted after the reclaim (the phantom-holder bug). */
+  readonly mutantNoReclaimForward?: boolean;
 }
 
 export interface LockServerOptions extends LockTableOptions {
@@ -87,6 +89,13 @@ export class LockServer implements NodeService {
   private stats = { packetRequests: 0, localRequests: 0, duplicates: 0, fenced: 0, droppedDead: 0, reclaimed: 0, deferred: 0, graces: 0 };
   /** Failover: holds this node's clients have on locks homed on other nodes (key `task/rid`). */
   private readonly remoteHolds = new Map<string, LockRequest>();
+  /**
+   * Holds of this node's clients that a grace round reclaimed, by the new home that took them. A
+   * client whose release the dead home acknowledged may note it here only after this node answered
+   * the reclaim (its process was stopped, say): the release is then forwarded to the new home, or
+   * the lock would stay held there for ever (found by check --swarm: parlock seed 236, srvlock 447).
+   */
+  private readonly reclaimedBy = new Map<string, NodeId>();
   private grace: Grace | undefined;
   private graceRounds = 0;
   private readonly deferred: Deferred[] = [];
@@ -191,7 +200,10 @@ export class LockServer implements NodeService {
   /** A new home asks: every hold this node's clients have on locks homed elsewhere (the asker keeps what is its own). */
   private answerReclaim(asker: NodeId, round: number): void {
     if (this.dead.has(asker)) return;
-    for (const hold of this.remoteHolds.values()) this.sendReclaim(RECLAIM_HOLD, asker, hold.lock, hold.mode, hold.task, hold.rid, round);
+    for (const [key, hold] of this.remoteHolds) {
+      this.sendReclaim(RECLAIM_HOLD, asker, hold.lock, hold.mode, hold.task, hold.rid, round);
+      this.reclaimedBy.set(key, asker);
+    }
     this.sendReclaim(RECLAIM_DONE, asker, 0, 'shared', 0, this.remoteHolds.size, round);
   }
 
@@ -220,6 +232,7 @@ export class LockServer implements NodeService {
       return;
     }
     this.grace = undefined;
+    for (const key of this.remoteHolds.keys()) this.reclaimedBy.set(key, this.node);
     const own = [...this.remoteHolds.values()].map((h) => ({ ...h, machine: this.node, channel: 'local' as const }));
     for (const hold of [...own, ...[...grace.holds.values()].flatMap((m) => [...m.values()])]) {
       if (!this.manages(hold.lock) || !this.moved(hold.lock)) continue;
@@ -255,12 +268,25 @@ export class LockServer implements NodeService {
   private onNote(message: Message): void {
     const key = `${message.from.client}/${message.value}`;
     if (localOp(message) === LocalOp.noteReleased) {
+      const hold = this.remoteHolds.get(key);
+      const newHome = this.reclaimedBy.get(key);
       this.remoteHolds.delete(key);
+      this.reclaimedBy.delete(key);
+      if (hold && newHome !== undefined && !this.dead.has(newHome) && !this.options.failover?.mutantNoReclaimForward) this.forwardRelease(hold, newHome);
       return;
     }
     if (this.remoteHolds.size >= MAX_TRACKED_HOLDS) return;
     const hold: LockRequest = { lock: message.lock, mode: modeOf(message.data?.[1]), machine: this.node, task: message.from.client, rid: Number(message.value), channel: 'packet' };
     this.remoteHolds.set(key, hold);
+  }
+
+  /** Ends a reclaimed hold at the home that took it over; releasing a hold it no longer has is a no-op there. */
+  private forwardRelease(hold: LockRequest, home: NodeId): void {
+    if (home === this.node) {
+      for (const next of this.table.release(hold.lock, this.node, hold.task, hold.rid)) this.reply('grant', next);
+      return;
+    }
+    this.context.ports.switchPort?.send({ type: 'release', lock: hold.lock, machine: this.node, task: hold.task, mode: hold.mode, incarnation: 0, seq: hold.rid, flags: 0, dst: home });
   }
 
   private countOf(machine: NodeId, locks: readonly LockId[]): number {

@@ -12,6 +12,7 @@ export interface SrvLockOptions {
   readonly maxAttempts: number;
   readonly mutantReleaseAllHolders: boolean;
   readonly mutantServeDuringGrace: boolean;
+  readonly mutantNoReclaimForward: boolean;
 }
 
 export const SRVLOCK_OPTION_HELP = {
@@ -19,6 +20,7 @@ export const SRVLOCK_OPTION_HELP = {
   maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
   mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
   mutantServeDuringGrace: 'test-only: a new home serves a dead home\'s locks at once, without reclaiming the survivors\' holds (broken on purpose)',
+  mutantNoReclaimForward: 'test-only: a release noted after the reclaim is not forwarded to the new home (leaves a phantom holder)',
 };
 
 export function readSrvLockOptions(options?: ProtocolOptions, protocol = 'srvlock'): SrvLockOptions {
@@ -28,6 +30,7 @@ export function readSrvLockOptions(options?: ProtocolOptions, protocol = 'srvloc
     maxAttempts: reader.number('maxAttempts', 50, { min: 1, integer: true }),
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
     mutantServeDuringGrace: reader.boolean('mutantServeDuringGrace', false),
+    mutantNoReclaimForward: reader.boolean('mutantNoReclaimForward', false),
   };
   reader.done();
   return parsed;
@@ -52,9 +55,7 @@ export const SRVLOCK_HOMES: LockHomes = {
 export const srvlock: ProtocolDefinition = {
   id: 'srvlock',
   // The server fails over when its node dies; the switch path is assumed lossless (no loss or duplication).
-  // Pauses are left out while a finding is open: clients paused while the server's node dies can
-  // leave a lock unacquirable after failover (check --swarm --protocol srvlock --first-seed 896 with pauses).
-  swarm: { nodeKill: true, switchFaults: 'delay' },
+  swarm: { nodeKill: true, pauses: 'beyond-lease', switchFaults: 'delay' },
   summary: 'one dedicated lock server (lowest compute node): holders + FIFO queue per lock, over the forward program',
   fabric: 'switch',
   capabilities: ['send'],
@@ -68,7 +69,7 @@ export const srvlock: ProtocolDefinition = {
       return new LockServer(context, {
         managesLocks: context.ports.self.node === srvLockServer(context.computeNodes),
         mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
-        failover: { ...SRVLOCK_HOMES, retransmitNs: parsed.retransmitMs * NS_PER_MS, mutantServeDuringGrace: parsed.mutantServeDuringGrace },
+        failover: { ...SRVLOCK_HOMES, retransmitNs: parsed.retransmitMs * NS_PER_MS, mutantServeDuringGrace: parsed.mutantServeDuringGrace, mutantNoReclaimForward: parsed.mutantNoReclaimForward },
       });
     },
   },
