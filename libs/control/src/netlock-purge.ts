@@ -1,30 +1,51 @@
-import { create } from '@bufbuild/protobuf';
-import { status as GrpcStatus } from '@grpc/grpc-js';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { GrpcCallError, UnaryClient } from '@lockfabric/live';
-import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
+import { LockFabricError, NS_PER_MS } from '@lockfabric/ports';
 import type { Clock, NodeId } from '@lockfabric/ports';
-import { DescribeSwitchRequestSchema, FissSwitchAnnounceSchema, PurgeNetLockMachineRequestSchema, SwitchControlService, decodeWire } from '@lockfabric/wire';
+import { FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
 import type { PurgeNetLockMachineResponse } from '@lockfabric/wire';
+import type { ControlBus } from './bus.js';
+import type { Logger, MalformedSink } from './logger.js';
 import type { RecoveryBook } from './recovery-book.js';
+import type { Subjects } from './subjects.js';
 
-/** What one purge call does: the switch's SwitchControl.PurgeNetLockMachine (a seam for tests). */
+/** What one purge call does: the switch's SwitchControl.PurgeNetLockMachine. */
 export type PurgeCall = (address: string, machine: NodeId) => Promise<PurgeNetLockMachineResponse>;
 
+/**
+ * The switch control plane as the purge needs it (live: SwitchControl gRPC in apps/coordinator;
+ * sim: the switch model's purge). A switch that runs no netlock program rejects with
+ * NetLockNotInUseError.
+ */
+export interface NetLockPurgePort {
+  readonly purge: PurgeCall;
+  /** The switch announced `address`: connect ahead of the first purge (optional). */
+  warm?(address: string): void;
+  close?(): void;
+}
+
+/** The switch runs no netlock program (SwitchControl answers NOT_FOUND): nothing to purge. */
+export class NetLockNotInUseError extends LockFabricError {
+  readonly code = 'NETLOCK_NOT_IN_USE';
+  constructor(
+    readonly address: string,
+    readonly detail: string,
+  ) {
+    super(`the switch at ${address} runs no netlock program: ${detail}`);
+  }
+}
+
 export interface NetLockPurgeDeps {
-  readonly nc: NatsConnection;
+  readonly bus: ControlBus;
   readonly subjects: Subjects;
   readonly logger: Logger;
   readonly clock: Clock;
   readonly recoveries: RecoveryBook;
-  readonly malformed: MalformedInputCounter;
+  readonly malformed: MalformedSink;
   /** Attempts per death while the switch is unknown or unreachable; default 5. */
   readonly maxAttempts?: number;
   /** Between attempts; default 300 ms (a switch announces its address every second). */
   readonly retryDelayMs?: number;
-  /** Per call; default 2000 ms. */
-  readonly callTimeoutMs?: number;
-  readonly purge?: PurgeCall;
+  /** The switch's control plane: a port, or just the purge call. */
+  readonly purge: NetLockPurgePort | PurgeCall;
 }
 
 export interface DeadCompute {
@@ -53,35 +74,6 @@ export interface NetLockPurgeTrigger {
 }
 
 /**
- * The gRPC purge with one client per switch address, kept open: the channel is connected when the
- * address is announced (one Describe), so the purge after a death does not pay a TCP and HTTP/2
- * handshake on a loaded machine.
- */
-class GrpcPurge {
-  private client: UnaryClient | undefined;
-
-  constructor(private readonly timeoutMs: number) {}
-
-  /** A (new) switch address: replace the client and connect it in the background. */
-  warm(address: string): void {
-    if (this.client?.address === address) return;
-    this.client?.close();
-    this.client = new UnaryClient(address, this.timeoutMs);
-    this.client.call(SwitchControlService.method.describe, create(DescribeSwitchRequestSchema)).catch(() => undefined);
-  }
-
-  readonly call: PurgeCall = (address, machine) => {
-    this.warm(address);
-    return (this.client as UnaryClient).call(SwitchControlService.method.purgeNetLockMachine, create(PurgeNetLockMachineRequestSchema, { machine }));
-  };
-
-  close(): void {
-    this.client?.close();
-    this.client = undefined;
-  }
-}
-
-/**
  * NetLock's compute-failure recovery trigger: the coordinator's failure detector declares a compute
  * node dead → one SwitchControl.PurgeNetLockMachine call to the switch (address from the switch's
  * announcement on `ctl.fiss.switch`), which fences the machine and takes its entries out of every
@@ -91,11 +83,11 @@ class GrpcPurge {
  * A switch running another program answers NOT_FOUND: NetLock is not in use, nothing to do.
  */
 export function startNetLockPurge(deps: NetLockPurgeDeps): NetLockPurgeTrigger {
-  const { nc, subjects, logger } = deps;
+  const { bus, subjects, logger } = deps;
   const maxAttempts = deps.maxAttempts ?? 5;
   const retryDelayMs = deps.retryDelayMs ?? 300;
-  const grpc = deps.purge ? undefined : new GrpcPurge(deps.callTimeoutMs ?? 2_000);
-  const purge = deps.purge ?? (grpc as GrpcPurge).call;
+  const port: NetLockPurgePort = typeof deps.purge === 'function' ? { purge: deps.purge } : deps.purge;
+  const stop = new AbortController();
   const outcomes: NetLockPurgeOutcome[] = [];
   /** Node incarnations already handled (bounded: one entry per death, dropped past 1024). */
   const handled = new Set<string>();
@@ -104,19 +96,16 @@ export function startNetLockPurge(deps: NetLockPurgeDeps): NetLockPurgeTrigger {
   let closed = false;
 
   const announceSubject = subjects.fissSwitch();
-  const subscription: Subscription = nc.subscribe(announceSubject, {
-    callback: (error, msg) => {
-      if (error) return logger.warn(`coordinator: subscription error on ${announceSubject}: ${error.message}`);
-      try {
-        const announce = decodeWire(FissSwitchAnnounceSchema, msg.data, announceSubject);
-        // The FissLock hook validates and counts a bad address; here it is only not used.
-        if (!/^[^\s:]+:\d{1,5}$/.test(announce.controlAddress)) return;
-        switchAddress = announce.controlAddress;
-        grpc?.warm(switchAddress);
-      } catch (decodeError) {
-        deps.malformed.record(`${announceSubject} (netlock purge)`, decodeError);
-      }
-    },
+  const unsubscribe = bus.subscribe(announceSubject, (msg) => {
+    try {
+      const announce = decodeWire(FissSwitchAnnounceSchema, msg.data, announceSubject);
+      // The FissLock hook validates and counts a bad address; here it is only not used.
+      if (!/^[^\s:]+:\d{1,5}$/.test(announce.controlAddress)) return;
+      switchAddress = announce.controlAddress;
+      port.warm?.(switchAddress);
+    } catch (decodeError) {
+      deps.malformed.record(`${announceSubject} (netlock purge)`, decodeError);
+    }
   });
 
   const finish = (member: DeadCompute, startNs: number, outcome: NetLockPurgeOutcome['outcome'], response?: PurgeNetLockMachineResponse): void => {
@@ -137,22 +126,22 @@ export function startNetLockPurge(deps: NetLockPurgeDeps): NetLockPurgeTrigger {
         }
       } else {
         try {
-          const response = await purge(address, member.node);
+          const response = await port.purge(address, member.node);
           const tookMs = (deps.clock.nowNs() - startNs) / 1e6;
           logger.info(
             `netlock purge after compute/${member.id} (node ${member.node}): ${response.removed} switch-queue entr${response.removed === 1 ? 'y' : 'ies'} removed (${response.removedHolders} holding) on ${response.locks.length} hot lock(s), ${response.grants} grant(s) sent${response.wasFenced ? ', already fenced' : ''}; ${tookMs.toFixed(1)} ms after detection`,
           );
           return finish(member, startNs, 'purged', response);
         } catch (error) {
-          if (error instanceof GrpcCallError && error.code === GrpcStatus.NOT_FOUND) {
-            logger.info(`netlock purge after compute/${member.id}: the switch at ${address} runs no netlock program (${error.details}); nothing to purge`);
+          if (error instanceof NetLockNotInUseError) {
+            logger.info(`netlock purge after compute/${member.id}: the switch at ${address} runs no netlock program (${error.detail}); nothing to purge`);
             return finish(member, startNs, 'not-netlock');
           }
           logger.warn(`netlock purge after compute/${member.id}, attempt ${attempt}: ${error instanceof Error ? error.message : String(error)}${last ? '; giving up' : `; again in ${retryDelayMs} ms`}`);
           if (last) return finish(member, startNs, 'failed');
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
+      await deps.clock.sleep(retryDelayMs * NS_PER_MS, stop.signal).catch(() => undefined);
     }
   };
 
@@ -169,8 +158,9 @@ export function startNetLockPurge(deps: NetLockPurgeDeps): NetLockPurgeTrigger {
     idle: () => queue,
     close() {
       closed = true;
-      subscription.unsubscribe();
-      grpc?.close();
+      stop.abort();
+      unsubscribe();
+      port.close?.();
     },
   };
 }

@@ -1,10 +1,11 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import type { NatsConnection } from '@nats-io/transport-node';
-import type { Subjects } from '@lockfabric/live';
 import type { FissPolicy, MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
+import { LockFabricError } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { FissRecoveryReply } from '@lockfabric/wire';
+import type { ControlBus } from '../bus.js';
+import type { Subjects } from '../subjects.js';
 import type { FissParticipant } from './fiss-recovery-driver.js';
 import { FissWireError, machineOrdersToWire, serverReportFromWire } from './fiss-wire.js';
 
@@ -13,27 +14,28 @@ export type FissVerb = 'pause' | 'report' | 'apply' | 'resume';
 const POLICIES: readonly FissPolicy[] = ['read-preferring', 'starvation-prevention', 'write-preferring'];
 
 /** A compute node refused a recovery call, or did not answer in time. */
-export class FissCallError extends Error {
+export class FissCallError extends LockFabricError {
+  readonly code = 'FISS_RECOVERY_CALL';
   constructor(
     readonly machine: NodeId,
     readonly verb: FissVerb,
     detail: string,
   ) {
     super(`fisslock recovery: ${verb} on compute node ${machine}: ${detail}`);
-    this.name = 'FissCallError';
   }
 }
 
 /**
- * One compute node as the coordinator drives it over NATS request/reply on
- * `ctl.fiss.<machine>.<verb>` (control.proto, FissRecoveryRequest → FissRecoveryReply).
+ * One compute node as the coordinator drives it by request/reply on the control bus, subject
+ * `ctl.fiss.<machine>.<verb>` (control.proto, FissRecoveryRequest → FissRecoveryReply): NATS
+ * live, the in-memory bus in sim.
  * `pause` answers `false` when the node runs no FissLock agent pool; the pool's policy is kept.
  */
-export class NatsFissParticipant implements FissParticipant {
+export class BusFissParticipant implements FissParticipant {
   policy: FissPolicy | undefined;
 
   constructor(
-    private readonly nc: NatsConnection,
+    private readonly bus: ControlBus,
     private readonly subjects: Subjects,
     readonly machine: NodeId,
     private readonly timeoutMs: number,
@@ -67,7 +69,7 @@ export class NatsFissParticipant implements FissParticipant {
     const request = create(FissRecoveryRequestSchema, { epoch, ...(orders ? { orders: machineOrdersToWire(orders) } : {}) });
     let data: Uint8Array;
     try {
-      data = (await this.nc.request(subject, toBinary(FissRecoveryRequestSchema, request), { timeout: this.timeoutMs })).data;
+      data = await this.bus.request(subject, toBinary(FissRecoveryRequestSchema, request), { timeoutMs: this.timeoutMs });
     } catch (error) {
       throw new FissCallError(this.machine, verb, `no answer within ${this.timeoutMs} ms (${error instanceof Error ? error.message : String(error)})`);
     }

@@ -1,5 +1,6 @@
 import { checkRepairPlan, ordersFor, repairLockState, switchImage, writeSwitchImage, DECIDER_ARRAYS } from '@lockfabric/lock-fisslock';
 import type { DeciderControl, FissPolicy, MachineOrders, RepairPlan, ServerReport } from '@lockfabric/lock-fisslock';
+import { LockFabricError } from '@lockfabric/ports';
 import type { NodeId, Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
 
 /** One surviving compute node as the coordinator drives it (NATS request/reply live, direct calls in-process). */
@@ -60,13 +61,13 @@ export interface FissRecoveryParams {
  * decode). Every call of the step is waited for, so `machines` names all of them: the caller
  * decides what to do with participants that cannot take part (the hook declares them dead).
  */
-export class FissParticipantError extends Error {
+export class FissParticipantError extends LockFabricError {
+  readonly code = 'FISS_RECOVERY_PARTICIPANTS';
   constructor(
     readonly stage: FissStage,
     readonly failures: readonly { readonly machine: NodeId; readonly error: unknown }[],
   ) {
     super(`fisslock recovery ${stage}: ${failures.map((f) => `machine ${f.machine}: ${f.error instanceof Error ? f.error.message : String(f.error)}`).join('; ')}`);
-    this.name = 'FissParticipantError';
   }
 
   get machines(): NodeId[] {

@@ -1,4 +1,5 @@
 import { create } from '@bufbuild/protobuf';
+import { LockFabricError } from '@lockfabric/ports';
 import type { AgentRecord, ClientRecord, ClientRequestState, MachineOrders, QueuedRequest, ServerReport } from '@lockfabric/lock-fisslock';
 import { EnumMapping, FissClientState, FissMachineOrdersSchema, FissRequestRefSchema, lockModes } from '@lockfabric/wire';
 import type { FissMachineOrders, FissRequestRef, FissServerReport } from '@lockfabric/wire';
@@ -17,13 +18,13 @@ const clientStates = new EnumMapping<ClientRequestState, FissClientState>('fissl
   ['aborting', FissClientState.ABORTING],
 ]);
 
-export class FissWireError extends Error {
+export class FissWireError extends LockFabricError {
+  readonly code = 'FISS_WIRE';
   constructor(
     readonly source: string,
     detail: string,
   ) {
     super(`${source}: ${detail}`);
-    this.name = 'FissWireError';
   }
 }
 

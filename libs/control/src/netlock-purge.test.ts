@@ -1,38 +1,37 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import { status as GrpcStatus } from '@grpc/grpc-js';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { GrpcCallError, MalformedInputCounter, createSubjects } from '@lockfabric/live';
-import type { Logger } from '@lockfabric/live';
 import type { NodeId } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/sim';
 import { FissSwitchAnnounceSchema, PurgeNetLockMachineResponseSchema } from '@lockfabric/wire';
 import type { PurgeNetLockMachineResponse } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';
-import { startNetLockPurge } from './netlock-purge.js';
+import type { BusMessage, ControlBus } from './bus.js';
+import { MalformedTally, silentLogger as quiet } from './logger.js';
+import { NetLockNotInUseError, startNetLockPurge } from './netlock-purge.js';
 import type { PurgeCall } from './netlock-purge.js';
 import { RecoveryBook } from './recovery-book.js';
+import { createSubjects } from './subjects.js';
 
 const subjects = createSubjects('netlock-purge-test');
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
-/** A NATS connection that only records the announce subscription, so the test can play the switch. */
-function fakeNats() {
+/** A control bus that only records the announce subscription, so the test can play the switch. */
+function fakeBus() {
   let deliver: ((data: Uint8Array) => void) | undefined;
-  const nc = {
-    subscribe: (_subject: string, options: { callback: (error: Error | null, msg: { data: Uint8Array }) => void }) => {
-      deliver = (data) => options.callback(null, { data });
-      return { unsubscribe: () => undefined };
+  const bus: ControlBus = {
+    publish: () => undefined,
+    request: () => Promise.reject(new Error('no requests here')),
+    subscribe: (subject: string, handler: (message: BusMessage) => void) => {
+      deliver = (data) => handler({ subject, data });
+      return () => undefined;
     },
-  } as unknown as NatsConnection;
+  };
   const announce = (address: string) => deliver?.(toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack: 0, controlAddress: address })));
-  return { nc, announce };
+  return { bus, announce };
 }
 
 function setup(purge: PurgeCall, maxAttempts = 3) {
-  const { nc, announce } = fakeNats();
+  const { bus, announce } = fakeBus();
   const clock = new RealClock();
   const recoveries = new RecoveryBook();
-  const trigger = startNetLockPurge({ nc, subjects, logger: quiet, clock, recoveries, malformed: new MalformedInputCounter({ logger: quiet, clock }), purge, maxAttempts, retryDelayMs: 1 });
+  const trigger = startNetLockPurge({ bus, subjects, logger: quiet, clock, recoveries, malformed: new MalformedTally(), purge, maxAttempts, retryDelayMs: 1 });
   const member = { id: '3', node: 3, incarnation: 5n };
   recoveries.begin({ role: 'compute', ...member }, 1n, clock.nowNs());
   const netlockAction = () => recoveries.all()[0]?.actions.find((a) => a.protocol === 'netlock');
@@ -68,7 +67,7 @@ describe('NetLock purge trigger (coordinator)', () => {
     let attempts = 0;
     const { trigger, announce, member } = setup(async () => {
       attempts++;
-      if (attempts < 3) throw new GrpcCallError(GrpcStatus.UNAVAILABLE, 'connection refused', 'unavailable');
+      if (attempts < 3) throw new Error('switch control purgeNetLockMachine: connection refused');
       return answer();
     });
     announce('127.0.0.1:5555');
@@ -78,7 +77,7 @@ describe('NetLock purge trigger (coordinator)', () => {
     expect(trigger.outcomes.map((o) => o.outcome)).toEqual(['purged']);
 
     const down = setup(async () => {
-      throw new GrpcCallError(GrpcStatus.UNAVAILABLE, 'connection refused', 'unavailable');
+      throw new Error('switch control purgeNetLockMachine: connection refused');
     });
     down.announce('127.0.0.1:5555');
     down.trigger.computeDead(down.member);
@@ -89,11 +88,11 @@ describe('NetLock purge trigger (coordinator)', () => {
     down.trigger.close();
   });
 
-  it('a switch without the netlock program (NOT_FOUND) or no switch at all: nothing to purge, the action is over', async () => {
+  it('a switch without the netlock program (NetLockNotInUseError; NOT_FOUND live) or no switch at all: nothing to purge, the action is over', async () => {
     let calls = 0;
     const forward = setup(async () => {
       calls++;
-      throw new GrpcCallError(GrpcStatus.NOT_FOUND, "needs the netlock program; this switch runs 'forward'", 'not found');
+      throw new NetLockNotInUseError('127.0.0.1:5555', "needs the netlock program; this switch runs 'forward'");
     });
     forward.announce('127.0.0.1:5555');
     forward.trigger.computeDead(forward.member);

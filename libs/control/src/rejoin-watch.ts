@@ -1,26 +1,31 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { startHeartbeat } from '@lockfabric/live';
-import type { HeartbeatPublisher, Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
-import type { NodeId } from '@lockfabric/ports';
+import { NS_PER_MS } from '@lockfabric/ports';
+import type { Clock, NodeId } from '@lockfabric/ports';
 import { FailureNoticeSchema, HeartbeatSchema, MemberState, MembershipViewSchema, decodeWire } from '@lockfabric/wire';
+import type { ControlBus, Unsubscribe } from './bus.js';
+import { startHeartbeatSender } from './heartbeat-sender.js';
+import type { HeartbeatPublisher } from './heartbeat-sender.js';
+import type { Logger, MalformedSink } from './logger.js';
+import type { Subjects } from './subjects.js';
 import { RejoinPolicy } from './rejoin-policy.js';
 import type { RejoinDecision, ViewEntry } from './rejoin-policy.js';
 
 const STATE: Record<number, ViewEntry['state']> = { [MemberState.ALIVE]: 'alive', [MemberState.SUSPECT]: 'suspect', [MemberState.DEAD]: 'dead' };
 
 export interface RejoinWatchDeps {
-  readonly nc: NatsConnection;
+  readonly bus: ControlBus;
+  /** Schedules the new incarnation's heartbeats. */
+  readonly clock: Clock;
   readonly subjects: Subjects;
   readonly node: NodeId;
   readonly heartbeatIntervalMs: number;
   readonly logger: Logger;
-  readonly malformed: MalformedInputCounter;
+  readonly malformed: MalformedSink;
   /**
    * Ends everything the dead incarnation was doing: aborts its runs, refuses its clients' further
    * verbs, waits for those in flight, drops protocol state. Resolves when the node may rejoin.
    */
   readonly retire: (reason: string) => Promise<void>;
-  /** Wall clock (ms) for new incarnations; incarnations are start times, as the service's own. */
+  /** Wall clock (ms) for new incarnations; incarnations are start times, as the service's own. Default: `clock` in ms. */
   readonly nowMs?: () => number;
 }
 
@@ -43,8 +48,8 @@ export interface RejoinWatch {
  * change, so the node learns its first incarnation by listening to its own heartbeat subject.
  */
 export function startRejoinWatch(deps: RejoinWatchDeps): RejoinWatch {
-  const { nc, subjects, node, logger, malformed } = deps;
-  const nowMs = deps.nowMs ?? Date.now;
+  const { bus, subjects, node, logger, malformed, clock } = deps;
+  const nowMs = deps.nowMs ?? (() => Math.floor(clock.nowNs() / NS_PER_MS));
   const policy = new RejoinPolicy(node);
   let heartbeat: HeartbeatPublisher | undefined;
   let rejoining = false;
@@ -63,7 +68,7 @@ export function startRejoinWatch(deps: RejoinWatchDeps): RejoinWatch {
     const next = BigInt(Math.max(nowMs(), Number(old ?? 0n) + 1));
     heartbeat?.stop();
     policy.rejoined(next);
-    heartbeat = startHeartbeat({ nc, subjects, role: 'compute', id: String(node), node, incarnation: Number(next), intervalMs: deps.heartbeatIntervalMs, logger });
+    heartbeat = startHeartbeatSender({ bus, subjects, clock, role: 'compute', id: String(node), node, incarnation: next, intervalMs: deps.heartbeatIntervalMs, logger });
     rejoins++;
     logger.info(`compute node ${node}: rejoined as incarnation ${next} (was ${String(old)})`);
   };
@@ -80,47 +85,39 @@ export function startRejoinWatch(deps: RejoinWatchDeps): RejoinWatch {
   const ownHeartbeats = subjects.heartbeat('compute', String(node));
   const membership = subjects.membership();
   const failures = subjects.recovery('failure');
-  const subscriptions: Subscription[] = [
-    nc.subscribe(ownHeartbeats, {
-      callback: (error, msg) => {
-        if (error || policy.current !== undefined) return;
-        try {
-          policy.learn(decodeWire(HeartbeatSchema, msg.data, ownHeartbeats).incarnation);
-        } catch (decodeError) {
-          malformed.record(ownHeartbeats, decodeError);
-        }
-      },
+  const subscriptions: Unsubscribe[] = [
+    bus.subscribe(ownHeartbeats, (msg) => {
+      if (policy.current !== undefined) return;
+      try {
+        policy.learn(decodeWire(HeartbeatSchema, msg.data, ownHeartbeats).incarnation);
+      } catch (decodeError) {
+        malformed.record(ownHeartbeats, decodeError);
+      }
     }),
-    nc.subscribe(membership, {
-      callback: (error, msg) => {
-        if (error) return;
-        let decision: RejoinDecision;
-        try {
-          const view = decodeWire(MembershipViewSchema, msg.data, membership);
-          decision = policy.view(
-            view.epoch,
-            view.members.map((m) => ({ role: m.role, node: m.node, incarnation: m.incarnation, state: STATE[m.state] ?? 'alive' })),
-          );
-        } catch (decodeError) {
-          malformed.record(membership, decodeError);
-          return;
-        }
-        act(decision);
-      },
+    bus.subscribe(membership, (msg) => {
+      let decision: RejoinDecision;
+      try {
+        const view = decodeWire(MembershipViewSchema, msg.data, membership);
+        decision = policy.view(
+          view.epoch,
+          view.members.map((m) => ({ role: m.role, node: m.node, incarnation: m.incarnation, state: STATE[m.state] ?? 'alive' })),
+        );
+      } catch (decodeError) {
+        malformed.record(membership, decodeError);
+        return;
+      }
+      act(decision);
     }),
-    nc.subscribe(failures, {
-      callback: (error, msg) => {
-        if (error) return;
-        let decision: RejoinDecision;
-        try {
-          const notice = decodeWire(FailureNoticeSchema, msg.data, failures);
-          decision = policy.failure(notice.epoch, notice.role, notice.node, notice.incarnation);
-        } catch (decodeError) {
-          malformed.record(failures, decodeError);
-          return;
-        }
-        act(decision);
-      },
+    bus.subscribe(failures, (msg) => {
+      let decision: RejoinDecision;
+      try {
+        const notice = decodeWire(FailureNoticeSchema, msg.data, failures);
+        decision = policy.failure(notice.epoch, notice.role, notice.node, notice.incarnation);
+      } catch (decodeError) {
+        malformed.record(failures, decodeError);
+        return;
+      }
+      act(decision);
     }),
   ];
 
@@ -130,7 +127,7 @@ export function startRejoinWatch(deps: RejoinWatchDeps): RejoinWatch {
     close: () => {
       closed = true;
       heartbeat?.stop();
-      for (const subscription of subscriptions) subscription.unsubscribe();
+      for (const unsubscribe of subscriptions) unsubscribe();
     },
   };
 }

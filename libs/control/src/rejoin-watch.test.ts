@@ -1,11 +1,12 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { MalformedInputCounter, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
-import { startNatsServer } from '@lockfabric/testkit';
-import type { NatsServerHandle } from '@lockfabric/testkit';
+import { RealClock, RealTimeScheduler } from '@lockfabric/sim';
 import { FailureNoticeSchema, HeartbeatSchema, MemberSchema, MemberState, MembershipViewSchema } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ControlBus } from './bus.js';
+import { InMemoryControlBus } from './in-memory-bus.js';
+import { MalformedTally, silentLogger } from './logger.js';
 import { startRejoinWatch } from './rejoin-watch.js';
+import { createSubjects } from './subjects.js';
 import type { RejoinWatch } from './rejoin-watch.js';
 
 const subjects = createSubjects('rejointest');
@@ -21,10 +22,9 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 describe('rejoin watch (a running compute node declared dead rejoins)', () => {
-  let nats: NatsServerHandle;
-  let nc: NatsConnection;
+  let nc: ControlBus;
   let watch: RejoinWatch;
-  const malformed = new MalformedInputCounter({ logger: silentLogger });
+  const malformed = new MalformedTally();
   const retired: string[] = [];
   const beats: bigint[] = [];
 
@@ -33,11 +33,12 @@ describe('rejoin watch (a running compute node declared dead rejoins)', () => {
   const heartbeat = (incarnation: bigint) => toBinary(HeartbeatSchema, create(HeartbeatSchema, { role: 'compute', id: String(NODE), node: NODE, incarnation, seq: 1n }));
 
   beforeAll(async () => {
-    nats = await startNatsServer();
-    nc = await connectNats({ servers: nats.url, name: 'rejoin-watch-test', logger: silentLogger });
-    nc.subscribe(subjects.heartbeat('compute', String(NODE)), { callback: (error, msg) => void (error || beats.push(fromBinary(HeartbeatSchema, msg.data).incarnation)) });
+    const clock = new RealClock();
+    nc = new InMemoryControlBus(new RealTimeScheduler(clock)).connect('rejoin-watch-test');
+    nc.subscribe(subjects.heartbeat('compute', String(NODE)), (msg) => void beats.push(fromBinary(HeartbeatSchema, msg.data).incarnation));
     watch = startRejoinWatch({
-      nc,
+      bus: nc,
+      clock,
       subjects,
       node: NODE,
       heartbeatIntervalMs: 50,
@@ -46,12 +47,9 @@ describe('rejoin watch (a running compute node declared dead rejoins)', () => {
       retire: async (reason) => void retired.push(reason),
       nowMs: () => 5_000,
     });
-    await nc.flush();
   });
   afterAll(async () => {
     watch?.close();
-    await nc?.close();
-    await nats?.stop();
   });
 
   it('learns its incarnation from its own heartbeat, ignores garbage and other lives, rejoins on its own death', async () => {
@@ -62,7 +60,6 @@ describe('rejoin watch (a running compute node declared dead rejoins)', () => {
     nc.publish(subjects.membership(), view(2n, FIRST, MemberState.ALIVE));
     nc.publish(subjects.membership(), view(3n, FIRST - 1n, MemberState.DEAD)); // an earlier life
     nc.publish(subjects.membership(), view(1n, FIRST, MemberState.DEAD)); // stale: older than epoch 2
-    await nc.flush();
     await until(() => malformed.count(subjects.membership()) === 1, 'the garbage counted');
     expect(retired).toStrictEqual([]);
 
@@ -77,7 +74,6 @@ describe('rejoin watch (a running compute node declared dead rejoins)', () => {
     // The old death announced again does not make it rejoin twice.
     nc.publish(subjects.membership(), view(4n, FIRST, MemberState.DEAD));
     nc.publish(subjects.membership(), view(5n, 5_000n, MemberState.ALIVE));
-    await nc.flush();
     await until(() => beats.filter((b) => b === 5_000n).length >= 3, 'more heartbeats');
     expect(watch.rejoins()).toBe(1);
   });

@@ -1,37 +1,38 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import type { NatsConnection } from '@nats-io/transport-node';
-import type { Subjects } from '@lockfabric/live';
 import type { AbortOutcome, QueueRecoveryParticipant } from '@lockfabric/locks-common';
+import { LockFabricError } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import { QueueRecoveryReplySchema, QueueRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { QueueRecoveryReply } from '@lockfabric/wire';
+import type { ControlBus } from '../bus.js';
+import type { Subjects } from '../subjects.js';
 
 export type QueueRecoveryVerb = 'gate' | 'abort' | 'reset' | 'resume';
 
-/** `ctl.queue.<machine>.<verb>` (libs/live subjects), where apps/compute-node's responder listens. */
+/** `ctl.queue.<machine>.<verb>` (subjects.ts), where apps/compute-node's responder listens. */
 export function queueRecoverySubject(subjects: Subjects, machine: NodeId, verb: QueueRecoveryVerb): string {
   return subjects.queueRecovery(machine, verb);
 }
 
 /** A compute node refused a queue-lock recovery call, or did not answer in time. */
-export class QueueRecoveryCallError extends Error {
+export class QueueRecoveryCallError extends LockFabricError {
+  readonly code = 'QUEUE_RECOVERY_CALL';
   constructor(
     readonly machine: NodeId,
     readonly verb: QueueRecoveryVerb,
     detail: string,
   ) {
     super(`queue-lock recovery: ${verb} on compute node ${machine}: ${detail}`);
-    this.name = 'QueueRecoveryCallError';
   }
 }
 
-/** One compute node as the coordinator drives it over NATS request/reply (control.proto, "Queue-lock recovery"). */
-export class NatsQueueParticipant implements QueueRecoveryParticipant {
+/** One compute node as the coordinator drives it by request/reply on the control bus (control.proto, "Queue-lock recovery"). */
+export class BusQueueParticipant implements QueueRecoveryParticipant {
   /** The node's protocol, learnt from its gate reply. */
   protocol: string | undefined;
 
   constructor(
-    private readonly nc: NatsConnection,
+    private readonly bus: ControlBus,
     private readonly subjects: Subjects,
     readonly machine: NodeId,
     private readonly timeoutMs: number,
@@ -63,7 +64,7 @@ export class NatsQueueParticipant implements QueueRecoveryParticipant {
     const request = create(QueueRecoveryRequestSchema, { epoch, deadNodes: [...deadNodes], gateLeaseMs: this.gateLeaseMs });
     let data: Uint8Array;
     try {
-      data = (await this.nc.request(subject, toBinary(QueueRecoveryRequestSchema, request), { timeout: this.timeoutMs })).data;
+      data = await this.bus.request(subject, toBinary(QueueRecoveryRequestSchema, request), { timeoutMs: this.timeoutMs });
     } catch (error) {
       throw new QueueRecoveryCallError(this.machine, verb, `no answer within ${this.timeoutMs} ms (${error instanceof Error ? error.message : String(error)})`);
     }

@@ -1,13 +1,15 @@
-import type { NatsConnection } from '@nats-io/transport-node';
-import type { Logger, Subjects } from '@lockfabric/live';
 import { runQueueLockRecovery } from '@lockfabric/locks-common';
 import type { QueueRecoveryRun } from '@lockfabric/locks-common';
+import { NS_PER_MS } from '@lockfabric/ports';
 import type { Clock, NodeId } from '@lockfabric/ports';
+import type { ControlBus } from '../bus.js';
+import type { Logger } from '../logger.js';
 import type { RecoveryBook } from '../recovery-book.js';
-import { NatsQueueParticipant } from './nats-queue-participant.js';
+import type { Subjects } from '../subjects.js';
+import { BusQueueParticipant } from './bus-queue-participant.js';
 
 export interface QueueRecoveryHookDeps {
-  readonly nc: NatsConnection;
+  readonly bus: ControlBus;
   readonly subjects: Subjects;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -16,7 +18,7 @@ export interface QueueRecoveryHookDeps {
   readonly epoch: () => bigint;
   /** Compute nodes the failure detector holds alive. */
   readonly liveComputeNodes: () => readonly NodeId[];
-  /** Per NATS call. Default 2000 ms. */
+  /** Per call. Default 2000 ms. */
   readonly callTimeoutMs?: number;
   /** A gated node opens by itself this long after the gate call. Default 20 000 ms. */
   readonly gateLeaseMs?: number;
@@ -56,6 +58,7 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
   const completed: QueueRecoveryRun[] = [];
   let queue: Promise<void> = Promise.resolve();
   let closed = false;
+  const stop = new AbortController();
 
   const record = (member: DeadCompute): void => {
     for (const protocol of PROTOCOLS) deps.recoveries.recordSteps('compute', member.id, protocol, [], deps.clock.nowNs());
@@ -67,7 +70,7 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
     const participants = deps
       .liveComputeNodes()
       .filter((n) => n !== member.node)
-      .map((n) => new NatsQueueParticipant(deps.nc, deps.subjects, n, callTimeoutMs, gateLeaseMs));
+      .map((n) => new BusQueueParticipant(deps.bus, deps.subjects, n, callTimeoutMs, gateLeaseMs));
     try {
       const result = await runQueueLockRecovery({
         epoch,
@@ -79,7 +82,7 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
           await resetter.reset(epoch);
         },
         nowNs: () => deps.clock.nowNs(),
-        pause: () => new Promise((resolve) => setTimeout(resolve, drainPollMs)),
+        pause: () => deps.clock.sleep(drainPollMs * NS_PER_MS, stop.signal).catch(() => undefined),
         // the drain ends, and the reset starts, within half the gate lease (a call takes at most callTimeoutMs more)
         maxDrainRounds: Math.ceil(gateLeaseMs / 2 / drainPollMs),
         resetWithinNs: (gateLeaseMs / 2 - callTimeoutMs) * 1e6,
@@ -109,6 +112,7 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
     idle: () => queue,
     close: () => {
       closed = true;
+      stop.abort();
     },
   };
 }

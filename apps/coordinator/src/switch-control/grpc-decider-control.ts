@@ -3,7 +3,7 @@ import type { DescMessage, DescMethod, MessageShape } from '@bufbuild/protobuf';
 import { Client, credentials } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
 import { rawMethodOf } from '@lockfabric/live';
-import type { DeciderControl } from '@lockfabric/lock-fisslock';
+import type { FissSwitchControl, SwitchAdmissionState } from '@lockfabric/control';
 import {
   DescribeSwitchRequestSchema,
   DescribeSwitchResponseSchema,
@@ -31,21 +31,6 @@ const INITIAL: Readonly<Record<string, number>> = { 'fisslock.free': 1 };
  * so callers read what they need of `seq` first (runFissRecovery does) and write it after. Any
  * other fill is written in pages.
  */
-/** A switch's admission fence as its Describe reports it (switch-dataplane README "Admission"). */
-export interface SwitchAdmissionState {
-  readonly open: boolean;
-  readonly epoch: bigint;
-}
-
-/** What the recovery hook needs of a switch's control plane (GrpcDeciderControl live; fakes in tests). */
-export interface FissSwitchControl extends DeciderControl {
-  /** Describe: the arrays and the admission state; call once before anything else. */
-  load(): Promise<void>;
-  /** From the last `load`; a switch built before Describe carried it reads as closed at 0. */
-  readonly admission: SwitchAdmissionState;
-  close(): void;
-}
-
 export class GrpcDeciderControl implements FissSwitchControl {
   private readonly client: Client;
   private lengths = new Map<string, number>();

@@ -1,5 +1,5 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import { createSubjects } from '@lockfabric/live';
+import { createSubjects } from './subjects.js';
 import { MalformedInputError } from '@lockfabric/ports';
 import { HeartbeatSchema } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';

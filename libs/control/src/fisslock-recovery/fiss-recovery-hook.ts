@@ -1,28 +1,30 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
 import type { FissPolicy } from '@lockfabric/lock-fisslock';
+import { MalformedInputError, NS_PER_MS } from '@lockfabric/ports';
 import type { Clock, NodeId, Trace } from '@lockfabric/ports';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { FissStuckLockSchema, FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
+import type { ControlBus } from '../bus.js';
+import type { Logger, MalformedSink } from '../logger.js';
 import type { RecoveryBook } from '../recovery-book.js';
+import type { Subjects } from '../subjects.js';
 import { DEFAULT_ATTEMPT_POLICY, nextStep } from './attempt-policy.js';
 import type { AttemptPolicyOptions } from './attempt-policy.js';
 import { FissParticipantError, runFissRecovery } from './fiss-recovery-driver.js';
 import type { FissParticipant, FissRecoveryRun } from './fiss-recovery-driver.js';
-import { NatsFissParticipant } from './nats-participant.js';
-import { GrpcDeciderControl } from './switch-decider-control.js';
-import type { FissSwitchControl } from './switch-decider-control.js';
+import { BusFissParticipant } from './bus-participant.js';
+import type { FissSwitchControl, FissSwitchControlFactory } from './switch-control.js';
 
 /** A compute node as the hook drives it; `policy` is learnt from its pause. */
 export type HookParticipant = FissParticipant & { readonly policy?: FissPolicy | undefined };
 
 export interface FissRecoveryHookDeps {
-  readonly nc: NatsConnection;
+  readonly bus: ControlBus;
   readonly subjects: Subjects;
   readonly logger: Logger;
+  /** Every wait of the hook (settle, retry delays, announcement waits) is a sleep on this clock. */
   readonly clock: Clock;
   readonly recoveries: RecoveryBook;
-  readonly malformed: MalformedInputCounter;
+  readonly malformed: MalformedSink;
   /** The membership epoch now: every recovery call carries it. */
   readonly epoch: () => bigint;
   /** Compute nodes the failure detector holds alive (candidates; those without a FissLock pool decline). */
@@ -47,7 +49,7 @@ export interface FissRecoveryHookDeps {
    * flagging must not keep the cluster paused. Default 2000 ms.
    */
   readonly stuckRepairIntervalMs?: number;
-  /** Per NATS call to a compute node. Default 2000 ms. */
+  /** Per call to a compute node. Default 2000 ms. */
   readonly callTimeoutMs?: number;
   /** Between the pause and the reports, so packets already on NATS land. Default 50 ms. */
   readonly settleMs?: number;
@@ -56,9 +58,10 @@ export interface FissRecoveryHookDeps {
   readonly attempts?: AttemptPolicyOptions;
   /** Where each recovery's `recovery` span (children `recovery.S1|S2|S3`) goes. */
   readonly trace?: Trace;
-  /** Test seams: the participant of a compute node, the control plane of a switch (NATS and gRPC by default). */
+  /** The control plane of the announced switch (live: SwitchControl gRPC; sim: the switch model). */
+  readonly switchControl: FissSwitchControlFactory;
+  /** Test seam: the participant of a compute node (request/reply on the bus by default). */
   readonly participant?: (node: NodeId) => HookParticipant;
-  readonly switchControl?: (address: string) => FissSwitchControl;
 }
 
 export interface FailedCompute {
@@ -110,9 +113,6 @@ export interface FissRecoveryHook {
   close(): void;
 }
 
-// switch-dataplane announces itself (libs/live), every second, so a restarted coordinator relearns it.
-export { announceFissSwitch } from '@lockfabric/live';
-
 const POLL_MS = 50;
 /** What a compute node may report on `ctl.fiss.stuck` (libs/locks/fisslock StuckReason, less the suspicion it settles itself). */
 const STUCK_REASONS = new Set(['agent-without-holders', 'orphaned-holder', 'bouncing']);
@@ -121,21 +121,22 @@ const VIEW_WAIT_LIMIT_MS = 60_000;
 
 /**
  * The coordinator's FissLock recovery trigger (spec §7.2): after a switch restart (S0 done by the
- * restart itself), a switch first seen closed, or a compute-node death, it runs S1–S3 over NATS
- * with every live compute node that runs a FissLock agent pool, writes S3 through the switch's
+ * restart itself), a switch first seen closed, or a compute-node death, it runs S1–S3 over the
+ * control bus with every live compute node that runs a FissLock agent pool, writes S3 through the switch's
  * SwitchControl gRPC (its address comes from an announcement on `ctl.fiss.switch`) and records the
  * step timings in the recovery book. Recoveries run one at a time, in order. One that fails is
  * tried again (attempt-policy.ts) until S3 is written: the switch is never left closed while live
  * nodes wait on it. With no announced switch or no FissLock pool anywhere nothing runs.
  */
 export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryHook {
-  const { nc, subjects, logger } = deps;
+  const { bus, subjects, logger, clock } = deps;
+  const nowMs = (): number => clock.nowNs() / NS_PER_MS;
   const callTimeoutMs = deps.callTimeoutMs ?? 2_000;
   const settleMs = deps.settleMs ?? 50;
   const announceWaitMs = deps.announceWaitMs ?? 2_500;
-  const startedAtMs = Date.now();
-  const makeParticipant = deps.participant ?? ((node: NodeId) => new NatsFissParticipant(nc, subjects, node, callTimeoutMs));
-  const makeControl = deps.switchControl ?? ((address: string) => new GrpcDeciderControl(address));
+  const startedAtMs = nowMs();
+  const makeParticipant = deps.participant ?? ((node: NodeId) => new BusFissParticipant(bus, subjects, node, callTimeoutMs));
+  const makeControl = deps.switchControl;
   let switchAddress: string | undefined;
   let queue: Promise<void> = Promise.resolve();
   let queued = 0;
@@ -143,17 +144,9 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   const admissions: { node: number; epoch: bigint; open: boolean }[] = [];
   const excluded: NodeId[] = [];
   let closed = false;
-  const sleepers = new Set<() => void>();
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        sleepers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      sleepers.add(done);
-    });
+  // close() ends every wait at once
+  const stop = new AbortController();
+  const sleep = (ms: number): Promise<void> => clock.sleep(ms * NS_PER_MS, stop.signal).catch(() => undefined);
 
   // What a recovery that stopped before S3 leaves to the next one: failed machines whose seq
   // windows are not fenced yet, and members whose fisslock action is not recorded yet.
@@ -171,7 +164,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   const admit = (node: number, epoch: bigint, open: boolean): void => {
     admissions.push({ node, epoch, open });
     try {
-      nc.publish(admitSubject, toBinary(FissSwitchAdmissionSchema, create(FissSwitchAdmissionSchema, { node, epoch, open })));
+      bus.publish(admitSubject, toBinary(FissSwitchAdmissionSchema, create(FissSwitchAdmissionSchema, { node, epoch, open })));
     } catch (error) {
       logger.warn(`fisslock recovery: could not publish admission on ${admitSubject}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -195,7 +188,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
     stuck.reports++;
     if (closed) return;
     const label = `lock ${report.lock} (${report.reason}, flagged by compute node ${report.machine})`;
-    if (stuckQueued || Date.now() - lastStuckRepairEndMs < stuckIntervalMs) {
+    if (stuckQueued || nowMs() - lastStuckRepairEndMs < stuckIntervalMs) {
       stuck.coalesced++;
       logger.info(`fisslock: stuck ${label}: covered by a repair ${stuckQueued ? 'already queued' : 'that just ended'}`);
       return;
@@ -208,42 +201,36 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
       try {
         await recover({ role: 'lock', id: String(report.lock), node: report.machine, incarnation: 0n }, []);
       } finally {
-        lastStuckRepairEndMs = Date.now();
+        lastStuckRepairEndMs = nowMs();
       }
     });
   };
   const stuckSubject = subjects.fissStuck();
-  const stuckSubscription: Subscription = nc.subscribe(stuckSubject, {
-    callback: (error, msg) => {
-      if (error) return logger.warn(`coordinator: subscription error on ${stuckSubject}: ${error.message}`);
-      try {
-        const report = decodeWire(FissStuckLockSchema, msg.data, stuckSubject);
-        if (!STUCK_REASONS.has(report.reason)) throw new Error(`unknown stuck reason ${JSON.stringify(report.reason)}`);
-        lockStuck(report);
-      } catch (decodeError) {
-        deps.malformed.record(stuckSubject, decodeError);
-      }
-    },
+  const stuckSubscription = bus.subscribe(stuckSubject, (msg) => {
+    try {
+      const report = decodeWire(FissStuckLockSchema, msg.data, stuckSubject);
+      if (!STUCK_REASONS.has(report.reason)) throw new MalformedInputError(stuckSubject, `unknown stuck reason ${JSON.stringify(report.reason)}`);
+      lockStuck(report);
+    } catch (decodeError) {
+      deps.malformed.record(stuckSubject, decodeError);
+    }
   });
 
   const announceSubject = subjects.fissSwitch();
-  const subscription: Subscription = nc.subscribe(announceSubject, {
-    callback: (error, msg) => {
-      if (error) return logger.warn(`coordinator: subscription error on ${announceSubject}: ${error.message}`);
-      try {
-        const announce = decodeWire(FissSwitchAnnounceSchema, msg.data, announceSubject);
-        if (!/^[^\s:]+:\d{1,5}$/.test(announce.controlAddress)) throw new Error(`control address ${JSON.stringify(announce.controlAddress)} is not host:port`);
-        if (announce.controlAddress !== switchAddress) logger.info(`fisslock recovery: switch of rack ${announce.rack} controlled at ${announce.controlAddress}`);
-        switchAddress = announce.controlAddress;
-      } catch (decodeError) {
-        deps.malformed.record(announceSubject, decodeError);
-      }
-    },
+  const subscription = bus.subscribe(announceSubject, (msg) => {
+    try {
+      const announce = decodeWire(FissSwitchAnnounceSchema, msg.data, announceSubject);
+      if (!/^[^\s:]+:\d{1,5}$/.test(announce.controlAddress)) throw new MalformedInputError(announceSubject, `control address ${JSON.stringify(announce.controlAddress)} is not host:port`);
+      if (announce.controlAddress !== switchAddress) logger.info(`fisslock recovery: switch of rack ${announce.rack} controlled at ${announce.controlAddress}`);
+      switchAddress = announce.controlAddress;
+    } catch (decodeError) {
+      deps.malformed.record(announceSubject, decodeError);
+    }
   });
 
   /** The switch's control address, waiting until `untilMs` for its announcement (a restarted coordinator hears it within a second). */
   const addressBy = async (untilMs: number): Promise<string | undefined> => {
-    while (switchAddress === undefined && !closed && Date.now() < untilMs) await sleep(POLL_MS);
+    while (switchAddress === undefined && !closed && nowMs() < untilMs) await sleep(POLL_MS);
     return switchAddress;
   };
 
@@ -384,7 +371,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
 
   /** First sight of a switch: open if it is open (or not ours to fence); closed, it needs S1–S3 first. */
   const firstSight = async (member: RecoveredMember): Promise<void> => {
-    const address = await addressBy(Date.now() + announceWaitMs);
+    const address = await addressBy(nowMs() + announceWaitMs);
     if (closed) return;
     if (!address) return admit(member.node, deps.epoch(), true);
     const control = makeControl(address);
@@ -404,7 +391,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
       if (admission?.open === true) logger.info(`fisslock recovery: switch/${member.id} is open at epoch ${admission.epoch}; its registers stand`);
       return admit(member.node, deps.epoch(), true);
     }
-    for (const untilMs = Date.now() + VIEW_WAIT_LIMIT_MS; !(deps.hasView?.() ?? true) && !closed && Date.now() < untilMs; ) await sleep(POLL_MS);
+    for (const untilMs = nowMs() + VIEW_WAIT_LIMIT_MS; !(deps.hasView?.() ?? true) && !closed && nowMs() < untilMs; ) await sleep(POLL_MS);
     logger.warn(`fisslock recovery: switch/${member.id} is closed at epoch ${admission?.epoch ?? 0n} (new, or restarted or closed mid-recovery while no coordinator ran): S1–S3 before it opens`);
     await recover(member, []);
   };
@@ -436,9 +423,9 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
     idle: () => queue,
     close: () => {
       closed = true;
-      subscription.unsubscribe();
-      stuckSubscription.unsubscribe();
-      for (const wake of [...sleepers]) wake();
+      subscription();
+      stuckSubscription();
+      stop.abort();
     },
   };
 }

@@ -1,7 +1,7 @@
-import type { Subjects } from '@lockfabric/live';
 import { MalformedInputError } from '@lockfabric/ports';
 import { HeartbeatSchema, decodeWire } from '@lockfabric/wire';
 import type { HeartbeatInput } from './failure-detector.js';
+import type { Subjects } from './subjects.js';
 
 /**
  * A heartbeat from `hb.<role>.<id>`. Protobuf decodes many random byte strings without error, so

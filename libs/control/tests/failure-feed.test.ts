@@ -1,34 +1,31 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { MalformedInputCounter, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
-import { startNatsServer } from '@lockfabric/testkit';
-import type { NatsServerHandle } from '@lockfabric/testkit';
+import { RealClock, RealTimeScheduler } from '@lockfabric/sim';
 import { FailureNoticeSchema } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ControlBus } from '../src/bus.js';
 import { startFailureFeed } from '../src/failure-feed.js';
 import type { FailureFeed } from '../src/failure-feed.js';
+import { InMemoryControlBus } from '../src/in-memory-bus.js';
+import { MalformedTally, silentLogger } from '../src/logger.js';
+import { createSubjects } from '../src/subjects.js';
 
 const subjects = createSubjects('feedtest');
 const subject = subjects.recovery('failure');
 
 describe('failure feed (FailureNotice → node services)', () => {
-  let nats: NatsServerHandle;
-  let nc: NatsConnection;
+  let nc: ControlBus;
   let feed: FailureFeed;
-  const malformed = new MalformedInputCounter({ logger: silentLogger });
+  const malformed = new MalformedTally();
   const heard: number[] = [];
 
   beforeAll(async () => {
-    nats = await startNatsServer();
-    nc = await connectNats({ servers: nats.url, name: 'failure-feed-test', logger: silentLogger });
-    feed = startFailureFeed({ nc, subjects, node: 1, logger: silentLogger, malformed });
+    // real time on the event loop: the feed as a compute node runs it
+    nc = new InMemoryControlBus(new RealTimeScheduler(new RealClock())).connect('failure-feed-test');
+    feed = startFailureFeed({ bus: nc, subjects, node: 1, logger: silentLogger, malformed });
     feed.onComputeNodeFailed((node) => heard.push(node));
-    await nc.flush();
   });
   afterAll(async () => {
     feed?.close();
-    await nc?.close();
-    await nats?.stop();
   });
 
   const notice = (fields: Partial<{ role: string; id: string; node: number }>) =>
@@ -41,7 +38,6 @@ describe('failure feed (FailureNotice → node services)', () => {
     nc.publish(subject, notice({ node: 1 })); // this node itself
     nc.publish(subject, notice({ node: 3 }));
     nc.publish(subject, notice({ node: 0, id: '2' })); // node from the id
-    await nc.flush();
     const deadline = Date.now() + 5_000;
     while (heard.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(heard).toStrictEqual([3, 2]);
@@ -54,7 +50,6 @@ describe('failure feed (FailureNotice → node services)', () => {
     const off = feed.onComputeNodeFailed((node) => late.push(node));
     off();
     nc.publish(subject, notice({ node: 4 }));
-    await nc.flush();
     const deadline = Date.now() + 5_000;
     while (!heard.includes(4) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(heard).toContain(4);

@@ -1,0 +1,2 @@
+export { BusQueueParticipant, QueueRecoveryCallError, queueRecoverySubject, type QueueRecoveryVerb } from './bus-queue-participant.js';
+export { startQueueRecoveryHook, type DeadCompute, type QueueRecoveryHook, type QueueRecoveryHookDeps } from './queue-recovery-hook.js';
