@@ -15,7 +15,7 @@ const depConstraints = [
   { sourceTag: 'type:sim', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
   // The control plane (membership, failure detection, recovery orchestration) is logic over the
   // ControlBus and Clock ports: the live substrate adapts it to NATS, the harness runs it in sim.
-  { sourceTag: 'type:control', onlyDependOnLibsWithTags: ['type:port', 'type:wire', 'type:protocol'] },
+  { sourceTag: 'type:control', onlyDependOnLibsWithTags: ['type:port', 'type:wire', 'type:protocol', 'type:control'] },
   { sourceTag: 'type:live', onlyDependOnLibsWithTags: ['type:port', 'type:model', 'type:wire', 'type:telemetry', 'type:config', 'type:sim', 'type:live', 'type:control'] },
   { sourceTag: 'type:harness', onlyDependOnLibsWithTags: ['type:port', 'type:sim', 'type:check', 'type:workload', 'type:protocol', 'type:model', 'type:control'] },
   // Run reports render what the checker and the runs produce: histories and verdicts.

@@ -1,5 +1,5 @@
 import { Nic, NodeMemory, QueuePairVerbs, registerDescriptorRegion } from '@lockfabric/fabric';
-import { startFailureFeed, startRejoinWatch } from '@lockfabric/control';
+import { startFailureFeed, startQueueRecoveryResponder, startRejoinWatch } from '@lockfabric/control';
 import { MailboxHub, MalformedInputCounter, NatsControlBus, SwitchLink, followFences, startMemoryServer } from '@lockfabric/live';
 import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
@@ -11,7 +11,6 @@ import { fissAgentPoolOf, fissPoolOf, startFissRecoveryResponder } from './fiss-
 import { startFissSelfFence } from './fiss-self-fence.js';
 import { startFissStuckReporter } from './fiss-stuck-reporter.js';
 import { GatedSwitchPort } from './gated-switch-port.js';
-import { startQueueRecoveryResponder } from './queue-recovery-responder.js';
 import { EpochStamp, epochStampingNats, followMembershipEpochs } from './epoch-stamp.js';
 import { DescriptorMemoryExecutor } from './descriptor-executor.js';
 
@@ -65,9 +64,9 @@ await runService({
     let seenRebinds = fabric.rebindStats();
     const rejoinCounter = metrics.counter({ name: 'lockfabric_compute_rejoins_total', help: 'Times this compute node was declared dead while running and rejoined with a new incarnation' });
     let seenRejoins = 0;
-    // mcs/alock recovery after a compute node's death: gate, abort, table reset (queue-recovery-responder.ts)
+    // mcs/alock recovery after a compute node's death: gate, abort, table reset (libs/control queue-recovery-responder.ts)
     const queueVerbs = new QueuePairVerbs({ localNode: node, post: (batch, options) => fabric.post(batch, options) });
-    const queueRecovery = startQueueRecoveryResponder({ nc, subjects, node, run: () => runs.current, verbs: queueVerbs, logger, malformed });
+    const queueRecovery = startQueueRecoveryResponder({ bus, clock, subjects, node, run: () => runs.current, verbs: queueVerbs, logger, malformed });
     const runCounter = metrics.counter({ name: 'lockfabric_runs_total', help: 'Workload runs completed by this compute node' });
     const decodeErrors = new TotalsCounter(metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] }), 'source');
     let seenRuns = 0;

@@ -2,6 +2,8 @@ import { create } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { membershipViewToWire, recoveryToWire, startControlPlane } from '@lockfabric/control';
 import type { ControlPlane, ControlPlaneDeps, MemberState, Membership, RecoveryBook } from '@lockfabric/control';
+import { startFissRecoveryHook } from '@lockfabric/control-fisslock';
+import type { FissRecoveryHook, FissRecoveryHookDeps, FissSwitchControlFactory } from '@lockfabric/control-fisslock';
 import { MalformedInputCounter, NatsControlBus } from '@lockfabric/live';
 import type { Logger, Subjects } from '@lockfabric/live';
 import type { Clock, Trace } from '@lockfabric/ports';
@@ -45,12 +47,18 @@ export interface CoordinatorDeps {
   /** Spans of recoveries (FissLock: `recovery` with `recovery.S1|S2|S3`); none when omitted. */
   readonly trace?: Trace;
   /** Overrides of the recovery drivers (timings; test seams for the switch's control plane). */
-  readonly drivers?: Pick<ControlPlaneDeps, 'fiss' | 'queue' | 'netlock'> & Partial<Pick<ControlPlaneDeps, 'switchControl' | 'netlockPurge'>>;
+  readonly drivers?: Pick<ControlPlaneDeps, 'queue' | 'netlock'> &
+    Partial<Pick<ControlPlaneDeps, 'netlockPurge'>> & {
+      readonly fiss?: Pick<FissRecoveryHookDeps, 'callTimeoutMs' | 'settleMs' | 'announceWaitMs' | 'attempts' | 'stuckRepairIntervalMs' | 'participant'>;
+      readonly switchControl?: FissSwitchControlFactory;
+    };
 }
 
 export interface Coordinator extends RunningService {
   /** The control plane this process runs (libs/control): the same code the sim runs. */
   readonly plane: ControlPlane;
+  /** The FissLock S1–S3 hook the control plane drives (FissLock §7.2). */
+  readonly fiss: FissRecoveryHook;
   readonly membership: Membership;
   readonly recoveries: RecoveryBook;
   readonly malformed: MalformedInputCounter;
@@ -86,6 +94,8 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   const drivers = deps.drivers ?? {};
   const netlockPurge = drivers.netlockPurge ?? new GrpcNetLockPurge();
 
+  // the control plane calls its FissLock driver factory once, synchronously, while it starts
+  const started: { fiss?: FissRecoveryHook } = {};
   const plane = startControlPlane({
     bus: new NatsControlBus(nc),
     subjects,
@@ -102,9 +112,9 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     ...(deps.keepRecoveries === undefined ? {} : { keepRecoveries: deps.keepRecoveries }),
     ...(deps.reconnectGraceMs === undefined ? {} : { reconnectGraceMs: deps.reconnectGraceMs }),
     ...(deps.trace ? { trace: deps.trace } : {}),
-    switchControl: drivers.switchControl ?? ((address) => new GrpcDeciderControl(address)),
+    fissRecovery: (context) =>
+      (started.fiss = startFissRecoveryHook({ ...context, switchControl: drivers.switchControl ?? ((address) => new GrpcDeciderControl(address)), ...(drivers.fiss ?? {}) })),
     netlockPurge,
-    ...(drivers.fiss ? { fiss: drivers.fiss } : {}),
     ...(drivers.queue ? { queue: drivers.queue } : {}),
     ...(drivers.netlock ? { netlock: drivers.netlock } : {}),
     events: {
@@ -114,7 +124,9 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
       recovery: (event) => recoveryCount.inc({ event }),
     },
   });
-  const { membership, recoveries, fiss } = plane;
+  const { membership, recoveries } = plane;
+  const fiss = started.fiss;
+  if (!fiss) throw new Error('coordinator: the control plane did not start its FissLock recovery driver');
 
   const server = await startCoordinatorServer({
     port: deps.grpcPort,
@@ -129,6 +141,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   let closed = false;
   return {
     plane,
+    fiss,
     membership,
     recoveries,
     malformed,

@@ -1,4 +1,5 @@
-import { BusFissParticipant, BusQueueParticipant } from '@lockfabric/control';
+import { BusQueueParticipant } from '@lockfabric/control';
+import { BusFissParticipant } from '@lockfabric/control-fisslock';
 import type { Subjects } from '@lockfabric/control';
 import { NatsControlBus } from '@lockfabric/live';
 import type { NodeId } from '@lockfabric/ports';

@@ -1,7 +1,8 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { RecoveryBook, startFissRecoveryHook } from '@lockfabric/control';
-import type { FissRecoveryHook } from '@lockfabric/control';
+import { RecoveryBook } from '@lockfabric/control';
+import { startFissRecoveryHook } from '@lockfabric/control-fisslock';
+import type { FissRecoveryHook } from '@lockfabric/control-fisslock';
 import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/sim';
 import { FissSwitchAdmissionSchema } from '@lockfabric/wire';

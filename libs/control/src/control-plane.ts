@@ -4,9 +4,8 @@ import type { Clock, NodeId, Trace } from '@lockfabric/ports';
 import { FailureNoticeSchema, MembershipViewSchema, RecoveryPhaseSchema, ResetOrderSchema, decodeWire } from '@lockfabric/wire';
 import type { ControlBus, Unsubscribe } from './bus.js';
 import type { HeartbeatOutcome, MemberRecord, MemberState } from './failure-detector.js';
-import { startFissRecoveryHook } from './fisslock-recovery/fiss-recovery-hook.js';
-import type { FissRecoveryHook, FissRecoveryHookDeps } from './fisslock-recovery/fiss-recovery-hook.js';
-import type { FissSwitchControlFactory } from './fisslock-recovery/switch-control.js';
+import { fissNotDriven } from './fiss-driver.js';
+import type { FissDriverFactory, FissRecoveryDriver } from './fiss-driver.js';
 import { decodeHeartbeat } from './heartbeat-decoder.js';
 import type { Logger, MalformedSink } from './logger.js';
 import { Membership } from './membership.js';
@@ -55,22 +54,32 @@ export interface ControlPlaneDeps {
   readonly reconnectGraceMs?: number;
   /** Spans of recoveries (FissLock: `recovery` with `recovery.S1|S2|S3`); none when omitted. */
   readonly trace?: Trace;
-  /** The control plane of the announced switch, for FissLock S3 (FissLock §7.2). */
-  readonly switchControl: FissSwitchControlFactory;
+  /**
+   * FissLock S1–S3 after a switch restart or a compute-node death (FissLock §7.2): live,
+   * libs/control-fisslock's startFissRecoveryHook. Without one, FissLock is not driven here
+   * (`fissNotDriven`: its actions close with no steps, as when no switch announces itself).
+   */
+  readonly fissRecovery?: FissDriverFactory;
   /** The switch's NetLock purge (SwitchControl.PurgeNetLockMachine live). */
   readonly netlockPurge: NetLockPurgePort | PurgeCall;
-  /** Overrides of the FissLock recovery hook's timings and policy. */
-  readonly fiss?: Pick<FissRecoveryHookDeps, 'callTimeoutMs' | 'settleMs' | 'announceWaitMs' | 'attempts' | 'stuckRepairIntervalMs' | 'participant'>;
   /** Overrides of the queue-lock recovery hook's timings. */
   readonly queue?: Pick<QueueRecoveryHookDeps, 'callTimeoutMs' | 'gateLeaseMs' | 'drainPollMs'>;
   readonly netlock?: Pick<NetLockPurgeDeps, 'maxAttempts' | 'retryDelayMs'>;
+  /**
+   * Once this coordinator's first view is out, run one queue-lock recovery with no newly dead
+   * node (QueueRecoveryHook.afterRestart): the repair of a recovery a crashed predecessor left
+   * half done, as FissLock recovers a switch first seen closed (FissLock §7.2). It pauses every
+   * mcs/alock node once per coordinator start. Default false (the live coordinator does not yet;
+   * the sim control plane does).
+   */
+  readonly queueRestartRecovery?: boolean;
   readonly events?: ControlPlaneEvents;
 }
 
 export interface ControlPlane {
   readonly membership: Membership;
   readonly recoveries: RecoveryBook;
-  readonly fiss: FissRecoveryHook;
+  readonly fiss: FissRecoveryDriver;
   readonly netlockPurge: NetLockPurgeTrigger;
   readonly queueLocks: QueueRecoveryHook;
   /** Stops detection, the drivers and every subscription; in-flight recovery steps end at their next wait. */
@@ -110,8 +119,11 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
   };
 
   const membershipSubject = subjects.membership();
+  let firstView = true;
   const publish = (view: MembershipView, reason: PublishReason) => {
     events.viewPublished?.(reason);
+    if (firstView && deps.queueRestartRecovery) queueLocks.afterRestart();
+    firstView = false;
     if (reason === 'change') {
       const live = view.members.filter((m) => m.state !== 'dead').map((m) => `${m.role}/${m.id}#${m.incarnation}`);
       logger.info(`membership epoch ${view.epoch}: ${live.length} live [${live.join(', ')}]`);
@@ -151,10 +163,8 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
   const epoch = () => membership.view?.epoch ?? membership.epochs.current;
   const liveOf = (role: string) => (): NodeId[] => membership.detector.members().filter((m) => m.role === role && m.state === 'alive').map((m) => m.node);
   // FissLock S1–S3 after a switch restart or a compute-node death (FissLock §7.2; fisslock-recovery/)
-  const fiss = startFissRecoveryHook({
+  const fiss = (deps.fissRecovery ?? fissNotDriven)({
     bus, subjects, logger, clock, recoveries, malformed,
-    switchControl: deps.switchControl,
-    ...(deps.fiss ?? {}),
     ...(deps.trace ? { trace: deps.trace } : {}),
     epoch,
     liveComputeNodes: liveOf('compute'),

@@ -23,7 +23,7 @@ export { membershipViewToWire } from './view-wire.js';
 export { COMPUTE_FAILURE_RULES, rulesFor, type RecoveryMechanism, type RecoveryRule } from './recovery-rules.js';
 export { DEFAULT_KEEP_DONE, RecoveryBook, type FailedMember, type Recovery, type RecoveryAction, type RecoveryBookOptions, type RecoveryStep } from './recovery-book.js';
 export { failureNoticeToWire, parseRecoveryDetail, recoveryToWire } from './recovery-wire.js';
-export * from './fisslock-recovery/index.js';
+export { fissNotDriven, type FailedCompute, type FissDriverContext, type FissDriverFactory, type FissRecoveryDriver } from './fiss-driver.js';
 export {
   NetLockNotInUseError,
   startNetLockPurge,
@@ -34,7 +34,19 @@ export {
   type NetLockPurgeTrigger,
   type PurgeCall,
 } from './netlock-purge.js';
-export { BusQueueParticipant, QueueRecoveryCallError, queueRecoverySubject, startQueueRecoveryHook, type QueueRecoveryHook, type QueueRecoveryHookDeps, type QueueRecoveryVerb } from './queue-lock-recovery/index.js';
+export {
+  BusQueueParticipant,
+  QueueRecoveryCallError,
+  queueRecoverySubject,
+  startQueueRecoveryHook,
+  startQueueRecoveryResponder,
+  type QueueRecoveryHook,
+  type QueueRecoveryHookDeps,
+  type QueueRecoveryVerb,
+  type QueueResponder,
+  type QueueResponderDeps,
+  type QueueRun,
+} from './queue-lock-recovery/index.js';
 // Compute node: heartbeats, the failure feed for node services, rejoin after a false suspicion
 export { startHeartbeatSender, type HeartbeatPublisher, type HeartbeatSenderOptions } from './heartbeat-sender.js';
 export { startFailureFeed, type ComputeFailures, type FailureFeed, type FailureFeedDeps } from './failure-feed.js';

@@ -1,6 +1,6 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { RealClock, RealTimeScheduler } from '@lockfabric/sim';
-import { FailureNoticeSchema } from '@lockfabric/wire';
+import { FailureNoticeSchema, MemberSchema, MemberState, MembershipViewSchema } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlBus } from '../src/bus.js';
 import { startFailureFeed } from '../src/failure-feed.js';
@@ -54,5 +54,23 @@ describe('failure feed (FailureNotice → node services)', () => {
     while (!heard.includes(4) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(heard).toContain(4);
     expect(late).toStrictEqual([]);
+  });
+
+  const view = (epoch: bigint, members: [node: number, incarnation: bigint, state: MemberState][]) =>
+    toBinary(MembershipViewSchema, create(MembershipViewSchema, { epoch, members: members.map(([node, incarnation, state]) => create(MemberSchema, { role: 'compute', id: String(node), node, incarnation, state })) }));
+
+  it('views count as the memory nodes count them: listed dead, or gone from a newer view, after being listed alive', async () => {
+    const before = heard.length;
+    nc.publish(subjects.membership(), view(10n, [[5, 1n, MemberState.ALIVE], [6, 1n, MemberState.ALIVE], [7, 1n, MemberState.ALIVE], [1, 1n, MemberState.ALIVE]]));
+    // stale: older than epoch 10, says nothing
+    nc.publish(subjects.membership(), view(9n, []));
+    // 5 restarted (a higher incarnation, alive): not a death; 6 listed dead; 7 and this node (1) gone
+    nc.publish(subjects.membership(), view(11n, [[5, 2n, MemberState.ALIVE], [6, 1n, MemberState.DEAD]]));
+    nc.publish(subjects.membership(), Uint8Array.of(0xff, 0xff));
+    const deadline = Date.now() + 5_000;
+    while (heard.length < before + 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(heard.slice(before)).toStrictEqual([6, 7]);
+    expect(malformed.count(subjects.membership())).toBe(1);
   });
 });

@@ -3,7 +3,7 @@ import type { DescMessage, DescMethod, MessageShape } from '@bufbuild/protobuf';
 import { Client, credentials } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
 import { rawMethodOf } from '@lockfabric/live';
-import type { FissSwitchControl, SwitchAdmissionState } from '@lockfabric/control';
+import type { FissSwitchControl, SwitchAdmissionState } from '@lockfabric/control-fisslock';
 import {
   DescribeSwitchRequestSchema,
   DescribeSwitchResponseSchema,

@@ -33,6 +33,15 @@ export interface DeadCompute {
 
 export interface QueueRecoveryHook {
   computeDead(member: DeadCompute): void;
+  /**
+   * This coordinator started with no memory of its predecessor, which may have crashed in the
+   * middle of a queue-lock recovery: survivors gated (until their lease), waiters aborted or not,
+   * the table not reset, queues still naming a dead node that nobody will declare dead again (a
+   * restarted coordinator never heard it). One recovery with no newly dead node repairs every
+   * queue all the same: gate, drain, abort, reset, resume (the groups remember the dead nodes an
+   * earlier gate named). With no node running mcs or alock it is one round of gate calls.
+   */
+  afterRestart(): void;
   /** Recoveries that ran (a node took part), in order. */
   readonly completed: readonly QueueRecoveryRun[];
   idle(): Promise<void>;
@@ -60,22 +69,25 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
   let closed = false;
   const stop = new AbortController();
 
-  const record = (member: DeadCompute): void => {
+  const record = (member: DeadCompute | undefined): void => {
+    if (!member) return; // a restart recovery: no member's recovery to record it under
     for (const protocol of PROTOCOLS) deps.recoveries.recordSteps('compute', member.id, protocol, [], deps.clock.nowNs());
   };
 
-  const run = async (member: DeadCompute, attempt: number): Promise<void> => {
+  /** `member` undefined: the recovery after this coordinator's (re)start, with no newly dead node. */
+  const run = async (member: DeadCompute | undefined, attempt: number): Promise<void> => {
     if (closed) return;
     const epoch = deps.epoch();
+    const label = member ? `compute/${member.id}` : 'a coordinator restart';
     const participants = deps
       .liveComputeNodes()
-      .filter((n) => n !== member.node)
+      .filter((n) => n !== member?.node)
       .map((n) => new BusQueueParticipant(deps.bus, deps.subjects, n, callTimeoutMs, gateLeaseMs));
     try {
       const result = await runQueueLockRecovery({
         epoch,
         participants,
-        deadNodes: [member.node],
+        deadNodes: member ? [member.node] : [],
         resetTable: async () => {
           const resetter = participants.find((p) => p.protocol !== undefined);
           if (!resetter) throw new Error('no survivor to reset the lock table through');
@@ -88,17 +100,17 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
         resetWithinNs: (gateLeaseMs / 2 - callTimeoutMs) * 1e6,
       });
       if (result.machines.length === 0) {
-        logger.info(`queue-lock recovery after compute/${member.id}: no survivor runs mcs or alock; nothing to do`);
+        logger.info(`queue-lock recovery after ${label}: no survivor runs mcs or alock; nothing to do`);
       } else {
         completed.push(result);
         const protocol = participants.find((p) => p.protocol !== undefined)?.protocol ?? '?';
         const timings = result.steps.map((s) => `${s.stage} ${((s.endNs - s.startNs) / 1e6).toFixed(1)} ms${s.detail ? ` (${s.detail})` : ''}`).join(', ');
         const outcome = result.reset ? 'queues reset' : 'NOT reset (survivors kept holding); queues behind the dead node stay blocked';
-        logger.info(`queue-lock recovery (${protocol}) after compute/${member.id}, epoch ${epoch}, machines [${result.machines.join(', ')}]: ${outcome}; ${timings}`);
+        logger.info(`queue-lock recovery (${protocol}) after ${label}, epoch ${epoch}, machines [${result.machines.join(', ')}]: ${outcome}; ${timings}`);
       }
       record(member);
     } catch (error) {
-      logger.warn(`queue-lock recovery after compute/${member.id} (attempt ${attempt}/${MAX_ATTEMPTS}) failed: ${error instanceof Error ? error.message : String(error)}`);
+      logger.warn(`queue-lock recovery after ${label} (attempt ${attempt}/${MAX_ATTEMPTS}) failed: ${error instanceof Error ? error.message : String(error)}`);
       if (attempt < MAX_ATTEMPTS && !closed) return run(member, attempt + 1);
       record(member);
     }
@@ -107,6 +119,9 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
   return {
     computeDead: (member) => {
       queue = queue.then(() => run(member, 1)).catch(() => undefined);
+    },
+    afterRestart: () => {
+      queue = queue.then(() => run(undefined, 1)).catch(() => undefined);
     },
     completed,
     idle: () => queue,

@@ -1,32 +1,37 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
 import { existingQueueRecoveryGroup, zeroLockTable } from '@lockfabric/locks-common';
 import type { QueueRecoveryGroup } from '@lockfabric/locks-common';
-import type { NodeId, Verbs } from '@lockfabric/ports';
+import { NS_PER_MS } from '@lockfabric/ports';
+import type { Clock, LockTableLayout, NodeId, Verbs } from '@lockfabric/ports';
 import { QueueRecoveryReplySchema, QueueRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { QueueRecoveryRequest } from '@lockfabric/wire';
-import type { CurrentRun } from './run-service.js';
+import type { BusMessage, ControlBus, Unsubscribe } from '../bus.js';
+import type { Logger, MalformedSink } from '../logger.js';
+import type { Subjects } from '../subjects.js';
+import { queueRecoverySubject } from './bus-queue-participant.js';
+import type { QueueRecoveryVerb } from './bus-queue-participant.js';
 
-export type QueueRecoveryVerb = 'gate' | 'abort' | 'reset' | 'resume';
 const VERBS: readonly QueueRecoveryVerb[] = ['gate', 'abort', 'reset', 'resume'];
 const QUEUE_PROTOCOLS: ReadonlySet<string> = new Set(['mcs', 'alock']);
 
-/** `ctl.queue.<machine>.<verb>`: the coordinator's calls to one compute node in a queue-lock recovery. */
-export function queueRecoverySubject(subjects: Subjects, machine: NodeId, verb: QueueRecoveryVerb): string {
-  return subjects.queueRecovery(machine, verb);
+/** What the responder needs of the node's current run: its protocol and lock table. */
+export interface QueueRun {
+  readonly protocol: string;
+  readonly locks: LockTableLayout;
 }
 
 export interface QueueResponderDeps {
-  readonly nc: NatsConnection;
+  readonly bus: ControlBus;
   readonly subjects: Subjects;
+  /** Runs the gate's lease (live: RealClock; sim: the virtual clock). */
+  readonly clock: Clock;
   readonly node: NodeId;
   /** The running (or lingering) run of this node. */
-  readonly run: () => CurrentRun | undefined;
+  readonly run: () => QueueRun | undefined;
   /** Verbs of this node (for the table reset), through its queue pairs to the memory nodes. */
   readonly verbs: Verbs;
   readonly logger: Logger;
-  readonly malformed: MalformedInputCounter;
+  readonly malformed: MalformedSink;
 }
 
 export interface QueueResponder {
@@ -46,7 +51,8 @@ interface ReplyFields {
 }
 
 /**
- * The compute node's side of queue-lock recovery (README of libs/locks/mcs, "Failures"):
+ * The compute node's side of queue-lock recovery, answering on the control bus (NATS live, the
+ * in-memory bus in sim) (README of libs/locks/mcs, "Failures"):
  * - gate: new mcs/alock acquires of this node stop joining queues (they wait within their own
  *   timeout); the gate opens by itself after the request's lease, so a coordinator that dies
  *   mid-recovery cannot stall the node; reply says whether the node runs mcs/alock clients;
@@ -57,28 +63,28 @@ interface ReplyFields {
  * Calls are fenced by epoch: an older one than the newest seen is refused.
  */
 export function startQueueRecoveryResponder(deps: QueueResponderDeps): QueueResponder {
-  const { nc, node, logger } = deps;
+  const { bus, node, logger, clock } = deps;
   let newestEpoch = 0n;
   let group: QueueRecoveryGroup | undefined;
-  let leaseTimer: NodeJS.Timeout | undefined;
+  let lease: AbortController | undefined;
   const answered: Record<QueueRecoveryVerb, number> = { gate: 0, abort: 0, reset: 0, resume: 0 };
 
   const openGate = (why: string): void => {
-    if (leaseTimer) clearTimeout(leaseTimer);
-    leaseTimer = undefined;
+    lease?.abort();
+    lease = undefined;
     if (group?.gated) logger.info(`queue-lock recovery epoch ${newestEpoch}: gate open (${why})`);
     group?.open();
   };
 
-  const reply = (msg: Msg, fields: ReplyFields): void => {
+  const reply = (msg: BusMessage, fields: ReplyFields): void => {
     try {
-      msg.respond(toBinary(QueueRecoveryReplySchema, create(QueueRecoveryReplySchema, { machine: node, epoch: newestEpoch, ...fields })));
+      msg.respond?.(toBinary(QueueRecoveryReplySchema, create(QueueRecoveryReplySchema, { machine: node, epoch: newestEpoch, ...fields })));
     } catch (error) {
       logger.warn(`queue-lock recovery: could not answer on ${msg.subject}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
 
-  const handle = async (verb: QueueRecoveryVerb, request: QueueRecoveryRequest, msg: Msg): Promise<void> => {
+  const handle = async (verb: QueueRecoveryVerb, request: QueueRecoveryRequest, msg: BusMessage): Promise<void> => {
     if (request.epoch < newestEpoch) return reply(msg, { error: `epoch ${request.epoch} is older than ${newestEpoch}` });
     newestEpoch = request.epoch;
     answered[verb]++;
@@ -91,10 +97,13 @@ export function startQueueRecoveryResponder(deps: QueueResponderDeps): QueueResp
         if (group && group !== found) group.open();
         group = found;
         group.gate(request.deadNodes);
-        if (leaseTimer) clearTimeout(leaseTimer);
+        lease?.abort();
         const leaseMs = request.gateLeaseMs > 0 ? request.gateLeaseMs : 10_000;
-        leaseTimer = setTimeout(() => openGate(`lease of ${leaseMs} ms over without resume`), leaseMs);
-        leaseTimer.unref();
+        const mine = (lease = new AbortController());
+        clock.sleep(leaseMs * NS_PER_MS, mine.signal).then(
+          () => openGate(`lease of ${leaseMs} ms over without resume`),
+          () => undefined,
+        );
         logger.info(`queue-lock recovery epoch ${request.epoch}: ${protocol} gated (dead compute nodes ${request.deadNodes.join(', ')})`);
         return reply(msg, { active: true, protocol });
       }
@@ -116,27 +125,24 @@ export function startQueueRecoveryResponder(deps: QueueResponderDeps): QueueResp
     }
   };
 
-  const subscriptions: Subscription[] = VERBS.map((verb) => {
+  const subscriptions: Unsubscribe[] = VERBS.map((verb) => {
     const subject = queueRecoverySubject(deps.subjects, node, verb);
-    return nc.subscribe(subject, {
-      callback: (error, msg) => {
-        if (error) return logger.warn(`queue-lock recovery: subscription error on ${subject}: ${error.message}`);
-        let request: QueueRecoveryRequest;
-        try {
-          request = decodeWire(QueueRecoveryRequestSchema, msg.data, subject);
-        } catch (decodeError) {
-          deps.malformed.record(subject, decodeError);
-          return reply(msg, { error: `malformed request: ${decodeError instanceof Error ? decodeError.message : String(decodeError)}` });
-        }
-        handle(verb, request, msg).catch((failure: unknown) => reply(msg, { error: failure instanceof Error ? failure.message : String(failure) }));
-      },
+    return bus.subscribe(subject, (msg) => {
+      let request: QueueRecoveryRequest;
+      try {
+        request = decodeWire(QueueRecoveryRequestSchema, msg.data, subject);
+      } catch (decodeError) {
+        deps.malformed.record(subject, decodeError);
+        return reply(msg, { error: `malformed request: ${decodeError instanceof Error ? decodeError.message : String(decodeError)}` });
+      }
+      handle(verb, request, msg).catch((failure: unknown) => reply(msg, { error: failure instanceof Error ? failure.message : String(failure) }));
     });
   });
 
   return {
     answered,
     close: () => {
-      for (const s of subscriptions) s.unsubscribe();
+      for (const unsubscribe of subscriptions) unsubscribe();
       openGate('node closing');
     },
   };

@@ -3,10 +3,7 @@ import { MalformedInputError, NS_PER_MS } from '@lockfabric/ports';
 import type { Clock, NodeId, Trace } from '@lockfabric/ports';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { FissStuckLockSchema, FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
-import type { ControlBus } from '../bus.js';
-import type { Logger, MalformedSink } from '../logger.js';
-import type { RecoveryBook } from '../recovery-book.js';
-import type { Subjects } from '../subjects.js';
+import type { ControlBus, FailedCompute, FissRecoveryDriver, Logger, MalformedSink, RecoveryBook, Subjects } from '@lockfabric/control';
 import { DEFAULT_ATTEMPT_POLICY, nextStep } from './attempt-policy.js';
 import type { AttemptPolicyOptions } from './attempt-policy.js';
 import { FissParticipantError, runFissRecovery } from './fiss-recovery-driver.js';
@@ -64,11 +61,7 @@ export interface FissRecoveryHookDeps {
   readonly participant?: (node: NodeId) => HookParticipant;
 }
 
-export interface FailedCompute {
-  readonly id: string;
-  readonly node: NodeId;
-  readonly incarnation: bigint;
-}
+export type { FailedCompute };
 
 interface RecoveredMember extends FailedCompute {
   /** `lock`: a stuck-lock repair, which has no member in the recovery book. */
@@ -84,7 +77,7 @@ export interface StuckLockStats {
   coalesced: number;
 }
 
-export interface FissRecoveryHook {
+export interface FissRecoveryHook extends FissRecoveryDriver {
   /**
    * A switch was seen for the first time (this coordinator started, or the switch did). An open
    * switch stays open; a closed one — restarted, or closed mid-recovery, while no coordinator

@@ -4,8 +4,7 @@ import { LockFabricError } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { FissRecoveryReply } from '@lockfabric/wire';
-import type { ControlBus } from '../bus.js';
-import type { Subjects } from '../subjects.js';
+import type { ControlBus, Subjects } from '@lockfabric/control';
 import type { FissParticipant } from './fiss-recovery-driver.js';
 import { FissWireError, machineOrdersToWire, serverReportFromWire } from './fiss-wire.js';
 

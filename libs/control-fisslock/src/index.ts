@@ -3,4 +3,4 @@ export { DEFAULT_ATTEMPT_POLICY, nextStep, type AttemptPolicyOptions, type Faile
 export type { FissSwitchControl, FissSwitchControlFactory, SwitchAdmissionState } from './switch-control.js';
 export { FissWireError, machineOrdersToWire, serverReportFromWire } from './fiss-wire.js';
 export { BusFissParticipant, FissCallError, type FissVerb } from './bus-participant.js';
-export { startFissRecoveryHook, type FailedCompute, type FissRecoveryHook, type FissRecoveryHookDeps, type HookParticipant, type StuckLockStats } from './fiss-recovery-hook.js';
+export { startFissRecoveryHook, type FissRecoveryHook, type FissRecoveryHookDeps, type HookParticipant, type StuckLockStats } from './fiss-recovery-hook.js';

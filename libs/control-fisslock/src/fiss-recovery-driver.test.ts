@@ -2,8 +2,7 @@ import { createInMemoryTelemetry } from '@lockfabric/telemetry';
 import { RecoveryStage } from '@lockfabric/wire';
 import type { DeciderControl, MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
 import { describe, expect, it } from 'vitest';
-import { RecoveryBook } from '../recovery-book.js';
-import { parseRecoveryDetail, recoveryToWire } from '../recovery-wire.js';
+import { RecoveryBook, parseRecoveryDetail, recoveryToWire } from '@lockfabric/control';
 import { FissParticipantError, RECOVERY_ATTR, runFissRecovery } from './fiss-recovery-driver.js';
 import type { FissParticipant } from './fiss-recovery-driver.js';
 
