@@ -78,7 +78,7 @@ const STATES: readonly MemberState[] = ['alive', 'suspect', 'dead'];
  * decides anything; the sim runs the same control plane over its in-memory bus.
  */
 export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinator> {
-  const { nc, subjects, logger } = deps;
+  const { nc, logger } = deps;
   const clock = deps.clock ?? new RealClock();
   const malformed = new MalformedInputCounter({ logger, clock });
   const metrics = deps.metrics ?? new MetricsRegistry();
@@ -96,22 +96,13 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
 
   // the control plane calls its FissLock driver factory once, synchronously, while it starts
   const started: { fiss?: FissRecoveryHook } = {};
+  // What the process does not own (the detector's and the books' options) passes through as it is.
+  const { nc: _nc, cluster: _cluster, grpcPort: _grpcPort, grpcHost: _grpcHost, metrics: _metrics, drivers: _drivers, ...options } = deps;
   const plane = startControlPlane({
+    ...options,
     bus: new NatsControlBus(nc),
-    subjects,
     clock,
-    logger,
     malformed,
-    heartbeatIntervalMs: deps.heartbeatIntervalMs,
-    missesBeforeSuspect: deps.missesBeforeSuspect,
-    ...(deps.confirmAfterMs === undefined ? {} : { confirmAfterMs: deps.confirmAfterMs }),
-    ...(deps.warmupMs === undefined ? {} : { warmupMs: deps.warmupMs }),
-    ...(deps.announceIntervalMs === undefined ? {} : { announceIntervalMs: deps.announceIntervalMs }),
-    ...(deps.maxMembers === undefined ? {} : { maxMembers: deps.maxMembers }),
-    ...(deps.leaseBoundsMs === undefined ? {} : { leaseBoundsMs: deps.leaseBoundsMs }),
-    ...(deps.keepRecoveries === undefined ? {} : { keepRecoveries: deps.keepRecoveries }),
-    ...(deps.reconnectGraceMs === undefined ? {} : { reconnectGraceMs: deps.reconnectGraceMs }),
-    ...(deps.trace ? { trace: deps.trace } : {}),
     fissRecovery: (context) =>
       (started.fiss = startFissRecoveryHook({ ...context, switchControl: drivers.switchControl ?? ((address) => new GrpcDeciderControl(address)), ...(drivers.fiss ?? {}) })),
     netlockPurge,

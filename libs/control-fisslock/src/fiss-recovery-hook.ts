@@ -1,9 +1,9 @@
 import type { FissPolicy } from '@lockfabric/lock-fisslock';
 import { MalformedInputError, NS_PER_MS } from '@lockfabric/ports';
-import type { Clock, NodeId, Trace } from '@lockfabric/ports';
+import type { NodeId, Trace } from '@lockfabric/ports';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { FissStuckLockSchema, FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
-import type { ControlBus, FailedCompute, FissRecoveryDriver, Logger, MalformedSink, RecoveryBook, Subjects } from '@lockfabric/control';
+import type { DriverContext, FailedCompute, FissRecoveryDriver } from '@lockfabric/control';
 import { DEFAULT_ATTEMPT_POLICY, nextStep } from './attempt-policy.js';
 import type { AttemptPolicyOptions } from './attempt-policy.js';
 import { FissParticipantError, runFissRecovery } from './fiss-recovery-driver.js';
@@ -14,14 +14,7 @@ import type { FissSwitchControl, FissSwitchControlFactory } from './switch-contr
 /** A compute node as the hook drives it; `policy` is learnt from its pause. */
 export type HookParticipant = FissParticipant & { readonly policy?: FissPolicy | undefined };
 
-export interface FissRecoveryHookDeps {
-  readonly bus: ControlBus;
-  readonly subjects: Subjects;
-  readonly logger: Logger;
-  /** Every wait of the hook (settle, retry delays, announcement waits) is a sleep on this clock. */
-  readonly clock: Clock;
-  readonly recoveries: RecoveryBook;
-  readonly malformed: MalformedSink;
+export interface FissRecoveryHookDeps extends DriverContext {
   /** The membership epoch now: every recovery call carries it. */
   readonly epoch: () => bigint;
   /** Compute nodes the failure detector holds alive (candidates; those without a FissLock pool decline). */

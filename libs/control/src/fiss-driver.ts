@@ -1,8 +1,5 @@
-import type { Clock, NodeId, Trace } from '@lockfabric/ports';
-import type { ControlBus } from './bus.js';
-import type { Logger, MalformedSink } from './logger.js';
-import type { RecoveryBook } from './recovery-book.js';
-import type { Subjects } from './subjects.js';
+import type { NodeId, Trace } from '@lockfabric/ports';
+import type { DriverContext } from './driver-context.js';
 
 /** A member the FissLock recovery concerns (a switch, or a compute node declared dead). */
 export interface FailedCompute {
@@ -12,13 +9,7 @@ export interface FailedCompute {
 }
 
 /** What the control plane gives its FissLock recovery driver (FissLock §7.2). */
-export interface FissDriverContext {
-  readonly bus: ControlBus;
-  readonly subjects: Subjects;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly recoveries: RecoveryBook;
-  readonly malformed: MalformedSink;
+export interface FissDriverContext extends DriverContext {
   readonly trace?: Trace;
   /** The membership epoch now: every recovery call carries it. */
   readonly epoch: () => bigint;

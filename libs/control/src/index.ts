@@ -23,6 +23,7 @@ export { membershipViewToWire } from './view-wire.js';
 export { COMPUTE_FAILURE_RULES, rulesFor, type RecoveryMechanism, type RecoveryRule } from './recovery-rules.js';
 export { DEFAULT_KEEP_DONE, RecoveryBook, type FailedMember, type Recovery, type RecoveryAction, type RecoveryBookOptions, type RecoveryStep } from './recovery-book.js';
 export { failureNoticeToWire, parseRecoveryDetail, recoveryToWire } from './recovery-wire.js';
+export type { DriverContext } from './driver-context.js';
 export { fissNotDriven, type FailedCompute, type FissDriverContext, type FissDriverFactory, type FissRecoveryDriver } from './fiss-driver.js';
 export {
   NetLockNotInUseError,

@@ -1,11 +1,8 @@
 import { LockFabricError, NS_PER_MS } from '@lockfabric/ports';
-import type { Clock, NodeId } from '@lockfabric/ports';
+import type { NodeId } from '@lockfabric/ports';
 import { FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
 import type { PurgeNetLockMachineResponse } from '@lockfabric/wire';
-import type { ControlBus } from './bus.js';
-import type { Logger, MalformedSink } from './logger.js';
-import type { RecoveryBook } from './recovery-book.js';
-import type { Subjects } from './subjects.js';
+import type { DriverContext } from './driver-context.js';
 
 /** What one purge call does: the switch's SwitchControl.PurgeNetLockMachine. */
 export type PurgeCall = (address: string, machine: NodeId) => Promise<PurgeNetLockMachineResponse>;
@@ -33,13 +30,7 @@ export class NetLockNotInUseError extends LockFabricError {
   }
 }
 
-export interface NetLockPurgeDeps {
-  readonly bus: ControlBus;
-  readonly subjects: Subjects;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly recoveries: RecoveryBook;
-  readonly malformed: MalformedSink;
+export interface NetLockPurgeDeps extends DriverContext {
   /** Attempts per death while the switch is unknown or unreachable; default 5. */
   readonly maxAttempts?: number;
   /** Between attempts; default 300 ms (a switch announces its address every second). */

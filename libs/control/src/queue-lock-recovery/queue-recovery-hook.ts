@@ -1,19 +1,11 @@
 import { runQueueLockRecovery } from '@lockfabric/locks-common';
 import type { QueueRecoveryRun } from '@lockfabric/locks-common';
 import { NS_PER_MS } from '@lockfabric/ports';
-import type { Clock, NodeId } from '@lockfabric/ports';
-import type { ControlBus } from '../bus.js';
-import type { Logger } from '../logger.js';
-import type { RecoveryBook } from '../recovery-book.js';
-import type { Subjects } from '../subjects.js';
+import type { NodeId } from '@lockfabric/ports';
+import type { DriverContext } from '../driver-context.js';
 import { BusQueueParticipant } from './bus-queue-participant.js';
 
-export interface QueueRecoveryHookDeps {
-  readonly bus: ControlBus;
-  readonly subjects: Subjects;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly recoveries: RecoveryBook;
+export interface QueueRecoveryHookDeps extends Omit<DriverContext, 'malformed'> {
   /** The membership epoch now: every call carries it. */
   readonly epoch: () => bigint;
   /** Compute nodes the failure detector holds alive. */
