@@ -1,5 +1,6 @@
 import { Nic, NodeMemory, QueuePairVerbs, registerDescriptorRegion } from '@lockfabric/fabric';
-import { MailboxHub, MalformedInputCounter, SwitchLink, followFences, startMemoryServer } from '@lockfabric/live';
+import { startFailureFeed, startQueueRecoveryResponder, startRejoinWatch } from '@lockfabric/control';
+import { MailboxHub, MalformedInputCounter, NatsControlBus, SwitchLink, followFences, startMemoryServer } from '@lockfabric/live';
 import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { TotalsCounter } from '@lockfabric/telemetry';
@@ -10,9 +11,6 @@ import { fissAgentPoolOf, fissPoolOf, startFissRecoveryResponder } from './fiss-
 import { startFissSelfFence } from './fiss-self-fence.js';
 import { startFissStuckReporter } from './fiss-stuck-reporter.js';
 import { GatedSwitchPort } from './gated-switch-port.js';
-import { startFailureFeed } from './failure-feed.js';
-import { startRejoinWatch } from './rejoin-watch.js';
-import { startQueueRecoveryResponder } from './queue-recovery-responder.js';
 import { EpochStamp, epochStampingNats, followMembershipEpochs } from './epoch-stamp.js';
 import { DescriptorMemoryExecutor } from './descriptor-executor.js';
 
@@ -23,7 +21,7 @@ import { DescriptorMemoryExecutor } from './descriptor-executor.js';
 await runService({
   role: 'compute',
   needsNats: true,
-  start: async ({ config, logger, telemetry, nc, subjects, metrics }) => {
+  start: async ({ config, logger, telemetry, nc, subjects, metrics, clock }) => {
     const node = config.node.id;
     const memory = new NodeMemory(node);
     registerDescriptorRegion(memory, false);
@@ -47,7 +45,9 @@ await runService({
     // FissLock recovery holds this machine's switch traffic between S2 and the end of S3
     const switchPort = new GatedSwitchPort(switchLink);
     // FailureNotices for lock servers (srvlock, parlock, NetLock's server): drop a dead node's holds.
-    const failures = startFailureFeed({ nc, subjects, node, logger, malformed });
+    // The control-plane side of this node (libs/control) over NATS: the same code the sim runs.
+    const bus = new NatsControlBus(nc);
+    const failures = startFailureFeed({ bus, subjects, node, logger, malformed });
     const descriptorFences = followFences({ nc, subjects, fences: descriptors.fences, malformed, logger, onFence: (f) => logger.warn(`compute node ${node}: fenced compute node ${f.node} (incarnation ${f.incarnation}, epoch ${f.epoch}) from this node's queue nodes`) });
     const fencedCounter = metrics.counter({ name: 'lockfabric_compute_fenced_requests_total', help: "Peers' work requests into this node's queue nodes refused because their compute node was declared dead (fenced)" });
     let seenFenced = 0;
@@ -59,14 +59,14 @@ await runService({
     // the agent pool's T_STUCK watchdog reports go to the coordinator, which repairs with S1–S3
     const fissStuck = startFissStuckReporter({ nc, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
     // Declared dead while still running (a partition, a long stall): retire that incarnation, rejoin with a new one.
-    const rejoin = startRejoinWatch({ nc, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => (fissFence.fence(reason), runs.retire(reason)) });
+    const rejoin = startRejoinWatch({ bus, clock, nowMs: Date.now, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => (fissFence.fence(reason), runs.retire(reason)) });
     const rebinds = metrics.counter({ name: 'lockfabric_compute_memory_rebinds_total', help: 'Memory-node queue-pair rebinding: downs, describe attempts, failed attempts, incarnation changes', labelNames: ['event'] });
     let seenRebinds = fabric.rebindStats();
     const rejoinCounter = metrics.counter({ name: 'lockfabric_compute_rejoins_total', help: 'Times this compute node was declared dead while running and rejoined with a new incarnation' });
     let seenRejoins = 0;
-    // mcs/alock recovery after a compute node's death: gate, abort, table reset (queue-recovery-responder.ts)
+    // mcs/alock recovery after a compute node's death: gate, abort, table reset (libs/control queue-recovery-responder.ts)
     const queueVerbs = new QueuePairVerbs({ localNode: node, post: (batch, options) => fabric.post(batch, options) });
-    const queueRecovery = startQueueRecoveryResponder({ nc, subjects, node, run: () => runs.current, verbs: queueVerbs, logger, malformed });
+    const queueRecovery = startQueueRecoveryResponder({ bus, clock, subjects, node, run: () => runs.current, verbs: queueVerbs, logger, malformed });
     const runCounter = metrics.counter({ name: 'lockfabric_runs_total', help: 'Workload runs completed by this compute node' });
     const decodeErrors = new TotalsCounter(metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] }), 'source');
     let seenRuns = 0;

@@ -1,13 +1,14 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { MalformedInputCounter, connectNats, createSubjects } from '@lockfabric/live';
+import { RecoveryBook } from '@lockfabric/control';
+import { startFissRecoveryHook } from '@lockfabric/control-fisslock';
+import type { FissRecoveryHook } from '@lockfabric/control-fisslock';
+import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/sim';
 import { FissSwitchAdmissionSchema } from '@lockfabric/wire';
 import type { FissSwitchAdmission } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFissRecoveryHook } from '../src/fisslock-recovery/fiss-recovery-hook.js';
-import type { FissRecoveryHook } from '../src/fisslock-recovery/fiss-recovery-hook.js';
-import { RecoveryBook } from '../src/recovery-book.js';
+import { GrpcDeciderControl } from '../src/switch-control/grpc-decider-control.js';
 import { memoryLogger, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
 
 const subjects = createSubjects('admission-test');
@@ -25,8 +26,9 @@ describe('the coordinator opens switches to epoch-stamped lock packets (switch-d
     await nc.flush();
     const logger = memoryLogger();
     hook = startFissRecoveryHook({
-      nc,
+      bus: new NatsControlBus(nc),
       subjects,
+      switchControl: (address) => new GrpcDeciderControl(address),
       logger,
       clock: new RealClock(),
       recoveries: new RecoveryBook(),

@@ -1,16 +1,14 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { create, toBinary } from '@bufbuild/protobuf';
-import { MalformedInputCounter, announceFissSwitch, connectNats, createSubjects } from '@lockfabric/live';
+import { RecoveryBook } from '@lockfabric/control';
+import { FissCallError, startFissRecoveryHook } from '@lockfabric/control-fisslock';
+import type { FissRecoveryHook, FissRecoveryHookDeps, FissSwitchControl, HookParticipant } from '@lockfabric/control-fisslock';
+import { MalformedInputCounter, NatsControlBus, announceFissSwitch, connectNats, createSubjects } from '@lockfabric/live';
 import { FissStuckLockSchema } from '@lockfabric/wire';
 import type { MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
 import type { NodeId } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/sim';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFissRecoveryHook } from '../src/fisslock-recovery/fiss-recovery-hook.js';
-import type { FissRecoveryHook, FissRecoveryHookDeps, HookParticipant } from '../src/fisslock-recovery/fiss-recovery-hook.js';
-import { FissCallError } from '../src/fisslock-recovery/nats-participant.js';
-import type { FissSwitchControl } from '../src/fisslock-recovery/switch-decider-control.js';
-import { RecoveryBook } from '../src/recovery-book.js';
 import { memoryLogger, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
 
 const LOCKS = 8;
@@ -86,7 +84,7 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
   function start(overrides: Partial<FissRecoveryHookDeps> & Pick<FissRecoveryHookDeps, 'participant' | 'switchControl' | 'liveComputeNodes'>): { hook: FissRecoveryHook; book: RecoveryBook; logger: ReturnType<typeof memoryLogger> } {
     const logger = memoryLogger();
     const book = new RecoveryBook();
-    hook = startFissRecoveryHook({ nc, subjects, logger, clock: new RealClock(), recoveries: book, malformed: new MalformedInputCounter({ logger }), epoch: () => 9n, settleMs: 1, announceWaitMs: 2_000, attempts: FAST, ...overrides });
+    hook = startFissRecoveryHook({ bus: new NatsControlBus(nc), subjects, logger, clock: new RealClock(), recoveries: book, malformed: new MalformedInputCounter({ logger }), epoch: () => 9n, settleMs: 1, announceWaitMs: 2_000, attempts: FAST, ...overrides });
     return { hook, book, logger };
   }
 

@@ -5,8 +5,8 @@ import { CoordinatorService, FailureNoticeSchema, MembershipViewSchema, Recovery
 import type { FailureNotice, MembershipView } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoordinator, type Coordinator } from '../src/coordinator.js';
-import { parseRecoveryDetail } from '../src/recovery-wire.js';
-import { announceLockTable } from '../src/table-announce.js';
+import { parseRecoveryDetail } from '@lockfabric/control';
+import { announceLockTable } from '@lockfabric/live';
 import { callRaw, memoryLogger, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
 
 const subjects = createSubjects('recovery-test');

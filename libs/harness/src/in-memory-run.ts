@@ -5,8 +5,10 @@ import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabr
 import { NO_FAULTS } from '@lockfabric/switch';
 import type { FaultSpec } from '@lockfabric/switch';
 import { buildSwitchProgram } from './switch-programs.js';
-import { FailureHub, severablePorts } from './node-failure.js';
-import type { NodeFailureOutcome, NodeFailureSpec } from './node-failure.js';
+import { severablePorts } from './node-failure.js';
+import type { CoordinatorCrashSpec, NodeFailureOutcome, NodeFailureSpec } from './node-failure.js';
+import { startRunControl } from './control/run-control.js';
+import type { ControlPlaneOutcome } from './control/run-control.js';
 import { NS_PER_MS } from '@lockfabric/ports';
 import { clientKey } from '@lockfabric/ports';
 import type { ClientAddress, Trace } from '@lockfabric/ports';
@@ -37,11 +39,23 @@ export interface InMemoryRunOptions {
   /** Called now and then with the fraction done (by time or operations). */
   readonly onProgress?: (fraction: number) => void;
   /**
-   * Fault: a compute node fails (its clients and node service go silent) and, `detectionMs`
-   * later, node services are told through `NodeServiceContext.failures`. Its clients' history
-   * ends at the failure; they count as failed clients for the checker.
+   * Fault: a compute node fails (its clients, node service and heartbeats go silent). The run's
+   * control plane (the coordinator's real failure detector and recovery drivers over the sim's
+   * in-memory bus, harness/src/control) declares it dead after `detectionMs` of silence, and node
+   * services are told through `NodeServiceContext.failures`. Its clients' history ends at the
+   * failure; they count as failed clients for the checker.
    */
   readonly nodeFailure?: NodeFailureSpec;
+  /**
+   * Fault: the coordinator crashes `atMs` into the run, losing all its state, and a new instance
+   * starts `downMs` later (`{ atMs: 12, downMs: 5 }`). It runs the same control plane as
+   * `nodeFailure` (started for either option) and can be combined with it, e.g. to crash the
+   * coordinator between a node's death and its detection or in the middle of its recovery. The
+   * restarted coordinator warms up for one suspicion timeout (`nodeFailure.detectionMs`, default
+   * 2 ms) before its first view; a node that died while no coordinator heard it is absent from
+   * that view, which node services take as its death. `result.control.lives` shows the crash.
+   */
+  readonly coordinatorCrash?: CoordinatorCrashSpec;
   /**
    * Sim only, opt-in: node services (agent pools, lock servers) pay `packetNs` of one of their
    * machine's lock-manager cores per packet (see InMemoryClusterConfig.lockManagerCpu).
@@ -81,6 +95,8 @@ export interface InMemoryRunResult {
   readonly cutOff: boolean;
   /** The node failure of `nodeFailure`, once it happened. */
   readonly nodeFailure?: NodeFailureOutcome;
+  /** What the run's control plane did, when `nodeFailure` or `coordinatorCrash` gave it one. */
+  readonly control?: ControlPlaneOutcome;
   /** Lock-manager queue counters per machine, when `lockManagerCpu` was set. */
   readonly lockManagerCpu?: Record<string, LockManagerCpuStats>;
   /** The switch program's decisions by name (packets per decision), when the run has a switch. */
@@ -115,7 +131,17 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     node: i < colocated ? cluster.memoryNodeIds[0]! : clientNodes[i % clientNodes.length]!,
     client: i,
   }));
-  const failures = new FailureHub();
+  const control = startRunControl({
+    scheduler: built.scheduler,
+    clock: cluster.clock,
+    computeNodes: cluster.computeNodeIds,
+    memoryNodes: cluster.memoryNodeIds,
+    ...(options.nodeFailure ? { nodeFailure: options.nodeFailure } : {}),
+    ...(options.coordinatorCrash ? { coordinatorCrash: options.coordinatorCrash } : {}),
+    protocol: protocol.id,
+    locks: () => cluster.layout,
+    verbsOf: (node) => cluster.servicePorts({ node, client: SERVICE_CLIENT }).verbs,
+  });
   const victimNode = options.nodeFailure ? cluster.computeNodeIds[options.nodeFailure.computeNode] : undefined;
   if (options.nodeFailure && victimNode === undefined) throw new RangeError(`nodeFailure: no compute node ${options.nodeFailure.computeNode}`);
   let victimDead = false;
@@ -128,7 +154,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     const windows = (options.pauses ?? []).filter((p) => p.node === node).map((p) => ({ fromNs: startNs + p.atNs, toNs: startNs + p.atNs + p.durationNs }));
     return pausablePorts(ports, windows, 0);
   };
-  const serviceContext = (node: number) => ({ ports: servicePorts(node), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures });
+  const serviceContext = (node: number) => ({ ports: servicePorts(node), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures: control.failuresOf(node) });
   for (const node of cluster.memoryNodeIds) {
     const service = protocol.services?.memory?.(serviceContext(node), options.protocolOptions);
     if (service) services.push(service);
@@ -165,15 +191,15 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     const failedAtNs = cluster.clock.nowNs();
     victimDead = true;
     victimStop.abort(new Error(`node ${node} failed`));
+    const heard = control.nodeFailed(node);
     await victimService?.stop();
-    await cluster.clock.sleep((plan.detectionMs ?? 0) * NS_PER_MS);
-    failures.fire(node);
-    failure = { node, failedAtNs, reportedAtNs: cluster.clock.nowNs() };
+    const reportedAtNs = await heard;
+    failure = { node, failedAtNs, reportedAtNs };
   }
   // The failed node's clients are not waited for: severed, they may retry until their own limits.
   void victimsRun?.catch(() => undefined);
   let healed: HealOutcome | undefined;
-  const run = Promise.all([survivorsRun, failureDone])
+  const run = Promise.all([survivorsRun, failureDone, control.crashSchedule])
     .then(async ([survivors]) => {
       if (options.heal) {
         cluster.switchFaults?.setSpec(NO_FAULTS);
@@ -211,6 +237,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     }
   } finally {
     clearInterval(progress);
+    control.close();
     for (const service of services) await service.stop();
   }
   const result = finished ? await run : undefined;
@@ -240,6 +267,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     wallMs: performance.now() - wallStart,
     cutOff,
     ...(failure ? { nodeFailure: failure } : {}),
+    ...(control.outcome() ? { control: control.outcome() } : {}),
     ...(options.lockManagerCpu ? { lockManagerCpu: cluster.lockManagerCpuStats() } : {}),
     ...(cluster.switch ? { switchDecisions: cluster.switch.counters().decisions } : {}),
     ...(healed ? { heal: healed } : {}),

@@ -2,6 +2,8 @@ export * from './in-memory-run.js';
 export * from './switch-programs.js';
 export * from './switch-net.js';
 export * from './node-failure.js';
+export * from './control/sim-control-plane.js';
+export * from './control/run-control.js';
 export * from './failure-recovery-check.js';
 export * from './pause-run.js';
 export * from './dslr-swarm.js';

@@ -1,13 +1,43 @@
 import type { NodeId, ClientPorts, Verbs } from '@lockfabric/ports';
 
-/** Fault of an in-memory run: one compute node fails like a SIGKILL, and the coordinator reports it. */
+/**
+ * Fault of an in-memory run: one compute node fails like a SIGKILL. It stops heartbeating; the
+ * coordinator's control plane (libs/control, run over the sim's in-memory bus) detects the
+ * silence, publishes the FailureNotice and runs the recovery drivers, and node services hear of
+ * it through their failure feed (harness/src/control).
+ */
 export interface NodeFailureSpec {
   /** Which compute node fails: an index into the cluster's compute nodes. */
   readonly computeNode: number;
   /** When it fails, from the run's start. */
   readonly atMs: number;
-  /** How long after the failure the node services hear of it (the coordinator's detection time); default 0. */
+  /**
+   * The failure detector's suspicion timeout: heartbeats every `detectionMs / missesBeforeSuspect`,
+   * a member suspected (and, with no confirmation delay, declared dead) after `detectionMs` of
+   * silence. Node services hear of the death between `detectionMs - interval` and
+   * `detectionMs + tick` after the failure (plus control-message latency). Default 2 ms.
+   */
   readonly detectionMs?: number;
+  /** Missed heartbeat intervals before suspicion; default 2. */
+  readonly missesBeforeSuspect?: number;
+}
+
+/**
+ * Fault of an in-memory run: the coordinator process crashes at `atMs` (its state is dropped:
+ * failure detector, epochs, recovery book, recovery drivers in flight, and its control messages in
+ * flight) and a new instance with empty state starts `downMs` later, warms up for one suspicion
+ * timeout, and carries on. Nodes keep heartbeating meanwhile.
+ */
+export interface CoordinatorCrashSpec {
+  /** When the coordinator crashes, from the run's start. */
+  readonly atMs: number;
+  /** How long it stays down before the new instance starts. */
+  readonly downMs: number;
+  /**
+   * Test only: the new instance skips the queue-lock repair a restarted coordinator runs
+   * (QueueRecoveryHook.afterRestart), so a recovery the crash cut short is never finished.
+   */
+  readonly mutantSkipRestartRecovery?: boolean;
 }
 
 /** What happened: the node, and when it failed and was reported (clock of the run). */
@@ -18,8 +48,9 @@ export interface NodeFailureOutcome {
 }
 
 /**
- * The failure feed node services get in a run (`NodeServiceContext.failures`): the in-memory
- * stand-in for the coordinator's FailureNotice subscription.
+ * A failure feed a test fires by hand (`NodeServiceContext.failures`), for rigs that exercise node
+ * services without a control plane (switch-net.ts, the declock kill rig). `runInMemory` runs the
+ * real control plane instead (harness/src/control).
  */
 export class FailureHub {
   private readonly listeners = new Set<(node: NodeId) => void>();

@@ -38,6 +38,7 @@ export {
 } from './raw-transport.js';
 export { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.js';
 export { startHeartbeat, type HeartbeatOptions, type HeartbeatPublisher } from './heartbeat.js';
+export { NatsControlBus } from './nats-control-bus.js';
 export { GrpcCallError, UnaryClient, grpcError, unaryHandler, type GrpcError, type UnaryOptions } from './grpc-unary.js';
 export { FenceTable, fencedDetail, refuseFenced, type Fence, type FenceTableOptions, type ViewMember } from './fence-table.js';
 export { followFences, type FenceFeed, type FenceFeedOptions } from './fence-feed.js';

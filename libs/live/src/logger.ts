@@ -1,9 +1,7 @@
-/** Where the live transport reports what operators need to see. Services plug in their own. */
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
+import type { Logger } from '@lockfabric/control';
+
+/** Where the live transport reports what operators need to see (the control plane's Logger port). */
+export type { Logger };
 
 function line(level: string, message: string): string {
   return `${new Date().toISOString()} ${level} ${message}`;

@@ -11,20 +11,12 @@
  * order. A line that outgrows MAX_LINE_BYTES or does not parse ends filtering for the connection
  * (everything after it passes): a relay must not break a protocol it cannot follow.
  */
+import { subjectMatches } from '@lockfabric/control';
+
 export const MAX_LINE_BYTES = 64 * 1024;
 
-/** Matches a NATS subject against a pattern: `*` is one token, a final `>` is one or more tokens. */
-export function subjectMatches(pattern: string, subject: string): boolean {
-  const want = pattern.split('.');
-  const have = subject.split('.');
-  for (let i = 0; i < want.length; i++) {
-    const token = want[i];
-    if (token === '>') return i === want.length - 1 && have.length > i;
-    if (i >= have.length) return false;
-    if (token !== '*' && token !== have[i]) return false;
-  }
-  return want.length === have.length;
-}
+/** Matches a NATS subject against a pattern (`*` one token, a final `>` one or more): the control bus's matcher. */
+export { subjectMatches };
 
 /** A valid pattern: dot-separated tokens of letters, digits, `_` or `-`, `*`, or a final `>`. */
 export function isSubjectPattern(pattern: string): boolean {

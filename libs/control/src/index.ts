@@ -1,0 +1,55 @@
+// Ports and substrates of the control plane
+export { deliverSafely, subjectMatches, type BusMessage, type BusStatus, type ControlBus, type Unsubscribe } from './bus.js';
+export { InMemoryControlBus, type BusScheduler, type InMemoryControlBusOptions } from './in-memory-bus.js';
+export { ControlBusClosedError, ControlNoRespondersError, ControlRequestTimeoutError, ControlSubjectError } from './errors.js';
+export { MalformedTally, silentLogger, type Logger, type MalformedSink } from './logger.js';
+export { createSubjects, SubjectTokenError, type Subjects } from './subjects.js';
+// Coordinator: membership, failure detection, recovery bookkeeping and orchestration
+export { startControlPlane, type ControlPlane, type ControlPlaneDeps, type ControlPlaneEvents } from './control-plane.js';
+export {
+  DEFAULT_MAX_MEMBERS,
+  FailureDetector,
+  type FailureDetectorOptions,
+  type HeartbeatInput,
+  type HeartbeatOutcome,
+  type MemberRecord,
+  type MemberState,
+  type Transition,
+} from './failure-detector.js';
+export { EPOCH_TIME_SHIFT, EpochSource, epochFloor } from './epoch-source.js';
+export { DEFAULT_ANNOUNCE_INTERVAL_MS, Membership, type MembershipOptions, type MembershipView, type PublishReason } from './membership.js';
+export { decodeHeartbeat } from './heartbeat-decoder.js';
+export { membershipViewToWire } from './view-wire.js';
+export { COMPUTE_FAILURE_RULES, rulesFor, type RecoveryMechanism, type RecoveryRule } from './recovery-rules.js';
+export { DEFAULT_KEEP_DONE, RecoveryBook, type FailedMember, type Recovery, type RecoveryAction, type RecoveryBookOptions, type RecoveryStep } from './recovery-book.js';
+export { failureNoticeToWire, parseRecoveryDetail, recoveryToWire } from './recovery-wire.js';
+export type { DriverContext } from './driver-context.js';
+export { fissNotDriven, type FailedCompute, type FissDriverContext, type FissDriverFactory, type FissRecoveryDriver } from './fiss-driver.js';
+export {
+  NetLockNotInUseError,
+  startNetLockPurge,
+  type DeadCompute,
+  type NetLockPurgeDeps,
+  type NetLockPurgeOutcome,
+  type NetLockPurgePort,
+  type NetLockPurgeTrigger,
+  type PurgeCall,
+} from './netlock-purge.js';
+export {
+  BusQueueParticipant,
+  QueueRecoveryCallError,
+  queueRecoverySubject,
+  startQueueRecoveryHook,
+  startQueueRecoveryResponder,
+  type QueueRecoveryHook,
+  type QueueRecoveryHookDeps,
+  type QueueRecoveryVerb,
+  type QueueResponder,
+  type QueueResponderDeps,
+  type QueueRun,
+} from './queue-lock-recovery/index.js';
+// Compute node: heartbeats, the failure feed for node services, rejoin after a false suspicion
+export { startHeartbeatSender, type HeartbeatPublisher, type HeartbeatSenderOptions } from './heartbeat-sender.js';
+export { startFailureFeed, type ComputeFailures, type FailureFeed, type FailureFeedDeps } from './failure-feed.js';
+export { RejoinPolicy, type RejoinDecision, type ViewEntry } from './rejoin-policy.js';
+export { startRejoinWatch, type RejoinWatch, type RejoinWatchDeps } from './rejoin-watch.js';

@@ -1,0 +1,111 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { NodeId } from '@lockfabric/ports';
+import { RealClock } from '@lockfabric/sim';
+import { FissSwitchAnnounceSchema, PurgeNetLockMachineResponseSchema } from '@lockfabric/wire';
+import type { PurgeNetLockMachineResponse } from '@lockfabric/wire';
+import { describe, expect, it } from 'vitest';
+import type { BusMessage, ControlBus } from './bus.js';
+import { MalformedTally, silentLogger as quiet } from './logger.js';
+import { NetLockNotInUseError, startNetLockPurge } from './netlock-purge.js';
+import type { PurgeCall } from './netlock-purge.js';
+import { RecoveryBook } from './recovery-book.js';
+import { createSubjects } from './subjects.js';
+
+const subjects = createSubjects('netlock-purge-test');
+/** A control bus that only records the announce subscription, so the test can play the switch. */
+function fakeBus() {
+  let deliver: ((data: Uint8Array) => void) | undefined;
+  const bus: ControlBus = {
+    publish: () => undefined,
+    request: () => Promise.reject(new Error('no requests here')),
+    subscribe: (subject: string, handler: (message: BusMessage) => void) => {
+      deliver = (data) => handler({ subject, data });
+      return () => undefined;
+    },
+  };
+  const announce = (address: string) => deliver?.(toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack: 0, controlAddress: address })));
+  return { bus, announce };
+}
+
+function setup(purge: PurgeCall, maxAttempts = 3) {
+  const { bus, announce } = fakeBus();
+  const clock = new RealClock();
+  const recoveries = new RecoveryBook();
+  const trigger = startNetLockPurge({ bus, subjects, logger: quiet, clock, recoveries, malformed: new MalformedTally(), purge, maxAttempts, retryDelayMs: 1 });
+  const member = { id: '3', node: 3, incarnation: 5n };
+  recoveries.begin({ role: 'compute', ...member }, 1n, clock.nowNs());
+  const netlockAction = () => recoveries.all()[0]?.actions.find((a) => a.protocol === 'netlock');
+  return { trigger, announce, member, netlockAction };
+}
+
+const answer = (): PurgeNetLockMachineResponse => create(PurgeNetLockMachineResponseSchema, { removed: 2, removedHolders: 1, locks: [7], grants: 1 });
+
+describe('NetLock purge trigger (coordinator)', () => {
+  it('calls the announced switch once per death; a repeated report of the same incarnation is ignored', async () => {
+    const calls: [string, NodeId][] = [];
+    const { trigger, announce, member, netlockAction } = setup(async (address, machine) => {
+      calls.push([address, machine]);
+      return answer();
+    });
+    announce('127.0.0.1:5555');
+    expect(netlockAction()).toMatchObject({ mechanism: 'driven' });
+    expect(netlockAction()?.doneAtNs).toBeUndefined();
+    trigger.computeDead(member);
+    trigger.computeDead(member);
+    await trigger.idle();
+    expect(calls).toEqual([['127.0.0.1:5555', 3]]);
+    expect(trigger.outcomes.map((o) => o.outcome)).toEqual(['purged']);
+    expect(netlockAction()?.doneAtNs).toBeDefined();
+    // A later death of the node's next incarnation is purged again.
+    trigger.computeDead({ ...member, incarnation: 6n });
+    await trigger.idle();
+    expect(calls).toHaveLength(2);
+    trigger.close();
+  });
+
+  it('retries an unreachable switch (the purge is idempotent), then gives up with a failed outcome', async () => {
+    let attempts = 0;
+    const { trigger, announce, member } = setup(async () => {
+      attempts++;
+      if (attempts < 3) throw new Error('switch control purgeNetLockMachine: connection refused');
+      return answer();
+    });
+    announce('127.0.0.1:5555');
+    trigger.computeDead(member);
+    await trigger.idle();
+    expect(attempts).toBe(3);
+    expect(trigger.outcomes.map((o) => o.outcome)).toEqual(['purged']);
+
+    const down = setup(async () => {
+      throw new Error('switch control purgeNetLockMachine: connection refused');
+    });
+    down.announce('127.0.0.1:5555');
+    down.trigger.computeDead(down.member);
+    await down.trigger.idle();
+    expect(down.trigger.outcomes.map((o) => o.outcome)).toEqual(['failed']);
+    expect(down.netlockAction()?.doneAtNs).toBeDefined();
+    trigger.close();
+    down.trigger.close();
+  });
+
+  it('a switch without the netlock program (NetLockNotInUseError; NOT_FOUND live) or no switch at all: nothing to purge, the action is over', async () => {
+    let calls = 0;
+    const forward = setup(async () => {
+      calls++;
+      throw new NetLockNotInUseError('127.0.0.1:5555', "needs the netlock program; this switch runs 'forward'");
+    });
+    forward.announce('127.0.0.1:5555');
+    forward.trigger.computeDead(forward.member);
+    await forward.trigger.idle();
+    expect(calls).toBe(1);
+    expect(forward.trigger.outcomes.map((o) => o.outcome)).toEqual(['not-netlock']);
+
+    const none = setup(async () => answer());
+    none.trigger.computeDead(none.member);
+    await none.trigger.idle();
+    expect(none.trigger.outcomes.map((o) => o.outcome)).toEqual(['no-switch']);
+    expect(none.netlockAction()?.doneAtNs).toBeDefined();
+    forward.trigger.close();
+    none.trigger.close();
+  });
+});

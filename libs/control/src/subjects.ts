@@ -1,0 +1,80 @@
+import type { NodeId } from '@lockfabric/ports';
+
+/** A subject token was empty, contained a NATS wildcard or separator, or a number was not an id. */
+export class SubjectTokenError extends Error {
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+  ) {
+    super(`${field} ${JSON.stringify(value)} cannot be a NATS subject token: use letters, digits, '-' or '_' (ids: non-negative integers)`);
+    this.name = 'SubjectTokenError';
+  }
+}
+
+const TOKEN = /^[A-Za-z0-9_-]+$/;
+
+function token(field: string, value: string): string {
+  if (!TOKEN.test(value)) throw new SubjectTokenError(field, value);
+  return value;
+}
+
+function id(field: string, value: number): string {
+  if (!Number.isSafeInteger(value) || value < 0) throw new SubjectTokenError(field, value);
+  return String(value);
+}
+
+/** Every NATS subject of one cluster (DESIGN §4). Nobody else writes subject strings. */
+export interface Subjects {
+  /** `lf.<cluster>`, without a trailing dot. */
+  readonly prefix: string;
+  /** Packets into the switch of a rack. */
+  switchIn(rack: number): string;
+  /** Switch egress to a machine. */
+  nodePackets(machine: NodeId): string;
+  /** Client-to-client SENDs for the clients of a compute node. */
+  nodeMessages(machine: NodeId): string;
+  heartbeat(role: string, id: string): string;
+  /** Matches every heartbeat(role, id). */
+  heartbeatAll(): string;
+  membership(): string;
+  recovery(phase: string): string;
+  /** Matches every recovery(phase). */
+  recoveryAll(): string;
+  fault(target: string): string;
+  /** Matches every fault(target). */
+  faultAll(): string;
+  driver(name: string): string;
+  /** FissLock recovery calls (S1–S3) from the coordinator to one compute node: verb pause, report, apply, resume. */
+  fissRecovery(machine: NodeId, verb: string): string;
+  /** Where the switch's control address is announced for FissLock S3. */
+  fissSwitch(): string;
+  /** A compute node's FissLock watchdog reports a stuck lock to the coordinator (FissStuckLock). */
+  fissStuck(): string;
+  /** Queue-lock (mcs, alock) recovery calls from the coordinator to one compute node: verb gate, abort, reset, resume. */
+  queueRecovery(machine: NodeId, verb: string): string;
+  /** Scratch subjects of the raw transport benchmarks. */
+  raw(name: string): string;
+}
+
+export function createSubjects(cluster: string): Subjects {
+  const prefix = `lf.${token('cluster', cluster)}`;
+  return {
+    prefix,
+    switchIn: (rack) => `${prefix}.sw.${id('rack', rack)}.in`,
+    nodePackets: (machine) => `${prefix}.node.${id('machine', machine)}.pkt`,
+    nodeMessages: (machine) => `${prefix}.node.${id('machine', machine)}.msg`,
+    heartbeat: (role, instance) => `${prefix}.hb.${token('role', role)}.${token('id', instance)}`,
+    heartbeatAll: () => `${prefix}.hb.*.*`,
+    membership: () => `${prefix}.ctl.membership`,
+    recovery: (phase) => `${prefix}.ctl.recovery.${token('phase', phase)}`,
+    recoveryAll: () => `${prefix}.ctl.recovery.*`,
+    fault: (target) => `${prefix}.ctl.fault.${token('target', target)}`,
+    faultAll: () => `${prefix}.ctl.fault.*`,
+    driver: (name) => `${prefix}.driver.${token('name', name)}`,
+    fissRecovery: (machine, verb) => `${prefix}.ctl.fiss.${id('machine', machine)}.${token('verb', verb)}`,
+    fissSwitch: () => `${prefix}.ctl.fiss.switch`,
+    fissStuck: () => `${prefix}.ctl.fiss.stuck`,
+    queueRecovery: (machine, verb) => `${prefix}.ctl.queue.${id('machine', machine)}.${token('verb', verb)}`,
+    raw: (name) => `${prefix}.raw.${token('name', name)}`,
+  };
+}

@@ -1,0 +1,96 @@
+import type { ComputeFailures } from '@lockfabric/control';
+import { NS_PER_MS } from '@lockfabric/ports';
+import type { Clock, NodeId, Verbs } from '@lockfabric/ports';
+import type { LockTableLayout } from '@lockfabric/ports';
+import type { BusScheduler } from '@lockfabric/control';
+import { FailureHub } from '../node-failure.js';
+import type { CoordinatorCrashSpec, NodeFailureSpec } from '../node-failure.js';
+import { SimControlPlane } from './sim-control-plane.js';
+import type { CoordinatorLife, HeardDeath } from './sim-control-plane.js';
+
+/** What the control plane of a run did (present when the run had one). */
+export interface ControlPlaneOutcome {
+  /** The coordinator's lives: one, or two and more after `coordinatorCrash`. */
+  readonly lives: readonly CoordinatorLife[];
+  /** Deaths the nodes' failure feeds heard. */
+  readonly deaths: readonly HeardDeath[];
+  /** Control messages that did not decode (0 in a healthy run). */
+  readonly malformed: number;
+}
+
+export interface RunControlOptions {
+  readonly scheduler: BusScheduler;
+  readonly clock: Clock;
+  readonly computeNodes: readonly NodeId[];
+  readonly memoryNodes: readonly NodeId[];
+  readonly nodeFailure?: NodeFailureSpec;
+  readonly coordinatorCrash?: CoordinatorCrashSpec;
+  /** The run's protocol and lock table, for the queue-lock (mcs, alock) recovery responders. */
+  readonly protocol: string;
+  /** The run's lock table (the object its clients register their queue-recovery groups under). */
+  readonly locks: () => LockTableLayout;
+  readonly verbsOf: (node: NodeId) => Verbs;
+}
+
+/** The control plane of one in-memory run, or a feed that never fires when the run has no control faults. */
+export interface RunControl {
+  failuresOf(node: NodeId): ComputeFailures;
+  /** `node` dies (SIGKILL); resolves with the time the first other node heard of it. */
+  nodeFailed(node: NodeId): Promise<number>;
+  /** Runs the `coordinatorCrash` schedule, when there is one. */
+  readonly crashSchedule?: Promise<void>;
+  outcome(): ControlPlaneOutcome | undefined;
+  close(): void;
+}
+
+export const DEFAULT_DETECTION_MS = 2;
+const DEFAULT_MISSES = 2;
+
+/**
+ * Starts the sim control plane (SimControlPlane) when the run has a node failure or a coordinator
+ * crash; a run without either keeps its schedule free of control traffic (a feed that never fires).
+ */
+export function startRunControl(options: RunControlOptions): RunControl {
+  if (!options.nodeFailure && !options.coordinatorCrash) {
+    const idle = new FailureHub();
+    return {
+      failuresOf: () => idle,
+      nodeFailed: () => Promise.reject(new RangeError('no control plane in this run')),
+      outcome: () => undefined,
+      close: () => undefined,
+    };
+  }
+  const detectionMs = options.nodeFailure?.detectionMs ?? DEFAULT_DETECTION_MS;
+  const misses = options.nodeFailure?.missesBeforeSuspect ?? DEFAULT_MISSES;
+  if (!(detectionMs > 0)) throw new RangeError(`nodeFailure.detectionMs must be positive, got ${detectionMs}`);
+  const plane = new SimControlPlane({
+    scheduler: options.scheduler,
+    clock: options.clock,
+    computeNodes: options.computeNodes,
+    listeners: options.memoryNodes,
+    detector: { heartbeatIntervalMs: detectionMs / misses, missesBeforeSuspect: misses },
+    queueRecovery: { run: () => ({ protocol: options.protocol, locks: options.locks() }), verbsOf: options.verbsOf },
+    // a sim run lasts milliseconds to seconds: calls, gate lease and drain polls scaled to it
+    queueTimings: { callTimeoutMs: 20, gateLeaseMs: 500, drainPollMs: 0.2 },
+  });
+  const crash = options.coordinatorCrash;
+  if (crash && !(crash.atMs >= 0 && crash.downMs >= 0)) throw new RangeError(`coordinatorCrash: atMs and downMs must be non-negative, got ${crash.atMs} and ${crash.downMs}`);
+  const crashSchedule = crash
+    ? (async () => {
+        await options.clock.sleep(crash.atMs * NS_PER_MS);
+        plane.crashCoordinator();
+        await options.clock.sleep(crash.downMs * NS_PER_MS);
+        plane.restartCoordinator({ mutantSkipRestartRecovery: crash.mutantSkipRestartRecovery === true });
+      })()
+    : undefined;
+  return {
+    failuresOf: (node) => plane.failuresOf(node),
+    nodeFailed: (node) => {
+      plane.kill(node);
+      return plane.firstHeard(node);
+    },
+    ...(crashSchedule ? { crashSchedule } : {}),
+    outcome: () => ({ lives: [...plane.lives], deaths: [...plane.deaths], malformed: plane.malformed.count() }),
+    close: () => plane.close(),
+  };
+}
