@@ -52,7 +52,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
   const expectedNs = ((spec.operations ?? 0) / spec.clients) * (spec.criticalSectionNs + spec.thinkNs + 5_000);
   const crashDraw = r.next() < 0.5 ? 0.005 + r.next() * 0.02 : 0;
   const pauseDraws = drawPauses(r, expectedNs);
-  const killDraw: NodeFailureSpec | undefined = r.next() < 0.4 ? { computeNode: r.int(SWARM_COMPUTE_NODES), atMs: (expectedNs * (0.1 + r.next() * 0.8)) / NS_PER_MS, detectionMs: 0.1 + r.next() * 0.9 } : undefined;
+  const killDraw = drawKill(r, expectedNs);
   const switchRule = drawSwitchRule(r, profile.switchFaults);
   const colocatedDraw = r.int(Math.floor(spec.clients / 2) + 1);
   // Protocol options come last so that adding them to a profile leaves the fault draws unchanged.
@@ -88,6 +88,19 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     heal,
     description,
   };
+}
+
+/**
+ * A compute node dies within the workload, but only after the control plane has heard from it: a
+ * node that dies before its first heartbeat never joined, and nobody will ever declare it dead
+ * (the failure detector's warm-up is one detection timeout from the start).
+ */
+function drawKill(r: SeededRandom, expectedNs: number): NodeFailureSpec | undefined {
+  if (r.next() >= 0.4) return undefined;
+  const computeNode = r.int(SWARM_COMPUTE_NODES);
+  const withinRunMs = (expectedNs * (0.1 + r.next() * 0.8)) / NS_PER_MS;
+  const detectionMs = 0.1 + r.next() * 0.9;
+  return { computeNode, atMs: Math.max(withinRunMs, 2 * detectionMs), detectionMs };
 }
 
 /** Both pause flavours are drawn for every seed; the profile picks one. Node ids are memory nodes (1) + index. */
