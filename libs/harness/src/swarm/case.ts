@@ -4,7 +4,7 @@ import { SeededRandom } from '@lockfabric/sim';
 import type { FaultDirection, FaultRule, FaultSpec } from '@lockfabric/switch';
 import type { PauseSpec, WorkloadSpec } from '@lockfabric/workloads';
 import type { HealSpec } from '../heal-probe.js';
-import type { NodeFailureSpec } from '../node-failure.js';
+import type { CoordinatorCrashSpec, NodeFailureSpec } from '../node-failure.js';
 
 /** Compute nodes of a swarm run: clients on all of them, so a killed or paused node leaves survivors. */
 export const SWARM_COMPUTE_NODES = 3;
@@ -20,6 +20,8 @@ export interface SwarmMix {
   readonly switchFaults?: FaultSpec;
   readonly pauses: readonly PauseSpec[];
   readonly nodeFailure?: NodeFailureSpec;
+  /** The coordinator's process logic crashes and restarts (its state lost), often in the middle of a recovery. */
+  readonly coordinatorCrash?: CoordinatorCrashSpec;
   /** Clients placed on the memory node (they survive a compute-node kill). */
   readonly colocatedClients: number;
   readonly heal: HealSpec;
@@ -55,11 +57,14 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
   const killDraw = drawKill(r, expectedNs);
   const switchRule = drawSwitchRule(r, profile.switchFaults);
   const colocatedDraw = r.int(Math.floor(spec.clients / 2) + 1);
+  const crashDrawn = drawCoordinatorCrash(r, expectedNs, killDraw);
   // Protocol options come last so that adding them to a profile leaves the fault draws unchanged.
   const options = { ...(profile.options?.(r) ?? {}), ...base };
   const crashProbability = profile.crashes ? crashDraw : 0;
   const pauses = profile.pauses ? pauseDraws[profile.pauses] : [];
   const nodeFailure = profile.nodeKill ? killDraw : undefined;
+  // Every protocol runs beside the coordinator; its crash must never cost safety or, once back, liveness.
+  const coordinatorCrash = crashDrawn;
   const switchFaults: FaultSpec | undefined = switchRule ? { rules: [switchRule] } : undefined;
   const colocatedClients = profile.colocatedClients ? colocatedDraw : 0;
   const heal: HealSpec = { budgetMs: profile.healBudgetMs ?? 50 };
@@ -71,6 +76,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     `colocated=${colocatedClients} crash=${crashProbability.toFixed(4)}`,
     `pauses=${pauses.length === 0 ? 'none' : pauses.map((p) => `n${p.node}@${(p.atNs / 1e3).toFixed(0)}us+${(p.durationNs / 1e3).toFixed(0)}us`).join(',')}`,
     `kill=${nodeFailure ? `compute${nodeFailure.computeNode}@${nodeFailure.atMs.toFixed(2)}ms(detect ${nodeFailure.detectionMs!.toFixed(2)}ms)` : 'none'}`,
+    `coordinator=${coordinatorCrash ? `crash@${coordinatorCrash.atMs.toFixed(2)}ms+${coordinatorCrash.downMs.toFixed(2)}ms` : 'up'}`,
     `switch=${switchRule ? describeRule(switchRule) : 'none'}`,
     ...(Object.keys(options).length > 0 ? [`opts=${Object.entries(options).map(([k, v]) => `${k}=${String(v)}`).join(',')}`] : []),
   ].join(' ');
@@ -84,6 +90,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     ...(switchFaults ? { switchFaults } : {}),
     pauses,
     ...(nodeFailure ? { nodeFailure } : {}),
+    ...(coordinatorCrash ? { coordinatorCrash } : {}),
     colocatedClients,
     heal,
     description,
@@ -101,6 +108,20 @@ function drawKill(r: SeededRandom, expectedNs: number): NodeFailureSpec | undefi
   const withinRunMs = (expectedNs * (0.1 + r.next() * 0.8)) / NS_PER_MS;
   const detectionMs = 0.1 + r.next() * 0.9;
   return { computeNode, atMs: Math.max(withinRunMs, 2 * detectionMs), detectionMs };
+}
+
+/**
+ * A third of seeds crash the coordinator: right after a drawn kill is detected (so the crash cuts
+ * a recovery short) or anywhere in the run; it is back after 0.2–3 ms.
+ */
+function drawCoordinatorCrash(r: SeededRandom, expectedNs: number, kill: NodeFailureSpec | undefined): CoordinatorCrashSpec | undefined {
+  const on = r.next() < 1 / 3;
+  const anywhereMs = (expectedNs * (0.1 + r.next() * 0.8)) / NS_PER_MS;
+  const afterDetectionMs = r.next() * 0.5;
+  const downMs = 0.2 + r.next() * 2.8;
+  if (!on) return undefined;
+  const atMs = kill ? kill.atMs + (kill.detectionMs ?? 0) + afterDetectionMs : anywhereMs;
+  return { atMs, downMs };
 }
 
 /** Both pause flavours are drawn for every seed; the profile picks one. Node ids are memory nodes (1) + index. */

@@ -49,6 +49,7 @@ export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix) {
     ...(mix.switchFaults ? { switchFaults: mix.switchFaults } : {}),
     ...(mix.crashProbability > 0 ? { crashProbability: mix.crashProbability } : {}),
     ...(mix.nodeFailure ? { nodeFailure: mix.nodeFailure } : {}),
+    ...(mix.coordinatorCrash ? { coordinatorCrash: mix.coordinatorCrash } : {}),
   });
 }
 
