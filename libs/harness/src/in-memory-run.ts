@@ -12,7 +12,7 @@ import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate, LockManagerCpuConfig, LockManagerCpuStats } from '@lockfabric/sim';
 import { RunStats, VerbAccounting, runClients, summarize } from '@lockfabric/workloads';
-import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
+import type { RunSummary, TxnLogEntry, WorkloadSpec } from '@lockfabric/workloads';
 
 export interface InMemoryRunOptions {
   readonly substrate: InMemorySubstrate;
@@ -49,6 +49,8 @@ export interface InMemoryRunOptions {
    * dedicated lock-server node (SrvLock, NetLock: the lowest compute node) run no clients.
    */
   readonly clientComputeNodes?: readonly number[];
+  /** Transactional runs (`spec.transactions`): receives each committed transaction of the surviving clients. */
+  readonly onTxnCommit?: (entry: TxnLogEntry) => void;
 }
 
 export interface InMemoryRunResult {
@@ -133,7 +135,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     clock: cluster.clock,
     ...(options.crashProbability ? { crashProbability: options.crashProbability } : {}),
   };
-  const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting });
+  const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting, ...(options.onTxnCommit ? { onTxnCommit: options.onTxnCommit } : {}) });
   // The failing node's clients record apart: only what happened before the failure is kept.
   const victimRecorder = new HistoryRecorder();
   const victimStop = new AbortController();

@@ -10,3 +10,4 @@ export * from './queue-recovery-scenario.js';
 export * from './failover-grace-scenario.js';
 export * from './declock-kill-rig.js';
 export * from './declock-kill-scenarios.js';
+export * from './txn-check.js';
