@@ -15,3 +15,4 @@ export * from './grant-time.js';
 export * from './failure-impact.js';
 export * from './fenced-holds.js';
 export * from './table-lost.js';
+export * from './serializability.js';

@@ -15,7 +15,7 @@ import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate, LockManagerCpuConfig, LockManagerCpuStats } from '@lockfabric/sim';
 import { RunStats, VerbAccounting, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
-import type { PauseSpec, RunSummary, WorkloadSpec } from '@lockfabric/workloads';
+import type { PauseSpec, RunSummary, TxnLogEntry, WorkloadSpec } from '@lockfabric/workloads';
 import { healProbe } from './heal-probe.js';
 import type { HealOutcome, HealSpec } from './heal-probe.js';
 
@@ -73,6 +73,8 @@ export interface InMemoryRunOptions {
    * client on a surviving compute node must acquire every lock within the budget (see healProbe).
    */
   readonly heal?: HealSpec;
+  /** Transactional runs (`spec.transactions`): receives each committed transaction of the surviving clients. */
+  readonly onTxnCommit?: (entry: TxnLogEntry) => void;
 }
 
 export interface InMemoryRunResult {
@@ -179,7 +181,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.crashProbability ? { crashProbability: options.crashProbability } : {}),
     ...(options.pauses ? { pauses: options.pauses } : {}),
   };
-  const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting });
+  const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting, ...(options.onTxnCommit ? { onTxnCommit: options.onTxnCommit } : {}) });
   // The failing node's clients record apart: only what happened before the failure is kept.
   const victimRecorder = new HistoryRecorder();
   const victimStop = new AbortController();

@@ -14,3 +14,4 @@ export * from './declock-kill-rig.js';
 export * from './declock-kill-scenarios.js';
 export * from './heal-probe.js';
 export * from './swarm/index.js';
+export * from './txn-check.js';

@@ -8,3 +8,4 @@ export * from './run-clients.js';
 export * from './wire-form.js';
 export * from './verb-accounting.js';
 export * from './pause-injection.js';
+export * from './txn/index.js';

@@ -7,6 +7,8 @@ import { opsBudgetFor, type WorkloadSpec } from './spec.js';
 import { runClientLoop, stopAfter, type ClientLoopResult } from './runner.js';
 import type { VerbAccounting, VerbPhase } from './verb-accounting.js';
 import { pausablePorts, pauseApplies, type PauseSpec } from './pause-injection.js';
+import { runTxnClients } from './txn/runner.js';
+import type { TxnLogEntry } from './txn/log.js';
 
 export interface RunClientsOptions {
   readonly protocol: ProtocolDefinition;
@@ -29,6 +31,8 @@ export interface RunClientsOptions {
   readonly signal?: AbortSignal;
   /** Counts each client's verbs by the phase (acquire or release) that issued them. */
   readonly accounting?: VerbAccounting;
+  /** Transactional runs: receives each committed transaction (the transaction log, as it happens). */
+  readonly onTxnCommit?: (entry: TxnLogEntry) => void;
 }
 
 export interface RunClientsResult {
@@ -46,6 +50,8 @@ const DEFAULT_PAUSE_SEND_LAG_NS = 20_000;
  * substrate built the ports. Resolves when every live client is done (crashed ones are left behind).
  */
 export async function runClients(options: RunClientsOptions): Promise<RunClientsResult> {
+  // Transactional workloads (strict 2PL over several locks) have their own loop.
+  if (options.spec.transactions) return runTxnClients(options);
   const { protocol, spec, clock } = options;
   const startNs = clock.nowNs();
   const shouldStop = stopAfter(clock, spec.durationMs);

@@ -1,4 +1,6 @@
 import { ConfigError } from '@lockfabric/ports';
+import { validateTxnRunSpec } from './txn/types.js';
+import type { TxnRunSpec } from './txn/types.js';
 
 /**
  * How lock ids are drawn: uniformly, or Zipfian with exponent θ (`zipf`: 0.99 is YCSB's default).
@@ -38,6 +40,11 @@ export interface WorkloadSpec {
   readonly seed: number;
   /** Acquire timeout passed to the lock client; none when absent. */
   readonly timeoutMs?: number;
+  /**
+   * A transactional run (libs/workloads/src/txn): clients run strict-2PL transactions instead of
+   * single-lock operations; `operations` counts transactions and `readRatio`/`distribution` are unused.
+   */
+  readonly transactions?: TxnRunSpec;
 }
 
 const DEFAULT_ZIPF_THETA = 0.99;
@@ -107,6 +114,7 @@ export function validateWorkloadSpec(spec: WorkloadSpec): string[] {
   if (spec.timeoutMs !== undefined && (!isNum(spec.timeoutMs) || spec.timeoutMs <= 0)) {
     problems.push(`timeoutMs must be a number > 0 when given (got ${String(spec.timeoutMs)})`);
   }
+  if (spec.transactions !== undefined) problems.push(...validateTxnRunSpec(spec.transactions, isInt(spec.locks) ? spec.locks : undefined));
   return problems;
 }
 

@@ -6,6 +6,7 @@ import { HistoryEventSchema, HistoryOp, HistoryPhase, LockMode as WireLockMode, 
 import type { HistoryEvent as WireHistoryEvent, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
 import { formatDistribution, parseDistribution, validateWorkloadSpec } from './spec.js';
 import type { LockIdSpace, WorkloadSpec } from './spec.js';
+import { TXN_WIRE_OPTION, decodeTxnRunSpec, encodeTxnRunSpec } from './txn/wire.js';
 
 /** A workload as it travels from the driver to compute nodes; `options` are the protocol's. */
 export interface RunSpec {
@@ -28,7 +29,7 @@ export function runSpecToWire(spec: RunSpec): WireWorkloadSpec {
     criticalSectionNs: BigInt(Math.round(w.criticalSectionNs)),
     seed: BigInt(w.seed),
     timeoutMs: BigInt(w.timeoutMs ?? 0),
-    options: { ...spec.options },
+    options: { ...spec.options, ...(w.transactions ? { [TXN_WIRE_OPTION]: encodeTxnRunSpec(w.transactions) } : {}) },
     // empty for dense, so a dense run's wire form is what it was before the field existed
     lockIds: w.lockIds === 'sparse' ? 'sparse' : '',
   });
@@ -36,6 +37,9 @@ export function runSpecToWire(spec: RunSpec): WireWorkloadSpec {
 
 /** Decodes and validates; throws ConfigError with every problem. */
 export function runSpecFromWire(wire: WireWorkloadSpec): RunSpec {
+  // A transactional run rides in a reserved option; protocols get the options without it.
+  const { [TXN_WIRE_OPTION]: txnText, ...options } = wire.options;
+  const transactions = txnText !== undefined ? decodeTxnRunSpec(txnText) : undefined;
   const workload: WorkloadSpec = {
     clients: wire.clients,
     locks: wire.locks,
@@ -49,10 +53,11 @@ export function runSpecFromWire(wire: WireWorkloadSpec): RunSpec {
     ...(wire.timeoutMs > 0n ? { timeoutMs: Number(wire.timeoutMs) } : {}),
     // checked with the rest below; `dense` and empty both mean the default
     ...(wire.lockIds && wire.lockIds !== 'dense' ? { lockIds: wire.lockIds as LockIdSpace } : {}),
+    ...(transactions ? { transactions } : {}),
   };
   const problems = validateWorkloadSpec(workload);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { protocol: wire.protocol, workload, options: { ...wire.options } };
+  return { protocol: wire.protocol, workload, options };
 }
 
 const MODE_TO_WIRE: Record<LockMode, WireLockMode> = { shared: WireLockMode.SHARED, exclusive: WireLockMode.EXCLUSIVE };

@@ -11,6 +11,7 @@ import { benchReport, describeReport, summarizeNodeFailures } from '../report/be
 import type { LiveRunResult } from '../run/live.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
+import { TXN_FLAGS, readTxnWorkload, txnReport } from '../run/txn-bench.js';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 
 export const BENCH_HELP = `lockfabric bench — run one protocol under one workload and report figures
@@ -29,11 +30,23 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --jitter-ns NS           sim: extra random delay per verb batch and message
   --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
   --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P  (50055)
-  --json                   print one JSON object`;
+  --json                   print one JSON object
+
+  --workload, -w W         micro (default: the flags above) | tatp | tpcc | trace:FILE (FissLock
+                           trace, lines txn_id,0,1,lock_id,mode; mode 1 shared, 2 exclusive).
+                           Transactions: strict 2PL, locks in ascending id order, --operations counts
+                           transactions; adds committed txn/s, per-type p50/p99, aborts by cause,
+                           locks/txn and a conflict-serializability verdict (exit 1 when violated)
+  --subscribers N          tatp population (100000)          --warehouses N  tpcc warehouses (10)
+  --txn-think-ns NS        execution time with all locks held (2800 tatp, 7000 tpcc, 0 trace)
+  --max-attempts N         attempts of an aborted transaction before it is given up (64)
+  --mutant-early-release   break 2PL on purpose (free the first lock before taking the next)
+  transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere`;
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
   const values = parseCommandArgs('bench', argv, {
     ...WORKLOAD_FLAGS,
+    ...TXN_FLAGS,
     substrate: { type: 'string' },
     history: { type: 'string' },
     'compute-nodes': { type: 'string' },
@@ -45,7 +58,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'compute-memory-port': { type: 'string' },
   });
   if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
-  const { spec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
+  const { spec: microSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
   const substrate = reader.string('substrate', 'sim');
   if (!['sim', 'embedded', 'live'].includes(substrate)) reader.problems.push(`--substrate: expected sim, embedded or live, got ${JSON.stringify(substrate)}`);
   const computeNodes = reader.number('compute-nodes', 2, { integer: true, min: 1 });
@@ -53,6 +66,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
   const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
+  const spec = await readTxnWorkload(values, reader, microSpec, substrate);
+  if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
   reader.done();
   const protocol = reader.string('protocol', 'caslock');
   const out = output(values['json'] === true);
@@ -74,6 +89,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest }), ...faultFields(result, skipped) };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
+      if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
     } finally {
       await cluster.release();
     }
@@ -91,6 +107,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     bar.done();
     report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}) });
     history = result.history;
+    if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
     if (result.cutOff) out.note('warning: the run hit its safety horizon with acquires still pending (see liveness)');
   }
   const historyFile = values['history'];
@@ -100,7 +117,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   if (out.json) console.log(JSON.stringify(report));
   else console.log(describeReport(report));
-  return report.violations > 0 ? 1 : report.livenessViolations > 0 ? 3 : 0;
+  return report.violations > 0 || report.transactions?.serializable === false ? 1 : report.livenessViolations > 0 ? 3 : 0;
 }
 
 

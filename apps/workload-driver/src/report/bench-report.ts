@@ -1,6 +1,8 @@
 import type { Verdict } from '@lockfabric/check';
 import type { RunSummary, VerbAccounting } from '@lockfabric/workloads';
 import type { NodeFailureReport } from '../run/live.js';
+import { describeTxnReport } from '../run/txn-bench.js';
+import type { BenchTxnReport } from '../run/txn-bench.js';
 import { verbsPerOp } from '@lockfabric/workloads';
 
 /** The `--json` object of `lockfabric bench`, and the row `demo` prints per protocol. */
@@ -35,6 +37,8 @@ export interface BenchReport {
   readonly declaredDead?: readonly { readonly node: number; readonly atMs: number; readonly reason: string }[];
   /** Live: compute nodes that could not start their part of the run (their clients did not run). */
   readonly notStarted?: readonly { readonly node: number; readonly error: string }[];
+  /** Transactional workloads (`--workload tatp|tpcc|trace:FILE`): the transaction figures and serializability verdict. */
+  readonly transactions?: BenchTxnReport;
 }
 
 /** One failed compute node in a bench report; times in ms from the first event of the run. */
@@ -126,6 +130,7 @@ export function describeReport(report: BenchReport): string {
   for (const d of report.declaredDead ?? []) lines.push(`  declared dead       compute node ${d.node} at +${d.atMs.toFixed(0)} ms (${d.reason}): fenced; its refused releases end its holds there`);
   if (report.skippedNodes?.length) lines.push(`  not running         ${report.skippedNodes.join(', ')} (left out of the run)`);
   if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
+  if (report.transactions) lines.push(describeTxnReport(report.transactions));
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
   return lines.join('\n');
 }

@@ -1,0 +1,97 @@
+import { ConfigError } from '@lockfabric/ports';
+import { StreamRandom, streamSeed } from './rng.js';
+import { TATP_DEFAULT_SUBSCRIBERS, TATP_MIX, TatpPopulation, nextTatpTxn } from './tatp.js';
+import { TPCC_DEFAULT_WAREHOUSES, TPCC_MIX, TpccLayout, nextTpccTxn, tpccHome } from './tpcc.js';
+import type { TxnRunSpec, TxnTemplate, TxnWorkloadSpec } from './types.js';
+
+/** A workload's fixed part (population, lock layout), shared by every client of a process. */
+export interface TxnWorkload {
+  readonly name: string;
+  /** Lock ids are 0 … lockCount-1. */
+  readonly lockCount: number;
+  /** Transaction type names, in mix order. */
+  readonly types: readonly string[];
+  /** The transaction stream of one client; deterministic in (seed, client key). */
+  stream(clientKey: string): TxnStream;
+}
+
+export interface TxnStream {
+  next(): TxnTemplate;
+}
+
+const cache = new Map<string, TxnWorkload>();
+
+/**
+ * Builds (or reuses: a TATP population takes ~100 ms) the workload of a run spec. Trace workloads
+ * are not cached (each carries its own transactions).
+ */
+export function txnWorkloadOf(spec: Pick<TxnRunSpec, 'workload' | 'seed'>): TxnWorkload {
+  const w = spec.workload;
+  if (w.kind === 'trace') return traceWorkload(w, spec.seed);
+  const key = `${w.kind}:${w.kind === 'tatp' ? (w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS) : (w.warehouses ?? TPCC_DEFAULT_WAREHOUSES)}:${spec.seed}`;
+  let built = cache.get(key);
+  if (!built) {
+    built = w.kind === 'tatp' ? tatpWorkload(w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS, spec.seed) : tpccWorkload(w.warehouses ?? TPCC_DEFAULT_WAREHOUSES, spec.seed);
+    // A few populations at most live in one process; drop the oldest beyond that.
+    if (cache.size >= 4) cache.delete(cache.keys().next().value as string);
+    cache.set(key, built);
+  }
+  return built;
+}
+
+function tatpWorkload(subscribers: number, seed: number): TxnWorkload {
+  const pop = new TatpPopulation(subscribers, seed);
+  return {
+    name: 'tatp',
+    lockCount: pop.lockCount,
+    types: TATP_MIX.map(([t]) => t),
+    stream(clientKey) {
+      const random = new StreamRandom(streamSeed(seed, clientKey));
+      return { next: () => nextTatpTxn(pop, random) };
+    },
+  };
+}
+
+function tpccWorkload(warehouses: number, seed: number): TxnWorkload {
+  const layout = new TpccLayout(warehouses);
+  return {
+    name: 'tpcc',
+    lockCount: layout.lockCount,
+    types: TPCC_MIX.map(([t]) => t),
+    stream(clientKey) {
+      const random = new StreamRandom(streamSeed(seed, clientKey));
+      const home = tpccHome(layout, random);
+      return { next: () => nextTpccTxn(layout, home, random) };
+    },
+  };
+}
+
+/**
+ * A trace is replayed in order by every client, each starting at its own point of the trace
+ * (drawn from its stream) and wrapping around, so clients do not march in lock step.
+ */
+function traceWorkload(w: Extract<TxnWorkloadSpec, { kind: 'trace' }>, seed: number): TxnWorkload {
+  const txns = w.transactions;
+  if (txns.length === 0) throw new ConfigError(['a trace workload needs at least one transaction']);
+  let maxLock = 0;
+  const types = new Set<string>();
+  for (const t of txns) {
+    types.add(t.type);
+    for (const l of t.locks) maxLock = Math.max(maxLock, l.lock);
+  }
+  return {
+    name: w.name ?? 'trace',
+    lockCount: maxLock + 1,
+    types: [...types],
+    stream(clientKey) {
+      let cursor = new StreamRandom(streamSeed(seed, clientKey)).int(txns.length);
+      return {
+        next: () => {
+          const t = txns[cursor]!;
+          cursor = (cursor + 1) % txns.length;
+          return t;
+        },
+      };
+    },
+  };
+}
