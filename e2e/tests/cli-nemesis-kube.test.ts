@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
+import { runCli } from './cli.js';
 
 // `lockfabric nemesis --kube-context` without a Kubernetes cluster: the nodes are a local live
 // cluster reached by address (as a Job or a port-forward reaches pods), and `kubectl` is a stand-in
@@ -12,16 +11,7 @@ import { withLiveCluster } from './live-cluster.js';
 // against the addressed nodes, every scheduled fault becomes the kubectl plan for the manifests'
 // pods at its time, healing runs, and the verdict and report come out. The faults themselves do
 // not happen here; the local-cluster nemesis test covers real kills, pauses and partitions.
-const CLI = fileURLToPath(new URL('../../apps/workload-driver/bin/lockfabric.js', import.meta.url));
 
-function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 describe('lockfabric nemesis --kube-context', () => {
   let cluster: Awaited<ReturnType<typeof withLiveCluster>>;

@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
+import { runCli } from './cli.js';
 
 // Transactions over the live substrate, through the command a user types: compute nodes run the
 // strict-2PL transaction loop, stream their histories back, and the driver rebuilds the
 // transaction log from them, reports the transaction figures and checks serializability.
-const CLI = fileURLToPath(new URL('../../apps/workload-driver/bin/lockfabric.js', import.meta.url));
 
 interface TxnJson {
   readonly workload: string;
@@ -21,14 +19,6 @@ interface TxnJson {
   readonly logMismatches: readonly string[];
 }
 
-function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 describe('lockfabric bench --substrate live --workload tatp|tpcc', () => {
   let cluster: Awaited<ReturnType<typeof withLiveCluster>>;

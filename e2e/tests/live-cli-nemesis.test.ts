@@ -1,24 +1,14 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
+import { runCli } from './cli.js';
 
 // `lockfabric nemesis` as a user runs it, against a local cluster with the cut proxy: a seeded
 // schedule of kills, pauses and partitions over a minute of caslock, then healing, a liveness
 // probe, the verdict and the report files. A mutant that breaks exclusion must come out exit 1.
-const CLI = fileURLToPath(new URL('../../apps/workload-driver/bin/lockfabric.js', import.meta.url));
 const MISSES = 10;
 
-function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 interface NemesisJson {
   readonly schedule: readonly { id: string; kind: string; target: string; atMs: number; durationMs: number }[];
