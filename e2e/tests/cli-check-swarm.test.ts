@@ -58,6 +58,14 @@ describe('lockfabric check --swarm', () => {
     }, 300_000);
   }
 
+  it('clock skew is a real fault: drtm claiming no skew (driftNs=0) on a 5 µs margin loses exclusion, with its Δ it does not', async () => {
+    const skewBlind = await swarm(['--protocol', 'drtm', '--seeds', '100', '--workers', '2', '--opt', 'driftNs=0', '--opt', 'txMarginNs=5000']);
+    expect(skewBlind.code).toBe(1);
+    expect(skewBlind.json.failures[0]!.mix).toMatch(/clocks=-?\d+ppm[+-][\d.]+us/);
+    const withDelta = await swarm(['--protocol', 'drtm', '--seeds', '100', '--workers', '2', '--opt', 'txMarginNs=5000']);
+    expect(withDelta.json.failures).toEqual([]);
+  }, 300_000);
+
   it('replays: one seed prints the same mix and digest twice, and worker count does not change the result', async () => {
     const once = await runCli(['check', '--swarm', '--protocol', 'shiftlock', '--seeds', '1', '--first-seed', '17']);
     const twice = await runCli(['check', '--swarm', '--protocol', 'shiftlock', '--seeds', '1', '--first-seed', '17']);

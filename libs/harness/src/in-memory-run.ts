@@ -14,8 +14,8 @@ import { clientKey } from '@lockfabric/ports';
 import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate, LockManagerCpuConfig, LockManagerCpuStats } from '@lockfabric/sim';
-import { RunStats, VerbAccounting, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
-import type { PauseSpec, RunSummary, TxnLogEntry, WorkloadSpec } from '@lockfabric/workloads';
+import { RunStats, VerbAccounting, driftingPorts, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
+import type { ClockDrift, PauseSpec, RunSummary, TxnLogEntry, WorkloadSpec } from '@lockfabric/workloads';
 import { healProbe } from './heal-probe.js';
 import type { HealOutcome, HealSpec } from './heal-probe.js';
 
@@ -73,6 +73,8 @@ export interface InMemoryRunOptions {
    * client on a surviving compute node must acquire every lock within the budget (see healProbe).
    */
   readonly heal?: HealSpec;
+  /** Per node id: the clock its clients' protocol code and its node service read (histories keep true time). */
+  readonly clockDrift?: Readonly<Record<number, ClockDrift>>;
   /** Transactional runs (`spec.transactions`): receives each committed transaction of the surviving clients. */
   readonly onTxnCommit?: (entry: TxnLogEntry) => void;
 }
@@ -151,7 +153,9 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   const services: NodeService[] = [];
   // A pause stops the whole process: the node's service as well as its clients.
   const servicePorts = (node: number) => {
-    const ports = cluster.servicePorts({ node, client: SERVICE_CLIENT });
+    const base = cluster.servicePorts({ node, client: SERVICE_CLIENT });
+    const drift = options.clockDrift?.[node];
+    const ports = drift ? driftingPorts(base, drift) : base;
     const startNs = cluster.clock.nowNs();
     const windows = (options.pauses ?? []).filter((p) => p.node === node).map((p) => ({ fromNs: startNs + p.atNs, toNs: startNs + p.atNs + p.durationNs }));
     return pausablePorts(ports, windows, 0);
@@ -180,6 +184,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     clock: cluster.clock,
     ...(options.crashProbability ? { crashProbability: options.crashProbability } : {}),
     ...(options.pauses ? { pauses: options.pauses } : {}),
+    ...(options.clockDrift ? { clockDrift: (node: number) => options.clockDrift?.[node] } : {}),
   };
   const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting, ...(options.onTxnCommit ? { onTxnCommit: options.onTxnCommit } : {}) });
   // The failing node's clients record apart: only what happened before the failure is kept.

@@ -9,3 +9,4 @@ export * from './wire-form.js';
 export * from './verb-accounting.js';
 export * from './pause-injection.js';
 export * from './txn/index.js';
+export * from './clock-drift.js';

@@ -9,6 +9,8 @@ import type { VerbAccounting, VerbPhase } from './verb-accounting.js';
 import { pausablePorts, pauseApplies, type PauseSpec } from './pause-injection.js';
 import { runTxnClients } from './txn/runner.js';
 import type { TxnLogEntry } from './txn/log.js';
+import { driftingPorts } from './clock-drift.js';
+import type { ClockDrift } from './clock-drift.js';
 
 export interface RunClientsOptions {
   readonly protocol: ProtocolDefinition;
@@ -33,6 +35,8 @@ export interface RunClientsOptions {
   readonly accounting?: VerbAccounting;
   /** Transactional runs: receives each committed transaction (the transaction log, as it happens). */
   readonly onTxnCommit?: (entry: TxnLogEntry) => void;
+  /** Fault: the clock each client's protocol code reads, per node (histories keep true time). */
+  readonly clockDrift?: (node: number) => ClockDrift | undefined;
 }
 
 export interface RunClientsResult {
@@ -61,7 +65,8 @@ export async function runClients(options: RunClientsOptions): Promise<RunClients
     let ports = pausablePorts(original, windows, options.pauseSendLagNs ?? DEFAULT_PAUSE_SEND_LAG_NS);
     let phase: VerbPhase | undefined;
     if (options.accounting) ports = { ...ports, verbs: options.accounting.wrapVerbs(ports.verbs, () => phase) };
-    let client: LockClient<Grant> = protocol.createClient(ports, options.protocolOptions);
+    const drift = options.clockDrift?.(original.self.node);
+    let client: LockClient<Grant> = protocol.createClient(drift ? driftingPorts(ports, drift) : ports, options.protocolOptions);
     if (options.accounting) client = options.accounting.wrapClient(client, (next) => (phase = next));
     let crashedSignal: Promise<'crashed'> | undefined;
     if (options.crashProbability && options.crashProbability > 0) {

@@ -2,7 +2,7 @@ import type { ProtocolDefinition, ProtocolOptions, SwarmProfile } from '@lockfab
 import { NS_PER_MS } from '@lockfabric/ports';
 import { SeededRandom } from '@lockfabric/sim';
 import type { FaultDirection, FaultRule, FaultSpec } from '@lockfabric/switch';
-import type { PauseSpec, WorkloadSpec } from '@lockfabric/workloads';
+import type { ClockDrift, PauseSpec, WorkloadSpec } from '@lockfabric/workloads';
 import type { HealSpec } from '../heal-probe.js';
 import type { CoordinatorCrashSpec, NodeFailureSpec } from '../node-failure.js';
 
@@ -22,6 +22,8 @@ export interface SwarmMix {
   readonly nodeFailure?: NodeFailureSpec;
   /** The coordinator's process logic crashes and restarts (its state lost), often in the middle of a recovery. */
   readonly coordinatorCrash?: CoordinatorCrashSpec;
+  /** Per node id: how its clock is off (rate for every protocol, offsets within the profile's skew). */
+  readonly clockDrift: Readonly<Record<number, ClockDrift>>;
   /** Clients placed on the memory node (they survive a compute-node kill). */
   readonly colocatedClients: number;
   readonly heal: HealSpec;
@@ -58,6 +60,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
   const switchRule = drawSwitchRule(r, profile.switchFaults);
   const colocatedDraw = r.int(Math.floor(spec.clients / 2) + 1);
   const crashDrawn = drawCoordinatorCrash(r, expectedNs, killDraw);
+  const driftDraws = Array.from({ length: SWARM_COMPUTE_NODES }, () => ({ rate: (r.next() * 2 - 1) * 50e-6, offset: r.next() * 2 - 1 }));
   // Protocol options come last so that adding them to a profile leaves the fault draws unchanged.
   const options = { ...(profile.options?.(r) ?? {}), ...base };
   const crashProbability = profile.crashes ? crashDraw : 0;
@@ -65,6 +68,10 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
   const nodeFailure = profile.nodeKill ? killDraw : undefined;
   // Every protocol runs beside the coordinator; its crash must never cost safety or, once back, liveness.
   const coordinatorCrash = crashDrawn;
+  // Node ids: memory node 0, compute nodes 1…N (createSimCluster with one memory node).
+  const clockDrift: Record<number, ClockDrift> = Object.fromEntries(
+    driftDraws.map((d, i) => [1 + i, { rate: d.rate, offsetNs: Math.round((d.offset * (profile.clockSkewNs ?? 0)) / 2) }]),
+  );
   const switchFaults: FaultSpec | undefined = switchRule ? { rules: [switchRule] } : undefined;
   const colocatedClients = profile.colocatedClients ? colocatedDraw : 0;
   const heal: HealSpec = { budgetMs: profile.healBudgetMs ?? 50 };
@@ -76,6 +83,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     `colocated=${colocatedClients} crash=${crashProbability.toFixed(4)}`,
     `pauses=${pauses.length === 0 ? 'none' : pauses.map((p) => `n${p.node}@${(p.atNs / 1e3).toFixed(0)}us+${(p.durationNs / 1e3).toFixed(0)}us`).join(',')}`,
     `kill=${nodeFailure ? `compute${nodeFailure.computeNode}@${nodeFailure.atMs.toFixed(2)}ms(detect ${nodeFailure.detectionMs!.toFixed(2)}ms)` : 'none'}`,
+    `clocks=${Object.values(clockDrift).map((d) => `${(d.rate * 1e6).toFixed(0)}ppm${d.offsetNs ? `${d.offsetNs > 0 ? '+' : ''}${(d.offsetNs / 1e3).toFixed(1)}us` : ''}`).join(',')}`,
     `coordinator=${coordinatorCrash ? `crash@${coordinatorCrash.atMs.toFixed(2)}ms+${coordinatorCrash.downMs.toFixed(2)}ms` : 'up'}`,
     `switch=${switchRule ? describeRule(switchRule) : 'none'}`,
     ...(Object.keys(options).length > 0 ? [`opts=${Object.entries(options).map(([k, v]) => `${k}=${String(v)}`).join(',')}`] : []),
@@ -91,6 +99,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     pauses,
     ...(nodeFailure ? { nodeFailure } : {}),
     ...(coordinatorCrash ? { coordinatorCrash } : {}),
+    clockDrift,
     colocatedClients,
     heal,
     description,

@@ -45,6 +45,7 @@ export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix) {
     switchLinks: 'fifo',
     pauses: mix.pauses,
     colocatedClients: mix.colocatedClients,
+    clockDrift: mix.clockDrift,
     heal: mix.heal,
     ...(mix.switchFaults ? { switchFaults: mix.switchFaults } : {}),
     ...(mix.crashProbability > 0 ? { crashProbability: mix.crashProbability } : {}),

@@ -21,6 +21,12 @@ export interface SwarmProfile {
   readonly switchFaults?: 'lossy' | 'delay';
   /** Some clients (up to half) run on the memory node itself, beside the lock words (ALock's local cohort). */
   readonly colocatedClients?: boolean;
+  /**
+   * Largest clock offset between two nodes the protocol tolerates with the options it runs with
+   * (DrTM's Δ); nodes get offsets up to ±half of it. Clock rates drift up to ±50 ppm for every
+   * protocol (half the 10^-4 bound the papers assume). Default 0: synchronised offsets.
+   */
+  readonly clockSkewNs?: number;
   /** Protocol options drawn per seed (short leases so that recovery happens within a small run, say). */
   options?(random: Random): ProtocolOptions;
   /** Virtual time after healing within which every lock must be acquired again; default 50 ms. */

@@ -226,7 +226,8 @@ export class DrtmClient implements LockClient<DrtmGrant> {
 export const drtm: ProtocolDefinition = {
   id: 'drtm',
   // Write locks have no lease: a dead writer keeps its lock (DrTM relies on its transaction layer).
-  swarm: { pauses: 'beyond-lease' },
+  // Clocks may be off by up to 40 µs between nodes, inside the default Δ = 50 µs (driftNs).
+  swarm: { pauses: 'beyond-lease', clockSkewNs: 40_000 },
   summary: "DrTM's lock: CAS for writers, CAS-installed read leases on synchronised clocks with a skew margin, no-op shared release",
   fabric: 'verbs',
   capabilities: [],
