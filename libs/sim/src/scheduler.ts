@@ -119,7 +119,7 @@ export class VirtualScheduler implements Scheduler {
 
   /**
    * Calls `fn` once the microtask queue is empty, i.e. after every continuation woken so far and
-   * every continuation those woke. A microtask queued now runs after the ones already queued; the
+   * every continuation those woke. A reaction queued now runs after the ones already queued; the
    * tick it queues runs only when Node's microtask drain (`runMicrotasks`) has found the queue
    * empty — the guarantee a macrotask turn gives, without the event-loop turn (and its poll for
    * I/O) that cost most of the simulator's time when every window paid for one. Deterministic:
@@ -130,7 +130,8 @@ export class VirtualScheduler implements Scheduler {
       this.turns++;
       setImmediate(fn);
     } else {
-      queueMicrotask(() => process.nextTick(fn));
+      // A reaction on a settled promise: queued like queueMicrotask, without its AsyncResource.
+      RESOLVED.then(() => process.nextTick(fn));
     }
   }
 
@@ -175,6 +176,8 @@ function before(a: Event, b: Event): boolean {
  * where the turns fall is part of the deterministic schedule.
  */
 export const MACROTASK_EVERY_EVENTS = 4_096;
+
+const RESOLVED = Promise.resolve();
 
 /** Real time on the Node.js event loop. Delays under a millisecond run on the next loop turn. */
 export class RealTimeScheduler implements Scheduler {
