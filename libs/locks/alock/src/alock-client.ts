@@ -229,7 +229,10 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
     let index = this.recovery.gated ? undefined : this.pool.tryClaim();
     while (index === undefined) {
       op.retries++;
-      await deadline.pause(this.options.spinNs);
+      // Every descriptor busy (e.g. parked behind a dead holder): sleep until one is freed, at the
+      // poll that would have found it, instead of polling the pool. A closed gate is still polled.
+      if (this.recovery.gated) await deadline.pause(this.options.spinNs);
+      else await deadline.pauseUntilWoken((wake) => this.pool.onFree(wake), this.options.spinNs);
       index = this.recovery.gated ? undefined : this.pool.tryClaim();
     }
     const id: DescriptorId = { node: ports.self.node, client: ports.self.client, index };

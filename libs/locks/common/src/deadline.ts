@@ -54,6 +54,12 @@ export class AcquireDeadline {
     await waitWhileLocal(this.clock, cpu, [{ addr, value }], { untilNs: this.atNs, pollNs, signals: [this.options.signal, wake] });
     this.check();
   }
+
+  /** {@link pause} repeated until `subscribe`'s wake-up, without the pauses that saw nothing (see waitForWake). */
+  async pauseUntilWoken(subscribe: (wake: () => void) => () => void, pollNs: number): Promise<void> {
+    await waitForWake(this.clock, subscribe, { untilNs: this.atNs, pollNs, signals: [this.options.signal] });
+    this.check();
+  }
 }
 
 /** A word of the own node's memory and the value a spin waits to see replaced. */
@@ -83,18 +89,37 @@ const WAIT_OVER = 'local wait over';
  * the words instead of one step per poll. Never throws for the deadline or an abort: the caller
  * decides, as after one pause of a poll loop.
  */
-export async function waitWhileLocal(clock: Clock, cpu: LocalMemory, words: readonly LocalWord[], options: LocalWaitOptions = {}): Promise<void> {
+export function waitWhileLocal(clock: Clock, cpu: LocalMemory, words: readonly LocalWord[], options: LocalWaitOptions = {}): Promise<void> {
+  return waitForWake(
+    clock,
+    (wake) => {
+      const stop = new AbortController();
+      for (const { addr, value } of words) void cpu.waitWhile(addr, value, stop.signal).then(wake);
+      return () => stop.abort(WAIT_OVER);
+    },
+    options,
+  );
+}
+
+/**
+ * The poll loop's pause without the polls, for any condition: `subscribe` arranges for `wake` to
+ * be called when what the loop polls for may have changed (and returns how to cancel that). Ends
+ * as {@link waitWhileLocal} does: on a wake-up, at the deadline or when a signal aborts, aligned
+ * to the loop's polls when `pollNs` is given.
+ */
+export async function waitForWake(clock: Clock, subscribe: (wake: () => void) => () => void, options: LocalWaitOptions = {}): Promise<void> {
   const startNs = clock.nowNs();
   const untilNs = options.untilNs ?? Infinity;
   const signals = options.signals ?? [];
   if (signals.some((signal) => signal?.aborted) || startNs >= untilNs) return;
-  const stop = new AbortController();
-  // An explicit reason: abort() without one builds a DOMException, with its stack, on every wait.
-  const wake = () => stop.abort(WAIT_OVER);
+  let wake!: () => void;
+  const woken = new Promise<void>((resolve) => (wake = resolve));
+  const stopTimer = new AbortController();
   let timedOut = false;
+  const unsubscribe = subscribe(wake);
   for (const signal of signals) signal?.addEventListener('abort', wake, { once: true });
   if (Number.isFinite(untilNs)) {
-    clock.sleep(untilNs - startNs, stop.signal).then(
+    clock.sleep(untilNs - startNs, stopTimer.signal).then(
       () => {
         timedOut = true;
         wake();
@@ -103,9 +128,11 @@ export async function waitWhileLocal(clock: Clock, cpu: LocalMemory, words: read
     );
   }
   try {
-    await Promise.race(words.map(({ addr, value }) => cpu.waitWhile(addr, value, stop.signal)));
+    await woken;
   } finally {
-    wake();
+    unsubscribe();
+    // An explicit reason: abort() without one builds a DOMException, with its stack, every time.
+    stopTimer.abort(WAIT_OVER);
     for (const signal of signals) signal?.removeEventListener('abort', wake);
   }
   if (timedOut || options.pollNs === undefined) return;
