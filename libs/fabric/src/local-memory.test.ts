@@ -179,3 +179,65 @@ describe('createLocalMemory', () => {
     expect(await local.cas(word, 0n, 4n)).toBe(0n);
   });
 });
+
+describe('LocalMemory.waitWhile', () => {
+  const settled = async <T>(promise: Promise<T>): Promise<{ done: boolean; value?: T }> => {
+    let state: { done: boolean; value?: T } = { done: false };
+    void promise.then((value) => (state = { done: true, value }));
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    return state;
+  };
+
+  it('returns at once when the word already differs, and otherwise only when a store changes it', async () => {
+    const { memory, nic, word } = setup();
+    const local = createLocalMemory(memory, async () => {});
+    await local.store(word, 3n);
+    expect(await local.waitWhile(word, 0n)).toBe(3n);
+    const waiting = local.waitWhile(word, 3n);
+    // A store of the same value, and stores to the neighbouring words, do not end the wait.
+    nic.execute({ op: 'write', addr: word, data: u64ToBytes(3n) }, 2);
+    nic.execute({ op: 'faa', addr: { ...word, offset: 0 }, add: 1n }, 2);
+    nic.execute({ op: 'faa', addr: { ...word, offset: 16 }, add: 1n }, 2);
+    expect((await settled(waiting)).done).toBe(false);
+    nic.execute({ op: 'cas', addr: word, compare: 3n, swap: 9n }, 2);
+    expect(await settled(waiting)).toEqual({ done: true, value: 9n });
+  });
+
+  it('wakes on every kind of store: WRITE over the word, FAA, masked atomics, CPU store and RMW, reset', async () => {
+    const { memory, nic, word } = setup();
+    const local = createLocalMemory(memory, async () => {});
+    const stores: (() => unknown)[] = [
+      () => nic.execute({ op: 'write', addr: { ...word, offset: 4 }, data: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]) }, 2),
+      () => nic.execute({ op: 'faa', addr: word, add: 5n }, 2),
+      () => nic.execute({ op: 'masked-cas', addr: { ...word, offset: 0 }, width: 16, compare: 0n, swap: 1n << 70n, compareMask: 0n, swapMask: 1n << 70n }, 2),
+      () => nic.execute({ op: 'masked-faa', addr: word, width: 8, add: 1n, boundaryMask: 0n }, 2),
+      () => memory.cpuStore(word, 77n),
+      () => local.faa(word, 1n),
+      () => memory.reset(word.region),
+    ];
+    for (const store of stores) {
+      const before = memory.cpuLoad(word);
+      const waiting = local.waitWhile(word, before);
+      await store();
+      const after = await settled(waiting);
+      expect(after.done).toBe(true);
+      expect(after.value).not.toBe(before);
+    }
+  });
+
+  it('ends with the unchanged word when its signal aborts, and leaves no watcher behind', async () => {
+    const { memory, nic, word } = setup();
+    const local = createLocalMemory(memory, async () => {});
+    const stop = new AbortController();
+    const waiting = local.waitWhile(word, 0n, stop.signal);
+    stop.abort('deadline');
+    expect(await waiting).toBe(0n);
+    let calls = 0;
+    const unwatch = memory.watchWord(word, () => calls++);
+    nic.execute({ op: 'faa', addr: word, add: 1n }, 2);
+    unwatch();
+    nic.execute({ op: 'faa', addr: word, add: 1n }, 2);
+    expect(calls).toBe(1);
+    expect(await local.waitWhile(word, 2n, AbortSignal.abort())).toBe(2n);
+  });
+});

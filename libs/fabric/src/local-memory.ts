@@ -39,6 +39,22 @@ export function createLocalMemory(
       requireU64('faa', 'add', add);
       return memory.cpuRmw(addr, (old) => (old + add) & U64_MAX, yieldPoint);
     },
+    waitWhile: (addr, value, signal) => {
+      const seen = memory.cpuLoad(addr);
+      if (seen !== value || signal?.aborted) return Promise.resolve(seen);
+      return new Promise((resolve) => {
+        const finish = () => {
+          unwatch();
+          signal?.removeEventListener('abort', finish);
+          resolve(memory.cpuLoad(addr));
+        };
+        // Woken by every store to the word; a store of the same value keeps waiting.
+        const unwatch = memory.watchWord(addr, () => {
+          if (memory.cpuLoad(addr) !== value) finish();
+        });
+        signal?.addEventListener('abort', finish, { once: true });
+      });
+    },
   };
 }
 

@@ -119,16 +119,16 @@ export class NicScheduler {
     this.#headOfLine = model.headOfLineBlocking ?? true;
   }
 
-  admit(wr: WorkRequest, arrivalNs: number, options: AdmitOptions = {}): NicSlot {
+  admit(wr: WorkRequest, arrivalNs: number, options: AdmitOptions = NO_OPTIONS): NicSlot {
     const issueNs = Math.max(arrivalNs, this.#lastIssueNs + this.#spacingNs);
     let startNs = issueNs;
-    const words = atomicWords(wr);
-    for (const word of words) startNs = Math.max(startNs, this.#atomicDone.get(word) ?? startNs);
+    const words = atomicWordCount(wr);
+    for (let i = 0; i < words; i++) startNs = Math.max(startNs, this.#atomicDone.get(atomicWord(wr, i)) ?? startNs);
     let doneNs = startNs + nicServiceNs(this.model, wr);
     // Under strict FIFO the whole queue waited for this request, so it marks the issue point.
     const nowNs = this.#headOfLine ? startNs : issueNs;
     this.#lastIssueNs = nowNs;
-    for (const word of words) this.#atomicDone.set(word, doneNs, nowNs);
+    for (let i = 0; i < words; i++) this.#atomicDone.set(atomicWord(wr, i), doneNs, nowNs);
     if (options.queuePair !== undefined) {
       doneNs = Math.max(doneNs, this.#queuePairDone.get(options.queuePair) ?? doneNs);
       this.#queuePairDone.set(options.queuePair, doneNs, nowNs);
@@ -158,18 +158,17 @@ function definedFields(model: Partial<NicTimingModel>): Partial<NicTimingModel> 
   return Object.fromEntries(Object.entries(model).filter(([, value]) => value !== undefined));
 }
 
-/** Keys of the 8-byte words an atomic locks in the NIC; none for READ and WRITE. */
-function atomicWords(wr: WorkRequest): (number | string)[] {
-  const words =
-    wr.op === 'cas' || wr.op === 'faa' ? 1 : wr.op === 'masked-cas' || wr.op === 'masked-faa' ? (wr.width === 16 ? 2 : 1) : 0;
-  if (words === 0) return [];
+const NO_OPTIONS: AdmitOptions = {};
+
+/** How many 8-byte words an atomic locks in the NIC; none for READ and WRITE. */
+function atomicWordCount(wr: WorkRequest): number {
+  return wr.op === 'cas' || wr.op === 'faa' ? 1 : wr.op === 'masked-cas' || wr.op === 'masked-faa' ? (wr.width === 16 ? 2 : 1) : 0;
+}
+
+/** Key of the `i`-th word an atomic locks (computed per use: no array per verb on the hot path). */
+function atomicWord(wr: WorkRequest, i: number): number | string {
   const { region, offset } = wr.addr;
-  const first = Math.floor(offset / 8);
-  const keys: (number | string)[] = [];
-  for (let i = 0; i < words; i++) {
-    const word = first + i;
-    const numeric = Number.isInteger(region) && region >= 0 && region < MAX_NUMERIC_REGION && word >= 0 && word < WORD_BITS;
-    keys.push(numeric ? region * WORD_BITS + word : `${region}/${word}`);
-  }
-  return keys;
+  const word = Math.floor(offset / 8) + i;
+  const numeric = Number.isInteger(region) && region >= 0 && region < MAX_NUMERIC_REGION && word >= 0 && word < WORD_BITS;
+  return numeric ? region * WORD_BITS + word : `${region}/${word}`;
 }

@@ -44,6 +44,8 @@ export class NodeMemory {
   readonly #cpuRmwTurns = new KeyedMutex<string>();
   /** Words with CPU accesses in their gap, keyed `region/byteOffset`; empty except in that window. */
   readonly #gaps = new Map<string, Set<GapWatch>>();
+  /** Callbacks per watched word, keyed `region/byteOffset`: called after every store to the word. */
+  readonly #watchers = new Map<string, Set<() => void>>();
 
   constructor(readonly node: NodeId) {
     if (!Number.isSafeInteger(node) || node < 0) throw new RangeError(`node id must be a non-negative integer, got ${node}`);
@@ -78,6 +80,38 @@ export class NodeMemory {
     const r = this.#regions[region];
     if (!r) throw new FabricAccessError('unknown-region', this.#noRegion(region));
     r.bytes.fill(0);
+    for (const [key, watchers] of this.#watchers) if (key.startsWith(`${region}/`)) notifyAll(watchers);
+  }
+
+  /**
+   * Calls `onStore` after every store to the aligned 8-byte word at `addr` — by a verb (WRITE,
+   * successful CAS, FAA, masked atomics), a CPU store or RMW, or a region reset — until the
+   * returned function is called. What lets a local spin wait for a change instead of polling.
+   */
+  watchWord(addr: RemoteAddr, onStore: () => void): () => void {
+    const { region, at } = this.#cpuWord(addr, 'watch');
+    const key = `${region.info.region}/${at}`;
+    let watchers = this.#watchers.get(key);
+    if (!watchers) {
+      watchers = new Set();
+      this.#watchers.set(key, watchers);
+    }
+    const set = watchers;
+    const entry = () => onStore();
+    set.add(entry);
+    return () => {
+      set.delete(entry);
+      if (set.size === 0 && this.#watchers.get(key) === set) this.#watchers.delete(key);
+    };
+  }
+
+  /** Tells the watchers of every word overlapping [at, at + length) that it was stored to. */
+  #stored(region: Region, at: number, length: number): void {
+    if (this.#watchers.size === 0) return;
+    for (let word = at - (at % 8); word < at + length; word += 8) {
+      const watchers = this.#watchers.get(`${region.info.region}/${word}`);
+      if (watchers) notifyAll(watchers);
+    }
   }
 
   /** Applies one work request atomically. Every failure is a status with a readable detail; it never throws. */
@@ -100,6 +134,7 @@ export class NodeMemory {
         const at = this.#place(target, offset, wr.data.length, 1, 'write');
         if (typeof at !== 'number') return at;
         target.bytes.set(wr.data, at);
+        this.#stored(target, at, wr.data.length);
         return { status: 'ok' };
       }
       case 'cas': {
@@ -111,6 +146,7 @@ export class NodeMemory {
         if (old === wr.compare) {
           target.view.setBigUint64(at, wr.swap, true);
           this.#noteRemoteRmw(target, at, 8, old);
+          this.#stored(target, at, 8);
         }
         return { status: 'ok', value: old };
       }
@@ -122,6 +158,7 @@ export class NodeMemory {
         const old = target.view.getBigUint64(at, true);
         target.view.setBigUint64(at, (old + wr.add) & U64_MAX, true);
         this.#noteRemoteRmw(target, at, 8, old);
+        this.#stored(target, at, 8);
         return { status: 'ok', value: old };
       }
       case 'masked-cas': {
@@ -139,6 +176,7 @@ export class NodeMemory {
         if (next !== undefined) {
           storeWide(target.view, at, wr.width, next);
           this.#noteRemoteRmw(target, at, wr.width, old);
+          this.#stored(target, at, wr.width);
         }
         return { status: 'ok', value: old };
       }
@@ -153,6 +191,7 @@ export class NodeMemory {
         const old = loadWide(target.view, at, wr.width);
         storeWide(target.view, at, wr.width, maskedFaaResult(old, wr.add, wr.boundaryMask, wr.width));
         this.#noteRemoteRmw(target, at, wr.width, old);
+        this.#stored(target, at, wr.width);
         return { status: 'ok', value: old };
       }
       default: {
@@ -174,6 +213,7 @@ export class NodeMemory {
     if (bad) throw new FabricAccessError(bad.status, bad.detail ?? 'bad value');
     const { region, at } = this.#cpuWord(addr, 'store');
     region.view.setBigUint64(at, value, true);
+    this.#stored(region, at, 8);
   }
 
   /**
@@ -199,6 +239,7 @@ export class NodeMemory {
         const bad = checkValue('CPU read-modify-write', 'result', next, 8);
         if (bad) throw new FabricAccessError(bad.status, bad.detail ?? 'bad value');
         region.view.setBigUint64(at, next, true);
+        this.#stored(region, at, 8);
       }
       return old;
     });
@@ -214,7 +255,10 @@ export class NodeMemory {
     if (bad) throw new FabricAccessError(bad.status, bad.detail ?? 'bad value');
     const { region, at } = this.#cpuWord(addr, 'store');
     const watch = await this.#gap(`${region.info.region}/${at}`, yieldPoint);
-    if (watch.remoteRmwOld === undefined) region.view.setBigUint64(at, value, true);
+    if (watch.remoteRmwOld === undefined) {
+      region.view.setBigUint64(at, value, true);
+      this.#stored(region, at, 8);
+    }
   }
 
   async #gap(key: string, yieldPoint: () => Promise<void>): Promise<GapWatch> {
@@ -294,6 +338,11 @@ export class NodeMemory {
     const known = count === 0 ? 'no regions registered' : `regions 0..${count - 1}`;
     return `node ${this.node} has no region ${region} (${known})`;
   }
+}
+
+/** Calls each watcher once; a watcher may unsubscribe (itself or others) while this runs. */
+function notifyAll(watchers: Set<() => void>): void {
+  for (const watcher of [...watchers]) watcher();
 }
 
 function checkLength(what: string, length: number): Completion | undefined {

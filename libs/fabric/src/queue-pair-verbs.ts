@@ -119,6 +119,7 @@ export class QueuePairVerbs implements Verbs {
       store: async (addr, value) => check(addr).store(addr, value),
       cas: async (addr, compare, swap) => check(addr).cas(addr, compare, swap),
       faa: async (addr, add) => check(addr).faa(addr, add),
+      waitWhile: async (addr, value, signal) => check(addr).waitWhile(addr, value, signal),
     };
   }
 }

@@ -118,6 +118,13 @@ export interface LocalMemory {
   store(addr: RemoteAddr, value: bigint): Promise<void>;
   cas(addr: RemoteAddr, compare: bigint, swap: bigint): Promise<bigint>;
   faa(addr: RemoteAddr, add: bigint): Promise<bigint>;
+  /**
+   * Waits while the word at `addr` holds `value`: resolves with the word once a store (a verb or a
+   * CPU access) changes it, or with what it holds when `signal` aborts. A local spin costs the
+   * substrate one wake-up per change of the word instead of one step per poll. It is no memory
+   * access of its own: callers load the word again, exactly as after a poll.
+   */
+  waitWhile(addr: RemoteAddr, value: bigint, signal?: AbortSignal): Promise<bigint>;
 }
 
 /** Where the lock words of a protocol live: one contiguous table per memory node, lock ids striped across them. */

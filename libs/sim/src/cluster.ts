@@ -80,7 +80,8 @@ export class InMemoryCluster {
   readonly switch: Switch | undefined;
   readonly switchFaults: FaultInjector | undefined;
   private readonly packetHandlers = new Map<NodeId, Set<(packet: LockPacket) => void>>();
-  private readonly lastCompletionNs = new Map<string, number>();
+  /** Per queue pair (client address): when its last completion is due; RC completions keep order. */
+  private readonly queuePairs = new Map<string, { lastCompletionNs: number }>();
 
   constructor(readonly config: InMemoryClusterConfig) {
     if (config.memoryNodes < 1) throw new RangeError('an in-memory cluster needs at least one memory node');
@@ -131,9 +132,14 @@ export class InMemoryCluster {
       scheduler.kind === 'virtual'
         ? () => this.clock.sleep(1 + Math.floor(this.config.random.next() * this.config.localRmwGapNs))
         : () => new Promise<void>((resolve) => setImmediate(resolve));
+    // Looked up once per client, not per verb: ports made twice for one address share the pair.
+    const key = `${address.node}/${address.client}`;
+    let queuePair = this.queuePairs.get(key);
+    if (!queuePair) this.queuePairs.set(key, (queuePair = { lastCompletionNs: 0 }));
+    const pair = queuePair;
     const verbs = new QueuePairVerbs({
       localNode: address.node,
-      post: (batch) => this.post(address, batch),
+      post: (batch) => this.post(address, pair, batch),
       local: createLocalMemory(home.memory, yieldPoint),
     });
     return {
@@ -269,7 +275,7 @@ export class InMemoryCluster {
     return out;
   }
 
-  private post(initiator: ClientAddress, batch: readonly WorkRequest[]): Promise<Completion[]> {
+  private post(initiator: ClientAddress, queuePair: { lastCompletionNs: number }, batch: readonly WorkRequest[]): Promise<Completion[]> {
     const { scheduler } = this.config;
     let completeAtNs = scheduler.nowNs();
     if (scheduler.kind === 'virtual') {
@@ -281,9 +287,8 @@ export class InMemoryCluster {
         if (target) doneNs = Math.max(doneNs, target.timing.admit(wr, arrivalNs).doneNs);
       }
       // Completions of one queue pair never overtake each other (RC ordering).
-      const key = `${initiator.node}/${initiator.client}`;
-      completeAtNs = Math.max(doneNs + this.config.verbLatencyNs, this.lastCompletionNs.get(key) ?? 0);
-      this.lastCompletionNs.set(key, completeAtNs);
+      completeAtNs = Math.max(doneNs + this.config.verbLatencyNs, queuePair.lastCompletionNs);
+      queuePair.lastCompletionNs = completeAtNs;
     }
     return new Promise((resolve) => {
       scheduler.at(completeAtNs, () => resolve(this.execute(initiator.node, batch)));
@@ -293,7 +298,7 @@ export class InMemoryCluster {
   /** Applies a doorbell batch at its completion time: each verb atomically, in order. */
   private execute(initiator: NodeId, batch: readonly WorkRequest[]): Completion[] {
     const first = batch[0];
-    if (first && batch.every((wr) => wr.addr.node === first.addr.node)) {
+    if (first && (batch.length === 1 || batch.every((wr) => wr.addr.node === first.addr.node))) {
       const target = this.nodes.get(first.addr.node);
       if (target) return target.nic.executeBatch(batch, initiator);
     }

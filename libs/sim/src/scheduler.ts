@@ -64,38 +64,74 @@ export class VirtualScheduler implements Scheduler {
     this.push({ timeNs: Math.max(timeNs, this.now), seq: this.seq++, fn });
   }
 
+  /** Macrotask turns `run` has yielded (see {@link MACROTASK_EVERY_EVENTS}); the rest drain by microtask. */
+  get macrotaskTurns(): number {
+    return this.turns;
+  }
+
+  private turns = 0;
+
   /**
-   * Runs events in order. After each event the microtask queue is drained (by yielding one
-   * macrotask turn), so every promise continuation an event woke runs — and schedules what it
-   * will — before the next event is taken.
+   * Runs events in order. After each look-ahead window every promise continuation the window woke
+   * runs — and schedules what it will — before the next event is taken (see `afterDrain`). Only
+   * one window in {@link MACROTASK_EVERY_EVENTS} events pays for a full event-loop turn, so timers
+   * and I/O of the host (progress reports, test runners) still get their turn.
    */
-  async run(limits: VirtualRunLimits = {}): Promise<VirtualRunOutcome> {
-    let count = 0;
-    for (;;) {
-      let next = this.heap[0];
-      if (!next) {
-        // Code started just before run() may not have reached its first scheduling call yet.
-        await drainMicrotasks();
-        next = this.heap[0];
-        if (!next) return { events: count, endNs: this.now, reason: 'idle' };
-      }
-      if (limits.untilNs !== undefined && next.timeNs > limits.untilNs) {
-        this.now = limits.untilNs;
-        return { events: count, endNs: this.now, reason: 'until' };
-      }
-      if (limits.stop?.()) return { events: count, endNs: this.now, reason: 'stopped' };
-      if (limits.maxEvents !== undefined && count >= limits.maxEvents) return { events: count, endNs: this.now, reason: 'max-events' };
-      const windowEndNs = next.timeNs + this.lookaheadNs;
-      let event: Event | undefined = next;
-      do {
-        this.pop();
-        this.now = event.timeNs;
-        count++;
-        this.executed++;
-        event.fn();
-        event = this.heap[0];
-      } while (event && event.timeNs < windowEndNs && (limits.untilNs === undefined || event.timeNs <= limits.untilNs));
-      await drainMicrotasks();
+  run(limits: VirtualRunLimits = {}): Promise<VirtualRunOutcome> {
+    return new Promise((resolve, reject) => {
+      let count = 0;
+      let nextTurnAt = MACROTASK_EVERY_EVENTS;
+      // `idleChecked`: the heap was empty once and continuations have drained since.
+      const step = (idleChecked: boolean): void => {
+        try {
+          const next = this.heap[0];
+          if (!next) {
+            // Code started just before run() may not have reached its first scheduling call yet.
+            if (idleChecked) return resolve({ events: count, endNs: this.now, reason: 'idle' });
+            return this.afterDrain(() => step(true), false);
+          }
+          if (limits.untilNs !== undefined && next.timeNs > limits.untilNs) {
+            this.now = limits.untilNs;
+            return resolve({ events: count, endNs: this.now, reason: 'until' });
+          }
+          if (limits.stop?.()) return resolve({ events: count, endNs: this.now, reason: 'stopped' });
+          if (limits.maxEvents !== undefined && count >= limits.maxEvents) return resolve({ events: count, endNs: this.now, reason: 'max-events' });
+          const windowEndNs = next.timeNs + this.lookaheadNs;
+          let event: Event | undefined = next;
+          do {
+            this.pop();
+            this.now = event.timeNs;
+            count++;
+            this.executed++;
+            event.fn();
+            event = this.heap[0];
+          } while (event && event.timeNs < windowEndNs && (limits.untilNs === undefined || event.timeNs <= limits.untilNs));
+          const turn = count >= nextTurnAt;
+          if (turn) nextTurnAt = count + MACROTASK_EVERY_EVENTS;
+          this.afterDrain(() => step(false), turn);
+        } catch (error) {
+          reject(error);
+        }
+      };
+      step(false);
+    });
+  }
+
+  /**
+   * Calls `fn` once the microtask queue is empty, i.e. after every continuation woken so far and
+   * every continuation those woke. A reaction queued now runs after the ones already queued; the
+   * tick it queues runs only when Node's microtask drain (`runMicrotasks`) has found the queue
+   * empty — the guarantee a macrotask turn gives, without the event-loop turn (and its poll for
+   * I/O) that cost most of the simulator's time when every window paid for one. Deterministic:
+   * both queues are FIFO and fed only by the simulation.
+   */
+  private afterDrain(fn: () => void, macrotask: boolean): void {
+    if (macrotask) {
+      this.turns++;
+      setImmediate(fn);
+    } else {
+      // A reaction on a settled promise: queued like queueMicrotask, without its AsyncResource.
+      RESOLVED.then(() => process.nextTick(fn));
     }
   }
 
@@ -135,9 +171,13 @@ function before(a: Event, b: Event): boolean {
   return a.timeNs < b.timeNs || (a.timeNs === b.timeNs && a.seq < b.seq);
 }
 
-function drainMicrotasks(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
+/**
+ * Events between two full event-loop turns of `VirtualScheduler.run`. A count, never a time, so
+ * where the turns fall is part of the deterministic schedule.
+ */
+export const MACROTASK_EVERY_EVENTS = 4_096;
+
+const RESOLVED = Promise.resolve();
 
 /** Real time on the Node.js event loop. Delays under a millisecond run on the next loop turn. */
 export class RealTimeScheduler implements Scheduler {

@@ -49,6 +49,7 @@ export function dyingPorts(
     store: guarded((addr, value) => c.store(addr, value)),
     cas: guarded((addr, compare, swap) => c.cas(addr, compare, swap)),
     faa: guarded((addr, add) => c.faa(addr, add)),
+    waitWhile: guarded((addr, value, signal) => c.waitWhile(addr, value, signal)),
   };
   const verbs: Verbs = {
     post: guarded((batch, options) => v.post(batch, options), 'post'),

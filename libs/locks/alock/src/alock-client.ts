@@ -1,4 +1,5 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR, queueRecoveryGroup } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, queueRecoveryGroup, waitWhileLocal } from '@lockfabric/locks-common';
+import type { LocalWord } from '@lockfabric/locks-common';
 import type { QueueMemberState, QueueRecoveryGroup, QueueRecoveryMember } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError, LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr, SpanContextRef } from '@lockfabric/ports';
@@ -76,6 +77,8 @@ interface Acquisition {
   stage: 'busy' | 'waiting' | 'holding';
   /** Set when a recovery aborted this acquisition: it stops at its next step and never enters. */
   recoveryAbort?: string;
+  /** Aborted with `recoveryAbort`: wakes a local wait so the abort is seen at once. */
+  readonly wake: AbortController;
 }
 
 /**
@@ -141,6 +144,7 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
       if (a.stage !== 'waiting') continue;
       aborted++;
       a.recoveryAbort = reason;
+      a.wake.abort(reason);
       this.live.delete(a);
       this.dirty.add(a.id.index);
       this.pool.free(a.id.index);
@@ -225,7 +229,10 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
     let index = this.recovery.gated ? undefined : this.pool.tryClaim();
     while (index === undefined) {
       op.retries++;
-      await deadline.pause(this.options.spinNs);
+      // Every descriptor busy (e.g. parked behind a dead holder): sleep until one is freed, at the
+      // poll that would have found it, instead of polling the pool. A closed gate is still polled.
+      if (this.recovery.gated) await deadline.pause(this.options.spinNs);
+      else await deadline.pauseUntilWoken((wake) => this.pool.onFree(wake), this.options.spinNs);
       index = this.recovery.gated ? undefined : this.pool.tryClaim();
     }
     const id: DescriptorId = { node: ports.self.node, client: ports.self.client, index };
@@ -246,6 +253,7 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
       abandoned: false,
       abandon: () => undefined,
       stage: 'busy',
+      wake: new AbortController(),
     };
     this.live.add(a);
     try {
@@ -326,7 +334,7 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
       await a.access.storePeer(predDesc.next, withRefGeneration(a.ref, refGeneration(pred)));
       a.stage = 'waiting';
       let word: bigint;
-      while ((word = await cpu.load(a.desc.budget)) === WAITING) await this.pause(a, this.options.spinNs);
+      while ((word = await cpu.load(a.desc.budget)) === WAITING) await this.awaitChange(a, [{ addr: a.desc.budget, value: WAITING }], this.options.spinNs);
       this.checkNotAborted(a);
       a.stage = 'busy';
       if (a.tracing && !a.abandoned) await this.linkHandover(a);
@@ -366,8 +374,17 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
         const words = await a.access.loadWords(a.entry, 3);
         if (words[other] === NULL_REF || words[2] !== BigInt(a.cls)) return;
       } else {
-        if ((await a.access.load(tailAddr(a.entry, other))) === NULL_REF) return;
+        const tail = await a.access.load(tailAddr(a.entry, other));
+        if (tail === NULL_REF) return;
         if ((await a.access.load(victimAddr(a.entry))) !== BigInt(a.cls)) return;
+        if (a.cls === LOCAL) {
+          // Both words are in this node's memory: spin on them without polling.
+          await this.awaitChange(a, [
+            { addr: tailAddr(a.entry, other), value: tail },
+            { addr: victimAddr(a.entry), value: BigInt(a.cls) },
+          ], pollNs);
+          continue;
+        }
       }
       await this.pause(a, pollNs);
     }
@@ -447,19 +464,23 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
 
   /** The successor link in `a`'s descriptor; NULL_REF when unset or stale (another generation's). */
   private async loadLink(a: Acquisition): Promise<bigint> {
-    const next = await this.ports.verbs.cpu.load(a.desc.next);
+    return this.linkOf(a, await this.ports.verbs.cpu.load(a.desc.next));
+  }
+
+  private linkOf(a: Acquisition, next: bigint): bigint {
     return next !== NULL_REF && refGeneration(next) === refGeneration(a.ref) ? next : NULL_REF;
   }
 
-  /** Polls for the successor's link for at most `releaseLinkTimeoutNs`; NULL_REF if it never came. */
+  /** Waits for the successor's link for at most `releaseLinkTimeoutNs`; NULL_REF if it never came. */
   private async waitForLink(a: Acquisition): Promise<bigint> {
-    const { clock } = this.ports;
+    const { clock, verbs } = this.ports;
     const giveUpAtNs = this.options.mutantUnboundedReleaseWait ? Infinity : clock.nowNs() + this.options.releaseLinkTimeoutNs;
+    let word: bigint;
     let next: bigint;
-    while ((next = await this.loadLink(a)) === NULL_REF) {
-      const leftNs = giveUpAtNs - clock.nowNs();
-      if (leftNs <= 0) return NULL_REF;
-      await clock.sleep(Math.min(this.options.spinNs, leftNs));
+    while ((next = this.linkOf(a, (word = await verbs.cpu.load(a.desc.next)))) === NULL_REF) {
+      if (giveUpAtNs - clock.nowNs() <= 0) return NULL_REF;
+      // Woken by the successor's link (a stale one is ignored by linkOf and waited past).
+      await waitWhileLocal(clock, verbs.cpu, [{ addr: a.desc.next, value: word }], { untilNs: giveUpAtNs, pollNs: this.options.spinNs });
     }
     return next;
   }
@@ -487,6 +508,24 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
     if (!context) return;
     a.op.span.addLink(context, { [LOCK_ATTR.protocol]: 'alock' });
     await this.ports.verbs.cpu.store(addrAt(area, TRACE_TAG_OFFSET_BYTES), 0n);
+  }
+
+  /**
+   * A spin on words of this node's own memory in place of `pause` periods: returns at the poll that
+   * sees one of them changed or a recovery abort, or — while the caller still waits — at its
+   * deadline or abort, which abandon the acquisition as `pause` does. Abandoned, it waits on.
+   */
+  private async awaitChange(a: Acquisition, words: readonly LocalWord[], pollNs: number): Promise<void> {
+    const { clock, verbs } = this.ports;
+    if (a.abandoned) await waitWhileLocal(clock, verbs.cpu, words, { pollNs, signals: [a.wake.signal] });
+    else await waitWhileLocal(clock, verbs.cpu, words, { untilNs: a.deadline.atNs, pollNs, signals: [a.wake.signal, a.deadline.signal] });
+    this.checkNotAborted(a);
+    if (a.abandoned) return;
+    try {
+      a.deadline.check();
+    } catch (error) {
+      a.abandon(error);
+    }
   }
 
   /** One poll period; a deadline or abort noticed here abandons the acquisition (see awaitTurn). */

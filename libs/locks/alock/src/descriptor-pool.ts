@@ -8,6 +8,7 @@ import { DESCRIPTORS_PER_SLOT } from './layout.js';
  */
 export class DescriptorPool {
   private readonly busy: boolean[] = Array.from({ length: DESCRIPTORS_PER_SLOT }, () => false);
+  private readonly freed = new Set<() => void>();
 
   constructor(private readonly pollNs: number) {}
 
@@ -30,6 +31,14 @@ export class DescriptorPool {
 
   free(index: number): void {
     this.busy[index] = false;
+    for (const wake of [...this.freed]) wake();
+  }
+
+  /** Calls `wake` on every `free` until the returned function is called: what an acquire waiting for a descriptor sleeps on. */
+  onFree(wake: () => void): () => void {
+    const entry = () => wake();
+    this.freed.add(entry);
+    return () => this.freed.delete(entry);
   }
 
   get inUse(): number {

@@ -8,7 +8,7 @@ import { checkAlockEvents } from './support/invariants.js';
 import { scriptedSim } from './support/scripted.js';
 
 const LOCK = 1;
-/** Enough events for the fixed release (≈ 2 ms of 1 µs polls) many times over; the hang never stops. */
+/** Enough events for the fixed release many times over; a hang ends idle or at this budget. */
 const EVENT_BUDGET = 60_000;
 const OPTIONS = { spinNs: 1_000 };
 
@@ -119,9 +119,10 @@ describe('alock: a remote successor that dies between its swap and its link', ()
     expect(run.tails()).toEqual([NULL_REF, NULL_REF]);
   });
 
-  it('mutant: the old unbounded wait for the link never returns, and the event budget catches it', async () => {
+  it('mutant: the old unbounded wait for the link never returns: the run goes idle with the release stuck', async () => {
     const run = await remoteSuccessorDies({ mutantUnboundedReleaseWait: true });
-    expect(run.outcome.reason).toBe('max-events');
+    // The release waits for a change of its `next` word that never comes; no poll burns events.
+    expect(run.outcome.reason).toBe('idle');
     expect(run.done).toBe(false);
     expect(run.steps).toEqual(['D swapped in and died']);
   });

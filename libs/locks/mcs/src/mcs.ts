@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, queueRecoveryGroup } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, queueRecoveryGroup, waitWhileLocal } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions, QueueMemberState, QueueRecoveryGroup, QueueRecoveryMember } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError, LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
@@ -41,7 +41,7 @@ export interface McsOptions {
 export const DEFAULT_RELEASE_LINK_TIMEOUT_NS = 50_000_000;
 
 export const MCS_OPTION_HELP = {
-  pollIntervalNs: 'ns between two local loads of the own queue node while waiting (default 200)',
+  pollIntervalNs: 'ns between two local loads of the own queue node while waiting (default 200); the sim skips the loads that would see no change',
   releaseCounter: 'true to FAA a per-lock release counter on each handover, like the ShiftLock artifact (default false)',
   releaseLinkTimeoutNs: `ns a release waits for an enqueued successor to link in before cutting the queue after itself (default ${DEFAULT_RELEASE_LINK_TIMEOUT_NS})`,
   mutantUnboundedReleaseWait: 'test-only: wait for the successor link forever, as before the fix (hangs if the successor died)',
@@ -98,6 +98,8 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
   private readonly recovery: QueueRecoveryGroup;
   /** Why waiting acquires were aborted by recovery, per queue node (read by the poller it stops). */
   private readonly abortReasons = new Map<number, string>();
+  /** Wakes the local wait of a queue node whose state a recovery abort replaced. */
+  private readonly wakeups = new Map<number, AbortController>();
   /** Link generation of each queue node: bumped when a release gives up on an unlinked successor. */
   private readonly generations: number[];
   private readonly key: string;
@@ -127,6 +129,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
         aborted++;
         this.abortReasons.set(index, reason);
         this.nodes[index] = { kind: 'free' };
+        this.wakeups.get(index)?.abort(reason);
       } else if (node.kind === 'broken') this.nodes[index] = { kind: 'free' };
     });
     return aborted;
@@ -229,12 +232,14 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
     const waiting: QueueNodeState = { kind: 'waiting', lock, addr };
     this.nodes[index] = waiting;
     const grantAddr = fieldAddr(slot, index, GRANT_OFFSET);
+    const wakeup = this.wakeupFor(index);
     let grant = await verbs.cpu.load(grantAddr);
     for (;;) {
       if (this.nodes[index] !== waiting) throw new LockAbortedError(lock, this.abortReasons.get(index) ?? 'queue reset by recovery');
       if (grant !== 0n) break;
       try {
-        await deadline.pause(this.options.pollIntervalNs);
+        // Spin on the own grant word: only the poll that sees it written costs a step.
+        await deadline.waitWhile(verbs.cpu, grantAddr, grant, this.options.pollIntervalNs, wakeup.signal);
       } catch (error) {
         if (this.nodes[index] !== waiting) throw new LockAbortedError(lock, this.abortReasons.get(index) ?? 'queue reset by recovery');
         const abandoned: QueueNodeState = { kind: 'abandoned', lock, addr };
@@ -255,12 +260,13 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
   /** An acquire gave up after enqueueing: wait for the grant anyway, then pass the lock straight on (unless recovery aborts it). */
   private async finishAbandoned(index: number, state: QueueNodeState, lock: LockId, addr: RemoteAddr): Promise<void> {
     const grantAddr = fieldAddr(this.ports.descriptors.self, index, GRANT_OFFSET);
+    const wakeup = this.wakeupFor(index);
     try {
       for (;;) {
         const grant = await this.ports.verbs.cpu.load(grantAddr);
         if (this.nodes[index] !== state) return;
         if (grant !== 0n) break;
-        await this.ports.clock.sleep(this.options.pollIntervalNs);
+        await waitWhileLocal(this.ports.clock, this.ports.verbs.cpu, [{ addr: grantAddr, value: grant }], { pollNs: this.options.pollIntervalNs, signals: [wakeup.signal] });
       }
       this.nodes[index] = { kind: 'releasing', lock, addr };
       await this.passOn(index, lock, addr);
@@ -331,21 +337,33 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
 
   /** The successor link of queue node `index`; FREE when unset or stale (an older generation's). */
   private async loadLink(index: number): Promise<bigint> {
-    const next = await this.ports.verbs.cpu.load(fieldAddr(this.ports.descriptors.self, index, NEXT_OFFSET));
+    return this.linkOf(index, await this.ports.verbs.cpu.load(fieldAddr(this.ports.descriptors.self, index, NEXT_OFFSET)));
+  }
+
+  private linkOf(index: number, next: bigint): bigint {
     return next !== FREE && pointerGeneration(next) === this.generations[index] ? next : FREE;
   }
 
-  /** Polls for the successor's link, for at most `releaseLinkTimeoutNs` (FREE if it never came). */
+  /** Waits for the successor's link, for at most `releaseLinkTimeoutNs` (FREE if it never came). */
   private async waitForLink(index: number): Promise<bigint> {
-    const { clock } = this.ports;
+    const { clock, verbs } = this.ports;
     const giveUpAtNs = this.options.mutantUnboundedReleaseWait ? Infinity : clock.nowNs() + this.options.releaseLinkTimeoutNs;
+    const nextAddr = fieldAddr(this.ports.descriptors.self, index, NEXT_OFFSET);
+    let word: bigint;
     let next: bigint;
-    while ((next = await this.loadLink(index)) === FREE) {
-      const leftNs = giveUpAtNs - clock.nowNs();
-      if (leftNs <= 0) return FREE;
-      await clock.sleep(Math.min(this.options.pollIntervalNs, leftNs));
+    while ((next = this.linkOf(index, (word = await verbs.cpu.load(nextAddr)))) === FREE) {
+      if (giveUpAtNs - clock.nowNs() <= 0) return FREE;
+      // Woken by the successor's link WRITE (or a stale one, which linkOf then ignores).
+      await waitWhileLocal(clock, verbs.cpu, [{ addr: nextAddr, value: word }], { untilNs: giveUpAtNs, pollNs: this.options.pollIntervalNs });
     }
     return next;
+  }
+
+  /** A fresh wake-up for queue node `index`'s next wait (an abort of an earlier wait stays spent). */
+  private wakeupFor(index: number): AbortController {
+    const wakeup = new AbortController();
+    this.wakeups.set(index, wakeup);
+    return wakeup;
   }
 
   /**

@@ -7,7 +7,7 @@ import type { McsClient, McsGrant } from '../src/index.js';
 import { scenario } from './scenario.js';
 
 const LOCK = 5;
-/** Enough events for the fixed release (≈ 2 ms of polling at 1 µs) many times over; the hang never stops. */
+/** Enough events for the fixed release many times over; a hang ends idle or at this budget. */
 const EVENT_BUDGET = 60_000;
 const OPTIONS = { pollIntervalNs: 1_000 };
 
@@ -86,7 +86,9 @@ async function successorDiesBeforeLinking(protocolOptions: Record<string, number
 describe('mcs: a successor that dies between its swap and its link', () => {
   it('the release returns after releaseLinkTimeoutNs, the waiter behind the dead one times out typed, survivors acquire again', async () => {
     const run = await successorDiesBeforeLinking({ releaseLinkTimeoutNs: 2_000_000 });
-    expect(run.outcome.reason).toBe('stopped');
+    // E, abandoned behind the dead D, waits on its grant word without polling: nothing is left to
+    // run once the script ends, so the run may end idle rather than stopped.
+    expect(['stopped', 'idle']).toContain(run.outcome.reason);
     expect(run.done).toBe(true);
     expect(run.steps).toEqual(['D swapped in and died', 'A released', 'E timed out', 'F granted', 'A granted again']);
     expect(run.verdict.violations).toEqual([]);
@@ -106,9 +108,10 @@ describe('mcs: a successor that dies between its swap and its link', () => {
     }
   });
 
-  it('mutant: the old unbounded wait for the link never returns, and the event budget catches it', async () => {
+  it('mutant: the old unbounded wait for the link never returns: the run goes idle with the release stuck', async () => {
     const run = await successorDiesBeforeLinking({ mutantUnboundedReleaseWait: true });
-    expect(run.outcome.reason).toBe('max-events');
+    // The release waits for a change of its `next` word that never comes; no poll burns events.
+    expect(run.outcome.reason).toBe('idle');
     expect(run.done).toBe(false);
     expect(run.steps).toEqual(['D swapped in and died']);
   });

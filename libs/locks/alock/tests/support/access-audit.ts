@@ -71,6 +71,8 @@ export function auditedPorts(ports: ClientPorts, audit: AccessAudit, isMemoryNod
     store: (addr, value) => (audit.record('cpu', 'write', addr), inner.cpu.store(addr, value)),
     cas: (addr, compare, swap) => (audit.record('cpu', 'rmw', addr), inner.cpu.cas(addr, compare, swap)),
     faa: (addr, add) => (audit.record('cpu', 'rmw', addr), inner.cpu.faa(addr, add)),
+    // A wait is no access of its own: the loop loads the word again when it returns.
+    waitWhile: (addr, value, signal) => inner.cpu.waitWhile(addr, value, signal),
   };
   const verbs: Verbs = {
     post: (batch, options) => (batch.forEach(nic), inner.post(batch, options)),
