@@ -96,7 +96,8 @@ export function severablePorts(ports: ClientPorts, isDead: () => boolean): Clien
   const { switchPort, mailbox } = ports;
   return {
     ...ports,
-    verbs: severableVerbs(ports.verbs, isDead),
+    // Switch-only rigs hand over ports without verbs.
+    ...(ports.verbs ? { verbs: severableVerbs(ports.verbs, isDead) } : {}),
     mailbox: {
       self: mailbox.self,
       send: (message) => {
