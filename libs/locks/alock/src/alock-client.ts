@@ -519,18 +519,17 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
     const { clock, verbs } = this.ports;
     if (a.abandoned) await waitWhileLocal(clock, verbs.cpu, words, { pollNs, signals: [a.wake.signal] });
     else await waitWhileLocal(clock, verbs.cpu, words, { untilNs: a.deadline.atNs, pollNs, signals: [a.wake.signal, a.deadline.signal] });
-    this.checkNotAborted(a);
-    if (a.abandoned) return;
-    try {
-      a.deadline.check();
-    } catch (error) {
-      a.abandon(error);
-    }
+    this.afterWait(a);
   }
 
   /** One poll period; a deadline or abort noticed here abandons the acquisition (see awaitTurn). */
   private async pause(a: Acquisition, ns: number): Promise<void> {
     await this.ports.clock.sleep(ns);
+    this.afterWait(a);
+  }
+
+  /** After any wait: a recovery abort throws; a deadline or abort noticed now abandons the acquisition. */
+  private afterWait(a: Acquisition): void {
     this.checkNotAborted(a);
     if (a.abandoned) return;
     try {
