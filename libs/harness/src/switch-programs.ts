@@ -53,7 +53,12 @@ export function buildSwitchProgram(name: SwitchProgramName, spec: WorkloadSpec, 
     case 'netlock': {
       const keys = createKeyChooser(spec, new SeededRandom((spec.seed ^ 0x5eed) >>> 0));
       const trace = Array.from({ length: PROFILE_SAMPLES }, (_, i) => ({ lock: keys.next(), requester: String(i % spec.clients) }));
-      return netlockProgram({ slotBudget: NETLOCK_SLOT_BUDGET, allocation: allocateSwitchQueues(profileLockTrace(trace), NETLOCK_SLOT_BUDGET) });
+      const unchecked = protocolOptions?.['mutantUncheckedNotify'];
+      return netlockProgram({
+        slotBudget: NETLOCK_SLOT_BUDGET,
+        allocation: allocateSwitchQueues(profileLockTrace(trace), NETLOCK_SLOT_BUDGET),
+        ...(unchecked === true || unchecked === 'true' ? { mutantUncheckedNotify: true } : {}),
+      });
     }
     default:
       throw new ConfigError([`switch program ${name} is not available in this build`]);

@@ -12,6 +12,7 @@ export const NETLOCK_OPTION_HELP = {
   mutantReleaseAllHolders: 'test-only: the lock server clears every holder on one release (broken on purpose)',
   mutantReleaseWithoutSlot: 'test-only: releases of switch grants do not name their queue slot (broken on purpose)',
   mutantResendAcquire: 'test-only: an ACQUIRE repeated before its request was answered reaches the switch (broken on purpose)',
+  mutantUncheckedNotify: 'test-only: the switch grants on a CONTINUE notify without checking its entry serial (broken on purpose)',
 };
 
 export function readNetLockOptions(options?: ProtocolOptions) {
@@ -23,6 +24,8 @@ export function readNetLockOptions(options?: ProtocolOptions) {
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
     mutantReleaseWithoutSlot: reader.boolean('mutantReleaseWithoutSlot', false),
     mutantResendAcquire: reader.boolean('mutantResendAcquire', false),
+    // read here so that the option is validated; the switch program (harness) applies it
+    mutantUncheckedNotify: reader.boolean('mutantUncheckedNotify', false),
   };
   reader.done();
   return parsed;

@@ -8,7 +8,7 @@ import type { SwitchProgram } from '../../program.js';
 import type { RegisterArray } from '../../register-array.js';
 import type { QueueAllocation } from './allocation.js';
 import { purgeMachineQueues } from './purge.js';
-import { NETLOCK_FLAG_CANCEL, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, grantPacket, packQueueState, slotOfTag, unpackQueueState } from './queue-state.js';
+import { NETLOCK_FLAG_CANCEL, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, NETLOCK_MAX_SLOTS, grantPacket, nextSerial, packQueueState, serialOfTag, slotOfTag, unpackQueueState } from './queue-state.js';
 import type { QueueState } from './queue-state.js';
 import type { PurgeArrays, PurgeResult } from './purge.js';
 
@@ -22,6 +22,12 @@ export const NETLOCK_QRID = 'netlock.qrid';
 export const NETLOCK_QGONE = 'netlock.qgone';
 /** One bit per machine id: set by a purge, the machine's later acquire/release/notify are dropped. */
 export const NETLOCK_FENCE = 'netlock.fence';
+/** Per hot lock: the serial of its newest queue entry (16 bits, never 0). */
+export const NETLOCK_QSERIAL = 'netlock.qserial';
+/** Per slot: the serial of the entry in it, read where the slot is granted (handover, notify target). */
+export const NETLOCK_QENTRY = 'netlock.qentry';
+/** Per slot: the same serial again, read where a notify names the slot as its own (one access per array per packet). */
+export const NETLOCK_QENTRY_CHECK = 'netlock.qentrychk';
 const NOTIFY_ORDER = 'netlock.notify';
 
 export interface NetLockProgramOptions {
@@ -45,6 +51,12 @@ export interface NetLockProgramOptions {
    * out; a purge then no longer finds the dead reader's hold.
    */
   readonly mutantPositionalRelease?: boolean;
+  /**
+   * Test-only mutant: a notify is not checked against its slot's entry serial, so a CONTINUE
+   * notify that its grantee's own RELEASE overtook grants the reader behind whatever entry holds
+   * that slot by the time it arrives — behind a writer, too (swarm seed 478; README).
+   */
+  readonly mutantUncheckedNotify?: boolean;
 }
 
 /** Table value of a hot lock: [hot index, first slot, queue size]. */
@@ -89,13 +101,16 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
   const slotBudget = options.slotBudget ?? 4096;
   const maxHot = options.maxHotLocks ?? 4096;
   const maxMachines = options.maxMachines ?? 1 << 16;
+  if (!(Number.isInteger(slotBudget) && slotBudget >= 1 && slotBudget <= NETLOCK_MAX_SLOTS)) {
+    throw new SwitchControlError(`netlock: slotBudget must be an integer in [1, ${NETLOCK_MAX_SLOTS}] (a slot tag has 16 bits), got ${slotBudget}`);
+  }
   let arrays: (NetLockArrays & { hot: MatchTable<TableValue> }) | undefined;
   const built = () => {
     if (!arrays) throw new SwitchControlError('the netlock program has not been built into a switch');
     return arrays;
   };
   const install = (allocation: readonly QueueAllocation[]) => {
-    const { hot, qstate, qgone, fence } = built();
+    const { hot, qstate, qgone, fence, qserial, qentry, qentryCheck } = built();
     if (allocation.length > maxHot) throw new SwitchControlError(`netlock: ${allocation.length} hot locks exceed maxHotLocks ${maxHot}`);
     hot.clear();
     fence.fill(0);
@@ -107,6 +122,9 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
     });
     qstate.fill(0);
     qgone.fill(0);
+    qserial.fill(0);
+    qentry.fill(0);
+    qentryCheck.fill(0);
   };
 
   return {
@@ -122,6 +140,9 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
         qgone: pipeline.addArray({ name: NETLOCK_QGONE, width: 1, length: slotBudget, stage: 1 }),
         // Stage 0 beside qstate: every path reads the fence before it changes the queue state.
         fence: pipeline.addArray({ name: NETLOCK_FENCE, width: 1, length: maxMachines, stage: 0 }),
+        qserial: pipeline.addArray({ name: NETLOCK_QSERIAL, width: 16, length: maxHot, stage: 0 }),
+        qentry: pipeline.addArray({ name: NETLOCK_QENTRY, width: 16, length: slotBudget, stage: 1 }),
+        qentryCheck: pipeline.addArray({ name: NETLOCK_QENTRY_CHECK, width: 16, length: slotBudget, stage: 1 }),
       };
       const rest = pipeline.maus.map((m) => m.index).filter((s) => s > 1);
       pipeline.declareStageOrder(NOTIFY_ORDER, [1, 0, ...rest], 'a NOTIFY (recirculated grant) reads the queue slot it names, then checks it is the next ungranted entry in the queue state');
@@ -147,7 +168,7 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
         }
         return options.mutantPositionalRelease === true ? releasePositional(ctx, a, packet, index, base, size) : release(ctx, a, packet, index, base, size);
       }
-      return notify(ctx, a, packet, index, base, size, options.mutantNotifyIgnoresMode === true);
+      return notify(ctx, a, packet, index, base, size, { ignoreMode: options.mutantNotifyIgnoresMode === true, unchecked: options.mutantUncheckedNotify === true });
     },
     install,
     maxMachines,
@@ -177,9 +198,10 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
   };
 }
 
-/** NetLock's register arrays (the purge's, plus the per-machine fence). */
+/** NetLock's register arrays (the purge's, plus the per-machine fence and the per-lock serial). */
 export interface NetLockArrays extends PurgeArrays {
   readonly fence: RegisterArray;
+  readonly qserial: RegisterArray;
 }
 
 /** Reads the sender's fence bit; a machine id past the fence cannot be in a queue (16-bit field) and is not fenced. */
@@ -209,18 +231,24 @@ function acquire(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index
     return [{ kind: 'unicast', machine: packet.machine, packet: { ...packet, type: 'push-back', flags: NETLOCK_FLAG_SWITCH, dst: packet.machine } }];
   }
   const slot = base + decision.pos;
+  const serial = ctx.update(a.qserial, index, (word) => {
+    const next = nextSerial(word);
+    return { next, out: next };
+  });
   if (exclusive) ctx.set(a.qmode, slot);
   else ctx.clear(a.qmode, slot);
   ctx.write(a.qmachine, slot, packet.machine);
   ctx.write(a.qtask, slot, packet.task);
   ctx.write(a.qrid, slot, packet.seq);
   ctx.clear(a.qgone, slot);
+  ctx.write(a.qentry, slot, serial);
+  ctx.write(a.qentryCheck, slot, serial);
   if (!decision.grant) {
     ctx.decide('queued');
     return [{ kind: 'drop', reason: 'queued' }];
   }
   ctx.decide('grant-switch');
-  return [{ kind: 'unicast', machine: packet.machine, packet: grantPacket(packet.lock, packet.mode, packet.machine, packet.task, packet.seq, slot, false, packet.trace) }];
+  return [{ kind: 'unicast', machine: packet.machine, packet: grantPacket(packet.lock, packet.mode, packet.machine, packet.task, packet.seq, slot, serial, false, packet.trace) }];
 }
 
 /** Where a packet's slot tag points inside this queue: 'none' (no tag), 'foreign' (outside the queue) or the position from `base`. */
@@ -282,8 +310,9 @@ function handOver(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, base
   const machine = ctx.read(a.qmachine, slot);
   const task = ctx.read(a.qtask, slot);
   const rid = ctx.read(a.qrid, slot);
+  const serial = ctx.read(a.qentry, slot);
   ctx.decide('grant-handover');
-  return [{ kind: 'unicast', machine, packet: grantPacket(packet.lock, mode, machine, task, rid, slot, mode === 'shared' && more, packet.trace) }];
+  return [{ kind: 'unicast', machine, packet: grantPacket(packet.lock, mode, machine, task, rid, slot, serial, mode === 'shared' && more, packet.trace) }];
 }
 
 /**
@@ -309,8 +338,13 @@ function releasePositional(ctx: PacketContext, a: NetLockArrays, packet: LockPac
   return handOver(ctx, a, packet, base, decision.head, decision.more);
 }
 
-/** A reflected NOTIFY names the grantee's slot: grant the slot after it if it is the next reader in line. */
-function notify(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number, ignoreMode: boolean): EgressAction[] {
+/**
+ * A reflected NOTIFY names the grantee's slot and entry serial: when that entry still holds the
+ * slot, grant the slot after it if it is the next reader in line. The serial check matters because
+ * a notify may arrive after its grantee released and the queue moved on: the slot then holds
+ * another entry, possibly a writer's, and the slot after it a reader that must wait.
+ */
+function notify(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number, mutants: { readonly ignoreMode: boolean; readonly unchecked: boolean }): EgressAction[] {
   const own = taggedPosition(packet, base, size);
   if (typeof own !== 'number') {
     ctx.decide('notify-bad-slot');
@@ -319,15 +353,21 @@ function notify(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index:
   const pos = (own + 1) % size;
   const target = base + pos;
   ctx.useStageOrder(NOTIFY_ORDER);
+  const stale = !mutants.unchecked && ctx.read(a.qentryCheck, base + own) !== serialOfTag(packet.incarnation);
   const shared = ctx.read(a.qmode, target) === 0;
   const machine = ctx.read(a.qmachine, target);
   const task = ctx.read(a.qtask, target);
   const rid = ctx.read(a.qrid, target);
+  const serial = ctx.read(a.qentry, target);
   if (fenced(ctx, a, packet)) return fencedDrop(ctx);
+  if (stale) {
+    ctx.decide('notify-stale');
+    return [{ kind: 'drop', reason: 'notify-stale' }];
+  }
   const decision = ctx.update(a.qstate, index, (word) => {
     const s = unpackQueueState(word);
     const next = (s.head + s.granted) % size;
-    const grant = s.granted > 0 && s.granted < s.count && s.granted < NETLOCK_MAX_RUN && pos === next && (shared || ignoreMode);
+    const grant = s.granted > 0 && s.granted < s.count && s.granted < NETLOCK_MAX_RUN && pos === next && (shared || mutants.ignoreMode);
     if (!grant) return { next: word, out: { grant: false, more: false } };
     const after = { ...s, granted: s.granted + 1 };
     return { next: packQueueState(after), out: { grant: true, more: after.granted < after.count } };
@@ -338,5 +378,5 @@ function notify(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index:
   }
   ctx.decide('grant-notify');
   const mode: LockMode = shared ? 'shared' : 'exclusive';
-  return [{ kind: 'unicast', machine, packet: grantPacket(packet.lock, mode, machine, task, rid, target, decision.more && shared, packet.trace) }];
+  return [{ kind: 'unicast', machine, packet: grantPacket(packet.lock, mode, machine, task, rid, target, serial, decision.more && shared, packet.trace) }];
 }

@@ -10,6 +10,8 @@ export interface PurgeArrays {
   readonly qtask: RegisterArray;
   readonly qrid: RegisterArray;
   readonly qgone: RegisterArray;
+  readonly qentry: RegisterArray;
+  readonly qentryCheck: RegisterArray;
 }
 
 /** One hot lock's queue: its queue-state index and its slots [base, base + size). */
@@ -39,6 +41,7 @@ interface Entry {
   readonly machine: number;
   readonly task: number;
   readonly rid: number;
+  readonly serial: number;
 }
 
 /**
@@ -66,7 +69,7 @@ export function purgeMachineQueues(a: PurgeArrays, queues: readonly PurgeQueue[]
     const s = unpackQueueState(a.qstate.get(q.index));
     if (s.count === 0) continue;
     const slotAt = (head: number, position: number) => q.base + ((head + position) % q.size);
-    const read = (slot: number): Entry => ({ mode: a.qmode.get(slot) === 1 ? 'exclusive' : 'shared', machine: a.qmachine.get(slot), task: a.qtask.get(slot), rid: a.qrid.get(slot) });
+    const read = (slot: number): Entry => ({ mode: a.qmode.get(slot) === 1 ? 'exclusive' : 'shared', machine: a.qmachine.get(slot), task: a.qtask.get(slot), rid: a.qrid.get(slot), serial: a.qentry.get(slot) });
     const run = Array.from({ length: s.granted }, (_, i) => ({ slot: slotAt(s.head, i), ...read(slotAt(s.head, i)) }));
     const waiting = Array.from({ length: s.count - s.granted }, (_, i) => read(slotAt(s.head, s.granted + i)));
     const deadHolds = run.filter((e) => e.machine === machine && a.qgone.get(e.slot) === 0);
@@ -97,6 +100,8 @@ export function purgeMachineQueues(a: PurgeArrays, queues: readonly PurgeQueue[]
       a.qtask.set(slot, e.task);
       a.qrid.set(slot, e.rid);
       a.qgone.set(slot, 0);
+      a.qentry.set(slot, e.serial);
+      a.qentryCheck.set(slot, e.serial);
     });
     kept = [...kept, ...survivors];
     // 3. What the removal made due.
@@ -108,7 +113,7 @@ export function purgeMachineQueues(a: PurgeArrays, queues: readonly PurgeQueue[]
       }
       for (const i of newlyGranted) {
         const e = kept[i] as Entry;
-        grants.push(grantPacket(q.lock, e.mode, e.machine, e.task, e.rid, slotAt(head, i), false, undefined));
+        grants.push(grantPacket(q.lock, e.mode, e.machine, e.task, e.rid, slotAt(head, i), e.serial, false, undefined));
       }
     }
     const tailExclusive = kept.length > 0 && (kept[kept.length - 1] as Entry).mode === 'exclusive';

@@ -33,28 +33,52 @@ export function unpackQueueState(word: number): QueueState {
 }
 
 /**
- * A queue entry's slot as carried in packets (`incarnation`): slot + 1, so 0 means "no slot".
- * A switch GRANT names the grantee's own slot; the client echoes it in its RELEASE (which marks
- * that entry released) and in a CONTINUE notify (the switch checks the slot after it).
+ * A queue entry's slot as carried in packets (`incarnation`): bits 0–15 hold slot + 1 (0 means
+ * "no slot"), bits 16–31 the entry's serial (see {@link NETLOCK_SERIAL_MASK}). A switch GRANT names
+ * the grantee's own slot and serial; the client echoes the tag in its RELEASE (which marks that
+ * entry released) and in a CONTINUE notify (the switch checks the serial, then the slot after it).
  */
-export function slotTag(slot: number): number {
-  return slot + 1;
+export function slotTag(slot: number, serial = 0): number {
+  return ((slot + 1) | ((serial & NETLOCK_SERIAL_MASK) << 16)) >>> 0;
 }
 
 /** The slot a packet's tag names, or undefined when it names none. */
 export function slotOfTag(tag: number): number | undefined {
-  return Number.isInteger(tag) && tag > 0 ? tag - 1 : undefined;
+  const slot = Number.isInteger(tag) ? (tag & 0xffff) - 1 : -1;
+  return slot >= 0 ? slot : undefined;
 }
 
-/** A switch GRANT for the queue entry (machine, task, rid) in `slot`; `more` sets CONTINUE (the grantee reflects a NOTIFY). */
-export function grantPacket(lock: number, mode: LockMode, machine: number, task: number, rid: number, slot: number, more: boolean, trace: LockPacket['trace']): LockPacket {
+/** The entry serial a packet's tag carries (0 when it carries none). */
+export function serialOfTag(tag: number): number {
+  return Number.isInteger(tag) ? (tag >>> 16) & NETLOCK_SERIAL_MASK : 0;
+}
+
+/** Most slots a tag can name: slot + 1 must fit the tag's low 16 bits. */
+export const NETLOCK_MAX_SLOTS = 0xffff;
+
+/**
+ * Entry serials are 16 bits, drawn per hot lock at enqueue (never 0). A notify whose serial is
+ * not the one its slot holds now is stale: it was sent for an earlier entry of that slot (a
+ * delayed or reordered CONTINUE notify that the grantee's own RELEASE overtook). A stale notify
+ * could only be mistaken for a fresh one after 65 535 more enqueues on the same lock that land
+ * its slot again, while it is still in flight.
+ */
+export const NETLOCK_SERIAL_MASK = 0xffff;
+
+/** The serial after `serial` (1 … 65 535, wrapping past 0). */
+export function nextSerial(serial: number): number {
+  return (serial % NETLOCK_SERIAL_MASK) + 1;
+}
+
+/** A switch GRANT for the queue entry (machine, task, rid, serial) in `slot`; `more` sets CONTINUE (the grantee reflects a NOTIFY). */
+export function grantPacket(lock: number, mode: LockMode, machine: number, task: number, rid: number, slot: number, serial: number, more: boolean, trace: LockPacket['trace']): LockPacket {
   const packet: LockPacket = {
     type: 'grant',
     lock,
     machine,
     task,
     mode,
-    incarnation: slotTag(slot),
+    incarnation: slotTag(slot, serial),
     seq: rid,
     flags: NETLOCK_FLAG_SWITCH | (more ? NETLOCK_FLAG_CONTINUE : 0),
     dst: machine,
