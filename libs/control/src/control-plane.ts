@@ -63,7 +63,7 @@ export interface ControlPlaneDeps {
   /** The switch's NetLock purge (SwitchControl.PurgeNetLockMachine live). */
   readonly netlockPurge: NetLockPurgePort | PurgeCall;
   /** Overrides of the queue-lock recovery hook's timings. */
-  readonly queue?: Pick<QueueRecoveryHookDeps, 'callTimeoutMs' | 'gateLeaseMs' | 'drainPollMs'>;
+  readonly queue?: Pick<QueueRecoveryHookDeps, 'callTimeoutMs' | 'gateLeaseMs' | 'drainPollMs' | 'queueHosts'>;
   readonly netlock?: Pick<NetLockPurgeDeps, 'maxAttempts' | 'retryDelayMs'>;
   /**
    * Once this coordinator's first view is out, run one queue-lock recovery with no newly dead

@@ -10,6 +10,13 @@ export interface QueueRecoveryHookDeps extends Omit<DriverContext, 'malformed'> 
   readonly epoch: () => bigint;
   /** Compute nodes the failure detector holds alive. */
   readonly liveComputeNodes: () => readonly NodeId[];
+  /**
+   * Nodes beside the compute nodes that host queue-lock clients and answer the recovery calls:
+   * the memory nodes where ALock's local cohort runs (ALock §3: clients co-located with the lock
+   * table). They are gated, drained and aborted like compute nodes, or a reset would free a tail
+   * under their holders. Default none.
+   */
+  readonly queueHosts?: () => readonly NodeId[];
   /** Per call. Default 2000 ms. */
   readonly callTimeoutMs?: number;
   /** A gated node opens by itself this long after the gate call. Default 20 000 ms. */
@@ -71,8 +78,7 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
     if (closed) return;
     const epoch = deps.epoch();
     const label = member ? `compute/${member.id}` : 'a coordinator restart';
-    const participants = deps
-      .liveComputeNodes()
+    const participants = [...deps.liveComputeNodes(), ...(deps.queueHosts?.() ?? [])]
       .filter((n) => n !== member?.node)
       .map((n) => new BusQueueParticipant(deps.bus, deps.subjects, n, callTimeoutMs, gateLeaseMs));
     try {

@@ -24,7 +24,7 @@ export interface SimControlPlaneOptions {
   readonly scheduler: BusScheduler;
   readonly clock: Clock;
   readonly computeNodes: readonly NodeId[];
-  /** Nodes that only listen (memory nodes' services): a failure feed each, no heartbeats. */
+  /** Nodes that only listen (memory nodes' services): a failure feed each, no heartbeats; with `queueRecovery` also a queue-lock responder (ALock's local cohort). */
   readonly listeners?: readonly NodeId[];
   readonly detector: SimDetectorConfig;
   /** One-way latency of a control message; default 20 µs (InMemoryControlBus). */
@@ -101,8 +101,14 @@ export class SimControlPlane {
       this.heartbeats.set(node, startHeartbeatSender({ bus, subjects: this.subjects, clock: options.clock, role: 'compute', id: String(node), node, incarnation: 1, intervalMs: options.detector.heartbeatIntervalMs, logger: this.logger }));
     }
     for (const node of options.listeners ?? []) {
-      const feed = startFailureFeed({ bus: this.bus.connect(party(node)), subjects: this.subjects, node, logger: this.logger, malformed: this.malformed });
+      const bus = this.bus.connect(party(node));
+      const feed = startFailureFeed({ bus, subjects: this.subjects, node, logger: this.logger, malformed: this.malformed });
       this.feeds.set(node, feed);
+      // ALock's local cohort runs on the memory node: it takes part in queue-lock recoveries
+      const recovery = options.queueRecovery;
+      if (recovery) {
+        this.responders.set(node, startQueueRecoveryResponder({ bus, subjects: this.subjects, clock: options.clock, node, run: recovery.run, verbs: recovery.verbsOf(node), logger: this.logger, malformed: this.malformed }));
+      }
     }
     this.startCoordinator();
   }
@@ -188,7 +194,7 @@ export class SimControlPlane {
       // (fissNotDriven), the NetLock purge finds no announced switch at once and records its action.
       netlockPurge,
       netlock: { maxAttempts: 1 },
-      ...(queueTimings ? { queue: queueTimings } : {}),
+      queue: { ...(queueTimings ?? {}), ...(this.options.queueRecovery ? { queueHosts: () => this.options.listeners ?? [] } : {}) },
       // a restarted instance repairs what its predecessor may have left half done (the first one
       // starts with the cluster: nothing can be half done yet)
       queueRestartRecovery: this.lives.length > 0 && !skipRestartRecovery,

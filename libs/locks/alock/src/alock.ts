@@ -13,10 +13,7 @@ export function createAlockClient(ports: ClientPorts, options?: ProtocolOptions,
 
 export const alock: ProtocolDefinition = {
   id: 'alock',
-  // Node kills are left out while a finding is open: during the coordinator's queue-lock recovery
-  // of a dead compute node, two local-cohort clients on the memory node can hold one lock (docs/
-  // decisions/0005; without co-located clients, kills pass 1 000 seeds).
-  swarm: { pauses: 'beyond-lease', colocatedClients: true },
+  swarm: { pauses: 'beyond-lease', colocatedClients: true, nodeKill: true },
   summary: 'asymmetric lock: local (CPU-only) and remote (verbs) MCS cohorts with Peterson arbitration and budgets',
   fabric: 'verbs',
   capabilities: ['local-cpu-access'],
