@@ -27,7 +27,10 @@ export type { DriverContext } from './driver-context.js';
 export { fissNotDriven, type FailedCompute, type FissDriverContext, type FissDriverFactory, type FissRecoveryDriver } from './fiss-driver.js';
 export {
   NetLockNotInUseError,
+  inProcessPurgePort,
   startNetLockPurge,
+  switchAnnouncement,
+  type InProcessPurge,
   type DeadCompute,
   type NetLockPurgeDeps,
   type NetLockPurgeOutcome,

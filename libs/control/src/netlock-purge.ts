@@ -1,6 +1,7 @@
+import { create, toBinary } from '@bufbuild/protobuf';
 import { LockFabricError, NS_PER_MS } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
-import { FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
+import { FissSwitchAnnounceSchema, PurgeNetLockMachineResponseSchema, decodeWire } from '@lockfabric/wire';
 import type { PurgeNetLockMachineResponse } from '@lockfabric/wire';
 import type { DriverContext } from './driver-context.js';
 
@@ -28,6 +29,30 @@ export class NetLockNotInUseError extends LockFabricError {
   ) {
     super(`the switch at ${address} runs no netlock program: ${detail}`);
   }
+}
+
+/** A purge done by a switch model in the same process (sim): what the data plane's purge reports. */
+export type InProcessPurge = (machine: NodeId) => {
+  readonly removed: number;
+  readonly removedHolders: number;
+  readonly locks: readonly number[];
+  readonly grants: number;
+  readonly wasFenced: boolean;
+};
+
+/** The purge port over an in-process switch model: the address is only the announced name. */
+export function inProcessPurgePort(purge: InProcessPurge): NetLockPurgePort {
+  return {
+    purge: async (_address, machine) => {
+      const r = purge(machine);
+      return create(PurgeNetLockMachineResponseSchema, { removed: r.removed, removedHolders: r.removedHolders, locks: [...r.locks], grants: r.grants, wasFenced: r.wasFenced });
+    },
+  };
+}
+
+/** The switch's announcement of its control address (`ctl.fiss.switch`), as a switch-dataplane publishes it. */
+export function switchAnnouncement(controlAddress: string, rack = 0): Uint8Array {
+  return toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack, controlAddress }));
 }
 
 export interface NetLockPurgeDeps extends DriverContext {

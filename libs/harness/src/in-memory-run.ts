@@ -4,7 +4,7 @@ import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { NO_FAULTS } from '@lockfabric/switch';
 import type { FaultSpec } from '@lockfabric/switch';
-import { buildSwitchProgram } from './switch-programs.js';
+import { buildSwitchProgram, isNetLockProgram, netlockPurgeOf } from './switch-programs.js';
 import { severablePorts } from './node-failure.js';
 import type { CoordinatorCrashSpec, NodeFailureOutcome, NodeFailureSpec } from './node-failure.js';
 import { startRunControl } from './control/run-control.js';
@@ -145,6 +145,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     protocol: protocol.id,
     locks: () => cluster.layout,
     verbsOf: (node) => cluster.servicePorts({ node, client: SERVICE_CLIENT }).verbs,
+    ...(isNetLockProgram(clusterSpec.switchProgram) ? { netlockPurge: netlockPurgeOf(clusterSpec.switchProgram, cluster) } : {}),
   });
   const victimNode = options.nodeFailure ? cluster.computeNodeIds[options.nodeFailure.computeNode] : undefined;
   if (options.nodeFailure && victimNode === undefined) throw new RangeError(`nodeFailure: no compute node ${options.nodeFailure.computeNode}`);

@@ -2,7 +2,9 @@ import { ConfigError } from '@lockfabric/ports';
 import type { ProtocolOptions, SwitchProgramName } from '@lockfabric/locks-common';
 import { SeededRandom } from '@lockfabric/sim';
 import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS, FISSLOCK_POLICIES, allocateSwitchQueues, fissLockDecider, forwardProgram, lockCapacity, netlockProgram, profileLockTrace } from '@lockfabric/switch';
-import type { FissLockDeciderOptions, FissLockPolicy, SwitchProgram } from '@lockfabric/switch';
+import type { FissLockDeciderOptions, FissLockPolicy, NetLockProgram, SwitchProgram } from '@lockfabric/switch';
+import type { InMemoryCluster } from '@lockfabric/sim';
+import type { InProcessPurge } from '@lockfabric/control';
 import { createKeyChooser } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 
@@ -53,14 +55,33 @@ export function buildSwitchProgram(name: SwitchProgramName, spec: WorkloadSpec, 
     case 'netlock': {
       const keys = createKeyChooser(spec, new SeededRandom((spec.seed ^ 0x5eed) >>> 0));
       const trace = Array.from({ length: PROFILE_SAMPLES }, (_, i) => ({ lock: keys.next(), requester: String(i % spec.clients) }));
-      const unchecked = protocolOptions?.['mutantUncheckedNotify'];
+      const on = (name: string) => protocolOptions?.[name] === true || protocolOptions?.[name] === 'true';
       return netlockProgram({
         slotBudget: NETLOCK_SLOT_BUDGET,
         allocation: allocateSwitchQueues(profileLockTrace(trace), NETLOCK_SLOT_BUDGET),
-        ...(unchecked === true || unchecked === 'true' ? { mutantUncheckedNotify: true } : {}),
+        ...(on('mutantUncheckedNotify') ? { mutantUncheckedNotify: true } : {}),
+        ...(on('mutantPurgeWithoutGrant') ? { mutantPurgeWithoutGrant: true } : {}),
       });
     }
     default:
       throw new ConfigError([`switch program ${name} is not available in this build`]);
   }
+}
+
+/** Whether a run's switch program is NetLock's (whose dead machines the coordinator purges). */
+export function isNetLockProgram(program: SwitchProgram | undefined): program is NetLockProgram {
+  return program !== undefined && program.name === 'netlock' && 'purgeMachine' in program;
+}
+
+/**
+ * The NetLock purge as the sim's coordinator calls it: the switch model's purge (a control-plane
+ * register rewrite, atomic between packets), whose grants leave through the switch's egress, as
+ * the switch-dataplane's PurgeNetLockMachine does live.
+ */
+export function netlockPurgeOf(program: NetLockProgram, cluster: Pick<InMemoryCluster, 'emitFromSwitch'>): InProcessPurge {
+  return (machine) => {
+    const result = program.purgeMachine(machine);
+    for (const grant of result.grants) cluster.emitFromSwitch(grant.dst ?? grant.machine, grant);
+    return { removed: result.removed, removedHolders: result.removedHolders, locks: result.locks, grants: result.grants.length, wasFenced: result.wasFenced };
+  };
 }

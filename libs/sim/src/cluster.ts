@@ -249,6 +249,20 @@ export class InMemoryCluster {
     }
   }
 
+  /**
+   * A packet the switch's control plane sends (the grants of a NetLock purge) down the link to
+   * `target`, in link order. As on live (switch-dataplane's purge), it skips the fault injector.
+   */
+  emitFromSwitch(target: NodeId, packet: LockPacket): void {
+    if (!this.switch) return;
+    const { scheduler } = this.config;
+    const linkNs = scheduler.kind === 'virtual' ? (this.config.switchLinkNs ?? 1_000) : 0;
+    const arrivalNs = this.linkArrival(this.downlinkLastNs, target, scheduler.nowNs() + linkNs + this.jitter());
+    scheduler.at(arrivalNs, () => {
+      for (const handler of this.packetHandlers.get(target) ?? []) handler(packet);
+    });
+  }
+
   /** On a FIFO link a packet arrives no earlier than the one sent before it (ties keep send order). */
   private linkArrival(lastNs: Map<NodeId, number>, machine: NodeId, arrivalNs: number): number {
     if (this.config.switchLinks !== 'fifo') return arrivalNs;

@@ -2,7 +2,7 @@ import type { ComputeFailures } from '@lockfabric/control';
 import { NS_PER_MS } from '@lockfabric/ports';
 import type { Clock, NodeId, Verbs } from '@lockfabric/ports';
 import type { LockTableLayout } from '@lockfabric/ports';
-import type { BusScheduler } from '@lockfabric/control';
+import type { BusScheduler, InProcessPurge } from '@lockfabric/control';
 import { FailureHub } from '../node-failure.js';
 import type { CoordinatorCrashSpec, NodeFailureSpec } from '../node-failure.js';
 import { SimControlPlane } from './sim-control-plane.js';
@@ -30,6 +30,8 @@ export interface RunControlOptions {
   /** The run's lock table (the object its clients register their queue-recovery groups under). */
   readonly locks: () => LockTableLayout;
   readonly verbsOf: (node: NodeId) => Verbs;
+  /** The run's switch runs NetLock: its purge, for the coordinator (SimControlPlaneOptions.netlockPurge). */
+  readonly netlockPurge?: InProcessPurge;
 }
 
 /** The control plane of one in-memory run, or a feed that never fires when the run has no control faults. */
@@ -72,6 +74,7 @@ export function startRunControl(options: RunControlOptions): RunControl {
     queueRecovery: { run: () => ({ protocol: options.protocol, locks: options.locks() }), verbsOf: options.verbsOf },
     // a sim run lasts milliseconds to seconds: calls, gate lease and drain polls scaled to it
     queueTimings: { callTimeoutMs: 20, gateLeaseMs: 500, drainPollMs: 0.2 },
+    ...(options.netlockPurge ? { netlockPurge: options.netlockPurge } : {}),
   });
   const crash = options.coordinatorCrash;
   if (crash && !(crash.atMs >= 0 && crash.downMs >= 0)) throw new RangeError(`coordinatorCrash: atMs and downMs must be non-negative, got ${crash.atMs} and ${crash.downMs}`);

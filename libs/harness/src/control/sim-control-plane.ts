@@ -1,9 +1,9 @@
-import { InMemoryControlBus, MalformedTally, createSubjects, silentLogger, startControlPlane, startFailureFeed, startHeartbeatSender, startQueueRecoveryResponder } from '@lockfabric/control';
-import type { BusScheduler, ComputeFailures, ControlPlane, FailureFeed, HeartbeatPublisher, Logger, NetLockPurgePort, QueueResponder, QueueRun } from '@lockfabric/control';
+import { InMemoryControlBus, MalformedTally, createSubjects, inProcessPurgePort, silentLogger, startControlPlane, startFailureFeed, startHeartbeatSender, startQueueRecoveryResponder, switchAnnouncement } from '@lockfabric/control';
+import type { BusScheduler, ComputeFailures, ControlPlane, FailureFeed, HeartbeatPublisher, InProcessPurge, Logger, NetLockPurgePort, QueueResponder, QueueRun } from '@lockfabric/control';
 import { LockFabricError } from '@lockfabric/ports';
 import type { Clock, NodeId, Verbs } from '@lockfabric/ports';
 
-/** The sim has no switch control plane for the coordinator (no SwitchControl service, no announcement): the NetLock purge port's answer. */
+/** A sim run without a NetLock switch has no switch control plane for the coordinator: the NetLock purge port's answer. */
 export class SimSwitchControlUnavailableError extends LockFabricError {
   readonly code = 'SIM_SWITCH_CONTROL_UNAVAILABLE';
   constructor(readonly address: string) {
@@ -37,7 +37,16 @@ export interface SimControlPlaneOptions {
   /** Queue-lock recovery timings (the coordinator's defaults are for a live cluster: 20 s gate lease, 2 s calls). */
   readonly queueTimings?: { readonly callTimeoutMs?: number; readonly gateLeaseMs?: number; readonly drainPollMs?: number };
   readonly logger?: Logger;
+  /**
+   * The run's switch runs NetLock: the switch model's purge (fence, take the dead machine's entries
+   * out, send the grants that makes due). The sim switch then announces a control address as a
+   * switch-dataplane does, and the coordinator's real purge trigger calls this.
+   */
+  readonly netlockPurge?: InProcessPurge;
 }
+
+/** The control address the sim's switch announces (a name only: the purge is a direct call). */
+export const SIM_SWITCH_ADDRESS = 'sim-switch:0';
 
 /** A FailureNotice as a compute node's feed heard it. */
 export interface HeardDeath {
@@ -58,6 +67,7 @@ export interface CoordinatorLife {
 }
 
 const COORDINATOR = 'coordinator';
+const SWITCH = 'switch';
 const party = (node: NodeId) => `compute-${node}`;
 
 /**
@@ -180,7 +190,8 @@ export class SimControlPlane {
     const unavailable = (address: string): never => {
       throw new SimSwitchControlUnavailableError(address);
     };
-    const netlockPurge: NetLockPurgePort = { purge: async (address) => unavailable(address) };
+    const purge = this.options.netlockPurge;
+    const netlockPurge: NetLockPurgePort = purge ? inProcessPurgePort(purge) : { purge: async (address) => unavailable(address) };
     this.coordinator = startControlPlane({
       bus: this.bus.connect(COORDINATOR),
       subjects: this.subjects,
@@ -190,8 +201,8 @@ export class SimControlPlane {
       heartbeatIntervalMs: detector.heartbeatIntervalMs,
       missesBeforeSuspect: detector.missesBeforeSuspect,
       tickMs: detector.tickMs ?? detector.heartbeatIntervalMs / 4,
-      // No FissLock driver and no switch control plane in sim: FissLock actions close with no steps
-      // (fissNotDriven), the NetLock purge finds no announced switch at once and records its action.
+      // No FissLock driver in sim: FissLock actions close with no steps (fissNotDriven). The NetLock
+      // purge reaches the switch model when the run has one, else finds no switch and records that.
       netlockPurge,
       netlock: { maxAttempts: 1 },
       queue: { ...(queueTimings ?? {}), ...(this.options.queueRecovery ? { queueHosts: () => this.options.listeners ?? [] } : {}) },
@@ -200,6 +211,8 @@ export class SimControlPlane {
       queueRestartRecovery: this.lives.length > 0 && !skipRestartRecovery,
     });
     this.lives.push({ startedAtNs: this.options.clock.nowNs() });
+    // A switch-dataplane announces its control address every second; one announcement per coordinator life is enough here.
+    if (purge) this.bus.connect(SWITCH).publish(this.subjects.fissSwitch(), switchAnnouncement(SIM_SWITCH_ADDRESS));
   }
 
   private heard(listener: NodeId, node: NodeId): void {

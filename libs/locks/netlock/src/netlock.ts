@@ -13,6 +13,7 @@ export const NETLOCK_OPTION_HELP = {
   mutantReleaseWithoutSlot: 'test-only: releases of switch grants do not name their queue slot (broken on purpose)',
   mutantResendAcquire: 'test-only: an ACQUIRE repeated before its request was answered reaches the switch (broken on purpose)',
   mutantUncheckedNotify: 'test-only: the switch grants on a CONTINUE notify without checking its entry serial (broken on purpose)',
+  mutantPurgeWithoutGrant: 'test-only: the purge of a dead machine grants nobody behind its entries (broken on purpose)',
 };
 
 export function readNetLockOptions(options?: ProtocolOptions) {
@@ -26,6 +27,7 @@ export function readNetLockOptions(options?: ProtocolOptions) {
     mutantResendAcquire: reader.boolean('mutantResendAcquire', false),
     // read here so that the option is validated; the switch program (harness) applies it
     mutantUncheckedNotify: reader.boolean('mutantUncheckedNotify', false),
+    mutantPurgeWithoutGrant: reader.boolean('mutantPurgeWithoutGrant', false),
   };
   reader.done();
   return parsed;
@@ -48,8 +50,8 @@ export function readNetLockOptions(options?: ProtocolOptions) {
  */
 export const netlock: ProtocolDefinition = {
   id: 'netlock',
-  // A dead node's switch-queued holds are purged by the coordinator, which sim does not run yet.
-  swarm: { pauses: 'beyond-lease', switchFaults: 'delay' },
+  // A dead node's switch-queued holds are purged by the coordinator (in sim too: the switch model's purge).
+  swarm: { pauses: 'beyond-lease', switchFaults: 'delay', nodeKill: true },
   summary: 'hot locks queued in switch memory (knapsack-allocated from a profiled trace), the rest on one lock server',
   fabric: 'switch',
   capabilities: ['send'],
