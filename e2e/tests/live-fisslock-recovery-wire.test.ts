@@ -1,10 +1,11 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { GatedSwitchPort, machineOrdersFromWire, serverReportToWire, startFissRecoveryResponder } from '@lockfabric/compute-node/service';
-import type { FissResponder, RecoveryPool } from '@lockfabric/compute-node/service';
+import { GatedSwitchPort, machineOrdersFromWire, serverReportToWire, startFissRecoveryResponder } from '@lockfabric/control-fisslock';
+import type { FissResponder, RecoveryPool } from '@lockfabric/control-fisslock';
 import { FissCallError, NatsFissParticipant, machineOrdersToWire, runFissRecovery, serverReportFromWire } from '@lockfabric/coordinator/service';
 import type { DeciderControl, MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
-import { MalformedInputCounter, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { RealClock } from '@lockfabric/sim';
 import type { LockPacket, SwitchPort } from '@lockfabric/ports';
 import { startNatsServer } from '@lockfabric/testkit';
 import type { NatsServerHandle } from '@lockfabric/testkit';
@@ -12,9 +13,8 @@ import { FissMachineOrdersSchema, FissServerReportSchema } from '@lockfabric/wir
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The two ends of FissLock recovery over a real nats-server: the coordinator's participants and
-// driver (apps/coordinator) against the compute nodes' responders (apps/compute-node), with
-// stand-in agent pools and switch control. The wire forms are split between the apps (each
-// encodes what it sends); here they must agree.
+// driver against the compute nodes' responders (libs/control-fisslock, as the apps run them), with
+// stand-in agent pools and switch control: each side encodes what it sends, and they must agree.
 const subjects = createSubjects('fisswire');
 
 function idleLink(machine: number): SwitchPort {
@@ -78,7 +78,8 @@ describe('FissLock recovery over NATS: coordinator participants and compute-node
       },
     };
     const responder = startFissRecoveryResponder({
-      nc,
+      bus: new NatsControlBus(nc),
+      clock: new RealClock(),
       subjects,
       node: machine,
       pool: () => (reports[machine] ? { pool, policy: 'write-preferring' } : undefined),

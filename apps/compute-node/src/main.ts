@@ -7,10 +7,10 @@ import { TotalsCounter } from '@lockfabric/telemetry';
 import { LiveFabric } from './live-fabric.js';
 import { ComputeRunService } from './run-service.js';
 import { registerComputeMetrics } from './compute-metrics.js';
-import { fissAgentPoolOf, fissPoolOf, startFissRecoveryResponder } from './fiss-recovery-responder.js';
+import { GatedSwitchPort, startFissRecoveryResponder } from '@lockfabric/control-fisslock';
+import { fissAgentPoolOf, fissPoolOf } from './fiss-pool.js';
 import { startFissSelfFence } from './fiss-self-fence.js';
 import { startFissStuckReporter } from './fiss-stuck-reporter.js';
-import { GatedSwitchPort } from './gated-switch-port.js';
 import { EpochStamp, epochStampingNats, followMembershipEpochs } from './epoch-stamp.js';
 import { DescriptorMemoryExecutor } from './descriptor-executor.js';
 
@@ -53,7 +53,7 @@ await runService({
     let seenFenced = 0;
     const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, failures, malformed, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
-    const fissRecovery = startFissRecoveryResponder({ nc, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed, onEpoch: (epoch) => epochs.observe(epoch) });
+    const fissRecovery = startFissRecoveryResponder({ bus, clock, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed, onEpoch: (epoch) => epochs.observe(epoch) });
     // declared dead while still running: its FissLock clients get typed errors, not timeouts
     const fissFence = startFissSelfFence({ nc, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
     // the agent pool's T_STUCK watchdog reports go to the coordinator, which repairs with S1–S3

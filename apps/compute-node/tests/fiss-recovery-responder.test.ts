@@ -1,19 +1,24 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ServerReport } from '@lockfabric/lock-fisslock';
-import { MalformedInputCounter, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { GatedSwitchPort, FissWireError, machineOrdersFromWire, startFissRecoveryResponder } from '@lockfabric/control-fisslock';
+import type { FissResponder, FissResponderDeps, RecoveryPool } from '@lockfabric/control-fisslock';
+import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { RealClock } from '@lockfabric/sim';
 import type { LockPacket, SwitchPort } from '@lockfabric/ports';
 import { startNatsServer } from '@lockfabric/testkit';
 import type { NatsServerHandle } from '@lockfabric/testkit';
 import { FissMachineOrdersSchema, FissRecoveryReplySchema, FissRecoveryRequestSchema, LockMode, decodeWire } from '@lockfabric/wire';
 import type { FissRecoveryReply } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFissRecoveryResponder } from '../src/fiss-recovery-responder.js';
-import type { FissResponder, RecoveryPool } from '../src/fiss-recovery-responder.js';
-import { FissOrdersError, machineOrdersFromWire } from '../src/fiss-wire.js';
-import { GatedSwitchPort } from '../src/gated-switch-port.js';
 
 const subjects = createSubjects('fisstest');
+const clock = new RealClock();
+
+/** The library responder over NATS, as the compute node runs it. */
+function respond(nc: NatsConnection, deps: Omit<FissResponderDeps, 'bus' | 'clock' | 'subjects'>): FissResponder {
+  return startFissRecoveryResponder({ bus: new NatsControlBus(nc), clock, subjects, ...deps });
+}
 
 function packet(seq: number): LockPacket {
   return { type: 'acquire', lock: 1, machine: 1, task: seq, mode: 'exclusive', incarnation: 0, seq, flags: 0 };
@@ -63,8 +68,8 @@ describe('the compute node\'s half of the recovery wire', () => {
   it('rejects orders this build cannot read: an unknown mode, a missing request', () => {
     const badMode = create(FissMachineOrdersSchema, { machine: 1, agents: [{ lid: 1, mode: LockMode.UNSPECIFIED }] });
     expect(() => machineOrdersFromWire(badMode, 'test')).toThrow(/mode/);
-    expect(() => machineOrdersFromWire(create(FissMachineOrdersSchema, { machine: 1, wake: [{ lid: 3 }] }), 'test')).toThrow(FissOrdersError);
-    expect(() => machineOrdersFromWire(create(FissMachineOrdersSchema, { machine: 1, abort: [{ lid: 3, reason: 'x' }] }), 'test')).toThrow(FissOrdersError);
+    expect(() => machineOrdersFromWire(create(FissMachineOrdersSchema, { machine: 1, wake: [{ lid: 3 }] }), 'test')).toThrow(FissWireError);
+    expect(() => machineOrdersFromWire(create(FissMachineOrdersSchema, { machine: 1, abort: [{ lid: 3, reason: 'x' }] }), 'test')).toThrow(FissWireError);
   });
 });
 
@@ -91,7 +96,7 @@ describe('FissLock recovery responder over NATS (the coordinator played by raw r
   beforeAll(async () => {
     nats = await startNatsServer();
     nc = await connectNats({ servers: nats.url, name: 'fiss-responder-test', logger: silentLogger });
-    responder = startFissRecoveryResponder({ nc, subjects, node: 1, pool: () => ({ pool, policy: 'starvation-prevention' }), gate, logger: silentLogger, malformed });
+    responder = respond(nc, { node: 1, pool: () => ({ pool, policy: 'starvation-prevention' }), gate, logger: silentLogger, malformed });
     await nc.flush();
   });
   afterAll(async () => {
@@ -124,7 +129,7 @@ describe('FissLock recovery responder over NATS (the coordinator played by raw r
       applyRecovery: () => void events.push('apply'),
       releaseClients: () => void events.push('released'),
     };
-    const other = startFissRecoveryResponder({ nc, subjects, node: 2, pool: () => ({ pool: stand, policy: 'read-preferring' }), gate: new GatedSwitchPort(fakeLink(2)), logger: silentLogger, malformed, pauseLimitMs: 30 });
+    const other = respond(nc, { node: 2, pool: () => ({ pool: stand, policy: 'read-preferring' }), gate: new GatedSwitchPort(fakeLink(2)), logger: silentLogger, malformed, pauseLimitMs: 30 });
     try {
       await nc.flush();
       const request = create(FissRecoveryRequestSchema, { epoch: 9n });

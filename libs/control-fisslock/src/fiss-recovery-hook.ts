@@ -9,6 +9,7 @@ import type { AttemptPolicyOptions } from './attempt-policy.js';
 import { FissParticipantError, runFissRecovery } from './fiss-recovery-driver.js';
 import type { FissParticipant, FissRecoveryRun } from './fiss-recovery-driver.js';
 import { BusFissParticipant } from './bus-participant.js';
+import { admissionSubject } from './admission-orders.js';
 import type { FissSwitchControl, FissSwitchControlFactory } from './switch-control.js';
 
 /** A compute node as the hook drives it; `policy` is learnt from its pause. */
@@ -43,6 +44,8 @@ export interface FissRecoveryHookDeps extends DriverContext {
   readonly callTimeoutMs?: number;
   /** Between the pause and the reports, so packets already on NATS land. Default 50 ms. */
   readonly settleMs?: number;
+  /** Between checks while waiting for a switch's address or the first view. Default 50 ms. */
+  readonly pollMs?: number;
   /** How long to listen for a switch's control address (it announces every second) before taking FissLock as not in use. Default 2500 ms. */
   readonly announceWaitMs?: number;
   readonly attempts?: AttemptPolicyOptions;
@@ -99,7 +102,7 @@ export interface FissRecoveryHook extends FissRecoveryDriver {
   close(): void;
 }
 
-const POLL_MS = 50;
+const DEFAULT_POLL_MS = 50;
 /** What a compute node may report on `ctl.fiss.stuck` (libs/locks/fisslock StuckReason, less the suspicion it settles itself). */
 const STUCK_REASONS = new Set(['agent-without-holders', 'orphaned-holder', 'bouncing']);
 /** A view is due after the warm-up (k·H); past this, the recovery goes ahead with the epoch it has. */
@@ -120,6 +123,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   const callTimeoutMs = deps.callTimeoutMs ?? 2_000;
   const settleMs = deps.settleMs ?? 50;
   const announceWaitMs = deps.announceWaitMs ?? 2_500;
+  const pollMs = deps.pollMs ?? DEFAULT_POLL_MS;
   const startedAtMs = nowMs();
   const makeParticipant = deps.participant ?? ((node: NodeId) => new BusFissParticipant(bus, subjects, node, callTimeoutMs));
   const makeControl = deps.switchControl;
@@ -146,7 +150,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   // seen open (or not running FissLock), closed at the epoch of a FissLock recovery before S1 and
   // opened again after S3, so no packet stamped before the recovery is decided during or after it.
   // Node 0 addresses every switch.
-  const admitSubject = `${subjects.fissSwitch()}.admit`;
+  const admitSubject = admissionSubject(subjects);
   const admit = (node: number, epoch: bigint, open: boolean): void => {
     admissions.push({ node, epoch, open });
     try {
@@ -216,7 +220,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
 
   /** The switch's control address, waiting until `untilMs` for its announcement (a restarted coordinator hears it within a second). */
   const addressBy = async (untilMs: number): Promise<string | undefined> => {
-    while (switchAddress === undefined && !closed && nowMs() < untilMs) await sleep(POLL_MS);
+    while (switchAddress === undefined && !closed && nowMs() < untilMs) await sleep(pollMs);
     return switchAddress;
   };
 
@@ -377,7 +381,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
       if (admission?.open === true) logger.info(`fisslock recovery: switch/${member.id} is open at epoch ${admission.epoch}; its registers stand`);
       return admit(member.node, deps.epoch(), true);
     }
-    for (const untilMs = nowMs() + VIEW_WAIT_LIMIT_MS; !(deps.hasView?.() ?? true) && !closed && nowMs() < untilMs; ) await sleep(POLL_MS);
+    for (const untilMs = nowMs() + VIEW_WAIT_LIMIT_MS; !(deps.hasView?.() ?? true) && !closed && nowMs() < untilMs; ) await sleep(pollMs);
     logger.warn(`fisslock recovery: switch/${member.id} is closed at epoch ${admission?.epoch ?? 0n} (new, or restarted or closed mid-recovery while no coordinator ran): S1–S3 before it opens`);
     await recover(member, []);
   };

@@ -38,6 +38,8 @@ export class InMemoryControlBus {
   private readonly subscriptions = new Set<Subscription>();
   private readonly latencyNs: number;
   private readonly cutParties = new Set<string>();
+  /** Parties paused (SIGSTOP) until a time: what reaches them meanwhile is handled when they wake. */
+  private readonly heldUntil = new Map<string, number>();
   /** Messages published and delivered (per subscription), for tests and reports. */
   published = 0;
   delivered = 0;
@@ -60,6 +62,14 @@ export class InMemoryControlBus {
     };
   }
 
+  /**
+   * Party `name` is paused until `untilNs` (a stopped process): messages for it that arrive
+   * meanwhile are handled when it wakes, in arrival order; it answers requests only then.
+   */
+  hold(name: string, untilNs: number): void {
+    this.heldUntil.set(name, Math.max(untilNs, this.heldUntil.get(name) ?? 0));
+  }
+
   /** Party `name` is gone: its subscriptions end and what it sends from now on is dropped. */
   cut(name: string): void {
     this.cutParties.add(name);
@@ -75,11 +85,14 @@ export class InMemoryControlBus {
     // Copied once: a sender reusing its buffer must not change what the receivers read.
     const message: BusMessage = { subject, data: data.slice(), ...(respond ? { respond } : {}) };
     for (const target of targets) {
-      this.scheduler.at(at, () => {
+      const deliver = (): void => {
         if (!target.active || this.cutParties.has(target.owner)) return;
+        const wakeNs = this.heldUntil.get(target.owner) ?? 0;
+        if (wakeNs > this.scheduler.nowNs()) return this.scheduler.at(wakeNs, deliver);
         this.delivered++;
         deliverSafely(target.handler, message);
-      });
+      };
+      this.scheduler.at(at, deliver);
     }
     return targets.length;
   }

@@ -20,6 +20,26 @@ describe('subject patterns (NATS semantics)', () => {
 });
 
 describe('in-memory control bus on a virtual scheduler', () => {
+  it('a held (paused) party handles what reached it when it wakes, in arrival order, and answers requests only then', async () => {
+    const scheduler = new VirtualScheduler();
+    const bus = new InMemoryControlBus(scheduler, { latencyNs: 1_000 });
+    const a = bus.connect('a');
+    const b = bus.connect('b');
+    const c = bus.connect('c');
+    const heard: string[] = [];
+    b.subscribe('x.*', (m) => {
+      heard.push(`b ${m.subject}@${scheduler.nowNs()}`);
+      m.respond?.(bytes(7));
+    });
+    c.subscribe('x.*', (m) => heard.push(`c ${m.subject}@${scheduler.nowNs()}`));
+    bus.hold('b', 10_000);
+    a.publish('x.one', bytes(1));
+    const reply = a.request('x.two', bytes(2), { timeoutMs: 1 }).then((data) => `reply ${data[0]}@${scheduler.nowNs()}`);
+    await scheduler.run({});
+    expect(await reply).toBe('reply 7@11000');
+    expect(heard).toStrictEqual(['c x.one@1000', 'c x.two@1000', 'b x.one@10000', 'b x.two@10000']);
+  });
+
   it('delivers `latencyNs` after the publish, in publish order, to every matching subscription and only while subscribed', async () => {
     const scheduler = new VirtualScheduler();
     const bus = new InMemoryControlBus(scheduler, { latencyNs: 1_000 });

@@ -8,6 +8,7 @@ import { buildSwitchProgram, isNetLockProgram, netlockPurgeOf } from './switch-p
 import { severablePorts } from './node-failure.js';
 import type { CoordinatorCrashSpec, NodeFailureOutcome, NodeFailureSpec } from './node-failure.js';
 import { startRunControl } from './control/run-control.js';
+import { SimFissWiring } from './control/sim-fiss.js';
 import type { ControlPlaneOutcome } from './control/run-control.js';
 import { NS_PER_MS } from '@lockfabric/ports';
 import { clientKey } from '@lockfabric/ports';
@@ -113,6 +114,8 @@ export interface InMemoryRunResult {
 export async function runInMemory(options: InMemoryRunOptions): Promise<InMemoryRunResult> {
   const { protocol } = options;
   const { spec } = options;
+  // FissLock recovery gates each machine's switch link, as the compute node process does.
+  const fissWiring = protocol.switchProgram === 'fisslock' ? new SimFissWiring() : undefined;
   const clusterSpec = {
     seed: spec.seed,
     lockCount: spec.locks,
@@ -125,6 +128,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.switchFaults ? { switchFaults: options.switchFaults } : {}),
     ...(options.switchLinks ? { switchLinks: options.switchLinks } : {}),
     ...(options.lockManagerCpu ? { lockManagerCpu: options.lockManagerCpu } : {}),
+    ...(fissWiring ? { switchPortWrapper: fissWiring.wrap } : {}),
   };
   const wallStart = performance.now();
   const built = options.substrate === 'sim' ? createSimCluster(clusterSpec) : createEmbeddedCluster(clusterSpec);
@@ -146,6 +150,8 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     locks: () => cluster.layout,
     verbsOf: (node) => cluster.servicePorts({ node, client: SERVICE_CLIENT }).verbs,
     ...(isNetLockProgram(clusterSpec.switchProgram) ? { netlockPurge: netlockPurgeOf(clusterSpec.switchProgram, cluster) } : {}),
+    ...(fissWiring ? { fiss: fissWiring.recovery(cluster, options.protocolOptions) } : {}),
+    ...(options.pauses ? { pauses: options.pauses } : {}),
   });
   const victimNode = options.nodeFailure ? cluster.computeNodeIds[options.nodeFailure.computeNode] : undefined;
   if (options.nodeFailure && victimNode === undefined) throw new RangeError(`nodeFailure: no compute node ${options.nodeFailure.computeNode}`);

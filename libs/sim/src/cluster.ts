@@ -48,6 +48,11 @@ export interface InMemoryClusterConfig {
    * services then handle every packet the instant it arrives.
    */
   readonly lockManagerCpu?: LockManagerCpuConfig;
+  /**
+   * Wraps each machine's switch link once (every client and the node service of the machine then
+   * share the wrapper), as a compute node process does: FissLock recovery's gate.
+   */
+  readonly switchPortWrapper?: (machine: NodeId, link: SwitchPort) => SwitchPort;
 }
 
 export const DEFAULT_SIM_NETWORK = {
@@ -213,6 +218,16 @@ export class InMemoryCluster {
 
   /** A machine's link into the switch; every client of a machine sees every packet egressed to it. */
   switchPort(machine: NodeId): SwitchPort {
+    const wrap = this.config.switchPortWrapper;
+    if (!wrap) return this.switchLink(machine);
+    let wrapped = this.wrappedLinks.get(machine);
+    if (!wrapped) this.wrappedLinks.set(machine, (wrapped = wrap(machine, this.switchLink(machine))));
+    return wrapped;
+  }
+
+  private readonly wrappedLinks = new Map<NodeId, SwitchPort>();
+
+  private switchLink(machine: NodeId): SwitchPort {
     return {
       machine,
       send: (packet) => this.sendPacket(machine, packet),

@@ -1,12 +1,13 @@
 import type { ComputeFailures } from '@lockfabric/control';
 import { NS_PER_MS } from '@lockfabric/ports';
 import type { Clock, NodeId, Verbs } from '@lockfabric/ports';
+import type { PauseSpec } from '@lockfabric/workloads';
 import type { LockTableLayout } from '@lockfabric/ports';
 import type { BusScheduler, InProcessPurge } from '@lockfabric/control';
 import { FailureHub } from '../node-failure.js';
 import type { CoordinatorCrashSpec, NodeFailureSpec } from '../node-failure.js';
 import { SimControlPlane } from './sim-control-plane.js';
-import type { CoordinatorLife, HeardDeath } from './sim-control-plane.js';
+import type { CoordinatorLife, HeardDeath, SimFissRecovery } from './sim-control-plane.js';
 
 /** What the control plane of a run did (present when the run had one). */
 export interface ControlPlaneOutcome {
@@ -16,6 +17,10 @@ export interface ControlPlaneOutcome {
   readonly deaths: readonly HeardDeath[];
   /** Control messages that did not decode (0 in a healthy run). */
   readonly malformed: number;
+  /** FissLock S1–S3 rounds that reached their resume on the compute nodes (a FissLock run). */
+  readonly fissRecoveries: number;
+  /** NetLock purges that reached the switch (a NetLock run). */
+  readonly netlockPurges: number;
 }
 
 export interface RunControlOptions {
@@ -32,6 +37,10 @@ export interface RunControlOptions {
   readonly verbsOf: (node: NodeId) => Verbs;
   /** The run's switch runs NetLock: its purge, for the coordinator (SimControlPlaneOptions.netlockPurge). */
   readonly netlockPurge?: InProcessPurge;
+  /** The run's switch runs FissLock: what its recovery needs (SimControlPlaneOptions.fiss). */
+  readonly fiss?: SimFissRecovery;
+  /** Process pauses of the run: a paused node also handles control messages only when it wakes. */
+  readonly pauses?: readonly PauseSpec[];
 }
 
 /** The control plane of one in-memory run, or a feed that never fires when the run has no control faults. */
@@ -75,7 +84,13 @@ export function startRunControl(options: RunControlOptions): RunControl {
     // a sim run lasts milliseconds to seconds: calls, gate lease and drain polls scaled to it
     queueTimings: { callTimeoutMs: 20, gateLeaseMs: 500, drainPollMs: 0.2 },
     ...(options.netlockPurge ? { netlockPurge: options.netlockPurge } : {}),
+    ...(options.fiss ? { fiss: options.fiss } : {}),
   });
+  for (const p of options.pauses ?? []) {
+    if (p.node === undefined) continue; // a pause of single clients stops no process
+    const node = p.node;
+    void options.clock.sleep(p.atNs).then(() => plane.pause(node, p.durationNs));
+  }
   const crash = options.coordinatorCrash;
   if (crash && !(crash.atMs >= 0 && crash.downMs >= 0)) throw new RangeError(`coordinatorCrash: atMs and downMs must be non-negative, got ${crash.atMs} and ${crash.downMs}`);
   const crashSchedule = crash
@@ -93,7 +108,7 @@ export function startRunControl(options: RunControlOptions): RunControl {
       return plane.firstHeard(node);
     },
     ...(crashSchedule ? { crashSchedule } : {}),
-    outcome: () => ({ lives: [...plane.lives], deaths: [...plane.deaths], malformed: plane.malformed.count() }),
+    outcome: () => ({ lives: [...plane.lives], deaths: [...plane.deaths], malformed: plane.malformed.count(), fissRecoveries: plane.fissRecoveries, netlockPurges: plane.netlockPurges }),
     close: () => plane.close(),
   };
 }

@@ -1,5 +1,7 @@
-import { InMemoryControlBus, MalformedTally, createSubjects, inProcessPurgePort, silentLogger, startControlPlane, startFailureFeed, startHeartbeatSender, startQueueRecoveryResponder, switchAnnouncement } from '@lockfabric/control';
-import type { BusScheduler, ComputeFailures, ControlPlane, FailureFeed, HeartbeatPublisher, InProcessPurge, Logger, NetLockPurgePort, QueueResponder, QueueRun } from '@lockfabric/control';
+import { InMemoryControlBus, MalformedTally, NetLockNotInUseError, createSubjects, inProcessPurgePort, silentLogger, startControlPlane, startFailureFeed, startHeartbeatSender, startQueueRecoveryResponder, switchAnnouncement } from '@lockfabric/control';
+import type { BusScheduler, ComputeFailures, ControlPlane, FailureFeed, FissDriverFactory, HeartbeatPublisher, InProcessPurge, Logger, NetLockPurgePort, QueueResponder, QueueRun } from '@lockfabric/control';
+import { followAdmissionOrders, startFissRecoveryHook, startFissRecoveryResponder } from '@lockfabric/control-fisslock';
+import type { AdmissionOrder, FissPoolHandle, FissResponder, FissSwitchControl, GatedSwitchPort } from '@lockfabric/control-fisslock';
 import { LockFabricError } from '@lockfabric/ports';
 import type { Clock, NodeId, Verbs } from '@lockfabric/ports';
 
@@ -43,7 +45,28 @@ export interface SimControlPlaneOptions {
    * switch-dataplane does, and the coordinator's real purge trigger calls this.
    */
   readonly netlockPurge?: InProcessPurge;
+  /**
+   * The run's switch runs FissLock: each compute node answers the coordinator's S1–S2 calls with
+   * the real responder over its agent pool and gated switch link, and the coordinator's real
+   * recovery hook writes S3 through the switch model's registers.
+   */
+  readonly fiss?: SimFissRecovery;
 }
+
+/** What FissLock recovery needs of a sim run. */
+export interface SimFissRecovery {
+  /** The node's agent pool (recovery steps and policy), once its FissLock service runs. */
+  poolOf(node: NodeId): FissPoolHandle | undefined;
+  /** The node's switch link gate (shared by its clients and its service). */
+  gateOf(node: NodeId): GatedSwitchPort;
+  /** The switch model's control plane as S3 writes it (and its admission state). */
+  switchControl(): FissSwitchControl;
+  /** A coordinator's admission order reached the switch. */
+  admit(order: AdmissionOrder): void;
+}
+
+/** The sim switch's heartbeat identity (a switch-dataplane beats as role `switch`). */
+const SIM_SWITCH_NODE = 65_000;
 
 /** The control address the sim's switch announces (a name only: the purge is a direct call). */
 export const SIM_SWITCH_ADDRESS = 'sim-switch:0';
@@ -89,12 +112,25 @@ export class SimControlPlane {
   private readonly heartbeats = new Map<NodeId, HeartbeatPublisher>();
   private readonly feeds = new Map<NodeId, FailureFeed>();
   private readonly responders = new Map<NodeId, QueueResponder>();
+  private readonly fissResponders = new Map<NodeId, FissResponder>();
   private readonly killed = new Set<NodeId>();
   private coordinator: ControlPlane | undefined;
   private readonly heardDeaths: HeardDeath[] = [];
   private readonly deathWaiters: { node: NodeId; resolve: (atNs: number) => void }[] = [];
   /** Every coordinator life, in order. */
   readonly lives: CoordinatorLife[] = [];
+  /** NetLock purges that reached the switch, over every coordinator life. */
+  private purgesDone = 0;
+
+  /** FissLock S1–S3 rounds that reached their resume (S3 written) on the compute nodes: the most any node answered. */
+  get fissRecoveries(): number {
+    return Math.max(0, ...[...this.fissResponders.values()].map((r) => r.answered.resume));
+  }
+
+  /** NetLock purges that reached the switch model, over every coordinator life. */
+  get netlockPurges(): number {
+    return this.purgesDone;
+  }
 
   constructor(private readonly options: SimControlPlaneOptions) {
     this.bus = new InMemoryControlBus(options.scheduler, options.latencyNs === undefined ? {} : { latencyNs: options.latencyNs });
@@ -108,6 +144,11 @@ export class SimControlPlane {
       if (recovery) {
         this.responders.set(node, startQueueRecoveryResponder({ bus, subjects: this.subjects, clock: options.clock, node, run: recovery.run, verbs: recovery.verbsOf(node), logger: this.logger, malformed: this.malformed }));
       }
+      const fiss = options.fiss;
+      if (fiss) {
+        // S1 waits out this node's pause limit (live: 15 s); sim runs last milliseconds
+        this.fissResponders.set(node, startFissRecoveryResponder({ bus, subjects: this.subjects, clock: options.clock, node, pool: () => fiss.poolOf(node), gate: fiss.gateOf(node), logger: this.logger, malformed: this.malformed, pauseLimitMs: 100 }));
+      }
       this.heartbeats.set(node, startHeartbeatSender({ bus, subjects: this.subjects, clock: options.clock, role: 'compute', id: String(node), node, incarnation: 1, intervalMs: options.detector.heartbeatIntervalMs, logger: this.logger }));
     }
     for (const node of options.listeners ?? []) {
@@ -120,7 +161,15 @@ export class SimControlPlane {
         this.responders.set(node, startQueueRecoveryResponder({ bus, subjects: this.subjects, clock: options.clock, node, run: recovery.run, verbs: recovery.verbsOf(node), logger: this.logger, malformed: this.malformed }));
       }
     }
+    if (options.fiss) this.startSwitch(options.fiss);
     this.startCoordinator();
+  }
+
+  /** The switch's control-plane side: heartbeats (so a coordinator sees it join) and its admission fence. */
+  private startSwitch(fiss: SimFissRecovery): void {
+    const bus = this.bus.connect(SWITCH);
+    followAdmissionOrders(bus, this.subjects, this.malformed, (order) => fiss.admit(order));
+    this.heartbeats.set(SIM_SWITCH_NODE, startHeartbeatSender({ bus, subjects: this.subjects, clock: this.options.clock, role: 'switch', id: 'switch-0', node: SIM_SWITCH_NODE, incarnation: 1, intervalMs: this.options.detector.heartbeatIntervalMs, logger: this.logger }));
   }
 
   /** What node services of `node` get as `NodeServiceContext.failures`. */
@@ -153,8 +202,18 @@ export class SimControlPlane {
     this.killed.add(node);
     this.heartbeats.get(node)?.stop();
     this.responders.get(node)?.close();
+    this.fissResponders.get(node)?.close();
     this.feeds.get(node)?.close();
     this.bus.cut(party(node));
+  }
+
+  /**
+   * Node `node` is paused (SIGSTOP) for `durationNs` from now: what reaches it over the control bus
+   * (recovery calls, failure notices) is handled when it wakes. Its heartbeats go on, as in the
+   * pause model of the data path (a pause shorter than detection).
+   */
+  pause(node: NodeId, durationNs: number): void {
+    this.bus.hold(party(node), this.options.clock.nowNs() + durationNs);
   }
 
   /** The coordinator process dies: every piece of its state goes with it, and so do its messages in flight. */
@@ -182,6 +241,7 @@ export class SimControlPlane {
     this.coordinator = undefined;
     for (const heartbeat of this.heartbeats.values()) heartbeat.stop();
     for (const responder of this.responders.values()) responder.close();
+    for (const responder of this.fissResponders.values()) responder.close();
     for (const feed of this.feeds.values()) feed.close();
   }
 
@@ -191,7 +251,17 @@ export class SimControlPlane {
       throw new SimSwitchControlUnavailableError(address);
     };
     const purge = this.options.netlockPurge;
-    const netlockPurge: NetLockPurgePort = purge ? inProcessPurgePort(purge) : { purge: async (address) => unavailable(address) };
+    // a FissLock switch announces itself too: it answers the purge as a switch-dataplane does, NOT_FOUND
+    const notNetLock = (address: string): never => {
+      throw new NetLockNotInUseError(address, 'the sim switch runs fisslock');
+    };
+    const counted: InProcessPurge | undefined = purge
+      ? (machine) => {
+          this.purgesDone++;
+          return purge(machine);
+        }
+      : undefined;
+    const netlockPurge: NetLockPurgePort = counted ? inProcessPurgePort(counted) : { purge: async (address) => (this.options.fiss ? notNetLock(address) : unavailable(address)) };
     this.coordinator = startControlPlane({
       bus: this.bus.connect(COORDINATOR),
       subjects: this.subjects,
@@ -205,6 +275,7 @@ export class SimControlPlane {
       // purge reaches the switch model when the run has one, else finds no switch and records that.
       netlockPurge,
       netlock: { maxAttempts: 1 },
+      ...(this.options.fiss ? { fissRecovery: this.fissDriver(this.options.fiss) } : {}),
       queue: { ...(queueTimings ?? {}), ...(this.options.queueRecovery ? { queueHosts: () => this.options.listeners ?? [] } : {}) },
       // a restarted instance repairs what its predecessor may have left half done (the first one
       // starts with the cluster: nothing can be half done yet)
@@ -212,7 +283,7 @@ export class SimControlPlane {
     });
     this.lives.push({ startedAtNs: this.options.clock.nowNs() });
     // A switch-dataplane announces its control address every second; one announcement per coordinator life is enough here.
-    if (purge) this.bus.connect(SWITCH).publish(this.subjects.fissSwitch(), switchAnnouncement(SIM_SWITCH_ADDRESS));
+    if (purge || this.options.fiss) this.bus.connect(SWITCH).publish(this.subjects.fissSwitch(), switchAnnouncement(SIM_SWITCH_ADDRESS));
   }
 
   private heard(listener: NodeId, node: NodeId): void {
@@ -222,5 +293,19 @@ export class SimControlPlane {
       this.deathWaiters.splice(this.deathWaiters.indexOf(waiter), 1);
       waiter.resolve(atNs);
     }
+  }
+
+  /** The coordinator's FissLock recovery hook over the switch model, its waits scaled to a sim run. */
+  private fissDriver(fiss: SimFissRecovery): FissDriverFactory {
+    return (context) =>
+      startFissRecoveryHook({
+        ...context,
+        switchControl: () => fiss.switchControl(),
+        callTimeoutMs: 20,
+        settleMs: 0.05,
+        announceWaitMs: 5,
+        pollMs: 0.05,
+        attempts: { culpritAttempts: 2, retryDelayMs: 1, maxRetryDelayMs: 10 },
+      });
   }
 }

@@ -37,10 +37,11 @@ export function createFissLockClient(ports: ClientPorts, options?: ProtocolOptio
 
 export const fisslock: ProtocolDefinition = {
   id: 'fisslock',
-  // Loss and duplication can leave a lock for the coordinator's per-lock repair (FissLock §7; seen with
-  // check --swarm --protocol fisslock --first-seed 24 under 'lossy') and a dead machine's agents need
-  // S1–S3; sim runs neither yet, so reordering and delay only for now.
-  swarm: { pauses: 'beyond-lease', switchFaults: 'delay' },
+  // A dead machine's agents are rebuilt by the coordinator's S1–S3 (in sim too). Loss and duplication
+  // can leave a lock for the per-lock repair that the agent pool's stuck-lock watchdog asks for
+  // (FissLock §7; check --swarm --protocol fisslock --first-seed 24 under 'lossy'), which sim does
+  // not report yet: reordering and delay only.
+  swarm: { pauses: 'beyond-lease', switchFaults: 'delay', nodeKill: true },
   summary: 'FissLock: grant decisions on the switch (18 bits per lock), agents on the holders\' machines',
   fabric: 'switch',
   capabilities: [],

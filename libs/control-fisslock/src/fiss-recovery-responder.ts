@@ -1,26 +1,34 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
-import { existingAgentPool, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-fisslock';
-import type { AgentPool, FissPolicy, MachineRecovery } from '@lockfabric/lock-fisslock';
-import type { NodeId } from '@lockfabric/ports';
+import type { BusMessage, ControlBus, Logger, MalformedSink, Subjects, Unsubscribe } from '@lockfabric/control';
+import type { FissPolicy, MachineRecovery } from '@lockfabric/lock-fisslock';
+import { NS_PER_MS } from '@lockfabric/ports';
+import type { Clock, NodeId } from '@lockfabric/ports';
 import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { FissRecoveryRequest, FissServerReport } from '@lockfabric/wire';
+import type { FissVerb } from './bus-participant.js';
 import { machineOrdersFromWire, serverReportToWire } from './fiss-wire.js';
-import type { FissVerb } from './fiss-wire.js';
 import type { GatedSwitchPort } from './gated-switch-port.js';
-import type { CurrentRun } from './run-service.js';
+
+/** What recovery uses of an agent pool: its machine's recovery steps (machineRecovery, which also pauses the clients). */
+export type RecoveryPool = Pick<MachineRecovery, 'pauseForRecovery' | 'recoveryReport' | 'applyRecovery'> & Partial<Pick<MachineRecovery, 'releaseClients'>>;
+
+export interface FissPoolHandle {
+  readonly pool: RecoveryPool;
+  readonly policy: FissPolicy;
+}
 
 export interface FissResponderDeps {
-  readonly nc: NatsConnection;
+  readonly bus: ControlBus;
   readonly subjects: Subjects;
+  /** Runs the pause limit (live: RealClock; sim: the virtual clock). */
+  readonly clock: Clock;
   readonly node: NodeId;
-  /** This node's FissLock agent pool now, if it runs one (see {@link fissPoolOf}). */
+  /** This node's FissLock agent pool now, if it runs one. */
   readonly pool: () => FissPoolHandle | undefined;
   /** This machine's switch link, which recovery holds closed between S2 and the end of S3. */
   readonly gate: GatedSwitchPort;
   readonly logger: Logger;
-  readonly malformed: MalformedInputCounter;
+  readonly malformed: MalformedSink;
   /** Told the epoch of every recovery call not older than the newest (the node's packets carry it). */
   readonly onEpoch?: (epoch: bigint) => void;
   /** How long clients may be held between pause and apply; default {@link DEFAULT_PAUSE_LIMIT_MS} (above the coordinator's 3 attempts). */
@@ -29,29 +37,8 @@ export interface FissResponderDeps {
 
 type Phase = 'idle' | 'paused' | 'applied';
 
-/** What recovery uses of an agent pool: its machine's recovery steps (machineRecovery, which also pauses the clients). */
-export type RecoveryPool = Pick<MachineRecovery, 'pauseForRecovery' | 'recoveryReport' | 'applyRecovery'> & Partial<Pick<MachineRecovery, 'releaseClients'>>;
-
 /** A pause not followed by its orders within this long is taken as abandoned: clients go on (they time out with typed errors). */
 export const DEFAULT_PAUSE_LIMIT_MS = 15_000;
-
-export interface FissPoolHandle {
-  readonly pool: RecoveryPool;
-  readonly policy: FissPolicy;
-}
-
-/** The agent pool of the running (or lingering) FissLock run on `node`. */
-export function fissAgentPoolOf(run: CurrentRun | undefined, node: NodeId): AgentPool | undefined {
-  if (!run || run.protocol !== 'fisslock') return undefined;
-  return existingAgentPool(run.locks, node);
-}
-
-/** The recovery steps of that pool, with its policy; none once the node fenced itself (it was declared dead: it takes no part). */
-export function fissPoolOf(run: CurrentRun | undefined, node: NodeId): FissPoolHandle | undefined {
-  const pool = fissAgentPoolOf(run, node);
-  if (!pool || !run || isMachineFenced(pool)) return undefined;
-  return { pool: machineRecovery(pool), policy: readFissLockOptions(run.options).policy };
-}
 
 interface ReplyFields {
   readonly active?: boolean;
@@ -70,10 +57,11 @@ export interface FissResponder {
 const VERBS: readonly FissVerb[] = ['pause', 'report', 'apply', 'resume'];
 
 /**
- * The compute node's side of FissLock recovery (spec §7.2): answers the coordinator's
- * `ctl.fiss.<node>.<verb>` requests on this node's agent pool.
- * - pause (S1): the pool stops sending (its retransmission buffer is dropped); reply says whether
- *   this node runs FissLock and with which policy.
+ * The compute node's side of FissLock recovery (FissLock §7.2), on the control bus (NATS live, the
+ * in-memory bus in sim): answers the coordinator's `ctl.fiss.<node>.<verb>` requests on this
+ * node's agent pool.
+ * - pause (S1): the pool stops sending (its retransmission buffer is dropped); the reply says
+ *   whether this node runs FissLock and with which policy.
  * - report (S1): the gate closes (nothing reaches the switch, nothing from it is taken: a packet
  *   processed after the report would be undone by S2's orders, which are built from it), then the
  *   pool's agents and its clients' requests.
@@ -84,26 +72,41 @@ const VERBS: readonly FissVerb[] = ['pause', 'report', 'apply', 'resume'];
  * its predecessor within one epoch (a repeated call is answered again, harmlessly).
  */
 export function startFissRecoveryResponder(deps: FissResponderDeps): FissResponder {
-  const { nc, subjects, node, logger } = deps;
+  const { bus, subjects, node, logger } = deps;
+  const pauseLimitMs = deps.pauseLimitMs ?? DEFAULT_PAUSE_LIMIT_MS;
   let newestEpoch = 0n;
   let phase: Phase = 'idle';
   let pool: RecoveryPool | undefined;
   const answered: Record<FissVerb, number> = { pause: 0, report: 0, apply: 0, resume: 0 };
-  let pauseTimer: ReturnType<typeof setTimeout> | undefined;
+  let pauseTimer: AbortController | undefined;
   const stopPauseTimer = (): void => {
-    if (pauseTimer !== undefined) clearTimeout(pauseTimer);
+    pauseTimer?.abort();
     pauseTimer = undefined;
   };
+  const startPauseTimer = (held: RecoveryPool): void => {
+    stopPauseTimer();
+    const timer = (pauseTimer = new AbortController());
+    deps.clock.sleep(pauseLimitMs * NS_PER_MS, timer.signal).then(
+      () => {
+        if (pauseTimer !== timer) return;
+        pauseTimer = undefined;
+        if (phase !== 'paused' || pool !== held) return;
+        held.releaseClients?.();
+        logger.warn(`fisslock recovery epoch ${newestEpoch}: no orders within ${pauseLimitMs} ms of the pause; clients go on (the pool stays paused until a recovery applies)`);
+      },
+      () => undefined,
+    );
+  };
 
-  const reply = (msg: Msg, fields: ReplyFields): void => {
+  const reply = (msg: BusMessage, fields: ReplyFields): void => {
     try {
-      msg.respond(toBinary(FissRecoveryReplySchema, create(FissRecoveryReplySchema, { machine: node, epoch: newestEpoch, ...fields })));
+      msg.respond?.(toBinary(FissRecoveryReplySchema, create(FissRecoveryReplySchema, { machine: node, epoch: newestEpoch, ...fields })));
     } catch (error) {
       logger.warn(`fisslock recovery: could not answer on ${msg.subject}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
 
-  const handle = (verb: FissVerb, request: FissRecoveryRequest, msg: Msg): void => {
+  const handle = (verb: FissVerb, request: FissRecoveryRequest, msg: BusMessage): void => {
     if (request.epoch < newestEpoch) return reply(msg, { error: `epoch ${request.epoch} is older than ${newestEpoch}` });
     const fresh = request.epoch > newestEpoch;
     newestEpoch = request.epoch;
@@ -120,15 +123,7 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
           pool.pauseForRecovery();
           phase = 'paused';
           logger.info(`fisslock recovery epoch ${request.epoch}: paused (S1)`);
-          stopPauseTimer();
-          const held = pool;
-          pauseTimer = setTimeout(() => {
-            pauseTimer = undefined;
-            if (phase !== 'paused' || pool !== held) return;
-            held.releaseClients?.();
-            logger.warn(`fisslock recovery epoch ${newestEpoch}: no orders within ${deps.pauseLimitMs ?? DEFAULT_PAUSE_LIMIT_MS} ms of the pause; clients go on (the pool stays paused until a recovery applies)`);
-          }, deps.pauseLimitMs ?? DEFAULT_PAUSE_LIMIT_MS);
-          pauseTimer.unref?.();
+          startPauseTimer(pool);
         }
         return reply(msg, { active: true, policy: found.policy });
       }
@@ -159,25 +154,22 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
     }
   };
 
-  const subscriptions: Subscription[] = VERBS.map((verb) => {
+  const subscriptions: Unsubscribe[] = VERBS.map((verb) => {
     const subject = subjects.fissRecovery(node, verb);
-    return nc.subscribe(subject, {
-      callback: (error, msg) => {
-        if (error) return logger.warn(`fisslock recovery: subscription error on ${subject}: ${error.message}`);
-        let request: FissRecoveryRequest;
-        try {
-          request = decodeWire(FissRecoveryRequestSchema, msg.data, subject);
-        } catch (decodeError) {
-          deps.malformed.record(subject, decodeError);
-          return reply(msg, { error: `malformed request: ${decodeError instanceof Error ? decodeError.message : String(decodeError)}` });
-        }
-        try {
-          handle(verb, request, msg);
-        } catch (failure) {
-          deps.malformed.record(subject, failure);
-          reply(msg, { error: failure instanceof Error ? failure.message : String(failure) });
-        }
-      },
+    return bus.subscribe(subject, (msg) => {
+      let request: FissRecoveryRequest;
+      try {
+        request = decodeWire(FissRecoveryRequestSchema, msg.data, subject);
+      } catch (decodeError) {
+        deps.malformed.record(subject, decodeError);
+        return reply(msg, { error: `malformed request: ${decodeError instanceof Error ? decodeError.message : String(decodeError)}` });
+      }
+      try {
+        handle(verb, request, msg);
+      } catch (failure) {
+        deps.malformed.record(subject, failure);
+        reply(msg, { error: failure instanceof Error ? failure.message : String(failure) });
+      }
     });
   });
 
@@ -188,7 +180,7 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
     },
     close: () => {
       stopPauseTimer();
-      for (const s of subscriptions) s.unsubscribe();
+      for (const unsubscribe of subscriptions) unsubscribe();
       deps.gate.open();
     },
   };

@@ -1,0 +1,18 @@
+import type { FissPoolHandle } from '@lockfabric/control-fisslock';
+import { existingAgentPool, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-fisslock';
+import type { AgentPool } from '@lockfabric/lock-fisslock';
+import type { NodeId } from '@lockfabric/ports';
+import type { CurrentRun } from './run-service.js';
+
+/** The agent pool of the running (or lingering) FissLock run on `node`. */
+export function fissAgentPoolOf(run: CurrentRun | undefined, node: NodeId): AgentPool | undefined {
+  if (!run || run.protocol !== 'fisslock') return undefined;
+  return existingAgentPool(run.locks, node);
+}
+
+/** The recovery steps of that pool, with its policy; none once the node fenced itself (it was declared dead: it takes no part). */
+export function fissPoolOf(run: CurrentRun | undefined, node: NodeId): FissPoolHandle | undefined {
+  const pool = fissAgentPoolOf(run, node);
+  if (!pool || !run || isMachineFenced(pool)) return undefined;
+  return { pool: machineRecovery(pool), policy: readFissLockOptions(run.options).policy };
+}
