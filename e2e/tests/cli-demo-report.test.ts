@@ -64,6 +64,16 @@ describe('lockfabric demo --json and the report commands', () => {
     expect(existsSync(join(out, 'report.json'))).toBe(true);
   });
 
+  it('the mutant CAS lock (acquires without compare) shows as a violation in the report, exit 1', async () => {
+    const dir = join(root, 'mutant');
+    const run = await runCli(['bench', '--protocol', 'caslock', '--opt', 'mutantSkipCompare=true', '--clients', '4', '--locks', '4', '--operations', '200', '--cs-ns', '1000', '--report', dir, '--json']);
+    expect(run.code, run.stderr).toBe(1);
+    expect((JSON.parse(run.stdout) as { violations: number }).violations).toBeGreaterThan(0);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('<td class="verdict-violation">violation</td>');
+    expect(html).not.toContain('<td class="verdict-ok">');
+  });
+
   it('report: bad input exits 2 with every problem listed and no stack trace', async () => {
     const bad = join(root, 'bad.json');
     writeFileSync(bad, JSON.stringify({ kind: 'bench', version: 1, results: [{ protocol: 'x', throughput: 'fast' }] }));

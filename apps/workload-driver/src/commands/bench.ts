@@ -79,6 +79,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
   const historyFile = values['history'];
   const reportDir = values['report'];
+  if (protocols.length > 1) reader.problems.push(...optionsNotShared(protocols, protocolOptions));
   if (protocols.length > 1 && typeof historyFile === 'string') reader.problems.push('--history: give one --protocol (a history file holds one run)');
   reader.done();
   const out = output(values['json'] === true);
@@ -110,6 +111,15 @@ export function readProtocolList(value: string, problems: string[]): string[] {
   if (ids.length === 0) problems.push('--protocol: expected a protocol id or a comma-separated list');
   for (const id of ids) if (!known.includes(id)) problems.push(`--protocol: unknown protocol ${JSON.stringify(id)}; protocol ids are ${known.join(', ')}`);
   return ids;
+}
+
+/** With several protocols every `--opt` goes to each, so each must know it; checked before any run starts. */
+export function optionsNotShared(protocols: readonly string[], protocolOptions: ProtocolOptions): string[] {
+  const byId = new Map(availableProtocols().map((p) => [p.id as string, p]));
+  return Object.keys(protocolOptions).flatMap((name) => {
+    const lacking = protocols.filter((id) => byId.has(id) && !(name in (byId.get(id)?.options ?? {})));
+    return lacking.length === 0 ? [] : [`--opt ${name}: not an option of ${lacking.join(', ')} (with several protocols every --opt applies to each)`];
+  });
 }
 
 interface BenchOneInput {
