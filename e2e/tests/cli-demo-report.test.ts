@@ -48,7 +48,8 @@ describe('lockfabric demo --json and the report commands', () => {
     const dir = join(root, 'bench');
     const run = await runCli(['bench', '--protocol', 'caslock,fisslock', '--operations', '200', '--clients', '4', '--locks', '16', '--report', dir, '--json']);
     expect(run.code, run.stderr).toBe(0);
-    const bench = JSON.parse(run.stdout) as { kind: string; results: Row[] };
+    const bench = JSON.parse(run.stdout) as { kind: string; results: Row[]; reportHtml: string };
+    expect(bench.reportHtml).toBe(join(dir, 'report.html'));
     expect(bench.results.map((r) => [r.protocol, r.family, r.verdict])).toEqual([
       ['caslock', 'rdma', 'ok'],
       ['fisslock', 'switch', 'ok'],

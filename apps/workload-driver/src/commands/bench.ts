@@ -93,11 +93,12 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     }
   }
   const document: BenchRunReport = { kind: 'bench', version: 1, command: `lockfabric bench ${argv.join(' ')}`, results: reports.map((r) => ({ ...r, family: familyOf(r.protocol), verdict: verdictWord(r) })) };
+  let reportHtml: { reportHtml: string } | undefined;
   if (typeof reportDir === 'string') {
-    const written = await writeReport(document, reportDir);
-    out.note(`report: ${written.html}`);
+    reportHtml = { reportHtml: (await writeReport(document, reportDir)).html };
+    out.note(`report: ${reportHtml.reportHtml}`);
   }
-  if (out.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : document));
+  if (out.json) console.log(JSON.stringify({ ...(reports.length === 1 ? reports[0] : document), ...reportHtml }));
   else console.log(reports.map(describeReport).join('\n\n'));
   const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
   // A violation outranks a liveness failure, which outranks success.

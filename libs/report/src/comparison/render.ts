@@ -28,7 +28,8 @@ function row(r: ComparisonRow): string[] {
     esc(Math.round(r.throughput).toLocaleString('en-US')),
     fixed(r.latencyUs.p50, 1),
     fixed(r.latencyUs.p99, 1),
-    fixed(r.verbsPerAcquire.total, 2),
+    // The switch family sends packets, not verbs: a dash, not a misleading 0.
+    r.family === 'switch' && r.verbsPerAcquire.total === 0 ? '–' : fixed(r.verbsPerAcquire.total, 2),
     esc(String(r.failures)),
     r.switchGrantShare === undefined ? '–' : esc(`${(r.switchGrantShare * 100).toFixed(1)} %`),
     `<td class="verdict-${esc(verdict)}">${esc(verdict)}</td>`,

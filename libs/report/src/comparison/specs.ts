@@ -84,7 +84,7 @@ export function switchShareSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
     data: { values },
     mark: { type: 'bar', color: FAMILY_COLORS.range[1] },
     encoding: {
-      x: { field: 'protocol', type: 'nominal', sort: protocolOrder(shown), title: null },
+      x: { field: 'protocol', type: 'nominal', sort: protocolOrder(shown), title: null, axis: { labelAngle: 0 } },
       y: { field: 'share', type: 'quantitative', title: 'switch-decided share', scale: { domain: [0, 1] }, axis: { format: '%' } },
     },
   } as TopLevelSpec;
