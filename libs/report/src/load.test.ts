@@ -74,4 +74,20 @@ describe('rendered pages', () => {
     expect(html).toContain('1 reproduced, 1 same direction, 1 opposite');
     expect(html).toContain('The paper gives no points to overlay.');
   });
+
+  it('escapes every string of the JSON: hostile names, titles and notes stay text', async () => {
+    const hostile = '<script>alert(1)</script>&"\'';
+    const demo = sampleDemo({ substrate: hostile, workload: { note: hostile } });
+    const rows = demo.results.map((r, i) => (i === 0 ? { ...r, protocol: hostile } : r));
+    const result = sampleReproduce();
+    const paper = result.papers[0]!;
+    const e = paper.experiments[0]!;
+    const reproduce = { ...result, papers: [{ ...paper, title: hostile, experiments: [{ ...e, id: hostile, figure: hostile, claims: [{ ...e.claims[0]!, text: hostile, note: hostile }] }] }] };
+    for (const report of [{ ...demo, results: rows }, reproduce]) {
+      const { html, svgs } = await renderReport(report);
+      expect(html).not.toContain('<script');
+      expect(html).toContain('&lt;script&gt;');
+      for (const s of svgs) expect(s.svg).not.toContain('<script');
+    }
+  });
 });
