@@ -136,10 +136,13 @@ async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: Workl
   } finally {
     await cluster.release();
   }
-  for (const protocol of later) {
-    const own = await acquireLiveCluster(join(DEFAULT_CLUSTER_DIR, '..', `demo-${protocol.id}`), out, switchProgramOf(protocol.id, {}));
+  // One temporary cluster per switch program, started after the previous one stopped.
+  const byProgram = new Map<string, ProtocolDefinition[]>();
+  for (const p of later) byProgram.set(p.switchProgram ?? 'forward', [...(byProgram.get(p.switchProgram ?? 'forward') ?? []), p]);
+  for (const [program, group] of byProgram) {
+    const own = await acquireLiveCluster(join(DEFAULT_CLUSTER_DIR, '..', `demo-${program}`), out, switchProgramOf((group[0] as ProtocolDefinition).id, {}));
     try {
-      byId.set(protocol.id, await runOneLive(own.state, protocol, spec, out));
+      for (const protocol of group) byId.set(protocol.id, await runOneLive(own.state, protocol, spec, out));
     } finally {
       await own.release();
     }
