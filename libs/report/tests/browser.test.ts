@@ -110,8 +110,12 @@ describe.skipIf(skip)('demo and reproduce pages in headless chromium', () => {
       page.on('console', (msg) => void (msg.type() === 'error' && errors.push(msg.text())));
       page.on('pageerror', (error) => errors.push(String(error)));
       page.on('requestfailed', (request) => errors.push(`request failed: ${request.url()}`));
-      await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      const url = pathToFileURL(html).href;
+      await page.goto(url, { waitUntil: 'load' });
       expect(errors).toEqual([]);
+      expect(requests).toEqual([url]); // nothing fetched beyond the page itself
 
       const plots: PlotMarks[] = await page.$$eval('figure.plot', (figures) =>
         figures.map((f) => {
