@@ -12,7 +12,7 @@ export type { WrittenFaultReport, WrittenReport } from './write.js';
 export { escapeMarkup } from './escape.js';
 export type { BenchRunReport, CdfPoint, ComparisonReport, ComparisonRow, DemoRunReport, RowVerdict, VerbsPerOp } from './comparison/model.js';
 export { rowVerdict } from './comparison/model.js';
-export { latencyCdfSpec, switchShareSpec, throughputBarsSpec, verbsBarsSpec } from './comparison/specs.js';
+export { goodputBarsSpec, latencyCdfSpec, switchShareSpec, throughputBarsSpec, verbsBarsSpec } from './comparison/specs.js';
 export { renderComparisonReport } from './comparison/render.js';
 export type { AxisSpec, Claim, ClaimVerdict, ExperimentResult, PaperResult, ReproduceResult, Series } from './reproduce/model.js';
 export { experimentSpec } from './reproduce/specs.js';

@@ -25,6 +25,7 @@ const comparisonRow = z
     checked: z.boolean(),
     switchGrantShare: finite.min(0).max(1).optional(),
     verdict: z.enum(['ok', 'violation', 'liveness', 'unchecked']).optional(),
+    transactions: z.object({ workload: z.string(), committedPerSec: finite.nonnegative() }).passthrough().optional(),
   })
   .passthrough();
 

@@ -40,6 +40,8 @@ export interface ComparisonRow {
   /** Switch family: the share of acquires whose grant the switch decided itself. */
   readonly switchGrantShare?: number;
   readonly verdict?: RowVerdict;
+  /** Transactional workloads: committed transactions per second, the goodput the papers plot. */
+  readonly transactions?: { readonly workload: string; readonly committedPerSec: number };
 }
 
 export interface BenchRunReport {

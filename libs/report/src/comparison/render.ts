@@ -4,18 +4,19 @@ import type { RenderedReport } from '../rendered.js';
 import { renderNamedSpecs } from '../vega.js';
 import { rowVerdict } from './model.js';
 import type { ComparisonReport, ComparisonRow } from './model.js';
-import { latencyCdfSpec, switchShareSpec, throughputBarsSpec, verbsBarsSpec } from './specs.js';
+import { goodputBarsSpec, latencyCdfSpec, switchShareSpec, throughputBarsSpec, verbsBarsSpec } from './specs.js';
 import type { TopLevelSpec } from 'vega-lite';
 
 const fixed = (n: number, digits: number): string => esc(n.toFixed(digits));
 
-/** The plots of a comparison: CDF, throughput, verbs, and the switch share when a row has one. */
+/** The plots of a comparison: CDF, throughput, goodput of transactional runs, verbs, and the switch share when a row has one. */
 export function comparisonSpecs(report: ComparisonReport): [string, TopLevelSpec][] {
   const specs: [string, TopLevelSpec][] = [
     ['latency-cdf', latencyCdfSpec(report.results)],
     ['throughput', throughputBarsSpec(report.results)],
     ['verbs', verbsBarsSpec(report.results)],
   ];
+  if (report.results.some((r) => r.transactions !== undefined)) specs.splice(2, 0, ['goodput', goodputBarsSpec(report.results)]);
   if (report.results.some((r) => r.switchGrantShare !== undefined)) specs.push(['switch-share', switchShareSpec(report.results)]);
   return specs;
 }

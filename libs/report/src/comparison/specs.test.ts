@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { row, sampleDemo } from '../../tests/support/sample-comparison.js';
 import { countMarks } from '../../tests/support/svg-marks.js';
 import { renderSpecToSvg } from '../vega.js';
-import { latencyCdfSpec, switchShareSpec, throughputBarsSpec, verbsBarsSpec } from './specs.js';
+import { goodputBarsSpec, latencyCdfSpec, switchShareSpec, throughputBarsSpec, verbsBarsSpec } from './specs.js';
 
 describe('comparison plots', () => {
   const demo = sampleDemo();
@@ -33,5 +33,11 @@ describe('comparison plots', () => {
   it('draws a switch-share bar only for rows that report one', async () => {
     const svg = await renderSpecToSvg(switchShareSpec(demo.results));
     expect(countMarks(svg, 'mark-rect')).toBe(2);
+  });
+
+  it('draws one goodput bar per transactional row only', async () => {
+    const rows = demo.results.map((r, i) => (i < 3 ? { ...r, transactions: { workload: 'tatp', committedPerSec: 100 * (i + 1) } } : r));
+    const svg = await renderSpecToSvg(goodputBarsSpec(rows));
+    expect(countMarks(svg, 'mark-rect')).toBe(3);
   });
 });

@@ -89,3 +89,19 @@ export function switchShareSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
     },
   } as TopLevelSpec;
 }
+
+/** Transactional runs: committed transactions per second per protocol (rows without transactions are left out). */
+export function goodputBarsSpec(rows: readonly ComparisonRow[]): TopLevelSpec {
+  const shown = rows.filter((r) => r.transactions !== undefined);
+  const values = shown.map((r) => ({ protocol: r.protocol, family: r.family ?? 'rdma', committed: r.transactions?.committedPerSec ?? 0 }));
+  return {
+    ...base(`Goodput (committed ${shown[0]?.transactions?.workload ?? ''} transactions/s)`),
+    data: { values },
+    mark: { type: 'bar' },
+    encoding: {
+      x: { field: 'protocol', type: 'nominal', sort: protocolOrder(shown), title: null, axis: { labelAngle: -30 } },
+      y: { field: 'committed', type: 'quantitative', title: 'transactions/s' },
+      color: { field: 'family', type: 'nominal', scale: FAMILY_COLORS, title: 'family' },
+    },
+  } as TopLevelSpec;
+}
