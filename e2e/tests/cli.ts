@@ -11,8 +11,8 @@ export interface CliResult {
 }
 
 /** Runs `lockfabric ARGS` in its own process and collects its output and exit code. */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env, ...(cwd ? { cwd } : {}) });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -6,6 +6,7 @@ import { clusterCommand } from './commands/cluster.js';
 import { demoCommand } from './commands/demo.js';
 import { locksCommand } from './commands/locks.js';
 import { nemesisCommand } from './commands/nemesis.js';
+import { reportCommand } from './commands/report.js';
 import { switchCommand } from './commands/switch.js';
 import { transportCommand } from './commands/transport.js';
 
@@ -21,7 +22,8 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   chaos       kill | pause | resume | restart | partition | switch-faults | nats-restart, local or Kubernetes
   nemesis     a workload under a seeded fault schedule: safety, liveness after healing, an HTML report
   locks       reset | drain: planned DSLR lock-table reset and freeze-and-drain of one lock, by the coordinator
-  switch      describe: a running switch's program, lock capacity and register memory`;
+  switch      describe: a running switch's program, lock capacity and register memory
+  report      re-render a saved report.json (nemesis, bench, demo, reproduce) as HTML with plots`;
 
 const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   demo: demoCommand,
@@ -33,6 +35,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   nemesis: nemesisCommand,
   locks: locksCommand,
   switch: switchCommand,
+  report: reportCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number> {

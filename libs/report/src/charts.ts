@@ -1,5 +1,4 @@
-import { parse, View } from 'vega';
-import { compile } from 'vega-lite';
+import { renderSpecToSvg, renameClipIds } from './vega.js';
 import type { TopLevelSpec } from 'vega-lite';
 import type { FaultReport, FaultWindow } from './model.js';
 
@@ -122,30 +121,6 @@ export function latencySpec(report: FaultReport): TopLevelSpec {
       color: { field: 'percentile', type: 'nominal', scale: { domain: ['p50', 'p99'], range: ['#1f77b4', '#ff7f0e'] }, title: null },
     },
   }) as TopLevelSpec);
-}
-
-/** Compiles a Vega-Lite spec and renders it to an SVG string, headless (no DOM, no canvas). */
-export async function renderSpecToSvg(spec: TopLevelSpec): Promise<string> {
-  const view = new View(parse(compile(spec).spec), { renderer: 'none' });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
-}
-
-/**
- * Vega numbers clip paths from a process-wide counter (`clip33`). Renaming them per chart in order
- * of appearance makes the output depend on the report alone, and keeps the ids unique when several
- * charts share one HTML page.
- */
-function renameClipIds(svg: string, prefix: string): string {
-  const ids = new Map<string, string>();
-  return svg.replace(/\bclip\d+\b/g, (id) => {
-    let renamed = ids.get(id);
-    if (renamed === undefined) ids.set(id, (renamed = `${prefix}-clip${ids.size}`));
-    return renamed;
-  });
 }
 
 /** The report's plots as SVG: `throughput` and `latency`. */

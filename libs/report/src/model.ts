@@ -42,6 +42,9 @@ export interface FaultVerdict {
 }
 
 export interface FaultReport {
+  /** Set in report.json so `lockfabric report` can tell the kind; optional in older files. */
+  readonly kind?: 'nemesis';
+  readonly version?: 1;
   readonly title: string;
   readonly protocol: string;
   readonly substrate: string;

@@ -162,7 +162,7 @@ describe('writeFaultReport', () => {
     const report = sampleReport();
     const paths = await writeFaultReport(report, dir);
     expect(paths).toEqual({ html: join(dir, 'report.html'), json: join(dir, 'report.json'), svgs: [join(dir, 'throughput.svg'), join(dir, 'latency.svg')] });
-    expect(JSON.parse(await readFile(paths.json, 'utf8'))).toEqual(report);
+    expect(JSON.parse(await readFile(paths.json, 'utf8'))).toEqual({ kind: 'nemesis', version: 1, ...report });
     const rendered = await renderFaultReport(report);
     expect(await readFile(paths.html, 'utf8')).toBe(rendered.html);
     for (const [i, path] of paths.svgs.entries()) expect(await readFile(path, 'utf8')).toBe(rendered.svgs[i]!.svg);

@@ -2,6 +2,7 @@ import { renderCharts } from './charts.js';
 import type { ChartSvg } from './charts.js';
 import { escapeMarkup as esc } from './escape.js';
 import type { FaultReport, FaultWindow } from './model.js';
+import { STYLE } from './page.js';
 
 export interface RenderedFaultReport {
   /** A self-contained page: inline styles and SVGs, no scripts, nothing fetched when viewed. */
@@ -9,28 +10,6 @@ export interface RenderedFaultReport {
   readonly svgs: ChartSvg[];
 }
 
-const STYLE = `
-body { font: 14px/1.45 system-ui, sans-serif; color: #1f2328; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; }
-h1 { font-size: 1.6rem; margin: 0 0 .4rem; }
-h2 { font-size: 1.15rem; margin: 2rem 0 .6rem; border-bottom: 1px solid #d0d7de; padding-bottom: .2rem; }
-dl.run { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem; margin: 0; }
-dl.run dt { color: #59636e; }
-dl.run dd { margin: 0; }
-code { font: 12.5px ui-monospace, monospace; background: #f6f8fa; padding: .1rem .3rem; border-radius: 4px; word-break: break-all; }
-.verdict { display: flex; gap: 1rem; margin: 1.2rem 0 .5rem; }
-.verdict .badge { flex: 1; border-radius: 8px; padding: .8rem 1rem; font-size: 1.25rem; font-weight: 600; border: 2px solid; }
-.verdict .badge small { display: block; font-size: .8rem; font-weight: 400; text-transform: uppercase; letter-spacing: .05em; }
-.badge.ok { background: #dafbe1; border-color: #1a7f37; color: #116329; }
-.badge.violation { background: #ffebe9; border-color: #cf222e; color: #a40e26; }
-.badge.unchecked { background: #f6f8fa; border-color: #8c959f; color: #59636e; }
-ul.verdict-lines { margin: .4rem 0 0; padding-left: 1.2rem; font: 12.5px ui-monospace, monospace; }
-figure { margin: 0 0 1rem; overflow-x: auto; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: .3rem .6rem; border-bottom: 1px solid #d0d7de; vertical-align: top; }
-th { background: #f6f8fa; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-p.none { color: #59636e; }
-`;
 
 const seconds = (report: FaultReport, timeNs: number): string => ((timeNs - report.startNs) / 1e9).toFixed(3);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunStats, summarize } from './results.js';
+import { CDF_FRACTIONS, RunStats, summarize } from './results.js';
 
 function filled(fromUs: number, toUs: number): RunStats {
   const stats = new RunStats();
@@ -32,6 +32,17 @@ describe('RunStats and summarize', () => {
     near(summary.latencyUs.mean, 500.5);
     near(summary.releaseLatencyUs.p50, 50);
     expect(summary.verbs).toBeUndefined();
+  });
+
+  it('samples the acquire-latency CDF at every fixed fraction, rising, from min to max', () => {
+    const summary = summarize(filled(1, 1000), 1e9);
+    const cdf = summary.latencyCdfUs ?? [];
+    expect(cdf.map((p) => p.fraction)).toEqual(CDF_FRACTIONS);
+    for (let i = 1; i < cdf.length; i++) expect(cdf[i]!.us).toBeGreaterThanOrEqual(cdf[i - 1]!.us);
+    expect(cdf[0]!.us).toBeLessThan(1.01);
+    expect(cdf.find((p) => p.fraction === 0.5)?.us).toBe(summary.latencyUs.p50);
+    expect(cdf.at(-1)?.us).toBe(summary.latencyUs.max);
+    expect(summarize(new RunStats(), 0).latencyCdfUs).toEqual([]);
   });
 
   it('normalises verb counters per operation', () => {

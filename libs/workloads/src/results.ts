@@ -129,6 +129,8 @@ export interface RunSummary {
   readonly latencyUs: LatencySummaryUs;
   /** Release latency, invoke to completion, of successful releases. */
   readonly releaseLatencyUs: LatencySummaryUs;
+  /** Acquire latency CDF at fixed fractions (CDF_FRACTIONS), for plots; empty when nothing was acquired. */
+  readonly latencyCdfUs?: readonly { readonly fraction: number; readonly us: number }[];
   readonly acquires: number;
   readonly releases: number;
   /** Failed acquires and releases together. */
@@ -154,6 +156,14 @@ function latencySummary(histogram: Histogram): LatencySummaryUs {
   };
 }
 
+/** Where the acquire-latency CDF is sampled: dense in the tail, where protocols differ most. */
+export const CDF_FRACTIONS: readonly number[] = [0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1];
+
+function latencyCdf(histogram: Histogram): { fraction: number; us: number }[] {
+  if (histogram.totalCount === 0) return [];
+  return CDF_FRACTIONS.map((fraction) => ({ fraction, us: histogram.getValueAtPercentile(fraction * 100) / NS_PER_US }));
+}
+
 /** Figures of a run that took `elapsedNs`; `verbCounters` (e.g. NIC counters by verb) are normalised per operation. */
 export function summarize(stats: RunStats, elapsedNs: number, verbCounters?: Readonly<Record<string, number>>): RunSummary {
   if (!(elapsedNs >= 0) || !Number.isFinite(elapsedNs)) throw new RangeError(`elapsedNs must be a finite number ≥ 0, got ${elapsedNs}`);
@@ -162,6 +172,7 @@ export function summarize(stats: RunStats, elapsedNs: number, verbCounters?: Rea
     throughput: elapsedNs > 0 ? (stats.acquires * NS_PER_S) / elapsedNs : 0,
     latencyUs: latencySummary(stats.acquireLatencyNs),
     releaseLatencyUs: latencySummary(stats.releaseLatencyNs),
+    latencyCdfUs: latencyCdf(stats.acquireLatencyNs),
     acquires: stats.acquires,
     releases: stats.releases,
     failures: stats.acquireFailures + stats.releaseFailures,

@@ -2,21 +2,26 @@ import { writeHistoryJsonl } from '@lockfabric/check';
 import { availableProtocols } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
+import type { FlagReader } from '../cli/args.js';
+import { writeReport } from '@lockfabric/report';
+import type { BenchRunReport } from '@lockfabric/report';
+import { familyOf } from '../report/family.js';
 import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
-import { benchReport, describeReport, summarizeNodeFailures } from '../report/bench-report.js';
+import { benchReport, describeReport, summarizeNodeFailures, verdictWord } from '../report/bench-report.js';
 import type { LiveRunResult } from '../run/live.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
 import { TXN_FLAGS, readTxnWorkload, txnReport } from '../run/txn-bench.js';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
+import type { Output } from './context.js';
 
 export const BENCH_HELP = `lockfabric bench — run one protocol under one workload and report figures
 
-  --protocol, -p ID        protocol id (caslock, dslr, …); default caslock
+  --protocol, -p ID[,ID…]  protocol id (caslock, dslr, …), or several to compare; default caslock
   --substrate S            sim (virtual time, default) | embedded | live
   --clients, -c N          lock clients (default 8)          --locks, -l N   lock ids (default 1000)
   --read-ratio R           fraction of shared acquires (0)   --distribution  uniform | zipf:<θ> (uniform)
@@ -30,7 +35,9 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --jitter-ns NS           sim: extra random delay per verb batch and message
   --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
   --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P  (50055)
-  --json                   print one JSON object
+  --report DIR             write report.json, report.html and SVG plots (latency CDF, throughput,
+                           verbs per acquire; one plot for all protocols) into DIR
+  --json                   print one JSON object (several protocols: {kind: "bench", results: […]})
 
   --workload, -w W         micro (default: the flags above) | tatp | tpcc | trace:FILE (FissLock
                            trace, lines txn_id,0,1,lock_id,mode; mode 1 shared, 2 exclusive).
@@ -56,6 +63,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'compute-nodes-at': { type: 'string' },
     'memory-nodes-at': { type: 'string' },
     'compute-memory-port': { type: 'string' },
+    report: { type: 'string' },
   });
   if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
   const { spec: microSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
@@ -68,9 +76,70 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
   const spec = await readTxnWorkload(values, reader, microSpec, substrate);
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
+  const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
+  const historyFile = values['history'];
+  const reportDir = values['report'];
+  if (protocols.length > 1) reader.problems.push(...optionsNotShared(protocols, protocolOptions));
+  if (protocols.length > 1 && typeof historyFile === 'string') reader.problems.push('--history: give one --protocol (a history file holds one run)');
   reader.done();
-  const protocol = reader.string('protocol', 'caslock');
   const out = output(values['json'] === true);
+  const reports: BenchReport[] = [];
+  for (const protocol of protocols) {
+    const { report, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, values, reader, out });
+    reports.push(report);
+    if (typeof historyFile === 'string') {
+      await writeHistoryJsonl(history, historyFile);
+      out.note(`history written to ${historyFile}`);
+    }
+  }
+  const document: BenchRunReport = { kind: 'bench', version: 1, command: `lockfabric bench ${argv.join(' ')}`, results: reports.map((r) => ({ ...r, family: familyOf(r.protocol), verdict: verdictWord(r) })) };
+  let reportHtml: { reportHtml: string } | undefined;
+  if (typeof reportDir === 'string') {
+    reportHtml = { reportHtml: (await writeReport(document, reportDir)).html };
+    out.note(`report: ${reportHtml.reportHtml}`);
+  }
+  if (out.json) console.log(JSON.stringify({ ...(reports.length === 1 ? reports[0] : document), ...reportHtml }));
+  else console.log(reports.map(describeReport).join('\n\n'));
+  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
+  // A violation outranks a liveness failure, which outranks success.
+  return exitCodes.includes(1) ? 1 : exitCodes.includes(3) ? 3 : 0;
+}
+
+/** `--protocol a,b,…`: known ids, each once; an unknown one is a listed problem. */
+export function readProtocolList(value: string, problems: string[]): string[] {
+  const ids = [...new Set(value.split(',').map((id) => id.trim()).filter((id) => id.length > 0))];
+  const known: readonly string[] = availableProtocols().map((p) => p.id);
+  if (ids.length === 0) problems.push('--protocol: expected a protocol id or a comma-separated list');
+  for (const id of ids) if (!known.includes(id)) problems.push(`--protocol: unknown protocol ${JSON.stringify(id)}; protocol ids are ${known.join(', ')}`);
+  return ids;
+}
+
+/** With several protocols every `--opt` goes to each, so each must know it; checked before any run starts. */
+export function optionsNotShared(protocols: readonly string[], protocolOptions: ProtocolOptions): string[] {
+  const byId = new Map(availableProtocols().map((p) => [p.id as string, p]));
+  return Object.keys(protocolOptions).flatMap((name) => {
+    const lacking = protocols.filter((id) => byId.has(id) && !(name in (byId.get(id)?.options ?? {})));
+    return lacking.length === 0 ? [] : [`--opt ${name}: not an option of ${lacking.join(', ')} (with several protocols every --opt applies to each)`];
+  });
+}
+
+interface BenchOneInput {
+  readonly protocol: string;
+  readonly substrate: string;
+  readonly spec: Awaited<ReturnType<typeof readTxnWorkload>>;
+  readonly protocolOptions: ProtocolOptions;
+  readonly computeNodes: number;
+  readonly crashProbability: number;
+  readonly jitterNs: number | undefined;
+  readonly computeMemoryPort: number;
+  readonly values: Record<string, unknown>;
+  readonly reader: FlagReader;
+  readonly out: Output;
+}
+
+/** One protocol's run on the chosen substrate, and its report. */
+async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
+  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, values, reader, out } = input;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -86,7 +155,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
       const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
       bar.done();
-      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest }), ...faultFields(result, skipped) };
+      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions }), ...faultFields(result, skipped) };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
@@ -105,21 +174,13 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
       onProgress: (f) => bar.update(f),
     });
     bar.done();
-    report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}) });
+    report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}), switchDecisions: result.switchDecisions });
     history = result.history;
     if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
     if (result.cutOff) out.note('warning: the run hit its safety horizon with acquires still pending (see liveness)');
   }
-  const historyFile = values['history'];
-  if (typeof historyFile === 'string') {
-    await writeHistoryJsonl(history, historyFile);
-    out.note(`history written to ${historyFile}`);
-  }
-  if (out.json) console.log(JSON.stringify(report));
-  else console.log(describeReport(report));
-  return report.violations > 0 || report.transactions?.serializable === false ? 1 : report.livenessViolations > 0 ? 3 : 0;
+  return { report, history };
 }
-
 
 /** The fault part of a live bench report: present only when a node failed or was left out. */
 export function faultFields(result: LiveRunResult, skippedNodes: readonly string[] = []): Pick<BenchReport, 'nodeFailures' | 'unknownOps' | 'skippedNodes' | 'declaredDead' | 'notStarted'> {

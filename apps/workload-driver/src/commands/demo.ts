@@ -1,34 +1,53 @@
+import { join } from 'node:path';
 import { availableProtocols } from '@lockfabric/lock-catalog';
+import type { ProtocolDefinition } from '@lockfabric/locks-common';
+import { writeReport } from '@lockfabric/report';
+import type { DemoRunReport } from '@lockfabric/report';
+import type { WorkloadSpec } from '@lockfabric/workloads';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { findNatsServer } from '../cluster/nats-binary.js';
+import type { ClusterState } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
-import { runLive } from '../run/live.js';
-import { liveOptions } from '../run/live-defaults.js';
-import { benchReport, formatVerbs } from '../report/bench-report.js';
+import { SwitchControlClient, runLive } from '../run/live.js';
+import { substrateOptions } from '../run/live-defaults.js';
+import { addressOf } from '../run/remote-cluster.js';
+import { benchReport, formatVerbs, verdictWord } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
+import { familyOf } from '../report/family.js';
 import { ProgressBar } from '../report/progress.js';
 import { renderTable } from '../report/table.js';
+import { switchProgramOf } from './bench.js';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output } from './context.js';
+import type { Output } from './context.js';
 import { measureTransport } from './transport.js';
 import type { TransportFigures } from './transport.js';
-import type { WorkloadSpec } from '@lockfabric/workloads';
+
+export const DEFAULT_DEMO_REPORT_DIR = join('.lockfabric', 'demo');
 
 export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a short workload per protocol, compare
 
-  Live (real NATS, gRPC and one process per service) when nats-server is on PATH or NATS_URL is
-  set; otherwise everything runs embedded in this process. Override with --substrate.
+  Every protocol of both families: the RDMA family on the emulated NIC, the switch family
+  (fisslock, netlock, srvlock, parlock) through the emulated switch. Live (real NATS, gRPC and one
+  process per service) when nats-server is on PATH or NATS_URL is set; otherwise everything runs
+  embedded in this process. Override with --substrate. Live switch-family protocols whose switch
+  program the cluster does not run get a temporary cluster of their own.
   --substrate S     live | embedded | sim
   --operations N    acquires per protocol (default 4000)
-  --json            print one JSON object`;
+  --report DIR      where report.html, report.json and the plots go (default ${DEFAULT_DEMO_REPORT_DIR})
+  --json            print one JSON object (the report: every protocol with its checker verdict)`;
+
+/** A demo row: the bench report of one protocol, with its family and the checker's word. */
+export type DemoRow = BenchReport & { readonly family: 'rdma' | 'switch'; readonly verdict: ReturnType<typeof verdictWord> };
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
-  const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, report: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
   if (values['help']) return (console.log(DEMO_HELP), 0);
   const reader = new FlagReader(values);
   const operations = reader.number('operations', 4_000, { integer: true, min: 1 });
   const liveAvailable = Boolean(process.env['NATS_URL']) || findNatsServer() !== undefined;
   const substrate = reader.string('substrate', liveAvailable ? 'live' : 'embedded');
   if (!['live', 'embedded', 'sim'].includes(substrate)) reader.problems.push(`--substrate: expected live, embedded or sim, got ${JSON.stringify(substrate)}`);
+  const reportDir = reader.string('report', DEFAULT_DEMO_REPORT_DIR);
   reader.done();
   const out = output(values['json'] === true);
   out.note(
@@ -39,47 +58,120 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
         : 'substrate: sim — virtual time, deterministic',
   );
   const spec: WorkloadSpec = { clients: 16, locks: 64, readRatio: 0.5, distribution: { zipf: 0.9 }, operations, thinkNs: 1_000, criticalSectionNs: 1_000, seed: 1, timeoutMs: 2_000 };
-  const protocols = availableProtocols().filter((p) => p.fabric === 'verbs');
-  const reports: BenchReport[] = [];
-  let transport: TransportFigures | undefined;
-  if (substrate === 'live') {
-    const cluster = await acquireLiveCluster(DEFAULT_CLUSTER_DIR, out);
-    try {
-      out.note('measuring the raw transport for comparison…');
-      transport = await measureTransport(5_000, cluster.state.natsUrl);
-      for (const protocol of protocols) {
-        const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
-        const start = performance.now();
-        // A node lost mid-demo costs its clients' figures, not the whole comparison.
-        const result = await runLive({ state: cluster.state, protocol: protocol.id, protocolOptions: liveOptions(protocol.id), spec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
-        bar.done();
-        for (const f of result.failedNodes) out.note(`warning: ${protocol.id}: ${f.error}`);
-        reports.push(benchReport({ protocol: protocol.id, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - start }));
-      }
-    } finally {
-      await cluster.release();
-    }
-  } else {
-    for (const protocol of protocols) {
-      const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
-      const result = await runInMemory({ substrate: substrate as 'sim' | 'embedded', protocol: protocol.id, spec, onProgress: (f) => bar.update(f) });
-      bar.done();
-      reports.push(benchReport({ protocol: protocol.id, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs }));
-    }
-  }
+  // RDMA family first, then the switch family, each in catalog order.
+  const protocols = [...availableProtocols().filter((p) => p.fabric === 'verbs'), ...availableProtocols().filter((p) => p.fabric === 'switch')];
+  const wallStart = performance.now();
+  const { reports, transport } = substrate === 'live' ? await runLiveDemo(protocols, spec, out) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out), transport: undefined };
+  const rows: DemoRow[] = reports.map((r) => ({ ...r, family: familyOf(r.protocol), verdict: verdictWord(r) }));
+  const document: DemoRunReport & { results: DemoRow[] } = {
+    kind: 'demo',
+    version: 1,
+    substrate,
+    workload: { clients: spec.clients, locks: spec.locks, readRatio: spec.readRatio, distribution: 'zipf:0.9', operations, thinkNs: spec.thinkNs, criticalSectionNs: spec.criticalSectionNs, seed: spec.seed, timeoutMs: spec.timeoutMs ?? 0 },
+    ...(transport ? { transport } : {}),
+    wallMs: performance.now() - wallStart,
+    results: rows,
+  };
+  const written = await writeReport(document, reportDir);
   if (out.json) {
-    console.log(JSON.stringify({ substrate, workload: { ...spec, distribution: 'zipf:0.9' }, transport, results: reports }));
+    console.log(JSON.stringify({ ...document, reportHtml: written.html }));
   } else {
     console.log(`\nworkload: ${spec.clients} clients, ${spec.locks} locks, zipf 0.9, 50% shared, ${operations} acquires, 1 µs critical section`);
-    console.log(
-      renderTable(
-        ['protocol', 'ops/s', 'p50 µs', 'p99 µs', 'verbs/acquire', 'verbs/release', 'failures', 'checker'],
-        reports.map((r) => [r.protocol, Math.round(r.throughput), round2(r.latencyUs.p50), round2(r.latencyUs.p99), formatVerbs(r.verbsPerAcquire), formatVerbs(r.verbsPerRelease), r.failures, r.violations === 0 && r.livenessViolations === 0 ? 'ok' : `${r.violations} violations`]),
-      ),
-    );
+    console.log(`\nRDMA family (emulated NIC)\n${demoTable(rows.filter((r) => r.family === 'rdma'), false)}`);
+    console.log(`\nswitch family (emulated switch; switch-decided: grants the switch made itself)\n${demoTable(rows.filter((r) => r.family === 'switch'), true)}`);
     if (transport) console.log(`\nraw transport on this machine: gRPC stream round trip ${transport.grpcRttUs.toFixed(1)} µs, NATS round trip ${transport.natsRttUs.toFixed(1)} µs`);
+    console.log(`\nreport with plots: ${written.html}`);
   }
   return reports.some((r) => r.violations > 0) ? 1 : 0;
+}
+
+/** The comparison table; the switch family's has the switch-decided share. */
+export function demoTable(rows: readonly DemoRow[], switchFamily: boolean): string {
+  const headers = ['protocol', 'ops/s', 'p50 µs', 'p99 µs', 'verbs/acquire', 'verbs/release', 'failures', ...(switchFamily ? ['switch-decided'] : []), 'checker'];
+  return renderTable(
+    headers,
+    rows.map((r) => [
+      r.protocol,
+      Math.round(r.throughput),
+      round2(r.latencyUs.p50),
+      round2(r.latencyUs.p99),
+      formatVerbs(r.verbsPerAcquire),
+      formatVerbs(r.verbsPerRelease),
+      r.failures,
+      ...(switchFamily ? [r.switchGrantShare === undefined ? '–' : `${(r.switchGrantShare * 100).toFixed(1)} %`] : []),
+      r.verdict === 'ok' ? 'ok' : r.verdict === 'violation' ? `${r.violations} violations` : r.verdict,
+    ]),
+  );
+}
+
+async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, substrate: 'sim' | 'embedded', out: Output): Promise<BenchReport[]> {
+  const reports: BenchReport[] = [];
+  for (const protocol of protocols) {
+    const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
+    // Embedded runs on wall-clock timers and takes the live protocol defaults (see substrateOptions).
+    const result = await runInMemory({ substrate, protocol: protocol.id, protocolOptions: substrateOptions(substrate, protocol.id), spec, onProgress: (f) => bar.update(f) });
+    bar.done();
+    reports.push(benchReport({ protocol: protocol.id, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, switchDecisions: result.switchDecisions }));
+  }
+  return reports;
+}
+
+/**
+ * Live: the RDMA family and the switch protocols whose program the cluster's switch runs go on
+ * that cluster; each other switch program (fisslock, netlock) gets a temporary cluster, one after
+ * another, since a switch runs one program from its start.
+ */
+async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, out: Output): Promise<{ reports: BenchReport[]; transport: TransportFigures | undefined }> {
+  const byId = new Map<string, BenchReport>();
+  let transport: TransportFigures | undefined;
+  let later: ProtocolDefinition[] = [];
+  const cluster = await acquireLiveCluster(DEFAULT_CLUSTER_DIR, out);
+  try {
+    out.note('measuring the raw transport for comparison…');
+    transport = await measureTransport(5_000, cluster.state.natsUrl);
+    const program = await switchProgramOfCluster(cluster.state);
+    const here = protocols.filter((p) => p.fabric === 'verbs' || (p.switchProgram !== undefined && p.switchProgram === program));
+    later = protocols.filter((p) => !here.includes(p));
+    for (const protocol of here) byId.set(protocol.id, await runOneLive(cluster.state, protocol, spec, out));
+  } finally {
+    await cluster.release();
+  }
+  // One temporary cluster per switch program, started after the previous one stopped.
+  const byProgram = new Map<string, ProtocolDefinition[]>();
+  for (const p of later) byProgram.set(p.switchProgram ?? 'forward', [...(byProgram.get(p.switchProgram ?? 'forward') ?? []), p]);
+  for (const [program, group] of byProgram) {
+    const own = await acquireLiveCluster(join(DEFAULT_CLUSTER_DIR, '..', `demo-${program}`), out, switchProgramOf((group[0] as ProtocolDefinition).id, {}));
+    try {
+      for (const protocol of group) byId.set(protocol.id, await runOneLive(own.state, protocol, spec, out));
+    } finally {
+      await own.release();
+    }
+  }
+  return { reports: protocols.map((p) => byId.get(p.id)).filter((r): r is BenchReport => r !== undefined), transport };
+}
+
+async function runOneLive(state: ClusterState, protocol: ProtocolDefinition, spec: WorkloadSpec, out: Output): Promise<BenchReport> {
+  const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
+  const start = performance.now();
+  // A node lost mid-demo costs its clients' figures, not the whole comparison.
+  const result = await runLive({ state, protocol: protocol.id, protocolOptions: substrateOptions('live', protocol.id), spec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
+  bar.done();
+  for (const f of result.failedNodes) out.note(`warning: ${protocol.id}: ${f.error}`);
+  return benchReport({ protocol: protocol.id, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - start, switchDecisions: result.switch?.decisions });
+}
+
+/** The program the cluster's switch runs, or undefined when it has no reachable switch. */
+async function switchProgramOfCluster(state: ClusterState): Promise<string | undefined> {
+  const record = state.processes.find((p) => p.role === 'switch' && p.grpc !== undefined);
+  if (!record) return undefined;
+  const control = new SwitchControlClient(addressOf(record, record.grpc), 5_000);
+  try {
+    return (await control.describe()).program;
+  } catch {
+    return undefined;
+  } finally {
+    control.close();
+  }
 }
 
 function round2(value: number): number {

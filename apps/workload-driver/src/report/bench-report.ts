@@ -1,6 +1,7 @@
 import type { Verdict } from '@lockfabric/check';
 import type { RunSummary, VerbAccounting } from '@lockfabric/workloads';
 import type { NodeFailureReport } from '../run/live.js';
+import { SWITCH_GRANT_DECISIONS } from '../run/switch-decisions.js';
 import { describeTxnReport } from '../run/txn-bench.js';
 import type { BenchTxnReport } from '../run/txn-bench.js';
 import { verbsPerOp } from '@lockfabric/workloads';
@@ -37,6 +38,11 @@ export interface BenchReport {
   readonly declaredDead?: readonly { readonly node: number; readonly atMs: number; readonly reason: string }[];
   /** Live: compute nodes that could not start their part of the run (their clients did not run). */
   readonly notStarted?: readonly { readonly node: number; readonly error: string }[];
+  /** Acquire-latency CDF points (fraction of acquires at or under `us`), for report plots. */
+  readonly latencyCdfUs?: readonly { readonly fraction: number; readonly us: number }[];
+  /** Switch family: grants the switch decided itself, and their share of the acquires. */
+  readonly switchGrants?: number;
+  readonly switchGrantShare?: number;
   /** Transactional workloads (`--workload tatp|tpcc|trace:FILE`): the transaction figures and serializability verdict. */
   readonly transactions?: BenchTxnReport;
 }
@@ -85,6 +91,8 @@ export function benchReport(input: {
   digest?: string | undefined;
   simEvents?: number;
   nicVerbsByNode?: Readonly<Record<string, number>>;
+  /** The switch program's packets by decision over the run, when the protocol went through a switch. */
+  switchDecisions?: Readonly<Record<string, number>> | undefined;
 }): BenchReport {
   const { summary, accounting, verdict } = input;
   const totalVerbs = Object.values(accounting.counts.acquire).reduce((a, b) => a + b, 0) + Object.values(accounting.counts.release).reduce((a, b) => a + b, 0);
@@ -93,6 +101,7 @@ export function benchReport(input: {
     substrate: input.substrate,
     throughput: summary.throughput,
     latencyUs: summary.latencyUs,
+    ...(summary.latencyCdfUs ? { latencyCdfUs: summary.latencyCdfUs } : {}),
     verbsPerAcquire: verbsPerOp(accounting.counts.acquire, summary.acquires),
     verbsPerRelease: verbsPerOp(accounting.counts.release, summary.releases),
     acquires: summary.acquires,
@@ -108,8 +117,22 @@ export function benchReport(input: {
     ...(input.nicVerbsByNode
       ? { nicIops: Object.fromEntries(Object.entries(input.nicVerbsByNode).filter(([, n]) => n > 0).map(([node, n]) => [node, summary.elapsedNs > 0 ? n / (summary.elapsedNs / 1e9) : 0])) }
       : {}),
+    ...(input.switchDecisions ? switchGrantFigures(input.switchDecisions, summary.acquires) : {}),
     ...(input.simEvents !== undefined ? { simEvents: input.simEvents, nicVerbsPerSec: input.wallMs > 0 ? (totalVerbs / input.wallMs) * 1000 : 0 } : {}),
   };
+}
+
+/** Grants the switch decided (NetLock queues, the FissLock decider) and their share of the acquires. */
+export function switchGrantFigures(decisions: Readonly<Record<string, number>>, acquires: number): { switchGrants: number; switchGrantShare: number } {
+  const switchGrants = SWITCH_GRANT_DECISIONS.reduce((sum, d) => sum + (decisions[d] ?? 0), 0);
+  return { switchGrants, switchGrantShare: acquires > 0 ? Math.min(1, switchGrants / acquires) : 0 };
+}
+
+/** The checker's verdict on a run in one word, as demo prints and reports it. */
+export function verdictWord(report: Pick<BenchReport, 'checked' | 'violations' | 'livenessViolations'>): 'ok' | 'violation' | 'liveness' | 'unchecked' {
+  if (!report.checked) return 'unchecked';
+  if (report.violations > 0) return 'violation';
+  return report.livenessViolations > 0 ? 'liveness' : 'ok';
 }
 
 export function describeReport(report: BenchReport): string {
@@ -129,6 +152,7 @@ export function describeReport(report: BenchReport): string {
   for (const n of report.notStarted ?? []) lines.push(`  did not start       ${n.error}`);
   for (const d of report.declaredDead ?? []) lines.push(`  declared dead       compute node ${d.node} at +${d.atMs.toFixed(0)} ms (${d.reason}): fenced; its refused releases end its holds there`);
   if (report.skippedNodes?.length) lines.push(`  not running         ${report.skippedNodes.join(', ')} (left out of the run)`);
+  if (report.switchGrantShare !== undefined) lines.push(`  switch-decided      ${report.switchGrants ?? 0} grants (${(report.switchGrantShare * 100).toFixed(1)} % of acquires)`);
   if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
   if (report.transactions) lines.push(describeTxnReport(report.transactions));
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);

@@ -20,6 +20,7 @@ import { DEFAULT_STRAGGLER_GRACE_MS, startOnNodes } from './node-start.js';
 import type { FailedNode, NodeRunPlan } from './node-start.js';
 import { addressOf } from './remote-cluster.js';
 import { SwitchControlClient } from './switch-control.js';
+import { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
 
 export { LIVE_PROTOCOL_DEFAULTS, liveOptions } from './live-defaults.js';
 export { NETLOCK_PROFILE_SAMPLES, planNetLockQueues } from './netlock-allocation.js';
@@ -116,8 +117,7 @@ export interface LiveSwitchReport {
   readonly switchGrantShare: number;
 }
 
-/** Program decisions that are a grant decided in the switch (NetLock queues, the FissLock decider). */
-export const SWITCH_GRANT_DECISIONS: readonly string[] = ['grant-switch', 'grant-handover', 'grant-notify', 'grant-free', 'grant-shared'];
+export { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
 
 const ZERO_CHUNK_BYTES = 64 * 1024;
 

@@ -1,0 +1,85 @@
+import { escapeMarkup as esc } from '../escape.js';
+import { figures, htmlPage, htmlTable } from '../page.js';
+import type { RenderedReport } from '../rendered.js';
+import { renderNamedSpecs } from '../vega.js';
+import { rowVerdict } from './model.js';
+import type { ComparisonReport, ComparisonRow } from './model.js';
+import { goodputBarsSpec, latencyCdfSpec, switchShareSpec, throughputBarsSpec, verbsBarsSpec } from './specs.js';
+import type { TopLevelSpec } from 'vega-lite';
+
+const fixed = (n: number, digits: number): string => esc(n.toFixed(digits));
+
+/** The plots of a comparison: CDF, throughput, goodput of transactional runs, verbs, and the switch share when a row has one. */
+export function comparisonSpecs(report: ComparisonReport): [string, TopLevelSpec][] {
+  const specs: [string, TopLevelSpec][] = [
+    ['latency-cdf', latencyCdfSpec(report.results)],
+    ['throughput', throughputBarsSpec(report.results)],
+    ['verbs', verbsBarsSpec(report.results)],
+  ];
+  if (report.results.some((r) => r.transactions !== undefined)) specs.splice(2, 0, ['goodput', goodputBarsSpec(report.results)]);
+  if (report.results.some((r) => r.switchGrantShare !== undefined)) specs.push(['switch-share', switchShareSpec(report.results)]);
+  return specs;
+}
+
+function row(r: ComparisonRow): string[] {
+  const verdict = rowVerdict(r);
+  return [
+    esc(r.protocol),
+    esc(r.family ?? ''),
+    esc(Math.round(r.throughput).toLocaleString('en-US')),
+    fixed(r.latencyUs.p50, 1),
+    fixed(r.latencyUs.p99, 1),
+    // The switch family sends packets, not verbs: a dash, not a misleading 0.
+    r.family === 'switch' && r.verbsPerAcquire.total === 0 ? '–' : fixed(r.verbsPerAcquire.total, 2),
+    esc(String(r.failures)),
+    r.switchGrantShare === undefined ? '–' : esc(`${(r.switchGrantShare * 100).toFixed(1)} %`),
+    `<td class="verdict-${esc(verdict)}">${esc(verdict)}</td>`,
+  ];
+}
+
+const HEAD = [
+  { label: 'protocol' },
+  { label: 'family' },
+  { label: 'ops/s', num: true },
+  { label: 'p50 µs', num: true },
+  { label: 'p99 µs', num: true },
+  { label: 'verbs/acquire', num: true },
+  { label: 'failures', num: true },
+  { label: 'switch-decided', num: true },
+  { label: 'checker' },
+];
+
+function header(report: ComparisonReport): { title: string; facts: [string, string][] } {
+  if (report.kind === 'demo') {
+    const workload = Object.entries(report.workload).map(([k, v]) => `${k} ${String(v)}`).join(', ');
+    const facts: [string, string][] = [
+      ['substrate', report.substrate],
+      ['workload', workload],
+    ];
+    if (report.transport) facts.push(['raw transport', `gRPC round trip ${report.transport.grpcRttUs.toFixed(1)} µs, NATS round trip ${report.transport.natsRttUs.toFixed(1)} µs`]);
+    return { title: `lockfabric demo (${report.substrate})`, facts };
+  }
+  const substrates = [...new Set(report.results.map((r) => r.substrate))].join(', ');
+  return { title: report.title ?? `lockfabric bench: ${report.results.map((r) => r.protocol).join(', ')}`, facts: [['substrate', substrates]] };
+}
+
+/** Renders a bench or demo report: facts, the comparison table, then the plots. */
+export async function renderComparisonReport(report: ComparisonReport): Promise<RenderedReport> {
+  const svgs = await renderNamedSpecs(comparisonSpecs(report));
+  const { title, facts } = header(report);
+  const command = report.kind === 'bench' && report.command ? `<dt>command</dt><dd><code>${esc(report.command)}</code></dd>` : '';
+  const body = `<header>
+<h1>${esc(title)}</h1>
+<dl class="run">${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}${command}</dl>
+</header>
+<section>
+<h2>Results</h2>
+${htmlTable('results', HEAD, report.results.map(row), 'result')}
+<p>ops/s counts successful acquires only (goodput); the checker column is the history checker's verdict (exclusion, then liveness).</p>
+</section>
+<section id="plots">
+<h2>Plots</h2>
+${figures(svgs)}
+</section>`;
+  return { html: htmlPage(title, body), svgs };
+}
