@@ -75,6 +75,14 @@ interface Segment {
  * them is the substrate's business (`timing`, and the FaultInjector). The control-plane methods
  * are not subject to the per-packet rules: they model the switch CPU writing over PCIe.
  */
+/** A switch's registers as its control plane reads and writes them (FissLock's S3 writes the decider through it). */
+export interface RegisterControl {
+  readonly arrays: readonly string[];
+  readRegister(array: string, index: number): number;
+  fill(array: string, value: number): void;
+  write(array: string, index: number, values: readonly number[]): void;
+}
+
 export class Switch {
   readonly pipeline: Pipeline;
   readonly timing: SwitchTimingModel;
@@ -217,6 +225,20 @@ export class Switch {
 
   tableEntries(tableName: string): { readonly exact: readonly (readonly [number, TableValue])[]; readonly ranges: readonly TableRange<TableValue>[] } {
     return this.table(tableName).entries();
+  }
+
+  /**
+   * The registers as a control plane writes them (the switch CPU; what switch-dataplane exposes
+   * over gRPC): every array by name, split arrays by their logical name.
+   */
+  registerControl(): RegisterControl {
+    const d = this.describe();
+    return {
+      arrays: [...d.splitArrays.map((s) => s.name), ...d.arrays.map((a) => a.name)],
+      readRegister: (array, index) => this.readRegister(array, index),
+      fill: (array, value) => this.fillRegisters(array, value),
+      write: (array, index, values) => this.writeRegisters(array, index, values),
+    };
   }
 
   describe(): SwitchDescription {

@@ -89,13 +89,7 @@ async function measure(held: number): Promise<Row> {
   }
   const failed = machines as NodeId;
   sw.restart(); // S0: the switch comes back with every register at its initial value
-  const d = sw.describe();
-  const control: DeciderControl = {
-    arrays: [...d.splitArrays.map((s) => s.name), ...d.arrays.map((a) => a.name)],
-    readRegister: (array, index) => sw.readRegister(array, index),
-    fill: (array, value) => sw.fillRegisters(array, value),
-    write: (array, index, v) => sw.writeRegisters(array, index, v),
-  };
+  const control: DeciderControl = sw.registerControl();
   const survivors = ids.filter((m) => m !== failed).map((m) => pools.get(m) as AgentPool);
   const outcome = await recoverInProcess({ epoch: 1, survivors, failed: [failed], control, policy: 'read-preferring', nowNs });
   for (const pool of pools.values()) pool.stop();

@@ -55,12 +55,8 @@ export class SimFissWiring {
 
 /** The switch model's registers as the recovery hook writes them (S3), with its admission state. */
 export function switchModelControl(sw: Switch, admission: SwitchAdmissionState): FissSwitchControl {
-  const d = sw.describe();
   return {
-    arrays: [...d.splitArrays.map((s) => s.name), ...d.arrays.map((a) => a.name)],
-    readRegister: (array, index) => sw.readRegister(array, index),
-    fill: (array, value) => sw.fillRegisters(array, value),
-    write: (array, index, values) => sw.writeRegisters(array, index, values),
+    ...sw.registerControl(),
     load: async () => undefined,
     admission,
     close: () => undefined,

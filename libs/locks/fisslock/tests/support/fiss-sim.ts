@@ -31,13 +31,7 @@ export interface FissSimOptions {
 
 /** The decider's control plane as the switch CPU sees it (what switch-dataplane exposes over gRPC). */
 export function deciderControlOf(sw: Switch): DeciderControl {
-  const d = sw.describe();
-  return {
-    arrays: [...d.splitArrays.map((s) => s.name), ...d.arrays.map((a) => a.name)],
-    readRegister: (array, index) => sw.readRegister(array, index),
-    fill: (array, value) => sw.fillRegisters(array, value),
-    write: (array, index, values) => sw.writeRegisters(array, index, values),
-  };
+  return sw.registerControl();
 }
 
 /**
