@@ -53,10 +53,14 @@ interface HoldState {
   released: boolean;
 }
 
+/** Below 1: the skipper measures the stall on its own clock, which may run a little fast. */
+const BLIND_MARGIN = 0.99;
+
 const ABORT_REASONS: Readonly<Record<Invalidation | 'skipped-self' | 'stale-grant', string>> = {
   'stale-grant': 'the grant was seen only after its lease had run out (the client was paused); waiters may have skipped it',
   skipped: 'a waiter behind skipped this ticket after the counters stalled',
   reset: 'the lock word was reset while this ticket waited',
+  blind: 'the waiter saw nothing of the lock word for longer than a skip takes (it was paused): its ticket may have been skipped and the word reset since',
   'skipped-self': 'the tickets ahead stalled for twice their lease; this ticket skipped them and must restart',
 };
 
@@ -363,6 +367,15 @@ export class DslrClient implements LockClient<DslrGrant> {
       const doneNs = this.context.nowNs();
       if (attachment.attached) op.retries++;
       const v = layout.decode(word);
+      // Blind for longer than the shortest skip (a pause): the turn may have come, been skipped and
+      // the word reset and regrown to counters no comparison can tell from this generation's (ABA
+      // across generations; with small counter limits, or the update layout's 512, a pause spans
+      // generations). The ticket is given up without a release; waiters behind skip it if it is
+      // still there.
+      if (!options.mutantNoBlindCheck && doneNs - previousIssueNs > BLIND_MARGIN * this.context.stallThresholdNs(1)) {
+        this.pacing.attempt(false);
+        return { kind: 'invalidated', why: 'blind' };
+      }
       const why = invalidation(kind, t, v, sightings, this.rules);
       if (why !== undefined) {
         this.pacing.attempt(false);

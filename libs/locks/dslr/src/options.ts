@@ -54,6 +54,7 @@ export interface DslrOptions {
   readonly paperLiteralAbandonTicket: boolean;
   /** Test-only mutant: waiters do not notice that the word went backwards (a reset). */
   readonly mutantNoGenerationCheck: boolean;
+  readonly mutantNoBlindCheck: boolean;
 }
 
 export const DSLR_OPTION_HELP: Readonly<Record<string, string>> = {
@@ -80,6 +81,7 @@ export const DSLR_OPTION_HELP: Readonly<Record<string, string>> = {
   paperLiteralAbortOnBounce: 'A11: fail the acquire on a bounce off a frozen word',
   paperLiteralAbandonTicket: 'A16: abandon the ticket of a timed-out waiter',
   mutantNoGenerationCheck: 'test-only: waiters ignore resets of the word',
+  mutantNoBlindCheck: 'test-only: a waiter that saw nothing of the word for longer than a skip takes its next sighting at face value',
 };
 
 /** Options that only the dslr protocol reads (dslr-backoff paces polls its own way). */
@@ -115,6 +117,7 @@ export function readDslrOptionsFrom(reader: OptionReader, config: ReadDslrOption
     paperLiteralAbortOnBounce: reader.boolean('paperLiteralAbortOnBounce', literal),
     paperLiteralAbandonTicket: reader.boolean('paperLiteralAbandonTicket', literal),
     mutantNoGenerationCheck: reader.boolean('mutantNoGenerationCheck', false),
+    mutantNoBlindCheck: reader.boolean('mutantNoBlindCheck', false),
   };
   return options;
 }

@@ -33,7 +33,7 @@ export interface InvalidationRules {
   readonly generationCheck: boolean;
 }
 
-export type Invalidation = 'skipped' | 'reset';
+export type Invalidation = 'skipped' | 'reset' | 'blind';
 
 /** What a waiter remembers of earlier observations, to notice that the word was reset. */
 export interface Sightings {
