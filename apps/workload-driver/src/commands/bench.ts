@@ -10,6 +10,9 @@ import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
+import { floorProbeSpec, floorReport } from '../run/transport-floor.js';
+import type { FloorReport } from '../run/transport-floor.js';
+import { measureTransport } from './transport.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
 import { benchReport, describeReport, summarizeNodeFailures, verdictWord } from '../report/bench-report.js';
 import type { LiveRunResult } from '../run/live.js';
@@ -35,6 +38,8 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --jitter-ns NS           sim: extra random delay per verb batch and message
   --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
   --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P  (50055)
+  --floor-ops N            live: after the run, N uncontended operations (one client) set against the
+                           bare gRPC and NATS round trips measured in the same run (default 300; 0: off)
   --report DIR             write report.json, report.html and SVG plots (latency CDF, throughput,
                            verbs per acquire; one plot for all protocols) into DIR
   --json                   print one JSON object (several protocols: {kind: "bench", results: […]})
@@ -64,6 +69,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'memory-nodes-at': { type: 'string' },
     'compute-memory-port': { type: 'string' },
     report: { type: 'string' },
+    'floor-ops': { type: 'string' },
   });
   if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
   const { spec: microSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
@@ -73,6 +79,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
   const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
+  const floorOps = reader.number('floor-ops', substrate === 'live' ? 300 : 0, { integer: true, min: 0 });
+  if (floorOps > 0 && substrate !== 'live') reader.problems.push('--floor-ops: the transport floor is a live figure (sim and embedded have no transport)');
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
   const spec = await readTxnWorkload(values, reader, microSpec, substrate);
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
@@ -85,7 +93,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const out = output(values['json'] === true);
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
-    const { report, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, values, reader, out });
+    const { report, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, floorOps, values, reader, out });
     reports.push(report);
     if (typeof historyFile === 'string') {
       await writeHistoryJsonl(history, historyFile);
@@ -132,6 +140,8 @@ interface BenchOneInput {
   readonly crashProbability: number;
   readonly jitterNs: number | undefined;
   readonly computeMemoryPort: number;
+  /** Live: uncontended probe operations after the run (0: none). */
+  readonly floorOps: number;
   readonly values: Record<string, unknown>;
   readonly reader: FlagReader;
   readonly out: Output;
@@ -139,7 +149,7 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, values, reader, out } = input;
+  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, floorOps, values, reader, out } = input;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -159,6 +169,9 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
+      // A cluster that lost a node mid-run is no yardstick: the floor is measured on healthy ones only.
+      if (floorOps > 0 && result.nodeFailures.length === 0 && result.declaredDead.length === 0) report = { ...report, floor: await measureFloor(protocol, state, protocolOptions, floorOps, spec.seed, out) };
+      else if (floorOps > 0) out.note(`${protocol}: no uncontended floor (a compute node failed during the run)`);
     } finally {
       await cluster.release();
     }
@@ -219,4 +232,16 @@ export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptio
     switchProgram: program,
     switchSettings: { ...(policy === undefined ? {} : { policy: String(policy) }), ...(Number.isInteger(capacity) && capacity > 0 ? { lockCount: capacity } : {}) },
   };
+}
+
+/**
+ * The uncontended probe and the bare transport, on the same cluster right after the run (issue 20):
+ * one client's acquires and releases on many locks, then the gRPC stream and NATS round trips.
+ */
+async function measureFloor(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, operations: number, seed: number, out: Output): Promise<FloorReport> {
+  out.note(`${protocol}: ${operations} uncontended operations and the bare transport, for the floor…`);
+  const probe = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, seed), tolerateNodeFailures: true });
+  const counts = benchReport({ protocol, substrate: 'live', summary: probe.summary, accounting: probe.accounting, verdict: probe.verdict, wallMs: 0 });
+  const transport = await measureTransport(2_000, state.natsUrl || undefined);
+  return floorReport(familyOf(protocol), probe.summary, counts, transport);
 }

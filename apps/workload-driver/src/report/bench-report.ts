@@ -5,6 +5,8 @@ import { SWITCH_GRANT_DECISIONS } from '../run/switch-decisions.js';
 import { describeTxnReport } from '../run/txn-bench.js';
 import type { BenchTxnReport } from '../run/txn-bench.js';
 import { verbsPerOp } from '@lockfabric/workloads';
+import { describeFloor } from '../run/transport-floor.js';
+import type { FloorReport } from '../run/transport-floor.js';
 
 /** The `--json` object of `lockfabric bench`, and the row `demo` prints per protocol. */
 export interface BenchReport {
@@ -45,6 +47,8 @@ export interface BenchReport {
   readonly switchGrantShare?: number;
   /** Transactional workloads (`--workload tatp|tpcc|trace:FILE`): the transaction figures and serializability verdict. */
   readonly transactions?: BenchTxnReport;
+  /** Live: the protocol's uncontended latency against the bare transport measured in the same run. */
+  readonly floor?: FloorReport;
 }
 
 /** One failed compute node in a bench report; times in ms from the first event of the run. */
@@ -155,6 +159,7 @@ export function describeReport(report: BenchReport): string {
   if (report.switchGrantShare !== undefined) lines.push(`  switch-decided      ${report.switchGrants ?? 0} grants (${(report.switchGrantShare * 100).toFixed(1)} % of acquires)`);
   if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
   if (report.transactions) lines.push(describeTxnReport(report.transactions));
+  if (report.floor) lines.push(describeFloor(report.floor).replace(/^/gm, '  '));
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
   return lines.join('\n');
 }
