@@ -1,5 +1,4 @@
 export { fissAgentPoolOf, fissPoolOf } from './fiss-pool.js';
 export type { CurrentRun } from './run-service.js';
-export { startFissSelfFence, type FissSelfFence, type FissSelfFenceDeps } from './fiss-self-fence.js';
 export { EPOCH_HEADER, EpochStamp, epochStampingNats, followMembershipEpochs } from './epoch-stamp.js';
 export { DescriptorMemoryExecutor } from './descriptor-executor.js';

@@ -7,10 +7,8 @@ import { TotalsCounter } from '@lockfabric/telemetry';
 import { LiveFabric } from './live-fabric.js';
 import { ComputeRunService } from './run-service.js';
 import { registerComputeMetrics } from './compute-metrics.js';
-import { GatedSwitchPort, startFissRecoveryResponder } from '@lockfabric/control-fisslock';
+import { GatedSwitchPort, startFissRecoveryResponder, startFissSelfFence, startFissStuckReporter } from '@lockfabric/control-fisslock';
 import { fissAgentPoolOf, fissPoolOf } from './fiss-pool.js';
-import { startFissSelfFence } from './fiss-self-fence.js';
-import { startFissStuckReporter } from './fiss-stuck-reporter.js';
 import { EpochStamp, epochStampingNats, followMembershipEpochs } from './epoch-stamp.js';
 import { DescriptorMemoryExecutor } from './descriptor-executor.js';
 
@@ -55,9 +53,9 @@ await runService({
     const { server, port } = await runs.listen(config.compute.grpcPort);
     const fissRecovery = startFissRecoveryResponder({ bus, clock, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed, onEpoch: (epoch) => epochs.observe(epoch) });
     // declared dead while still running: its FissLock clients get typed errors, not timeouts
-    const fissFence = startFissSelfFence({ nc, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
+    const fissFence = startFissSelfFence({ bus, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
     // the agent pool's T_STUCK watchdog reports go to the coordinator, which repairs with S1–S3
-    const fissStuck = startFissStuckReporter({ nc, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
+    const fissStuck = startFissStuckReporter({ bus, clock, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
     // Declared dead while still running (a partition, a long stall): retire that incarnation, rejoin with a new one.
     const rejoin = startRejoinWatch({ bus, clock, nowMs: Date.now, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => (fissFence.fence(reason), runs.retire(reason)) });
     const rebinds = metrics.counter({ name: 'lockfabric_compute_memory_rebinds_total', help: 'Memory-node queue-pair rebinding: downs, describe attempts, failed attempts, incarnation changes', labelNames: ['event'] });

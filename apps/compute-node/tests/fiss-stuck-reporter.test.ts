@@ -1,12 +1,13 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { startFissStuckReporter } from '@lockfabric/control-fisslock';
+import { NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { RealClock } from '@lockfabric/sim';
 import type { AgentPool, StuckReport } from '@lockfabric/lock-fisslock';
 import { startNatsServer } from '@lockfabric/testkit';
 import type { NatsServerHandle } from '@lockfabric/testkit';
 import { FissStuckLockSchema } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFissStuckReporter } from '../src/fiss-stuck-reporter.js';
 
 const subjects = createSubjects('stucktest');
 
@@ -35,7 +36,7 @@ describe('FissLock stuck-lock reporter (watchdog → coordinator)', () => {
     const sub = nc.subscribe(subjects.fissStuck(), { callback: (_e, msg) => void heard.push(fromBinary(FissStuckLockSchema, msg.data)) });
     const first = poolStandIn();
     let current: AgentPool | undefined = first.asPool;
-    const reporter = startFissStuckReporter({ nc, subjects, node: 4, pool: () => current, logger: silentLogger, attachEveryMs: 10 });
+    const reporter = startFissStuckReporter({ bus: new NatsControlBus(nc), clock: new RealClock(), subjects, node: 4, pool: () => current, logger: silentLogger, attachEveryMs: 10 });
     try {
       first.pool.onStuckLock?.({ lid: 7, reason: 'agent-without-holders', atNs: 1 });
       first.pool.onStuckLock?.({ lid: 8, reason: 'stalled-queue', atNs: 2 });

@@ -7,3 +7,5 @@ export { DEFAULT_GATE_HOLD_PACKETS, GatedSwitchPort } from './gated-switch-port.
 export { DEFAULT_PAUSE_LIMIT_MS, startFissRecoveryResponder, type FissPoolHandle, type FissResponder, type FissResponderDeps, type RecoveryPool } from './fiss-recovery-responder.js';
 export { BusFissParticipant, FissCallError, type FissVerb } from './bus-participant.js';
 export { startFissRecoveryHook, type FissRecoveryHook, type FissRecoveryHookDeps, type HookParticipant, type StuckLockStats } from './fiss-recovery-hook.js';
+export { startFissStuckReporter, type FissStuckReporter, type FissStuckReporterDeps } from './fiss-stuck-reporter.js';
+export { startFissSelfFence, type FissSelfFence, type FissSelfFenceDeps } from './fiss-self-fence.js';

@@ -1,7 +1,8 @@
 import { InMemoryControlBus, MalformedTally, NetLockNotInUseError, createSubjects, inProcessPurgePort, silentLogger, startControlPlane, startFailureFeed, startHeartbeatSender, startQueueRecoveryResponder, switchAnnouncement } from '@lockfabric/control';
 import type { BusScheduler, ComputeFailures, ControlPlane, FailureFeed, FissDriverFactory, HeartbeatPublisher, InProcessPurge, Logger, NetLockPurgePort, QueueResponder, QueueRun } from '@lockfabric/control';
-import { followAdmissionOrders, startFissRecoveryHook, startFissRecoveryResponder } from '@lockfabric/control-fisslock';
-import type { AdmissionOrder, FissPoolHandle, FissResponder, FissSwitchControl, GatedSwitchPort } from '@lockfabric/control-fisslock';
+import { followAdmissionOrders, startFissRecoveryHook, startFissRecoveryResponder, startFissStuckReporter } from '@lockfabric/control-fisslock';
+import type { AgentPool } from '@lockfabric/lock-fisslock';
+import type { AdmissionOrder, FissPoolHandle, FissResponder, FissStuckReporter, FissSwitchControl, GatedSwitchPort } from '@lockfabric/control-fisslock';
 import { LockFabricError } from '@lockfabric/ports';
 import type { Clock, NodeId, Verbs } from '@lockfabric/ports';
 
@@ -57,6 +58,8 @@ export interface SimControlPlaneOptions {
 export interface SimFissRecovery {
   /** The node's agent pool (recovery steps and policy), once its FissLock service runs. */
   poolOf(node: NodeId): FissPoolHandle | undefined;
+  /** The node's agent pool itself (its stuck-lock watchdog), once its FissLock service runs. */
+  agentPoolOf(node: NodeId): AgentPool | undefined;
   /** The node's switch link gate (shared by its clients and its service). */
   gateOf(node: NodeId): GatedSwitchPort;
   /** The switch model's control plane as S3 writes it (and its admission state). */
@@ -113,6 +116,7 @@ export class SimControlPlane {
   private readonly feeds = new Map<NodeId, FailureFeed>();
   private readonly responders = new Map<NodeId, QueueResponder>();
   private readonly fissResponders = new Map<NodeId, FissResponder>();
+  private readonly stuckReporters = new Map<NodeId, FissStuckReporter>();
   private readonly killed = new Set<NodeId>();
   private coordinator: ControlPlane | undefined;
   private readonly heardDeaths: HeardDeath[] = [];
@@ -148,6 +152,8 @@ export class SimControlPlane {
       if (fiss) {
         // S1 waits out this node's pause limit (live: 15 s); sim runs last milliseconds
         this.fissResponders.set(node, startFissRecoveryResponder({ bus, subjects: this.subjects, clock: options.clock, node, pool: () => fiss.poolOf(node), gate: fiss.gateOf(node), logger: this.logger, malformed: this.malformed, pauseLimitMs: 100 }));
+        // the agent pool's watchdog asks the coordinator for a per-lock repair (S1–S3), as on live
+        this.stuckReporters.set(node, startFissStuckReporter({ bus, subjects: this.subjects, clock: options.clock, node, pool: () => fiss.agentPoolOf(node), logger: this.logger, attachEveryMs: 0.05, followRuns: false }));
       }
       this.heartbeats.set(node, startHeartbeatSender({ bus, subjects: this.subjects, clock: options.clock, role: 'compute', id: String(node), node, incarnation: 1, intervalMs: options.detector.heartbeatIntervalMs, logger: this.logger }));
     }
@@ -203,6 +209,7 @@ export class SimControlPlane {
     this.heartbeats.get(node)?.stop();
     this.responders.get(node)?.close();
     this.fissResponders.get(node)?.close();
+    this.stuckReporters.get(node)?.close();
     this.feeds.get(node)?.close();
     this.bus.cut(party(node));
   }
@@ -242,6 +249,7 @@ export class SimControlPlane {
     for (const heartbeat of this.heartbeats.values()) heartbeat.stop();
     for (const responder of this.responders.values()) responder.close();
     for (const responder of this.fissResponders.values()) responder.close();
+    for (const reporter of this.stuckReporters.values()) reporter.close();
     for (const feed of this.feeds.values()) feed.close();
   }
 

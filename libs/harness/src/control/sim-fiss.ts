@@ -36,6 +36,10 @@ export class SimFissWiring {
         const pool = existingAgentPool(cluster.layout, node);
         return pool && !isMachineFenced(pool) ? { pool: machineRecovery(pool), policy } : undefined;
       },
+      agentPoolOf: (node) => {
+        const pool = existingAgentPool(cluster.layout, node);
+        return pool && !isMachineFenced(pool) ? pool : undefined;
+      },
       gateOf: (node) => {
         if (!this.gates.has(node)) cluster.switchPort(node); // built on first use
         const gate = this.gates.get(node);

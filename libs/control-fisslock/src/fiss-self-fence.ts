@@ -1,12 +1,11 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { Logger, Subjects } from '@lockfabric/live';
+import type { ControlBus, Logger, Subjects } from '@lockfabric/control';
 import { fenceMachine } from '@lockfabric/lock-fisslock';
 import type { AgentPool } from '@lockfabric/lock-fisslock';
 import type { NodeId } from '@lockfabric/ports';
 import { FailureNoticeSchema, decodeWire } from '@lockfabric/wire';
 
 export interface FissSelfFenceDeps {
-  readonly nc: NatsConnection;
+  readonly bus: ControlBus;
   readonly subjects: Subjects;
   readonly node: NodeId;
   /** This node's FissLock agent pool now, if it runs one. */
@@ -29,7 +28,7 @@ export interface FissSelfFence {
 /**
  * A compute node that hears it was declared dead (a FailureNotice on `ctl.recovery.failure` naming
  * itself: it was paused past detection or cut off, and the coordinator recovered FissLock without
- * it) fences its own FissLock run (spec §7.1: its holds expired, its pending acquires aborted):
+ * it) fences its own FissLock run (FissLock §7.1: its holds expired, its pending acquires aborted):
  * the agent pool stops and every client is abandoned — waiting acquires end with
  * LockAbortedError, later ones fail at once with it, releases of older holds report
  * LeaseExpiredError. The switch already drops its packets (its seq window is fenced in S3); this
@@ -47,24 +46,21 @@ export function startFissSelfFence(deps: FissSelfFenceDeps): FissSelfFence {
     if (cut > 0) deps.logger.warn(`fisslock: ${reason}: ${cut} clients cut off, agent pool stopped`);
     fencedClients += cut;
   };
-  const subscription: Subscription = deps.nc.subscribe(subject, {
-    callback: (error, msg) => {
-      if (error) return;
-      let notice;
-      try {
-        notice = decodeWire(FailureNoticeSchema, msg.data, subject);
-      } catch {
-        return; // counted by the failure feed, which reads the same subject
-      }
-      if (notice.role !== 'compute' || (notice.node !== deps.node && notice.id !== String(deps.node))) return;
-      fence(`epoch ${notice.epoch}`);
-    },
+  const unsubscribe = deps.bus.subscribe(subject, (msg) => {
+    let notice;
+    try {
+      notice = decodeWire(FailureNoticeSchema, msg.data, subject);
+    } catch {
+      return; // counted by the failure feed, which reads the same subject
+    }
+    if (notice.role !== 'compute' || (notice.node !== deps.node && notice.id !== String(deps.node))) return;
+    fence(`epoch ${notice.epoch}`);
   });
   return {
     get fencedClients() {
       return fencedClients;
     },
     fence,
-    close: () => subscription.unsubscribe(),
+    close: () => unsubscribe(),
   };
 }

@@ -1,19 +1,23 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import type { NatsConnection } from '@nats-io/transport-node';
-import type { Logger, Subjects } from '@lockfabric/live';
+import type { ControlBus, Logger, Subjects } from '@lockfabric/control';
 import type { AgentPool, StuckReport } from '@lockfabric/lock-fisslock';
-import type { NodeId } from '@lockfabric/ports';
+import { NS_PER_MS } from '@lockfabric/ports';
+import type { Clock, NodeId } from '@lockfabric/ports';
 import { FissStuckLockSchema } from '@lockfabric/wire';
 
 export interface FissStuckReporterDeps {
-  readonly nc: NatsConnection;
+  readonly bus: ControlBus;
   readonly subjects: Subjects;
+  /** Runs the attach loop (live: RealClock; sim: the virtual clock). */
+  readonly clock: Clock;
   readonly node: NodeId;
   /** The current run's FissLock agent pool, if any (a new run brings a new pool). */
   readonly pool: () => AgentPool | undefined;
   readonly logger: Logger;
   /** How often the reporter looks for a new run's pool. Default 200 ms. */
   readonly attachEveryMs?: number;
+  /** Keep looking after the first pool (a service hosts run after run). Default true; a sim run has one pool. */
+  readonly followRuns?: boolean;
 }
 
 export interface FissStuckReporter {
@@ -25,7 +29,7 @@ export interface FissStuckReporter {
 }
 
 /**
- * Sends the agent pool's T_STUCK watchdog reports (spec §12.9) to the coordinator on
+ * Sends the agent pool's T_STUCK watchdog reports (FissLock §7) to the coordinator on
  * `ctl.fiss.stuck`, which repairs with S1–S3. A `stalled-queue` report is only a suspicion — from
  * one machine a long hold looks the same — and a cluster-wide pause on every long hold would cost
  * more than the rare lock it could save, so it is counted and not sent. After a report the lock
@@ -43,21 +47,29 @@ export function startFissStuckReporter(deps: FissStuckReporterDeps): FissStuckRe
       return;
     }
     try {
-      deps.nc.publish(subject, toBinary(FissStuckLockSchema, create(FissStuckLockSchema, { machine: deps.node, lock: report.lid, reason: report.reason })));
+      deps.bus.publish(subject, toBinary(FissStuckLockSchema, create(FissStuckLockSchema, { machine: deps.node, lock: report.lid, reason: report.reason })));
       published++;
       deps.logger.warn(`compute node ${deps.node}: fisslock lock ${report.lid} is stuck (${report.reason}); reported to the coordinator`);
     } catch (error) {
       deps.logger.warn(`compute node ${deps.node}: could not report stuck lock ${report.lid} on ${subject}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
-  const attach = (): void => {
+  /** Whether a pool is attached now. */
+  const attach = (): boolean => {
     const pool = deps.pool();
-    if (!pool || attached.has(pool)) return;
+    if (!pool) return false;
+    if (attached.has(pool)) return true;
     attached.add(pool);
     pool.onStuckLock = (report) => onStuck(pool, report);
+    return true;
   };
-  attach();
-  const timer = setInterval(attach, deps.attachEveryMs ?? 200);
-  timer.unref();
-  return { published: () => published, suspicions: () => suspicions, close: () => clearInterval(timer) };
+  const stop = new AbortController();
+  const everyNs = (deps.attachEveryMs ?? 200) * NS_PER_MS;
+  void (async () => {
+    while (!stop.signal.aborted) {
+      if (attach() && deps.followRuns === false) return;
+      await deps.clock.sleep(everyNs, stop.signal).catch(() => undefined);
+    }
+  })();
+  return { published: () => published, suspicions: () => suspicions, close: () => stop.abort() };
 }
