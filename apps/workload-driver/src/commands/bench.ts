@@ -36,6 +36,8 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
   --crash-probability P    sim/embedded: a client crashes instead of releasing, per release
   --jitter-ns NS           sim: extra random delay per verb batch and message
+  --colocated-clients N    sim/embedded: the first N clients run on the memory node, beside the lock
+                           table (ALock's and MCS's local cohort use the CPU there, no verbs)
   --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
   --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P  (50055)
   --floor-ops N            live: after the run, N uncontended operations (one client) set against the
@@ -70,6 +72,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'compute-memory-port': { type: 'string' },
     report: { type: 'string' },
     'floor-ops': { type: 'string' },
+    'colocated-clients': { type: 'string' },
   });
   if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
   const { spec: microSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
@@ -80,6 +83,9 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
   const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
   const floorOps = reader.number('floor-ops', substrate === 'live' ? 300 : 0, { integer: true, min: 0 });
+  const colocatedClients = reader.number('colocated-clients', 0, { integer: true, min: 0 });
+  if (colocatedClients > 0 && substrate === 'live') reader.problems.push('--colocated-clients: live clusters start no clients on memory nodes yet; use sim or embedded');
+  if (colocatedClients > microSpec.clients) reader.problems.push(`--colocated-clients: ${colocatedClients} is more than --clients ${microSpec.clients}`);
   if (floorOps > 0 && substrate !== 'live') reader.problems.push('--floor-ops: the transport floor is a live figure (sim and embedded have no transport)');
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
   const spec = await readTxnWorkload(values, reader, microSpec, substrate);
@@ -93,7 +99,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const out = output(values['json'] === true);
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
-    const { report, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, floorOps, values, reader, out });
+    const { report, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
     reports.push(report);
     if (typeof historyFile === 'string') {
       await writeHistoryJsonl(history, historyFile);
@@ -142,6 +148,8 @@ interface BenchOneInput {
   readonly computeMemoryPort: number;
   /** Live: uncontended probe operations after the run (0: none). */
   readonly floorOps: number;
+  /** Sim/embedded: clients placed on the memory node. */
+  readonly colocatedClients: number;
   readonly values: Record<string, unknown>;
   readonly reader: FlagReader;
   readonly out: Output;
@@ -149,7 +157,7 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, floorOps, values, reader, out } = input;
+  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out } = input;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -184,6 +192,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       computeNodes,
       ...(crashProbability > 0 ? { crashProbability } : {}),
       ...(jitterNs !== undefined ? { jitterNs } : {}),
+      ...(colocatedClients > 0 ? { colocatedClients } : {}),
       onProgress: (f) => bar.update(f),
     });
     bar.done();
