@@ -1,9 +1,10 @@
 import { writeHistoryJsonl } from '@lockfabric/check';
 import { availableProtocols } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
+import { ConfigError } from '@lockfabric/ports';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
-import { writeReport } from '@lockfabric/report';
+import { MAX_TIMELINE_BUCKETS, timelineFromHistory, writeReport } from '@lockfabric/report';
 import type { BenchRunReport } from '@lockfabric/report';
 import { familyOf } from '../report/family.js';
 import type { SwitchSettings } from '../cluster/local-cluster.js';
@@ -16,7 +17,7 @@ import { measureTransport } from './transport.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
 import { benchReport, describeReport, summarizeNodeFailures, verdictWord } from '../report/bench-report.js';
 import type { LiveRunResult } from '../run/live.js';
-import type { BenchReport } from '../report/bench-report.js';
+import type { BenchReport, BenchTick } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
 import { TXN_FLAGS, readTxnWorkload, txnReport } from '../run/txn-bench.js';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
@@ -40,6 +41,8 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
                            table (ALock's and MCS's local cohort use the CPU there, no verbs)
   --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
   --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P  (50055)
+  --tick-ms MS             add a timeline: acquires per second and latency in fixed ticks of MS
+                           (virtual time on sim), for failure and hotspot timelines
   --floor-ops N            live: after the run, N uncontended operations (one client) set against the
                            bare gRPC and NATS round trips measured in the same run (default 300; 0: off)
   --report DIR             write report.json, report.html and SVG plots (latency CDF, throughput,
@@ -73,6 +76,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     report: { type: 'string' },
     'floor-ops': { type: 'string' },
     'colocated-clients': { type: 'string' },
+    'tick-ms': { type: 'string' },
   });
   if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
   const { spec: microSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
@@ -84,6 +88,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
   const floorOps = reader.number('floor-ops', substrate === 'live' ? 300 : 0, { integer: true, min: 0 });
   const colocatedClients = reader.number('colocated-clients', 0, { integer: true, min: 0 });
+  const tickMs = reader.optionalNumber('tick-ms', { min: 0.001 });
   if (colocatedClients > 0 && substrate === 'live') reader.problems.push('--colocated-clients: live clusters start no clients on memory nodes yet; use sim or embedded');
   if (colocatedClients > microSpec.clients) reader.problems.push(`--colocated-clients: ${colocatedClients} is more than --clients ${microSpec.clients}`);
   if (floorOps > 0 && substrate !== 'live') reader.problems.push('--floor-ops: the transport floor is a live figure (sim and embedded have no transport)');
@@ -99,7 +104,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const out = output(values['json'] === true);
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
-    const { report, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
+    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
+    const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
     if (typeof historyFile === 'string') {
       await writeHistoryJsonl(history, historyFile);
@@ -253,4 +259,23 @@ async function measureFloor(protocol: string, state: Parameters<typeof runLive>[
   const counts = benchReport({ protocol, substrate: 'live', summary: probe.summary, accounting: probe.accounting, verdict: probe.verdict, wallMs: 0 });
   const transport = await measureTransport(2_000, state.natsUrl || undefined);
   return floorReport(familyOf(protocol), probe.summary, counts, transport);
+}
+
+/** Throughput and latency per fixed tick of the run (bench --tick-ms); too fine a tick for the run is a ConfigError. */
+function benchTimeline(history: Parameters<typeof writeHistoryJsonl>[0], tickMs: number): BenchTick[] {
+  const events = [...history];
+  const first = events.reduce((min, e) => Math.min(min, e.timeNs), Number.POSITIVE_INFINITY);
+  const last = events.reduce((max, e) => Math.max(max, e.timeNs), Number.NEGATIVE_INFINITY);
+  if (events.length > 0 && (last - first) / (tickMs * 1e6) > MAX_TIMELINE_BUCKETS) {
+    throw new ConfigError([`--tick-ms ${tickMs}: the run lasted ${((last - first) / 1e6).toFixed(1)} ms, more than ${MAX_TIMELINE_BUCKETS} ticks`]);
+  }
+  const timeline = timelineFromHistory(events, { bucketMs: tickMs });
+  return timeline.buckets.map((b) => ({
+    startMs: (b.startNs - timeline.startNs) / 1e6,
+    throughput: b.throughput,
+    acquires: b.ok,
+    failed: b.failed,
+    ...(b.p50Us !== undefined ? { p50Us: b.p50Us } : {}),
+    ...(b.p99Us !== undefined ? { p99Us: b.p99Us } : {}),
+  }));
 }

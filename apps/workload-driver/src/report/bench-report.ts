@@ -49,6 +49,18 @@ export interface BenchReport {
   readonly transactions?: BenchTxnReport;
   /** Live: the protocol's uncontended latency against the bare transport measured in the same run. */
   readonly floor?: FloorReport;
+  /** `--tick-ms`: the run in fixed ticks from its first event. */
+  readonly timeline?: readonly BenchTick[];
+}
+
+/** One tick of a bench timeline: acquires completed in it, per second of the tick, and their latency. */
+export interface BenchTick {
+  readonly startMs: number;
+  readonly throughput: number;
+  readonly acquires: number;
+  readonly failed: number;
+  readonly p50Us?: number;
+  readonly p99Us?: number;
 }
 
 /** One failed compute node in a bench report; times in ms from the first event of the run. */
@@ -160,6 +172,10 @@ export function describeReport(report: BenchReport): string {
   if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
   if (report.transactions) lines.push(describeTxnReport(report.transactions));
   if (report.floor) lines.push(describeFloor(report.floor).replace(/^/gm, '  '));
+  if (report.timeline?.length) {
+    const rates = report.timeline.map((t) => t.throughput);
+    lines.push(`  timeline            ${report.timeline.length} ticks: ${Math.round(Math.min(...rates)).toLocaleString('en-US')}–${Math.round(Math.max(...rates)).toLocaleString('en-US')} ops/s (--json has each tick)`);
+  }
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
   return lines.join('\n');
 }
