@@ -48,7 +48,7 @@ interface RmaRwGrant extends Grant {
 }
 
 /**
- * RMA-RW (Schmid et al., HPDC'16) as ShiftLock §5 runs it: writers queue in an MCS lock (reused
+ * RMA-RW (Schmid et al., HPDC'16) as ShiftLock §4.1 runs it: writers queue in an MCS lock (reused
  * from libs/locks/mcs) and readers count themselves in a counters word beside it.
  *
  * Reader: FAA arrive+1; granted if the old value shows no writer flag and fewer than

@@ -43,7 +43,7 @@ interface ShermanGrant extends Grant {
 }
 
 /**
- * Sherman's hierarchical lock (Sherman, SIGMOD'22; the baseline of DecLock §6.3, Fig. 17): one
+ * Sherman's hierarchical lock (Sherman, SIGMOD'22; the baseline of DecLock's Sherman experiment, Fig. 17 right): one
  * 8-byte CAS word per lock on the memory node, and a lock table on each compute node in front of
  * it. A client first owns its node's local entry; only the local owner CASes the global word, and
  * while local clients wait the global word is kept and the lock handed over locally (no verbs) up
