@@ -22,7 +22,9 @@ function sweepSpec(seed: number): { spec: WorkloadSpec; computeNodes: number } {
 }
 
 async function run(seed: number, protocolOptions: Record<string, boolean | number>, crashProbability = 0) {
-  const { spec, computeNodes } = sweepSpec(seed);
+  const { spec: drawn, computeNodes } = sweepSpec(seed);
+  // Waiters behind a crashed holder poll until their timeout: keep it short in crash runs.
+  const spec = crashProbability > 0 ? { ...drawn, timeoutMs: 0.05 } : drawn;
   return runInMemory({ substrate: 'sim', protocol: sherman, protocolOptions, spec, computeNodes, ...(crashProbability > 0 ? { crashProbability } : {}) });
 }
 
