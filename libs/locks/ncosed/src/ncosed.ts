@@ -7,12 +7,15 @@ import { MINUS_ONE, REQUEST_EXCLUSIVE, REQUEST_SHARED, RETRY, clientOfTag, count
 export interface NcosedOptions {
   /** Pause between two READs while an exclusive holder waits for granted readers to leave. */
   readonly pollIntervalNs: number;
+  /** How long the request loop keeps listening after this client last queued on a lock. */
+  readonly serveIdleNs: number;
   /** Test-only mutant: an exclusive requester granted by its predecessor skips the wait for readers. */
   readonly mutantSkipReaderDrain: boolean;
 }
 
 export const NCOSED_OPTION_HELP = {
   pollIntervalNs: 'ns between two READs while an exclusive holder waits for shared holders to leave (default 500)',
+  serveIdleNs: 'ns the request loop keeps listening (answering RETRY) after the client last held or queued exclusively (default 50000000)',
   mutantSkipReaderDrain: 'test-only: a granted exclusive requester does not wait for shared holders (broken on purpose)',
 };
 
@@ -20,6 +23,7 @@ export function readNcosedOptions(options?: ProtocolOptions): NcosedOptions {
   const reader = new OptionReader('ncosed', options);
   const parsed: NcosedOptions = {
     pollIntervalNs: reader.number('pollIntervalNs', 500, { min: 1 }),
+    serveIdleNs: reader.number('serveIdleNs', 50_000_000, { min: 1 }),
     mutantSkipReaderDrain: reader.boolean('mutantSkipReaderDrain', false),
   };
   reader.done();
@@ -55,7 +59,9 @@ export class NcosedClient implements LockClient<NcosedGrant> {
   private readonly tag: bigint;
   private readonly key: string;
   private readonly tenures = new Map<LockId, Tenure>();
-  private nextRequest = 1n;
+  /** Request ids; the random start keeps a late reply from an earlier run (same client index, live) from matching. */
+  private nextRequest: bigint;
+  private serving = false;
 
   constructor(
     private readonly ports: ClientPorts,
@@ -63,7 +69,7 @@ export class NcosedClient implements LockClient<NcosedGrant> {
   ) {
     this.tag = tagOf(ports.self);
     this.key = clientKey(ports.self);
-    void this.serveRequests();
+    this.nextRequest = BigInt(ports.random.int(2 ** 30)) << 20n;
   }
 
   async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<NcosedGrant> {
@@ -97,21 +103,39 @@ export class NcosedClient implements LockClient<NcosedGrant> {
     }
   }
 
-  /** Requests from clients that found this one in a tail: queued on its tenure, or answered RETRY. */
+  /**
+   * Requests from clients that found this one in a tail: queued on its tenure, or answered RETRY.
+   * The loop runs while this client may be named in a tail, and `serveIdleNs` beyond, so a client
+   * that stopped taking locks (a finished run, live) does not keep a receive pending for ever.
+   */
   private async serveRequests(): Promise<void> {
-    const { mailbox } = this.ports;
-    for (;;) {
-      const request = await mailbox.receive((m) => m.kind === 'custom' && (m.value === REQUEST_EXCLUSIVE || m.value === REQUEST_SHARED));
-      if (!request) continue;
-      const tenure = this.tenures.get(request.lock);
-      if (!tenure) {
-        mailbox.send({ kind: 'custom', to: request.from, lock: request.lock, value: RETRY, ...(request.epoch !== undefined ? { epoch: request.epoch } : {}) });
-        continue;
+    const { mailbox, clock } = this.ports;
+    this.serving = true;
+    try {
+      for (;;) {
+        const until = clock.nowNs() + this.options.serveIdleNs;
+        const request = await mailbox.receive((m) => m.kind === 'custom' && (m.value === REQUEST_EXCLUSIVE || m.value === REQUEST_SHARED), { deadlineNs: until });
+        if (!request) {
+          // Idle with nothing held, or the mailbox closed (undefined before the deadline).
+          if (this.tenures.size === 0 || clock.nowNs() < until) return;
+          continue;
+        }
+        this.serve(request);
       }
-      if (request.value === REQUEST_EXCLUSIVE) tenure.successor = request;
-      else tenure.readers.push(request);
-      tenure.wake?.();
+    } finally {
+      this.serving = false;
     }
+  }
+
+  private serve(request: Message): void {
+    const tenure = this.tenures.get(request.lock);
+    if (!tenure) {
+      this.ports.mailbox.send({ kind: 'custom', to: request.from, lock: request.lock, value: RETRY, ...(request.epoch !== undefined ? { epoch: request.epoch } : {}) });
+      return;
+    }
+    if (request.value === REQUEST_EXCLUSIVE) tenure.successor = request;
+    else tenure.readers.push(request);
+    tenure.wake?.();
   }
 
   private async takeShared(addr: RemoteAddr, lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
@@ -147,6 +171,7 @@ export class NcosedClient implements LockClient<NcosedGrant> {
     }
     const tenure: Tenure = { readers: [] };
     this.tenures.set(lock, tenure);
+    if (!this.serving) void this.serveRequests();
     const { verbs, mailbox } = this.ports;
     let seen = 0n;
     for (;;) {
