@@ -16,6 +16,8 @@ const liveOptions: Record<string, Record<string, string>> = {
   // DSLR: the same for its lease, and the wait unit ω (≈ one round trip) that paces polling.
   dslr: { leaseMs: '200', waitUnitNs: '100000' },
   'dslr-backoff': { leaseMs: '200', waitUnitNs: '100000' },
+  // RMA-RW's writer queue is MCS: its successor-link timeout sized as the mcs README says for live runs.
+  'rma-rw': { releaseLinkTimeoutNs: '200000000', pollIntervalNs: '50000' },
 };
 
 describe('live: every RDMA protocol across separate processes', () => {

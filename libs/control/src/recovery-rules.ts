@@ -54,6 +54,10 @@ export const COMPUTE_FAILURE_RULES: Readonly<Record<ProtocolId, RecoveryRule>> =
   srvlock: { mechanism: 'lease', boundMs: 10, action: 'the lock server drops the dead node\'s holds and queued requests on the FailureNotice, grants the survivors behind them, and ignores the dead node\'s later requests (fenced for the run); if the dead node was the server, the next live node takes over after a grace that reclaims the survivors\' holds' },
   parlock: { mechanism: 'lease', boundMs: 10, action: 'every surviving partition manager drops the dead node\'s holds and queued requests on the FailureNotice and fences it, as srvlock; locks homed on the dead node move to the next live node, which serves them after a grace that reclaims the survivors\' holds' },
   redlock: { mechanism: 'lease', boundMs: 10_000, action: 'key TTL expires' },
+  // One-sided baselines without leases or repair (their READMEs, "Failures").
+  'rma-rw': { mechanism: 'none', action: 'a dead writer keeps the MCS queue and the writer flag, a dead reader its arrival; locks stay held until a reset between runs' },
+  ncosed: { mechanism: 'none', action: 'a dead exclusive holder keeps the tail and its queued requesters wait; a dead reader its count; held until a reset between runs' },
+  sherman: { mechanism: 'none', action: 'a dead node keeps the CAS words its clients held; held until a reset between runs' },
 };
 
 /** Which protocols lose state when a member of `role` fails, and how it comes back. */

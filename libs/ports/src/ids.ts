@@ -26,6 +26,7 @@ export const PROTOCOL_IDS = [
   'srvlock',
   'parlock',
   'redlock',
+  'rma-rw', 'ncosed', 'sherman',
 ] as const;
 export type ProtocolId = (typeof PROTOCOL_IDS)[number];
 

@@ -19,6 +19,7 @@ export const LIVE_PROTOCOL_DEFAULTS: Readonly<Record<string, ProtocolOptions>> =
   'dslr-backoff': { leaseMs: 200, waitUnitNs: 100_000 },
   mcs: { releaseLinkTimeoutNs: 200_000_000 },
   alock: { releaseLinkTimeoutNs: 200_000_000 },
+  'rma-rw': { releaseLinkTimeoutNs: 200_000_000, pollIntervalNs: 50_000 },
   fisslock: { rtoNs: 250_000_000, attemptTimeoutNs: 2_000_000_000, starvePeriodNs: 20_000_000 },
 };
 

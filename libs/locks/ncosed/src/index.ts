@@ -1,0 +1,2 @@
+export * from './lock-word.js';
+export * from './ncosed.js';

@@ -1,0 +1,2 @@
+export * from './counters.js';
+export * from './rma-rw.js';

@@ -1,0 +1,2 @@
+export * from './local-table.js';
+export * from './sherman.js';

@@ -1,0 +1,205 @@
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader } from '@lockfabric/locks-common';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { FREE, holderTag } from '@lockfabric/lock-caslock';
+import { clientKey, lockAddress } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
+import { localLock } from './local-table.js';
+import type { LocalLock, LocalWaiter } from './local-table.js';
+
+export interface ShermanOptions {
+  /** true: Sherman (local lock table per compute node); false: Sherman-NH, the plain CAS lock. */
+  readonly hierarchy: boolean;
+  /** Consecutive local handovers before the global word is released for other nodes. */
+  readonly maxLocalHandovers: number;
+  /** Pause between two failed CAS attempts on the global word (0: retry at once). */
+  readonly retryPauseNs: number;
+  /** Test-only mutant: a handover beyond the bound releases the global word but hands over anyway. */
+  readonly mutantHandOverAfterRemoteRelease: boolean;
+}
+
+export const SHERMAN_OPTION_HELP = {
+  hierarchy: 'true (default): Sherman, a local lock table per compute node in front of the CAS word; false: Sherman-NH, the plain CAS lock',
+  maxLocalHandovers: 'consecutive handovers on one compute node before the global word is released (default 4)',
+  retryPauseNs: 'ns between two failed CAS attempts on the global word (default 0: retry at once)',
+  mutantHandOverAfterRemoteRelease: 'test-only: release the global word and still hand over locally (broken on purpose)',
+};
+
+export function readShermanOptions(options?: ProtocolOptions): ShermanOptions {
+  const reader = new OptionReader('sherman', options);
+  const parsed: ShermanOptions = {
+    hierarchy: reader.boolean('hierarchy', true),
+    maxLocalHandovers: reader.number('maxLocalHandovers', 4, { min: 0, integer: true }),
+    retryPauseNs: reader.number('retryPauseNs', 0, { min: 0 }),
+    mutantHandOverAfterRemoteRelease: reader.boolean('mutantHandOverAfterRemoteRelease', false),
+  };
+  reader.done();
+  return parsed;
+}
+
+interface ShermanGrant extends Grant {
+  readonly addr: RemoteAddr;
+  /** Sherman's lock is a mutex: shared acquires are held exclusively. */
+  readonly heldAs: 'exclusive';
+}
+
+/**
+ * Sherman's hierarchical lock (Sherman, SIGMOD'22; the baseline of DecLock's Sherman experiment, Fig. 17 right): one
+ * 8-byte CAS word per lock on the memory node, and a lock table on each compute node in front of
+ * it. A client first owns its node's local entry; only the local owner CASes the global word, and
+ * while local clients wait the global word is kept and the lock handed over locally (no verbs) up
+ * to `maxLocalHandovers` times in a row. Uncontended: one CAS to acquire, one WRITE to release.
+ * Sherman keeps the word in the memory NIC's on-chip memory; the emulated fabric has no such
+ * memory, so here it is an ordinary lock-table word in host memory (README "On-chip memory").
+ */
+export class ShermanClient implements LockClient<ShermanGrant> {
+  private readonly tag: bigint;
+  private readonly key: string;
+
+  constructor(
+    private readonly ports: ClientPorts,
+    private readonly options: ShermanOptions,
+  ) {
+    this.tag = holderTag(ports.self);
+    this.key = clientKey(ports.self);
+  }
+
+  async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<ShermanGrant> {
+    const addr = lockAddress(this.ports.locks, lock);
+    const deadline = new AcquireDeadline(this.ports.clock, lock, mode, options);
+    const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'sherman', lock, mode, this.key);
+    try {
+      deadline.check();
+      if (!this.options.hierarchy) await this.takeGlobal(addr, lock, deadline, op);
+      else await this.takeHierarchical(addr, lock, deadline, op);
+      op.granted();
+      return { lock, mode, addr, heldAs: 'exclusive' };
+    } catch (error) {
+      op.failed(error);
+      throw error;
+    }
+  }
+
+  async release(grant: ShermanGrant): Promise<void> {
+    const span = this.ports.trace.startSpan('lock.release', {
+      attributes: { [LOCK_ATTR.protocol]: 'sherman', [LOCK_ATTR.lock]: grant.lock, [LOCK_ATTR.mode]: grant.mode, [LOCK_ATTR.client]: this.key },
+    });
+    try {
+      if (!this.options.hierarchy) await this.releaseGlobal(grant.addr, grant.lock);
+      else await this.passLocalLock(this.local(grant.lock), grant.addr, grant.lock);
+    } catch (error) {
+      span.recordError(error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  private local(lock: LockId): LocalLock {
+    return localLock(this.ports.locks, this.ports.self.node, lock);
+  }
+
+  /** Own the local entry (at once, or by a local handover), then the global word unless the node already holds it. */
+  private async takeHierarchical(addr: RemoteAddr, lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
+    const local = this.local(lock);
+    if (local.held) await this.waitLocally(local, deadline, op);
+    else local.held = true;
+    if (local.remoteHeld) return;
+    try {
+      await this.takeGlobal(addr, lock, deadline, op);
+      local.remoteHeld = true;
+      local.handovers = 0;
+    } catch (error) {
+      // Gave up (or a verb failed) while owning the local entry: the next local waiter tries.
+      this.passOwnership(local);
+      throw error;
+    }
+  }
+
+  /** Queue on the local entry until a releaser hands it over, or the deadline passes. */
+  private async waitLocally(local: LocalLock, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
+    let wake!: () => void;
+    const handed = new Promise<void>((resolve) => (wake = resolve));
+    const waiter: LocalWaiter = { handed: false, wake: () => wake() };
+    local.waiters.push(waiter);
+    const timer = new AbortController();
+    const signals = deadline.signal ? AbortSignal.any([timer.signal, deadline.signal]) : timer.signal;
+    try {
+      if (deadline.remainingNs() === Infinity) await Promise.race([handed, abortedPromise(signals)]);
+      else await Promise.race([handed, this.ports.clock.sleep(deadline.remainingNs(), signals).catch(() => undefined)]);
+    } finally {
+      timer.abort();
+    }
+    if (waiter.handed) return;
+    local.waiters.splice(local.waiters.indexOf(waiter), 1);
+    op.retries++;
+    deadline.check();
+    throw new RangeError('sherman local wait ended without a handover or a deadline');
+  }
+
+  /**
+   * Release: hand the local entry to the next local waiter while the bound allows (no verb);
+   * otherwise WRITE the global word free first, and let the next local waiter CAS it again.
+   */
+  private async passLocalLock(local: LocalLock, addr: RemoteAddr, lock: LockId): Promise<void> {
+    if (local.waiters.length > 0 && local.remoteHeld && local.handovers < this.options.maxLocalHandovers) {
+      local.handovers++;
+      this.passOwnership(local);
+      return;
+    }
+    if (local.remoteHeld) {
+      local.remoteHeld = false;
+      local.handovers = 0;
+      try {
+        await this.releaseGlobal(addr, lock);
+      } finally {
+        // The mutant keeps believing the node holds the word it just freed.
+        if (this.options.mutantHandOverAfterRemoteRelease && local.waiters.length > 0) local.remoteHeld = true;
+        this.passOwnership(local);
+      }
+      return;
+    }
+    this.passOwnership(local);
+  }
+
+  /** The local entry goes to the first waiter, or becomes free. */
+  private passOwnership(local: LocalLock): void {
+    const next = local.waiters.shift();
+    if (!next) {
+      local.held = false;
+      return;
+    }
+    next.handed = true;
+    next.wake();
+  }
+
+  private async takeGlobal(addr: RemoteAddr, lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
+    for (;;) {
+      op.verbs++;
+      if ((await this.ports.verbs.cas(addr, FREE, this.tag, { lock })) === FREE) return;
+      op.retries++;
+      if (this.options.retryPauseNs > 0) await deadline.pause(this.options.retryPauseNs);
+      else deadline.check();
+    }
+  }
+
+  private async releaseGlobal(addr: RemoteAddr, lock: LockId): Promise<void> {
+    await this.ports.verbs.write(addr, new Uint8Array(8), { lock });
+  }
+}
+
+function abortedPromise(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+export const sherman: ProtocolDefinition = {
+  id: 'sherman',
+  // No lease and no repair: a crashed holder keeps the global word (and its node's local entry).
+  swarm: { pauses: 'beyond-lease' },
+  summary: "Sherman's hierarchical CAS lock: a local lock table per compute node in front of one CAS word (hierarchy=false: Sherman-NH); mutex",
+  fabric: 'verbs',
+  capabilities: [],
+  entryBytes: 8,
+  modes: ['shared', 'exclusive'],
+  options: SHERMAN_OPTION_HELP,
+  createClient: (ports, options) => new ShermanClient(ports, readShermanOptions(options)),
+};
