@@ -26,6 +26,9 @@ export const PROTOCOL_IDS = [
   'srvlock',
   'parlock',
   'redlock',
+  'rpc',
+  'traditional',
+  'traditional-ro',
 ] as const;
 export type ProtocolId = (typeof PROTOCOL_IDS)[number];
 
