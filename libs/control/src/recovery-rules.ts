@@ -54,6 +54,11 @@ export const COMPUTE_FAILURE_RULES: Readonly<Record<ProtocolId, RecoveryRule>> =
   srvlock: { mechanism: 'lease', boundMs: 10, action: 'the lock server drops the dead node\'s holds and queued requests on the FailureNotice, grants the survivors behind them, and ignores the dead node\'s later requests (fenced for the run); if the dead node was the server, the next live node takes over after a grace that reclaims the survivors\' holds' },
   parlock: { mechanism: 'lease', boundMs: 10, action: 'every surviving partition manager drops the dead node\'s holds and queued requests on the FailureNotice and fences it, as srvlock; locks homed on the dead node move to the next live node, which serves them after a grace that reclaims the survivors\' holds' },
   redlock: { mechanism: 'lease', boundMs: 10_000, action: 'key TTL expires' },
+  // Memory-node CPU managers: on sim/embedded the manager acts on the FailureNotice as srvlock; the
+  // live memory node does not pass notices to protocol services yet, so there the holds stay.
+  rpc: { mechanism: 'none', action: 'live: the memory-node manager keeps the dead node\'s holds (waiters time out); sim/embedded: dropped on the FailureNotice, as srvlock' },
+  traditional: { mechanism: 'none', action: 'as rpc (holds and queued requests)' },
+  'traditional-ro': { mechanism: 'none', action: 'as rpc (holds and queued requests)' },
 };
 
 /** Which protocols lose state when a member of `role` fails, and how it comes back. */
