@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LocalOp } from '@lockfabric/lock-srvlock';
-import { countedRun, soloSpec, swarmSweep } from '../../srvlock/tests/support/two-sided.js';
+import { countedRun, soloSpec, swarmSweep } from '@lockfabric/harness';
 import { rpc } from '../src/index.js';
 
 const tries = (replies: Map<number, number>) => (replies.get(LocalOp.grant) ?? 0) + (replies.get(LocalOp.busy) ?? 0);

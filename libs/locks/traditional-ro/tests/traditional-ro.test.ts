@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LocalOp, LockTable } from '@lockfabric/lock-srvlock';
 import type { LockMode } from '@lockfabric/ports';
-import { countedRun, soloSpec, swarmSweep } from '../../srvlock/tests/support/two-sided.js';
+import { countedRun, soloSpec, swarmSweep } from '@lockfabric/harness';
 import { READER_BYPASS_BOUND, traditionalRo } from '../src/index.js';
 
 const req = (task: number, mode: LockMode) => ({ lock: 1, mode, machine: 9, task, rid: task, channel: 'local' as const });
@@ -49,8 +49,10 @@ describe('traditional-ro: runs', () => {
     expect(traffic.serviceReplies.get(LocalOp.grant)).toBe(40);
     expect(traffic.serviceReplies.get(LocalOp.ack)).toBe(40);
   });
+});
 
-  it('60 check --swarm seeds: exclusion and healing hold', async () => {
+describe('traditional-ro: check --swarm', () => {
+  it('60 seeds with compute-node kills, pauses and coordinator crashes: exclusion and healing hold', async () => {
     const { failures, kills } = await swarmSweep(traditionalRo, 60);
     expect(failures.map((f) => `${f.failure?.kind}: ${f.failure?.reproduce}`)).toEqual([]);
     expect(kills).toBeGreaterThan(15);

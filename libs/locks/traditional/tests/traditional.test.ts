@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LocalOp } from '@lockfabric/lock-srvlock';
-import { countedRun, soloSpec, swarmSweep } from '../../srvlock/tests/support/two-sided.js';
+import { countedRun, soloSpec, swarmSweep } from '@lockfabric/harness';
 import { traditional } from '../src/index.js';
 
 describe('traditional: message counts (DSLR §6.1)', () => {

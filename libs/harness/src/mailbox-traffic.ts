@@ -1,8 +1,15 @@
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import type { ClientPorts, Mailbox } from '@lockfabric/ports';
-import { runInMemory, runSwarmSeed } from '@lockfabric/harness';
-import type { InMemoryRunResult, SwarmSeedResult } from '@lockfabric/harness';
+import { runInMemory } from './in-memory-run.js';
+import type { InMemoryRunResult } from './in-memory-run.js';
+import { runSwarmSeed } from './swarm/index.js';
+import type { SwarmSeedResult } from './swarm/index.js';
 import type { WorkloadSpec } from '@lockfabric/workloads';
+
+/**
+ * Message counting for protocols that talk to memory-node services over the mailbox (the
+ * two-sided baselines' tests): every client and service SEND of a `sim` run is tallied.
+ */
 
 /** Messages sent by the clients and by the memory-node services of a run. */
 export interface Traffic {
@@ -72,3 +79,4 @@ export async function swarmSweep(protocol: ProtocolDefinition, count: number, op
   }
   return { failures, kills, pauses };
 }
+
