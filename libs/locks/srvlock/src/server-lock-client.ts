@@ -19,6 +19,8 @@ export interface ServerLockClientConfig {
   readonly maxAttempts: number;
   /** Backoff bound after a push-back from a full switch queue (NetLock). */
   readonly pushBackNs: number;
+  /** When set, the push-back bound doubles per retry of one acquire up to this cap (truncated exponential backoff). */
+  readonly pushBackCapNs?: number;
   /**
    * Failover (SrvLock, ParLock): when a request goes unanswered the client asks its node's service
    * which compute nodes were declared dead and routes again; the node's service is told of every
@@ -102,7 +104,7 @@ export class ServerLockClient implements LockClient<ServerGrant> {
         deadline.check();
         if (!reply) route = await this.reroute(lock, route, deadline.atNs, options?.signal);
         op.retries++;
-        if (reply?.type === 'push-back') await deadline.pause(1 + (this.config.pushBackNs > 0 ? this.ports.random.int(this.config.pushBackNs) : 0));
+        if (reply?.type === 'push-back') await deadline.pause(1 + this.pushBackDraw(op.retries));
       }
     } catch (error) {
       if (sent && route) await this.withdrawBriefly(route, lock, mode, rid);
@@ -142,6 +144,13 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     const patience = this.ports.clock.sleep(this.config.retransmitNs, stop.signal).catch(() => undefined);
     await Promise.race([withdrawal, patience]);
     stop.abort();
+  }
+
+  /** A random pause before retry `retries` after a push-back (or busy) answer. */
+  private pushBackDraw(retries: number): number {
+    const cap = this.config.pushBackCapNs;
+    const bound = cap === undefined ? this.config.pushBackNs : Math.min(cap, this.config.pushBackNs * 2 ** Math.min(retries, 30));
+    return bound > 0 ? this.ports.random.int(bound) : 0;
   }
 
   /** Cancels a request that timed out or was aborted; a switch-queued one is released when granted. */

@@ -17,6 +17,7 @@ export const TRADITIONAL_RO_DESIGN: MemoryServerDesign = {
   readerBypass: READER_BYPASS_BOUND,
   threads: 1,
   backoffNs: 0,
+  backoffCapNs: 0,
 };
 
 export const traditionalRo = memoryServerProtocol(TRADITIONAL_RO_DESIGN);

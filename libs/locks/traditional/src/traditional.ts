@@ -14,6 +14,7 @@ export const TRADITIONAL_DESIGN: MemoryServerDesign = {
   // Assumption: one lock-manager daemon thread per node (DSLR names a daemon, not its threads).
   threads: 1,
   backoffNs: 0,
+  backoffCapNs: 0,
 };
 
 export const traditional = memoryServerProtocol(TRADITIONAL_DESIGN);
