@@ -52,10 +52,11 @@ describe('traditional-ro: runs', () => {
 });
 
 describe('traditional-ro: check --swarm', () => {
-  it('60 seeds with compute-node kills, pauses and coordinator crashes: exclusion and healing hold', async () => {
-    const { failures, kills } = await swarmSweep(traditionalRo, 60);
+  // A short sweep here; e2e cli-check-swarm runs 300 seeds of each.
+  it('20 seeds with compute-node kills, pauses and coordinator crashes: exclusion and healing hold', async () => {
+    const { failures, kills } = await swarmSweep(traditionalRo, 20);
     expect(failures.map((f) => `${f.failure?.kind}: ${f.failure?.reproduce}`)).toEqual([]);
-    expect(kills).toBeGreaterThan(15);
+    expect(kills).toBeGreaterThan(4);
   }, 120_000);
 
   it('mutant: a release that clears every holder is caught as a safety failure', async () => {

@@ -37,11 +37,12 @@ describe('traditional: message counts (DSLR §6.1)', () => {
 });
 
 describe('traditional: check --swarm', () => {
-  it('60 seeds with compute-node kills, pauses and coordinator crashes: exclusion and healing hold', async () => {
-    const { failures, kills, pauses } = await swarmSweep(traditional, 60);
+  // A short sweep here; e2e cli-check-swarm runs 300 seeds of each.
+  it('20 seeds with compute-node kills, pauses and coordinator crashes: exclusion and healing hold', async () => {
+    const { failures, kills, pauses } = await swarmSweep(traditional, 20);
     expect(failures.map((f) => `${f.failure?.kind}: ${f.failure?.reproduce}`)).toEqual([]);
-    expect(kills).toBeGreaterThan(15);
-    expect(pauses).toBeGreaterThan(15);
+    expect(kills).toBeGreaterThan(4);
+    expect(pauses).toBeGreaterThan(4);
   }, 120_000);
 
   it('mutant: a release that clears every holder is caught as a safety failure', async () => {
