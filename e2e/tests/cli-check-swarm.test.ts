@@ -24,7 +24,7 @@ describe('lockfabric check --swarm', () => {
     expect(json.failures, stderr).toEqual([]);
     expect(code).toBe(0);
     expect(json.protocols.map((p) => p.protocol).sort()).toEqual(
-      ['alock', 'caslock', 'declock', 'declock-cql', 'drtm', 'dslr', 'dslr-backoff', 'fisslock', 'mcs', 'ncosed', 'netlock', 'parlock', 'rma-rw', 'sherman', 'shiftlock', 'srvlock'],
+      ['alock', 'caslock', 'declock', 'declock-cql', 'drtm', 'dslr', 'dslr-backoff', 'fisslock', 'mcs', 'ncosed', 'netlock', 'parlock', 'rma-rw', 'rpc', 'sherman', 'shiftlock', 'srvlock', 'traditional', 'traditional-ro'],
     );
     for (const p of json.protocols) {
       expect(p.seeds).toBe(SEEDS_PER_PROTOCOL);

@@ -58,6 +58,11 @@ export const COMPUTE_FAILURE_RULES: Readonly<Record<ProtocolId, RecoveryRule>> =
   'rma-rw': { mechanism: 'none', action: 'a dead writer keeps the MCS queue and the writer flag, a dead reader its arrival; locks stay held until a reset between runs' },
   ncosed: { mechanism: 'none', action: 'a dead exclusive holder keeps the tail and its queued requesters wait; a dead reader its count; held until a reset between runs' },
   sherman: { mechanism: 'none', action: 'a dead node keeps the CAS words its clients held; held until a reset between runs' },
+  // Memory-node CPU managers: on sim/embedded the manager acts on the FailureNotice as srvlock; the
+  // live memory node does not pass notices to protocol services yet, so there the holds stay.
+  rpc: { mechanism: 'none', action: 'live: the memory-node manager keeps the dead node\'s holds (waiters time out); sim/embedded: dropped on the FailureNotice, as srvlock' },
+  traditional: { mechanism: 'none', action: 'as rpc (holds and queued requests)' },
+  'traditional-ro': { mechanism: 'none', action: 'as rpc (holds and queued requests)' },
 };
 
 /** Which protocols lose state when a member of `role` fails, and how it comes back. */

@@ -15,3 +15,4 @@ export * from './declock-kill-scenarios.js';
 export * from './heal-probe.js';
 export * from './swarm/index.js';
 export * from './txn-check.js';
+export * from './mailbox-traffic.js';

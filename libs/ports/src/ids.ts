@@ -26,7 +26,12 @@ export const PROTOCOL_IDS = [
   'srvlock',
   'parlock',
   'redlock',
-  'rma-rw', 'ncosed', 'sherman',
+  'rma-rw',
+  'ncosed',
+  'sherman',
+  'rpc',
+  'traditional',
+  'traditional-ro',
 ] as const;
 export type ProtocolId = (typeof PROTOCOL_IDS)[number];
 

@@ -10,6 +10,9 @@ import { mcs } from '@lockfabric/lock-mcs';
 import { netlock } from '@lockfabric/lock-netlock';
 import { parlock } from '@lockfabric/lock-parlock';
 import { srvlock } from '@lockfabric/lock-srvlock';
+import { rpc } from '@lockfabric/lock-rpc';
+import { traditional } from '@lockfabric/lock-traditional';
+import { traditionalRo } from '@lockfabric/lock-traditional-ro';
 import { shiftlock } from '@lockfabric/lock-shiftlock';
 import { ncosed } from '@lockfabric/lock-ncosed';
 import { rmaRw } from '@lockfabric/lock-rma-rw';
@@ -19,7 +22,7 @@ import { ConfigError, PROTOCOL_IDS, isProtocolId } from '@lockfabric/ports';
 import type { ProtocolId } from '@lockfabric/ports';
 
 /** Every protocol LockFabric can run, by its DESIGN §10 id. */
-const PROTOCOLS: ReadonlyMap<ProtocolId, ProtocolDefinition> = new Map([caslock, dslr, dslrBackoff, mcs, drtm, shiftlock, declock, declockCql, alock, fisslock, netlock, srvlock, parlock, rmaRw, ncosed, sherman].map((p) => [p.id, p]));
+const PROTOCOLS: ReadonlyMap<ProtocolId, ProtocolDefinition> = new Map([caslock, dslr, dslrBackoff, mcs, drtm, shiftlock, declock, declockCql, alock, fisslock, netlock, srvlock, parlock, rmaRw, ncosed, sherman, rpc, traditional, traditionalRo].map((p) => [p.id, p]));
 
 export function availableProtocols(): ProtocolDefinition[] {
   return PROTOCOL_IDS.flatMap((id) => {

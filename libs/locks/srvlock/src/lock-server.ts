@@ -7,6 +7,8 @@ import { dropDeadMachine } from './recovery.js';
 import { currentHome, nextLiveNode } from './failover.js';
 import type { LockHomes } from './failover.js';
 import { FLAG_CANCEL, LocalOp, encodeNodes, localOp, modeOf } from './wire.js';
+import { ServerCpu } from './server-cpu.js';
+import type { ServerCpuOptions } from './server-cpu.js';
 
 export interface LockServerFailoverOptions extends LockHomes {
   /** Resend an unanswered RECLAIM query to a survivor after this long. */
@@ -25,6 +27,15 @@ export interface LockServerOptions extends LockTableOptions {
   readonly managesLocks: boolean;
   /** Failover of a dead home's locks to the next live compute node (see README, "failover"). */
   readonly failover?: LockServerFailoverOptions;
+  /**
+   * Retry-on-fail (the `rpc` baseline): an acquire that cannot be granted at once is answered
+   * `busy` and leaves no trace; the client tries again with the same rid.
+   */
+  readonly tryOnly?: boolean;
+  /** Mailbox requests this server takes (several protocols' services can share one mailbox); default all. */
+  readonly accepts?: (message: Message) => boolean;
+  /** Charge mailbox requests to a modelled server CPU (see {@link ServerCpu}); absent: served on arrival. */
+  readonly cpu?: ServerCpuOptions;
 }
 
 /** Packet types of the reclaim exchange (otherwise unused by the forward program's server protocols). */
@@ -65,6 +76,8 @@ export interface LockServerStats {
   readonly deferred: number;
   /** Failover: grace rounds started (deaths that moved locks here). */
   readonly graces: number;
+  /** Try-only: acquires answered `busy`. */
+  readonly busy: number;
 }
 
 /**
@@ -86,7 +99,8 @@ export class LockServer implements NodeService {
   private readonly stopper = new AbortController();
   /** Highest request id seen per task (`machine/task`); a task's rids only grow. */
   private readonly newestRid = new Map<string, number>();
-  private stats = { packetRequests: 0, localRequests: 0, duplicates: 0, fenced: 0, droppedDead: 0, reclaimed: 0, deferred: 0, graces: 0 };
+  private stats = { packetRequests: 0, localRequests: 0, duplicates: 0, fenced: 0, droppedDead: 0, reclaimed: 0, deferred: 0, graces: 0, busy: 0 };
+  readonly cpu: ServerCpu | undefined;
   /** Failover: holds this node's clients have on locks homed on other nodes (key `task/rid`). */
   private readonly remoteHolds = new Map<string, LockRequest>();
   /**
@@ -106,6 +120,7 @@ export class LockServer implements NodeService {
   ) {
     this.table = new LockTable(options);
     this.node = context.ports.self.node;
+    this.cpu = options.cpu ? new ServerCpu(context.ports.clock, options.cpu, this.stopper.signal) : undefined;
     const port = context.ports.switchPort;
     const serves = options.managesLocks || options.failover !== undefined;
     if (serves && port) this.unsubscribe = port.onPacket((packet) => this.onPacket(packet));
@@ -312,9 +327,10 @@ export class LockServer implements NodeService {
   private async serveMailbox(): Promise<void> {
     const { mailbox } = this.context.ports;
     while (!this.stopper.signal.aborted) {
-      const message = await mailbox.receive(() => true, { signal: this.stopper.signal });
+      const message = await mailbox.receive(this.options.accepts ?? (() => true), { signal: this.stopper.signal });
       if (!message) return;
-      this.onMessage(message);
+      if (this.cpu) this.cpu.admit(() => this.onMessage(message));
+      else this.onMessage(message);
     }
   }
 
@@ -351,6 +367,13 @@ export class LockServer implements NodeService {
     const task = `${request.machine}/${request.task}`;
     const newest = this.newestRid.get(task) ?? -1;
     const result = request.rid > newest ? this.table.acquire(request) : this.table.acquire(request, true);
+    if (this.options.tryOnly && result.outcome === 'queued') {
+      // A try never waits: withdraw it; the rid stays fresh so the client's retry is tried again.
+      this.table.release(request.lock, request.machine, request.task, request.rid);
+      this.stats.busy++;
+      this.reply('busy', request);
+      return;
+    }
     if (request.rid > newest) this.newestRid.set(task, request.rid);
     if (result.outcome === 'already-held') this.reply('grant', request);
     if (result.outcome === 'stale' || result.outcome === 'already-held' || result.outcome === 'already-queued') this.stats.duplicates++;
@@ -366,23 +389,23 @@ export class LockServer implements NodeService {
     for (const next of granted) this.reply('grant', next, trace);
   }
 
-  private reply(type: 'grant' | 'ack', to: LockRequest, trace?: SpanContextRef): void {
+  private reply(type: 'grant' | 'ack' | 'busy', to: LockRequest, trace?: SpanContextRef): void {
     if (to.channel === 'local') this.replyLocal(type, to, trace);
-    else this.replyPacket(type, to.lock, to.mode, to.machine, to.task, to.rid, trace);
+    else this.replyPacket(type === 'busy' ? 'push-back' : type, to.lock, to.mode, to.machine, to.task, to.rid, trace);
   }
 
-  private replyPacket(type: 'grant' | 'ack', lock: LockId, mode: LockMode, machine: NodeId, task: number, rid: number, trace?: SpanContextRef): void {
+  private replyPacket(type: 'grant' | 'ack' | 'push-back', lock: LockId, mode: LockMode, machine: NodeId, task: number, rid: number, trace?: SpanContextRef): void {
     const packet: LockPacket = { type, lock, machine: this.node, task, mode, incarnation: 0, seq: rid, flags: 0, dst: machine };
     this.context.ports.switchPort?.send(trace ? { ...packet, trace } : packet);
   }
 
-  private replyLocal(type: 'grant' | 'ack', to: LockRequest, trace?: SpanContextRef): void {
+  private replyLocal(type: 'grant' | 'ack' | 'busy', to: LockRequest, trace?: SpanContextRef): void {
     const message = {
       kind: type === 'grant' ? ('grant' as const) : ('custom' as const),
       to: { node: to.machine, client: to.task },
       lock: to.lock,
       value: BigInt(to.rid),
-      data: Uint8Array.of(type === 'grant' ? LocalOp.grant : LocalOp.ack),
+      data: Uint8Array.of(type === 'grant' ? LocalOp.grant : type === 'busy' ? LocalOp.busy : LocalOp.ack),
     };
     this.context.ports.mailbox.send(trace ? { ...message, trace } : message);
   }

@@ -15,11 +15,21 @@ export interface LockRequest {
 export interface LockTableOptions {
   /** Test-only mutant: one release clears every holder (a reader's release also ends other readers). */
   readonly mutantReleaseAllHolders?: boolean;
+  /**
+   * Reader reordering (DSLR §6.4, Traditional_RO): an arriving shared request is granted past
+   * waiting exclusive ones while the lock is held shared, at most this many times per waiting
+   * exclusive request (so writers do not starve). Absent: strict FIFO.
+   */
+  readonly readerBypass?: number;
+  /** Test-only mutant of `readerBypass`: the bound is ignored (writers can starve). */
+  readonly mutantUnboundedBypass?: boolean;
 }
 
 interface Entry {
   readonly holders: Map<string, LockRequest>;
   readonly queue: LockRequest[];
+  /** Reader reordering: how often each waiting exclusive request (by key) was passed by a reader. */
+  readonly bypassed: Map<string, number>;
 }
 
 export type AcquireOutcome = 'granted' | 'queued' | 'already-held' | 'already-queued' | 'stale';
@@ -52,6 +62,11 @@ export class LockTable {
       entry.holders.set(key, request);
       return { outcome: 'granted', granted: [request] };
     }
+    if (this.readerMayPass(entry, request.mode)) {
+      for (const waiter of entry.queue) if (waiter.mode === 'exclusive') bump(entry.bypassed, requestKey(waiter.machine, waiter.task, waiter.rid));
+      entry.holders.set(key, request);
+      return { outcome: 'granted', granted: [request] };
+    }
     entry.queue.push(request);
     return { outcome: 'queued', granted: [] };
   }
@@ -69,6 +84,7 @@ export class LockTable {
       if (at < 0) return [];
       entry.queue.splice(at, 1);
     }
+    entry.bypassed.delete(key);
     const granted = this.grantWaiters(entry);
     if (entry.holders.size === 0 && entry.queue.length === 0) this.entries.delete(lock);
     return granted;
@@ -92,12 +108,21 @@ export class LockTable {
     return this.entries.size;
   }
 
+  /** Reader reordering: a shared arrival joins shared holders unless some waiting writer was passed enough. */
+  private readerMayPass(entry: Entry, mode: LockMode): boolean {
+    const bound = this.options.readerBypass;
+    if (bound === undefined || mode !== 'shared' || entry.holders.size === 0 || !compatible(entry, 'shared')) return false;
+    if (this.options.mutantUnboundedBypass) return true;
+    return entry.queue.every((w) => w.mode === 'shared' || (entry.bypassed.get(requestKey(w.machine, w.task, w.rid)) ?? 0) < bound);
+  }
+
   private grantWaiters(entry: Entry): LockRequest[] {
     const granted: LockRequest[] = [];
     for (;;) {
       const head = entry.queue[0];
       if (!head || !compatible(entry, head.mode)) return granted;
       entry.queue.shift();
+      entry.bypassed.delete(requestKey(head.machine, head.task, head.rid));
       entry.holders.set(requestKey(head.machine, head.task, head.rid), head);
       granted.push(head);
     }
@@ -106,11 +131,15 @@ export class LockTable {
   private entry(lock: LockId): Entry {
     let entry = this.entries.get(lock);
     if (!entry) {
-      entry = { holders: new Map(), queue: [] };
+      entry = { holders: new Map(), queue: [], bypassed: new Map() };
       this.entries.set(lock, entry);
     }
     return entry;
   }
+}
+
+function bump(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
 function compatible(entry: Entry, mode: LockMode): boolean {

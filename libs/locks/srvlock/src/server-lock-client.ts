@@ -3,8 +3,11 @@ import { FabricAccessError, clientKey } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, LockPacket, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
 import { FLAG_CANCEL, FLAG_CONTINUE, FLAG_SWITCH, LocalOp, decodeNodes, localOp, modeCode, serviceAddress } from './wire.js';
 
-/** Where a lock's requests go: a packet to a lock manager's node (through the switch), or the node's own manager. */
-export type LockRoute = { readonly kind: 'packet'; readonly dst: NodeId } | { readonly kind: 'local' };
+/**
+ * Where a lock's requests go: a packet to a lock manager's node (through the switch), or a mailbox
+ * message to a node service: this node's own manager, or `node`'s (the two-sided baselines' memory-node server).
+ */
+export type LockRoute = { readonly kind: 'packet'; readonly dst: NodeId } | { readonly kind: 'local'; readonly node?: NodeId };
 
 export interface ServerLockClientConfig {
   readonly protocol: string;
@@ -16,6 +19,8 @@ export interface ServerLockClientConfig {
   readonly maxAttempts: number;
   /** Backoff bound after a push-back from a full switch queue (NetLock). */
   readonly pushBackNs: number;
+  /** When set, the push-back bound doubles per retry of one acquire up to this cap (truncated exponential backoff). */
+  readonly pushBackCapNs?: number;
   /**
    * Failover (SrvLock, ParLock): when a request goes unanswered the client asks its node's service
    * which compute nodes were declared dead and routes again; the node's service is told of every
@@ -24,6 +29,10 @@ export interface ServerLockClientConfig {
   readonly failover?: boolean;
   /** Where `lock`'s requests go; `dead`: compute nodes declared dead so far (as this client knows). */
   route(lock: LockId, computeNodes: readonly NodeId[], self: NodeId, dead: ReadonlySet<NodeId>): LockRoute;
+  /** Whether `route` needs the compute nodes (asked once of this node's service); default true. */
+  readonly needsTopology?: boolean;
+  /** Appended to every mailbox request, so the right service among those sharing a mailbox takes it. */
+  readonly serviceTag?: number;
 }
 
 export interface ServerGrant extends Grant {
@@ -80,7 +89,7 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     let route: LockRoute | undefined;
     try {
       deadline.check();
-      const nodes = await this.topology(deadline, options?.signal);
+      const nodes = this.config.needsTopology === false ? [] : await this.topology(deadline, options?.signal);
       route = this.config.route(lock, nodes, this.ports.self.node, this.dead);
       for (;;) {
         this.sendRequest(route, 'acquire', lock, mode, rid, 0, op.span.context);
@@ -95,7 +104,7 @@ export class ServerLockClient implements LockClient<ServerGrant> {
         deadline.check();
         if (!reply) route = await this.reroute(lock, route, deadline.atNs, options?.signal);
         op.retries++;
-        if (reply?.type === 'push-back') await deadline.pause(1 + this.ports.random.int(this.config.pushBackNs));
+        if (reply?.type === 'push-back') await deadline.pause(1 + this.pushBackDraw(op.retries));
       }
     } catch (error) {
       if (sent && route) await this.withdrawBriefly(route, lock, mode, rid);
@@ -137,6 +146,13 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     stop.abort();
   }
 
+  /** A random pause before retry `retries` after a push-back (or busy) answer. */
+  private pushBackDraw(retries: number): number {
+    const cap = this.config.pushBackCapNs;
+    const bound = cap === undefined ? this.config.pushBackNs : Math.min(cap, this.config.pushBackNs * 2 ** Math.min(retries, 30));
+    return bound > 0 ? this.ports.random.int(bound) : 0;
+  }
+
   /** Cancels a request that timed out or was aborted; a switch-queued one is released when granted. */
   private async withdraw(route: LockRoute, lock: LockId, mode: LockMode, rid: number): Promise<void> {
     const early = this.replies.get(rid);
@@ -172,12 +188,14 @@ export class ServerLockClient implements LockClient<ServerGrant> {
 
   private async awaitOne(route: LockRoute, rid: number, untilNs: number, signal: AbortSignal | undefined, want: 'grant' | 'ack'): Promise<Reply | undefined> {
     if (route.kind === 'local') {
-      const message = await this.ports.mailbox.receive((m) => m.value === BigInt(rid) && localOp(m) === (want === 'grant' ? LocalOp.grant : LocalOp.ack), {
+      const wanted = (op: number | undefined) => op === (want === 'grant' ? LocalOp.grant : LocalOp.ack) || (want === 'grant' && op === LocalOp.busy);
+      const message = await this.ports.mailbox.receive((m) => m.value === BigInt(rid) && wanted(localOp(m)), {
         deadlineNs: untilNs,
         ...(signal ? { signal } : {}),
       });
       if (!message) return undefined;
-      return message.trace ? { type: want, flags: 0, trace: message.trace } : { type: want, flags: 0 };
+      const type = localOp(message) === LocalOp.busy ? 'push-back' : want;
+      return message.trace ? { type, flags: 0, trace: message.trace } : { type, flags: 0 };
     }
     const accept = (): Reply | undefined => {
       const reply = this.replies.get(rid);
@@ -227,7 +245,8 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     if (route.kind === 'local') {
       this.traffic.localMessages++;
       const op = type === 'acquire' ? LocalOp.acquire : (flags & FLAG_CANCEL) !== 0 ? LocalOp.cancel : LocalOp.release;
-      const message: Omit<Message, 'from'> = { kind: 'custom', to: serviceAddress(this.ports.self.node), lock, value: BigInt(rid), data: Uint8Array.of(op, modeCode(mode)) };
+      const data = this.config.serviceTag === undefined ? Uint8Array.of(op, modeCode(mode)) : Uint8Array.of(op, modeCode(mode), this.config.serviceTag);
+      const message: Omit<Message, 'from'> = { kind: 'custom', to: serviceAddress(route.node ?? this.ports.self.node), lock, value: BigInt(rid), data };
       this.ports.mailbox.send(trace ? { ...message, trace } : message);
       return;
     }

@@ -29,6 +29,8 @@ export const LocalOp = {
   /** Failover: a client tells its node's service it holds / no longer holds a lock homed elsewhere (value = rid). */
   noteHeld: 10,
   noteReleased: 11,
+  /** Try-only managers (the `rpc` baseline): the lock is held incompatibly, try again. */
+  busy: 12,
 } as const;
 export type LocalOpCode = (typeof LocalOp)[keyof typeof LocalOp];
 

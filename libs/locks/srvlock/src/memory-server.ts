@@ -1,0 +1,124 @@
+import { OptionReader, SERVICE_CLIENT } from '@lockfabric/locks-common';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { NS_PER_MS, lockAddress } from '@lockfabric/ports';
+import type { ProtocolId } from '@lockfabric/ports';
+import { LockServer } from './lock-server.js';
+import { ServerLockClient } from './server-lock-client.js';
+
+/**
+ * The two-sided baselines (`rpc`, `traditional`, `traditional-ro`): a lock manager on the CPU of
+ * each memory node, for the locks homed there, reached by SEND/RECV (mailbox messages to the
+ * node's service, client index SERVICE_CLIENT). The manager is a {@link LockServer} whose
+ * requests queue for a modelled server CPU; only its lock discipline differs per protocol.
+ */
+export interface MemoryServerOptions {
+  readonly cpuNs: number;
+  readonly threads: number;
+  readonly queueBound: number;
+  readonly retransmitMs: number;
+  readonly maxAttempts: number;
+  readonly backoffNs: number;
+  readonly backoffCapNs: number;
+  readonly mutantReleaseAllHolders: boolean;
+  readonly mutantUnboundedBypass: boolean;
+}
+
+export interface MemoryServerDesign {
+  readonly id: ProtocolId;
+  readonly summary: string;
+  /** Distinguishes this protocol's requests in the memory node's shared service mailbox (1…255). */
+  readonly tag: number;
+  /** Retry-on-fail: a conflicting try is answered busy and retried after a random backoff. */
+  readonly tryOnly: boolean;
+  /** Reader reordering bound (Traditional_RO); absent: strict FIFO. */
+  readonly readerBypass?: number;
+  /** Default server threads per memory node. */
+  readonly threads: number;
+  /** Default first retry backoff bound after `busy` (try-only); it doubles per retry up to `backoffCapNs`. */
+  readonly backoffNs: number;
+  readonly backoffCapNs: number;
+}
+
+/**
+ * Default CPU time per request: an assumption, not a measurement — about 1 µs for one server
+ * thread to poll a RECV, update the lock table and post the reply SEND (a few hundred ns of NIC
+ * work plus cache misses on the table), i.e. ≈1 M requests/s per thread.
+ */
+export const DEFAULT_REQUEST_CPU_NS = 1_000;
+
+export function memoryServerOptionHelp(design: MemoryServerDesign): Record<string, string> {
+  return {
+    cpuNs: `modelled server CPU time per request, ns (default ${DEFAULT_REQUEST_CPU_NS}; 0 = none)`,
+    threads: `server threads per memory node (default ${design.threads})`,
+    queueBound: 'requests waiting for a server thread before new ones are dropped (default 1024)',
+    retransmitMs: 'resend an unanswered request after this many ms (default 5)',
+    maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
+    ...(design.tryOnly
+      ? {
+          backoffNs: `first random retry backoff bound after a busy answer, ns; doubles per retry (default ${design.backoffNs})`,
+          backoffCapNs: `cap of the retry backoff bound, ns (default ${design.backoffCapNs})`,
+        }
+      : {}),
+    mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
+    ...(design.readerBypass !== undefined ? { mutantUnboundedBypass: 'test-only: readers pass waiting writers without bound (writers starve)' } : {}),
+  };
+}
+
+export function readMemoryServerOptions(design: MemoryServerDesign, options?: ProtocolOptions): MemoryServerOptions {
+  const reader = new OptionReader(design.id, options);
+  const parsed: MemoryServerOptions = {
+    cpuNs: reader.number('cpuNs', DEFAULT_REQUEST_CPU_NS, { min: 0 }),
+    threads: reader.number('threads', design.threads, { min: 1, max: 1024, integer: true }),
+    queueBound: reader.number('queueBound', 1024, { min: 1, max: 1 << 20, integer: true }),
+    retransmitMs: reader.number('retransmitMs', 5, { min: 0.001 }),
+    maxAttempts: reader.number('maxAttempts', 50, { min: 1, integer: true }),
+    backoffNs: design.tryOnly ? reader.number('backoffNs', design.backoffNs, { min: 0, integer: true }) : 0,
+    backoffCapNs: design.tryOnly ? reader.number('backoffCapNs', design.backoffCapNs, { min: 0, integer: true }) : 0,
+    mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
+    mutantUnboundedBypass: design.readerBypass !== undefined ? reader.boolean('mutantUnboundedBypass', false) : false,
+  };
+  reader.done();
+  return parsed;
+}
+
+export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefinition {
+  return {
+    id: design.id,
+    summary: design.summary,
+    // Compute nodes die and pause; a dead node's holds are dropped on its failure notice. Memory
+    // nodes do not die (their lock table would go with them).
+    swarm: { nodeKill: true, pauses: 'beyond-lease' },
+    fabric: 'verbs',
+    capabilities: ['send'],
+    entryBytes: 8,
+    modes: ['shared', 'exclusive'],
+    options: memoryServerOptionHelp(design),
+    services: {
+      memory: (context, options) => {
+        const parsed = readMemoryServerOptions(design, options);
+        return new LockServer(context, {
+          managesLocks: true,
+          tryOnly: design.tryOnly,
+          accepts: (m) => m.data?.[2] === design.tag && m.to.client === SERVICE_CLIENT,
+          cpu: { requestNs: parsed.cpuNs, threads: parsed.threads, queueBound: parsed.queueBound },
+          mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
+          ...(design.readerBypass !== undefined ? { readerBypass: design.readerBypass, mutantUnboundedBypass: parsed.mutantUnboundedBypass } : {}),
+        });
+      },
+    },
+    createClient: (ports, options) => {
+      const parsed = readMemoryServerOptions(design, options);
+      return new ServerLockClient(ports, {
+        protocol: design.id,
+        retransmitNs: parsed.retransmitMs * NS_PER_MS,
+        retransmitAcquire: true,
+        maxAttempts: parsed.maxAttempts,
+        pushBackNs: parsed.backoffNs,
+        pushBackCapNs: parsed.backoffCapNs,
+        needsTopology: false,
+        serviceTag: design.tag,
+        route: (lock) => ({ kind: 'local', node: lockAddress(ports.locks, lock).node }),
+      });
+    },
+  };
+}
