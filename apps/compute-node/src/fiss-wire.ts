@@ -1,4 +1,5 @@
 import { create } from '@bufbuild/protobuf';
+import { LockFabricError } from '@lockfabric/ports';
 import type { ClientRequestState, MachineOrders, QueuedRequest, RepairedAgent, ServerReport } from '@lockfabric/lock-fisslock';
 import { EnumMapping, FissClientState, FissRequestRefSchema, FissServerReportSchema, lockModes } from '@lockfabric/wire';
 import type { FissMachineOrders, FissRequestRef, FissServerReport } from '@lockfabric/wire';
@@ -20,13 +21,13 @@ const clientStates = new EnumMapping<ClientRequestState, FissClientState>('fissl
 ]);
 
 /** A recovery request this build cannot read. */
-export class FissOrdersError extends Error {
+export class FissOrdersError extends LockFabricError {
+  readonly code = 'FISS_ORDERS';
   constructor(
     readonly source: string,
     detail: string,
   ) {
     super(`${source}: ${detail}`);
-    this.name = 'FissOrdersError';
   }
 }
 
