@@ -1,4 +1,4 @@
-import { connect, type NatsConnection, type Status } from '@nats-io/transport-node';
+import { connect, nkeyAuthenticator, type NatsConnection, type Status } from '@nats-io/transport-node';
 import { consoleLogger, type Logger } from './logger.js';
 
 export interface NatsConnectOptions {
@@ -15,6 +15,8 @@ export interface NatsConnectOptions {
   readonly waitOnFirstConnect?: boolean;
   /** Timeout of one connection attempt. */
   readonly connectTimeoutMs?: number;
+  /** NKey seed (`SU…`) of this service's NATS identity, when the server requires authentication. */
+  readonly nkeySeed?: string;
 }
 
 /**
@@ -32,6 +34,7 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsConn
     reconnectJitter: options.reconnectJitterMs ?? 100,
     waitOnFirstConnect: options.waitOnFirstConnect ?? true,
     timeout: options.connectTimeoutMs ?? 2_000,
+    ...(options.nkeySeed === undefined ? {} : { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.nkeySeed)) }),
   });
   logger.info(`nats ${options.name}: connected to ${nc.getServer()}`);
   void watchStatus(nc, options.name, logger);

@@ -1,5 +1,5 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { LockPacket, NodeId, SwitchPort } from '@lockfabric/ports';
+import { MalformedInputError, type LockPacket, type NodeId, type SwitchPort } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/sim';
 import { decodePacketBatch, encodePacketBatch } from '@lockfabric/wire';
 import { consoleLogger, type Logger } from './logger.js';
@@ -18,6 +18,8 @@ export interface PacketLinkStats {
   readonly batchesReceived: number;
   readonly sendFailures: number;
   readonly handlerErrors: number;
+  /** Packets dropped because their batch exceeded the per-message bound. */
+  readonly oversizeDrops: number;
 }
 
 interface LinkCommon {
@@ -67,7 +69,7 @@ class PacketLinkBase {
   protected readonly malformed: MalformedInputCounter;
   protected readonly warnLog: RateLimitedLog;
   protected readonly maxBatchPackets: number;
-  protected readonly counters = { packetsSent: 0, batchesSent: 0, packetsReceived: 0, batchesReceived: 0, sendFailures: 0, handlerErrors: 0 };
+  protected readonly counters = { packetsSent: 0, batchesSent: 0, packetsReceived: 0, batchesReceived: 0, sendFailures: 0, handlerErrors: 0, oversizeDrops: 0 };
 
   constructor(options: LinkCommon) {
     this.nc = options.nc;
@@ -106,9 +108,17 @@ class PacketLinkBase {
     try {
       const batch = decodePacketBatch(msg.data, subject);
       for (const packetError of batch.errors) this.malformed.record(subject, packetError, `machine ${batch.sender}`);
+      let packets = batch.packets;
+      // No sender of ours batches more than the bound: one message may not buy a flooding peer
+      // more than a bound's worth of work before the next peer's message is handled.
+      if (packets.length > this.maxBatchPackets) {
+        this.counters.oversizeDrops += packets.length - this.maxBatchPackets;
+        this.malformed.record(subject, new MalformedInputError(subject, `batch of ${packets.length} packets exceeds the bound of ${this.maxBatchPackets}; the excess is dropped`), `machine ${batch.sender}`);
+        packets = packets.slice(0, this.maxBatchPackets);
+      }
       this.counters.batchesReceived++;
-      this.counters.packetsReceived += batch.packets.length;
-      return batch;
+      this.counters.packetsReceived += packets.length;
+      return { sender: batch.sender, packets };
     } catch (decodeError) {
       this.malformed.record(subject, decodeError);
       return undefined;

@@ -9,3 +9,18 @@ export {
   type NatsServerOptions,
 } from './nats-server.js';
 export { dyingPorts, type VerbName } from './dying-ports.js';
+export {
+  bytesTarget,
+  fc,
+  footprint,
+  fuzzDecoder,
+  FuzzFailure,
+  fuzzRuns,
+  mutated,
+  untrustedBytes,
+  violation,
+  type DecoderTarget,
+  type FuzzOptions,
+  type FuzzResult,
+} from './fuzz.js';
+export { protoBytes, protoMessage } from './proto-arbitrary.js';

@@ -29,7 +29,16 @@ export function decodeTxnRunSpec(text: string): TxnRunSpec {
   if (spec.workload.kind !== 'trace') return spec;
   const compact = spec.workload.compact;
   if (!Array.isArray(compact)) throw new ConfigError([`option ${TXN_WIRE_OPTION}: a trace workload without transactions`]);
+  // The option arrives from the network: check each template's shape before destructuring it.
+  const bad = compact.findIndex((t: unknown) => !isWireTemplate(t));
+  if (bad >= 0) throw new ConfigError([`option ${TXN_WIRE_OPTION}: transaction ${bad} is not [type, [lock*2+exclusive, ...]]`]);
   const transactions: TxnTemplate[] = compact.map(([type, locks]: WireTemplate) => ({ type, locks: locks.map((v: number) => ({ lock: Math.floor(v / 2), mode: v % 2 === 1 ? 'exclusive' : 'shared' })) }));
   const { compact: _compact, ...rest } = spec.workload;
   return { ...spec, workload: { ...rest, kind: 'trace', transactions } };
+}
+
+function isWireTemplate(value: unknown): value is WireTemplate {
+  if (!Array.isArray(value) || value.length !== 2) return false;
+  const [type, locks] = value as unknown[];
+  return typeof type === 'string' && Array.isArray(locks) && locks.every((v) => Number.isSafeInteger(v) && (v as number) >= 0);
 }

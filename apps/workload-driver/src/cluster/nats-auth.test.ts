@@ -1,0 +1,121 @@
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { startNatsServer, type NatsServerHandle } from '@lockfabric/testkit';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIdentities, natsAuthorizationConfig, permissionsFor, type NatsIdentity, type ServiceSpec } from './nats-auth.js';
+
+/** Real nats-server with the generated authorization; each service connects with its own NKey. */
+const subjects = createSubjects('auth');
+const services: ServiceSpec[] = [
+  { role: 'coordinator', id: 'c0' },
+  { role: 'compute', id: '1', rack: 0 },
+  { role: 'compute', id: '2', rack: 0 },
+  { role: 'switch', id: '0', rack: 0 },
+];
+const identities = createIdentities(services);
+let nats: NatsServerHandle;
+const open: NatsConnection[] = [];
+
+function identity(role: string, id: string): NatsIdentity {
+  const found = identities.find((i) => i.role === role && i.id === id);
+  if (!found) throw new Error(`no identity ${role} ${id}`);
+  return found;
+}
+
+async function as(who: NatsIdentity, server: NatsServerHandle = nats): Promise<{ nc: NatsConnection; violations: string[] }> {
+  const nc = await connectNats({ servers: server.url, name: `${who.role}-${who.id}`, nkeySeed: who.seed, waitOnFirstConnect: false, logger: silentLogger });
+  open.push(nc);
+  const violations: string[] = [];
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === 'error') violations.push(String((s as { error?: unknown }).error ?? ''));
+  })();
+  return { nc, violations };
+}
+
+async function serverWith(permissions?: Parameters<typeof natsAuthorizationConfig>[3]): Promise<NatsServerHandle> {
+  const config = join(mkdtempSync(join(tmpdir(), 'lf-nats-auth-')), 'nats.conf');
+  writeFileSync(config, natsAuthorizationConfig(subjects, services, identities, permissions));
+  return startNatsServer({ args: ['-c', config] });
+}
+
+beforeAll(async () => {
+  nats = await serverWith();
+});
+
+const FORGED = [subjects.heartbeat('compute', '2'), subjects.nodePackets(2), subjects.membership(), subjects.recovery('order'), subjects.fault('compute-2')];
+
+/** Compute node 1 publishes as node 2, as the switch and as the coordinator; the coordinator listens. */
+async function forge(server: NatsServerHandle): Promise<{ heardForged: string[]; violations: string[] }> {
+  const observer = await as(identity('coordinator', 'c0'), server);
+  const heard: string[] = [];
+  observer.nc.subscribe(`${subjects.prefix}.>`, { callback: (_e, m) => void heard.push(m.subject) });
+  await observer.nc.flush();
+  const node1 = await as(identity('compute', '1'), server);
+  for (const subject of FORGED) node1.nc.publish(subject, new Uint8Array([1]));
+  // Its own heartbeat is allowed; once it arrives, every earlier publish has been judged.
+  node1.nc.publish(subjects.heartbeat('compute', '1'), new Uint8Array([1]));
+  await node1.nc.flush();
+  await waitUntil(() => heard.includes(subjects.heartbeat('compute', '1')));
+  await observer.nc.flush();
+  return { heardForged: heard.filter((s) => FORGED.includes(s)), violations: node1.violations };
+}
+
+afterAll(async () => {
+  for (const nc of open) await nc.close();
+  await nats?.stop();
+});
+
+describe('NATS authentication with least-privilege permissions (real nats-server)', () => {
+  it('refuses a connection without credentials', async () => {
+    await expect(connect({ servers: nats.url, timeout: 2_000 })).rejects.toThrow(/Authorization/i);
+  });
+
+  it("refuses a compute node's attempts to speak as another node or as the coordinator", async () => {
+    const r = await forge(nats);
+    await waitUntil(() => r.violations.length >= FORGED.length);
+    expect(r.heardForged).toEqual([]);
+    for (const subject of FORGED) expect(r.violations.some((v) => v.includes(subject))).toBe(true);
+  });
+
+  it('catches a configuration that grants compute nodes the whole prefix (mutant)', async () => {
+    const mutant = await serverWith((subs, service) => (service.role === 'compute' ? permissionsFor(subs, { role: 'coordinator', id: service.id }) : permissionsFor(subs, service)));
+    try {
+      const r = await forge(mutant);
+      expect(r.heardForged.sort()).toEqual([...FORGED].sort());
+    } finally {
+      await mutant.stop();
+    }
+  });
+
+  it("refuses a compute node's subscription to another node's packets", async () => {
+    const node2 = await as(identity('compute', '2'));
+    node2.nc.subscribe(subjects.nodePackets(1));
+    await node2.nc.flush();
+    await waitUntil(() => node2.violations.length > 0);
+    expect(node2.violations.some((v) => v.includes(subjects.nodePackets(1)))).toBe(true);
+  });
+
+  it("lets the coordinator publish membership and failure notices, and the switch publish egress", async () => {
+    const node1 = await as(identity('compute', '1'));
+    const received: string[] = [];
+    node1.nc.subscribe(subjects.membership(), { callback: (_e, m) => void received.push(m.subject) });
+    node1.nc.subscribe(subjects.nodePackets(1), { callback: (_e, m) => void received.push(m.subject) });
+    await node1.nc.flush();
+    const coordinator = await as(identity('coordinator', 'c0'));
+    const sw = await as(identity('switch', '0'));
+    coordinator.nc.publish(subjects.membership(), new Uint8Array([1]));
+    sw.nc.publish(subjects.nodePackets(1), new Uint8Array([1]));
+    await Promise.all([coordinator.nc.flush(), sw.nc.flush()]);
+    await waitUntil(() => received.length === 2);
+    expect(received.sort()).toEqual([subjects.membership(), subjects.nodePackets(1)].sort());
+    expect(coordinator.violations).toEqual([]);
+    expect(sw.violations).toEqual([]);
+  });
+});
+
+async function waitUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
+}

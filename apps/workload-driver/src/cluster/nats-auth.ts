@@ -1,0 +1,111 @@
+import { createUser } from '@nats-io/nkeys';
+import type { Subjects } from '@lockfabric/live';
+
+/**
+ * NATS identities of one cluster run and the nats-server authorization that grants each only the
+ * subjects its role uses (issue 19 item 2). Each service gets an NKey user: the server stores only
+ * the public key, the service holds the seed. Least privilege by role:
+ * - a compute node publishes its own heartbeat, into its rack's switch, to mailboxes and the
+ *   FissLock stuck-lock report; it receives only its own packets, mailbox and recovery calls;
+ * - only the coordinator publishes membership, failure notices and recovery orders;
+ * - only a switch publishes egress to nodes.
+ */
+export type NatsRole = 'coordinator' | 'compute' | 'memory' | 'switch' | 'driver';
+
+export interface NatsIdentity {
+  readonly role: NatsRole;
+  /** The service instance: a machine id, memory node id, or rack. */
+  readonly id: string;
+  /** Public NKey (U…), written into the server config. */
+  readonly publicKey: string;
+  /** NKey seed (SU…), given only to the service; a secret. */
+  readonly seed: string;
+}
+
+export interface Permissions {
+  readonly publish: readonly string[];
+  readonly subscribe: readonly string[];
+  /** May answer requests it received (request/reply) without a publish grant on other inboxes. */
+  readonly allowResponses: boolean;
+}
+
+export interface ServiceSpec {
+  readonly role: NatsRole;
+  readonly id: string;
+  /** The rack a compute node is wired to, or the rack a switch serves. */
+  readonly rack?: number;
+}
+
+const INBOX = '_INBOX.>';
+
+/** The subjects a service may publish and subscribe to. */
+export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permissions {
+  const all = `${subjects.prefix}.>`;
+  const rack = service.rack ?? 0;
+  switch (service.role) {
+    case 'coordinator':
+    case 'driver':
+      // The control plane and the operator's tool run everything: orders, faults, recovery calls.
+      return { publish: [all, INBOX], subscribe: [all, INBOX], allowResponses: true };
+    case 'compute': {
+      const machine = Number(service.id);
+      return {
+        publish: [subjects.heartbeat('compute', service.id), subjects.switchIn(rack), subjects.nodeMessages(machine).replace(/\.node\.\d+\./, '.node.*.'), subjects.fissStuck()],
+        subscribe: [
+          subjects.nodePackets(machine),
+          subjects.nodeMessages(machine),
+          subjects.membership(),
+          subjects.recoveryAll(),
+          subjects.faultAll(),
+          subjects.fissSwitch(),
+          `${subjects.prefix}.ctl.fiss.${machine}.*`,
+          `${subjects.prefix}.ctl.queue.${machine}.*`,
+          INBOX,
+        ],
+        allowResponses: true,
+      };
+    }
+    case 'memory':
+      return { publish: [subjects.heartbeat('memory', service.id)], subscribe: [subjects.membership(), subjects.recoveryAll(), subjects.faultAll(), INBOX], allowResponses: true };
+    case 'switch':
+      return {
+        publish: [subjects.heartbeat('switch', service.id), subjects.nodePackets(0).replace(/\.node\.0\./, '.node.*.'), subjects.fissSwitch()],
+        subscribe: [subjects.switchIn(rack), subjects.membership(), subjects.faultAll(), subjects.recoveryAll(), INBOX],
+        allowResponses: true,
+      };
+  }
+}
+
+/** A fresh NKey user per service, for one run. */
+export function createIdentities(services: readonly ServiceSpec[]): NatsIdentity[] {
+  return services.map((s) => {
+    const kp = createUser();
+    return { role: s.role, id: s.id, publicKey: kp.getPublicKey(), seed: new TextDecoder().decode(kp.getSeed()) };
+  });
+}
+
+/** nats-server `authorization` block: one NKey user per identity with its permissions. */
+export function natsAuthorizationConfig(
+  subjects: Subjects,
+  services: readonly ServiceSpec[],
+  identities: readonly NatsIdentity[],
+  permissions: (subjects: Subjects, service: ServiceSpec) => Permissions = permissionsFor,
+): string {
+  const list = (items: readonly string[]) => `[${items.map((s) => JSON.stringify(s)).join(', ')}]`;
+  const users = services.map((service, i) => {
+    const identity = identities[i];
+    if (identity === undefined || identity.role !== service.role || identity.id !== service.id) throw new Error(`no identity for ${service.role} ${service.id}`);
+    const p = permissions(subjects, service);
+    return [
+      `    # ${service.role} ${service.id}`,
+      `    { nkey: ${JSON.stringify(identity.publicKey)}, permissions: {`,
+      `      publish: { allow: ${list(p.publish)} }`,
+      `      subscribe: { allow: ${list(p.subscribe)} }`,
+      p.allowResponses ? '      allow_responses: true' : '',
+      '    } }',
+    ]
+      .filter((line) => line !== '')
+      .join('\n');
+  });
+  return `authorization {\n  users = [\n${users.join('\n')}\n  ]\n}\n`;
+}
