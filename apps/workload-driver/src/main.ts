@@ -6,6 +6,7 @@ import { clusterCommand } from './commands/cluster.js';
 import { demoCommand } from './commands/demo.js';
 import { locksCommand } from './commands/locks.js';
 import { nemesisCommand } from './commands/nemesis.js';
+import { reproduceCommand } from './commands/reproduce.js';
 import { switchCommand } from './commands/switch.js';
 import { transportCommand } from './commands/transport.js';
 
@@ -21,7 +22,8 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   chaos       kill | pause | resume | restart | partition | switch-faults | nats-restart, local or Kubernetes
   nemesis     a workload under a seeded fault schedule: safety, liveness after healing, an HTML report
   locks       reset | drain: planned DSLR lock-table reset and freeze-and-drain of one lock, by the coordinator
-  switch      describe: a running switch's program, lock capacity and register memory`;
+  switch      describe: a running switch's program, lock capacity and register memory
+  reproduce   the papers' experiments on sim: our series beside the paper's, a claims table`;
 
 const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   demo: demoCommand,
@@ -33,6 +35,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   nemesis: nemesisCommand,
   locks: locksCommand,
   switch: switchCommand,
+  reproduce: reproduceCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number> {
