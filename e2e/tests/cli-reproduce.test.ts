@@ -65,7 +65,7 @@ describe('lockfabric reproduce', () => {
     expect(String(fig4.params['skipped'])).toMatch(/RMA-RW/);
     console.log(`reproduce --smoke: ${headline.length} headline claims (≥ 1.5×), ${headline.filter((k) => k in KNOWN_OPPOSITE).length} known opposite; wall ${Math.round(result.wallMs)} ms`);
     expect(headline.length).toBeGreaterThanOrEqual(20);
-  }, 120_000);
+  }, 300_000);
 
   it('gives the same result for any worker count, and --figure runs one experiment', async () => {
     const one = await reproduce(['alock', '--figure', 'alock-local-fraction', '--workers', '1']);
@@ -74,7 +74,7 @@ describe('lockfabric reproduce', () => {
     const strip = (r: Result) => r.papers.map((p) => p.experiments.map((e) => ({ ...e, wallMs: 0 })));
     expect(strip(two.result)).toEqual(strip(one.result));
     expect(one.result.papers.flatMap((p) => p.experiments.map((e) => e.id))).toEqual(['alock-local-fraction']);
-  }, 60_000);
+  }, 120_000);
 
   it('lists every problem with the command line and exits 2', async () => {
     const { code, stdout, stderr } = await runCli(['reproduce', 'nopaper', '--workers', '0', '--figure', 'nofig']);
