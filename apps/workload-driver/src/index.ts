@@ -18,3 +18,7 @@ export * from './chaos/proc-attribution.js';
 export { CHAOS_HELP, chaosCommand, parseChaosArgs } from './commands/chaos.js';
 export { clipExpiredLeases, LEASE_EXPIRED } from '@lockfabric/check';
 export * from './run/switch-control.js';
+// Paper reproductions (`lockfabric reproduce`): the result contract and the runner.
+export type * from './reproduce/contract.js';
+export { runReproduce } from './reproduce/runner.js';
+export { PAPERS } from './reproduce/papers/index.js';

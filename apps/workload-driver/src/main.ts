@@ -7,6 +7,7 @@ import { demoCommand } from './commands/demo.js';
 import { locksCommand } from './commands/locks.js';
 import { nemesisCommand } from './commands/nemesis.js';
 import { reportCommand } from './commands/report.js';
+import { reproduceCommand } from './commands/reproduce.js';
 import { switchCommand } from './commands/switch.js';
 import { transportCommand } from './commands/transport.js';
 
@@ -23,7 +24,8 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   nemesis     a workload under a seeded fault schedule: safety, liveness after healing, an HTML report
   locks       reset | drain: planned DSLR lock-table reset and freeze-and-drain of one lock, by the coordinator
   switch      describe: a running switch's program, lock capacity and register memory
-  report      re-render a saved report.json (nemesis, bench, demo, reproduce) as HTML with plots`;
+  report      re-render a saved report.json (nemesis, bench, demo, reproduce) as HTML with plots
+  reproduce   the papers' experiments on sim: our series beside the paper's, a claims table`;
 
 const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   demo: demoCommand,
@@ -36,6 +38,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   locks: locksCommand,
   switch: switchCommand,
   report: reportCommand,
+  reproduce: reproduceCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number> {

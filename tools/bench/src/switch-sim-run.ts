@@ -1,5 +1,6 @@
-// One sim run of the switch lock family's microbenchmark (spec fisslock.md §10), as switch-figures
-// measures it: grant time from the history, switch-decided share, and — opt-in — lock-manager CPU.
+// One sim run of the switch lock family's microbenchmark (FissLock §7.3), as its tests measure it
+// (the user-facing figures are `lockfabric reproduce fisslock`): grant time from the history,
+// switch-decided share, and — opt-in — lock-manager CPU.
 //
 // Grant time is taken from the history, the same way for every system (libs/check grant-time.ts):
 // wait = max(0, t_avail − t_issue), t_avail the last release invocation of a conflicting hold by

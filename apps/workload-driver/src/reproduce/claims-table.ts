@@ -1,0 +1,27 @@
+// The text claims table `lockfabric reproduce` prints on stdout.
+import { renderTable } from '../report/table.js';
+import type { Claim, ReproduceResult } from './contract.js';
+
+const number = (value: number, unit: string): string => (Number.isFinite(value) ? `${value.toFixed(Math.abs(value) >= 100 ? 0 : 2)}${unit === '×' ? '×' : ` ${unit}`}` : 'n/a');
+
+export function claimsTable(result: ReproduceResult): string {
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  for (const paper of result.papers) {
+    for (const experiment of paper.experiments) {
+      for (const claim of experiment.claims) {
+        rows.push([paper.paper, experiment.figure, claim.text, number(claim.paper, claim.unit), number(claim.ours, claim.unit), ratioText(claim), claim.verdict]);
+        if (claim.note) notes.push(`${experiment.id} ${claim.id}: ${claim.note}`);
+      }
+      const skipped = experiment.params['skipped'];
+      if (typeof skipped === 'string') notes.push(`${experiment.id}: skipped ${skipped}`);
+    }
+  }
+  const table = renderTable(['paper', 'figure', 'claim', "paper's", 'ours', 'ours/paper', 'verdict'], rows);
+  const counts = ['reproduced', 'same-direction', 'opposite'].map((v) => `${rows.filter((r) => r[6] === v).length} ${v}`).join(', ');
+  return [table, '', `${rows.length} claims: ${counts} (reproduced = same direction and within ±25 % of the paper)`, ...(notes.length > 0 ? ['', 'notes:', ...notes.map((n) => `  ${n}`)] : [])].join('\n');
+}
+
+function ratioText(claim: Claim): string {
+  return Number.isFinite(claim.deviation) ? (claim.deviation + 1).toFixed(2) : 'n/a';
+}

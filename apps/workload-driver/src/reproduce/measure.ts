@@ -1,0 +1,65 @@
+// Runs one point of an experiment on `sim` through the same entry point as `lockfabric bench`, and
+// reduces it to the figures experiments plot.
+import { grantTimes, quantileOf } from '@lockfabric/check';
+import type { LockPacket, NodeId } from '@lockfabric/ports';
+import type { LockManagerCpuConfig } from '@lockfabric/sim';
+import { txnWorkloadOf } from '@lockfabric/workloads';
+import { runInMemory } from '../run/in-memory.js';
+import { txnReport } from '../run/txn-bench.js';
+import type { LockManagerCpuPlan, Measure, PointJob } from './experiment.js';
+
+const SERVER_WORK = new Set<LockPacket['type']>(['acquire', 'release', 'probe', 'transfer', 'free']);
+const NOT_AGENT_WORK = new Set<LockPacket['type']>(['grant', 'ack', 'transfer']);
+
+function cpuModel(plan: LockManagerCpuPlan, dedicatedServerMachine: NodeId | undefined): LockManagerCpuConfig {
+  return {
+    packetNs: plan.packetNs,
+    coresFor: (machine) => (machine === dedicatedServerMachine ? plan.coresServer : plan.coresNode),
+    isWork: plan.work === 'server' ? (p, machine) => p.dst === machine && SERVER_WORK.has(p.type) : (p) => !NOT_AGENT_WORK.has(p.type),
+  };
+}
+
+/** The spec as the harness takes it: a transactional spec gets its population's lock count. */
+function specOf(job: PointJob): PointJob['spec'] {
+  const txn = job.spec.transactions;
+  return txn ? { ...job.spec, locks: txnWorkloadOf(txn).lockCount } : job.spec;
+}
+
+export async function measurePoint(job: PointJob): Promise<Measure> {
+  const started = performance.now();
+  const clientNodes = Array.from({ length: job.computeNodes }, (_, i) => i).filter((i) => !job.dedicatedServer || i > 0);
+  // Compute node ids follow the memory nodes' (0 … memoryNodes−1): the dedicated server is the first.
+  const serverMachine = job.dedicatedServer ? job.memoryNodes : undefined;
+  const spec = specOf(job);
+  const result = await runInMemory({
+    substrate: 'sim',
+    protocol: job.protocol,
+    protocolOptions: job.options,
+    spec,
+    computeNodes: job.computeNodes,
+    memoryNodes: job.memoryNodes,
+    clientComputeNodes: clientNodes,
+    ...(job.colocatedClients ? { colocatedClients: job.colocatedClients } : {}),
+    ...(job.switchLinks ? { switchLinks: job.switchLinks } : {}),
+    ...(job.lockManagerCpu ? { lockManagerCpu: cpuModel(job.lockManagerCpu, serverMachine) } : {}),
+  });
+  const s = result.summary;
+  const grants = job.lockManagerCpu ? grantTimes(result.history) : undefined;
+  const txn = spec.transactions ? txnReport(result.history, spec.transactions, s.elapsedNs) : undefined;
+  const verbs = Object.values(result.accounting.flat()).reduce((a, b) => a + b, 0);
+  return {
+    goodputMops: s.throughput / 1e6,
+    p50Us: s.latencyUs.p50,
+    p99Us: s.latencyUs.p99,
+    p999Us: s.latencyUs.p999,
+    meanUs: s.latencyUs.mean,
+    grantP50Us: grants && grants.count > 0 ? quantileOf(grants.grantNs, 0.5) / 1_000 : NaN,
+    grantP90Us: grants && grants.count > 0 ? quantileOf(grants.grantNs, 0.9) / 1_000 : NaN,
+    verbsPerOp: s.acquires > 0 ? verbs / s.acquires : 0,
+    committedKtps: txn ? txn.committedPerSec / 1e3 : NaN,
+    acquires: s.acquires,
+    failures: s.acquireFailures + s.releaseFailures,
+    checkerOk: result.verdict.ok && (txn ? txn.serializable : true),
+    wallMs: performance.now() - started,
+  };
+}
