@@ -10,6 +10,9 @@ import { pausablePorts, pauseApplies, type PauseSpec } from './pause-injection.j
 import { runTxnClients } from './txn/runner.js';
 import type { TxnLogEntry } from './txn/log.js';
 import { driftingPorts } from './clock-drift.js';
+import { runAppClients } from './apps/runner.js';
+import type { AppRunLog } from './apps/runner.js';
+import type { DataRegions } from './apps/types.js';
 import type { ClockDrift } from './clock-drift.js';
 
 export interface RunClientsOptions {
@@ -37,6 +40,10 @@ export interface RunClientsOptions {
   readonly onTxnCommit?: (entry: TxnLogEntry) => void;
   /** Fault: the clock each client's protocol code reads, per node (histories keep true time). */
   readonly clockDrift?: (node: number) => ClockDrift | undefined;
+  /** Application runs: the data region of every memory node (see apps/types.ts). */
+  readonly dataRegions?: DataRegions;
+  /** Application runs: collects what the clients did, for the run's checks and figures. */
+  readonly appLog?: AppRunLog;
 }
 
 export interface RunClientsResult {
@@ -56,6 +63,8 @@ const DEFAULT_PAUSE_SEND_LAG_NS = 20_000;
 export async function runClients(options: RunClientsOptions): Promise<RunClientsResult> {
   // Transactional workloads (strict 2PL over several locks) have their own loop.
   if (options.spec.transactions) return runTxnClients(options);
+  // Application workloads (object store, B+tree) do data verbs between their lock steps.
+  if (options.spec.application) return runAppClients(options);
   const { protocol, spec, clock } = options;
   const startNs = clock.nowNs();
   const shouldStop = stopAfter(clock, spec.durationMs);

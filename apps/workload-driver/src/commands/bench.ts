@@ -16,6 +16,8 @@ import type { LiveRunResult } from '../run/live.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
 import { TXN_FLAGS, readTxnWorkload, txnReport } from '../run/txn-bench.js';
+import { APP_FLAGS, isAppWorkload, readAppWorkload } from '../run/app-bench.js';
+import { appReport } from '@lockfabric/workloads';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 import type { Output } from './context.js';
 
@@ -48,12 +50,22 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --txn-think-ns NS        execution time with all locks held (2800 tatp, 7000 tpcc, 0 trace)
   --max-attempts N         attempts of an aborted transaction before it is given up (64)
   --mutant-early-release   break 2PL on purpose (free the first lock before taking the next)
+  --workload objectstore   DecLock's object store: get = shared lock + READ, set = exclusive lock +
+                           WRITE of the whole object on its memory node; content-checked (exit 1)
+  --objects N (100000)  --object-bytes B (414)  --get-ratio R (0.65)  --mutant-skip-lock
+  --workload btree         Sherman-style B+tree on the memory nodes, one lock per node, lock-free
+                           lookups; structure-checked after the run (exit 1 when broken)
+  --keys N (100000)  --fanout F (32)  --lookup-ratio R (0.5)  --insert-ratio R (0; rest updates)
+  --btree-max-nodes N      node slots (default: room for every insert to split)
+  --mutant-unlocked-split  a split gives up its node lock before writing (for the check)
+  objectstore and btree draw zipf:0.99 unless --distribution is given; sim and embedded only
   transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere`;
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
   const values = parseCommandArgs('bench', argv, {
     ...WORKLOAD_FLAGS,
     ...TXN_FLAGS,
+    ...APP_FLAGS,
     substrate: { type: 'string' },
     history: { type: 'string' },
     'compute-nodes': { type: 'string' },
@@ -74,7 +86,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
   const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
-  const spec = await readTxnWorkload(values, reader, microSpec, substrate);
+  // Application workloads read their own flags; every other workload must not be given them.
+  const spec = readAppWorkload(values, reader, isAppWorkload(values) ? microSpec : await readTxnWorkload(values, reader, microSpec, substrate), substrate);
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
   const historyFile = values['history'];
@@ -100,7 +113,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   if (out.json) console.log(JSON.stringify({ ...(reports.length === 1 ? reports[0] : document), ...reportHtml }));
   else console.log(reports.map(describeReport).join('\n\n'));
-  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
+  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false || report.application?.check.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
   // A violation outranks a liveness failure, which outranks success.
   return exitCodes.includes(1) ? 1 : exitCodes.includes(3) ? 3 : 0;
 }
@@ -177,6 +190,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
     report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}), switchDecisions: result.switchDecisions });
     history = result.history;
     if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
+    if (spec.application && result.application) report = { ...report, application: appReport(spec.application, result.application.log, result.application.check, result.summary.elapsedNs, Object.values(result.verbs).reduce((a, b) => a + b, 0)) };
     if (result.cutOff) out.note('warning: the run hit its safety horizon with acquires still pending (see liveness)');
   }
   return { report, history };

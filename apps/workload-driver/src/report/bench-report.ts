@@ -4,6 +4,8 @@ import type { NodeFailureReport } from '../run/live.js';
 import { SWITCH_GRANT_DECISIONS } from '../run/switch-decisions.js';
 import { describeTxnReport } from '../run/txn-bench.js';
 import type { BenchTxnReport } from '../run/txn-bench.js';
+import { describeAppReport } from '@lockfabric/workloads';
+import type { AppReport } from '@lockfabric/workloads';
 import { verbsPerOp } from '@lockfabric/workloads';
 
 /** The `--json` object of `lockfabric bench`, and the row `demo` prints per protocol. */
@@ -45,6 +47,8 @@ export interface BenchReport {
   readonly switchGrantShare?: number;
   /** Transactional workloads (`--workload tatp|tpcc|trace:FILE`): the transaction figures and serializability verdict. */
   readonly transactions?: BenchTxnReport;
+  /** Application workloads (objectstore, btree): ops/s, p50/p99 per operation, verbs per op, the check. */
+  readonly application?: AppReport;
 }
 
 /** One failed compute node in a bench report; times in ms from the first event of the run. */
@@ -155,6 +159,7 @@ export function describeReport(report: BenchReport): string {
   if (report.switchGrantShare !== undefined) lines.push(`  switch-decided      ${report.switchGrants ?? 0} grants (${(report.switchGrantShare * 100).toFixed(1)} % of acquires)`);
   if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
   if (report.transactions) lines.push(describeTxnReport(report.transactions));
+  if (report.application) lines.push(describeAppReport(report.application));
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
   return lines.join('\n');
 }
