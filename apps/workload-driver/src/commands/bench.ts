@@ -58,7 +58,7 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --keys N (100000)  --fanout F (32)  --lookup-ratio R (0.5)  --insert-ratio R (0; rest updates)
   --btree-max-nodes N      node slots (default: room for every insert to split)
   --mutant-unlocked-split  a split gives up its node lock before writing (for the check)
-  objectstore and btree draw zipf:0.99 unless --distribution is given; sim and embedded only
+  objectstore and btree draw zipf:0.99 unless --distribution is given
   transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere`;
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -87,7 +87,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
   // Application workloads read their own flags; every other workload must not be given them.
-  const spec = readAppWorkload(values, reader, isAppWorkload(values) ? microSpec : await readTxnWorkload(values, reader, microSpec, substrate), substrate);
+  const spec = readAppWorkload(values, reader, isAppWorkload(values) ? microSpec : await readTxnWorkload(values, reader, microSpec, substrate));
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
   const historyFile = values['history'];
@@ -172,6 +172,12 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
+      // Live verb counts are the clients' lock verbs (by phase); the application counted its data verbs itself.
+      if (spec.application && result.application) {
+        const { log, check } = result.application;
+        const verbs = Object.values(result.verbs).reduce((a, b) => a + b, 0) + log.dataVerbs.read + log.dataVerbs.write + log.dataVerbs.faa;
+        report = { ...report, application: appReport(spec.application, log, check, result.summary.elapsedNs, verbs) };
+      }
     } finally {
       await cluster.release();
     }

@@ -5,9 +5,9 @@ import { readAppWorkload } from './app-bench.js';
 
 const DEFAULTS = { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 };
 
-function read(values: Record<string, unknown>, substrate = 'sim') {
+function read(values: Record<string, unknown>) {
   const { spec, reader } = readWorkload(values, DEFAULTS);
-  return { spec, out: readAppWorkload(values, reader, spec, substrate), problems: reader.problems };
+  return { spec, out: readAppWorkload(values, reader, spec), problems: reader.problems };
 }
 
 describe('bench --workload objectstore|btree', () => {
@@ -19,10 +19,9 @@ describe('bench --workload objectstore|btree', () => {
   });
 
   it('lists every problem at once', () => {
-    expect(read({ workload: 'btree', locks: '5', objects: '3', fanout: '2', 'lookup-ratio': '0.7', 'insert-ratio': '0.6' }, 'live').problems).toEqual([
+    expect(read({ workload: 'btree', locks: '5', objects: '3', fanout: '2', 'lookup-ratio': '0.7', 'insert-ratio': '0.6' }).problems).toEqual([
       '--locks does not apply to --workload btree; it defines its own locks and modes',
       '--objects applies to --workload objectstore',
-      '--workload btree runs on sim and embedded; the live memory nodes have no data region yet',
       '--fanout: expected an integer ≥ 4 and ≤ 1024, got "2"',
       '--workload btree: btree lookup ratio + insert ratio must be at most 1 (got 0.7 + 0.6)',
     ]);

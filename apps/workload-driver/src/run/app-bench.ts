@@ -35,7 +35,7 @@ export function isAppWorkload(values: Record<string, unknown>): boolean {
  * node slots, and Zipf 0.99 unless `--distribution` says otherwise. For any other workload: the
  * spec unchanged, with a problem for each application flag given. Problems go to `reader.problems`.
  */
-export function readAppWorkload(values: Record<string, unknown>, reader: FlagReader, spec: WorkloadSpec, substrate: string): WorkloadSpec {
+export function readAppWorkload(values: Record<string, unknown>, reader: FlagReader, spec: WorkloadSpec): WorkloadSpec {
   const given = (flag: string) => values[flag] !== undefined;
   const kind = String(values['workload'] ?? 'micro');
   if (!isAppWorkload(values)) {
@@ -44,7 +44,6 @@ export function readAppWorkload(values: Record<string, unknown>, reader: FlagRea
   }
   for (const flag of NOT_FOR_APPS) if (given(flag)) reader.problems.push(`--${flag} does not apply to --workload ${kind}; it defines its own locks and modes`);
   for (const flag of kind === 'objectstore' ? BTREE_FLAGS : OBJECTSTORE_FLAGS) if (given(flag)) reader.problems.push(`--${flag} applies to --workload ${kind === 'objectstore' ? 'btree' : 'objectstore'}`);
-  if (substrate === 'live') reader.problems.push(`--workload ${kind} runs on sim and embedded; the live memory nodes have no data region yet`);
   const distribution = given('distribution') ? spec.distribution : parseDistribution(APP_DISTRIBUTION);
   let app: AppSpec;
   if (kind === 'objectstore') {

@@ -5,3 +5,4 @@ export * from './btree.js';
 export * from './btree-check.js';
 export * from './runner.js';
 export * from './check.js';
+export * from './wire.js';

@@ -39,6 +39,8 @@ interface AppLoopInput {
   readonly app: AppSpec;
   readonly client: LockClient<Grant>;
   readonly ports: ClientPorts;
+  /** The client's verbs before any accounting wrapper: data verbs are counted in the log, apart from lock verbs. */
+  readonly dataVerbs: Verbs;
   readonly spec: WorkloadSpec;
   readonly regions: DataRegions;
   readonly maxNodes: number;
@@ -65,7 +67,7 @@ async function runAppLoop(input: AppLoopInput): Promise<ClientLoopResult> {
   const clock = ports.clock;
   const self = clientKey(ports.self);
   const acquireOptions: AcquireOptions = { ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}), ...(signal ? { signal } : {}) };
-  const verbs = countingVerbs(ports.verbs, log);
+  const verbs = countingVerbs(input.dataVerbs, log);
   let operations = 0;
   let acquired = 0;
   let acquireFailures = 0;
@@ -225,6 +227,7 @@ export async function runAppClients(options: RunClientsOptions): Promise<RunClie
       app,
       client,
       ports,
+      dataVerbs: original.verbs,
       spec,
       regions: options.dataRegions!,
       maxNodes: spec.locks,
