@@ -11,3 +11,4 @@ export * from './pause-injection.js';
 export * from './txn/index.js';
 export * from './clock-drift.js';
 export * from './apps/index.js';
+export * from './hotspot.js';

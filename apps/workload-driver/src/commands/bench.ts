@@ -17,6 +17,7 @@ import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
 import { TXN_FLAGS, readTxnWorkload, txnReport } from '../run/txn-bench.js';
 import { APP_FLAGS, isAppWorkload, readAppWorkload } from '../run/app-bench.js';
+import { DYNAMIC_FLAGS, dynamicTimeline, readDynamicWorkload } from '../run/dynamic-bench.js';
 import { appReport } from '@lockfabric/workloads';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 import type { Output } from './context.js';
@@ -58,6 +59,11 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --keys N (100000)  --fanout F (32)  --lookup-ratio R (0.5)  --insert-ratio R (0; rest updates)
   --btree-max-nodes N      node slots (default: room for every insert to split)
   --mutant-unlocked-split  a split gives up its node lock before writing (for the check)
+  --workload dynamic       FissLock's moving hotspot over the micro loop: --hot-share of requests go
+                           to --hot-locks locks that move every --move-every-ms, the rest spread over
+                           the other locks; adds a throughput timeline per --tick-ms
+  --hot-locks N (2500)  --hot-share R (0.5)  --move-every-ms MS (300)  --tick-ms MS (period/6)
+  dynamic defaults: --locks 1000000, --duration-ms 4 periods
   objectstore and btree draw zipf:0.99 unless --distribution is given
   transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere`;
 
@@ -66,6 +72,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     ...WORKLOAD_FLAGS,
     ...TXN_FLAGS,
     ...APP_FLAGS,
+    ...DYNAMIC_FLAGS,
     substrate: { type: 'string' },
     history: { type: 'string' },
     'compute-nodes': { type: 'string' },
@@ -86,8 +93,9 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
   const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
-  // Application workloads read their own flags; every other workload must not be given them.
-  const spec = readAppWorkload(values, reader, isAppWorkload(values) ? microSpec : await readTxnWorkload(values, reader, microSpec, substrate));
+  // Application and dynamic workloads read their own flags; every other workload must not be given them.
+  const ownFlags = isAppWorkload(values) || values['workload'] === 'dynamic';
+  const { spec, tickMs } = readDynamicWorkload(values, reader, readAppWorkload(values, reader, ownFlags ? microSpec : await readTxnWorkload(values, reader, microSpec, substrate)));
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
   const historyFile = values['history'];
@@ -99,7 +107,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
     const { report, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, values, reader, out });
-    reports.push(report);
+    reports.push(tickMs !== undefined ? { ...report, timeline: dynamicTimeline(history, tickMs) } : report);
     if (typeof historyFile === 'string') {
       await writeHistoryJsonl(history, historyFile);
       out.note(`history written to ${historyFile}`);

@@ -5,7 +5,8 @@ import { SWITCH_GRANT_DECISIONS } from '../run/switch-decisions.js';
 import { describeTxnReport } from '../run/txn-bench.js';
 import type { BenchTxnReport } from '../run/txn-bench.js';
 import { describeAppReport } from '@lockfabric/workloads';
-import type { AppReport } from '@lockfabric/workloads';
+import type { AppReport, Timeline } from '@lockfabric/workloads';
+import { describeTimeline } from '../run/dynamic-bench.js';
 import { verbsPerOp } from '@lockfabric/workloads';
 
 /** The `--json` object of `lockfabric bench`, and the row `demo` prints per protocol. */
@@ -49,6 +50,8 @@ export interface BenchReport {
   readonly transactions?: BenchTxnReport;
   /** Application workloads (objectstore, btree): ops/s, p50/p99 per operation, verbs per op, the check. */
   readonly application?: AppReport;
+  /** `--workload dynamic`: granted acquires per tick over the run. */
+  readonly timeline?: Timeline;
 }
 
 /** One failed compute node in a bench report; times in ms from the first event of the run. */
@@ -160,6 +163,7 @@ export function describeReport(report: BenchReport): string {
   if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
   if (report.transactions) lines.push(describeTxnReport(report.transactions));
   if (report.application) lines.push(describeAppReport(report.application));
+  if (report.timeline) lines.push(describeTimeline(report.timeline));
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
   return lines.join('\n');
 }
