@@ -30,6 +30,8 @@ export interface InMemoryRunOptions {
   /** Clients placed on memory node 0 itself (co-located with the lock words). */
   readonly colocatedClients?: number;
   readonly crashProbability?: number;
+  /** Fault: a client skips a release with this probability and carries on (ShiftLock Fig. 13). */
+  readonly skipReleaseProbability?: number;
   /** Schedule perturbation: extra random delay per verb batch and message (sim only). */
   readonly jitterNs?: number;
   readonly trace?: Trace;
@@ -196,6 +198,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     spec,
     clock: cluster.clock,
     ...(options.crashProbability ? { crashProbability: options.crashProbability } : {}),
+    ...(options.skipReleaseProbability ? { skipReleaseProbability: options.skipReleaseProbability } : {}),
     ...(options.pauses ? { pauses: options.pauses } : {}),
     ...(options.clockDrift ? { clockDrift: (node: number) => options.clockDrift?.[node] } : {}),
     ...(dataRegions ? { dataRegions } : {}),

@@ -12,3 +12,4 @@ export * from './txn/index.js';
 export * from './clock-drift.js';
 export * from './apps/index.js';
 export * from './hotspot.js';
+export * from './skip-release.js';

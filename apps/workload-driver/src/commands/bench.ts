@@ -35,6 +35,8 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --opt KEY=VALUE          protocol option (repeatable)      --history FILE  write the history as JSON lines
   --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
   --crash-probability P    sim/embedded: a client crashes instead of releasing, per release
+  --skip-release-probability P  sim/embedded, micro and dynamic: a client skips a release and carries
+                           on (ShiftLock Fig. 13); the protocol must recover the lock
   --jitter-ns NS           sim: extra random delay per verb batch and message
   --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
   --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P  (50055)
@@ -78,6 +80,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'compute-nodes': { type: 'string' },
     'cluster-dir': { type: 'string' },
     'crash-probability': { type: 'string' },
+    'skip-release-probability': { type: 'string' },
     'jitter-ns': { type: 'string' },
     'compute-nodes-at': { type: 'string' },
     'memory-nodes-at': { type: 'string' },
@@ -90,6 +93,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (!['sim', 'embedded', 'live'].includes(substrate)) reader.problems.push(`--substrate: expected sim, embedded or live, got ${JSON.stringify(substrate)}`);
   const computeNodes = reader.number('compute-nodes', 2, { integer: true, min: 1 });
   const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
+  const skipReleaseProbability = reader.number('skip-release-probability', 0, { min: 0, max: 1 });
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
   const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
@@ -97,6 +101,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const ownFlags = isAppWorkload(values) || values['workload'] === 'dynamic';
   const { spec, tickMs } = readDynamicWorkload(values, reader, readAppWorkload(values, reader, ownFlags ? microSpec : await readTxnWorkload(values, reader, microSpec, substrate)));
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
+  if (skipReleaseProbability > 0 && (substrate === 'live' || spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic on sim and embedded');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
   const historyFile = values['history'];
   const reportDir = values['report'];
@@ -106,7 +111,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const out = output(values['json'] === true);
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
-    const { report, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, values, reader, out });
+    const { report, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, values, reader, out });
     reports.push(tickMs !== undefined ? { ...report, timeline: dynamicTimeline(history, tickMs) } : report);
     if (typeof historyFile === 'string') {
       await writeHistoryJsonl(history, historyFile);
@@ -151,6 +156,7 @@ interface BenchOneInput {
   readonly protocolOptions: ProtocolOptions;
   readonly computeNodes: number;
   readonly crashProbability: number;
+  readonly skipReleaseProbability: number;
   readonly jitterNs: number | undefined;
   readonly computeMemoryPort: number;
   readonly values: Record<string, unknown>;
@@ -160,7 +166,7 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, values, reader, out } = input;
+  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, values, reader, out } = input;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -197,6 +203,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       spec,
       computeNodes,
       ...(crashProbability > 0 ? { crashProbability } : {}),
+      ...(skipReleaseProbability > 0 ? { skipReleaseProbability } : {}),
       ...(jitterNs !== undefined ? { jitterNs } : {}),
       onProgress: (f) => bar.update(f),
     });
