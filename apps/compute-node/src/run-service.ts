@@ -22,7 +22,8 @@ import {
   RunResultSchema,
 } from '@lockfabric/wire';
 import type { RunEvent, RunRequest, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
-import { RunStats, VerbAccounting, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
+import { AppRunLog, DATA_REGION, RunStats, VerbAccounting, encodeAppLog, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
+import type { DataRegions } from '@lockfabric/workloads';
 import type { RunSpec } from '@lockfabric/workloads';
 import type { LiveFabric } from './live-fabric.js';
 import { RunSlot, RunSlotError } from './run-slot.js';
@@ -275,9 +276,12 @@ export class ComputeRunService {
     const progress = setInterval(() => {
       send(create(RunEventSchema, { event: { case: 'progress', value: create(RunProgressSchema, { opsDone: BigInt(stats.acquires), elapsedMs: BigInt(Date.now() - startMs) }) } }));
     }, PROGRESS_INTERVAL_MS);
+    // Application runs (object store, B+tree) keep their data in the memory nodes' data region.
+    const appLog = spec.workload.application ? new AppRunLog() : undefined;
+    const dataRegions = appLog ? this.dataRegions() : undefined;
     let result;
     try {
-      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting });
+      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting, ...(appLog && dataRegions ? { appLog, dataRegions } : {}) });
     } finally {
       clearInterval(progress);
       clearInterval(flusher);
@@ -303,6 +307,7 @@ export class ComputeRunService {
             releaseFailures: BigInt(stats.releaseFailures),
             failuresByCode: Object.fromEntries([...stats.failuresByCode].map(([code, n]) => [code, BigInt(n)])),
             elapsedNs: BigInt(Math.round(elapsedNs)),
+            applicationLog: appLog ? encodeAppLog(appLog) : '',
           }),
         },
       }),
@@ -320,6 +325,16 @@ export class ComputeRunService {
     this.lingering = undefined;
     this.current = undefined;
     await service?.stop();
+  }
+
+  /** Every memory node's data region, in lock-table order (by node id); a ConfigError names a node without one. */
+  private dataRegions(): DataRegions {
+    const nodes = [...this.deps.memoryNodes].sort((a, b) => a.node - b.node);
+    return nodes.map((description) => {
+      const region = description.regions.find((r) => r.region === DATA_REGION);
+      if (!region) throw new ConfigError([`memory node ${description.node} has no data region (region ${DATA_REGION}); restart it with this build (memory.dataBytes)`]);
+      return { node: description.node, region: region.region, rkey: region.rkey };
+    });
   }
 
   /** The protocol's lock table striped over the memory nodes' region 0, checked against its size. */

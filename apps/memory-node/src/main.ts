@@ -16,6 +16,7 @@ await runService({
         entryBytes: config.memory.entryBytes,
         lockTableBytes: config.memory.lockCount * config.memory.entryBytes,
         ...(config.memory.iopsCap !== undefined ? { iopsCap: config.memory.iopsCap } : {}),
+        dataBytes: config.memory.dataBytes,
       },
       clock,
       telemetry.trace,

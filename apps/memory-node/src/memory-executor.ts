@@ -12,6 +12,8 @@ export interface MemoryNodeLayout {
   readonly entryBytes: number;
   /** Verbs per second the NIC serves at most; undefined means as fast as the process can. */
   readonly iopsCap?: number;
+  /** Bytes of the application data region (region 2); none when absent. */
+  readonly dataBytes?: number;
 }
 
 /**
@@ -35,6 +37,8 @@ export class MemoryNodeExecutor implements MemoryExecutor {
     this.memory.register(layout.lockTableBytes);
     // Region 1: descriptor slots of clients co-located with this memory node (every substrate agrees).
     registerDescriptorRegion(this.memory, true);
+    // Region 2: application data (object store, B+tree nodes), as on sim and embedded.
+    if (layout.dataBytes) this.memory.register(layout.dataBytes);
     this.nic = new Nic(this.memory);
     this.bucket = layout.iopsCap ? new TokenBucket({ ratePerSec: layout.iopsCap, burst: Math.max(1, Math.ceil(layout.iopsCap / 1000)), startNs: clock.nowNs() }) : undefined;
   }
@@ -83,7 +87,7 @@ export class MemoryNodeExecutor implements MemoryExecutor {
   describe(): MemoryDescription {
     return {
       node: this.layout.node,
-      regions: this.memory.regions().map((r) => ({ region: r.region, rkey: r.rkey, sizeBytes: r.sizeBytes, name: r.region === 0 ? 'locks' : r.region === 1 ? 'descriptors' : `region-${r.region}` })),
+      regions: this.memory.regions().map((r) => ({ region: r.region, rkey: r.rkey, sizeBytes: r.sizeBytes, name: r.region === 0 ? 'locks' : r.region === 1 ? 'descriptors' : r.region === 2 ? 'data' : `region-${r.region}` })),
       lockTables: [{ name: 'locks', region: 0, baseOffset: 0, entryBytes: this.layout.entryBytes, lockCount: this.layout.lockCount }],
     };
   }

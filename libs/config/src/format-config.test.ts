@@ -20,6 +20,7 @@ describe('formatConfig', () => {
         'memory.lockCount = 65536',
         'memory.entryBytes = 8',
         'memory.iopsCap = (unset)',
+        'memory.dataBytes = 67108864',
         'compute.grpcPort = 50052',
         'compute.memoryGrpcPort = 50055',
         'compute.memoryNodes = ["mn-0:50051", "mn-1:50051"]',

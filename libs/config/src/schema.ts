@@ -104,6 +104,8 @@ const sections = {
         .default(8),
       /** Verbs per second the emulated NIC serves; unset means no cap. */
       iopsCap: z.number(typed('expected a positive number')).positive('expected a positive number').finite('expected a positive number').optional(),
+      /** Bytes of the application data region (region 2: objects, B+tree nodes); zero-filled, so untouched pages cost nothing. */
+      dataBytes: positiveInt().default(64 * 1024 * 1024),
     })
     .strict()
     .default({}),

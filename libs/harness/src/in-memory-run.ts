@@ -15,8 +15,8 @@ import { clientKey } from '@lockfabric/ports';
 import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate, LockManagerCpuConfig, LockManagerCpuStats } from '@lockfabric/sim';
-import { RunStats, VerbAccounting, driftingPorts, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
-import type { ClockDrift, PauseSpec, RunSummary, TxnLogEntry, WorkloadSpec } from '@lockfabric/workloads';
+import { AppRunLog, RunStats, VerbAccounting, appDataImages, checkAppRun, driftingPorts, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
+import type { AppCheck, ClockDrift, DataRegions, PauseSpec, RunSummary, TxnLogEntry, WorkloadSpec } from '@lockfabric/workloads';
 import { healProbe } from './heal-probe.js';
 import type { HealOutcome, HealSpec } from './heal-probe.js';
 
@@ -30,6 +30,8 @@ export interface InMemoryRunOptions {
   /** Clients placed on memory node 0 itself (co-located with the lock words). */
   readonly colocatedClients?: number;
   readonly crashProbability?: number;
+  /** Fault: a client skips a release with this probability and carries on (ShiftLock Fig. 13). */
+  readonly skipReleaseProbability?: number;
   /** Schedule perturbation: extra random delay per verb batch and message (sim only). */
   readonly jitterNs?: number;
   readonly trace?: Trace;
@@ -108,6 +110,8 @@ export interface InMemoryRunResult {
   readonly switchDecisions?: Readonly<Record<string, number>>;
   /** The liveness probe of `heal`, once it ran. */
   readonly heal?: HealOutcome;
+  /** Application runs (`spec.application`): what the clients did and the application's check. */
+  readonly application?: { readonly log: AppRunLog; readonly check: AppCheck };
 }
 
 /** Runs one workload on `sim` or `embedded` and checks the history. */
@@ -183,6 +187,10 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   const recorder = new HistoryRecorder();
   const stats = new RunStats();
   const accounting = new VerbAccounting();
+  // Application data (objects, tree nodes) sits on the memory nodes beside the locks.
+  const app = spec.application;
+  const dataRegions: DataRegions | undefined = app ? cluster.registerDataRegions(appDataImages(app, spec.locks, cluster.memoryNodeIds.length)) : undefined;
+  const appLog = app ? new AppRunLog() : undefined;
   let finished = false;
   const common = {
     protocol,
@@ -190,10 +198,12 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     spec,
     clock: cluster.clock,
     ...(options.crashProbability ? { crashProbability: options.crashProbability } : {}),
+    ...(options.skipReleaseProbability ? { skipReleaseProbability: options.skipReleaseProbability } : {}),
     ...(options.pauses ? { pauses: options.pauses } : {}),
     ...(options.clockDrift ? { clockDrift: (node: number) => options.clockDrift?.[node] } : {}),
+    ...(dataRegions ? { dataRegions } : {}),
   };
-  const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting, ...(options.onTxnCommit ? { onTxnCommit: options.onTxnCommit } : {}) });
+  const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting, ...(options.onTxnCommit ? { onTxnCommit: options.onTxnCommit } : {}), ...(appLog ? { appLog } : {}) });
   // The failing node's clients record apart: only what happened before the failure is kept.
   const victimRecorder = new HistoryRecorder();
   const victimStop = new AbortController();
@@ -262,6 +272,15 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   }
   const endNs = result?.endNs ?? cluster.clock.nowNs();
   const verbs = sumVerbs(cluster);
+  // After the figures: the application's check reads the data through a client of its own.
+  let application: InMemoryRunResult['application'];
+  if (app && appLog && dataRegions && finished) {
+    const reader = cluster.clientPorts({ node: cluster.computeNodeIds[0]!, client: spec.clients + 1 });
+    let checked = false;
+    const checking = checkAppRun(app, appLog, reader.verbs, dataRegions, spec.locks).finally(() => (checked = true));
+    if (built.scheduler.kind === 'virtual') await built.scheduler.run({ stop: () => checked });
+    application = { log: appLog, check: await checking };
+  }
   // Lease safety: holds whose release reported LeaseExpiredError count only up to their grant.
   const leasesExpired = (stats.failuresByCode.get('LEASE_EXPIRED') ?? 0) > 0;
   const verdict = checkHistory(leasesExpired ? clipExpiredLeases([...recorder.events()], 0) : recorder, { failedClients: crashed });
@@ -285,6 +304,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.lockManagerCpu ? { lockManagerCpu: cluster.lockManagerCpuStats() } : {}),
     ...(cluster.switch ? { switchDecisions: cluster.switch.counters().decisions } : {}),
     ...(healed ? { heal: healed } : {}),
+    ...(application ? { application } : {}),
   };
 }
 

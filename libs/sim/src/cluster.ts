@@ -115,6 +115,26 @@ export class InMemoryCluster {
     });
   }
 
+  /**
+   * Registers one application data region per memory node (region 2, after the lock table and the
+   * descriptor slots) holding `images[i]` on memory node i, before any client runs. Returns their
+   * addresses in `layout.memoryNodes` order. The image is copied in directly: no verbs are counted.
+   */
+  registerDataRegions(images: readonly Uint8Array[]): { node: NodeId; region: number; rkey: number }[] {
+    if (images.length !== this.memoryNodeIds.length) throw new RangeError(`one data image per memory node: got ${images.length} for ${this.memoryNodeIds.length}`);
+    return this.layout.memoryNodes.map(({ node }, i) => {
+      const image = images[i]!;
+      const memory = this.node(node).memory;
+      const info = memory.register(Math.max(8, image.byteLength));
+      // In pieces: one work request carries at most 1 MiB.
+      for (let at = 0; at < image.byteLength; at += 1 << 20) {
+        const data = image.subarray(at, Math.min(image.byteLength, at + (1 << 20)));
+        if (data.some((b) => b !== 0)) memory.execute({ op: 'write', addr: { node, region: info.region, rkey: info.rkey, offset: at }, data }, node);
+      }
+      return { node, region: info.region, rkey: info.rkey };
+    });
+  }
+
   /** The fabric node `id`, created on first use (compute nodes register descriptor regions too). */
   node(id: NodeId): FabricNode {
     let node = this.nodes.get(id);

@@ -10,3 +10,6 @@ export * from './verb-accounting.js';
 export * from './pause-injection.js';
 export * from './txn/index.js';
 export * from './clock-drift.js';
+export * from './apps/index.js';
+export * from './hotspot.js';
+export * from './skip-release.js';

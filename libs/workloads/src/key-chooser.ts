@@ -1,4 +1,5 @@
-import type { LockId, LockMode, Random } from '@lockfabric/ports';
+import type { Clock, LockId, LockMode, Random } from '@lockfabric/ports';
+import { createHotspotChooser } from './hotspot.js';
 import { sparseLockId } from './scramble.js';
 import type { WorkloadSpec } from './spec.js';
 import { ZipfianGenerator } from './zipf.js';
@@ -16,8 +17,9 @@ export interface ModeChooser {
  * permutation is keyed by the spec's seed, so every client of a run agrees on the hot locks.
  * With `lockIds: 'sparse'` each drawn index is spread by {@link sparseLockId}.
  */
-export function createKeyChooser(spec: Pick<WorkloadSpec, 'locks' | 'distribution' | 'seed' | 'lockIds'>, random: Random): KeyChooser {
-  const indexes = createIndexChooser(spec, random);
+export function createKeyChooser(spec: Pick<WorkloadSpec, 'locks' | 'distribution' | 'seed' | 'lockIds' | 'hotspot'>, random: Random, clock?: Pick<Clock, 'nowNs'>): KeyChooser {
+  // The dynamic workload's hot block moves with time, so it needs the client's clock.
+  const indexes = spec.hotspot && clock ? createHotspotChooser(spec.hotspot, spec.locks, random, clock) : createIndexChooser(spec, random);
   return spec.lockIds === 'sparse' ? { next: () => sparseLockId(indexes.next()) } : indexes;
 }
 

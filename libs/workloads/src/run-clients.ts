@@ -10,6 +10,10 @@ import { pausablePorts, pauseApplies, type PauseSpec } from './pause-injection.j
 import { runTxnClients } from './txn/runner.js';
 import type { TxnLogEntry } from './txn/log.js';
 import { driftingPorts } from './clock-drift.js';
+import { runAppClients } from './apps/runner.js';
+import { skippingReleases } from './skip-release.js';
+import type { AppRunLog } from './apps/runner.js';
+import type { DataRegions } from './apps/types.js';
 import type { ClockDrift } from './clock-drift.js';
 
 export interface RunClientsOptions {
@@ -37,6 +41,12 @@ export interface RunClientsOptions {
   readonly onTxnCommit?: (entry: TxnLogEntry) => void;
   /** Fault: the clock each client's protocol code reads, per node (histories keep true time). */
   readonly clockDrift?: (node: number) => ClockDrift | undefined;
+  /** Fault: probability that a client skips a release and carries on (ShiftLock Fig. 13); single-lock loop. */
+  readonly skipReleaseProbability?: number;
+  /** Application runs: the data region of every memory node (see apps/types.ts). */
+  readonly dataRegions?: DataRegions;
+  /** Application runs: collects what the clients did, for the run's checks and figures. */
+  readonly appLog?: AppRunLog;
 }
 
 export interface RunClientsResult {
@@ -56,6 +66,8 @@ const DEFAULT_PAUSE_SEND_LAG_NS = 20_000;
 export async function runClients(options: RunClientsOptions): Promise<RunClientsResult> {
   // Transactional workloads (strict 2PL over several locks) have their own loop.
   if (options.spec.transactions) return runTxnClients(options);
+  // Application workloads (object store, B+tree) do data verbs between their lock steps.
+  if (options.spec.application) return runAppClients(options);
   const { protocol, spec, clock } = options;
   const startNs = clock.nowNs();
   const shouldStop = stopAfter(clock, spec.durationMs);
@@ -68,6 +80,7 @@ export async function runClients(options: RunClientsOptions): Promise<RunClients
     const drift = options.clockDrift?.(original.self.node);
     let client: LockClient<Grant> = protocol.createClient(drift ? driftingPorts(ports, drift) : ports, options.protocolOptions);
     if (options.accounting) client = options.accounting.wrapClient(client, (next) => (phase = next));
+    if (options.skipReleaseProbability && options.skipReleaseProbability > 0) client = skippingReleases(client, ports.random, options.skipReleaseProbability);
     let crashedSignal: Promise<'crashed'> | undefined;
     if (options.crashProbability && options.crashProbability > 0) {
       const crashing = crashingClient(client, ports, options.crashProbability, (timeNs) => crashed.set(clientKey(ports.self), timeNs));

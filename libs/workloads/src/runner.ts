@@ -83,7 +83,7 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
   const { client, ports, spec, recorder, stats, shouldStop, signal } = options;
   const clock = ports.clock;
   const self = clientKey(ports.self);
-  const keys = options.keys ?? createKeyChooser(spec, ports.random);
+  const keys = options.keys ?? createKeyChooser(spec, ports.random, clock);
   const modes = options.modes ?? createModeChooser(spec.readRatio, ports.random);
   const budget = options.opsBudget ?? Number.POSITIVE_INFINITY;
   const acquireOptions: AcquireOptions = { ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}), ...(signal ? { signal } : {}) };

@@ -1,6 +1,10 @@
 import { ConfigError } from '@lockfabric/ports';
 import { validateTxnRunSpec } from './txn/types.js';
 import type { TxnRunSpec } from './txn/types.js';
+import { validateAppSpec } from './apps/types.js';
+import type { AppSpec } from './apps/types.js';
+import { validateHotspot } from './hotspot.js';
+import type { HotspotSpec } from './hotspot.js';
 
 /**
  * How lock ids are drawn: uniformly, or Zipfian with exponent θ (`zipf`: 0.99 is YCSB's default).
@@ -45,6 +49,14 @@ export interface WorkloadSpec {
    * single-lock operations; `operations` counts transactions and `readRatio`/`distribution` are unused.
    */
   readonly transactions?: TxnRunSpec;
+  /**
+   * An application run (libs/workloads/src/apps): DecLock's object store or B+tree over data on
+   * the memory nodes. `locks` is then the number of objects or tree node slots, `operations`
+   * counts application operations, `distribution` picks objects or keys; `readRatio` is unused.
+   */
+  readonly application?: AppSpec;
+  /** FissLock's dynamic workload: a moving block of hot locks takes a share of the requests (micro loop only). */
+  readonly hotspot?: HotspotSpec;
 }
 
 const DEFAULT_ZIPF_THETA = 0.99;
@@ -115,6 +127,12 @@ export function validateWorkloadSpec(spec: WorkloadSpec): string[] {
     problems.push(`timeoutMs must be a number > 0 when given (got ${String(spec.timeoutMs)})`);
   }
   if (spec.transactions !== undefined) problems.push(...validateTxnRunSpec(spec.transactions, isInt(spec.locks) ? spec.locks : undefined));
+  if (spec.hotspot !== undefined) problems.push(...validateHotspot(spec.hotspot, spec.locks));
+  if (spec.application !== undefined) {
+    problems.push(...validateAppSpec(spec.application));
+    if (spec.transactions !== undefined) problems.push('a run is transactional or an application, not both');
+    if (spec.application.kind === 'objectstore' && spec.locks !== spec.application.objects) problems.push(`an object-store run has one lock per object: locks ${spec.locks} ≠ objects ${spec.application.objects}`);
+  }
   return problems;
 }
 

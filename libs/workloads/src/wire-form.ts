@@ -7,6 +7,19 @@ import type { HistoryEvent as WireHistoryEvent, WorkloadSpec as WireWorkloadSpec
 import { formatDistribution, parseDistribution, validateWorkloadSpec } from './spec.js';
 import type { LockIdSpace, WorkloadSpec } from './spec.js';
 import { TXN_WIRE_OPTION, decodeTxnRunSpec, encodeTxnRunSpec } from './txn/wire.js';
+import { APP_WIRE_OPTION, decodeAppSpec, encodeAppSpec } from './apps/wire.js';
+import type { HotspotSpec } from './hotspot.js';
+
+/** Reserved option on the wire that carries the dynamic workload's hotspot (JSON). */
+export const HOTSPOT_WIRE_OPTION = 'lockfabric.hotspot';
+
+function decodeHotspot(text: string): HotspotSpec {
+  try {
+    return JSON.parse(text) as HotspotSpec;
+  } catch (error) {
+    throw new ConfigError([`option ${HOTSPOT_WIRE_OPTION} is not JSON: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+}
 
 /** A workload as it travels from the driver to compute nodes; `options` are the protocol's. */
 export interface RunSpec {
@@ -29,7 +42,7 @@ export function runSpecToWire(spec: RunSpec): WireWorkloadSpec {
     criticalSectionNs: BigInt(Math.round(w.criticalSectionNs)),
     seed: BigInt(w.seed),
     timeoutMs: BigInt(w.timeoutMs ?? 0),
-    options: { ...spec.options, ...(w.transactions ? { [TXN_WIRE_OPTION]: encodeTxnRunSpec(w.transactions) } : {}) },
+    options: { ...spec.options, ...(w.transactions ? { [TXN_WIRE_OPTION]: encodeTxnRunSpec(w.transactions) } : {}), ...(w.application ? { [APP_WIRE_OPTION]: encodeAppSpec(w.application) } : {}), ...(w.hotspot ? { [HOTSPOT_WIRE_OPTION]: JSON.stringify(w.hotspot) } : {}) },
     // empty for dense, so a dense run's wire form is what it was before the field existed
     lockIds: w.lockIds === 'sparse' ? 'sparse' : '',
   });
@@ -38,8 +51,10 @@ export function runSpecToWire(spec: RunSpec): WireWorkloadSpec {
 /** Decodes and validates; throws ConfigError with every problem. */
 export function runSpecFromWire(wire: WireWorkloadSpec): RunSpec {
   // A transactional run rides in a reserved option; protocols get the options without it.
-  const { [TXN_WIRE_OPTION]: txnText, ...options } = wire.options;
+  const { [TXN_WIRE_OPTION]: txnText, [APP_WIRE_OPTION]: appText, [HOTSPOT_WIRE_OPTION]: hotspotText, ...options } = wire.options;
+  const hotspot = hotspotText !== undefined ? decodeHotspot(hotspotText) : undefined;
   const transactions = txnText !== undefined ? decodeTxnRunSpec(txnText) : undefined;
+  const application = appText !== undefined ? decodeAppSpec(appText) : undefined;
   const workload: WorkloadSpec = {
     clients: wire.clients,
     locks: wire.locks,
@@ -54,6 +69,8 @@ export function runSpecFromWire(wire: WireWorkloadSpec): RunSpec {
     // checked with the rest below; `dense` and empty both mean the default
     ...(wire.lockIds && wire.lockIds !== 'dense' ? { lockIds: wire.lockIds as LockIdSpace } : {}),
     ...(transactions ? { transactions } : {}),
+    ...(application ? { application } : {}),
+    ...(hotspot ? { hotspot } : {}),
   };
   const problems = validateWorkloadSpec(workload);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -20,6 +20,9 @@ import type { LiveRunResult } from '../run/live.js';
 import type { BenchReport, BenchTick } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
 import { TXN_FLAGS, readTxnWorkload, txnReport } from '../run/txn-bench.js';
+import { APP_FLAGS, isAppWorkload, readAppWorkload } from '../run/app-bench.js';
+import { DYNAMIC_FLAGS, readDynamicWorkload } from '../run/dynamic-bench.js';
+import { appReport } from '@lockfabric/workloads';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 import type { Output } from './context.js';
 
@@ -36,6 +39,8 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --opt KEY=VALUE          protocol option (repeatable)      --history FILE  write the history as JSON lines
   --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
   --crash-probability P    sim/embedded: a client crashes instead of releasing, per release
+  --skip-release-probability P  sim/embedded, micro and dynamic: a client skips a release and carries
+                           on (ShiftLock Fig. 13); the protocol must recover the lock
   --jitter-ns NS           sim: extra random delay per verb batch and message
   --colocated-clients N    sim/embedded: the first N clients run on the memory node, beside the lock
                            table (ALock's and MCS's local cohort use the CPU there, no verbs)
@@ -58,17 +63,34 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --txn-think-ns NS        execution time with all locks held (2800 tatp, 7000 tpcc, 0 trace)
   --max-attempts N         attempts of an aborted transaction before it is given up (64)
   --mutant-early-release   break 2PL on purpose (free the first lock before taking the next)
+  --workload objectstore   DecLock's object store: get = shared lock + READ, set = exclusive lock +
+                           WRITE of the whole object on its memory node; content-checked (exit 1)
+  --objects N (100000)  --object-bytes B (414)  --get-ratio R (0.65)  --mutant-skip-lock
+  --workload btree         Sherman-style B+tree on the memory nodes, one lock per node, lock-free
+                           lookups; structure-checked after the run (exit 1 when broken)
+  --keys N (100000)  --fanout F (32)  --lookup-ratio R (0.5)  --insert-ratio R (0; rest updates)
+  --btree-max-nodes N      node slots (default: room for every insert to split)
+  --mutant-unlocked-split  a split gives up its node lock before writing (for the check)
+  --workload dynamic       FissLock's moving hotspot over the micro loop: --hot-share of requests go
+                           to --hot-locks locks that move every --move-every-ms, the rest spread over
+                           the other locks; adds a throughput timeline per --tick-ms
+  --hot-locks N (2500)  --hot-share R (0.5)  --move-every-ms MS (300)  --tick-ms MS (period/6)
+  dynamic defaults: --locks 1000000, --duration-ms 4 periods
+  objectstore and btree draw zipf:0.99 unless --distribution is given
   transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere`;
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
   const values = parseCommandArgs('bench', argv, {
     ...WORKLOAD_FLAGS,
     ...TXN_FLAGS,
+    ...APP_FLAGS,
+    ...DYNAMIC_FLAGS,
     substrate: { type: 'string' },
     history: { type: 'string' },
     'compute-nodes': { type: 'string' },
     'cluster-dir': { type: 'string' },
     'crash-probability': { type: 'string' },
+    'skip-release-probability': { type: 'string' },
     'jitter-ns': { type: 'string' },
     'compute-nodes-at': { type: 'string' },
     'memory-nodes-at': { type: 'string' },
@@ -84,17 +106,23 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (!['sim', 'embedded', 'live'].includes(substrate)) reader.problems.push(`--substrate: expected sim, embedded or live, got ${JSON.stringify(substrate)}`);
   const computeNodes = reader.number('compute-nodes', 2, { integer: true, min: 1 });
   const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
+  const skipReleaseProbability = reader.number('skip-release-probability', 0, { min: 0, max: 1 });
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
   const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
   const floorOps = reader.number('floor-ops', substrate === 'live' ? 300 : 0, { integer: true, min: 0 });
   const colocatedClients = reader.number('colocated-clients', 0, { integer: true, min: 0 });
-  const tickMs = reader.optionalNumber('tick-ms', { min: 0.001 });
+  const tickFlagMs = reader.optionalNumber('tick-ms', { min: 0.001 });
   if (colocatedClients > 0 && substrate === 'live') reader.problems.push('--colocated-clients: live clusters start no clients on memory nodes yet; use sim or embedded');
   if (colocatedClients > microSpec.clients) reader.problems.push(`--colocated-clients: ${colocatedClients} is more than --clients ${microSpec.clients}`);
   if (floorOps > 0 && substrate !== 'live') reader.problems.push('--floor-ops: the transport floor is a live figure (sim and embedded have no transport)');
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
-  const spec = await readTxnWorkload(values, reader, microSpec, substrate);
+  // Application and dynamic workloads read their own flags; every other workload must not be given them.
+  const ownFlags = isAppWorkload(values) || values['workload'] === 'dynamic';
+  const { spec, tickMs: dynamicTickMs } = readDynamicWorkload(values, reader, readAppWorkload(values, reader, ownFlags ? microSpec : await readTxnWorkload(values, reader, microSpec, substrate)));
+  // a dynamic workload always has a timeline (its tick defaults to a sixth of the hotspot's period)
+  const tickMs = tickFlagMs ?? dynamicTickMs;
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
+  if (skipReleaseProbability > 0 && (substrate === 'live' || spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic on sim and embedded');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
   const historyFile = values['history'];
   const reportDir = values['report'];
@@ -104,7 +132,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const out = output(values['json'] === true);
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
-    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
+    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
     if (typeof historyFile === 'string') {
@@ -120,7 +148,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   if (out.json) console.log(JSON.stringify({ ...(reports.length === 1 ? reports[0] : document), ...reportHtml }));
   else console.log(reports.map(describeReport).join('\n\n'));
-  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
+  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false || report.application?.check.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
   // A violation outranks a liveness failure, which outranks success.
   return exitCodes.includes(1) ? 1 : exitCodes.includes(3) ? 3 : 0;
 }
@@ -150,6 +178,7 @@ interface BenchOneInput {
   readonly protocolOptions: ProtocolOptions;
   readonly computeNodes: number;
   readonly crashProbability: number;
+  readonly skipReleaseProbability: number;
   readonly jitterNs: number | undefined;
   readonly computeMemoryPort: number;
   /** Live: uncontended probe operations after the run (0: none). */
@@ -163,7 +192,7 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out } = input;
+  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out } = input;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -183,6 +212,12 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
+      // Live verb counts are the clients' lock verbs (by phase); the application counted its data verbs itself.
+      if (spec.application && result.application) {
+        const { log, check } = result.application;
+        const verbs = Object.values(result.verbs).reduce((a, b) => a + b, 0) + log.dataVerbs.read + log.dataVerbs.write + log.dataVerbs.faa;
+        report = { ...report, application: appReport(spec.application, log, check, result.summary.elapsedNs, verbs) };
+      }
       // A cluster that lost a node mid-run is no yardstick: the floor is measured on healthy ones only.
       if (floorOps > 0 && result.nodeFailures.length === 0 && result.declaredDead.length === 0) report = { ...report, floor: await measureFloor(protocol, state, protocolOptions, floorOps, spec.seed, out) };
       else if (floorOps > 0) out.note(`${protocol}: no uncontended floor (a compute node failed during the run)`);
@@ -197,6 +232,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       spec,
       computeNodes,
       ...(crashProbability > 0 ? { crashProbability } : {}),
+      ...(skipReleaseProbability > 0 ? { skipReleaseProbability } : {}),
       ...(jitterNs !== undefined ? { jitterNs } : {}),
       ...(colocatedClients > 0 ? { colocatedClients } : {}),
       onProgress: (f) => bar.update(f),
@@ -205,6 +241,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
     report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}), switchDecisions: result.switchDecisions });
     history = result.history;
     if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
+    if (spec.application && result.application) report = { ...report, application: appReport(spec.application, result.application.log, result.application.check, result.summary.elapsedNs, Object.values(result.verbs).reduce((a, b) => a + b, 0)) };
     if (result.cutOff) out.note('warning: the run hit its safety horizon with acquires still pending (see liveness)');
   }
   return { report, history };

@@ -4,6 +4,8 @@ import type { NodeFailureReport } from '../run/live.js';
 import { SWITCH_GRANT_DECISIONS } from '../run/switch-decisions.js';
 import { describeTxnReport } from '../run/txn-bench.js';
 import type { BenchTxnReport } from '../run/txn-bench.js';
+import { describeAppReport } from '@lockfabric/workloads';
+import type { AppReport } from '@lockfabric/workloads';
 import { verbsPerOp } from '@lockfabric/workloads';
 import { describeFloor } from '../run/transport-floor.js';
 import type { FloorReport } from '../run/transport-floor.js';
@@ -51,6 +53,8 @@ export interface BenchReport {
   readonly floor?: FloorReport;
   /** `--tick-ms`: the run in fixed ticks from its first event. */
   readonly timeline?: readonly BenchTick[];
+  /** Application workloads (objectstore, btree): ops/s, p50/p99 per operation, verbs per op, the check. */
+  readonly application?: AppReport;
 }
 
 /** One tick of a bench timeline: acquires completed in it, per second of the tick, and their latency. */
@@ -176,6 +180,7 @@ export function describeReport(report: BenchReport): string {
     const rates = report.timeline.map((t) => t.throughput);
     lines.push(`  timeline            ${report.timeline.length} ticks: ${Math.round(Math.min(...rates)).toLocaleString('en-US')}–${Math.round(Math.max(...rates)).toLocaleString('en-US')} ops/s (--json has each tick)`);
   }
+  if (report.application) lines.push(describeAppReport(report.application));
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
   return lines.join('\n');
 }

@@ -21,6 +21,8 @@ import type { FailedNode, NodeRunPlan } from './node-start.js';
 import { addressOf } from './remote-cluster.js';
 import { SwitchControlClient } from './switch-control.js';
 import { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
+import { checkAppLive, loadAppData } from './app-live.js';
+import type { AppCheck, AppRunLog } from '@lockfabric/workloads';
 
 export { LIVE_PROTOCOL_DEFAULTS, liveOptions } from './live-defaults.js';
 export { NETLOCK_PROFILE_SAMPLES, planNetLockQueues } from './netlock-allocation.js';
@@ -86,6 +88,8 @@ export interface LiveRunResult {
   readonly unpreparedNodes: readonly number[];
   /** Switch-family protocols on a cluster with a switch-dataplane: what the switch did. */
   readonly switch?: LiveSwitchReport;
+  /** Application runs: the compute nodes' merged log and the application's check on the memory nodes. */
+  readonly application?: { readonly log: AppRunLog; readonly check: AppCheck };
 }
 
 /** One compute node that failed mid-run, as the report gives it. */
@@ -129,6 +133,7 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   const memories = state.processes.filter((p) => p.role === 'memory');
   if (computes.length === 0 || memories.length === 0) throw new ConfigError(['the live cluster needs at least one memory node and one compute node']);
   await zeroLockMemory(memories, computes, spec.locks, protocol.entryBytes);
+  if (spec.application) await loadAppData(memories, spec.application, spec.locks);
   if (state.natsUrl) await announceTable(state, protocol.id, spec.locks);
   const switchRecord = protocol.fabric === 'switch' ? state.processes.find((p) => p.role === 'switch' && p.grpc !== undefined) : undefined;
   const switchControl = switchRecord ? new SwitchControlClient(addressOf(switchRecord, switchRecord.grpc)) : undefined;
@@ -138,7 +143,8 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
     // stamped packets until the coordinator opens it: a run started in between loses its first
     // packets (a lost NetLock RELEASE holds its lock for good).
     if (switchControl && state.processes.some((p) => p.role === 'coordinator')) await awaitSwitchAdmission(switchControl, options.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS);
-    const result = await runOnNodes(options, protocol, computes, memories);
+    const ran = await runOnNodes(options, protocol, computes, memories);
+    const result = spec.application ? { ...ran, application: await checkAppLive(memories, spec.application, ran.applicationLogs ?? [], spec.locks) } : ran;
     if (!switchControl || !setup) return result;
     // The switch may be the fault: a run that survived it still reports, without the switch's side.
     const described = await switchControl.describe().catch(() => undefined);
@@ -187,7 +193,7 @@ export async function awaitSwitchAdmission(control: Pick<SwitchControlClient, 'd
   }
 }
 
-async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof protocolById>, computes: readonly ProcessRecord[], memories: readonly ProcessRecord[]): Promise<LiveRunResult> {
+async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof protocolById>, computes: readonly ProcessRecord[], memories: readonly ProcessRecord[]): Promise<LiveRunResult & { applicationLogs?: readonly string[] }> {
   const { spec } = options;
 
   const peers: Record<number, string> = {};
@@ -309,6 +315,7 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
     nodeFailures,
     declaredDead,
     unpreparedNodes,
+    ...(spec.application ? { applicationLogs: results.map((r) => r.applicationLog) } : {}),
   };
 }
 

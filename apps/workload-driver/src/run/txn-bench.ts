@@ -36,7 +36,7 @@ export async function readTxnWorkload(values: Record<string, unknown>, reader: F
   const kind = name.startsWith('trace:') ? 'trace' : name;
   const given = (flag: string) => values[flag] !== undefined;
   if (!['micro', 'tatp', 'tpcc', 'trace'].includes(kind)) {
-    reader.problems.push(`--workload: expected micro, tatp, tpcc or trace:FILE, got ${JSON.stringify(name)}`);
+    reader.problems.push(`--workload: expected micro, tatp, tpcc, trace:FILE, objectstore, btree or dynamic, got ${JSON.stringify(name)}`);
     return spec;
   }
   for (const flag of ['warehouses', 'subscribers', 'txn-think-ns', 'max-attempts', 'mutant-early-release']) {
