@@ -8,6 +8,8 @@ import { locksCommand } from './commands/locks.js';
 import { nemesisCommand } from './commands/nemesis.js';
 import { switchCommand } from './commands/switch.js';
 import { transportCommand } from './commands/transport.js';
+import { configureProcessTls, loadTlsMaterial } from '@lockfabric/live';
+import { cliTlsFromEnv } from './cluster/cluster-tls.js';
 
 const USAGE = `lockfabric — run, compare and operate distributed lock managers on an emulated RDMA fabric
 
@@ -46,6 +48,10 @@ async function main(argv: readonly string[]): Promise<number> {
     console.error(`lockfabric: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
     return 2;
   }
+  // Certificates named in the environment apply to every command (remote clusters, --coordinator-at);
+  // otherwise a command that reads a local cluster's state picks that cluster's operator certificate.
+  const files = cliTlsFromEnv();
+  if (files) configureProcessTls(loadTlsMaterial(files));
   return command(rest);
 }
 
