@@ -18,3 +18,4 @@ export * from './chaos/proc-attribution.js';
 export { CHAOS_HELP, chaosCommand, parseChaosArgs } from './commands/chaos.js';
 export { clipExpiredLeases, LEASE_EXPIRED } from '@lockfabric/check';
 export * from './run/switch-control.js';
+export { createClusterCa, issueCertificate, certificateFiles, type ClusterCa } from './cluster/certificates.js';

@@ -1,5 +1,6 @@
 import { LockFabricError } from '@lockfabric/ports';
 import { benchCommand } from './commands/bench.js';
+import { certsCommand } from './commands/certs.js';
 import { chaosCommand } from './commands/chaos.js';
 import { checkCommand } from './commands/check.js';
 import { clusterCommand } from './commands/cluster.js';
@@ -23,7 +24,8 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   chaos       kill | pause | resume | restart | partition | switch-faults | nats-restart, local or Kubernetes
   nemesis     a workload under a seeded fault schedule: safety, liveness after healing, an HTML report
   locks       reset | drain: planned DSLR lock-table reset and freeze-and-drain of one lock, by the coordinator
-  switch      describe: a running switch's program, lock capacity and register memory`;
+  switch      describe: a running switch's program, lock capacity and register memory
+  certs       create: a CA and per-role certificates for compose or Kubernetes (mutual TLS)`;
 
 const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   demo: demoCommand,
@@ -35,6 +37,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   nemesis: nemesisCommand,
   locks: locksCommand,
   switch: switchCommand,
+  certs: certsCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { configureProcessTls, consoleLogger, identityUri, loadTlsMaterial } from '@lockfabric/live';
-import type { TlsFiles } from '@lockfabric/live';
+import { configureProcessTls, consoleLogger, loadTlsMaterial } from '@lockfabric/live';
+import type { ServiceRole, TlsFiles } from '@lockfabric/live';
 import { ConfigError } from '@lockfabric/ports';
-import { certificateFiles, createClusterCa, issueCertificate, operatorFiles } from './certificates.js';
+import { createClusterCa, issueCertificate, operatorFiles } from './certificates.js';
 
 /** Environment that points the CLI at certificates of its own (a remote cluster, another role). */
 export const CLI_TLS_ENV = { ca: 'LOCKFABRIC_TLS_CA', cert: 'LOCKFABRIC_TLS_CERT', key: 'LOCKFABRIC_TLS_KEY' } as const;
@@ -30,7 +30,7 @@ export function useClusterTls(clusterDir: string, mode: 'mtls' | 'insecure' | un
 export interface LocalTls {
   readonly dir: string;
   /** Flags for the service `name` with `identity`; its certificate is issued on first use. */
-  flagsFor(name: string, role: Parameters<typeof identityUri>[0]['role'], node: string): string[];
+  flagsFor(name: string, role: ServiceRole, node: string): string[];
 }
 
 /** A new CA in <clusterDir>/tls with the operator's certificate, or nothing with `insecure`. */
@@ -50,5 +50,3 @@ export function prepareLocalTls(clusterDir: string, cluster: string, insecure: b
     },
   };
 }
-
-export { certificateFiles };
