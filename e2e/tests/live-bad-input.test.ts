@@ -1,7 +1,7 @@
 import { toBinary } from '@bufbuild/protobuf';
-import { Client, credentials } from '@grpc/grpc-js';
+import { Client } from '@grpc/grpc-js';
 import type { ClientDuplexStream } from '@grpc/grpc-js';
-import { rawMethodOf } from '@lockfabric/live';
+import { clientCredentials, rawMethodOf } from '@lockfabric/live';
 import { MemoryService, WorkRequestBatchSchema, completionFromWire, decodeCompletionBatch, workRequestBatchToWire, workRequestToWire } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '@lockfabric/workload-driver';
@@ -12,7 +12,7 @@ const connect = rawMethodOf(MemoryService.method.connect);
 
 /** One raw queue-pair stream to a memory-node process, reading answers one frame at a time. */
 function openStream(address: string): { call: ClientDuplexStream<Uint8Array, Uint8Array>; next(): Promise<Uint8Array>; close(): void } {
-  const client = new Client(address, credentials.createInsecure());
+  const client = new Client(address, clientCredentials());
   const call = client.makeBidiStreamRequest(connect.path, connect.requestSerialize, connect.responseDeserialize) as ClientDuplexStream<Uint8Array, Uint8Array>;
   const frames: Uint8Array[] = [];
   const waiters: ((frame: Uint8Array) => void)[] = [];

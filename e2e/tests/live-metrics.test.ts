@@ -1,6 +1,6 @@
-import { Client, credentials } from '@grpc/grpc-js';
+import { Client } from '@grpc/grpc-js';
 import type { ClientDuplexStream } from '@grpc/grpc-js';
-import { connectNats, createSubjects, rawMethodOf, silentLogger } from '@lockfabric/live';
+import { clientCredentials, connectNats, createSubjects, rawMethodOf, silentLogger } from '@lockfabric/live';
 import { PrometheusFormatError, parsePrometheusText, sumSamples } from '@lockfabric/telemetry';
 import type { PrometheusFamily } from '@lockfabric/telemetry';
 import { MemoryService } from '@lockfabric/wire';
@@ -38,7 +38,7 @@ async function eventually(process: ProcessRecord, moved: (s: Scrape) => boolean,
 /** Sends one undecodable frame on a raw verbs stream of a memory node and waits for its answer. */
 async function garbageToMemory(address: string): Promise<void> {
   const connect = rawMethodOf(MemoryService.method.connect);
-  const client = new Client(address, credentials.createInsecure());
+  const client = new Client(address, clientCredentials());
   const call = client.makeBidiStreamRequest(connect.path, connect.requestSerialize, connect.responseDeserialize) as ClientDuplexStream<Uint8Array, Uint8Array>;
   try {
     const answered = new Promise<void>((resolve) => call.once('data', () => resolve()));

@@ -28,7 +28,7 @@ describe('live: a service exports its metrics over OTLP when configured', () => 
     const natsUrl = await natsListening(nats);
     child = spawn(
       process.execPath,
-      [MEMORY_NODE_MAIN, '--cluster=otlp-metrics', `--nats.url=${natsUrl}`, '--node.id=0', '--health.port=0', '--memory.grpc-port=0', '--memory.lock-count=1024'],
+      [MEMORY_NODE_MAIN, '--cluster=otlp-metrics', `--nats.url=${natsUrl}`, '--node.id=0', '--health.port=0', '--memory.grpc-port=0', '--memory.lock-count=1024', '--tls.mode=insecure'],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_METRIC_EXPORT_INTERVAL: '3600000', OTEL_TRACES_EXPORTER: 'none' },

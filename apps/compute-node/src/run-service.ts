@@ -1,13 +1,13 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { Server, ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
-import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { Server, ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
 import { HistoryRecorder } from '@lockfabric/check';
 import { FixedDescriptorDirectory, QueuePairVerbs, createLocalMemory } from '@lockfabric/fabric';
 import type { NodeMemory } from '@lockfabric/fabric';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { MalformedInputCounter, grpcError, rawMethodOf, unaryHandler } from '@lockfabric/live';
+import { MalformedInputCounter, grpcError, guardedServer, rawMethodOf, unaryHandler } from '@lockfabric/live';
 import type { Logger, MailboxHub, MemoryDescription } from '@lockfabric/live';
 import { ConfigError } from '@lockfabric/ports';
 import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace } from '@lockfabric/ports';
@@ -121,7 +121,7 @@ export class ComputeRunService {
   }
 
   async listen(port: number, host = '0.0.0.0'): Promise<{ server: Server; port: number }> {
-    const server = new Server();
+    const { server, credentials } = guardedServer();
     server.addService(
       { run: runMethod, prepare: prepareMethod, describe: describeMethod },
       {
@@ -142,7 +142,7 @@ export class ComputeRunService {
       },
     );
     const bound = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (error, actual) => (error ? reject(error) : resolve(actual))),
+      server.bindAsync(`${host}:${port}`, credentials, (error, actual) => (error ? reject(error) : resolve(actual))),
     );
     return { server, port: bound };
   }

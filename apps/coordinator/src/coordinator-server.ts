@@ -1,6 +1,5 @@
-import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { rawMethodOf } from '@lockfabric/live';
+import { guardedServer, rawMethodOf } from '@lockfabric/live';
 import type { MalformedInputCounter } from '@lockfabric/live';
 import { CoordinatorService } from '@lockfabric/wire';
 import type { StatusResponse } from '@lockfabric/wire';
@@ -23,14 +22,14 @@ export interface CoordinatorServer {
 
 /** CoordinatorService (`Status` reports the cluster, its membership view and recoveries), plus `services`. */
 export async function startCoordinatorServer(options: CoordinatorServerOptions): Promise<CoordinatorServer> {
-  const server = new Server();
+  const { server, credentials } = guardedServer();
   server.addService(
     { status: rawMethodOf(CoordinatorService.method.status) },
     { status: unaryHandler(CoordinatorService.method.status, { malformed: options.malformed }, () => options.status()) },
   );
   for (const service of options.services ?? []) server.addService(service.definition, service.handlers);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
   );
   return {
     port,

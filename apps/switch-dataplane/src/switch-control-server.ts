@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
-import { Server, ServerCredentials, status as GrpcStatus } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger, MalformedInputCounter } from '@lockfabric/live';
-import { rawMethodOf } from '@lockfabric/live';
+import { guardedServer, rawMethodOf } from '@lockfabric/live';
 import { ConfigError, MalformedInputError } from '@lockfabric/ports';
 import { RegisterAccessError, SwitchControlError } from '@lockfabric/switch';
 import type { NetLockProgram, Switch, SwitchProgram } from '@lockfabric/switch';
@@ -81,7 +81,7 @@ function statusOf(error: unknown): GrpcStatus | undefined {
 export async function startSwitchControlServer(options: SwitchControlOptions): Promise<SwitchControlServer> {
   const { sw, rack, faults, malformed } = options;
   const unary = { malformed, statusOf };
-  const server = new Server();
+  const { server, credentials } = guardedServer();
   server.addService(methods, {
     readRegisters: unaryHandler(SwitchControlService.method.readRegisters, unary, (request) => {
       // count 0 is what an unset field decodes to: read the one element at `index`.
@@ -163,7 +163,7 @@ export async function startSwitchControlServer(options: SwitchControlOptions): P
     }),
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound))),
   );
   return {
     port,

@@ -1,5 +1,6 @@
 import { LockFabricError } from '@lockfabric/ports';
 import { benchCommand } from './commands/bench.js';
+import { certsCommand } from './commands/certs.js';
 import { chaosCommand } from './commands/chaos.js';
 import { checkCommand } from './commands/check.js';
 import { clusterCommand } from './commands/cluster.js';
@@ -10,6 +11,8 @@ import { reportCommand } from './commands/report.js';
 import { reproduceCommand } from './commands/reproduce.js';
 import { switchCommand } from './commands/switch.js';
 import { transportCommand } from './commands/transport.js';
+import { configureProcessTls, loadTlsMaterial } from '@lockfabric/live';
+import { cliTlsFromEnv } from './cluster/cluster-tls.js';
 
 const USAGE = `lockfabric — run, compare and operate distributed lock managers on an emulated RDMA fabric
 
@@ -25,7 +28,8 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   locks       reset | drain: planned DSLR lock-table reset and freeze-and-drain of one lock, by the coordinator
   switch      describe: a running switch's program, lock capacity and register memory
   report      re-render a saved report.json (nemesis, bench, demo, reproduce) as HTML with plots
-  reproduce   the papers' experiments on sim: our series beside the paper's, a claims table`;
+  reproduce   the papers' experiments on sim: our series beside the paper's, a claims table
+  certs       create: a CA and per-role certificates for compose or Kubernetes (mutual TLS)`;
 
 const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   demo: demoCommand,
@@ -39,6 +43,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   switch: switchCommand,
   report: reportCommand,
   reproduce: reproduceCommand,
+  certs: certsCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -52,6 +57,10 @@ async function main(argv: readonly string[]): Promise<number> {
     console.error(`lockfabric: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
     return 2;
   }
+  // Certificates named in the environment apply to every command (remote clusters, --coordinator-at);
+  // otherwise a command that reads a local cluster's state picks that cluster's operator certificate.
+  const files = cliTlsFromEnv();
+  if (files) configureProcessTls(loadTlsMaterial(files));
   return command(rest);
 }
 

@@ -8,3 +8,4 @@ export { schemaProblems, SCHEMA_KINDS } from './k8s-models.js';
 export { requestTotals, parseQuantity } from './resource-totals.js';
 export type { RequestTotals } from './resource-totals.js';
 export { scrapeProblems } from './scrape-check.js';
+export { tlsProblems, TLS_SECRETS } from './tls-check.js';

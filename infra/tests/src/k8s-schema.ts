@@ -85,7 +85,7 @@ const podSpec = obj(
         {
           name: 'string',
           configMap: obj({ name: 'string', items: list(obj({ key: 'string', path: 'string' })) }),
-          secret: obj({ secretName: 'string' }),
+          secret: obj({ secretName: 'string', defaultMode: 'int' }),
           emptyDir: obj({ medium: 'string', sizeLimit: 'quantity' }),
         },
         ['name'],

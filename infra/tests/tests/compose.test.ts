@@ -12,6 +12,7 @@ interface Service {
   read_only?: boolean;
   healthcheck?: { test?: string[]; disable?: boolean };
   depends_on?: Record<string, { condition?: string }> | string[];
+  volumes?: string[];
 }
 /** Jaeger all-in-one's admin port, whose `/` answers 200 when it is up (not configurable here). */
 const JAEGER_ADMIN_PORT = 14269;
@@ -109,6 +110,24 @@ function healthProblems(services: Record<string, Service>, configs: ReadonlyMap<
   return problems;
 }
 
+/** Identity role of each app's certificate folder (decision record 0006); the CLI acts as the driver. */
+const TLS_ROLES: Record<string, string> = { 'memory-node': 'memory-node', 'compute-node': 'compute-node', 'switch-dataplane': 'switch', coordinator: 'coordinator', lockfabric: 'driver' };
+
+/** Every app mounts its role's certificate folder read-only where it reads it, and nothing turns TLS off. */
+function composeTlsProblems(services: Record<string, Service>): string[] {
+  const problems: string[] = [];
+  for (const [name, s] of Object.entries(services)) {
+    if (s.build === undefined) continue;
+    const role = TLS_ROLES[s.command?.[0] ?? ''];
+    const mount = `./tls/${String(role)}:/etc/lockfabric/tls:ro`;
+    if (!(s.volumes ?? []).includes(mount)) problems.push(`${name}: does not mount ${mount}`);
+    const env = s.environment ?? {};
+    if (env['LOCKFABRIC_TLS_MODE'] === 'insecure') problems.push(`${name}: LOCKFABRIC_TLS_MODE=insecure`);
+    if (role === 'driver' && env['LOCKFABRIC_TLS_CERT'] !== '/etc/lockfabric/tls/tls.crt') problems.push(`${name}: the CLI is not pointed at its certificate`);
+  }
+  return problems;
+}
+
 const compose = () => readYamlDocs(join(INFRA_DIR, 'compose', 'compose.yaml'))[0] as { services: Record<string, Service> };
 
 describe('infra/compose/compose.yaml', () => {
@@ -155,5 +174,15 @@ describe('infra/compose/compose.yaml', () => {
     expect(problems).toMatch(/switch-dataplane: no healthcheck/);
     expect(problems).toMatch(/compute-node-1: waits for switch-dataplane to be healthy but switch-dataplane has no healthcheck/);
     expect(problems).toMatch(/nats: healthcheck probes port 8222 but monitoring listens on 8223/);
+  });
+
+  it('every app and the CLI mount their role certificates read-only; the check catches a writable, wrong-role or missing mount and TLS off', () => {
+    expect(composeTlsProblems(compose().services)).toEqual([]);
+    const { services } = compose();
+    services['memory-node']!.volumes = ['./tls/memory-node:/etc/lockfabric/tls'];
+    services['coordinator']!.volumes = ['./tls/operator:/etc/lockfabric/tls:ro'];
+    delete services['switch-dataplane']!.volumes;
+    services['compute-node-1']!.environment!['LOCKFABRIC_TLS_MODE'] = 'insecure';
+    expect(composeTlsProblems(services)).toHaveLength(4);
   });
 });

@@ -17,6 +17,7 @@ import {
   schemaProblems,
   scrapeProblems,
   strategicMerge,
+  tlsProblems,
   validateObject,
 } from '../src/index.js';
 import type { Flow } from '../src/index.js';
@@ -93,6 +94,10 @@ describe.each(['dev', 'bench'])('overlay %s', (name) => {
   it('ports, probes and node addresses agree with what the apps listen on', () => {
     expect(portProblems(instances)).toEqual([]);
     expect(addressProblems(objects, instances)).toEqual([]);
+  });
+
+  it('every LockFabric pod mounts its role certificate Secret read-only and uses it; no ConfigMap holds a key or turns TLS off', () => {
+    expect(tlsProblems(objects)).toEqual([]);
   });
 
   it('every app pod is annotated for a Prometheus scrape of /metrics on its real health port', () => {
@@ -231,5 +236,23 @@ describe('the checks fail on broken manifests', () => {
     expect(machineId({ LF_NODE_ID_BASE: '3', LF_POD_NAME: 'compute-node-2' }, 'x')).toBe(5);
     expect(machineId({ LF_NODE_ID_BASE: '3', LOCKFABRIC_NODE_ID: '9' }, 'compute-node-2')).toBeUndefined();
     expect(() => machineId({ LF_NODE_ID_BASE: '3' }, 'coordinator')).toThrow(/ordinal/);
+  });
+});
+
+describe('TLS manifest check', () => {
+  it('catches a writable or world-readable certificate mount, an app not pointed at it, a key in a ConfigMap and an insecure pod', () => {
+    const broken = clone(overlay('dev'));
+    const spec = (o: Doc) => ((o['spec'] as Doc)['template'] as Doc)['spec'] as { containers: Doc[]; volumes: Doc[] };
+    const memory = spec(find(broken, 'StatefulSet', 'memory-node'));
+    (memory.containers[0]!['volumeMounts'] as Doc[]).find((m) => m['name'] === 'tls')!['readOnly'] = false;
+    (memory.volumes.find((v) => v['name'] === 'tls')!['secret'] as Doc)['defaultMode'] = 0o444;
+    const coordinator = spec(find(broken, 'Deployment', 'coordinator'));
+    coordinator.containers[0]!['env'] = (coordinator.containers[0]!['env'] as Doc[]).filter((e) => e['name'] !== 'LOCKFABRIC_TLS_DIR');
+    (spec(find(broken, 'StatefulSet', 'compute-node')).containers[0]!['env'] as Doc[]).push({ name: 'LOCKFABRIC_TLS_MODE', value: 'insecure' });
+    const configMap = find(broken, 'ConfigMap', 'lockfabric-config') as { data: Record<string, string> };
+    configMap.data['key.pem'] = '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n';
+    const problems = tlsProblems(broken);
+    expect(problems).toHaveLength(5);
+    expect(problems.join('\n')).toMatch(/mounted writable[\s\S]*world-readable|world-readable[\s\S]*mounted writable/);
   });
 });

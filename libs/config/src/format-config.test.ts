@@ -40,6 +40,11 @@ describe('formatConfig', () => {
         'trace.ratio = 0.5',
         'trace.slowMs = 10',
         'log.level = "info"',
+        'tls.mode = "mtls"',
+        'tls.dir = "/etc/lockfabric/tls"',
+        'tls.ca = (unset)',
+        'tls.cert = (unset)',
+        'tls.key = (unset)',
       ].join('\n'),
     );
   });

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       health: { port: 8080 },
       trace: { slowMs: 10 },
       log: { level: 'info' },
+      tls: { mode: 'mtls', dir: '/etc/lockfabric/tls' },
     });
   });
 

@@ -3,6 +3,8 @@ import { z } from 'zod';
 export const NODE_ROLES = ['memory', 'compute', 'switch', 'coordinator', 'driver'] as const;
 export type NodeRole = (typeof NODE_ROLES)[number];
 
+export const TLS_MODES = ['mtls', 'insecure'] as const;
+
 export const SWITCH_PROGRAMS = ['forward', 'fisslock', 'netlock'] as const;
 export type SwitchProgramName = (typeof SWITCH_PROGRAMS)[number];
 
@@ -172,6 +174,18 @@ const sections = {
     })
     .strict()
     .default({}),
+  // gRPC transport security (decision record 0006). Files default to <dir>/ca.crt, tls.crt, tls.key.
+  tls: z
+    .object({
+      /** mtls: every gRPC server and client uses the certificates; insecure: plaintext, loudly logged. */
+      mode: oneOf([...TLS_MODES]).default('mtls'),
+      dir: z.string(typed('expected a directory path')).min(1, 'expected a directory path').default('/etc/lockfabric/tls'),
+      ca: z.string(typed('expected a file path')).min(1, 'expected a file path').optional(),
+      cert: z.string(typed('expected a file path')).min(1, 'expected a file path').optional(),
+      key: z.string(typed('expected a file path')).min(1, 'expected a file path').optional(),
+    })
+    .strict()
+    .default({}),
 };
 
 /** The configuration of every service and of the CLI. Every object is strict: unknown keys are errors. */
@@ -187,6 +201,7 @@ export const configSchema = z
     health: sections.health,
     trace: sections.trace,
     log: sections.log,
+    tls: sections.tls,
   })
   .strict();
 

@@ -1,8 +1,9 @@
 import { toBinary } from '@bufbuild/protobuf';
 import type { DescMessage, DescMethodUnary, MessageShape } from '@bufbuild/protobuf';
-import { Client, credentials, status as GrpcStatus } from '@grpc/grpc-js';
+import { Client, status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServerUnaryCall, ServiceError, handleUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import { rawMethodOf } from './grpc-raw.js';
+import { clientCredentials } from './tls/process-tls.js';
 import type { MalformedInputCounter } from './malformed-input.js';
 import { MalformedInputError } from '@lockfabric/ports';
 import { decodeWire } from '@lockfabric/wire';
@@ -76,7 +77,7 @@ export class UnaryClient {
     readonly address: string,
     private readonly deadlineMs = 30_000,
   ) {
-    this.client = new Client(address, credentials.createInsecure());
+    this.client = new Client(address, clientCredentials());
   }
 
   call<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, request: MessageShape<I>, deadlineMs = this.deadlineMs): Promise<MessageShape<O>> {

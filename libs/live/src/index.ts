@@ -42,3 +42,4 @@ export { NatsControlBus } from './nats-control-bus.js';
 export { GrpcCallError, UnaryClient, grpcError, unaryHandler, type GrpcError, type UnaryOptions } from './grpc-unary.js';
 export { FenceTable, fencedDetail, refuseFenced, type Fence, type FenceTableOptions, type ViewMember } from './fence-table.js';
 export { followFences, type FenceFeed, type FenceFeedOptions } from './fence-feed.js';
+export * from './tls/index.js';

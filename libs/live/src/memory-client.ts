@@ -1,4 +1,4 @@
-import { Client, Metadata, credentials, status, type ClientDuplexStream } from '@grpc/grpc-js';
+import { Client, Metadata, status, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { Completion, NodeId, PostOptions, SpanContextRef, WorkRequest } from '@lockfabric/ports';
 import { FabricAccessError } from '@lockfabric/ports';
 import {
@@ -15,6 +15,7 @@ import {
   type WorkRequest as WireWorkRequest,
 } from '@lockfabric/wire';
 import { asUint8Array, rawMethodOf, toBuffer } from './grpc-raw.js';
+import { clientCredentials } from './tls/process-tls.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { MalformedInputCounter } from './malformed-input.js';
 import { memoryDescriptionFromWire, type MemoryDescription } from './memory-description.js';
@@ -133,7 +134,7 @@ export class MemoryQueuePair {
     options: MemoryQueuePairOptions,
   ) {
     const keepaliveMs = options.keepaliveMs ?? 10_000;
-    this.client = new Client(address, credentials.createInsecure(), {
+    this.client = new Client(address, clientCredentials(), {
       'grpc.keepalive_time_ms': keepaliveMs,
       'grpc.keepalive_timeout_ms': keepaliveMs,
       'grpc.keepalive_permit_without_calls': 1,

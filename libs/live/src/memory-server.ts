@@ -1,5 +1,5 @@
 import { toBinary } from '@bufbuild/protobuf';
-import { Server, ServerCredentials, status, type sendUnaryData, type ServerDuplexStream, type ServerUnaryCall } from '@grpc/grpc-js';
+import { status, type sendUnaryData, type ServerDuplexStream, type ServerUnaryCall } from '@grpc/grpc-js';
 import type { Completion, NodeId, SpanContextRef, WorkRequest } from '@lockfabric/ports';
 import {
   completionBatchToWire,
@@ -15,6 +15,7 @@ import {
   type WorkRequestBatch as WireWorkRequestBatch,
 } from '@lockfabric/wire';
 import { rawMethodOf } from './grpc-raw.js';
+import { guardedServer } from './tls/process-tls.js';
 import { grpcError } from './grpc-unary.js';
 import { INCARNATION_HEADER, STALE_INCARNATION } from './memory-incarnation.js';
 import { consoleLogger, type Logger } from './logger.js';
@@ -97,7 +98,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
   const incarnation = options.incarnation ?? Date.now();
   let closing = false;
 
-  const server = new Server({ 'grpc.keepalive_permit_without_calls': 1 });
+  const { server, credentials } = guardedServer({ 'grpc.keepalive_permit_without_calls': 1 });
   server.addService(
     { connect: connectMethod, describe: describeMethod },
     {
@@ -188,7 +189,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
 
   const host = options.host ?? '0.0.0.0';
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync(`${host}:${options.port ?? 0}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
   });
   const localHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Client, credentials, Server, ServerCredentials, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
+import { Client, Server, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { asUint8Array, rawMethod, toBuffer } from './grpc-raw.js';
 import type { Subjects } from './subjects.js';
+import { channelCredentialsFor, serverCredentialsFor, type TlsMaterial } from './tls/credentials.js';
 
 // The raw limits `lockfabric transport` reports next to every protocol figure (DESIGN §9): bare
 // gRPC streams and bare NATS on the same machine, with no protobuf, batching or lock logic.
@@ -17,7 +18,8 @@ export interface EchoServer {
 }
 
 /** A gRPC service that writes every frame of a bidi stream straight back. */
-export async function startEchoServer(options: { host?: string; port?: number } = {}): Promise<EchoServer> {
+/** With `tls`, the server demands nothing of the client: this measures the cost of the encryption, not of the guard. */
+export async function startEchoServer(options: { host?: string; port?: number; tls?: TlsMaterial } = {}): Promise<EchoServer> {
   const host = options.host ?? '127.0.0.1';
   const server = new Server();
   server.addService(
@@ -31,7 +33,7 @@ export async function startEchoServer(options: { host?: string; port?: number } 
     },
   );
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    server.bindAsync(`${host}:${options.port ?? 0}`, serverCredentialsFor(options.tls), (error, bound) => (error ? reject(error) : resolve(bound))),
   );
   return {
     port,
@@ -50,11 +52,14 @@ export interface RoundTripOptions {
   /** Round trips before measuring, to warm up connections and the JIT. */
   readonly warmup?: number;
   readonly payloadBytes?: number;
+  /** Connect over mutual TLS with these certificates (the echo server must use TLS too). */
+  readonly tls?: TlsMaterial;
 }
 
 export interface ThroughputOptions {
   readonly messages?: number;
   readonly payloadBytes?: number;
+  readonly tls?: TlsMaterial;
 }
 
 function median(samples: number[]): number {
@@ -62,8 +67,8 @@ function median(samples: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-function openEcho(address: string): { client: Client; call: ClientDuplexStream<Uint8Array, Uint8Array> } {
-  const client = new Client(address, credentials.createInsecure());
+function openEcho(address: string, tls: TlsMaterial | undefined): { client: Client; call: ClientDuplexStream<Uint8Array, Uint8Array> } {
+  const client = new Client(address, channelCredentialsFor(tls));
   const call = client.makeBidiStreamRequest<Uint8Array, Uint8Array>(echoMethod.path, toBuffer, asUint8Array);
   call.on('error', () => {});
   return { client, call };
@@ -73,7 +78,7 @@ function openEcho(address: string): { client: Client; call: ClientDuplexStream<U
 export async function grpcRoundTripUs(address: string, options: RoundTripOptions = {}): Promise<number> {
   const { messages = 2_000, warmup = 200, payloadBytes = 64 } = options;
   const payload = new Uint8Array(payloadBytes);
-  const { client, call } = openEcho(address);
+  const { client, call } = openEcho(address, options.tls);
   try {
     let arrived: (() => void) | undefined;
     call.on('data', () => arrived?.());
@@ -96,7 +101,7 @@ export async function grpcRoundTripUs(address: string, options: RoundTripOptions
 export async function grpcStreamThroughput(address: string, options: ThroughputOptions & { window?: number } = {}): Promise<number> {
   const { messages = 20_000, window = 64, payloadBytes = 64 } = options;
   const payload = new Uint8Array(payloadBytes);
-  const { client, call } = openEcho(address);
+  const { client, call } = openEcho(address, options.tls);
   try {
     const startMs = performance.now();
     await new Promise<void>((resolve, reject) => {

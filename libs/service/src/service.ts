@@ -1,7 +1,7 @@
 import { ConfigError } from '@lockfabric/ports';
 import { formatConfig, loadConfig } from '@lockfabric/config';
 import type { Config, NodeRole } from '@lockfabric/config';
-import { connectNats, consoleLogger, createSubjects, startHealthServer, startHeartbeat } from '@lockfabric/live';
+import { configureProcessTls, connectNats, consoleLogger, createSubjects, loadTlsMaterial, processPeerGuard, startHealthServer, startHeartbeat, tlsFilesIn } from '@lockfabric/live';
 import type { HeartbeatPublisher, Logger, Subjects } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/sim';
 import { MetricsRegistry, initMetricsExport, initTelemetry } from '@lockfabric/telemetry';
@@ -58,6 +58,7 @@ export async function runService(options: ServiceOptions): Promise<void> {
   const name = `${options.role}-${config.node.id}`;
   const logger = prefixed(consoleLogger, name);
   logger.info(`starting with configuration:\n${formatConfig(config)}`);
+  setUpTls(options.role, config, logger);
 
   const clock = new RealClock();
   const serviceName = `lockfabric-${options.role}`;
@@ -65,7 +66,12 @@ export async function runService(options: ServiceOptions): Promise<void> {
   const metrics = new MetricsRegistry();
   // Started before the service so a bad OTEL_* setting stops the process before it binds anything.
   const started: { service?: RunningService } = {};
-  const metricsExport = startMetricsExport(options.role, metrics, serviceName, name, env, () => started.service?.collectMetrics?.(), logger);
+  const collectRefusals = refusalMetric(metrics);
+  const collect = () => {
+    collectRefusals();
+    started.service?.collectMetrics?.();
+  };
+  const metricsExport = startMetricsExport(options.role, metrics, serviceName, name, env, collect, logger);
   const subjects = createSubjects(config.cluster);
   let nc: NatsConnection | undefined;
   try {
@@ -84,7 +90,7 @@ export async function runService(options: ServiceOptions): Promise<void> {
     port: config.health.port,
     ready: () => service.ready(),
     metrics: () => {
-      service.collectMetrics?.();
+      collect();
       return metrics.render();
     },
   });
@@ -164,6 +170,43 @@ function startMetricsExport(
   }
   if (metricsExport.enabled) logger.info('exporting metrics over OTLP');
   return metricsExport;
+}
+
+/**
+ * Sets the process's gRPC credentials from `tls.*` once, before any server binds: unreadable
+ * files stop the service with exit 2 like any configuration problem; insecure mode is allowed
+ * but said loudly, since every gRPC peer is then anonymous.
+ */
+function setUpTls(role: NodeRole, config: Config, logger: Logger): void {
+  if (config.tls.mode === 'insecure') {
+    logger.warn('TLS IS OFF (tls.mode=insecure): gRPC traffic is plaintext and any peer may call any method');
+    configureProcessTls(undefined, logger);
+    return;
+  }
+  const defaults = tlsFilesIn(config.tls.dir);
+  const files = { ca: config.tls.ca ?? defaults.ca, cert: config.tls.cert ?? defaults.cert, key: config.tls.key ?? defaults.key };
+  try {
+    configureProcessTls(loadTlsMaterial(files), logger);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`lockfabric ${role}: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  logger.info(`mutual TLS on gRPC with ${files.cert}`);
+}
+
+/** `lockfabric_grpc_refused_total{reason}`: calls the peer guard refused (bad, missing or wrong-role certificate). */
+function refusalMetric(metrics: MetricsRegistry): () => void {
+  const refused = metrics.counter({ name: 'lockfabric_grpc_refused_total', help: 'gRPC calls refused by the peer guard, by reason', labelNames: ['reason'] });
+  const seen = new Map<string, number>();
+  return () => {
+    for (const [reason, count] of Object.entries(processPeerGuard().refusedByReason())) {
+      refused.inc({ reason }, count - (seen.get(reason) ?? 0));
+      seen.set(reason, count);
+    }
+  };
 }
 
 export function prefixed(logger: Logger, prefix: string): Logger {

@@ -6,6 +6,7 @@ import { NatsStartError, logSize, waitForNatsReady } from './nats-ready.js';
 import { isAlive, isRunning, sleep, spawnLogged, waitForHealth } from './process-control.js';
 import { driverEntry, serviceEntry } from './paths.js';
 import type { ServiceApp } from './paths.js';
+import { prepareLocalTls, useClusterTls } from './cluster-tls.js';
 
 export { isAlive, tail } from './process-control.js';
 
@@ -37,6 +38,8 @@ export interface LocalClusterOptions {
    * `lockfabric chaos partition` can cut a process off for real. Default false; `cluster up` sets it.
    */
   readonly withCutProxy?: boolean;
+  /** Plaintext gRPC and no certificates; the default is mutual TLS with a CA made for this cluster. */
+  readonly insecure?: boolean;
 }
 
 /** `switch.policy` and `switch.lockCount` of the switch-dataplane (fisslock only). */
@@ -71,11 +74,16 @@ export interface ProcessRecord {
 export interface ClusterState {
   readonly cluster: string;
   readonly natsUrl: string;
+  /** gRPC transport security; absent in states written before TLS existed (= insecure). */
+  readonly tls?: 'mtls' | 'insecure';
   readonly startedAt: string;
   readonly processes: readonly ProcessRecord[];
 }
 
 const STATE_FILE = 'cluster.json';
+
+/** The identity role of each kind of process a local cluster runs. */
+const SERVICE_ROLE = { memory: 'memory-node', compute: 'compute-node', switch: 'switch', coordinator: 'coordinator' } as const;
 
 /** Node ids: memory nodes 0…M-1, compute nodes M…M+C-1, then the switch host and the coordinator. */
 export async function startLocalCluster(options: LocalClusterOptions): Promise<ClusterState> {
@@ -90,7 +98,11 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   const memoryNodes = options.memoryNodes ?? 1;
   const computeNodes = options.computeNodes ?? 2;
   const processes: ProcessRecord[] = [];
-  const save = () => writeClusterState(dir, { cluster, natsUrl, startedAt: new Date().toISOString(), processes });
+  const tls = prepareLocalTls(dir, cluster, options.insecure ?? false);
+  const tlsMode = tls ? 'mtls' : 'insecure';
+  // This process (the CLI) talks to the cluster as its operator.
+  useClusterTls(dir, tlsMode);
+  const save = () => writeClusterState(dir, { cluster, natsUrl, tls: tlsMode, startedAt: new Date().toISOString(), processes });
   let natsUrl = options.natsUrl ?? '';
   try {
     if (!natsUrl) {
@@ -146,10 +158,11 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     }
     const common = (role: string, node: number, health: number) => [`--cluster=${cluster}`, `--nats.url=${natsUrl}`, `--node.id=${node}`, `--health.port=${health}`];
     const env = { ...options.env };
-    const launch = async (app: ServiceApp, role: ProcessRecord['role'], node: number, extra: (ports: { grpc: number; memoryGrpc: number }) => string[]) => {
+    const launch = async (app: ServiceApp, role: keyof typeof SERVICE_ROLE, node: number, extra: (ports: { grpc: number; memoryGrpc: number }) => string[]) => {
       const name = `${role}-${node}`;
       const { health, grpc, memoryGrpc } = await portsOf(name);
-      const argv = [process.execPath, serviceEntry(app), ...common(role, node, health), ...extra({ grpc, memoryGrpc })];
+      const tlsFlags = tls ? tls.flagsFor(name, SERVICE_ROLE[role], String(node)) : ['--tls.mode=insecure'];
+      const argv = [process.execPath, serviceEntry(app), ...common(role, node, health), ...tlsFlags, ...extra({ grpc, memoryGrpc })];
       const log = join(dir, `${role}-${node}.log`);
       // Peers reach the data-plane ports through the relay when there is one.
       const relayedGrpc = role === 'memory' ? relayPorts?.[`${name}/grpc`] : undefined;
@@ -198,7 +211,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     if (options.withCoordinator ?? true) others.push(await launch('coordinator', 'coordinator', memoryNodes + computeNodes + 1, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`]));
     await Promise.all(others.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
     for (const r of [...memoryRecords, ...others]) say(`${r.name.padEnd(14)} pid ${r.pid}  grpc :${r.grpc}  health :${r.health}  log ${r.log}`);
-    const state: ClusterState = { cluster, natsUrl, startedAt: new Date().toISOString(), processes };
+    const state: ClusterState = { cluster, natsUrl, tls: tlsMode, startedAt: new Date().toISOString(), processes };
     writeClusterState(dir, state);
     return state;
   } catch (error) {
@@ -257,11 +270,15 @@ async function startCutProxy(
 export function readClusterState(dir: string): ClusterState | undefined {
   const path = join(dir, STATE_FILE);
   if (!existsSync(path)) return undefined;
+  let state: ClusterState;
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as ClusterState;
+    state = JSON.parse(readFileSync(path, 'utf8')) as ClusterState;
   } catch (error) {
     throw new Error(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // A CLI command talks to one cluster: reading its state also picks the certificate to present.
+  useClusterTls(dir, state.tls);
+  return state;
 }
 
 function writeClusterState(dir: string, state: ClusterState): void {

@@ -1,3 +1,4 @@
+import { processTlsOn } from '@lockfabric/live';
 import { writeHistoryJsonl } from '@lockfabric/check';
 import { availableProtocols } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
@@ -52,6 +53,7 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
                            bare gRPC and NATS round trips measured in the same run (default 300; 0: off)
   --report DIR             write report.json, report.html and SVG plots (latency CDF, throughput,
                            verbs per acquire; one plot for all protocols) into DIR
+  --insecure               live: a temporary cluster without TLS (loudly logged; default mutual TLS)
   --json                   print one JSON object (several protocols: {kind: "bench", results: […]})
 
   --workload, -w W         micro (default: the flags above) | tatp | tpcc | trace:FILE (FissLock
@@ -99,6 +101,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'floor-ops': { type: 'string' },
     'colocated-clients': { type: 'string' },
     'tick-ms': { type: 'string' },
+    insecure: { type: 'boolean' },
   });
   if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
   const { spec: microSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
@@ -201,14 +204,14 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
     const cluster =
       typeof remoteAt === 'string'
         ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
-        : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, ...switchProgramOf(protocol, protocolOptions) });
+        : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, insecure: values['insecure'] === true, ...switchProgramOf(protocol, protocolOptions) });
     try {
       const wallStart = performance.now();
       // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
       const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
       bar.done();
-      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions }), ...faultFields(result, skipped) };
+      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure' };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };

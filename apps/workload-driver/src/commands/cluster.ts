@@ -25,7 +25,10 @@ export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live 
   --cut-proxy           relay every service's NATS connection and data-plane gRPC ports through
                         a cut proxy, so \`lockfabric chaos partition\` cuts a node off for real
                         (costs throughput: leave it off for benchmarks; without it partition
-                        falls back to SIGSTOP)`;
+                        falls back to SIGSTOP)
+  --insecure            no TLS: plaintext gRPC, any local process may call anything (logged
+                        loudly). Default: a CA for this cluster in DIR/tls, a certificate per
+                        process, and the CLI acting as the cluster's operator`;
 
 export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const values = parseCommandArgs('cluster', argv, {
@@ -38,6 +41,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
     'switch-lock-count': { type: 'string' },
     'nats-url': { type: 'string' },
     'cut-proxy': { type: 'boolean' },
+    insecure: { type: 'boolean' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -60,9 +64,9 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
   switch (action) {
     case 'up': {
-      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
+      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, insecure: values['insecure'] === true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
-      else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}; state in ${dir}/cluster.json`);
+      else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}, gRPC ${state.tls === 'mtls' ? `mutual TLS (CA and certificates in ${dir}/tls)` : 'INSECURE'}; state in ${dir}/cluster.json`);
       return 0;
     }
     case 'down': {

@@ -1,4 +1,9 @@
-import { createSubjects, grpcRoundTripUs, grpcStreamThroughput, natsPubSubThroughput, natsRoundTripUs, startEchoServer } from '@lockfabric/live';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSubjects, grpcRoundTripUs, grpcStreamThroughput, loadTlsMaterial, natsPubSubThroughput, natsRoundTripUs, startEchoServer } from '@lockfabric/live';
+import type { TlsMaterial } from '@lockfabric/live';
+import { createClusterCa, issueCertificate } from '../cluster/certificates.js';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { findNatsServer } from '../cluster/nats-binary.js';
 import { startNatsForCommand } from '../cluster/nats-process.js';
@@ -9,11 +14,15 @@ export const TRANSPORT_HELP = `lockfabric transport — the raw limits of this m
 
   --messages N   messages per measurement (default 20000)
   --nats-url U   measure this NATS instead of starting nats-server
-  --json         print one JSON object: grpcRttUs, grpcStreamOpsPerSec, natsRttUs, natsPubSubMsgsPerSec`;
+  --json         print one JSON object: grpcRttUs, grpcStreamOpsPerSec, grpcTlsRttUs,
+                 grpcTlsStreamOpsPerSec (the same over mutual TLS), natsRttUs, natsPubSubMsgsPerSec`;
 
 export interface TransportFigures {
   readonly grpcRttUs: number;
   readonly grpcStreamOpsPerSec: number;
+  /** The same two over mutual TLS, with certificates from a throwaway CA. */
+  readonly grpcTlsRttUs: number;
+  readonly grpcTlsStreamOpsPerSec: number;
   readonly natsRttUs: number;
   readonly natsPubSubMsgsPerSec: number;
 }
@@ -21,18 +30,37 @@ export interface TransportFigures {
 /** Bare gRPC stream and NATS figures on this machine, the yardstick every protocol is divided by. */
 export async function measureTransport(messages: number, natsUrl?: string): Promise<TransportFigures> {
   const echo = await startEchoServer();
+  const certs = throwawayCertificates();
+  const tlsEcho = await startEchoServer({ tls: certs.server });
   let nats: { url: string; stop(): Promise<void> } | undefined;
   try {
     const grpcRttUs = await grpcRoundTripUs(echo.address, { messages: Math.max(1000, Math.floor(messages / 4)) });
     const grpcStreamOpsPerSec = await grpcStreamThroughput(echo.address, { messages });
+    const grpcTlsRttUs = await grpcRoundTripUs(tlsEcho.address, { messages: Math.max(1000, Math.floor(messages / 4)), tls: certs.client });
+    const grpcTlsStreamOpsPerSec = await grpcStreamThroughput(tlsEcho.address, { messages, tls: certs.client });
     const url = natsUrl ?? (nats = await startNatsForCommand()).url;
     const subjects = createSubjects('transport');
     const natsRttUs = await natsRoundTripUs({ servers: url, subjects, messages: Math.max(1000, Math.floor(messages / 4)) });
     const natsPubSubMsgsPerSec = await natsPubSubThroughput({ servers: url, subjects, messages });
-    return { grpcRttUs, grpcStreamOpsPerSec, natsRttUs, natsPubSubMsgsPerSec };
+    return { grpcRttUs, grpcStreamOpsPerSec, grpcTlsRttUs, grpcTlsStreamOpsPerSec, natsRttUs, natsPubSubMsgsPerSec };
   } finally {
     await echo.close();
+    await tlsEcho.close();
     await nats?.stop();
+  }
+}
+
+/** A CA, a server and a client certificate in a temp dir that is removed at once (they are kept in memory). */
+function throwawayCertificates(): { server: TlsMaterial; client: TlsMaterial } {
+  const dir = mkdtempSync(join(tmpdir(), 'lockfabric-transport-'));
+  try {
+    const ca = createClusterCa(dir, 'transport');
+    return {
+      server: loadTlsMaterial(issueCertificate(ca, 'echo', { role: 'memory-node', node: 'echo' })),
+      client: loadTlsMaterial(issueCertificate(ca, 'client', { role: 'compute-node', node: 'client' })),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -55,6 +83,8 @@ export async function transportCommand(argv: readonly string[]): Promise<number>
         [
           ['gRPC stream', 'round trip (µs)', figures.grpcRttUs],
           ['gRPC stream', 'pipelined msgs/s', Math.round(figures.grpcStreamOpsPerSec)],
+          ['gRPC stream, mutual TLS', 'round trip (µs)', figures.grpcTlsRttUs],
+          ['gRPC stream, mutual TLS', 'pipelined msgs/s', Math.round(figures.grpcTlsStreamOpsPerSec)],
           ['NATS', 'request/reply round trip (µs)', figures.natsRttUs],
           ['NATS', 'pub/sub msgs/s', Math.round(figures.natsPubSubMsgsPerSec)],
         ],

@@ -1,7 +1,7 @@
 import { clone, create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { Client, credentials, status as GrpcStatus } from '@grpc/grpc-js';
+import { Client, status as GrpcStatus } from '@grpc/grpc-js';
 import type { HistoryEvent } from '@lockfabric/check';
-import { GrpcCallError, UnaryClient, rawMethodOf } from '@lockfabric/live';
+import { GrpcCallError, UnaryClient, clientCredentials, rawMethodOf } from '@lockfabric/live';
 import { ComputeNodeService, PrepareRunRequestSchema, RunEventSchema, RunRequestSchema } from '@lockfabric/wire';
 import type { RunRequest, RunResult } from '@lockfabric/wire';
 import { historyEventFromWire } from '@lockfabric/workloads';
@@ -198,7 +198,7 @@ interface NodeRunStream {
  * failure; it never rejects.
  */
 function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: number) => void, nowNs: () => number): NodeRunStream {
-  const client = new Client(addressOf(compute, compute.grpc), credentials.createInsecure());
+  const client = new Client(addressOf(compute, compute.grpc), clientCredentials());
   const history: HistoryEvent[] = [];
   let result: RunResult | undefined;
   let opsReported = 0;

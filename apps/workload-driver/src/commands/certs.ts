@@ -1,0 +1,44 @@
+import { mkdirSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SERVICE_ROLES } from '@lockfabric/live';
+import { FlagReader, parseCommandArgs } from '../cli/args.js';
+import { createClusterCa, issueCertificate } from '../cluster/certificates.js';
+
+export const CERTS_HELP = `lockfabric certs create — a CA and one certificate per role, for compose or Kubernetes
+
+  Writes DIR/ca.crt, DIR/ca.key and, per role, DIR/<role>/{ca.crt,tls.crt,tls.key} (the names a
+  kubernetes.io/tls Secret and cert-manager use). Roles: ${SERVICE_ROLES.join(', ')}.
+  Each certificate names spiffe://lockfabric/<role>/<--node>. Keep ca.key out of the cluster.
+
+  --dir DIR       where to write (required)
+  --cluster NAME  CA name (default local)
+  --node NAME     the node part of every identity (default any)`;
+
+export async function certsCommand(argv: readonly string[]): Promise<number> {
+  const values = parseCommandArgs('certs', argv, {
+    dir: { type: 'string' },
+    cluster: { type: 'string' },
+    node: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  const action = (values['_'] as string[])[0];
+  if (values['help'] || action !== 'create') return (console.log(CERTS_HELP), values['help'] ? 0 : 2);
+  const reader = new FlagReader(values);
+  const dir = reader.string('dir', '');
+  if (!dir) reader.problems.push('--dir: required');
+  const cluster = reader.string('cluster', 'local');
+  const node = reader.string('node', 'any');
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(node)) reader.problems.push(`--node: expected 1-64 letters, digits, '.', '-' or '_', got ${JSON.stringify(node)}`);
+  reader.done();
+  const ca = createClusterCa(dir, cluster);
+  for (const role of SERVICE_ROLES) {
+    const files = issueCertificate(ca, role, { role, node });
+    const into = join(dir, role);
+    mkdirSync(into, { recursive: true, mode: 0o700 });
+    copyFileSync(files.ca, join(into, 'ca.crt'));
+    copyFileSync(files.cert, join(into, 'tls.crt'));
+    copyFileSync(files.key, join(into, 'tls.key'));
+  }
+  console.log(`wrote a CA and certificates for ${SERVICE_ROLES.join(', ')} to ${dir}`);
+  return 0;
+}

@@ -1,0 +1,57 @@
+import { Server } from '@grpc/grpc-js';
+import type { ChannelCredentials, ServerCredentials, ServerOptions } from '@grpc/grpc-js';
+import { RealClock } from '@lockfabric/sim';
+import { consoleLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import { channelCredentialsFor, serverCredentialsFor } from './credentials.js';
+import type { TlsMaterial } from './credentials.js';
+import { PeerGuard } from './peer-guard.js';
+
+/**
+ * A process has one identity, so its gRPC servers and clients share one TLS setting: a service
+ * sets it from its config at start (libs/service), the CLI from the cluster it talks to. The
+ * credentials are built here once; every channel and server reuses them (nothing per call).
+ * Unset, the process is insecure: library tests and in-process substrates need no certificates.
+ */
+interface ProcessTls {
+  readonly material: TlsMaterial | undefined;
+  readonly channel: ChannelCredentials;
+  readonly server: ServerCredentials;
+  readonly guard: PeerGuard;
+}
+
+let current: ProcessTls = build(undefined, consoleLogger);
+
+function build(material: TlsMaterial | undefined, logger: Logger): ProcessTls {
+  return {
+    material,
+    channel: channelCredentialsFor(material),
+    server: serverCredentialsFor(material),
+    guard: new PeerGuard({ tlsOn: material !== undefined, logger, clock: new RealClock() }),
+  };
+}
+
+/** Sets this process's certificates (undefined = insecure) and the logger refusals and audit lines go to. */
+export function configureProcessTls(material: TlsMaterial | undefined, logger: Logger = consoleLogger): void {
+  current = build(material, logger);
+}
+
+export function processTlsOn(): boolean {
+  return current.material !== undefined;
+}
+
+/** Credentials for a client channel to a LockFabric server. */
+export function clientCredentials(): ChannelCredentials {
+  return current.channel;
+}
+
+/** The guard of this process's servers: refusal counts and audit lines. */
+export function processPeerGuard(): PeerGuard {
+  return current.guard;
+}
+
+/** A gRPC server whose every call passes the peer guard, and the credentials to bind it with. */
+export function guardedServer(options: ServerOptions = {}): { server: Server; credentials: ServerCredentials } {
+  const tls = current;
+  return { server: new Server({ ...options, interceptors: [...(options.interceptors ?? []), tls.guard.interceptor] }), credentials: tls.server };
+}
