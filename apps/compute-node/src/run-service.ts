@@ -24,6 +24,7 @@ import {
 import type { RunEvent, RunRequest, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
 import { RunStats, VerbAccounting, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
 import type { RunSpec } from '@lockfabric/workloads';
+import { SmallBankStore } from '@lockfabric/smallbank';
 import type { LiveFabric } from './live-fabric.js';
 import { RunSlot, RunSlotError } from './run-slot.js';
 import { RunSwitchPort } from './run-switch-port.js';
@@ -276,11 +277,15 @@ export class ComputeRunService {
       send(create(RunEventSchema, { event: { case: 'progress', value: create(RunProgressSchema, { opsDone: BigInt(stats.acquires), elapsedMs: BigInt(Date.now() - startMs) }) } }));
     }, PROGRESS_INTERVAL_MS);
     let result;
+    // SmallBank: this node's transactions read and write balances in the run's Redis.
+    const smallbank = spec.workload.transactions?.workload.kind === 'smallbank' ? spec.workload.transactions.workload : undefined;
+    const store = smallbank ? await SmallBankStore.open(smallbank.redisUrl ?? '') : undefined;
     try {
-      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting });
+      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting, ...(store ? { txnData: store } : {}) });
     } finally {
       clearInterval(progress);
       clearInterval(flusher);
+      await store?.close();
     }
     this.runs++;
     if (request.recordHistory) history.flush(Infinity);

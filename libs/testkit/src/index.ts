@@ -9,3 +9,4 @@ export {
   type NatsServerOptions,
 } from './nats-server.js';
 export { dyingPorts, type VerbName } from './dying-ports.js';
+export { startRedisServer, type RedisServerHandle } from './redis-server.js';

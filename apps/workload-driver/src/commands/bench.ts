@@ -16,6 +16,8 @@ import type { LiveRunResult } from '../run/live.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
 import { TXN_FLAGS, readTxnWorkload, txnReport } from '../run/txn-bench.js';
+import { REDLOCK, checkBalances, populateAccounts, runRedLock, smallBankProblems, smallBankRedis, withRedis } from '../run/smallbank-bench.js';
+import type { SmallBankWorkloadSpec } from '@lockfabric/workloads';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 import type { Output } from './context.js';
 
@@ -80,6 +82,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const historyFile = values['history'];
   const reportDir = values['report'];
   if (protocols.length > 1) reader.problems.push(...optionsNotShared(protocols, protocolOptions));
+  reader.problems.push(...smallBankProblems(protocols, substrate, spec));
+  if (protocols.includes(REDLOCK) && Object.keys(protocolOptions).length > 0) reader.problems.push('--opt: redlock takes no protocol options');
   if (protocols.length > 1 && typeof historyFile === 'string') reader.problems.push('--history: give one --protocol (a history file holds one run)');
   reader.done();
   const out = output(values['json'] === true);
@@ -100,7 +104,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   if (out.json) console.log(JSON.stringify({ ...(reports.length === 1 ? reports[0] : document), ...reportHtml }));
   else console.log(reports.map(describeReport).join('\n\n'));
-  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
+  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false || report.transactions?.smallbank?.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
   // A violation outranks a liveness failure, which outranks success.
   return exitCodes.includes(1) ? 1 : exitCodes.includes(3) ? 3 : 0;
 }
@@ -108,7 +112,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
 /** `--protocol a,b,…`: known ids, each once; an unknown one is a listed problem. */
 export function readProtocolList(value: string, problems: string[]): string[] {
   const ids = [...new Set(value.split(',').map((id) => id.trim()).filter((id) => id.length > 0))];
-  const known: readonly string[] = availableProtocols().map((p) => p.id);
+  // redlock is not a catalog protocol: it runs SmallBank over Redis (see smallbank-bench.ts).
+  const known: readonly string[] = [...availableProtocols().map((p) => p.id), REDLOCK];
   if (ids.length === 0) problems.push('--protocol: expected a protocol id or a comma-separated list');
   for (const id of ids) if (!known.includes(id)) problems.push(`--protocol: unknown protocol ${JSON.stringify(id)}; protocol ids are ${known.join(', ')}`);
   return ids;
@@ -143,23 +148,43 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
+  const smallbank = spec.transactions?.workload.kind === 'smallbank' ? (spec.transactions.workload as SmallBankWorkloadSpec) : undefined;
+  if (substrate === 'live' && protocol === REDLOCK && smallbank) {
+    const redis = await smallBankRedis(smallbank, undefined, (line) => out.note(line));
+    try {
+      const runSpec = withRedis(spec, redis.url);
+      await populateAccounts(redis.url, smallbank.accounts!);
+      const result = await runRedLock(runSpec, redis.url, (f) => bar.update(f));
+      bar.done();
+      report = benchReport({ protocol: REDLOCK, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest });
+      report = { ...report, transactions: { ...txnReport(result.history, runSpec.transactions!, result.summary.elapsedNs), smallbank: await checkBalances(redis.url, runSpec.transactions!, result.history) } };
+      return { report, history: result.history };
+    } finally {
+      await redis.stop();
+    }
+  }
   if (substrate === 'live') {
     const remoteAt = values['compute-nodes-at'];
     const cluster =
       typeof remoteAt === 'string'
         ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
         : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, ...switchProgramOf(protocol, protocolOptions) });
+    const redis = smallbank ? await smallBankRedis(smallbank, cluster.state.redisUrl, (line) => out.note(line)).catch(async (error: unknown) => (await cluster.release(), Promise.reject(error))) : undefined;
     try {
+      const runSpec = redis ? withRedis(spec, redis.url) : spec;
+      if (redis) await populateAccounts(redis.url, smallbank!.accounts!);
       const wallStart = performance.now();
       // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
-      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
+      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
       bar.done();
       report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions }), ...faultFields(result, skipped) };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
+      if (redis && report.transactions) report = { ...report, transactions: { ...report.transactions, smallbank: await checkBalances(redis.url, runSpec.transactions!, result.history) } };
     } finally {
+      await redis?.stop();
       await cluster.release();
     }
   } else {

@@ -60,7 +60,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
   switch (action) {
     case 'up': {
-      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
+      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, withRedis: true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
       else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}; state in ${dir}/cluster.json`);
       return 0;
