@@ -7,6 +7,7 @@ import { writeReport } from '@lockfabric/report';
 import type { BenchRunReport } from '@lockfabric/report';
 import { familyOf } from '../report/family.js';
 import type { SwitchSettings } from '../cluster/local-cluster.js';
+import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
@@ -41,7 +42,7 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
                            verbs per acquire; one plot for all protocols) into DIR
   --json                   print one JSON object (several protocols: {kind: "bench", results: […]})
 
-  --workload, -w W         micro (default: the flags above) | tatp | tpcc | trace:FILE (FissLock
+  --workload, -w W         micro (default: the flags above) | tatp | tpcc | smallbank | trace:FILE (FissLock
                            trace, lines txn_id,0,1,lock_id,mode; mode 1 shared, 2 exclusive).
                            Transactions: strict 2PL, locks in ascending id order, --operations counts
                            transactions; adds committed txn/s, per-type p50/p99, aborts by cause,
@@ -50,7 +51,14 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --txn-think-ns NS        execution time with all locks held (2800 tatp, 7000 tpcc, 0 trace)
   --max-attempts N         attempts of an aborted transaction before it is given up (64)
   --mutant-early-release   break 2PL on purpose (free the first lock before taking the next)
-  transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere`;
+  transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere
+
+  --workload smallbank     live only: accounts in Redis, 15 % balance checks, 85 % transfers;
+                           checks at the end that the balances sum and every committed transfer hold
+  --accounts N             smallbank accounts (1000000)      --redis URL     redis://HOST:PORT
+                           (default: the cluster's, else one started for the run)
+  --protocol redlock       smallbank with the redlock library over the same Redis (lease 5 s)
+  --mutant-skip-lock       test-only: a transfer locks one of its two accounts`;
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
   const values = parseCommandArgs('bench', argv, {
@@ -150,7 +158,10 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
   let history;
   const smallbank = spec.transactions?.workload.kind === 'smallbank' ? (spec.transactions.workload as SmallBankWorkloadSpec) : undefined;
   if (substrate === 'live' && protocol === REDLOCK && smallbank) {
-    const redis = await smallBankRedis(smallbank, undefined, (line) => out.note(line));
+    // RedLock needs no compute nodes, only Redis: a running cluster's, when there is one.
+    const running = readClusterState(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR));
+    const clusterRedis = running?.processes.some((p) => p.role === 'redis' && isAlive(p.pid)) ? running.redisUrl : undefined;
+    const redis = await smallBankRedis(smallbank, clusterRedis, (line) => out.note(line));
     try {
       const runSpec = withRedis(spec, redis.url);
       await populateAccounts(redis.url, smallbank.accounts!);

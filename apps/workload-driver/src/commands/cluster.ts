@@ -6,7 +6,8 @@ import { DEFAULT_CLUSTER_DIR, INTERACTIVE_CLUSTER_ENV, output } from './context.
 
 export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live cluster as separate processes
 
-  up       starts nats-server (unless --nats-url or NATS_URL), memory node(s), compute nodes,
+  up       starts nats-server (unless --nats-url or NATS_URL), redis-server (SmallBank's
+           balances), memory node(s), compute nodes,
            switch-dataplane and coordinator (and, with --cut-proxy, the cut proxy); writes pids,
            ports and log paths to DIR/cluster.json
   down     SIGTERM every process (SIGKILL after 10 s) and removes the state file
