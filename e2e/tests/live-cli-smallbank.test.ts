@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer } from '@lockfabric/testkit';
 import type { RedisServerHandle } from '@lockfabric/testkit';
+import { BALANCES_KEY, SmallBankStore } from '@lockfabric/smallbank';
+import { isAlive } from '@lockfabric/workload-driver';
 import { withLiveCluster } from './live-cluster.js';
 import { runCli } from './cli.js';
 
@@ -28,7 +30,8 @@ describe('lockfabric bench --substrate live --workload smallbank', () => {
   let redis: RedisServerHandle;
   beforeAll(async () => {
     // NetLock needs its switch program; RDMA protocols and RedLock never touch the switch.
-    [cluster, redis] = await Promise.all([withLiveCluster({ switchProgram: 'netlock', withCoordinator: false }), startRedisServer()]);
+    // The cluster starts its own redis-server too, as `cluster up` does; the mutant run uses that one.
+    [cluster, redis] = await Promise.all([withLiveCluster({ switchProgram: 'netlock', withCoordinator: false, withRedis: true }), startRedisServer()]);
   }, 120_000);
   afterAll(async () => {
     await Promise.all([cluster?.stop(), redis?.stop()]);
@@ -58,11 +61,18 @@ describe('lockfabric bench --substrate live --workload smallbank', () => {
   it('mutant: a transfer that locks only one of its accounts loses updates, and the check exits 1', async () => {
     // Few accounts and a 1 ms execution time between reading and writing balances: unlocked
     // read-modify-writes of the same account overlap.
-    const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--workload', 'smallbank', '--redis', redis.url, '--accounts', '8', '--protocol', 'caslock', '--clients', '8', '--operations', '300', '--txn-think-ns', '1000000', '--mutant-skip-lock', '--json']);
+    const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--workload', 'smallbank', '--accounts', '8', '--protocol', 'caslock', '--clients', '8', '--operations', '300', '--txn-think-ns', '1000000', '--mutant-skip-lock', '--json']);
     expect(code, stderr).toBe(1);
     const sb = (JSON.parse(stdout) as ReportJson).transactions.smallbank;
     expect(sb.ok).toBe(false);
     expect(sb.mismatchedAccounts).toBeGreaterThan(0);
+    // Without --redis the run used the cluster's redis-server: its table holds the 8 accounts.
+    const store = await SmallBankStore.open(cluster.state.redisUrl!);
+    try {
+      expect(await store.redis.hlen(BALANCES_KEY)).toBe(8);
+    } finally {
+      await store.close();
+    }
   }, 120_000);
 
   it('bad flags exit 2 listing every problem', async () => {
@@ -74,5 +84,12 @@ describe('lockfabric bench --substrate live --workload smallbank', () => {
     expect(micro.code).toBe(2);
     expect(micro.stderr).toContain('--protocol redlock runs only --workload smallbank');
     expect(micro.stderr).toContain('--accounts applies to --workload smallbank');
+  });
+
+  it('cluster down stops the cluster\'s redis-server with the other processes', async () => {
+    const record = cluster.state.processes.find((p) => p.role === 'redis')!;
+    expect(isAlive(record.pid)).toBe(true);
+    await cluster.stop();
+    expect(isAlive(record.pid)).toBe(false);
   });
 });
