@@ -44,7 +44,7 @@ export async function readTxnWorkload(values: Record<string, unknown>, reader: F
   }
   const smallbank = readSmallBankWorkload(values, reader, kind === 'smallbank');
   for (const flag of ['warehouses', 'subscribers', 'txn-think-ns', 'max-attempts', 'mutant-early-release']) {
-    if (kind === 'micro' && given(flag)) reader.problems.push(`--${flag} applies to transactional workloads (--workload tatp|tpcc|trace:FILE)`);
+    if (kind === 'micro' && given(flag)) reader.problems.push(`--${flag} applies to transactional workloads (--workload tatp|tpcc|smallbank|trace:FILE)`);
   }
   if (kind === 'micro') return spec;
   for (const flag of MICRO_ONLY) if (given(flag)) reader.problems.push(`--${flag} applies to --workload micro; ${kind} defines its own locks and modes`);
