@@ -21,6 +21,8 @@ const depConstraints = [
   // Run reports render what the checker and the runs produce: histories and verdicts.
   { sourceTag: 'type:report', onlyDependOnLibsWithTags: ['type:port', 'type:check'] },
   { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:port', 'type:config'] },
+  // Applications on top of the lock layer (SmallBank over Redis): workloads and ports only.
+  { sourceTag: 'type:application', onlyDependOnLibsWithTags: ['type:port', 'type:workload'] },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['*'] },

@@ -25,6 +25,7 @@ import type { RunEvent, RunRequest, WorkloadSpec as WireWorkloadSpec } from '@lo
 import { AppRunLog, DATA_REGION, RunStats, VerbAccounting, encodeAppLog, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
 import type { DataRegions } from '@lockfabric/workloads';
 import type { RunSpec } from '@lockfabric/workloads';
+import { SmallBankStore } from '@lockfabric/smallbank';
 import type { LiveFabric } from './live-fabric.js';
 import { RunSlot, RunSlotError } from './run-slot.js';
 import { RunSwitchPort } from './run-switch-port.js';
@@ -280,11 +281,15 @@ export class ComputeRunService {
     const appLog = spec.workload.application ? new AppRunLog() : undefined;
     const dataRegions = appLog ? this.dataRegions() : undefined;
     let result;
+    // SmallBank: this node's transactions read and write balances in the run's Redis.
+    const smallbank = spec.workload.transactions?.workload.kind === 'smallbank' ? spec.workload.transactions.workload : undefined;
+    const store = smallbank ? await SmallBankStore.open(smallbank.redisUrl ?? '') : undefined;
     try {
-      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting, ...(appLog && dataRegions ? { appLog, dataRegions } : {}) });
+      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting, ...(appLog && dataRegions ? { appLog, dataRegions } : {}), ...(store ? { txnData: store } : {}) });
     } finally {
       clearInterval(progress);
       clearInterval(flusher);
+      await store?.close();
     }
     this.runs++;
     if (request.recordHistory) history.flush(Infinity);

@@ -13,7 +13,7 @@ const comparisonRow = z
   .object({
     protocol: z.string().min(1),
     substrate: z.string(),
-    family: z.enum(['rdma', 'switch']).optional(),
+    family: z.enum(['rdma', 'switch', 'redis']).optional(),
     throughput: finite.nonnegative(),
     latencyUs: z.object({ p50: finite, p99: finite }).passthrough(),
     latencyCdfUs: z.array(z.object({ fraction: finite.min(0).max(1), us: finite.nonnegative() })).optional(),

@@ -227,7 +227,7 @@ export class InMemoryCluster {
     const set = handlers;
     return {
       machine,
-      send: link.send,
+      send: (packet) => link.send(packet),
       onPacket: (handler) => {
         const registration = (packet: LockPacket) => handler(packet);
         set.add(registration);

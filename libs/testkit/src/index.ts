@@ -24,3 +24,4 @@ export {
   type FuzzResult,
 } from './fuzz.js';
 export { protoBytes, protoMessage } from './proto-arbitrary.js';
+export { startRedisServer, type RedisServerHandle } from './redis-server.js';

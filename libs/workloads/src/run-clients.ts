@@ -9,6 +9,7 @@ import type { VerbAccounting, VerbPhase } from './verb-accounting.js';
 import { pausablePorts, pauseApplies, type PauseSpec } from './pause-injection.js';
 import { runTxnClients } from './txn/runner.js';
 import type { TxnLogEntry } from './txn/log.js';
+import type { TxnData } from './txn/runner.js';
 import { driftingPorts } from './clock-drift.js';
 import { runAppClients } from './apps/runner.js';
 import { skippingReleases } from './skip-release.js';
@@ -39,6 +40,8 @@ export interface RunClientsOptions {
   readonly accounting?: VerbAccounting;
   /** Transactional runs: receives each committed transaction (the transaction log, as it happens). */
   readonly onTxnCommit?: (entry: TxnLogEntry) => void;
+  /** Transactional runs: the data verbs each transaction runs with its locks held (SmallBank). */
+  readonly txnData?: TxnData;
   /** Fault: the clock each client's protocol code reads, per node (histories keep true time). */
   readonly clockDrift?: (node: number) => ClockDrift | undefined;
   /** Fault: probability that a client skips a release and carries on (ShiftLock Fig. 13); single-lock loop. */

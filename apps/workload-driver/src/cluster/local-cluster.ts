@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { findNatsServer } from './nats-binary.js';
+import { startClusterRedis } from './redis-process.js';
 import { NatsStartError, logSize, waitForNatsReady } from './nats-ready.js';
 import { isAlive, isRunning, sleep, spawnLogged, waitForHealth } from './process-control.js';
 import { driverEntry, serviceEntry } from './paths.js';
@@ -28,6 +29,8 @@ export interface LocalClusterOptions {
   readonly withCoordinator?: boolean;
   /** Use this NATS instead of starting nats-server. */
   readonly natsUrl?: string;
+  /** Start a redis-server for SmallBank's balances (`cluster up` does); see redis-process.ts. */
+  readonly withRedis?: boolean;
   /** Extra environment for every service (e.g. OTEL_EXPORTER_OTLP_ENDPOINT). */
   readonly env?: Readonly<Record<string, string>>;
   readonly readyTimeoutMs?: number;
@@ -58,7 +61,7 @@ export function switchSettingFlags(settings: SwitchSettings | undefined): string
 
 export interface ProcessRecord {
   readonly name: string;
-  readonly role: 'nats' | 'memory' | 'compute' | 'switch' | 'coordinator' | 'proxy';
+  readonly role: 'nats' | 'memory' | 'compute' | 'switch' | 'coordinator' | 'proxy' | 'redis';
   readonly node: number;
   readonly pid: number;
   readonly log: string;
@@ -76,6 +79,8 @@ export interface ClusterState {
   readonly natsUrl: string;
   /** gRPC transport security; absent in states written before TLS existed (= insecure). */
   readonly tls?: 'mtls' | 'insecure';
+  /** The cluster's redis-server (SmallBank), when it started one. */
+  readonly redisUrl?: string;
   readonly startedAt: string;
   readonly processes: readonly ProcessRecord[];
 }
@@ -102,7 +107,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   const tlsMode = tls ? 'mtls' : 'insecure';
   // This process (the CLI) talks to the cluster as its operator.
   useClusterTls(dir, tlsMode);
-  const save = () => writeClusterState(dir, { cluster, natsUrl, tls: tlsMode, startedAt: new Date().toISOString(), processes });
+  let redisUrl: string | undefined;
+  const save = () => writeClusterState(dir, { cluster, natsUrl, tls: tlsMode, ...(redisUrl ? { redisUrl } : {}), startedAt: new Date().toISOString(), processes });
   let natsUrl = options.natsUrl ?? '';
   try {
     if (!natsUrl) {
@@ -127,6 +133,13 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
         }
       }
       say(`nats-server on ${natsUrl}`);
+    }
+    if (options.withRedis) {
+      const redis = await startClusterRedis(dir);
+      processes.push({ name: 'redis', role: 'redis', node: -1, pid: redis.pid, log: redis.log, argv: redis.argv });
+      redisUrl = redis.url;
+      save();
+      say(`redis-server on ${redisUrl}`);
     }
     // Every service's ports are chosen up front, so the cut proxy can relay them before they start.
     const ports = new Map<string, ServicePorts>();
@@ -211,7 +224,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     if (options.withCoordinator ?? true) others.push(await launch('coordinator', 'coordinator', memoryNodes + computeNodes + 1, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`]));
     await Promise.all(others.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
     for (const r of [...memoryRecords, ...others]) say(`${r.name.padEnd(14)} pid ${r.pid}  grpc :${r.grpc}  health :${r.health}  log ${r.log}`);
-    const state: ClusterState = { cluster, natsUrl, tls: tlsMode, startedAt: new Date().toISOString(), processes };
+    const state: ClusterState = { cluster, natsUrl, tls: tlsMode, ...(redisUrl ? { redisUrl } : {}), startedAt: new Date().toISOString(), processes };
     writeClusterState(dir, state);
     return state;
   } catch (error) {

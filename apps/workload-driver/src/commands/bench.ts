@@ -9,6 +9,7 @@ import { MAX_TIMELINE_BUCKETS, timelineFromHistory, writeReport } from '@lockfab
 import type { BenchRunReport } from '@lockfabric/report';
 import { familyOf } from '../report/family.js';
 import type { SwitchSettings } from '../cluster/local-cluster.js';
+import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
@@ -24,6 +25,8 @@ import { TXN_FLAGS, readTxnWorkload, txnReport } from '../run/txn-bench.js';
 import { APP_FLAGS, isAppWorkload, readAppWorkload } from '../run/app-bench.js';
 import { DYNAMIC_FLAGS, readDynamicWorkload } from '../run/dynamic-bench.js';
 import { appReport } from '@lockfabric/workloads';
+import { REDLOCK, checkBalances, populateAccounts, runRedLock, smallBankProblems, smallBankRedis, withRedis } from '../run/smallbank-bench.js';
+import type { SmallBankWorkloadSpec } from '@lockfabric/workloads';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 import type { Output } from './context.js';
 
@@ -56,7 +59,7 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --insecure               live: a temporary cluster without TLS (loudly logged; default mutual TLS)
   --json                   print one JSON object (several protocols: {kind: "bench", results: […]})
 
-  --workload, -w W         micro (default: the flags above) | tatp | tpcc | trace:FILE (FissLock
+  --workload, -w W         micro (default: the flags above) | tatp | tpcc | smallbank | trace:FILE (FissLock
                            trace, lines txn_id,0,1,lock_id,mode; mode 1 shared, 2 exclusive).
                            Transactions: strict 2PL, locks in ascending id order, --operations counts
                            transactions; adds committed txn/s, per-type p50/p99, aborts by cause,
@@ -79,7 +82,16 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --hot-locks N (2500)  --hot-share R (0.5)  --move-every-ms MS (300)  --tick-ms MS (period/6)
   dynamic defaults: --locks 1000000, --duration-ms 4 periods
   objectstore and btree draw zipf:0.99 unless --distribution is given
-  transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere`;
+  transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere
+
+  --workload smallbank     live only: accounts in Redis, 15 % balance checks, 85 % transfers;
+                           checks at the end that the balances sum and every committed transfer hold
+  --accounts N             smallbank accounts (1000000)      --redis URL     redis://HOST:PORT
+                           (default: the cluster's, else one started for the run)
+  --protocol redlock       smallbank with the redlock library over the same Redis (lease 5 s)
+  --mutant-skip-lock       test-only: objectstore ops take no lock; a smallbank transfer locks one of
+                           its two accounts`;
+
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
   const values = parseCommandArgs('bench', argv, {
@@ -130,6 +142,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const historyFile = values['history'];
   const reportDir = values['report'];
   if (protocols.length > 1) reader.problems.push(...optionsNotShared(protocols, protocolOptions));
+  reader.problems.push(...smallBankProblems(protocols, substrate, spec));
+  if (protocols.includes(REDLOCK) && Object.keys(protocolOptions).length > 0) reader.problems.push('--opt: redlock takes no protocol options');
   if (protocols.length > 1 && typeof historyFile === 'string') reader.problems.push('--history: give one --protocol (a history file holds one run)');
   reader.done();
   const out = output(values['json'] === true);
@@ -151,7 +165,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   if (out.json) console.log(JSON.stringify({ ...(reports.length === 1 ? reports[0] : document), ...reportHtml }));
   else console.log(reports.map(describeReport).join('\n\n'));
-  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false || report.application?.check.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
+  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false || report.application?.check.ok === false || report.transactions?.smallbank?.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
   // A violation outranks a liveness failure, which outranks success.
   return exitCodes.includes(1) ? 1 : exitCodes.includes(3) ? 3 : 0;
 }
@@ -159,7 +173,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
 /** `--protocol a,b,…`: known ids, each once; an unknown one is a listed problem. */
 export function readProtocolList(value: string, problems: string[]): string[] {
   const ids = [...new Set(value.split(',').map((id) => id.trim()).filter((id) => id.length > 0))];
-  const known: readonly string[] = availableProtocols().map((p) => p.id);
+  // redlock is not a catalog protocol: it runs SmallBank over Redis (see smallbank-bench.ts).
+  const known: readonly string[] = [...availableProtocols().map((p) => p.id), REDLOCK];
   if (ids.length === 0) problems.push('--protocol: expected a protocol id or a comma-separated list');
   for (const id of ids) if (!known.includes(id)) problems.push(`--protocol: unknown protocol ${JSON.stringify(id)}; protocol ids are ${known.join(', ')}`);
   return ids;
@@ -199,22 +214,44 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
+  const smallbank = spec.transactions?.workload.kind === 'smallbank' ? (spec.transactions.workload as SmallBankWorkloadSpec) : undefined;
+  if (substrate === 'live' && protocol === REDLOCK && smallbank) {
+    // RedLock needs no compute nodes, only Redis: a running cluster's, when there is one.
+    const running = readClusterState(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR));
+    const clusterRedis = running?.processes.some((p) => p.role === 'redis' && isAlive(p.pid)) ? running.redisUrl : undefined;
+    const redis = await smallBankRedis(smallbank, clusterRedis, (line) => out.note(line));
+    try {
+      const runSpec = withRedis(spec, redis.url);
+      await populateAccounts(redis.url, smallbank.accounts!);
+      const result = await runRedLock(runSpec, redis.url, (f) => bar.update(f));
+      bar.done();
+      report = benchReport({ protocol: REDLOCK, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest });
+      report = { ...report, transactions: { ...txnReport(result.history, runSpec.transactions!, result.summary.elapsedNs), smallbank: await checkBalances(redis.url, runSpec.transactions!, result.history) } };
+      return { report, history: result.history };
+    } finally {
+      await redis.stop();
+    }
+  }
   if (substrate === 'live') {
     const remoteAt = values['compute-nodes-at'];
     const cluster =
       typeof remoteAt === 'string'
         ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
         : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, insecure: values['insecure'] === true, ...switchProgramOf(protocol, protocolOptions) });
+    const redis = smallbank ? await smallBankRedis(smallbank, cluster.state.redisUrl, (line) => out.note(line)).catch(async (error: unknown) => (await cluster.release(), Promise.reject(error))) : undefined;
     try {
+      const runSpec = redis ? withRedis(spec, redis.url) : spec;
+      if (redis) await populateAccounts(redis.url, smallbank!.accounts!);
       const wallStart = performance.now();
       // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
-      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
+      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
       bar.done();
       report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure' };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
+      if (redis && report.transactions) report = { ...report, transactions: { ...report.transactions, smallbank: await checkBalances(redis.url, runSpec.transactions!, result.history) } };
       // Live verb counts are the clients' lock verbs (by phase); the application counted its data verbs itself.
       if (spec.application && result.application) {
         const { log, check } = result.application;
@@ -225,6 +262,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       if (floorOps > 0 && result.nodeFailures.length === 0 && result.declaredDead.length === 0) report = { ...report, floor: await measureFloor(protocol, state, protocolOptions, floorOps, spec.seed, out) };
       else if (floorOps > 0) out.note(`${protocol}: no uncontended floor (a compute node failed during the run)`);
     } finally {
+      await redis?.stop();
       await cluster.release();
     }
   } else {
@@ -298,7 +336,8 @@ async function measureFloor(protocol: string, state: Parameters<typeof runLive>[
   const probe = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, seed), tolerateNodeFailures: true });
   const counts = benchReport({ protocol, substrate: 'live', summary: probe.summary, accounting: probe.accounting, verdict: probe.verdict, wallMs: 0 });
   const transport = await measureTransport(2_000, state.natsUrl || undefined);
-  return floorReport(familyOf(protocol), probe.summary, counts, transport);
+  // redlock never gets here (it runs outside the cluster, before this path)
+  return floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, transport);
 }
 
 /** Throughput and latency per fixed tick of the run (bench --tick-ms); too fine a tick for the run is a ConfigError. */

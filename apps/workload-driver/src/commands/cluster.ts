@@ -6,7 +6,8 @@ import { DEFAULT_CLUSTER_DIR, INTERACTIVE_CLUSTER_ENV, output } from './context.
 
 export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live cluster as separate processes
 
-  up       starts nats-server (unless --nats-url or NATS_URL), memory node(s), compute nodes,
+  up       starts nats-server (unless --nats-url or NATS_URL), redis-server (SmallBank's
+           balances), memory node(s), compute nodes,
            switch-dataplane and coordinator (and, with --cut-proxy, the cut proxy); writes pids,
            ports and log paths to DIR/cluster.json
   down     SIGTERM every process (SIGKILL after 10 s) and removes the state file
@@ -64,7 +65,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
   switch (action) {
     case 'up': {
-      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, insecure: values['insecure'] === true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
+      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, insecure: values['insecure'] === true, withRedis: true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
       else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}, gRPC ${state.tls === 'mtls' ? `mutual TLS (CA and certificates in ${dir}/tls)` : 'INSECURE'}; state in ${dir}/cluster.json`);
       return 0;

@@ -37,7 +37,7 @@ export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a sh
   --json            print one JSON object (the report: every protocol with its checker verdict)`;
 
 /** A demo row: the bench report of one protocol, with its family and the checker's word. */
-export type DemoRow = BenchReport & { readonly family: 'rdma' | 'switch'; readonly verdict: ReturnType<typeof verdictWord> };
+export type DemoRow = BenchReport & { readonly family: ReturnType<typeof familyOf>; readonly verdict: ReturnType<typeof verdictWord> };
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
   const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, report: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });

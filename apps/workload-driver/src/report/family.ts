@@ -1,6 +1,7 @@
 import { protocolById } from '@lockfabric/lock-catalog';
 
-/** A protocol's family as reports show it: `rdma` (emulated NIC verbs) or `switch` (the emulated switch). */
-export function familyOf(protocol: string): 'rdma' | 'switch' {
+/** A protocol's family as reports show it: `rdma` (emulated NIC verbs), `switch` (the emulated switch) or `redis` (RedLock). */
+export function familyOf(protocol: string): 'rdma' | 'switch' | 'redis' {
+  if (protocol === 'redlock') return 'redis';
   return protocolById(protocol).fabric === 'switch' ? 'switch' : 'rdma';
 }

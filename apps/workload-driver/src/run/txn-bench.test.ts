@@ -21,8 +21,8 @@ describe('bench --workload', () => {
     expect(out).toBe(spec);
     expect(problems).toEqual([]);
     expect((await read({ warehouses: '3', 'txn-think-ns': '5' })).problems).toEqual([
-      '--warehouses applies to transactional workloads (--workload tatp|tpcc|trace:FILE)',
-      '--txn-think-ns applies to transactional workloads (--workload tatp|tpcc|trace:FILE)',
+      '--warehouses applies to transactional workloads (--workload tatp|tpcc|smallbank|trace:FILE)',
+      '--txn-think-ns applies to transactional workloads (--workload tatp|tpcc|smallbank|trace:FILE)',
     ]);
   });
 
@@ -44,7 +44,7 @@ describe('bench --workload', () => {
     const dir = mkdtempSync(join(tmpdir(), 'txn-bench-'));
     writeFileSync(join(dir, 'bad.trace'), '1,0,1,2,3\n');
     expect((await read({ workload: `trace:${join(dir, 'bad.trace')}` })).problems).toEqual([`--workload trace:${join(dir, 'bad.trace')}: trace line 1: mode must be 1 (shared) or 2 (exclusive), got 3`]);
-    expect((await read({ workload: 'tpc-c' })).problems).toEqual(['--workload: expected micro, tatp, tpcc, trace:FILE, objectstore, btree or dynamic, got "tpc-c"']);
+    expect((await read({ workload: 'tpc-c' })).problems).toEqual(['--workload: expected micro, tatp, tpcc, trace:FILE, smallbank, objectstore, btree or dynamic, got "tpc-c"']);
     const reader = new FlagReader({});
     reader.problems.push(...problems);
     expect(() => reader.done()).toThrow(ConfigError);

@@ -6,6 +6,8 @@ import { TATP_DEFAULT_SUBSCRIBERS, TPCC_DEFAULT_WAREHOUSES, parseFissTrace, trac
 import type { PrecedenceEdge } from '@lockfabric/check';
 import type { TxnRunSpec, TxnWorkloadSpec, WorkloadSpec } from '@lockfabric/workloads';
 import type { FlagReader, Options } from '../cli/args.js';
+import { SMALLBANK_FLAGS, readSmallBankWorkload } from './smallbank-bench.js';
+import type { SmallBankCheck } from '@lockfabric/smallbank';
 
 /** Flags of transactional bench workloads. */
 export const TXN_FLAGS: Options = {
@@ -15,10 +17,11 @@ export const TXN_FLAGS: Options = {
   'txn-think-ns': { type: 'string' },
   'max-attempts': { type: 'string' },
   'mutant-early-release': { type: 'boolean' },
+  ...SMALLBANK_FLAGS,
 };
 
 /** ShiftLock §4.4 (after FissLock's Table 1): execution time per transaction. */
-export const TXN_EXECUTE_NS: Readonly<Record<string, number>> = { tatp: 2_800, tpcc: 7_000, trace: 0 };
+export const TXN_EXECUTE_NS: Readonly<Record<string, number>> = { tatp: 2_800, tpcc: 7_000, trace: 0, smallbank: 0 };
 /** FissLock §7.4 aborts transactions that run longer than 10 ms; per acquire on sim. */
 export const SIM_TXN_TIMEOUT_MS = 10;
 /** Real-time substrates: a verb costs 100 µs to ms, so an acquire gets far longer. */
@@ -35,19 +38,21 @@ export async function readTxnWorkload(values: Record<string, unknown>, reader: F
   const name = reader.string('workload', 'micro');
   const kind = name.startsWith('trace:') ? 'trace' : name;
   const given = (flag: string) => values[flag] !== undefined;
-  if (!['micro', 'tatp', 'tpcc', 'trace'].includes(kind)) {
-    reader.problems.push(`--workload: expected micro, tatp, tpcc, trace:FILE, objectstore, btree or dynamic, got ${JSON.stringify(name)}`);
+  if (!['micro', 'tatp', 'tpcc', 'trace', 'smallbank'].includes(kind)) {
+    reader.problems.push(`--workload: expected micro, tatp, tpcc, trace:FILE, smallbank, objectstore, btree or dynamic, got ${JSON.stringify(name)}`);
     return spec;
   }
+  const smallbank = readSmallBankWorkload(values, reader, kind === 'smallbank');
   for (const flag of ['warehouses', 'subscribers', 'txn-think-ns', 'max-attempts', 'mutant-early-release']) {
-    if (kind === 'micro' && given(flag)) reader.problems.push(`--${flag} applies to transactional workloads (--workload tatp|tpcc|trace:FILE)`);
+    if (kind === 'micro' && given(flag)) reader.problems.push(`--${flag} applies to transactional workloads (--workload tatp|tpcc|smallbank|trace:FILE)`);
   }
   if (kind === 'micro') return spec;
   for (const flag of MICRO_ONLY) if (given(flag)) reader.problems.push(`--${flag} applies to --workload micro; ${kind} defines its own locks and modes`);
   if (kind !== 'tpcc' && given('warehouses')) reader.problems.push('--warehouses applies to --workload tpcc');
   if (kind !== 'tatp' && given('subscribers')) reader.problems.push('--subscribers applies to --workload tatp');
   let workload: TxnWorkloadSpec | undefined;
-  if (kind === 'tatp') workload = { kind, subscribers: reader.number('subscribers', TATP_DEFAULT_SUBSCRIBERS, { integer: true, min: 1 }) };
+  if (smallbank) workload = smallbank;
+  else if (kind === 'tatp') workload = { kind, subscribers: reader.number('subscribers', TATP_DEFAULT_SUBSCRIBERS, { integer: true, min: 1 }) };
   else if (kind === 'tpcc') workload = { kind, warehouses: reader.number('warehouses', TPCC_DEFAULT_WAREHOUSES, { integer: true, min: 1 }) };
   else {
     const file = name.slice('trace:'.length);
@@ -86,6 +91,8 @@ export interface BenchTxnReport {
   readonly cycle?: readonly PrecedenceEdge[];
   /** Histories that did not follow their client's transaction stream (should be none). */
   readonly logMismatches: readonly string[];
+  /** SmallBank: the balances' end-of-run invariant (conservation, every committed transfer visible). */
+  readonly smallbank?: SmallBankCheck;
 }
 
 export function txnReport(history: HistoryRecorder | readonly HistoryEvent[], txn: TxnRunSpec, elapsedNs: number): BenchTxnReport {
@@ -120,5 +127,10 @@ export function describeTxnReport(t: BenchTxnReport): string {
   if (t.serializable) lines.push('  serializability     ok (precedence graph acyclic)');
   else lines.push(`  serializability     VIOLATED: cycle ${(t.cycle ?? []).map((e) => `${e.from} -[lock ${e.lock}]-> ${e.to}`).join(', ')}`);
   for (const m of t.logMismatches) lines.push(`  log mismatch        ${m}`);
+  const sb = t.smallbank;
+  if (sb) {
+    lines.push(`  balances            ${sb.ok ? 'ok' : 'VIOLATED'}: ${sb.accounts.toLocaleString('en-US')} accounts, ${sb.committedTransfers} committed transfers, sum ${sb.total} (expected ${sb.expectedTotal}${sb.conserved ? ', conserved' : ', NOT conserved'}), ${sb.mismatchedAccounts} accounts differ from the committed log`);
+    for (const e of sb.examples) lines.push(`    ${e}`);
+  }
   return lines.join('\n');
 }

@@ -37,6 +37,8 @@ export function protocolById(id: string): ProtocolDefinition {
     throw new ConfigError([`unknown protocol ${JSON.stringify(id)}; protocol ids are ${PROTOCOL_IDS.join(', ')}`]);
   }
   const protocol = PROTOCOLS.get(id);
+  // RedLock is a Redis lock, not a fabric protocol: only the SmallBank bench runs it (libs/smallbank).
+  if (!protocol && id === 'redlock') throw new ConfigError(['protocol redlock runs only in `lockfabric bench --workload smallbank --substrate live` (it locks in Redis, not on the fabric)']);
   if (!protocol) {
     throw new ConfigError([
       `protocol ${id} is not available in this build; available: ${availableProtocols()

@@ -26,7 +26,7 @@ export interface ComparisonRow {
   readonly protocol: string;
   readonly substrate: string;
   /** `rdma` (the emulated NIC) or `switch` (the emulated switch); demo rows carry it. */
-  readonly family?: 'rdma' | 'switch';
+  readonly family?: 'rdma' | 'switch' | 'redis';
   /** Successful acquires per second (what the papers call goodput: failed attempts do not count). */
   readonly throughput: number;
   readonly latencyUs: { readonly p50: number; readonly p99: number };

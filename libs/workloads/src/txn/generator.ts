@@ -1,5 +1,6 @@
 import { ConfigError } from '@lockfabric/ports';
 import { StreamRandom, streamSeed } from './rng.js';
+import { SMALLBANK_DEFAULT_ACCOUNTS, SMALLBANK_TYPES, smallBankStream } from './smallbank.js';
 import { TATP_DEFAULT_SUBSCRIBERS, TATP_MIX, TatpPopulation, nextTatpTxn } from './tatp.js';
 import { TPCC_DEFAULT_WAREHOUSES, TPCC_MIX, TpccLayout, nextTpccTxn, tpccHome } from './tpcc.js';
 import type { TxnRunSpec, TxnTemplate, TxnWorkloadSpec } from './types.js';
@@ -28,6 +29,10 @@ const cache = new Map<string, TxnWorkload>();
 export function txnWorkloadOf(spec: Pick<TxnRunSpec, 'workload' | 'seed'>): TxnWorkload {
   const w = spec.workload;
   if (w.kind === 'trace') return traceWorkload(w, spec.seed);
+  if (w.kind === 'smallbank') {
+    const accounts = w.accounts ?? SMALLBANK_DEFAULT_ACCOUNTS;
+    return { name: 'smallbank', lockCount: accounts, types: [...SMALLBANK_TYPES], stream: (clientKey) => smallBankStream(accounts, spec.seed, clientKey, w.mutantSkipLock === true) };
+  }
   const key = `${w.kind}:${w.kind === 'tatp' ? (w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS) : (w.warehouses ?? TPCC_DEFAULT_WAREHOUSES)}:${spec.seed}`;
   let built = cache.get(key);
   if (!built) {

@@ -7,3 +7,4 @@ export * from './generator.js';
 export * from './log.js';
 export * from './runner.js';
 export * from './wire.js';
+export * from './smallbank.js';

@@ -12,7 +12,7 @@ import { txnWorkloadOf } from './generator.js';
 import type { TxnWorkload } from './generator.js';
 import type { TxnHold, TxnLogEntry } from './log.js';
 import { TXN_BACKOFF, TXN_MAX_ATTEMPTS, validateTxnRunSpec } from './types.js';
-import type { TxnBackoffPolicy, TxnRunSpec } from './types.js';
+import type { TxnBackoffPolicy, TxnRunSpec, TxnTemplate } from './types.js';
 
 /** Failure codes that mean a memory node is unavailable: back off as the single-lock loop does. */
 const FABRIC_UNAVAILABLE = new Set(['FABRIC_ACCESS', 'TABLE_LOST']);
@@ -31,6 +31,17 @@ export interface TxnLoopOptions<G extends Grant = Grant> {
   readonly signal?: AbortSignal;
   /** Receives every committed transaction as it commits (the direct transaction log). */
   readonly onCommit?: (entry: TxnLogEntry) => void;
+  /** The transaction's data verbs, run with all its locks held (SmallBank's Redis reads and writes). */
+  readonly data?: TxnData;
+}
+
+/**
+ * What a transaction does with its data while it holds every lock. `execute` is the execution
+ * time (think); the store decides where it falls (SmallBank: between its reads and its writes).
+ * A store failure is not an abort (writes may have happened): it ends the run with its error.
+ */
+export interface TxnData {
+  run(template: TxnTemplate, execute: () => Promise<void>): Promise<void>;
 }
 
 export interface TxnLoopResult extends ClientLoopResult {
@@ -139,7 +150,11 @@ export async function runTxnLoop<G extends Grant>(options: TxnLoopOptions<G>): P
       }
       if (failure === undefined) {
         fabric.reset();
-        if (txn.executeNs > 0) await clock.sleep(txn.executeNs);
+        const execute = async () => {
+          if (txn.executeNs > 0) await clock.sleep(txn.executeNs);
+        };
+        if (options.data) await options.data.run(template, execute);
+        else await execute();
         // Commit point: the transaction's effects are decided; now its locks go, last taken first.
         for (let i = held.length - 1; i >= 0; i--) await release(held[i]!.grant, holds, held[i]!.acquiredNs);
         committed++;
@@ -221,6 +236,7 @@ export async function runTxnClients(options: RunClientsOptions): Promise<RunClie
       txnBudget: opsBudgetFor(spec, index),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onTxnCommit ? { onCommit: options.onTxnCommit } : {}),
+      ...(options.txnData ? { data: options.txnData } : {}),
     });
   });
   const settled = await Promise.all(loops);

@@ -44,7 +44,20 @@ export function txn(type: string, wanted: readonly TxnLockRequest[]): TxnTemplat
 export type TxnWorkloadSpec =
   | { readonly kind: 'tatp'; readonly subscribers?: number }
   | { readonly kind: 'tpcc'; readonly warehouses?: number }
-  | { readonly kind: 'trace'; readonly name?: string; readonly transactions: readonly TxnTemplate[] };
+  | { readonly kind: 'trace'; readonly name?: string; readonly transactions: readonly TxnTemplate[] }
+  | SmallBankWorkloadSpec;
+
+/**
+ * SmallBank (ShiftLock Fig. 11): accounts whose balances live in Redis at `redisUrl`; the lock
+ * layer locks accounts, a `TxnData` reads and writes their balances (see smallbank.ts).
+ */
+export interface SmallBankWorkloadSpec {
+  readonly kind: 'smallbank';
+  readonly accounts?: number;
+  readonly redisUrl?: string;
+  /** Test-only mutant: a transfer locks one of its two accounts (breaks conservation). */
+  readonly mutantSkipLock?: boolean;
+}
 
 /** Randomized exponential backoff between attempts of an aborted transaction. */
 export interface TxnBackoffPolicy {
@@ -100,7 +113,10 @@ export function validateTxnRunSpec(spec: TxnRunSpec, lockCount?: number): string
       const beyond = w.transactions.find((t: TxnTemplate) => t.locks.some((l) => l.lock >= lockCount));
       if (beyond) problems.push(`trace transaction of type ${beyond.type} takes a lock ≥ locks (${lockCount})`);
     }
-  } else problems.push(`transactions.workload.kind must be tatp, tpcc or trace (got ${JSON.stringify((w as { kind?: unknown }).kind)})`);
+  } else if (w.kind === 'smallbank') {
+    if (w.accounts !== undefined && (!Number.isSafeInteger(w.accounts) || w.accounts < 2 || w.accounts > 0xffff_ffff)) problems.push(`smallbank accounts must be a whole number in 2..${0xffff_ffff} (got ${String(w.accounts)})`);
+    if (w.redisUrl !== undefined && typeof w.redisUrl !== 'string') problems.push('smallbank redisUrl must be a string');
+  } else problems.push(`transactions.workload.kind must be tatp, tpcc, trace or smallbank (got ${JSON.stringify((w as { kind?: unknown }).kind)})`);
   if (typeof spec.executeNs !== 'number' || !Number.isFinite(spec.executeNs) || spec.executeNs < 0) problems.push(`transactions.executeNs must be a number ≥ 0 (got ${String(spec.executeNs)})`);
   if (!Number.isSafeInteger(spec.seed)) problems.push(`transactions.seed must be a whole number (got ${String(spec.seed)})`);
   if (spec.maxAttempts !== undefined && (!Number.isSafeInteger(spec.maxAttempts) || spec.maxAttempts < 1)) problems.push(`transactions.maxAttempts must be a whole number ≥ 1 (got ${String(spec.maxAttempts)})`);

@@ -2,10 +2,10 @@ import { LockTimeoutError } from '@lockfabric/ports';
 import type { NodeServiceContext, ProtocolOptions } from '@lockfabric/locks-common';
 import type { HistoryEvent } from '@lockfabric/check';
 import { forwardProgram } from '@lockfabric/switch';
-import { createSwitchNet, failoverGraceScenario, runInMemory } from '@lockfabric/harness';
+import { createSwitchNet, failoverGraceScenario, runInMemory } from '../../src/index.js';
 import { describe, expect, it } from 'vitest';
-import { SRVLOCK_HOMES, currentHome, nextLiveNode, srvlock } from '../src/index.js';
-import type { LockServer } from '../src/index.js';
+import { SRVLOCK_HOMES, currentHome, nextLiveNode, srvlock } from '@lockfabric/lock-srvlock';
+import type { LockServer } from '@lockfabric/lock-srvlock';
 
 const NODES = [1, 2, 3];
 const MS = 1_000_000;

@@ -1,13 +1,13 @@
 import type { NodeServiceContext, ProtocolOptions } from '@lockfabric/locks-common';
 import { forwardProgram } from '@lockfabric/switch';
-import { createSwitchNet, failoverGraceScenario, failureRecoveryReport, runInMemory } from '@lockfabric/harness';
+import { createSwitchNet, failoverGraceScenario, failureRecoveryReport, runInMemory } from '../../src/index.js';
 import { describe, expect, it } from 'vitest';
 
 const NODES = [1, 2, 3];
 import type { HistoryEvent } from '@lockfabric/check';
 import { currentHome } from '@lockfabric/lock-srvlock';
 import type { LockServer } from '@lockfabric/lock-srvlock';
-import { PARLOCK_HOMES, parLockHome, parlock } from '../src/index.js';
+import { PARLOCK_HOMES, parLockHome, parlock } from '@lockfabric/lock-parlock';
 
 const failoverHomeOf = (lock: number, dead: ReadonlySet<number>) => currentHome(PARLOCK_HOMES, lock, NODES, dead);
 

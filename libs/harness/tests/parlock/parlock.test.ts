@@ -1,8 +1,8 @@
 import { forwardProgram } from '@lockfabric/switch';
 import type { ServerLockClient } from '@lockfabric/lock-srvlock';
 import { describe, expect, it } from 'vitest';
-import { parLockHome, parlock } from '../src/index.js';
-import { createSwitchNet, runWorkload } from '@lockfabric/harness';
+import { parLockHome, parlock } from '@lockfabric/lock-parlock';
+import { createSwitchNet, runWorkload } from '../../src/index.js';
 
 const NODES = [1, 2, 3];
 

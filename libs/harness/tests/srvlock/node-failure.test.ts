@@ -1,10 +1,10 @@
 import { LockTimeoutError } from '@lockfabric/ports';
 import type { NodeServiceContext } from '@lockfabric/locks-common';
 import { forwardProgram } from '@lockfabric/switch';
-import { failureRecoveryReport, createSwitchNet, runInMemory } from '@lockfabric/harness';
+import { failureRecoveryReport, createSwitchNet, runInMemory } from '../../src/index.js';
 import { describe, expect, it } from 'vitest';
-import { srvlock } from '../src/index.js';
-import type { LockServer } from '../src/index.js';
+import { srvlock } from '@lockfabric/lock-srvlock';
+import type { LockServer } from '@lockfabric/lock-srvlock';
 
 const NODES = [1, 2, 3];
 const MS = 1_000_000;

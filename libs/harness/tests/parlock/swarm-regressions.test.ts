@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runSwarmSeed } from '@lockfabric/harness';
+import { runSwarmSeed } from '../../src/index.js';
 import { srvlock } from '@lockfabric/lock-srvlock';
-import { parlock } from '../src/index.js';
+import { parlock } from '@lockfabric/lock-parlock';
 
 // Swarm seeds that reached the phantom holder of a failover before the fix: a client's release,
 // acknowledged by the home that then died, reached its own node's service only after that node had

@@ -2,9 +2,9 @@ import { LockTimeoutError } from '@lockfabric/ports';
 import type { Span, SpanContextRef, Trace } from '@lockfabric/ports';
 import { forwardProgram } from '@lockfabric/switch';
 import { describe, expect, it } from 'vitest';
-import { LockTable, ServerLockClient, srvlock } from '../src/index.js';
-import type { ServerGrant } from '../src/index.js';
-import { createSwitchNet, runWorkload } from '@lockfabric/harness';
+import { LockTable, ServerLockClient, srvlock } from '@lockfabric/lock-srvlock';
+import type { ServerGrant } from '@lockfabric/lock-srvlock';
+import { createSwitchNet, runWorkload } from '../../src/index.js';
 
 const NODES = [1, 2, 3];
 

@@ -1,0 +1,10 @@
+import { runInMemory, failureRecoveryReport } from '@lockfabric/harness';
+import { srvlock } from '@lockfabric/lock-srvlock';
+const deaf = { ...srvlock, services: { compute: (ctx, o) => srvlock.services.compute({ ports: ctx.ports, memoryNodes: ctx.memoryNodes, computeNodes: ctx.computeNodes }, o) } };
+const spec = { clients: 9, locks: 3, readRatio: 0.3, distribution: 'uniform', durationMs: 40, thinkNs: 20_000, criticalSectionNs: 200_000, seed: 3, timeoutMs: 5 };
+const result = await runInMemory({ substrate: 'sim', protocol: deaf, spec, computeNodes: 3, nodeFailure: { computeNode: 2, atMs: 12, detectionMs: 2 } });
+const f = result.nodeFailure;
+const report = failureRecoveryReport(result.history.events(), f.node, f.failedAtNs);
+console.log(f, report.heldByDead, report.neverFreed, [...report.firstSurvivorGrantAfterNs]);
+console.log(result.control?.deaths?.length, result.verdict.ok);
+for (const e of result.history.events()) if ((e.lock === 1) && e.timeNs > 11e6 && e.timeNs < 18e6) console.log(JSON.stringify(e));
