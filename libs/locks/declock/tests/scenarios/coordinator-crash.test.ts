@@ -8,7 +8,8 @@ const nodeFailure = { computeNode: 2, atMs: 10, detectionMs: 2 };
 
 describe('declock: coordinator: recovery: the coordinator crashes around a compute-node death', () => {
   it('crashed between the death and its detection: the restarted coordinator never heard the dead node, its first view leaves it out, nodes recover from that; safe and live', async () => {
-    for (const seed of [1, 2, 3]) {
+    // seeds whose dead node holds a lock when it dies (the control plane's traffic shifts the schedule)
+    for (const seed of [1, 2, 4]) {
       const result = await runInMemory({ substrate: 'sim', protocol: declock, spec: spec(seed), computeNodes: 3, nodeFailure, coordinatorCrash: { atMs: 10.5, downMs: 3 } });
       const where = `seed ${seed}`;
       expect(result.verdict.ok, where).toBe(true);
