@@ -3,7 +3,7 @@ import { runCli } from './cli.js';
 
 // `lockfabric check --swarm` as a user runs it: every protocol over a few hundred seeds of its own
 // fault mix, a planted mutant per family caught (exit 1), replay and worker-count independence.
-const SEEDS_PER_PROTOCOL = 300;
+const SEEDS_PER_PROTOCOL = 200;
 
 
 interface SwarmJson {
