@@ -1,6 +1,7 @@
 // `lockfabric reproduce`: the papers' experiments on `sim`, our series beside the paper's numbers,
 // and a claims table saying which headline claims come out the same way.
 import { writeFile } from 'node:fs/promises';
+import { writeReport } from '@lockfabric/report';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { ProgressBar } from '../report/progress.js';
 import { claimsTable } from '../reproduce/claims-table.js';
@@ -19,6 +20,7 @@ export const REPRODUCE_HELP = `lockfabric reproduce <fisslock|shiftlock|dslr|dec
   --workers N      run points on N worker threads; the result is the same for any N (default 1)
   --json           print the ReproduceResult JSON instead of the table
   --out FILE       also write the ReproduceResult JSON to FILE (lockfabric report FILE renders it)
+  --report DIR     also write report.json, report.html and one SVG per experiment into DIR
   --list           list the experiments and exit`;
 
 export async function reproduceCommand(argv: readonly string[]): Promise<number> {
@@ -29,6 +31,7 @@ export async function reproduceCommand(argv: readonly string[]): Promise<number>
     workers: { type: 'string' },
     json: { type: 'boolean' },
     out: { type: 'string' },
+    report: { type: 'string' },
     list: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -67,6 +70,8 @@ export async function reproduceCommand(argv: readonly string[]): Promise<number>
     await writeFile(file, JSON.stringify(result, null, 2) + '\n');
     out.note(`written to ${file}`);
   }
+  const reportDir = values['report'];
+  if (typeof reportDir === 'string') out.note(`report: ${(await writeReport(result, reportDir)).html}`);
   if (out.json) console.log(JSON.stringify(result));
   else console.log(`${claimsTable(result)}\n\nwall time ${formatDuration(result.wallMs)}`);
   return 0;
