@@ -21,9 +21,10 @@ describe('RecoveryBook (injected time)', () => {
     const dslr = r.actions.find((a) => a.protocol === 'dslr');
     expect(dslr).toMatchObject({ mechanism: 'lease', dueAtNs: 1_400 * MS });
     expect(dslr?.doneAtNs).toBeUndefined();
-    // Every protocol recovers a dead compute node somehow, except the memory-node CPU managers on
-    // live (the memory node does not pass FailureNotices to protocol services yet: their README).
-    expect(r.actions.filter((a) => a.mechanism === 'none').map((a) => a.protocol)).toStrictEqual(['rpc', 'traditional', 'traditional-ro']);
+    // Every protocol recovers a dead compute node somehow, except the one-sided baselines without
+    // leases or repair (rma-rw, ncosed, sherman: their papers have none) and the memory-node CPU
+    // managers on live (the memory node does not pass FailureNotices to protocol services yet).
+    expect(r.actions.filter((a) => a.mechanism === 'none').map((a) => a.protocol)).toStrictEqual(['rma-rw', 'ncosed', 'sherman', 'rpc', 'traditional', 'traditional-ro']);
     expect(r.actions.find((a) => a.protocol === 'netlock')).toMatchObject({ mechanism: 'driven' });
     expect(r.actions.find((a) => a.protocol === 'netlock')?.doneAtNs).toBeUndefined();
 
