@@ -1,3 +1,4 @@
+import { protocolById } from '@lockfabric/lock-catalog';
 import { summarizeVerdict } from '@lockfabric/check';
 import { ConfigError } from '@lockfabric/ports';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
@@ -56,8 +57,15 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   const firstSeed = reader.number('first-seed', 1, { integer: true, min: 0 });
   const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
   const jitterNs = reader.number('jitter-ns', 200, { min: 0 });
-  reader.done();
   const protocol = reader.string('protocol', 'caslock');
+  // the catalog's error lists the ids (redlock, for one, runs only in the SmallBank bench)
+  try {
+    protocolById(protocol);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    reader.problems.push(...error.issues);
+  }
+  reader.done();
   const out = output(values['json'] === true);
   const bar = new ProgressBar(`check ${protocol}`, { enabled: !out.json });
   const failures: SeedFailure[] = [];
