@@ -6,7 +6,8 @@ import { runCli } from './cli.js';
 
 // The report commands as a user runs them: `demo --json` over both families (embedded, so it
 // takes seconds), `bench --report` comparing two protocols, and `report` re-rendering saved JSON.
-const RDMA = ['caslock', 'dslr', 'dslr-backoff', 'mcs', 'drtm', 'shiftlock', 'declock', 'declock-cql', 'alock'];
+// The papers' RDMA designs and their one-sided and server-CPU baselines, in the catalog's order.
+const RDMA = ['caslock', 'dslr', 'dslr-backoff', 'mcs', 'drtm', 'shiftlock', 'declock', 'declock-cql', 'alock', 'rma-rw', 'ncosed', 'sherman', 'rpc', 'traditional', 'traditional-ro'];
 const SWITCH = ['fisslock', 'netlock', 'srvlock', 'parlock'];
 
 interface Row {

@@ -40,7 +40,8 @@ describe('lockfabric nemesis --kube-context', () => {
         '--duration-ms', '12000', '--interval-ms', '1500', '--fault-duration-ms', '1000', '--quiet-ms', '2500', '--heal-budget-ms', '3000',
         '--seed', '5', '--report', report, '--json',
       ],
-      { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+      // addressed nodes, no cluster directory: the operator certificate comes from the environment (mutual TLS)
+      { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}`, LOCKFABRIC_TLS_CA: join(cluster.dir, 'tls', 'ca.crt'), LOCKFABRIC_TLS_CERT: join(cluster.dir, 'tls', 'operator.crt'), LOCKFABRIC_TLS_KEY: join(cluster.dir, 'tls', 'operator.key') },
     );
     expect(code, stderr).toBe(0);
     const json = JSON.parse(stdout) as { faults: { kind: string; target: string; error?: string }[]; verdict: { safety: string; liveness: string }; run: { acquires: number }; files: string[] };

@@ -28,7 +28,7 @@ describe('lockfabric demo --substrate live --json', () => {
     const demo = JSON.parse(stdout) as { substrate: string; results: Row[]; reportHtml: string; transport?: unknown };
     expect(demo.substrate).toBe('live');
     expect(demo.transport).toBeDefined();
-    expect(demo.results.filter((r) => r.family === 'rdma')).toHaveLength(9);
+    expect(demo.results.filter((r) => r.family === 'rdma')).toHaveLength(15);
     expect(demo.results.filter((r) => r.family === 'switch').map((r) => r.protocol)).toEqual(['fisslock', 'netlock', 'srvlock', 'parlock']);
     for (const r of demo.results) {
       expect(r.substrate, r.protocol).toBe('live');

@@ -25,7 +25,7 @@ describe('bench --workload objectstore|btree', () => {
       '--fanout: expected an integer ≥ 4 and ≤ 1024, got "2"',
       '--workload btree: btree lookup ratio + insert ratio must be at most 1 (got 0.7 + 0.6)',
     ]);
-    expect(read({ keys: '10', 'mutant-skip-lock': true }).problems).toEqual(['--mutant-skip-lock applies to --workload objectstore', '--keys applies to --workload btree']);
+    expect(read({ keys: '10', 'mutant-skip-lock': true }).problems).toEqual(['--mutant-skip-lock applies to --workload objectstore or smallbank', '--keys applies to --workload btree']);
   });
 
   it('exits 1 when the skip-lock mutant tears the store, 0 without it; verbs per op include the data verb', async () => {

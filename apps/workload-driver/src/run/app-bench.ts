@@ -39,7 +39,12 @@ export function readAppWorkload(values: Record<string, unknown>, reader: FlagRea
   const given = (flag: string) => values[flag] !== undefined;
   const kind = String(values['workload'] ?? 'micro');
   if (!isAppWorkload(values)) {
-    for (const flag of [...OBJECTSTORE_FLAGS, ...BTREE_FLAGS]) if (given(flag)) reader.problems.push(`--${flag} applies to --workload ${OBJECTSTORE_FLAGS.includes(flag) ? 'objectstore' : 'btree'}`);
+    for (const flag of [...OBJECTSTORE_FLAGS, ...BTREE_FLAGS]) {
+      // --mutant-skip-lock is SmallBank's too (smallbank-bench.ts)
+      if (flag === 'mutant-skip-lock' && kind === 'smallbank') continue;
+      const where = flag === 'mutant-skip-lock' ? 'objectstore or smallbank' : OBJECTSTORE_FLAGS.includes(flag) ? 'objectstore' : 'btree';
+      if (given(flag)) reader.problems.push(`--${flag} applies to --workload ${where}`);
+    }
     return spec;
   }
   for (const flag of NOT_FOR_APPS) if (given(flag)) reader.problems.push(`--${flag} does not apply to --workload ${kind}; it defines its own locks and modes`);

@@ -21,7 +21,8 @@ export const REDLOCK = 'redlock';
 /** `--accounts`, `--redis`, `--mutant-skip-lock`; problems go to the reader (exit 2). */
 export function readSmallBankWorkload(values: Record<string, unknown>, reader: FlagReader, isSmallBank: boolean): SmallBankWorkloadSpec | undefined {
   if (!isSmallBank) {
-    for (const flag of Object.keys(SMALLBANK_FLAGS)) if (values[flag] !== undefined) reader.problems.push(`--${flag} applies to --workload smallbank`);
+    // --mutant-skip-lock is the object store's too (app-bench.ts), which reports it there
+    for (const flag of Object.keys(SMALLBANK_FLAGS)) if (values[flag] !== undefined && flag !== 'mutant-skip-lock') reader.problems.push(`--${flag} applies to --workload smallbank`);
     return undefined;
   }
   const accounts = reader.number('accounts', SMALLBANK_DEFAULT_ACCOUNTS, { integer: true, min: 2, max: 0xffff_ffff });
