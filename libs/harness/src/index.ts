@@ -16,3 +16,4 @@ export * from './heal-probe.js';
 export * from './swarm/index.js';
 export * from './txn-check.js';
 export * from './mailbox-traffic.js';
+export * from './crash-sweep.js';
