@@ -61,7 +61,7 @@ export async function reproduceCommand(argv: readonly string[]): Promise<number>
   const out = output(values['json'] === true);
   const plan = { papers, scale, workers };
   const { jobs } = expand(plan);
-  out.note(`reproduce ${target}${figures.length ? ` (${figures.join(', ')})` : ''}: ${jobs.length} sim runs at ${scale} scale on ${workers} worker(s), expected about ${formatDuration(estimateMs(jobs) / Math.min(workers, jobs.length || 1))}`);
+  out.note(`reproduce ${target}${figures.length ? ` (${figures.join(', ')})` : ''}: ${jobs.length} runs at ${scale} scale on ${workers} worker(s), expected about ${formatDuration(estimateMs(jobs) / Math.min(workers, jobs.length || 1))}`);
   const bar = new ProgressBar(`reproduce ${target}`, { enabled: !out.json });
   const result = await runReproduce(plan, (done, total) => bar.update(done / total, `${done}/${total} runs`));
   bar.done();

@@ -34,7 +34,14 @@ export interface PointJob {
   readonly dedicatedServer?: boolean;
   readonly lockManagerCpu?: LockManagerCpuPlan;
   readonly switchLinks?: 'fifo' | 'jittered';
+  /**
+   * Not a workload run: time one FissLock recovery (S1–S3) over `heldLocks` held locks on
+   * `machines` machines in this thread, and report `phase` as `recoveryMs` (FissLock Fig. 17 middle).
+   */
+  readonly recovery?: { readonly heldLocks: number; readonly machines: number; readonly phase: RecoveryPhase };
 }
+
+export type RecoveryPhase = 'S1' | 'S2' | 'S3';
 
 /** What one run measured; an experiment's y is one of these. */
 export interface Measure {
@@ -47,6 +54,8 @@ export interface Measure {
   readonly grantP90Us: number;
   readonly verbsPerOp: number;
   readonly committedKtps: number;
+  /** One recovery step's real time (recovery jobs only; NaN otherwise). */
+  readonly recoveryMs: number;
   readonly acquires: number;
   readonly failures: number;
   readonly checkerOk: boolean;

@@ -54,7 +54,7 @@ export function expand(plan: ReproducePlan, known: ReadonlySet<string> = new Set
 
 /** A rough wall-time estimate on one core, from the operations of the runs (about 0.1 ms of wall time per simulated acquire, 0.4 ms per transaction). */
 export function estimateMs(jobs: readonly PointJob[]): number {
-  return jobs.reduce((sum, j) => sum + 60 + (j.spec.operations ?? 10_000) * (j.spec.transactions ? 0.4 : 0.1) * (j.lockManagerCpu ? 2 : 1), 0);
+  return jobs.reduce((sum, j) => sum + 60 + (j.recovery ? j.recovery.heldLocks * 0.01 : 0) + (j.spec.operations ?? 10_000) * (j.spec.transactions ? 0.4 : 0.1) * (j.lockManagerCpu ? 2 : 1), 0);
 }
 
 export async function runReproduce(plan: ReproducePlan, onProgress: (done: number, total: number) => void = () => {}): Promise<ReproduceResult> {
