@@ -13,7 +13,7 @@
 // FissLock run clients on all 8 and give each node `lmCoresNode` lock-manager cores.
 import { grantTimes, quantileOf } from '@lockfabric/check';
 import { runInMemory } from '@lockfabric/harness';
-import { protocolById } from '@lockfabric/lock-catalog';
+import { protocolById } from '../../src/index.js';
 import { FLAG_INVALID, existingAgentPool } from '@lockfabric/lock-fisslock';
 import type { AgentPool } from '@lockfabric/lock-fisslock';
 import type { ClientPorts, LockPacket, NodeId, SwitchPort } from '@lockfabric/ports';
