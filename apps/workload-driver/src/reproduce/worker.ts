@@ -1,11 +1,5 @@
 // Worker-thread entry of `reproduce --workers N`: measures one point per message.
-import { parentPort } from 'node:worker_threads';
-import type { PointJob } from './experiment.js';
+import { serveJobs } from '../workers/pool.js';
 import { measurePoint } from './measure.js';
 
-parentPort?.on('message', (job: PointJob) => {
-  measurePoint(job).then(
-    (measure) => parentPort?.postMessage({ ok: true, measure }),
-    (error: unknown) => parentPort?.postMessage({ ok: false, error: error instanceof Error ? error.message : String(error) }),
-  );
-});
+serveJobs(measurePoint);

@@ -1,8 +1,5 @@
-// Worker-thread entry of `check --swarm --workers N`: runs one job per message, answers with its result.
-import { parentPort } from 'node:worker_threads';
+// Worker-thread entry of `check --swarm --workers N`: runs one seed per message.
+import { serveJobs } from '../workers/pool.js';
 import { runSwarmJob } from './jobs.js';
-import type { SwarmJob } from './jobs.js';
 
-parentPort?.on('message', (job: SwarmJob) => {
-  void runSwarmJob(job).then((result) => parentPort?.postMessage(result));
-});
+serveJobs(runSwarmJob);
