@@ -1,5 +1,6 @@
 import type { Verdict } from '@lockfabric/check';
-import type { RunSummary, VerbAccounting } from '@lockfabric/workloads';
+import type { PhaseBreakdown, RunSummary, VerbAccounting } from '@lockfabric/workloads';
+import { describePhases } from './phase-table.js';
 import type { NodeFailureReport } from '../run/live.js';
 import { SWITCH_GRANT_DECISIONS } from '../run/switch-decisions.js';
 import { describeTxnReport } from '../run/txn-bench.js';
@@ -57,6 +58,8 @@ export interface BenchReport {
   readonly timeline?: readonly BenchTick[];
   /** Application workloads (objectstore, btree): ops/s, p50/p99 per operation, verbs per op, the check. */
   readonly application?: AppReport;
+  /** Mean µs per operation in each phase the protocol marks (ShiftLock Tables 3–4), by operation kind; sim/embedded. */
+  readonly phasesUs?: PhaseBreakdown;
 }
 
 /** One tick of a bench timeline: acquires completed in it, per second of the tick, and their latency. */
@@ -117,6 +120,8 @@ export function benchReport(input: {
   switchDecisions?: Readonly<Record<string, number>> | undefined;
 }): BenchReport {
   const { summary, accounting, verdict } = input;
+  const phasesUs = accounting.phases.meansUs();
+  const marked = Object.values(phasesUs).some((kind) => Object.keys(kind.us).some((phase) => phase !== 'unmarked'));
   const totalVerbs = Object.values(accounting.counts.acquire).reduce((a, b) => a + b, 0) + Object.values(accounting.counts.release).reduce((a, b) => a + b, 0);
   return {
     protocol: input.protocol,
@@ -136,6 +141,7 @@ export function benchReport(input: {
     elapsedMs: summary.elapsedNs / 1e6,
     wallMs: input.wallMs,
     ...(input.digest ? { digest: input.digest } : {}),
+    ...(marked ? { phasesUs } : {}),
     ...(input.nicVerbsByNode
       ? { nicIops: Object.fromEntries(Object.entries(input.nicVerbsByNode).filter(([, n]) => n > 0).map(([node, n]) => [node, summary.elapsedNs > 0 ? n / (summary.elapsedNs / 1e9) : 0])) }
       : {}),
@@ -184,6 +190,7 @@ export function describeReport(report: BenchReport): string {
     lines.push(`  timeline            ${report.timeline.length} ticks: ${Math.round(Math.min(...rates)).toLocaleString('en-US')}–${Math.round(Math.max(...rates)).toLocaleString('en-US')} ops/s (--json has each tick)`);
   }
   if (report.application) lines.push(describeAppReport(report.application));
+  if (report.phasesUs) lines.push(describePhases(report.phasesUs));
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
   return lines.join('\n');
 }

@@ -161,6 +161,7 @@ export class DslrClient implements LockClient<DslrGrant> {
     const hold = this.holdOf(grant);
     if (hold.released) return;
     hold.released = true;
+    this.ports.phases?.enter('initial-atomic');
     const outcome = await this.withReleaseSpan(grant, (onCas) => this.releaseHeld(grant, hold, onCas));
     if (outcome.outcome === 'expired') throw new LeaseExpiredError(grant.lock, grant.leaseNs / NS_PER_MS);
     if (outcome.outcome === 'fenced') {
@@ -242,9 +243,12 @@ export class DslrClient implements LockClient<DslrGrant> {
     op.span.setAttribute(DSLR_ATTR.slots, slots);
     const access = new LockWordAccess(this.ports.verbs, lockAddress(this.ports.locks, lock), lock, op);
     try {
+      // ShiftLock Table 4 splits DSLR's acquire into its first FAA and everything after it (RT).
+      this.ports.phases?.enter('initial-atomic');
       for (;;) {
         deadline.check();
         const drawn = await this.draw(access, lock, kind, slots);
+        this.ports.phases?.enter('retries');
         if (drawn === 'bounced') {
           op.retries++;
           if (this.options.paperLiteralAbortOnBounce) throw new LockAbortedError(lock, 'the lock word is frozen until its counters are reset');
