@@ -1,3 +1,5 @@
+import type { LockId } from './ids.js';
+
 /**
  * Phases of one lock operation, as ShiftLock's latency breakdown names them (ShiftLock §4.6,
  * Table 2). A protocol marks where each phase starts; whoever runs the protocol times them.
@@ -35,6 +37,10 @@ export const LOCK_PHASES: readonly LockPhase[] = [
  */
 export interface PhaseMarks {
   enter(phase: LockPhase): void;
+  /** This client starts resetting `lock` (DSLR's counter reset, DecLock's lock reset), whatever operation it is in. */
+  resetBegin(lock: LockId): void;
+  /** The reset of `lock` this client began is over: `done` by this client, `other` when another client finished it. */
+  resetEnd(lock: LockId, outcome: 'done' | 'other'): void;
 }
 
-export const noopPhaseMarks: PhaseMarks = { enter() {} };
+export const noopPhaseMarks: PhaseMarks = { enter() {}, resetBegin() {}, resetEnd() {} };

@@ -18,7 +18,18 @@ export interface PhaseTotals {
  * Times the phases protocols mark (see `PhaseMarks`) with the client's own clock, per kind of
  * operation, summed over every client of a process. The protocol only names phase boundaries.
  */
+/** Lock resets the clients carried out (DecLock Fig. 16): how many, and how long each took. */
+export interface ResetTotals {
+  count: number;
+  totalNs: number;
+  maxNs: number;
+  /** Resets a client began that another client finished. */
+  finishedElsewhere: number;
+}
+
 export class PhaseTiming {
+  readonly resets: ResetTotals = { count: 0, totalNs: 0, maxNs: 0, finishedElsewhere: 0 };
+
   /** `mutantLoseLastPhase` (test-only): the phase open when an operation ends is not counted. */
   constructor(private readonly options: { readonly mutantLoseLastPhase?: boolean } = {}) {}
 
@@ -38,7 +49,24 @@ export class PhaseTiming {
       if (open.phase !== 'unmarked' || now > open.sinceNs) open.ns[open.phase] = (open.ns[open.phase] ?? 0) + (now - open.sinceNs);
       open.sinceNs = now;
     };
+    const resetting = new Map<number, number>();
     const marks: PhaseMarks = {
+      resetBegin: (lock) => {
+        if (!resetting.has(lock)) resetting.set(lock, clock.nowNs());
+      },
+      resetEnd: (lock, outcome) => {
+        const since = resetting.get(lock);
+        if (since === undefined) return;
+        resetting.delete(lock);
+        if (outcome === 'other') {
+          this.resets.finishedElsewhere++;
+          return;
+        }
+        const ns = clock.nowNs() - since;
+        this.resets.count++;
+        this.resets.totalNs += ns;
+        this.resets.maxNs = Math.max(this.resets.maxNs, ns);
+      },
       enter: (phase) => {
         // A mark outside an operation (a release finishing after its caller gave up) is not timed.
         if (!open) return;

@@ -28,6 +28,8 @@ export interface ProtocolDefinition {
    * (DecLock's queue capacity): runs use it instead of this one. Absent: one size fits all.
    */
   sizedFor?(workload: WorkloadSize, options?: ProtocolOptions): ProtocolDefinition;
+  /** The protocol resets locks (DSLR's counters, DecLock's queues) and marks them: bench reports their count and latency. */
+  readonly lockResets?: boolean;
 }
 
 /** What a protocol may size its lock entries by. */

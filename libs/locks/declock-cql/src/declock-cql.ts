@@ -30,6 +30,7 @@ export function declockCqlProtocol(capacity = DECLOCK_CQL_DEFAULT_CAPACITY): Pro
     // Resets hear of dead compute nodes and collect RESET_ACKs through it (lock-declock node-service.ts).
     services: { compute: (context, options) => new DeclockNodeService(context, 'declock-cql', readCqlOptions('declock-cql', options, context.ports.locks.entryBytes).capacity) },
     createClient: createDeclockCqlClient,
+    lockResets: true,
     sizedFor: (workload, options) => declockCqlProtocol(capacityFor(options?.['capacity'], workload.clients, capacity)),
   };
 }

@@ -35,6 +35,7 @@ export function declockProtocol(capacity = DECLOCK_DEFAULT_CAPACITY): ProtocolDe
     // Resets hear of dead compute nodes and collect RESET_ACKs through it (node-service.ts).
     services: { compute: (context, options) => new DeclockNodeService(context, 'declock', readHierarchicalOptions('declock', options, context.ports.locks.entryBytes).capacity) },
     createClient: createDeclockClient,
+    lockResets: true,
     // One queue entry per contending compute node (DecLock §4): more than 8 nodes need a larger C (Fig. 15).
     sizedFor: (workload, options) => {
       return declockProtocol(capacityFor(options?.['capacity'], workload.computeNodes, capacity));

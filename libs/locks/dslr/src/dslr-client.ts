@@ -201,7 +201,8 @@ export class DslrClient implements LockClient<DslrGrant> {
     let outcome: ReleaseOutcome = { outcome: 'faa', casCount: 0 };
     if (this.options.paperLiteralResetterRelease || (this.options.paperLiteralFaaRelease && !expired)) await hold.access.faa(add);
     else outcome = await this.fencedRelease(grant, hold, add, onCas);
-    await this.reset.drainAndZero(hold.access, grant.resetFrom);
+    const drained = await this.reset.drainAndZero(hold.access, grant.resetFrom);
+    this.ports.phases?.resetEnd(grant.lock, drained === 'reset-elsewhere' ? 'other' : 'done');
     return expired && outcome.outcome !== 'fenced' ? { ...outcome, outcome: 'expired' } : outcome;
   }
 
@@ -321,6 +322,8 @@ export class DslrClient implements LockClient<DslrGrant> {
     this.pacing.attempt(isGranted(kind, t, t));
     const resetter = crossesLimit(kind, t, slots, layout.counterLimit, this.options.paperLiteralResetterTest);
     const resetFrom = resetter ? layout.encode(drainedState(kind, t, slots)) : undefined;
+    // This ticket froze the word: its holder must reset the counters (DSLR §5.3); the reset lasts until the word is zeroed.
+    if (resetter) this.ports.phases?.resetBegin(lock);
     return { lock, kind, slots, access, word, t, issueNs, doneNs, resetFrom };
   }
 
