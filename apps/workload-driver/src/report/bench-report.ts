@@ -17,6 +17,8 @@ export interface BenchReport {
   readonly substrate: 'sim' | 'embedded' | 'live';
   readonly throughput: number;
   readonly latencyUs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly p999: number; readonly max: number; readonly mean: number };
+  /** Release latency, invoke to completion (DecLock Fig. 15 right); absent on reports built before it existed. */
+  readonly releaseLatencyUs?: BenchReport['latencyUs'];
   readonly verbsPerAcquire: ReturnType<typeof verbsPerOp>;
   readonly verbsPerRelease: ReturnType<typeof verbsPerOp>;
   readonly acquires: number;
@@ -142,6 +144,7 @@ export function benchReport(input: {
     substrate: input.substrate,
     throughput: summary.throughput,
     latencyUs: summary.latencyUs,
+    ...(summary.releaseLatencyUs ? { releaseLatencyUs: summary.releaseLatencyUs } : {}),
     ...(summary.latencyCdfUs ? { latencyCdfUs: summary.latencyCdfUs } : {}),
     verbsPerAcquire: verbsPerOp(accounting.counts.acquire, summary.acquires),
     verbsPerRelease: verbsPerOp(accounting.counts.release, summary.releases),
