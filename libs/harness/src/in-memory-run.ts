@@ -80,6 +80,8 @@ export interface InMemoryRunOptions {
   readonly clockDrift?: Readonly<Record<number, ClockDrift>>;
   /** Transactional runs (`spec.transactions`): receives each committed transaction of the surviving clients. */
   readonly onTxnCommit?: (entry: TxnLogEntry) => void;
+  /** Where the clients' verbs and phases are counted (default: a fresh one); tests pass mutant timers. */
+  readonly accounting?: VerbAccounting;
 }
 
 export interface InMemoryRunResult {
@@ -186,7 +188,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   const victimPorts = addresses.filter((a) => a.node === victimNode).map((address) => severablePorts(cluster.clientPorts(address), () => victimDead));
   const recorder = new HistoryRecorder();
   const stats = new RunStats();
-  const accounting = new VerbAccounting();
+  const accounting = options.accounting ?? new VerbAccounting();
   // Application data (objects, tree nodes) sits on the memory nodes beside the locks.
   const app = spec.application;
   const dataRegions: DataRegions | undefined = app ? cluster.registerDataRegions(appDataImages(app, spec.locks, cluster.memoryNodeIds.length)) : undefined;

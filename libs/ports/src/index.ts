@@ -6,3 +6,4 @@ export * from './switch-port.js';
 export * from './clock.js';
 export * from './trace.js';
 export * from './lock-client.js';
+export * from './phases.js';

@@ -1,6 +1,7 @@
 import type { Clock, Random } from './clock.js';
 import type { ClientAddress, LockId, LockMode } from './ids.js';
 import type { Mailbox } from './mailbox.js';
+import type { PhaseMarks } from './phases.js';
 import type { SwitchPort } from './switch-port.js';
 import type { Trace } from './trace.js';
 import type { LockTableLayout, RemoteAddr, Verbs } from './verbs.js';
@@ -30,6 +31,8 @@ export interface ClientPorts {
   readonly descriptors: DescriptorDirectory;
   /** Which memory-node incarnations this client's verbs may reach; absent where nodes never restart (sim, embedded). */
   readonly tables?: TableBinding;
+  /** Where the protocol marks the phases of each operation (latency breakdown); absent when nobody times them. */
+  readonly phases?: PhaseMarks;
 }
 
 /**

@@ -81,7 +81,10 @@ export async function runClients(options: RunClientsOptions): Promise<RunClients
     let phase: VerbPhase | undefined;
     if (options.accounting) ports = { ...ports, verbs: options.accounting.wrapVerbs(ports.verbs, () => phase) };
     const drift = options.clockDrift?.(original.self.node);
+    const timing = options.accounting?.phases.forClient<Grant>(ports.clock);
+    if (timing) ports = { ...ports, phases: timing.marks };
     let client: LockClient<Grant> = protocol.createClient(drift ? driftingPorts(ports, drift) : ports, options.protocolOptions);
+    if (timing) client = timing.wrap(client);
     if (options.accounting) client = options.accounting.wrapClient(client, (next) => (phase = next));
     if (options.skipReleaseProbability && options.skipReleaseProbability > 0) client = skippingReleases(client, ports.random, options.skipReleaseProbability);
     let crashedSignal: Promise<'crashed'> | undefined;

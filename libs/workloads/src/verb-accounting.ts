@@ -1,10 +1,15 @@
 import type { Grant, LockClient, Verbs, VerbOpcode } from '@lockfabric/ports';
+import { PhaseTiming } from './phase-timing.js';
 
 export type VerbPhase = 'acquire' | 'release';
 
 /** Verbs issued per phase of a lock operation, by opcode: the papers' "verbs per acquire / release". */
 export class VerbAccounting {
   readonly counts: Record<VerbPhase, Record<string, number>> = { acquire: {}, release: {} };
+  constructor(
+    /** Time in each phase the protocols mark (ShiftLock Table 3), for the same clients. */
+    readonly phases = new PhaseTiming(),
+  ) {}
 
   /** A Verbs that counts into the phase `phase()` reports (verbs outside any phase are not counted). */
   wrapVerbs(inner: Verbs, phase: () => VerbPhase | undefined): Verbs {

@@ -84,6 +84,11 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
         failures.push({ seed, kind: 'liveness', detail: summarizeVerdict(result.verdict, 2), reproduce });
       }
     } catch (error) {
+      // A configuration the protocol refuses (its client factory's ConfigError) is the user's to fix: exit 2, no stack.
+      if (error instanceof ConfigError) {
+        bar.done();
+        throw error;
+      }
       failures.push({ seed, kind: 'crash', detail: error instanceof Error ? (error.stack ?? error.message) : String(error), reproduce });
     }
     const last = failures.at(-1);

@@ -1,5 +1,6 @@
 import type { Verdict } from '@lockfabric/check';
-import type { RunSummary, VerbAccounting } from '@lockfabric/workloads';
+import type { PhaseBreakdown, RunSummary, VerbAccounting } from '@lockfabric/workloads';
+import { describePhases } from './phase-table.js';
 import type { NodeFailureReport } from '../run/live.js';
 import { SWITCH_GRANT_DECISIONS } from '../run/switch-decisions.js';
 import { describeTxnReport } from '../run/txn-bench.js';
@@ -16,6 +17,8 @@ export interface BenchReport {
   readonly substrate: 'sim' | 'embedded' | 'live';
   readonly throughput: number;
   readonly latencyUs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly p999: number; readonly max: number; readonly mean: number };
+  /** Release latency, invoke to completion (DecLock Fig. 15 right); absent on reports built before it existed. */
+  readonly releaseLatencyUs?: BenchReport['latencyUs'];
   readonly verbsPerAcquire: ReturnType<typeof verbsPerOp>;
   readonly verbsPerRelease: ReturnType<typeof verbsPerOp>;
   readonly acquires: number;
@@ -57,6 +60,20 @@ export interface BenchReport {
   readonly timeline?: readonly BenchTick[];
   /** Application workloads (objectstore, btree): ops/s, p50/p99 per operation, verbs per op, the check. */
   readonly application?: AppReport;
+  /** Protocols that reset locks (DecLock Fig. 16): resets completed, their mean and max latency, and their share of the acquires. */
+  readonly resets?: BenchResets;
+  /** Mean µs per operation in each phase the protocol marks (ShiftLock Tables 3–4), by operation kind; sim/embedded. */
+  readonly phasesUs?: PhaseBreakdown;
+}
+
+export interface BenchResets {
+  readonly count: number;
+  readonly meanUs: number;
+  readonly maxUs: number;
+  /** count / acquires (DecLock: at most 0.0014 % of acquisitions). */
+  readonly shareOfAcquires: number;
+  /** Resets a client began that another client finished (counted once, by the finisher). */
+  readonly finishedElsewhere: number;
 }
 
 /** One tick of a bench timeline: acquires completed in it, per second of the tick, and their latency. */
@@ -115,14 +132,19 @@ export function benchReport(input: {
   nicVerbsByNode?: Readonly<Record<string, number>>;
   /** The switch program's packets by decision over the run, when the protocol went through a switch. */
   switchDecisions?: Readonly<Record<string, number>> | undefined;
+  /** The protocol resets locks (its definition's `lockResets`): add `resets`. */
+  lockResets?: boolean;
 }): BenchReport {
   const { summary, accounting, verdict } = input;
+  const phasesUs = accounting.phases.meansUs();
+  const marked = Object.values(phasesUs).some((kind) => Object.keys(kind.us).some((phase) => phase !== 'unmarked'));
   const totalVerbs = Object.values(accounting.counts.acquire).reduce((a, b) => a + b, 0) + Object.values(accounting.counts.release).reduce((a, b) => a + b, 0);
   return {
     protocol: input.protocol,
     substrate: input.substrate,
     throughput: summary.throughput,
     latencyUs: summary.latencyUs,
+    ...(summary.releaseLatencyUs ? { releaseLatencyUs: summary.releaseLatencyUs } : {}),
     ...(summary.latencyCdfUs ? { latencyCdfUs: summary.latencyCdfUs } : {}),
     verbsPerAcquire: verbsPerOp(accounting.counts.acquire, summary.acquires),
     verbsPerRelease: verbsPerOp(accounting.counts.release, summary.releases),
@@ -136,11 +158,24 @@ export function benchReport(input: {
     elapsedMs: summary.elapsedNs / 1e6,
     wallMs: input.wallMs,
     ...(input.digest ? { digest: input.digest } : {}),
+    ...(marked ? { phasesUs } : {}),
+    ...(input.lockResets ? { resets: resetFigures(accounting, summary.acquires) } : {}),
     ...(input.nicVerbsByNode
       ? { nicIops: Object.fromEntries(Object.entries(input.nicVerbsByNode).filter(([, n]) => n > 0).map(([node, n]) => [node, summary.elapsedNs > 0 ? n / (summary.elapsedNs / 1e9) : 0])) }
       : {}),
     ...(input.switchDecisions ? switchGrantFigures(input.switchDecisions, summary.acquires) : {}),
     ...(input.simEvents !== undefined ? { simEvents: input.simEvents, nicVerbsPerSec: input.wallMs > 0 ? (totalVerbs / input.wallMs) * 1000 : 0 } : {}),
+  };
+}
+
+function resetFigures(accounting: VerbAccounting, acquires: number): BenchResets {
+  const r = accounting.phases.resets;
+  return {
+    count: r.count,
+    meanUs: r.count > 0 ? r.totalNs / r.count / 1000 : 0,
+    maxUs: r.maxNs / 1000,
+    shareOfAcquires: acquires > 0 ? r.count / acquires : 0,
+    finishedElsewhere: r.finishedElsewhere,
   };
 }
 
@@ -184,6 +219,11 @@ export function describeReport(report: BenchReport): string {
     lines.push(`  timeline            ${report.timeline.length} ticks: ${Math.round(Math.min(...rates)).toLocaleString('en-US')}–${Math.round(Math.max(...rates)).toLocaleString('en-US')} ops/s (--json has each tick)`);
   }
   if (report.application) lines.push(describeAppReport(report.application));
+  if (report.phasesUs) lines.push(describePhases(report.phasesUs));
+  if (report.resets) {
+    const r = report.resets;
+    lines.push(`  lock resets         ${r.count}${r.count > 0 ? ` (${(r.shareOfAcquires * 100).toFixed(4)} % of acquires), mean ${r.meanUs.toFixed(2)} µs, max ${r.maxUs.toFixed(2)} µs` : ''}`);
+  }
   if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
   return lines.join('\n');
 }

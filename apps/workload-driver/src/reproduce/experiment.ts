@@ -52,6 +52,9 @@ export interface Measure {
   readonly meanUs: number;
   readonly grantP50Us: number;
   readonly grantP90Us: number;
+  /** Mean µs of a writer acquire's first atomic, and of the rest of it (ShiftLock Table 4: IA, and NP+WP+WR or RT); NaN when unmarked. */
+  readonly writerIaUs: number;
+  readonly writerWaitUs: number;
   readonly verbsPerOp: number;
   readonly committedKtps: number;
   /** One recovery step's real time (recovery jobs only; NaN otherwise). */

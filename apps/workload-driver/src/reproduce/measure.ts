@@ -49,6 +49,9 @@ export async function measurePoint(job: PointJob): Promise<Measure> {
   const grants = job.lockManagerCpu ? grantTimes(result.history) : undefined;
   const txn = spec.transactions ? txnReport(result.history, spec.transactions, s.elapsedNs) : undefined;
   const verbs = Object.values(result.accounting.flat()).reduce((a, b) => a + b, 0);
+  const writer = result.accounting.phases.meansUs()['acquire-exclusive']?.us;
+  const writerIaUs = writer?.['initial-atomic'] ?? NaN;
+  const writerWaitUs = writer ? Object.entries(writer).reduce((sum, [phase, us]) => (phase === 'initial-atomic' ? sum : sum + (us ?? 0)), 0) : NaN;
   return {
     goodputMops: s.throughput / 1e6,
     p50Us: s.latencyUs.p50,
@@ -57,6 +60,8 @@ export async function measurePoint(job: PointJob): Promise<Measure> {
     meanUs: s.latencyUs.mean,
     grantP50Us: grants && grants.count > 0 ? quantileOf(grants.grantNs, 0.5) / 1_000 : NaN,
     grantP90Us: grants && grants.count > 0 ? quantileOf(grants.grantNs, 0.9) / 1_000 : NaN,
+    writerIaUs,
+    writerWaitUs,
     verbsPerOp: s.acquires > 0 ? verbs / s.acquires : 0,
     committedKtps: txn ? txn.committedPerSec / 1e3 : NaN,
     recoveryMs: NaN,
@@ -94,6 +99,8 @@ async function measureRecovery(recovery: NonNullable<PointJob['recovery']>, star
     meanUs: NaN,
     grantP50Us: NaN,
     grantP90Us: NaN,
+    writerIaUs: NaN,
+    writerWaitUs: NaN,
     verbsPerOp: NaN,
     committedKtps: NaN,
     recoveryMs: ms,

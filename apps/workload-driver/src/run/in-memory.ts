@@ -5,7 +5,9 @@ import { protocolById } from '@lockfabric/lock-catalog';
 export type InMemoryRunOptions = Omit<HarnessOptions, 'protocol'> & { readonly protocol: string };
 export type { InMemoryRunResult };
 
-/** Runs a workload on `sim` or `embedded` with the protocol named by its id. */
+/** Runs a workload on `sim` or `embedded` with the protocol named by its id, sized for the workload. */
 export function runInMemory(options: InMemoryRunOptions): Promise<InMemoryRunResult> {
-  return runWithDefinition({ ...options, protocol: protocolById(options.protocol) });
+  const definition = protocolById(options.protocol);
+  const workload = { clients: options.spec.clients, computeNodes: options.computeNodes ?? 2 };
+  return runWithDefinition({ ...options, protocol: definition.sizedFor?.(workload, options.protocolOptions) ?? definition });
 }

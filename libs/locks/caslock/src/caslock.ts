@@ -109,6 +109,7 @@ export class CasLockClient implements LockClient<CasGrant> {
 
   private async releaseWord(grant: CasGrant): Promise<void> {
     const { verbs } = this.ports;
+    this.ports.phases?.enter('initial-atomic');
     if (this.options.variant === 'exclusive') {
       if (grant.viaCpu) await verbs.cpu.store(grant.addr, FREE);
       else await verbs.write(grant.addr, new Uint8Array(8), this.verbOptions(grant.lock));
@@ -129,6 +130,7 @@ export class CasLockClient implements LockClient<CasGrant> {
   /** exclusive variant: CAS the tag into a free word; rw variant: CAS the writer field into a zero word. */
   private async takeExclusive(addr: RemoteAddr, lock: LockId, viaCpu: boolean, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
     const mine = this.options.variant === 'exclusive' ? this.tag : writerWord(this.tag);
+    this.ports.phases?.enter('initial-atomic');
     for (;;) {
       op.verbs++;
       if (this.options.mutantSkipCompare) {
@@ -142,16 +144,20 @@ export class CasLockClient implements LockClient<CasGrant> {
         return;
       }
       op.retries++;
+      // Every attempt after the first, with its backoff, is the paper's RT (ShiftLock Table 4).
+      this.ports.phases?.enter('retries');
       await this.pauseBeforeRetry(deadline);
     }
   }
 
   /** rw variant: announce with FAA +1, then hold as soon as the writer field reads zero. */
   private async takeShared(addr: RemoteAddr, lock: LockId, viaCpu: boolean, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
+    this.ports.phases?.enter('initial-atomic');
     op.verbs++;
     let word = viaCpu ? await this.ports.verbs.cpu.faa(addr, ONE_READER) : await this.ports.verbs.faa(addr, ONE_READER, this.verbOptions(lock));
     while (writerField(word) !== 0n) {
       op.retries++;
+      this.ports.phases?.enter('retries');
       try {
         await this.pauseBeforeRetry(deadline);
       } catch (error) {

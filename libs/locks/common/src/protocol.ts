@@ -23,6 +23,19 @@ export interface ProtocolDefinition {
   /** The faults `check --swarm` injects into this protocol; jitter and healing only when absent. */
   readonly swarm?: SwarmProfile;
   createClient(ports: ClientPorts, options?: ProtocolOptions): LockClient;
+  /**
+   * The definition fitted to a workload, for protocols whose lock entry grows with the contenders
+   * (DecLock's queue capacity): runs use it instead of this one. Absent: one size fits all.
+   */
+  sizedFor?(workload: WorkloadSize, options?: ProtocolOptions): ProtocolDefinition;
+  /** The protocol resets locks (DSLR's counters, DecLock's queues) and marks them: bench reports their count and latency. */
+  readonly lockResets?: boolean;
+}
+
+/** What a protocol may size its lock entries by. */
+export interface WorkloadSize {
+  readonly clients: number;
+  readonly computeNodes: number;
 }
 
 export type SwitchProgramName = 'forward' | 'fisslock' | 'netlock';

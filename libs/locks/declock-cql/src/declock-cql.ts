@@ -1,11 +1,11 @@
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import type { ClientPorts } from '@lockfabric/ports';
-import { CQL_OPTION_HELP, DeclockNodeService, createCqlContext, entryBytesFor, readCqlOptions } from '@lockfabric/lock-declock';
+import { CQL_OPTION_HELP, DeclockNodeService, capacityFor, createCqlContext, entryBytesFor, readCqlOptions } from '@lockfabric/lock-declock';
 import { FlatCqlClient } from './flat-client.js';
 
 /**
- * Flat CQL needs C ≥ the clients that can contend for one lock; 32 covers the test workloads.
- * Paper-scale runs (256 clients) build their definition with `declockCqlProtocol(256)`.
+ * Flat CQL needs C ≥ the clients that can contend for one lock; 32 covers the test workloads, and
+ * `sizedFor` raises it to the run's client count (256 clients: C = 256) on sim and embedded.
  */
 export const DECLOCK_CQL_DEFAULT_CAPACITY = 32;
 
@@ -30,6 +30,8 @@ export function declockCqlProtocol(capacity = DECLOCK_CQL_DEFAULT_CAPACITY): Pro
     // Resets hear of dead compute nodes and collect RESET_ACKs through it (lock-declock node-service.ts).
     services: { compute: (context, options) => new DeclockNodeService(context, 'declock-cql', readCqlOptions('declock-cql', options, context.ports.locks.entryBytes).capacity) },
     createClient: createDeclockCqlClient,
+    lockResets: true,
+    sizedFor: (workload, options) => declockCqlProtocol(capacityFor(options?.['capacity'], workload.clients, capacity)),
   };
 }
 

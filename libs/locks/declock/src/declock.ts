@@ -4,7 +4,7 @@ import { createCqlContext } from './cql-context.js';
 import { HierarchicalClient } from './hierarchical-client.js';
 import { DeclockNodeService } from './node-service.js';
 import { HIERARCHICAL_OPTION_HELP, readHierarchicalOptions } from './options.js';
-import { entryBytesFor } from './table-layout.js';
+import { capacityFor, entryBytesFor } from './table-layout.js';
 
 /** The paper's default: capacity = number of compute nodes = 8. */
 export const DECLOCK_DEFAULT_CAPACITY = 8;
@@ -35,6 +35,11 @@ export function declockProtocol(capacity = DECLOCK_DEFAULT_CAPACITY): ProtocolDe
     // Resets hear of dead compute nodes and collect RESET_ACKs through it (node-service.ts).
     services: { compute: (context, options) => new DeclockNodeService(context, 'declock', readHierarchicalOptions('declock', options, context.ports.locks.entryBytes).capacity) },
     createClient: createDeclockClient,
+    lockResets: true,
+    // One queue entry per contending compute node (DecLock §4): more than 8 nodes need a larger C (Fig. 15).
+    sizedFor: (workload, options) => {
+      return declockProtocol(capacityFor(options?.['capacity'], workload.computeNodes, capacity));
+    },
   };
 }
 

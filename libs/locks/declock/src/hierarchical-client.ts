@@ -9,6 +9,7 @@ import { computeNodesIn, perComputeNode } from './cn-registry.js';
 import type { CqlContext } from './cql-context.js';
 import type { CqlEngine, CqlStats } from './cql-engine.js';
 import { LocalLock, LocalWaiter } from './local-lock.js';
+import { localGrantLimit } from './options.js';
 import type { HierarchicalOptions } from './options.js';
 import { earlier } from './timestamp.js';
 
@@ -50,6 +51,8 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
   private readonly engine: CqlEngine;
   private readonly node: ComputeNodeLocks;
   private readonly backoff: TruncatedBackoff;
+  /** Local grants per CQL ownership under a non-timestamp handoff policy (Fig. 14); undefined: timestamps decide. */
+  private readonly grantLimit: number | undefined;
 
   constructor(
     private readonly ports: ClientPorts,
@@ -65,6 +68,7 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
       () => new ComputeNodeLocks(new CnClock(ports.clock, { periodMs: options.syncPeriodMs, timeoutUs: options.syncTimeoutUs })),
     );
     this.backoff = new TruncatedBackoff(ports.random, { initialNs: options.retryBackoffInitialNs, maxNs: options.retryBackoffMaxNs, factor: 2 });
+    this.grantLimit = localGrantLimit(options);
   }
 
   get stats(): CqlStats {
@@ -134,6 +138,7 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
       next.wake({ kind: 'granted', handover: span.context });
       span.end();
       this.node.localHandoffs++;
+      local.localGrants++;
       if (next.mode === 'shared') this.shareWithReaders(local);
       if (local.hasWaitingWriter()) local.state = 'exclusive';
       local.mtx.unlock();
@@ -163,6 +168,7 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
     }
     if (mode === 'shared' && local.state === 'shared' && this.mayJoinShared(lock, local, ts)) {
       local.holders++;
+      local.localGrants++;
       local.mtx.unlock();
       return { lock, mode, local };
     }
@@ -202,6 +208,7 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
         await local.mtx.lock();
         local.cql = attempt.hold;
         local.rts = attempt.remoteTs;
+        local.localGrants = 0;
         local.state = mode === 'exclusive' ? 'exclusive' : 'shared';
         if (mode === 'shared') this.shareWithReaders(local);
         if (local.hasWaitingWriter()) local.state = 'exclusive';
@@ -234,9 +241,12 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
         if (policy === 'tf') break;
         continue;
       }
-      if (policy === 'tf' && !mutantIgnoreTimestamps && local.rts !== undefined && earlier(local.rts, waiter.ts)) break;
+      if (this.grantLimit !== undefined) {
+        if (local.localGrants >= this.grantLimit) break;
+      } else if (policy === 'tf' && !mutantIgnoreTimestamps && local.rts !== undefined && earlier(local.rts, waiter.ts)) break;
       local.remove(waiter);
       local.holders++;
+      local.localGrants++;
       waiter.wake({ kind: 'granted', handover: undefined });
     }
   }
@@ -250,14 +260,16 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
     return front;
   }
 
-  /** Line 25: same mode as the CQL hold, and earlier than every known remote waiter. */
+  /** Line 25: same mode as the CQL hold, and earlier than every known remote waiter (or, under a bounded policy, grants left). */
   private localHandoffAllowed(local: LocalLock, waiter: LocalWaiter): boolean {
     if (!local.cql || waiter.mode !== local.cql.mode || this.resetSeen(local)) return false;
+    if (this.grantLimit !== undefined) return local.localGrants < this.grantLimit;
     return this.options.mutantIgnoreTimestamps || local.rts === undefined || earlier(waiter.ts, local.rts);
   }
 
   private mayJoinShared(lock: LockId, local: LocalLock, ts: number): boolean {
     if (this.resetSeen(local)) return false;
+    if (this.grantLimit !== undefined) return local.localGrants < this.grantLimit;
     if (this.options.paperLiteralSharedAdmission || this.options.mutantIgnoreTimestamps) return true;
     return local.rts === undefined || earlier(ts, local.rts);
   }

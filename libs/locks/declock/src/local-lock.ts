@@ -49,6 +49,8 @@ export class LocalLock {
   readonly wq: LocalWaiter[] = [];
   /** Cached earliest remote-waiter timestamp; undefined = none known. */
   rts: number | undefined;
+  /** Local grants (handoffs, readers joining) since the node took the CQL lock: what bounded handoff policies count. */
+  localGrants = 0;
 
   remove(waiter: LocalWaiter): boolean {
     const index = this.wq.indexOf(waiter);

@@ -144,6 +144,8 @@ export class LockResetter {
 
       const nextEpoch = this.header.nextEpoch(epoch);
       this.resetsDone++;
+      // Timed from the claim to the reinitialised header (DecLock Fig. 16 left), by whoever runs the protocol.
+      this.ports.phases?.resetBegin(lock);
       if (tookOver) {
         this.takeovers++;
         span.setAttribute('declock.reset.took_over', true);
@@ -157,6 +159,7 @@ export class LockResetter {
         this.signals.stopCollecting(acks);
       }
       this.signals.observeHeader(lock, nextEpoch, 0);
+      this.ports.phases?.resetEnd(lock, 'done');
       return finish('done');
     } finally {
       member?.membership.leave();

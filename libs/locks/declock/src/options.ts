@@ -47,9 +47,40 @@ export interface CqlOptions {
 
 export type FairnessPolicy = 'tf' | 'pf';
 
+/**
+ * Who gets the lock when the last local holder leaves and clients of the same node wait (DecLock
+ * §6.3, Fig. 14): `timestamp` (DecLock's own: a local waiter only if it is earlier than every remote
+ * one), `remote-prefer` (never locally: back to the CQL lock), `local-prefer` (locally, up to 255
+ * local grants per CQL ownership, i.e. the artifact's 256 grants), `local-bound` (at most
+ * `localBound` local grants per CQL ownership, as in Sherman). The three non-timestamp policies are
+ * phase-fair among local readers and writers, as in the paper.
+ */
+export type HandoffPolicy = 'timestamp' | 'remote-prefer' | 'local-prefer' | 'local-bound';
+
+/** Local grants one CQL ownership may make under a handoff policy; undefined = decided by timestamps. */
+export function localGrantLimit(options: Pick<HierarchicalOptions, 'handoff' | 'localBound' | 'mutantNoGrantLimit'>): number | undefined {
+  if (options.mutantNoGrantLimit && options.handoff !== 'timestamp') return Number.POSITIVE_INFINITY;
+  switch (options.handoff) {
+    case 'remote-prefer':
+      return 0;
+    case 'local-prefer':
+      return 255;
+    case 'local-bound':
+      return options.localBound;
+    default:
+      return undefined;
+  }
+}
+
 export interface HierarchicalOptions extends CqlOptions {
   /** Task-fair (default) or phase-fair handling of local readers and writers. */
   readonly policy: FairnessPolicy;
+  /** Local handoff policy (Fig. 14); `timestamp` is DecLock's. */
+  readonly handoff: HandoffPolicy;
+  /** k of `local-bound`: local grants (handoffs and readers joining) per CQL ownership. */
+  readonly localBound: number;
+  /** Test-only mutant: bounded handoff policies grant locally without counting (remote waiters starve). */
+  readonly mutantNoGrantLimit: boolean;
   /** Clock sync period through the memory-node counter; 0 turns sync off (timestamps use the local origin). */
   readonly syncPeriodMs: number;
   /** CNs taking part in a sync round; 0 = the CNs that created declock clients in this process. */
@@ -83,6 +114,9 @@ export const CQL_OPTION_HELP: Readonly<Record<string, string>> = {
 export const HIERARCHICAL_OPTION_HELP: Readonly<Record<string, string>> = {
   ...CQL_OPTION_HELP,
   policy: 'tf (task-fair, default) or pf (phase-fair) among a compute node’s clients',
+  handoff: 'timestamp (default, DecLock), remote-prefer, local-prefer or local-bound: who gets the lock after a local holder (Fig. 14); the last three are phase-fair',
+  localBound: 'k of handoff=local-bound: local grants per CQL ownership before remote waiters get a turn (default 4, as Sherman)',
+  mutantNoGrantLimit: 'test-only: remote-prefer, local-prefer and local-bound grant locally without limit (broken on purpose)',
   syncPeriodMs: 'clock sync period through the memory-node counter (default 1000; 0 = off)',
   syncNodes: 'compute nodes in a sync round (default 0: those with clients in this process)',
   syncTimeoutUs: 'longest poll of the sync counter (default 1000)',
@@ -121,9 +155,14 @@ export function readCqlOptions(protocol: string, options: ProtocolOptions | unde
 
 export function readHierarchicalOptions(protocol: string, options: ProtocolOptions | undefined, entryBytes: number): HierarchicalOptions {
   const reader = new OptionReader(protocol, options);
+  const handoff = reader.choice('handoff', ['timestamp', 'remote-prefer', 'local-prefer', 'local-bound'] as const, 'timestamp');
   const parsed: HierarchicalOptions = {
     ...readCql(reader, entryBytes, true),
-    policy: reader.choice('policy', ['tf', 'pf'] as const, 'tf'),
+    // The paper runs every non-timestamp policy phase-fair.
+    policy: reader.choice('policy', ['tf', 'pf'] as const, handoff === 'timestamp' ? 'tf' : 'pf'),
+    handoff,
+    localBound: reader.number('localBound', 4, { min: 1, integer: true }),
+    mutantNoGrantLimit: reader.boolean('mutantNoGrantLimit', false),
     syncPeriodMs: reader.number('syncPeriodMs', 1_000, { min: 0 }),
     syncNodes: reader.number('syncNodes', 0, { min: 0, integer: true }),
     syncTimeoutUs: reader.number('syncTimeoutUs', 1_000, { min: 1 }),
@@ -132,5 +171,9 @@ export function readHierarchicalOptions(protocol: string, options: ProtocolOptio
     mutantShareWithWriters: reader.boolean('mutantShareWithWriters', false),
   };
   reader.done();
+  const problems: string[] = [];
+  if (handoff !== 'timestamp' && parsed.policy === 'tf') problems.push(`${protocol} option handoff=${handoff}: runs phase-fair (policy=pf), as in DecLock Fig. 14; policy=tf goes only with handoff=timestamp`);
+  if (options?.['localBound'] !== undefined && handoff !== 'local-bound') problems.push(`${protocol} option localBound: only with handoff=local-bound`);
+  if (problems.length > 0) throw new ConfigError(problems);
   return parsed;
 }

@@ -65,3 +65,16 @@ export function capacityFitting(entryBytes: number, spareWord: boolean): number 
 function offsetBy(addr: RemoteAddr, bytes: number): RemoteAddr {
   return { node: addr.node, region: addr.region, rkey: addr.rkey, offset: addr.offset + bytes };
 }
+
+/**
+ * The queue capacity a run needs: the one asked for with `--opt capacity`, else the smallest power
+ * of two that holds `contenders`, never below the protocol's default. Past MAX_CAPACITY the client
+ * factory refuses the run with the problem listed.
+ */
+export function capacityFor(requested: unknown, contenders: number, fallback: number): number {
+  const asked = typeof requested === 'string' && requested.trim() !== '' ? Number(requested) : requested;
+  if (typeof asked === 'number' && Number.isInteger(asked) && asked > 0) return asked;
+  let capacity = fallback;
+  while (capacity < contenders && capacity < MAX_CAPACITY) capacity *= 2;
+  return capacity;
+}

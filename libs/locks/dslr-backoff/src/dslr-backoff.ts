@@ -61,5 +61,6 @@ export const dslrBackoff: ProtocolDefinition = {
   entryBytes: 8,
   modes: ['shared', 'exclusive'],
   options: DSLR_BACKOFF_OPTION_HELP,
+  lockResets: true,
   createClient: (ports, options) => createDslrBackoffClient(ports, readDslrBackoffOptions(options)),
 };

@@ -161,6 +161,7 @@ export class DslrClient implements LockClient<DslrGrant> {
     const hold = this.holdOf(grant);
     if (hold.released) return;
     hold.released = true;
+    this.ports.phases?.enter('initial-atomic');
     const outcome = await this.withReleaseSpan(grant, (onCas) => this.releaseHeld(grant, hold, onCas));
     if (outcome.outcome === 'expired') throw new LeaseExpiredError(grant.lock, grant.leaseNs / NS_PER_MS);
     if (outcome.outcome === 'fenced') {
@@ -200,7 +201,8 @@ export class DslrClient implements LockClient<DslrGrant> {
     let outcome: ReleaseOutcome = { outcome: 'faa', casCount: 0 };
     if (this.options.paperLiteralResetterRelease || (this.options.paperLiteralFaaRelease && !expired)) await hold.access.faa(add);
     else outcome = await this.fencedRelease(grant, hold, add, onCas);
-    await this.reset.drainAndZero(hold.access, grant.resetFrom);
+    const drained = await this.reset.drainAndZero(hold.access, grant.resetFrom);
+    this.ports.phases?.resetEnd(grant.lock, drained === 'reset-elsewhere' ? 'other' : 'done');
     return expired && outcome.outcome !== 'fenced' ? { ...outcome, outcome: 'expired' } : outcome;
   }
 
@@ -242,9 +244,12 @@ export class DslrClient implements LockClient<DslrGrant> {
     op.span.setAttribute(DSLR_ATTR.slots, slots);
     const access = new LockWordAccess(this.ports.verbs, lockAddress(this.ports.locks, lock), lock, op);
     try {
+      // ShiftLock Table 4 splits DSLR's acquire into its first FAA and everything after it (RT).
+      this.ports.phases?.enter('initial-atomic');
       for (;;) {
         deadline.check();
         const drawn = await this.draw(access, lock, kind, slots);
+        this.ports.phases?.enter('retries');
         if (drawn === 'bounced') {
           op.retries++;
           if (this.options.paperLiteralAbortOnBounce) throw new LockAbortedError(lock, 'the lock word is frozen until its counters are reset');
@@ -317,6 +322,8 @@ export class DslrClient implements LockClient<DslrGrant> {
     this.pacing.attempt(isGranted(kind, t, t));
     const resetter = crossesLimit(kind, t, slots, layout.counterLimit, this.options.paperLiteralResetterTest);
     const resetFrom = resetter ? layout.encode(drainedState(kind, t, slots)) : undefined;
+    // This ticket froze the word: its holder must reset the counters (DSLR §5.3); the reset lasts until the word is zeroed.
+    if (resetter) this.ports.phases?.resetBegin(lock);
     return { lock, kind, slots, access, word, t, issueNs, doneNs, resetFrom };
   }
 

@@ -35,5 +35,6 @@ export const dslr: ProtocolDefinition = {
   entryBytes: 8,
   modes: ['shared', 'exclusive'],
   options: DSLR_OPTION_HELP,
+  lockResets: true,
   createClient: (ports, options) => createDslrClient(ports, readDslrOptions(options)),
 };

@@ -204,6 +204,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
       const resets = this.options.mutantSkipNodeReset
         ? []
         : [verbs.cpu.store(fieldAddr(slot, index, NEXT_OFFSET), 0n), verbs.cpu.store(fieldAddr(slot, index, GRANT_OFFSET), 0n)];
+      this.ports.phases?.enter('initial-atomic');
       op.verbs++;
       // Fetch-and-store: compare nothing, swap every bit (ExtCAS with compare mask 0).
       const swap = verbs.maskedCas(addr, 8, 0n, me, 0n, ALL_BITS, { lock });
@@ -220,6 +221,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
     }
     this.nodes[index] = { kind: 'linking', lock, addr };
     try {
+      this.ports.phases?.enter('notify-predecessor');
       op.verbs++;
       // The link names me but carries the predecessor's generation from the tail word: a link that
       // arrives after the predecessor gave up on it is recognisably stale (see passOn).
@@ -231,6 +233,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
     }
     const waiting: QueueNodeState = { kind: 'waiting', lock, addr };
     this.nodes[index] = waiting;
+    this.ports.phases?.enter('wait-predecessor');
     const grantAddr = fieldAddr(slot, index, GRANT_OFFSET);
     const wakeup = this.wakeupFor(index);
     let grant = await verbs.cpu.load(grantAddr);
@@ -290,15 +293,19 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
   private async passOn(index: number, lock: LockId, addr: RemoteAddr): Promise<void> {
     const { verbs, descriptors } = this.ports;
     try {
+      // A successor already linked in gets the lock without an atomic on the tail.
+      this.ports.phases?.enter('notify-successor');
       let next = await this.loadLink(index);
       if (next === FREE) {
         const me = this.pointer(index);
+        this.ports.phases?.enter('initial-atomic');
         const tail = await verbs.cas(addr, me, FREE, { lock });
         if (tail === me) {
           this.nodes[index] = { kind: 'free' };
           return;
         }
         // The tail moved past me: a successor swapped itself in and is about to link.
+        this.ports.phases?.enter('notify-successor');
         next = await this.waitForLink(index);
         if (next === FREE) {
           await this.cutQueueAfter(index, lock, addr, tail);

@@ -93,6 +93,8 @@ export class RmaRwClient implements LockClient<RmaRwGrant> {
       attributes: { [LOCK_ATTR.protocol]: 'rma-rw', [LOCK_ATTR.lock]: grant.lock, [LOCK_ATTR.mode]: grant.mode, [LOCK_ATTR.client]: this.key },
     });
     try {
+      // A writer's mode maintenance (phase WRITE or closing CAS) is timed as its release atomic; the queue's handover marks its own phases.
+      this.ports.phases?.enter('initial-atomic');
       if (!grant.writer) await this.ports.verbs.faa(counters(grant.addr), ONE_DEPART, { lock: grant.lock });
       else await this.releaseExclusive(grant.addr, grant.lock, grant.writer.queue, grant.writer.position);
     } catch (error) {
@@ -105,13 +107,15 @@ export class RmaRwClient implements LockClient<RmaRwGrant> {
 
   private async takeShared(addr: RemoteAddr, lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<RmaRwGrant> {
     const { verbs } = this.ports;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
+      this.ports.phases?.enter(attempt === 0 ? 'initial-atomic' : 'retries');
       op.verbs++;
       const seen = decodeCounters(await verbs.faa(counters(addr), 1n, { lock }));
       if (!seen.flag && seen.arrive < BigInt(this.options.readerThreshold)) return { lock, mode: 'shared', addr, heldAs: 'shared' };
       // A writer phase is open or the batch is full: take the arrival back, wait, try again.
       op.verbs++;
       await verbs.faa(counters(addr), MINUS_ONE, { lock });
+      this.ports.phases?.enter('wait-writers');
       await this.waitForReaderTurn(addr, lock, deadline, op);
     }
   }
@@ -139,6 +143,8 @@ export class RmaRwClient implements LockClient<RmaRwGrant> {
     const queue = await this.queue.acquire(lock, 'exclusive', options?.timeoutMs === undefined ? options : { ...options, timeoutMs: deadline.remainingNs() / 1e6 });
     let raised = false;
     try {
+      // The queue marked its own phases (initial atomic, notify and wait for the predecessor); what is left is the readers.
+      this.ports.phases?.enter('wait-readers');
       op.verbs++;
       const bytes = await this.ports.verbs.read({ ...addr, offset: addr.offset + PHASE_OFFSET }, 16, { lock });
       const view = new DataView(bytes.buffer, bytes.byteOffset, 16);

@@ -182,6 +182,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
         op.retries++;
         if (patience.abandoned) return undefined;
       }
+      this.ports.phases?.enter(attempt === 0 ? 'initial-atomic' : 'retries');
       op.verbs++;
       const old = decodeEntry(await this.ports.verbs.maskedFaa(addr, 16, READER_ACQUIRE_ADD, FIELD_BOUNDARIES, { lock }));
       if (old.readers >= READERS_MAX) throw new RangeError(`shiftlock lock ${lock}: RdrCnt overflowed ${READERS_MAX} (spec A14)`);
@@ -194,6 +195,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
   /** Polls the entry until Epoch differs from the FAA snapshot's; returns RelCnt then, or undefined after a reset. */
   private async waitForFlip(lock: LockId, addr: RemoteAddr, old: LockEntry, op: OpCounters, patience: Patience): Promise<bigint | undefined> {
     const watch = new RelCntWatch(old.relCnt, this.ports.clock.nowNs(), this.watchTiming);
+    this.ports.phases?.enter('wait-writers');
     for (;;) {
       await patience.sleep(this.options.pollIntervalNs);
       op.verbs++;
@@ -213,6 +215,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
       // Held past the lease and the lock was reset meanwhile: this reader's +1 is gone already.
       throw new LeaseExpiredError(lock, this.options.leaseMs);
     }
+    this.ports.phases?.enter('initial-atomic');
     await this.ports.verbs.maskedFaa(addr, 16, READER_RELEASE_ADD, FIELD_BOUNDARIES, { lock });
   }
 
@@ -245,6 +248,8 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
           op.retries++;
           if (patience.abandoned) return undefined;
         }
+        // A restart after a reset is a retry; its atomic is timed as one (the paper's RT).
+        this.ports.phases?.enter(attempt === 0 ? 'initial-atomic' : 'retries');
         const me = encodeTail({ node: this.ports.self.node, client: this.ports.self.client, slot, generation: this.endpoints.advance(slot) });
         // Drop what is left for earlier incarnations of this slot; the first verb goes out first so that a
         // simulator started right after acquire() sees work scheduled.
@@ -296,6 +301,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
       return (await this.waitForPredecessor(lock, addr, old, guard, op, patience)) ? guard : undefined;
     }
     if (old.readers !== 0 && !this.options.mutantSkipReaderWait) {
+      this.ports.phases?.enter('wait-readers');
       // Case B: queue head behind readers; exactly the readers counted in the snapshot go first.
       const expected = addU64(old.relCnt, BigInt(old.readers));
       const watch = new RelCntWatch(old.relCnt, clock.nowNs(), this.watchTiming);
@@ -311,6 +317,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
   private async trivialAttempts(lock: LockId, addr: RemoteAddr, slot: number, me: bigint, op: OpCounters, patience: Patience): Promise<WriterGuard | 'failed' | undefined> {
     for (let i = 0; i < 2; i++) {
       if (i > 0) {
+        this.ports.phases?.enter('retries');
         await patience.sleep(Math.max(this.options.pollIntervalNs, 1));
         if (patience.abandoned) return undefined;
       }
@@ -328,10 +335,12 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
   private async waitForPredecessor(lock: LockId, addr: RemoteAddr, old: LockEntry, guard: WriterGuard, op: OpCounters, patience: Patience): Promise<boolean> {
     const { clock } = this.ports;
     const predecessor = tailAddress(old.tail);
+    this.ports.phases?.enter('notify-predecessor');
     await this.sameNodeDelay(predecessor);
     this.send({ type: MessageType.successor, to: predecessor, lock, value: old.relCnt, target: old.tail, sender: guard.me });
     this.stats.successorsSent++;
     op.messages++;
+    this.ports.phases?.enter('wait-predecessor');
     const watch = new RelCntWatch(old.relCnt, clock.nowNs(), this.watchTiming);
     const lookEveryNs = this.leaseNs / 2;
     let nextLookNs = clock.nowNs() + lookEveryNs;
@@ -357,6 +366,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
         // ModeChanged: the readers admitted by the flip go first; the head then waits for RelCnt = x.
         guard.consWrt = 0;
         guard.epoch = this.options.paperLiteralEpoch ? flip(old.epoch) : epochOf(message);
+        this.ports.phases?.enter('wait-readers');
         if (!(await this.waitForRelCnt(lock, addr, message.value, watch, op, patience))) return false;
         guard.curRelCnt = message.value;
         guard.acquiredNs = clock.nowNs();
@@ -396,13 +406,17 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
         // Held past the lease and the lock was reset (or changed) under this holder: touch nothing.
         throw new LeaseExpiredError(lock, this.options.leaseMs);
       }
+      // A successor already announced (checked without waiting) gets the lock without an atomic.
+      this.ports.phases?.enter('notify-successor');
       let successor = await this.takeSuccessor(lock, guard, clock.nowNs());
       if (successor === undefined) {
+        this.ports.phases?.enter('initial-atomic');
         const old = decodeEntry(
           await verbs.maskedCas(addr, 16, enqueueSwap(guard.me), emptyQueueReleaseSwap(guard.curRelCnt, flip(guard.epoch)), TAIL_MASK, EMPTY_QUEUE_RELEASE_SWAP_MASK, { lock }),
         );
         if (old.tail === guard.me) return;
         // Someone enqueued behind this holder: its Successor message is on the way.
+        this.ports.phases?.enter('notify-successor');
         successor = await this.takeSuccessor(lock, guard, clock.nowNs() + this.leaseNs * (1 + this.options.clockDrift));
         if (successor === undefined) {
           // A13: drop the lock; the waiters' failure detection will recover it.

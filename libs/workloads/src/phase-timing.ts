@@ -1,0 +1,150 @@
+import type { HistoryEvent } from '@lockfabric/check';
+import type { Clock, Grant, LockClient, LockMode, LockPhase, PhaseMarks } from '@lockfabric/ports';
+
+/** The operations a breakdown is kept for: ShiftLock Table 3's columns "Acq (W)", "Acq (R)" and "Rel". */
+export type TimedOperation = 'acquire-exclusive' | 'acquire-shared' | 'release';
+
+/** Time before a protocol's first mark (and all of it, for a protocol that marks nothing). */
+export type PhaseKey = LockPhase | 'unmarked';
+
+export interface PhaseTotals {
+  /** Completed operations of this kind that were timed. */
+  operations: number;
+  /** Nanoseconds spent in each phase, summed over those operations. */
+  readonly ns: Partial<Record<PhaseKey, number>>;
+}
+
+/**
+ * Times the phases protocols mark (see `PhaseMarks`) with the client's own clock, per kind of
+ * operation, summed over every client of a process. The protocol only names phase boundaries.
+ */
+/** Lock resets the clients carried out (DecLock Fig. 16): how many, and how long each took. */
+export interface ResetTotals {
+  count: number;
+  totalNs: number;
+  maxNs: number;
+  /** Resets a client began that another client finished. */
+  finishedElsewhere: number;
+}
+
+export class PhaseTiming {
+  readonly resets: ResetTotals = { count: 0, totalNs: 0, maxNs: 0, finishedElsewhere: 0 };
+
+  /** `mutantLoseLastPhase` (test-only): the phase open when an operation ends is not counted. */
+  constructor(private readonly options: { readonly mutantLoseLastPhase?: boolean } = {}) {}
+
+  readonly totals: Record<TimedOperation, PhaseTotals> = {
+    'acquire-exclusive': { operations: 0, ns: {} },
+    'acquire-shared': { operations: 0, ns: {} },
+    release: { operations: 0, ns: {} },
+  };
+
+  /** The marks of one client, timed by `clock`, and its client wrapped to open and close each operation. */
+  forClient<G extends Grant>(clock: Clock): { marks: PhaseMarks; wrap: (inner: LockClient<G>) => LockClient<G> } {
+    let open: { kind: TimedOperation; phase: PhaseKey; sinceNs: number; ns: Partial<Record<PhaseKey, number>> } | undefined;
+    const close = () => {
+      if (!open) return;
+      const now = clock.nowNs();
+      // Unmarked time is kept only when there is some: a protocol that marks at once has none.
+      if (open.phase !== 'unmarked' || now > open.sinceNs) open.ns[open.phase] = (open.ns[open.phase] ?? 0) + (now - open.sinceNs);
+      open.sinceNs = now;
+    };
+    const resetting = new Map<number, number>();
+    const marks: PhaseMarks = {
+      resetBegin: (lock) => {
+        if (!resetting.has(lock)) resetting.set(lock, clock.nowNs());
+      },
+      resetEnd: (lock, outcome) => {
+        const since = resetting.get(lock);
+        if (since === undefined) return;
+        resetting.delete(lock);
+        if (outcome === 'other') {
+          this.resets.finishedElsewhere++;
+          return;
+        }
+        const ns = clock.nowNs() - since;
+        this.resets.count++;
+        this.resets.totalNs += ns;
+        this.resets.maxNs = Math.max(this.resets.maxNs, ns);
+      },
+      enter: (phase) => {
+        // A mark outside an operation (a release finishing after its caller gave up) is not timed.
+        if (!open) return;
+        close();
+        open.phase = phase;
+      },
+    };
+    const timed = async <T>(kind: TimedOperation, call: () => Promise<T>): Promise<T> => {
+      open = { kind, phase: 'unmarked', sinceNs: clock.nowNs(), ns: {} };
+      const mine = open;
+      try {
+        const result = await call();
+        if (open === mine) {
+          if (!this.options.mutantLoseLastPhase) close();
+          this.add(kind, mine.ns);
+        }
+        return result;
+      } finally {
+        if (open === mine) open = undefined;
+      }
+    };
+    const wrap = (inner: LockClient<G>): LockClient<G> => ({
+      acquire: (lock, mode: LockMode, options) => timed(mode === 'shared' ? 'acquire-shared' : 'acquire-exclusive', () => inner.acquire(lock, mode, options)),
+      release: (grant) => timed('release', () => inner.release(grant)),
+    });
+    return { marks, wrap };
+  }
+
+  /** Mean microseconds per operation of each kind and phase (a phase an operation skipped counts as 0, as in Table 3). */
+  meansUs(): PhaseBreakdown {
+    const out: Partial<Record<TimedOperation, PhaseMeans>> = {};
+    for (const [kind, totals] of Object.entries(this.totals) as [TimedOperation, PhaseTotals][]) {
+      if (totals.operations === 0) continue;
+      const us: Partial<Record<PhaseKey, number>> = {};
+      for (const [phase, ns] of Object.entries(totals.ns) as [PhaseKey, number][]) us[phase] = ns / totals.operations / 1000;
+      out[kind] = { operations: totals.operations, us };
+    }
+    return out;
+  }
+
+  private add(kind: TimedOperation, ns: Partial<Record<PhaseKey, number>>): void {
+    const totals = this.totals[kind];
+    totals.operations++;
+    for (const [phase, n] of Object.entries(ns) as [PhaseKey, number][]) totals.ns[phase] = (totals.ns[phase] ?? 0) + n;
+  }
+}
+
+/**
+ * How far the timed phases are from the operations' durations in a history, in ns per operation
+ * kind: 0 when every nanosecond of every completed acquire and release was counted in exactly one
+ * phase. Only for runs whose clients wrap nothing around the protocol that takes time.
+ */
+export function phaseCoverageGapNs(events: readonly HistoryEvent[], timing: PhaseTiming): Record<TimedOperation, number> {
+  const fromHistory: Record<TimedOperation, number> = { 'acquire-exclusive': 0, 'acquire-shared': 0, release: 0 };
+  const invoked = new Map<string, number>();
+  for (const e of events) {
+    const key = `${e.client}/${e.op}`;
+    if (e.phase === 'invoke') invoked.set(key, e.timeNs);
+    else if (e.phase === 'ok') {
+      const start = invoked.get(key);
+      if (start === undefined) continue;
+      const kind: TimedOperation = e.op === 'release' ? 'release' : e.mode === 'shared' ? 'acquire-shared' : 'acquire-exclusive';
+      fromHistory[kind] += e.timeNs - start;
+    }
+  }
+  const gap = { ...fromHistory };
+  for (const kind of Object.keys(gap) as TimedOperation[]) {
+    const timed = Object.values(timing.totals[kind].ns).reduce((a, b) => a + (b ?? 0), 0);
+    // Rounded to whole ns: virtual times can be fractional and their sums differ in the last bits.
+    gap[kind] = Math.round(Math.abs(fromHistory[kind] - timed));
+  }
+  return gap;
+}
+
+export interface PhaseMeans {
+  readonly operations: number;
+  /** Mean µs per operation spent in each phase that occurred at least once. */
+  readonly us: Partial<Record<PhaseKey, number>>;
+}
+
+export type PhaseBreakdown = Partial<Record<TimedOperation, PhaseMeans>>;
