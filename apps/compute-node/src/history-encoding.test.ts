@@ -19,6 +19,8 @@ function varied(): HistoryRecorder {
   r.fail('2/13', 'acquire', 0xffff_ffff, 'shared', 2 ** 40 + 0.6, 'LockTimeoutError');
   r.invoke('ünïcode/7', 'release', 300, 'exclusive', Number.MAX_SAFE_INTEGER);
   r.ok('ünïcode/7', 'release', 300, 'exclusive', 1_700_000_000_123_456);
+  r.invoke('ünïcode/7', 'acquire', 301, 'exclusive', 1_764_391_234_567_891_234); // a wall-clock time in ns: past 2^53
+  r.ok('ünïcode/7', 'acquire', 301, 'exclusive', 2 ** 62 + 2 ** 20);
   r.fail('', 'release', 16_384, 'shared', 5, '');
   return r;
 }
@@ -29,6 +31,7 @@ describe('encodeHistoryRunEvent', () => {
     const names = new ClientNameCache();
     expect(encodeHistoryRunEvent(r.columns(), 0, r.size, names)).toStrictEqual(reference(r, 0, r.size));
     expect(encodeHistoryRunEvent(r.columns(), 2, 5, names)).toStrictEqual(reference(r, 2, 5));
+    expect(names.fallbacks).toBe(0); // wall-clock times (past 2^53) take the fast path
   });
 
   it('decodes back to the recorded events', () => {
@@ -41,12 +44,14 @@ describe('encodeHistoryRunEvent', () => {
     expect(events).toStrictEqual(expected);
   });
 
-  it('times outside the varint fast path (negative, beyond 2^53) still encode as the schema does', () => {
-    for (const odd of [-3, 2 ** 60]) {
+  it('times outside the varint fast path (negative, past int64) still encode as the schema does', () => {
+    const names = new ClientNameCache();
+    for (const odd of [-3, -(2 ** 60)]) {
       const r = new HistoryRecorder();
       r.invoke('1/0', 'acquire', 4, 'exclusive', 10);
       r.ok('1/0', 'acquire', 4, 'exclusive', odd);
-      expect(encodeHistoryRunEvent(r.columns(), 0, r.size, new ClientNameCache())).toStrictEqual(reference(r, 0, r.size));
+      expect(encodeHistoryRunEvent(r.columns(), 0, r.size, names)).toStrictEqual(reference(r, 0, r.size));
     }
+    expect(names.fallbacks).toBe(2);
   });
 });

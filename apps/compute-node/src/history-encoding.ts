@@ -19,8 +19,13 @@ export function encodeHistoryRunEvent(columns: RecordedColumns, from: number, to
   let chunkSize = 0;
   for (let i = from; i < to; i++) {
     const time = Math.round(times[i] ?? 0);
-    // A time the varint writer below cannot take (negative, beyond 2^53) goes the generic way.
-    if (!(time >= 0 && time <= Number.MAX_SAFE_INTEGER)) return reflective(columns, from, to);
+    // Wall-clock times are about 1.7e18 ns, past 2^53: still whole doubles, which the varint writer
+    // splits exactly (mod and division by 128 are exact on them). Negative times, and those past
+    // int64, go the generic way.
+    if (!(time >= 0 && time < INT64_LIMIT)) {
+      clientBytes.fallbacks++;
+      return reflective(columns, from, to);
+    }
     const name = clientBytes.of(clients[i] ?? 0, clientNames);
     const error = errors.get(i);
     const lock = locks[i] ?? 0;
@@ -80,6 +85,8 @@ export function encodeHistoryRunEvent(columns: RecordedColumns, from: number, to
 
 /** UTF-8 bytes of the client names (a few dozen per run, each written thousands of times). */
 export class ClientNameCache {
+  /** Chunks that took the reflective encoder (a time outside the fast path). */
+  fallbacks = 0;
   private readonly names: Uint8Array[] = [];
   private readonly encoder = new TextEncoder();
 
@@ -100,6 +107,8 @@ function reflective(columns: RecordedColumns, from: number, to: number): Uint8Ar
   return toBinary(RunEventSchema, create(RunEventSchema, { event: { case: 'history', value: create(HistoryChunkSchema, { events }) } }));
 }
 
+const INT64_LIMIT = 2 ** 63;
+
 function varintSize(value: number): number {
   let size = 1;
   while (value >= 128) {
@@ -109,7 +118,7 @@ function varintSize(value: number): number {
   return size;
 }
 
-/** Writes a non-negative safe integer as a protobuf varint; returns the next offset. */
+/** Writes a non-negative whole number below 2^64 as a protobuf varint; returns the next offset. */
 function writeVarint(out: Uint8Array, at: number, value: number): number {
   while (value >= 128) {
     out[at++] = (value % 128) | 128;
