@@ -19,7 +19,7 @@ function varied(): HistoryRecorder {
   r.fail('2/13', 'acquire', 0xffff_ffff, 'shared', 2 ** 40 + 0.6, 'LockTimeoutError');
   r.invoke('ünïcode/7', 'release', 300, 'exclusive', Number.MAX_SAFE_INTEGER);
   r.ok('ünïcode/7', 'release', 300, 'exclusive', 1_700_000_000_123_456);
-  r.invoke('ünïcode/7', 'acquire', 301, 'exclusive', 1_764_391_234_567_891_234); // a wall-clock time in ns: past 2^53
+  r.invoke('ünïcode/7', 'acquire', 301, 'exclusive', Number(1_764_391_234_567_891_234n)); // a wall-clock time in ns: past 2^53
   r.ok('ünïcode/7', 'acquire', 301, 'exclusive', 2 ** 62 + 2 ** 20);
   r.fail('', 'release', 16_384, 'shared', 5, '');
   return r;
