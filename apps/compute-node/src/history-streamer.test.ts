@@ -1,6 +1,7 @@
 import { HistoryRecorder } from '@lockfabric/check';
 import { historyEventFromWire } from '@lockfabric/workloads';
-import type { HistoryChunk } from '@lockfabric/wire';
+import { fromBinary } from '@bufbuild/protobuf';
+import { RunEventSchema, type HistoryChunk } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';
 import { HISTORY_CHUNK_EVENTS, HistoryStreamer } from './history-streamer.js';
 
@@ -8,11 +9,17 @@ function record(recorder: HistoryRecorder, from: number, count: number): void {
   for (let i = from; i < from + count; i++) recorder.invoke(`1/${i % 3}`, 'acquire', i, 'exclusive', i * 10);
 }
 
+function chunkOf(bytes: Uint8Array): HistoryChunk {
+  const event = fromBinary(RunEventSchema, bytes).event;
+  if (event.case !== 'history') throw new Error(`expected a history RunEvent, got ${String(event.case)}`);
+  return event.value;
+}
+
 describe('HistoryStreamer', () => {
   it('sends each recorded event exactly once, in order, across flushes and chunks', () => {
     const recorder = new HistoryRecorder();
     const chunks: HistoryChunk[] = [];
-    const streamer = new HistoryStreamer(recorder, (c) => chunks.push(c), () => 0);
+    const streamer = new HistoryStreamer(recorder, (bytes) => chunks.push(chunkOf(bytes)), () => 0);
     record(recorder, 0, 5);
     streamer.flush();
     streamer.flush();
@@ -28,7 +35,7 @@ describe('HistoryStreamer', () => {
     const recorder = new HistoryRecorder();
     let buffered = 0;
     const chunks: HistoryChunk[] = [];
-    const streamer = new HistoryStreamer(recorder, (c) => ((buffered += c.events.length * 40), chunks.push(c)), () => buffered, 1_000);
+    const streamer = new HistoryStreamer(recorder, (bytes) => ((buffered += bytes.length), chunks.push(chunkOf(bytes))), () => buffered, 1_000);
     record(recorder, 0, HISTORY_CHUNK_EVENTS * 3);
     streamer.flush();
     expect(chunks).toHaveLength(1); // the first chunk crossed the mark

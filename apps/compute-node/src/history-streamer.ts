@@ -1,8 +1,5 @@
-import { create } from '@bufbuild/protobuf';
 import type { HistoryRecorder } from '@lockfabric/check';
-import { HistoryChunkSchema } from '@lockfabric/wire';
-import type { HistoryChunk } from '@lockfabric/wire';
-import { historyEventToWire } from '@lockfabric/workloads';
+import { ClientNameCache, encodeHistoryRunEvent } from './history-encoding.js';
 
 /** Events per HistoryChunk message (about 40 bytes each on the wire: well under gRPC's 4 MiB frame limit). */
 export const HISTORY_CHUNK_EVENTS = 8_192;
@@ -19,10 +16,12 @@ export const HISTORY_STREAM_HIGH_WATER_BYTES = 4 * 1024 * 1024;
  */
 export class HistoryStreamer {
   private sent = 0;
+  private readonly names = new ClientNameCache();
 
+  /** `send` gets each chunk as an encoded `RunEvent { history }` message, ready to write. */
   constructor(
     private readonly recorder: HistoryRecorder,
-    private readonly send: (chunk: HistoryChunk) => void,
+    private readonly send: (runEvent: Uint8Array) => void,
     private readonly buffered: () => number,
     private readonly highWaterBytes = HISTORY_STREAM_HIGH_WATER_BYTES,
   ) {}
@@ -39,9 +38,7 @@ export class HistoryStreamer {
   flush(highWaterBytes = this.highWaterBytes): void {
     while (this.sent < this.recorder.size && this.buffered() < highWaterBytes) {
       const end = Math.min(this.recorder.size, this.sent + HISTORY_CHUNK_EVENTS);
-      const events = [];
-      for (let i = this.sent; i < end; i++) events.push(historyEventToWire(this.recorder.event(i)));
-      this.send(create(HistoryChunkSchema, { events }));
+      this.send(encodeHistoryRunEvent(this.recorder.columns(), this.sent, end, this.names));
       this.sent = end;
     }
   }

@@ -98,11 +98,20 @@ export class LiveFabric {
     old?.close();
   }
 
-  async post(batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
+  /**
+   * Posts a batch. A batch for one node already connected goes straight to its queue pair and the
+   * caller gets the queue pair's own promise: no async wrapper adds microtask hops to every verb.
+   */
+  post(batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
     const first = batch[0];
-    if (!first) return [];
-    if (batch.every((wr) => wr.addr.node === first.addr.node)) return this.postTo(first.addr.node, batch, options);
-    // Split per target node, keeping each node's requests in their original order.
+    if (!first) return Promise.resolve([]);
+    const node = first.addr.node;
+    for (const wr of batch) if (wr.addr.node !== node) return this.postSplit(batch, options);
+    return this.postTo(node, batch, options);
+  }
+
+  /** Splits a batch per target node, keeping each node's requests in their original order. */
+  private async postSplit(batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
     const groups = new Map<NodeId, number[]>();
     batch.forEach((wr, i) => groups.set(wr.addr.node, [...(groups.get(wr.addr.node) ?? []), i]));
     const out: Completion[] = new Array<Completion>(batch.length);
@@ -120,15 +129,27 @@ export class LiveFabric {
     this.queuePairs.clear();
   }
 
-  private async postTo(node: NodeId, batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
-    if (node === this.node) return this.localNic.executeBatch(batch, this.node);
-    const qp = await this.queuePair(node);
-    if (!qp) return batch.map(() => ({ status: 'unknown-node' as const, detail: `node ${node} is not known to compute node ${this.node}` }));
+  private postTo(node: NodeId, batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
+    if (node === this.node) {
+      try {
+        return Promise.resolve(this.localNic.executeBatch(batch, this.node));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    const qp = this.queuePairs.get(node);
+    if (qp) return this.postOn(qp, node, batch, options);
+    return this.queuePair(node).then((connected) =>
+      connected ? this.postOn(connected, node, batch, options) : batch.map(() => ({ status: 'unknown-node' as const, detail: `node ${node} is not known to compute node ${this.node}` })),
+    );
+  }
+
+  private postOn(qp: MemoryQueuePair, node: NodeId, batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
     // Checked in the same turn as qp.post: a rebind in between fails the queued requests itself.
     const pinned = options?.incarnations?.get(node);
     if (pinned !== undefined && qp.boundIncarnation !== pinned) {
       const detail = `table lost: memory node ${node} restarted (incarnation ${pinned} is gone, it serves ${String(qp.boundIncarnation)})`;
-      return batch.map(() => ({ status: 'unreachable' as const, detail }));
+      return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail })));
     }
     return qp.post(batch, options);
   }

@@ -271,7 +271,7 @@ export class ComputeRunService {
     const accounting = new VerbAccounting();
     const send = (event: RunEvent) => call.write(toBinary(RunEventSchema, event));
     const startMs = Date.now();
-    const history = new HistoryStreamer(recorder, (chunk) => send(create(RunEventSchema, { event: { case: 'history', value: chunk } })), () => call.writableLength);
+    const history = new HistoryStreamer(recorder, (bytes) => call.write(bytes), () => call.writableLength);
     // The history goes out every HISTORY_FLUSH_MS: a node killed mid-run loses at most that stretch.
     const flusher = request.recordHistory ? setInterval(() => history.flush(), HISTORY_FLUSH_MS) : undefined;
     const progress = setInterval(() => {

@@ -28,6 +28,7 @@ export { MemoryQueuePair, rebindDelayMs, type MemoryQueuePairOptions, type Memor
 export {
   grpcRoundTripUs,
   grpcStreamThroughput,
+  memoryNodeVerbThroughput,
   natsPubSubThroughput,
   natsRoundTripUs,
   startEchoServer,

@@ -67,6 +67,11 @@ export interface MemoryServerStats {
   readonly inFlightPeak: number;
   /** Connect streams refused because their queue pair was bound to an earlier incarnation. */
   readonly staleStreams: number;
+  /**
+   * Batches answered in the turn they arrived: decoded, executed and written with no promise in
+   * between (the executor answered at once and nothing of the stream was pending).
+   */
+  readonly answeredInline: number;
 }
 
 export interface MemoryServer {
@@ -94,7 +99,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
   const malformed = options.malformed ?? new MalformedInputCounter({ logger });
   const maxInFlight = Math.max(1, options.maxInFlightBatches ?? 64);
   const streams = new Set<QueuePairStream>();
-  const counters = { streamsOpened: 0, batches: 0, requests: 0, malformedFrames: 0, malformedRequests: 0, executorErrors: 0, inFlightPeak: 0, staleStreams: 0 };
+  const counters = { streamsOpened: 0, batches: 0, requests: 0, malformedFrames: 0, malformedRequests: 0, executorErrors: 0, inFlightPeak: 0, staleStreams: 0, answeredInline: 0 };
   const incarnation = options.incarnation ?? Date.now();
   let closing = false;
 
@@ -116,9 +121,10 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
           return;
         }
         counters.streamsOpened++;
-        const stream = new QueuePairStream(call, maxInFlight, (frame) => answer(frame, call.getPeer()), logger, (inFlight) => {
+        const peer = call.getPeer();
+        const stream = new QueuePairStream(call, maxInFlight, (frame) => answer(frame, peer), logger, (inFlight) => {
           counters.inFlightPeak = Math.max(counters.inFlightPeak, inFlight);
-        });
+        }, () => counters.answeredInline++);
         streams.add(stream);
         void stream.finished.then(() => streams.delete(stream));
       },
@@ -133,8 +139,11 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
     },
   );
 
-  /** The encoded CompletionBatch answering one frame. Never throws: every failure is a status. */
-  async function answer(frame: Uint8Array, peer: string): Promise<Uint8Array> {
+  /**
+   * The encoded CompletionBatch answering one frame: at once when the executor answers at once (the
+   * NIC does; an IOPS cap may make it wait). Never throws or rejects: every failure is a status.
+   */
+  function answer(frame: Uint8Array, peer: string): Uint8Array | Promise<Uint8Array> {
     let batch: WireWorkRequestBatch;
     try {
       batch = decodeWorkRequestBatch(frame, SOURCE);
@@ -164,19 +173,28 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
       }
     }
 
-    let completions: Completion[];
-    try {
-      const trace = traceContextFromWire(batch.trace);
-      const context: ExecuteContext = { ...(trace ? { trace } : {}), requestTraces };
-      completions = runnable.length === 0 ? [] : await executor.executeBatch(runnable, batch.initiator, context);
-      if (completions.length !== runnable.length) throw new Error(`executor returned ${completions.length} completions for ${runnable.length} work requests`);
-    } catch (error) {
+    const failed = (error: unknown): Completion[] => {
       counters.executorErrors++;
       const detail = `memory node failed to execute the batch: ${error instanceof Error ? error.message : String(error)}`;
       logger.error(`memory server: ${detail}`);
-      completions = runnable.map(() => ({ status: 'bad-request', detail }));
+      return runnable.map(() => ({ status: 'bad-request', detail }));
+    };
+    const checked = (completions: Completion[]): Completion[] =>
+      completions.length === runnable.length ? completions : failed(new Error(`executor returned ${completions.length} completions for ${runnable.length} work requests`));
+    let executed: Completion[] | Promise<Completion[]>;
+    try {
+      const trace = traceContextFromWire(batch.trace);
+      const context: ExecuteContext = { ...(trace ? { trace } : {}), requestTraces };
+      executed = runnable.length === 0 ? [] : executor.executeBatch(runnable, batch.initiator, context);
+    } catch (error) {
+      executed = failed(error);
     }
+    if (executed instanceof Promise) return executed.then(checked, failed).then((completions) => reply(batch, answers, completions));
+    return reply(batch, answers, checked(executed));
+  }
 
+  /** Encodes the answers in request order: decode failures in their place, the executor's completions between. */
+  function reply(batch: WireWorkRequestBatch, answers: readonly (WireCompletion | undefined)[], completions: readonly Completion[]): Uint8Array {
     let next = 0;
     const out = answers.map((slot, i) => {
       if (slot !== undefined) return slot;
@@ -229,6 +247,8 @@ function encode(completions: WireCompletion[]): Uint8Array {
 class QueuePairStream {
   readonly finished: Promise<void>;
   private tail: Promise<void> = Promise.resolve();
+  /** Frames on the promise chain (their executor answered later): later frames queue behind them. */
+  private waiting = 0;
   private inFlight = 0;
   private paused = false;
   private draining = false;
@@ -237,9 +257,10 @@ class QueuePairStream {
   constructor(
     private readonly call: ServerDuplexStream<Uint8Array, Uint8Array>,
     private readonly maxInFlight: number,
-    private readonly answer: (frame: Uint8Array) => Promise<Uint8Array>,
+    private readonly answer: (frame: Uint8Array) => Uint8Array | Promise<Uint8Array>,
     private readonly logger: Logger,
     private readonly onInFlight: (inFlight: number) => void,
+    private readonly onInline: () => void,
   ) {
     let finish!: () => void;
     this.finished = new Promise((resolve) => (finish = resolve));
@@ -268,24 +289,53 @@ class QueuePairStream {
       this.paused = true;
       this.call.pause();
     }
+    if (this.waiting === 0) {
+      // Nothing of this stream is pending: answer now, in this turn, with no promise in between.
+      let bytes: Uint8Array | Promise<Uint8Array>;
+      try {
+        bytes = this.answer(frame);
+      } catch (error) {
+        this.logger.error(`memory server: could not answer a batch: ${error instanceof Error ? error.message : String(error)}`);
+        this.settle();
+        return;
+      }
+      if (!(bytes instanceof Promise)) {
+        this.onInline();
+        this.writeOut(bytes, () => this.settle());
+        return;
+      }
+      this.chain(() => bytes);
+      return;
+    }
+    // An earlier frame is still executing: queue behind it (a queue pair answers in order).
+    this.chain(() => this.answer(frame));
+  }
+
+  private chain(answer: () => Uint8Array | Promise<Uint8Array>): void {
+    this.waiting++;
     this.tail = this.tail
-      .then(() => this.answer(frame))
-      .then(
-        (bytes) =>
-          new Promise<void>((resolve) => {
-            if (this.ended) return resolve();
-            // Counted as in flight until written out, so a slow reader also applies backpressure.
-            this.call.write(bytes, () => resolve());
-          }),
-      )
+      .then(answer)
+      .then((bytes) => new Promise<void>((resolve) => this.writeOut(bytes, resolve)))
       .catch((error: unknown) => this.logger.error(`memory server: could not answer a batch: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
-        this.inFlight--;
-        if (this.paused && !this.draining && this.inFlight < this.maxInFlight) {
-          this.paused = false;
-          this.call.resume();
-        }
+        this.waiting--;
+        this.settle();
       });
+  }
+
+  /** Writes an answer; `done` runs once it is written out (or the stream ended). */
+  private writeOut(bytes: Uint8Array, done: () => void): void {
+    if (this.ended) return done();
+    // Counted as in flight until written out, so a slow reader also applies backpressure.
+    this.call.write(bytes, () => done());
+  }
+
+  private settle(): void {
+    this.inFlight--;
+    if (this.paused && !this.draining && this.inFlight < this.maxInFlight) {
+      this.paused = false;
+      this.call.resume();
+    }
   }
 
   /** Stops taking frames, answers the ones already taken, and ends the response stream. */

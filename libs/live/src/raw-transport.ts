@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Client, Server, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { asUint8Array, rawMethod, toBuffer } from './grpc-raw.js';
+import type { MemoryQueuePair } from './memory-client.js';
+import type { WorkRequest } from '@lockfabric/ports';
 import type { Subjects } from './subjects.js';
 import { channelCredentialsFor, serverCredentialsFor, type TlsMaterial } from './tls/credentials.js';
 
@@ -123,6 +125,28 @@ export async function grpcStreamThroughput(address: string, options: ThroughputO
     call.end();
     client.close();
   }
+}
+
+/**
+ * Verbs per second one queue pair gets served by a memory node with up to `window` doorbells in
+ * flight, each doorbell one verb (`verb`): the memory node's side of `grpcStreamThroughput` (same
+ * window, one gRPC message per verb), so the two divide into the node's cost per message.
+ */
+export async function memoryNodeVerbThroughput(qp: MemoryQueuePair, verb: WorkRequest, options: { messages?: number; window?: number } = {}): Promise<number> {
+  const { messages = 20_000, window = 64 } = options;
+  let sent = 0;
+  const startMs = performance.now();
+  const lane = async () => {
+    while (sent < messages) {
+      sent++;
+      const done = qp.post([verb]);
+      qp.flush(); // its own doorbell: one message, as in the echo benchmark
+      const [completion] = await done;
+      if (completion?.status !== 'ok') throw new Error(`memory node answered ${completion?.status ?? 'nothing'}: ${completion?.detail ?? ''}`);
+    }
+  };
+  await Promise.all(Array.from({ length: window }, lane));
+  return messages / ((performance.now() - startMs) / 1_000);
 }
 
 export interface NatsBenchOptions {

@@ -242,6 +242,29 @@ describe('memory server and queue pair', () => {
     expect(server.stats().inFlightPeak).toBe(2);
   });
 
+  it('answers a doorbell in the turn it arrives when the executor answers at once; queues behind one that waits', async () => {
+    const executor = new FakeExecutor();
+    const { server } = await serve(executor);
+    const qp = await queuePair(server.address);
+    for (let i = 0; i < 5; i++) await qp.post([faa(0), faa(8)]);
+    expect(server.stats()).toMatchObject({ batches: 5, answeredInline: 5 });
+    // Held: the first doorbell waits on the executor, and the ones behind it must wait their turn.
+    executor.hold();
+    const held = [qp.post([faa(0)])];
+    qp.flush();
+    await waitFor(() => server.stats().batches === 6, { what: 'the held batch to be read' });
+    for (let i = 0; i < 3; i++) {
+      held.push(qp.post([faa(0)]));
+      qp.flush();
+    }
+    await waitFor(() => server.stats().inFlightPeak >= 4, { what: 'the later batches to be read' });
+    executor.release();
+    expect((await Promise.all(held)).map((r) => r[0]?.value)).toEqual([5n, 6n, 7n, 8n]);
+    expect(server.stats()).toMatchObject({ batches: 9, answeredInline: 5 });
+    await qp.post([faa(0)]);
+    expect(server.stats()).toMatchObject({ batches: 10, answeredInline: 6 });
+  });
+
   it('refuses a post whole when the outstanding bound is reached', async () => {
     const executor = new FakeExecutor();
     const { server } = await serve(executor);

@@ -88,6 +88,28 @@ describe('Prometheus registry', () => {
     expect(() => counter.inc({ a: 'x', b: 'y' })).toThrow('metric ok_total takes labels [a]; unknown: b');
   });
 
+  it('finds a used series again by its labels in any key order, and still refuses wrong labels after use', () => {
+    const registry = new MetricsRegistry();
+    const counter = registry.counter({ name: 'ops_total', help: 'h', labelNames: ['protocol', 'outcome'] });
+    counter.inc({ protocol: 'caslock', outcome: 'granted' });
+    counter.inc({ outcome: 'granted', protocol: 'caslock' }, 2);
+    counter.inc({ protocol: 'caslock', outcome: 'timeout' });
+    counter.inc({ protocol: 1, outcome: 'x' });
+    counter.inc({ protocol: '1', outcome: 'x' });
+    expect(registry.snapshot().find((m) => m.name === 'ops_total')?.series).toStrictEqual([
+      { labels: { protocol: 'caslock', outcome: 'granted' }, value: 3 },
+      { labels: { protocol: 'caslock', outcome: 'timeout' }, value: 1 },
+      { labels: { protocol: '1', outcome: 'x' }, value: 2 },
+    ]);
+    expect(() => counter.inc({ protocol: 'caslock', outcome: 'granted', extra: 'y' })).toThrow('unknown: extra');
+    expect(() => counter.inc({ protocol: 'caslock' })).toThrow('missing: outcome');
+    const plain = registry.counter({ name: 'plain_total', help: 'h' });
+    plain.inc();
+    plain.inc(undefined, 4);
+    expect(plain.get()).toBe(5);
+    expect(() => plain.inc({ extra: 'y' })).toThrow('unknown: extra');
+  });
+
   it('formats special values and escapes label values', () => {
     expect([formatValue(Infinity), formatValue(-Infinity), formatValue(NaN), formatValue(0.1), formatValue(1e21)]).toEqual(['+Inf', '-Inf', 'NaN', '0.1', '1e+21']);
     expect(escapeLabelValue('a\\b"c\nd')).toBe('a\\\\b\\"c\\nd');

@@ -201,8 +201,12 @@ export class MetricsRegistry {
 type LabelPairs = readonly (readonly [string, string])[];
 
 /** The series of one metric, keyed by their label values in declared label order. */
+/** Series by label value, one level per declared label; a leaf is the series (see `SeriesFamily.series`). */
+type SeriesTree<S> = Map<string, SeriesTree<S>> | { labels: LabelPairs; state: S };
+
 class SeriesFamily<S> {
   private readonly byKey = new Map<string, { labels: LabelPairs; state: S }>();
+  private tree: SeriesTree<S> | undefined;
   private readonly labelNames: readonly string[];
 
   constructor(
@@ -215,6 +219,10 @@ class SeriesFamily<S> {
   }
 
   series(labels: Labels | undefined): S {
+    // Hot path (every lock operation updates a few series): walk a tree of label values, one
+    // level per declared label, instead of validating and serialising the labels each time.
+    const found = this.lookup(labels);
+    if (found !== undefined) return found.state;
     const pairs = this.pairs(labels);
     const key = JSON.stringify(pairs.map(([, value]) => value));
     let entry = this.byKey.get(key);
@@ -222,7 +230,42 @@ class SeriesFamily<S> {
       entry = { labels: pairs, state: this.create() };
       this.byKey.set(key, entry);
     }
+    this.remember(pairs, entry);
     return entry.state;
+  }
+
+  /** The series these labels name, if they were used before and name exactly the declared labels. */
+  private lookup(labels: Labels | undefined): { labels: LabelPairs; state: S } | undefined {
+    const given = labels ?? {};
+    let count = 0;
+    for (const name in given) if (Object.hasOwn(given, name)) count++;
+    // Any other count means a missing or unknown label: the slow path says which.
+    if (count !== this.labelNames.length) return undefined;
+    let level: SeriesTree<S> | undefined = this.tree;
+    for (const name of this.labelNames) {
+      const value = given[name];
+      if (value === undefined || !(level instanceof Map)) return undefined;
+      level = level.get(String(value));
+    }
+    return level instanceof Map ? undefined : level;
+  }
+
+  private remember(pairs: LabelPairs, entry: { labels: LabelPairs; state: S }): void {
+    if (pairs.length === 0) {
+      this.tree = entry;
+      return;
+    }
+    if (!(this.tree instanceof Map)) this.tree = new Map();
+    let level = this.tree;
+    pairs.forEach(([, value], i) => {
+      if (i === pairs.length - 1) {
+        level.set(value, entry);
+        return;
+      }
+      let next = level.get(value);
+      if (!(next instanceof Map)) level.set(value, (next = new Map()));
+      level = next;
+    });
   }
 
   peek(labels: Labels | undefined): S | undefined {

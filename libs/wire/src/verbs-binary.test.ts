@@ -84,6 +84,20 @@ describe('hand-written verb codec against the generated schema', () => {
     }
   });
 
+  it('encodes completion edge values as the schema does: zeros, the uint64 maximum, empty and non-ASCII text', () => {
+    const max = (1n << 64n) - 1n;
+    const completions = create(CompletionBatchSchema, {
+      completions: [
+        create(CompletionSchema, { id: 0, status: 0, valueLo: 0n, valueHi: 0n }),
+        create(CompletionSchema, { id: 0xffff_ffff, status: 3, valueLo: max, valueHi: max, data: new Uint8Array(0), detail: '' }),
+        create(CompletionSchema, { id: 128, status: 1, data: new Uint8Array(300).fill(7), detail: 'fenced: nœud 3 — époque 7' }),
+        create(CompletionSchema, { id: 1, valueHi: 1n }),
+      ],
+    });
+    expect(encodeCompletionBatch(completions)).toEqual(toBinary(CompletionBatchSchema, completions));
+    expect(encodeCompletionBatch(create(CompletionBatchSchema, {}))).toEqual(new Uint8Array(0));
+  });
+
   it('skips fields it does not know, as the schema does', () => {
     const w = new BinaryWriter();
     w.tag(1, WireType.Varint).uint32(7);

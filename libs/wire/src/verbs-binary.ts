@@ -68,7 +68,100 @@ export function encodeWorkRequestBatch(batch: WorkRequestBatch): Uint8Array {
   return w.finish();
 }
 
+const utf8 = new TextEncoder();
+const U64_LIMIT = 1n << 64n;
+
+function varintSize(value: number): number {
+  let size = 1;
+  while (value >= 128) {
+    value = Math.floor(value / 128);
+    size++;
+  }
+  return size;
+}
+
+function putVarint(out: Uint8Array, at: number, value: number): number {
+  while (value >= 128) {
+    out[at++] = (value % 128) | 128;
+    value = Math.floor(value / 128);
+  }
+  out[at++] = value;
+  return at;
+}
+
+const fitsU64 = (value: bigint) => value >= 0n && value < U64_LIMIT;
+
+/**
+ * The memory node encodes one of these per doorbell. Written in two passes (sizes, then bytes into
+ * one buffer) because BinaryWriter.fixed64 allocates a chunk and a DataView per value and splits
+ * its buffer at each: the top self frame of a busy memory node. Values the wire cannot carry (a
+ * negative status, a value outside uint64) go through BinaryWriter, which rejects them as before.
+ */
 export function encodeCompletionBatch(batch: CompletionBatch): Uint8Array {
+  const completions = batch.completions;
+  const sizes = new Array<number>(completions.length);
+  const details = new Array<Uint8Array | undefined>(completions.length);
+  let total = 0;
+  for (let i = 0; i < completions.length; i++) {
+    const c = completions[i]!;
+    if (c.status < 0 || (c.valueLo !== undefined && !fitsU64(c.valueLo)) || !fitsU64(c.valueHi)) return encodeCompletionBatchWithWriter(batch);
+    let size = c.id !== 0 ? 1 + varintSize(c.id) : 0;
+    if (c.status !== 0) size += 1 + varintSize(c.status);
+    if (c.valueLo !== undefined) size += 9;
+    if (c.valueHi !== 0n) size += 9;
+    if (c.data !== undefined) size += 1 + varintSize(c.data.length) + c.data.length;
+    if (c.detail !== undefined) {
+      const detail = utf8.encode(c.detail);
+      details[i] = detail;
+      size += 1 + varintSize(detail.length) + detail.length;
+    }
+    sizes[i] = size;
+    total += 1 + varintSize(size) + size;
+  }
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (let i = 0; i < completions.length; i++) {
+    const c = completions[i]!;
+    out[at++] = (1 << 3) | WireType.LengthDelimited;
+    at = putVarint(out, at, sizes[i]!);
+    if (c.id !== 0) {
+      out[at++] = (1 << 3) | WireType.Varint;
+      at = putVarint(out, at, c.id);
+    }
+    if (c.status !== 0) {
+      out[at++] = (2 << 3) | WireType.Varint;
+      at = putVarint(out, at, c.status);
+    }
+    if (c.valueLo !== undefined) {
+      out[at++] = (3 << 3) | WireType.Bit64;
+      view.setBigUint64(at, c.valueLo, true);
+      at += 8;
+    }
+    if (c.valueHi !== 0n) {
+      out[at++] = (4 << 3) | WireType.Bit64;
+      view.setBigUint64(at, c.valueHi, true);
+      at += 8;
+    }
+    if (c.data !== undefined) {
+      out[at++] = (5 << 3) | WireType.LengthDelimited;
+      at = putVarint(out, at, c.data.length);
+      out.set(c.data, at);
+      at += c.data.length;
+    }
+    const detail = details[i];
+    if (detail !== undefined) {
+      out[at++] = (6 << 3) | WireType.LengthDelimited;
+      at = putVarint(out, at, detail.length);
+      out.set(detail, at);
+      at += detail.length;
+    }
+  }
+  return out;
+}
+
+/** The BinaryWriter form of encodeCompletionBatch: the reference for values outside its fast path. */
+export function encodeCompletionBatchWithWriter(batch: CompletionBatch): Uint8Array {
   const w = new BinaryWriter();
   for (const c of batch.completions) {
     w.tag(1, WireType.LengthDelimited).fork();
