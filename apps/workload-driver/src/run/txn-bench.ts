@@ -98,6 +98,9 @@ export interface BenchTxnReport {
   readonly workload: string;
   readonly committed: number;
   readonly committedPerSec: number;
+  /** Latency (first acquire to last release) of every committed transaction, all types together. */
+  readonly p50Us: number;
+  readonly p99Us: number;
   readonly locksPerTxn: number;
   readonly sharedShare: number;
   readonly aborts: number;
@@ -117,10 +120,13 @@ export interface BenchTxnReport {
 export function txnReport(history: HistoryRecorder | readonly HistoryEvent[], txn: TxnRunSpec, elapsedNs: number): BenchTxnReport {
   const check = checkTxnRun(history, txn, elapsedNs);
   const s = check.summary;
+  const latencies = check.replay.committed.map((t) => t.endNs - t.startNs).sort((a, b) => a - b);
   return {
     workload: s.workload,
     committed: s.committed,
     committedPerSec: s.committedPerSec,
+    p50Us: percentileUs(latencies, 0.5),
+    p99Us: percentileUs(latencies, 0.99),
     locksPerTxn: s.locksPerTxn,
     sharedShare: s.sharedShare,
     aborts: s.aborts,
@@ -134,9 +140,15 @@ export function txnReport(history: HistoryRecorder | readonly HistoryEvent[], tx
   };
 }
 
+/** The q-quantile (nearest rank) of ascending nanosecond values, in µs; 0 when there are none. */
+function percentileUs(sortedNs: readonly number[], q: number): number {
+  if (sortedNs.length === 0) return 0;
+  return sortedNs[Math.min(sortedNs.length - 1, Math.max(0, Math.ceil(q * sortedNs.length) - 1))]! / 1_000;
+}
+
 export function describeTxnReport(t: BenchTxnReport): string {
   const lines = [
-    `  transactions        ${t.workload}: ${t.committed} committed, ${Math.round(t.committedPerSec).toLocaleString('en-US')} txn/s, ${t.locksPerTxn.toFixed(2)} locks/txn (${(t.sharedShare * 100).toFixed(1)} % shared), ${t.aborts} aborts${t.unfinished ? `, ${t.unfinished} unfinished` : ''}`,
+    `  transactions        ${t.workload}: ${t.committed} committed, ${Math.round(t.committedPerSec).toLocaleString('en-US')} txn/s, p50 ${t.p50Us.toFixed(1)} µs, p99 ${t.p99Us.toFixed(1)} µs, ${t.locksPerTxn.toFixed(2)} locks/txn (${(t.sharedShare * 100).toFixed(1)} % shared), ${t.aborts} aborts${t.unfinished ? `, ${t.unfinished} unfinished` : ''}`,
   ];
   for (const [type, v] of Object.entries(t.byType)) {
     if (v.committed > 0) lines.push(`    ${type.padEnd(24)}${String(v.committed).padStart(8)}  p50 ${v.p50Us.toFixed(1).padStart(9)} µs  p99 ${v.p99Us.toFixed(1).padStart(9)} µs  attempts ${v.meanAttempts.toFixed(2)}`);
