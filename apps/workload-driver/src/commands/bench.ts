@@ -68,9 +68,9 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --txn-think-ns NS        execution time with all locks held (2800 tatp, 7000 tpcc, 0 trace)
   --max-attempts N         attempts of an aborted transaction before it is given up (64)
   --mutant-early-release   break 2PL on purpose (free the first lock before taking the next)
-  --long-read-probability G  tpcc: with probability G a transaction is a CUSTOMER_SCAN, a table-level
-                           shared lock held --long-read-ns (20000000); writers of customer rows take
-                           the table lock too (DSLR Fig. 10)
+  --long-read-probability G  tpcc: with probability G a transaction is a CUSTOMER_SCAN holding its
+                           warehouse's table lock --long-read-ns (20000000); writers of customer rows
+                           take that lock shared, the scan exclusive (S vs IX; DSLR Fig. 10)
   --long-read-slots K      lease slots the scan draws (1 = fixed lease; K > 1: DSLR multi-slot lease
                            K·λ, with --opt maxSlots=K; DSLR Fig. 11). A commit whose lease ran out is
                            void: aborted as LEASE_EXPIRED and retried

@@ -36,13 +36,16 @@ import type { TxnLockRequest, TxnTemplate } from './types.js';
  * about 86.6 % — ShiftLock §4.4 reports 86.5 % for its trace.
  *
  * Long-running reads (DSLR §6.4, Fig. 10), when `longReads.probability` > 0: with that probability
- * a client's next transaction is CUSTOMER_SCAN, a table-level shared lock on its home warehouse's
- * CUSTOMER table held for `scanNs` while it scans. Each warehouse gets a table lock (ids 0…W-1). Our
- * protocols have no intention modes, so the transactions that write customer rows (PAYMENT,
- * DELIVERY) take that table lock exclusive, standing in for IX: a scan then waits for the writers
- * ahead of it and blocks the writers behind it, as DSLR's table lock does; readers of customer rows
- * (NEW_ORDER, ORDER_STATUS, IS in a real system) take none. The scan draws `slots` lease slots
- * (DSLR §5.1 multi-slot leasing: its lease is slots·λ); 1 is DSLR's fixed lease.
+ * a client's next transaction is CUSTOMER_SCAN, a table-level lock on its home warehouse's CUSTOMER
+ * table held for `scanNs` while it scans. Each warehouse gets a table lock (ids 0…W-1, first, so
+ * 2PL's ascending order takes it before any row lock, as hierarchical locking does). Our protocols
+ * have shared and exclusive modes only, no intention modes, so the conflict that matters — a scan
+ * (S) against writers of customer rows (IX) — is mapped onto them: PAYMENT and DELIVERY take the
+ * table lock shared (writers do not block one another, as IX–IX), the scan takes it exclusive (it
+ * waits for the writers ahead of it and blocks those behind it, as S–IX). Two scans then exclude
+ * each other, which S–S would not; at the γ of DSLR Fig. 10 (≤ 1 %) that is rare. Readers of
+ * customer rows (NEW_ORDER, ORDER_STATUS: IS) take none. The scan draws `slots` lease slots (DSLR
+ * §5.1 multi-slot leasing: its lease is slots·λ); 1 is DSLR's fixed lease.
  */
 export const TPCC_DEFAULT_WAREHOUSES = 10;
 export const TPCC_DISTRICTS = 10;
@@ -145,7 +148,7 @@ export function nextTpccTxn(layout: TpccLayout, w: number, random: Random): TxnT
   const scans = layout.longReads;
   // Drawn only with long reads on, so plain TPC-C streams stay what they were.
   if (scans && scans.probability > 0 && random.next() < scans.probability) {
-    return { ...txn(TPCC_SCAN, [{ lock: layout.customerTableLock(w)!, mode: 'shared' }]), executeNs: scans.scanNs, ...(scans.slots > 1 ? { slots: scans.slots } : {}) };
+    return { ...txn(TPCC_SCAN, [{ lock: layout.customerTableLock(w)!, mode: 'exclusive' }]), executeNs: scans.scanNs, ...(scans.slots > 1 ? { slots: scans.slots } : {}) };
   }
   const type = pickByWeight(TPCC_MIX, random);
   const d = random.int(TPCC_DISTRICTS);
@@ -172,7 +175,7 @@ export function nextTpccTxn(layout: TpccLayout, w: number, random: Random): TxnT
         { lock: layout.customerLock(cw, cd, customer()), mode: 'exclusive' },
       );
       const table = layout.customerTableLock(cw);
-      if (table !== undefined) locks.push({ lock: table, mode: 'exclusive' });
+      if (table !== undefined) locks.push({ lock: table, mode: 'shared' });
       break;
     }
     case 'ORDER_STATUS':
@@ -180,7 +183,7 @@ export function nextTpccTxn(layout: TpccLayout, w: number, random: Random): TxnT
       break;
     case 'DELIVERY':
       locks.push({ lock: layout.districtLock(w, d), mode: 'exclusive' }, { lock: layout.customerLock(w, d, random.int(TPCC_CUSTOMERS_PER_DISTRICT)), mode: 'exclusive' });
-      if (layout.customerTableLock(w) !== undefined) locks.push({ lock: layout.customerTableLock(w)!, mode: 'exclusive' });
+      if (layout.customerTableLock(w) !== undefined) locks.push({ lock: layout.customerTableLock(w)!, mode: 'shared' });
       break;
     default: {
       // STOCK_LEVEL
