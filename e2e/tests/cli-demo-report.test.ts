@@ -19,15 +19,40 @@ interface Row {
   latencyCdfUs?: unknown[];
 }
 
+interface TxnRow {
+  protocol: string;
+  family: string;
+  verdict: string;
+  serializable: boolean;
+  committed: number;
+  committedPerSec: number;
+  p50Us: number;
+  p99Us: number;
+}
+
 const root = mkdtempSync(join(tmpdir(), 'lockfabric-report-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('lockfabric demo --json and the report commands', () => {
   it('demo: every protocol of both families passes the checker and the report is written', async () => {
     const dir = join(root, 'demo');
-    const { code, stdout, stderr } = await runCli(['demo', '--substrate', 'embedded', '--operations', '300', '--json', '--report', dir]);
+    const { code, stdout, stderr } = await runCli(['demo', '--substrate', 'embedded', '--operations', '300', '--txn-operations', '100', '--json', '--report', dir]);
     expect(code, stderr).toBe(0);
-    const demo = JSON.parse(stdout) as { kind: string; results: Row[]; reportHtml: string };
+    const demo = JSON.parse(stdout) as { kind: string; results: Row[]; reportHtml: string; transactions: { workload: string; results: TxnRow[] } };
+    // The transactions section: TPC-C under 2PL over an RDMA spin lock, an RDMA handover lock and a switch lock.
+    expect(demo.transactions.workload).toBe('tpcc');
+    expect(demo.transactions.results.map((r) => [r.protocol, r.family])).toEqual([
+      ['caslock', 'rdma'],
+      ['mcs', 'rdma'],
+      ['fisslock', 'switch'],
+    ]);
+    for (const r of demo.transactions.results) {
+      expect([r.verdict, r.serializable], r.protocol).toEqual(['ok', true]);
+      expect(r.committed, r.protocol).toBe(100);
+      expect(r.committedPerSec, r.protocol).toBeGreaterThan(0);
+      expect(r.p99Us, r.protocol).toBeGreaterThanOrEqual(r.p50Us);
+    }
+    expect(readFileSync(join(dir, 'report.html'), 'utf8').match(/<tr class="transaction result">/g)).toHaveLength(3);
     expect(demo.kind).toBe('demo');
     expect(demo.results.map((r) => [r.protocol, r.family])).toEqual([...RDMA.map((p) => [p, 'rdma']), ...SWITCH.map((p) => [p, 'switch'])]);
     for (const r of demo.results) {

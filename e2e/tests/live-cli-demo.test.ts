@@ -25,7 +25,14 @@ describe('lockfabric demo --substrate live --json', () => {
   it('every protocol of both families passes the checker on live processes', async () => {
     const { code, stdout, stderr } = await runCli(['demo', '--substrate', 'live', '--operations', '300', '--json'], process.env, cwd);
     expect(code, stderr).toBe(0);
-    const demo = JSON.parse(stdout) as { substrate: string; results: Row[]; reportHtml: string; transport?: unknown };
+    const demo = JSON.parse(stdout) as { substrate: string; results: Row[]; reportHtml: string; transport?: unknown; transactions: { results: { protocol: string; verdict: string; committed: number }[] } };
+    // The transactions section (TPC-C, 2PL) ran on the same live processes, fisslock on its own switch program.
+    expect(demo.transactions.results.map((r) => [r.protocol, r.verdict])).toEqual([
+      ['caslock', 'ok'],
+      ['mcs', 'ok'],
+      ['fisslock', 'ok'],
+    ]);
+    for (const r of demo.transactions.results) expect(r.committed, r.protocol).toBe(200);
     expect(demo.substrate).toBe('live');
     expect(demo.transport).toBeDefined();
     expect(demo.results.filter((r) => r.family === 'rdma')).toHaveLength(15);

@@ -2,8 +2,8 @@ import type { ClientAddress, DescriptorDirectory, NodeId, RemoteAddr } from '@lo
 import type { NodeMemory } from './node-memory.js';
 import { deriveRkey } from './rkey.js';
 
-/** Bytes of one client's descriptor slot: room for an MCS/ALock queue node and a few flags. */
-export const DESCRIPTOR_SLOT_BYTES = 64;
+/** Bytes of one client's descriptor slot: room for 16 MCS queue nodes (one per lock a 2PL transaction holds, at most 16), or ALock descriptors and a few flags. */
+export const DESCRIPTOR_SLOT_BYTES = 512;
 /** Client indexes a node can host descriptor slots for. */
 export const DESCRIPTOR_SLOTS_PER_NODE = 4096;
 

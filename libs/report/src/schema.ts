@@ -42,6 +42,19 @@ export const demoReportSchema = z
     transport: z.object({ grpcRttUs: finite, natsRttUs: finite }).passthrough().optional(),
     wallMs: finite.optional(),
     results: z.array(comparisonRow).min(1),
+    transactions: z
+      .object({
+        workload: z.string(),
+        clients: finite,
+        operations: finite,
+        results: z.array(
+          z
+            .object({ protocol: z.string(), committed: finite, committedPerSec: finite, p50Us: finite, p99Us: finite, aborts: finite, abortsByCode: z.record(finite), serializable: z.boolean(), verdict: z.string() })
+            .passthrough(),
+        ),
+      })
+      .passthrough()
+      .optional(),
   })
   .passthrough();
 

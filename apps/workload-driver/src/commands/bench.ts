@@ -68,6 +68,12 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --txn-think-ns NS        execution time with all locks held (2800 tatp, 7000 tpcc, 0 trace)
   --max-attempts N         attempts of an aborted transaction before it is given up (64)
   --mutant-early-release   break 2PL on purpose (free the first lock before taking the next)
+  --long-read-probability G  tpcc: with probability G a transaction is a CUSTOMER_SCAN holding its
+                           warehouse's table lock --long-read-ns (20000000); writers of customer rows
+                           take that lock shared, the scan exclusive (S vs IX; DSLR Fig. 10)
+  --long-read-slots K      lease slots the scan draws (1 = fixed lease; K > 1: DSLR multi-slot lease
+                           K·λ, with --opt maxSlots=K; DSLR Fig. 11). A commit whose lease ran out is
+                           void: aborted as LEASE_EXPIRED and retried
   --workload objectstore   DecLock's object store: get = shared lock + READ, set = exclusive lock +
                            WRITE of the whole object on its memory node; content-checked (exit 1)
   --objects N (100000)  --object-bytes B (414)  --get-ratio R (0.65)  --mutant-skip-lock
@@ -165,7 +171,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   if (out.json) console.log(JSON.stringify({ ...(reports.length === 1 ? reports[0] : document), ...reportHtml }));
   else console.log(reports.map(describeReport).join('\n\n'));
-  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false || report.application?.check.ok === false || report.transactions?.smallbank?.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
+  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false || (report.transactions?.logMismatches.length ?? 0) > 0 || report.application?.check.ok === false || report.transactions?.smallbank?.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
   // A violation outranks a liveness failure, which outranks success.
   return exitCodes.includes(1) ? 1 : exitCodes.includes(3) ? 3 : 0;
 }

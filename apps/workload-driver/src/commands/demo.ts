@@ -21,6 +21,8 @@ import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output } from './context.js';
 import type { Output } from './context.js';
 import { measureTransport } from './transport.js';
 import type { TransportFigures } from './transport.js';
+import { DEMO_TXN_DEFAULT_OPERATIONS, DEMO_TXN_PROTOCOLS, demoTxnRow, demoTxnSpec, demoTxnTable, readTxnProtocols } from './demo-txn.js';
+import type { DemoTxnRow } from './demo-txn.js';
 
 export const DEFAULT_DEMO_REPORT_DIR = join('.lockfabric', 'demo');
 
@@ -33,6 +35,9 @@ export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a sh
   program the cluster does not run get a temporary cluster of their own.
   --substrate S     live | embedded | sim
   --operations N    acquires per protocol (default 4000)
+  --txn-protocols L transactions section: TPC-C (1 warehouse, strict 2PL) over these protocols
+                    (default ${DEMO_TXN_PROTOCOLS.join(',')}: RDMA spin, RDMA handover, switch; none: skip)
+  --txn-operations N transactions per protocol (default ${DEMO_TXN_DEFAULT_OPERATIONS})
   --report DIR      where report.html, report.json and the plots go (default ${DEFAULT_DEMO_REPORT_DIR})
   --json            print one JSON object (the report: every protocol with its checker verdict)`;
 
@@ -40,7 +45,7 @@ export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a sh
 export type DemoRow = BenchReport & { readonly family: ReturnType<typeof familyOf>; readonly verdict: ReturnType<typeof verdictWord> };
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
-  const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, report: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, report: { type: 'string' }, 'txn-protocols': { type: 'string' }, 'txn-operations': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
   if (values['help']) return (console.log(DEMO_HELP), 0);
   const reader = new FlagReader(values);
   const operations = reader.number('operations', 4_000, { integer: true, min: 1 });
@@ -48,6 +53,8 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const substrate = reader.string('substrate', liveAvailable ? 'live' : 'embedded');
   if (!['live', 'embedded', 'sim'].includes(substrate)) reader.problems.push(`--substrate: expected live, embedded or sim, got ${JSON.stringify(substrate)}`);
   const reportDir = reader.string('report', DEFAULT_DEMO_REPORT_DIR);
+  const txnOperations = reader.number('txn-operations', DEMO_TXN_DEFAULT_OPERATIONS, { integer: true, min: 1 });
+  const txnIds = readTxnProtocols(values['txn-protocols'] as string | undefined, reader.problems);
   reader.done();
   const out = output(values['json'] === true);
   out.note(
@@ -60,8 +67,11 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const spec: WorkloadSpec = { clients: 16, locks: 64, readRatio: 0.5, distribution: { zipf: 0.9 }, operations, thinkNs: 1_000, criticalSectionNs: 1_000, seed: 1, timeoutMs: 2_000 };
   // RDMA family first, then the switch family, each in catalog order.
   const protocols = [...availableProtocols().filter((p) => p.fabric === 'verbs'), ...availableProtocols().filter((p) => p.fabric === 'switch')];
+  const txn: DemoTxnPlan = { ids: new Set(txnIds), spec: demoTxnSpec(txnOperations, substrate), rows: new Map() };
   const wallStart = performance.now();
-  const { reports, transport } = substrate === 'live' ? await runLiveDemo(protocols, spec, out) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out), transport: undefined };
+  const { reports, transport } = substrate === 'live' ? await runLiveDemo(protocols, spec, out, txn) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out, txn), transport: undefined };
+  // Catalog order, like the tables above; a protocol not in this build's catalog is skipped.
+  const txnRows = protocols.flatMap((p) => txn.rows.get(p.id) ?? []);
   const rows: DemoRow[] = reports.map((r) => ({ ...r, family: familyOf(r.protocol), verdict: verdictWord(r) }));
   const document: DemoRunReport & { results: DemoRow[] } = {
     kind: 'demo',
@@ -71,6 +81,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     ...(transport ? { transport } : {}),
     wallMs: performance.now() - wallStart,
     results: rows,
+    ...(txnRows.length > 0 ? { transactions: { workload: 'tpcc', warehouses: 1, clients: txn.spec.clients, operations: txnOperations, results: txnRows } } : {}),
   };
   const written = await writeReport(document, reportDir);
   if (out.json) {
@@ -79,10 +90,18 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     console.log(`\nworkload: ${spec.clients} clients, ${spec.locks} locks, zipf 0.9, 50% shared, ${operations} acquires, 1 µs critical section`);
     console.log(`\nRDMA family (emulated NIC)\n${demoTable(rows.filter((r) => r.family === 'rdma'), false)}`);
     console.log(`\nswitch family (emulated switch; switch-decided: grants the switch made itself)\n${demoTable(rows.filter((r) => r.family === 'switch'), true)}`);
+    if (txnRows.length > 0) console.log(`\ntransactions: TPC-C, 1 warehouse, ${txn.spec.clients} clients, ${txnOperations} per protocol, strict 2PL (p50/p99: first acquire to last release)\n${demoTxnTable(txnRows)}`);
     if (transport) console.log(`\nraw transport on this machine: gRPC stream round trip ${transport.grpcRttUs.toFixed(1)} µs, NATS round trip ${transport.natsRttUs.toFixed(1)} µs`);
     console.log(`\nreport with plots: ${written.html}`);
   }
-  return reports.some((r) => r.violations > 0) ? 1 : 0;
+  return reports.some((r) => r.violations > 0) || txnRows.some((r) => r.verdict === 'violation') ? 1 : 0;
+}
+
+/** Which protocols get a transaction run, its spec, and the rows the runs produce. */
+interface DemoTxnPlan {
+  readonly ids: ReadonlySet<string>;
+  readonly spec: WorkloadSpec;
+  readonly rows: Map<string, DemoTxnRow>;
 }
 
 /** The comparison table; the switch family's has the switch-decided share. */
@@ -104,7 +123,7 @@ export function demoTable(rows: readonly DemoRow[], switchFamily: boolean): stri
   );
 }
 
-async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, substrate: 'sim' | 'embedded', out: Output): Promise<BenchReport[]> {
+async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, substrate: 'sim' | 'embedded', out: Output, txn: DemoTxnPlan): Promise<BenchReport[]> {
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
     const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
@@ -112,6 +131,11 @@ async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: W
     const result = await runInMemory({ substrate, protocol: protocol.id, protocolOptions: substrateOptions(substrate, protocol.id), spec, onProgress: (f) => bar.update(f) });
     bar.done();
     reports.push(benchReport({ protocol: protocol.id, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, switchDecisions: result.switchDecisions }));
+    if (!txn.ids.has(protocol.id)) continue;
+    const txnBar = new ProgressBar(`${protocol.id} tpcc`.padEnd(12), { enabled: !out.json });
+    const run = await runInMemory({ substrate, protocol: protocol.id, protocolOptions: substrateOptions(substrate, protocol.id), spec: txn.spec, onProgress: (f) => txnBar.update(f) });
+    txnBar.done();
+    txn.rows.set(protocol.id, demoTxnRow(protocol.id, txn.spec, run.history, run.summary.elapsedNs, run.verdict?.violations.length));
   }
   return reports;
 }
@@ -121,7 +145,7 @@ async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: W
  * that cluster; each other switch program (fisslock, netlock) gets a temporary cluster, one after
  * another, since a switch runs one program from its start.
  */
-async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, out: Output): Promise<{ reports: BenchReport[]; transport: TransportFigures | undefined }> {
+async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, out: Output, txn: DemoTxnPlan): Promise<{ reports: BenchReport[]; transport: TransportFigures | undefined }> {
   const byId = new Map<string, BenchReport>();
   let transport: TransportFigures | undefined;
   let later: ProtocolDefinition[] = [];
@@ -132,7 +156,7 @@ async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: Workl
     const program = await switchProgramOfCluster(cluster.state);
     const here = protocols.filter((p) => p.fabric === 'verbs' || (p.switchProgram !== undefined && p.switchProgram === program));
     later = protocols.filter((p) => !here.includes(p));
-    for (const protocol of here) byId.set(protocol.id, await runOneLive(cluster.state, protocol, spec, out));
+    for (const protocol of here) byId.set(protocol.id, await runOneLive(cluster.state, protocol, spec, out, txn));
   } finally {
     await cluster.release();
   }
@@ -142,7 +166,7 @@ async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: Workl
   for (const [program, group] of byProgram) {
     const own = await acquireLiveCluster(join(DEFAULT_CLUSTER_DIR, '..', `demo-${program}`), out, switchProgramOf((group[0] as ProtocolDefinition).id, {}));
     try {
-      for (const protocol of group) byId.set(protocol.id, await runOneLive(own.state, protocol, spec, out));
+      for (const protocol of group) byId.set(protocol.id, await runOneLive(own.state, protocol, spec, out, txn));
     } finally {
       await own.release();
     }
@@ -150,13 +174,20 @@ async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: Workl
   return { reports: protocols.map((p) => byId.get(p.id)).filter((r): r is BenchReport => r !== undefined), transport };
 }
 
-async function runOneLive(state: ClusterState, protocol: ProtocolDefinition, spec: WorkloadSpec, out: Output): Promise<BenchReport> {
+async function runOneLive(state: ClusterState, protocol: ProtocolDefinition, spec: WorkloadSpec, out: Output, txn: DemoTxnPlan): Promise<BenchReport> {
   const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
   const start = performance.now();
   // A node lost mid-demo costs its clients' figures, not the whole comparison.
   const result = await runLive({ state, protocol: protocol.id, protocolOptions: substrateOptions('live', protocol.id), spec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
   bar.done();
   for (const f of result.failedNodes) out.note(`warning: ${protocol.id}: ${f.error}`);
+  if (txn.ids.has(protocol.id)) {
+    // On the same cluster, right after the protocol's micro run (a switch program stays loaded).
+    const txnBar = new ProgressBar(`${protocol.id} tpcc`.padEnd(12), { enabled: !out.json });
+    const run = await runLive({ state, protocol: protocol.id, protocolOptions: substrateOptions('live', protocol.id), spec: txn.spec, onProgress: (f) => txnBar.update(f), tolerateNodeFailures: true });
+    txnBar.done();
+    txn.rows.set(protocol.id, demoTxnRow(protocol.id, txn.spec, run.history, run.summary.elapsedNs, run.verdict?.violations.length));
+  }
   return benchReport({ protocol: protocol.id, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - start, switchDecisions: result.switch?.decisions });
 }
 

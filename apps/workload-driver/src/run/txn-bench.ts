@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { checkTxnRun } from '@lockfabric/harness';
 import type { HistoryEvent, HistoryRecorder } from '@lockfabric/check';
 import { ConfigError } from '@lockfabric/ports';
-import { TATP_DEFAULT_SUBSCRIBERS, TPCC_DEFAULT_WAREHOUSES, parseFissTrace, traceTemplates, txnWorkloadOf } from '@lockfabric/workloads';
+import { TATP_DEFAULT_SUBSCRIBERS, TPCC_DEFAULT_SCAN_NS, TPCC_DEFAULT_WAREHOUSES, parseFissTrace, traceTemplates, txnWorkloadOf } from '@lockfabric/workloads';
 import type { PrecedenceEdge } from '@lockfabric/check';
 import type { TxnRunSpec, TxnWorkloadSpec, WorkloadSpec } from '@lockfabric/workloads';
 import type { FlagReader, Options } from '../cli/args.js';
@@ -17,6 +17,9 @@ export const TXN_FLAGS: Options = {
   'txn-think-ns': { type: 'string' },
   'max-attempts': { type: 'string' },
   'mutant-early-release': { type: 'boolean' },
+  'long-read-probability': { type: 'string' },
+  'long-read-ns': { type: 'string' },
+  'long-read-slots': { type: 'string' },
   ...SMALLBANK_FLAGS,
 };
 
@@ -26,6 +29,18 @@ export const TXN_EXECUTE_NS: Readonly<Record<string, number>> = { tatp: 2_800, t
 export const SIM_TXN_TIMEOUT_MS = 10;
 /** Real-time substrates: a verb costs 100 µs to ms, so an acquire gets far longer. */
 export const REALTIME_TXN_TIMEOUT_MS = 2_000;
+
+const LONG_READ_FLAGS = ['long-read-probability', 'long-read-ns', 'long-read-slots'];
+
+/** DSLR Fig. 10/11's long-running reads, from their flags (none given: plain TPC-C). */
+function readLongReads(values: Record<string, unknown>, reader: FlagReader): Pick<Extract<TxnWorkloadSpec, { kind: 'tpcc' }>, 'longReads'> {
+  if (!LONG_READ_FLAGS.some((flag) => values[flag] !== undefined)) return {};
+  if (values['long-read-probability'] === undefined) reader.problems.push('--long-read-ns and --long-read-slots need --long-read-probability');
+  const probability = reader.number('long-read-probability', 0, { min: 0, max: 1 });
+  const scanNs = reader.number('long-read-ns', TPCC_DEFAULT_SCAN_NS, { min: 0 });
+  const slots = reader.number('long-read-slots', 1, { integer: true, min: 1, max: 64 });
+  return { longReads: { probability, scanNs, slots } };
+}
 
 /** Workload-shape flags that a transactional workload defines itself. */
 const MICRO_ONLY = ['locks', 'read-ratio', 'distribution', 'lock-ids', 'cs-ns'];
@@ -43,17 +58,21 @@ export async function readTxnWorkload(values: Record<string, unknown>, reader: F
     return spec;
   }
   const smallbank = readSmallBankWorkload(values, reader, kind === 'smallbank');
-  for (const flag of ['warehouses', 'subscribers', 'txn-think-ns', 'max-attempts', 'mutant-early-release']) {
+  for (const flag of ['warehouses', 'subscribers', 'txn-think-ns', 'max-attempts', 'mutant-early-release', ...LONG_READ_FLAGS]) {
     if (kind === 'micro' && given(flag)) reader.problems.push(`--${flag} applies to transactional workloads (--workload tatp|tpcc|smallbank|trace:FILE)`);
   }
   if (kind === 'micro') return spec;
   for (const flag of MICRO_ONLY) if (given(flag)) reader.problems.push(`--${flag} applies to --workload micro; ${kind} defines its own locks and modes`);
   if (kind !== 'tpcc' && given('warehouses')) reader.problems.push('--warehouses applies to --workload tpcc');
   if (kind !== 'tatp' && given('subscribers')) reader.problems.push('--subscribers applies to --workload tatp');
+  if (kind !== 'micro' && kind !== 'tpcc') for (const flag of LONG_READ_FLAGS) if (given(flag)) reader.problems.push(`--${flag} applies to --workload tpcc (DSLR Fig. 10 scans its CUSTOMER table)`);
   let workload: TxnWorkloadSpec | undefined;
   if (smallbank) workload = smallbank;
   else if (kind === 'tatp') workload = { kind, subscribers: reader.number('subscribers', TATP_DEFAULT_SUBSCRIBERS, { integer: true, min: 1 }) };
-  else if (kind === 'tpcc') workload = { kind, warehouses: reader.number('warehouses', TPCC_DEFAULT_WAREHOUSES, { integer: true, min: 1 }) };
+  else if (kind === 'tpcc') {
+    const warehouses = reader.number('warehouses', TPCC_DEFAULT_WAREHOUSES, { integer: true, min: 1 });
+    workload = { kind, warehouses, ...readLongReads(values, reader) };
+  }
   else {
     const file = name.slice('trace:'.length);
     if (file === '') reader.problems.push('--workload trace:FILE needs a file name');
@@ -79,6 +98,9 @@ export interface BenchTxnReport {
   readonly workload: string;
   readonly committed: number;
   readonly committedPerSec: number;
+  /** Latency (first acquire to last release) of every committed transaction, all types together. */
+  readonly p50Us: number;
+  readonly p99Us: number;
   readonly locksPerTxn: number;
   readonly sharedShare: number;
   readonly aborts: number;
@@ -98,10 +120,13 @@ export interface BenchTxnReport {
 export function txnReport(history: HistoryRecorder | readonly HistoryEvent[], txn: TxnRunSpec, elapsedNs: number): BenchTxnReport {
   const check = checkTxnRun(history, txn, elapsedNs);
   const s = check.summary;
+  const latencies = check.replay.committed.map((t) => t.endNs - t.startNs).sort((a, b) => a - b);
   return {
     workload: s.workload,
     committed: s.committed,
     committedPerSec: s.committedPerSec,
+    p50Us: percentileUs(latencies, 0.5),
+    p99Us: percentileUs(latencies, 0.99),
     locksPerTxn: s.locksPerTxn,
     sharedShare: s.sharedShare,
     aborts: s.aborts,
@@ -115,9 +140,15 @@ export function txnReport(history: HistoryRecorder | readonly HistoryEvent[], tx
   };
 }
 
+/** The q-quantile (nearest rank) of ascending nanosecond values, in µs; 0 when there are none. */
+function percentileUs(sortedNs: readonly number[], q: number): number {
+  if (sortedNs.length === 0) return 0;
+  return sortedNs[Math.min(sortedNs.length - 1, Math.max(0, Math.ceil(q * sortedNs.length) - 1))]! / 1_000;
+}
+
 export function describeTxnReport(t: BenchTxnReport): string {
   const lines = [
-    `  transactions        ${t.workload}: ${t.committed} committed, ${Math.round(t.committedPerSec).toLocaleString('en-US')} txn/s, ${t.locksPerTxn.toFixed(2)} locks/txn (${(t.sharedShare * 100).toFixed(1)} % shared), ${t.aborts} aborts${t.unfinished ? `, ${t.unfinished} unfinished` : ''}`,
+    `  transactions        ${t.workload}: ${t.committed} committed, ${Math.round(t.committedPerSec).toLocaleString('en-US')} txn/s, p50 ${t.p50Us.toFixed(1)} µs, p99 ${t.p99Us.toFixed(1)} µs, ${t.locksPerTxn.toFixed(2)} locks/txn (${(t.sharedShare * 100).toFixed(1)} % shared), ${t.aborts} aborts${t.unfinished ? `, ${t.unfinished} unfinished` : ''}`,
   ];
   for (const [type, v] of Object.entries(t.byType)) {
     if (v.committed > 0) lines.push(`    ${type.padEnd(24)}${String(v.committed).padStart(8)}  p50 ${v.p50Us.toFixed(1).padStart(9)} µs  p99 ${v.p99Us.toFixed(1).padStart(9)} µs  attempts ${v.meanAttempts.toFixed(2)}`);

@@ -25,8 +25,8 @@ const NODE_SHIFT = 16n;
 const NODE_MASK = 0xffffn;
 const ENDPOINT_SHIFT = 32n;
 const ENDPOINT_MASK = 0xffff_ffffn;
-/** Queue nodes per client are numbered in the endpoint's low bits. */
-export const ENDPOINT_INDEX_BITS = 2;
+/** Queue nodes per client are numbered in the endpoint's low bits: 16, one per lock of a 2PL transaction. */
+export const ENDPOINT_INDEX_BITS = 4;
 /** Every bit of the tail word: the enqueue swaps all of it. */
 export const ALL_BITS = (1n << 64n) - 1n;
 

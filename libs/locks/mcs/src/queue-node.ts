@@ -2,7 +2,7 @@ import type { RemoteAddr, SpanContextRef } from '@lockfabric/ports';
 import { ENDPOINT_INDEX_BITS } from './lock-entry.js';
 
 /**
- * A queue node: 32 bytes inside its client's descriptor slot (two fit a 64-byte slot), on the
+ * A queue node: 32 bytes inside its client's descriptor slot (16 fit a 512-byte slot: a client holds one per lock, up to the 16 of a 2PL transaction), on the
  * client's own node. Peers reach it with WRITEs; the owner reads it with CPU loads.
  *
  *   +0   next      pointer to the successor's queue node, written by the successor when it links

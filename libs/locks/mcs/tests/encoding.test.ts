@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { GRANT_MARK, decodeHandover, decodePointer, encodeHandover, encodePointer, isOccupied, queueNodesPerSlot } from '../src/index.js';
 
 describe('mcs tail word and pointers', () => {
-  it('packs occupied, node and endpoint (client · 4 + queue node) as the artifact lays them out', () => {
+  it('packs occupied, node and endpoint (client · 16 + queue node; the artifact has one node per client)', () => {
     const word = encodePointer({ node: 3, client: 5, index: 1 });
-    expect(word).toBe(1n | (3n << 16n) | (21n << 32n));
+    expect(word).toBe(1n | (3n << 16n) | (81n << 32n));
     expect(isOccupied(word)).toBe(true);
     expect(decodePointer(word)).toEqual({ node: 3, client: 5, index: 1 });
     expect(decodePointer(0n)).toBeUndefined();
@@ -12,11 +12,13 @@ describe('mcs tail word and pointers', () => {
 
   it('refuses what a pointer cannot name', () => {
     expect(() => encodePointer({ node: 70_000, client: 0, index: 0 })).toThrow(RangeError);
-    expect(() => encodePointer({ node: 0, client: 2 ** 30, index: 0 })).toThrow(RangeError);
-    expect(() => encodePointer({ node: 0, client: 0, index: 4 })).toThrow(RangeError);
+    expect(() => encodePointer({ node: 0, client: 2 ** 28, index: 0 })).toThrow(RangeError);
+    expect(() => encodePointer({ node: 0, client: 0, index: 16 })).toThrow(RangeError);
   });
 
-  it('fits two 32-byte queue nodes in a 64-byte descriptor slot', () => {
+  it('fits sixteen 32-byte queue nodes in a 512-byte descriptor slot, one per lock of a 2PL transaction', () => {
+    expect(queueNodesPerSlot(512)).toBe(16);
+    expect(queueNodesPerSlot(1024)).toBe(16);
     expect(queueNodesPerSlot(64)).toBe(2);
     expect(queueNodesPerSlot(16)).toBe(0);
   });

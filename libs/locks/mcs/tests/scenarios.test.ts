@@ -148,24 +148,25 @@ describe('mcs: giving up, and limits', () => {
     expect(s.tailWord(3)).toBe(0n);
   });
 
-  it('a client holds at most as many locks as its slot has queue nodes (two), and says so', async () => {
+  it('a client holds 16 locks at once (a 2PL transaction at its widest), the 17th is refused and says why', async () => {
     const s = scenario();
     const a = s.client(0);
-    let third: unknown;
+    const locks = Array.from({ length: 16 }, (_, i) => i);
+    let extra: unknown;
     const run = (async () => {
-      const one = await a.lock.acquire(1, 'exclusive');
-      const two = await a.lock.acquire(2, 'exclusive');
-      third = await a.lock.acquire(3, 'exclusive').catch((error: unknown) => error);
-      await a.lock.release(one);
-      const three = await a.lock.acquire(3, 'exclusive');
-      await a.lock.release(two);
-      await a.lock.release(three);
+      const grants: McsGrant[] = [];
+      for (const lock of locks) grants.push(await a.lock.acquire(lock, 'exclusive'));
+      // Refused before any verb: no queue node is free, so the table is not touched.
+      extra = await a.lock.acquire(0, 'exclusive').catch((error: unknown) => error);
+      await a.lock.release(grants.shift()!);
+      grants.push(await a.lock.acquire(0, 'exclusive'));
+      for (const grant of grants.reverse()) await a.lock.release(grant);
     })();
     await s.scheduler.run();
     await run;
-    expect(third).toBeInstanceOf(LockAbortedError);
-    expect((third as Error).message).toContain('2 MCS locks');
-    expect([1, 2, 3].map(s.tailWord)).toEqual([0n, 0n, 0n]);
+    expect(extra).toBeInstanceOf(LockAbortedError);
+    expect((extra as Error).message).toContain('16 MCS locks');
+    expect(locks.map(s.tailWord)).toEqual(locks.map(() => 0n));
   });
 
   it('releasing a grant twice is refused with a typed error', async () => {

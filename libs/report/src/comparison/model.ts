@@ -60,6 +60,29 @@ export interface DemoRunReport {
   readonly transport?: { readonly grpcRttUs: number; readonly natsRttUs: number };
   readonly wallMs?: number;
   readonly results: readonly ComparisonRow[];
+  /** The demo's transactions section: one short 2PL run per representative protocol. */
+  readonly transactions?: DemoTransactions;
+}
+
+export interface DemoTransactions {
+  readonly workload: string;
+  readonly warehouses?: number;
+  readonly clients: number;
+  readonly operations: number;
+  readonly results: readonly DemoTxnResult[];
+}
+
+export interface DemoTxnResult {
+  readonly protocol: string;
+  readonly family?: string;
+  readonly committed: number;
+  readonly committedPerSec: number;
+  readonly p50Us: number;
+  readonly p99Us: number;
+  readonly aborts: number;
+  readonly abortsByCode: Readonly<Record<string, number>>;
+  readonly serializable: boolean;
+  readonly verdict: string;
 }
 
 export type ComparisonReport = BenchRunReport | DemoRunReport;

@@ -3,7 +3,7 @@ import { figures, htmlPage, htmlTable } from '../page.js';
 import type { RenderedReport } from '../rendered.js';
 import { renderNamedSpecs } from '../vega.js';
 import { rowVerdict } from './model.js';
-import type { ComparisonReport, ComparisonRow } from './model.js';
+import type { ComparisonReport, ComparisonRow, DemoTransactions } from './model.js';
 import { goodputBarsSpec, latencyCdfSpec, switchShareSpec, throughputBarsSpec, verbsBarsSpec } from './specs.js';
 import type { TopLevelSpec } from 'vega-lite';
 
@@ -63,6 +63,36 @@ function header(report: ComparisonReport): { title: string; facts: [string, stri
   return { title: report.title ?? `lockfabric bench: ${report.results.map((r) => r.protocol).join(', ')}`, facts: [['substrate', substrates]] };
 }
 
+const TXN_HEAD = [
+  { label: 'protocol' },
+  { label: 'family' },
+  { label: 'committed', num: true },
+  { label: 'txn/s', num: true },
+  { label: 'p50 µs', num: true },
+  { label: 'p99 µs', num: true },
+  { label: 'aborts by cause' },
+  { label: 'serializable' },
+];
+
+/** The demo's transactions section: committed txn/s, latency, aborts by cause and the verdict. */
+function transactionsSection(t: DemoTransactions): string {
+  const rows = t.results.map((r) => [
+    esc(r.protocol),
+    esc(r.family ?? ''),
+    esc(String(r.committed)),
+    esc(Math.round(r.committedPerSec).toLocaleString('en-US')),
+    fixed(r.p50Us, 1),
+    fixed(r.p99Us, 1),
+    esc(r.aborts === 0 ? '0' : Object.entries(r.abortsByCode).map(([k, v]) => `${k} ${v}`).join(', ')),
+    `<td class="verdict-${r.verdict === 'violation' ? 'violation' : esc(r.verdict)}">${esc(r.verdict !== 'violation' ? r.verdict : r.serializable ? 'violation' : 'not serializable')}</td>`,
+  ]);
+  return `<section id="transactions">
+<h2>Transactions</h2>
+<p>${esc(`${t.workload.toUpperCase()}${t.warehouses !== undefined ? `, ${t.warehouses} warehouse${t.warehouses === 1 ? '' : 's'}` : ''}, ${t.clients} clients, ${t.operations} transactions per protocol, strict two-phase locking. Latency runs from a transaction's first acquire to its last release, retries included; serializable: the committed transactions' precedence graph is acyclic.`)}</p>
+${htmlTable('transactions', TXN_HEAD, rows, 'transaction result')}
+</section>`;
+}
+
 /** Renders a bench or demo report: facts, the comparison table, then the plots. */
 export async function renderComparisonReport(report: ComparisonReport): Promise<RenderedReport> {
   const svgs = await renderNamedSpecs(comparisonSpecs(report));
@@ -77,6 +107,7 @@ export async function renderComparisonReport(report: ComparisonReport): Promise<
 ${htmlTable('results', HEAD, report.results.map(row), 'result')}
 <p>ops/s counts successful acquires only (goodput); the checker column is the history checker's verdict (exclusion, then liveness).</p>
 </section>
+${report.kind === 'demo' && report.transactions ? transactionsSection(report.transactions) : ''}
 <section id="plots">
 <h2>Plots</h2>
 ${figures(svgs)}

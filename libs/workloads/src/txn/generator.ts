@@ -2,7 +2,8 @@ import { ConfigError } from '@lockfabric/ports';
 import { StreamRandom, streamSeed } from './rng.js';
 import { SMALLBANK_DEFAULT_ACCOUNTS, SMALLBANK_TYPES, smallBankStream } from './smallbank.js';
 import { TATP_DEFAULT_SUBSCRIBERS, TATP_MIX, TatpPopulation, nextTatpTxn } from './tatp.js';
-import { TPCC_DEFAULT_WAREHOUSES, TPCC_MIX, TpccLayout, nextTpccTxn, tpccHome } from './tpcc.js';
+import { TPCC_DEFAULT_WAREHOUSES, TPCC_MIX, TPCC_SCAN, TpccLayout, nextTpccTxn, tpccHome } from './tpcc.js';
+import type { TpccLongReads } from './tpcc.js';
 import type { TxnRunSpec, TxnTemplate, TxnWorkloadSpec } from './types.js';
 
 /** A workload's fixed part (population, lock layout), shared by every client of a process. */
@@ -33,10 +34,10 @@ export function txnWorkloadOf(spec: Pick<TxnRunSpec, 'workload' | 'seed'>): TxnW
     const accounts = w.accounts ?? SMALLBANK_DEFAULT_ACCOUNTS;
     return { name: 'smallbank', lockCount: accounts, types: [...SMALLBANK_TYPES], stream: (clientKey) => smallBankStream(accounts, spec.seed, clientKey, w.mutantSkipLock === true) };
   }
-  const key = `${w.kind}:${w.kind === 'tatp' ? (w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS) : (w.warehouses ?? TPCC_DEFAULT_WAREHOUSES)}:${spec.seed}`;
+  const key = `${w.kind}:${w.kind === 'tatp' ? (w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS) : `${w.warehouses ?? TPCC_DEFAULT_WAREHOUSES}:${JSON.stringify(w.longReads ?? null)}`}:${spec.seed}`;
   let built = cache.get(key);
   if (!built) {
-    built = w.kind === 'tatp' ? tatpWorkload(w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS, spec.seed) : tpccWorkload(w.warehouses ?? TPCC_DEFAULT_WAREHOUSES, spec.seed);
+    built = w.kind === 'tatp' ? tatpWorkload(w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS, spec.seed) : tpccWorkload(w.warehouses ?? TPCC_DEFAULT_WAREHOUSES, spec.seed, w.longReads);
     // A few populations at most live in one process; drop the oldest beyond that.
     if (cache.size >= 4) cache.delete(cache.keys().next().value as string);
     cache.set(key, built);
@@ -57,12 +58,12 @@ function tatpWorkload(subscribers: number, seed: number): TxnWorkload {
   };
 }
 
-function tpccWorkload(warehouses: number, seed: number): TxnWorkload {
-  const layout = new TpccLayout(warehouses);
+function tpccWorkload(warehouses: number, seed: number, longReads: TpccLongReads | undefined): TxnWorkload {
+  const layout = new TpccLayout(warehouses, longReads);
   return {
     name: 'tpcc',
     lockCount: layout.lockCount,
-    types: TPCC_MIX.map(([t]) => t),
+    types: [...TPCC_MIX.map(([t]) => t), ...(layout.customerTableLock(0) !== undefined ? [TPCC_SCAN] : [])],
     stream(clientKey) {
       const random = new StreamRandom(streamSeed(seed, clientKey));
       const home = tpccHome(layout, random);

@@ -73,4 +73,27 @@ describe('TPC-C generator', () => {
     expect(locksByType.get('NEW_ORDER')! / byType.get('NEW_ORDER')!).toBeGreaterThan(11);
     expect(locksByType.get('PAYMENT')! / byType.get('PAYMENT')!).toBe(3);
   });
+
+  it('tpcc long reads: CUSTOMER_SCAN at rate γ takes the table lock exclusive; writers of customers take it shared, first', () => {
+    const w = txnWorkloadOf({ workload: { kind: 'tpcc', warehouses: 4, longReads: { probability: 0.05, scanNs: 1_000, slots: 3 } }, seed: 9 });
+    const plain = txnWorkloadOf({ workload: { kind: 'tpcc', warehouses: 4 }, seed: 9 });
+    expect(w.lockCount).toBe(plain.lockCount + 4);
+    const streams = Array.from({ length: 8 }, (_, i) => w.stream(`1/${i}`));
+    let scans = 0;
+    const n = 20_000;
+    for (let i = 0; i < n; i++) {
+      const t = streams[i % 8]!.next();
+      const tableLocks = t.locks.filter((l) => l.lock < 4);
+      if (t.type === 'CUSTOMER_SCAN') {
+        scans++;
+        expect(t).toMatchObject({ locks: [{ mode: 'exclusive' }], executeNs: 1_000, slots: 3 });
+        expect(t.locks[0]!.lock).toBeLessThan(4);
+      } else if (t.type === 'PAYMENT' || t.type === 'DELIVERY') {
+        expect(tableLocks).toHaveLength(1);
+        expect(tableLocks[0]!.mode).toBe('shared');
+        expect(t.locks[0]).toBe(tableLocks[0]);
+      } else expect(tableLocks).toHaveLength(0);
+    }
+    expect(Math.abs(scans / n - 0.05)).toBeLessThan(0.005);
+  });
 });

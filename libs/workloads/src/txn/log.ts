@@ -44,6 +44,8 @@ const CODE_BY_NAME: Readonly<Record<string, string>> = {
   MalformedInputError: 'MALFORMED_INPUT',
 };
 
+const LEASE_EXPIRED_NAME = 'LeaseExpiredError';
+
 export function errorCodeOfName(name: string): string {
   return CODE_BY_NAME[name] ?? name;
 }
@@ -66,6 +68,8 @@ interface Attempt {
   acquired: number;
   releasesDone: number;
   failed?: string;
+  /** A release of this attempt failed with LeaseExpiredError: its commit is void. */
+  leaseExpired?: boolean;
 }
 
 /**
@@ -123,8 +127,14 @@ export function replayTxnLog(history: HistoryRecorder | readonly HistoryEvent[],
       } else if (e.phase === 'invoke') {
         const hold = attempt.holds.get(e.lock);
         if (hold) hold.releasedNs = e.timeNs;
-      } else attempt.releasesDone++;
+      } else {
+        attempt.releasesDone++;
+        if (e.phase === 'fail' && e.error === LEASE_EXPIRED_NAME && attempt.acquired === template.locks.length) attempt.leaseExpired = true;
+      }
       const allReleased = attempt.releasesDone === attempt.acquired;
+      // Every lock taken and given back, but a lease ran out on the way: the transaction loop voids
+      // such a commit (its lock may have been skipped), so it is an abort here too.
+      if (attempt.failed === undefined && attempt.leaseExpired && allReleased) attempt.failed = LEASE_EXPIRED_NAME;
       if (attempt.failed !== undefined && allReleased) {
         const code = errorCodeOfName(attempt.failed);
         abortsByCode.set(code, (abortsByCode.get(code) ?? 0) + 1);

@@ -96,7 +96,8 @@ export async function runTxnLoop<G extends Grant>(options: TxnLoopOptions<G>): P
   let acquireFailures = 0;
   let releaseFailures = 0;
 
-  const release = async (grant: G, holds: TxnHold[] | undefined, acquiredNs: number): Promise<void> => {
+  /** Releases one grant; returns the release's error, if it failed. */
+  const release = async (grant: G, holds: TxnHold[] | undefined, acquiredNs: number): Promise<unknown> => {
     const startNs = clock.nowNs();
     holds?.push({ lock: grant.lock, mode: grant.mode, acquiredNs, releasedNs: startNs });
     recorder.invoke(self, 'release', grant.lock, grant.mode, startNs);
@@ -105,10 +106,12 @@ export async function runTxnLoop<G extends Grant>(options: TxnLoopOptions<G>): P
       const doneNs = clock.nowNs();
       recorder.ok(self, 'release', grant.lock, grant.mode, doneNs);
       stats.recordRelease(doneNs - startNs);
+      return undefined;
     } catch (error) {
       recorder.fail(self, 'release', grant.lock, grant.mode, clock.nowNs(), errorName(error));
       stats.recordFailure('release', errorCode(error));
       releaseFailures++;
+      return error;
     }
   };
 
@@ -123,6 +126,8 @@ export async function runTxnLoop<G extends Grant>(options: TxnLoopOptions<G>): P
       const held: { grant: G; acquiredNs: number }[] = [];
       const holds: TxnHold[] = [];
       let failure: unknown;
+      /** Set when every lock was released at commit but a lease had run out: nothing left to roll back. */
+      let voidCommit = false;
       for (let i = 0; i < template.locks.length; i++) {
         const { lock, mode } = template.locks[i]!;
         if (txn.mutantEarlyRelease && i === 1) {
@@ -134,7 +139,7 @@ export async function runTxnLoop<G extends Grant>(options: TxnLoopOptions<G>): P
         const invokedNs = clock.nowNs();
         recorder.invoke(self, 'acquire', lock, mode, invokedNs);
         try {
-          const grant = await client.acquire(lock, mode, acquireOptions);
+          const grant = await client.acquire(lock, mode, template.slots ? withSlots(acquireOptions, template.slots) : acquireOptions);
           const grantedNs = clock.nowNs();
           recorder.ok(self, 'acquire', lock, mode, grantedNs);
           stats.recordAcquire(grantedNs - invokedNs);
@@ -150,13 +155,28 @@ export async function runTxnLoop<G extends Grant>(options: TxnLoopOptions<G>): P
       }
       if (failure === undefined) {
         fabric.reset();
+        const executeNs = template.executeNs ?? txn.executeNs;
         const execute = async () => {
-          if (txn.executeNs > 0) await clock.sleep(txn.executeNs);
+          if (executeNs > 0) await clock.sleep(executeNs);
         };
         if (options.data) await options.data.run(template, execute);
         else await execute();
         // Commit point: the transaction's effects are decided; now its locks go, last taken first.
-        for (let i = held.length - 1; i >= 0; i--) await release(held[i]!.grant, holds, held[i]!.acquiredNs);
+        let expired: unknown;
+        voidCommit = true;
+        for (let i = held.length - 1; i >= 0; i--) {
+          const error = await release(held[i]!.grant, holds, held[i]!.acquiredNs);
+          if (errorCode(error) === 'LEASE_EXPIRED' && !txn.mutantCommitExpiredLease) expired ??= error;
+        }
+        if (expired === undefined) voidCommit = false;
+        else {
+          // A lease ran out while the transaction held it (DSLR §4.7: others may have skipped it),
+          // so the commit is void: an abort like a failed acquire, and the same rule
+          // `replayTxnLog` applies to the history. Only lease protocols (DSLR) say so.
+          failure = expired;
+        }
+      }
+      if (failure === undefined) {
         committed++;
         const byLock = new Map(holds.map((h) => [h.lock, h]));
         options.onCommit?.({
@@ -172,8 +192,9 @@ export async function runTxnLoop<G extends Grant>(options: TxnLoopOptions<G>): P
         });
         break;
       }
-      // Rollback: nothing was written yet; give back what is held, in reverse.
-      for (let i = held.length - 1; i >= 0; i--) await release(held[i]!.grant, undefined, held[i]!.acquiredNs);
+      // Rollback: nothing was written yet; give back what is held, in reverse (a void commit gave
+      // everything back already).
+      if (!voidCommit) for (let i = held.length - 1; i >= 0; i--) await release(held[i]!.grant, undefined, held[i]!.acquiredNs);
       aborts++;
       abortNames.push(errorName(failure));
       if (signal?.aborted || shouldStop()) break outer;
@@ -188,6 +209,12 @@ export async function runTxnLoop<G extends Grant>(options: TxnLoopOptions<G>): P
     if (!(await pause(clock, spec.thinkNs, signal))) break;
   }
   return { operations, acquired, acquireFailures, releaseFailures, transactions, committed, aborts, gaveUp };
+}
+
+/** Acquire options asking for `slots` lease slots (read by DSLR, ignored by protocols without leases). */
+function withSlots(options: AcquireOptions, slots: number): AcquireOptions {
+  const withSlotCount: AcquireOptions & { readonly slots: number } = { ...options, slots };
+  return withSlotCount;
 }
 
 async function pause(clock: Clock, ns: number, signal: AbortSignal | undefined): Promise<boolean> {

@@ -34,6 +34,18 @@ import type { TxnLockRequest, TxnTemplate } from './types.js';
  *                       locks, so one order stands for them.
  * Exclusive requests, expected per 100 transactions: 45·(1 + ~9.9) + 43·3 + 4·2 ≈ 627 of ≈ 724, i.e.
  * about 86.6 % — ShiftLock §4.4 reports 86.5 % for its trace.
+ *
+ * Long-running reads (DSLR §6.4, Fig. 10), when `longReads.probability` > 0: with that probability
+ * a client's next transaction is CUSTOMER_SCAN, a table-level lock on its home warehouse's CUSTOMER
+ * table held for `scanNs` while it scans. Each warehouse gets a table lock (ids 0…W-1, first, so
+ * 2PL's ascending order takes it before any row lock, as hierarchical locking does). Our protocols
+ * have shared and exclusive modes only, no intention modes, so the conflict that matters — a scan
+ * (S) against writers of customer rows (IX) — is mapped onto them: PAYMENT and DELIVERY take the
+ * table lock shared (writers do not block one another, as IX–IX), the scan takes it exclusive (it
+ * waits for the writers ahead of it and blocks those behind it, as S–IX). Two scans then exclude
+ * each other, which S–S would not; at the γ of DSLR Fig. 10 (≤ 1 %) that is rare. Readers of
+ * customer rows (NEW_ORDER, ORDER_STATUS: IS) take none. The scan draws `slots` lease slots (DSLR
+ * §5.1 multi-slot leasing: its lease is slots·λ); 1 is DSLR's fixed lease.
  */
 export const TPCC_DEFAULT_WAREHOUSES = 10;
 export const TPCC_DISTRICTS = 10;
@@ -54,21 +66,52 @@ export const TPCC_MIX: readonly (readonly [string, number])[] = [
   ['STOCK_LEVEL', 4],
 ];
 
+/** DSLR §6.4's long-running reads in TPC-C (see above). */
+export interface TpccLongReads {
+  /** γ: probability that a transaction is a CUSTOMER_SCAN. */
+  readonly probability: number;
+  /** How long the scan holds its table lock (its execution time). */
+  readonly scanNs: number;
+  /** Lease slots the scan's acquire draws (DSLR multi-slot leasing; 1 = fixed lease). */
+  readonly slots: number;
+}
+
+export const TPCC_SCAN = 'CUSTOMER_SCAN';
+/** 20 ms: a scan of 30 000 customer rows at under 1 µs a row; twice DSLR's 10 ms default lease. */
+export const TPCC_DEFAULT_SCAN_NS = 20_000_000;
+
 export class TpccLayout {
   readonly lockCount: number;
+  private readonly warehouseBase: number;
   private readonly districtBase: number;
   private readonly customerBase: number;
   private readonly stockBase: number;
+  /**
+   * CUSTOMER table locks, only when long reads are on (they alone need table locks). They come
+   * first in the id space: 2PL's ascending order then takes the table lock before any row lock, as
+   * hierarchical locking does, so a writer queued behind a scan holds no rows meanwhile.
+   */
+  private readonly tables: boolean;
 
-  constructor(readonly warehouses: number) {
-    this.districtBase = warehouses;
+  constructor(
+    readonly warehouses: number,
+    readonly longReads?: TpccLongReads,
+  ) {
+    this.tables = longReads !== undefined && longReads.probability > 0;
+    this.warehouseBase = this.tables ? warehouses : 0;
+    this.districtBase = this.warehouseBase + warehouses;
     this.customerBase = this.districtBase + warehouses * TPCC_DISTRICTS;
     this.stockBase = this.customerBase + warehouses * TPCC_DISTRICTS * CUSTOMER_LOCKS_PER_DISTRICT;
     this.lockCount = this.stockBase + warehouses * STOCK_LOCKS_PER_WAREHOUSE;
   }
 
+  /** The CUSTOMER table lock of warehouse w, when long reads are on. */
+  customerTableLock(w: number): number | undefined {
+    return this.tables ? w : undefined;
+  }
+
   warehouseLock(w: number): number {
-    return w;
+    return this.warehouseBase + w;
   }
 
   districtLock(w: number, d: number): number {
@@ -102,6 +145,11 @@ export function tpccHome(layout: TpccLayout, random: Random): number {
 
 /** Draws the next TPC-C transaction of a client with home warehouse `w`. */
 export function nextTpccTxn(layout: TpccLayout, w: number, random: Random): TxnTemplate {
+  const scans = layout.longReads;
+  // Drawn only with long reads on, so plain TPC-C streams stay what they were.
+  if (scans && scans.probability > 0 && random.next() < scans.probability) {
+    return { ...txn(TPCC_SCAN, [{ lock: layout.customerTableLock(w)!, mode: 'exclusive' }]), executeNs: scans.scanNs, ...(scans.slots > 1 ? { slots: scans.slots } : {}) };
+  }
   const type = pickByWeight(TPCC_MIX, random);
   const d = random.int(TPCC_DISTRICTS);
   const customer = () => nurand(random, 1023, 0, TPCC_CUSTOMERS_PER_DISTRICT - 1);
@@ -126,6 +174,8 @@ export function nextTpccTxn(layout: TpccLayout, w: number, random: Random): TxnT
         { lock: layout.districtLock(w, d), mode: 'exclusive' },
         { lock: layout.customerLock(cw, cd, customer()), mode: 'exclusive' },
       );
+      const table = layout.customerTableLock(cw);
+      if (table !== undefined) locks.push({ lock: table, mode: 'shared' });
       break;
     }
     case 'ORDER_STATUS':
@@ -133,6 +183,7 @@ export function nextTpccTxn(layout: TpccLayout, w: number, random: Random): TxnT
       break;
     case 'DELIVERY':
       locks.push({ lock: layout.districtLock(w, d), mode: 'exclusive' }, { lock: layout.customerLock(w, d, random.int(TPCC_CUSTOMERS_PER_DISTRICT)), mode: 'exclusive' });
+      if (layout.customerTableLock(w) !== undefined) locks.push({ lock: layout.customerTableLock(w)!, mode: 'shared' });
       break;
     default: {
       // STOCK_LEVEL

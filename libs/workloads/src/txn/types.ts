@@ -1,5 +1,6 @@
 import { ConfigError } from '@lockfabric/ports';
 import type { LockMode } from '@lockfabric/ports';
+import type { TpccLongReads } from './tpcc.js';
 
 /** One lock a transaction takes, and in which mode. */
 export interface TxnLockRequest {
@@ -14,6 +15,10 @@ export interface TxnLockRequest {
 export interface TxnTemplate {
   readonly type: string;
   readonly locks: readonly TxnLockRequest[];
+  /** Execution time of this transaction, when not the run's `executeNs` (a long-running read). */
+  readonly executeNs?: number;
+  /** Lease slots each acquire draws (DSLR §5.1 multi-slot leasing); protocols without leases ignore it. */
+  readonly slots?: number;
 }
 
 /** Strict 2PL keeps a transaction's locks to this many (a wider set is a generator bug). */
@@ -43,7 +48,7 @@ export function txn(type: string, wanted: readonly TxnLockRequest[]): TxnTemplat
 /** Which transactions clients run. `trace` replays a parsed FissLock-format trace (see trace.ts). */
 export type TxnWorkloadSpec =
   | { readonly kind: 'tatp'; readonly subscribers?: number }
-  | { readonly kind: 'tpcc'; readonly warehouses?: number }
+  | { readonly kind: 'tpcc'; readonly warehouses?: number; readonly longReads?: TpccLongReads }
   | { readonly kind: 'trace'; readonly name?: string; readonly transactions: readonly TxnTemplate[] }
   | SmallBankWorkloadSpec;
 
@@ -96,6 +101,11 @@ export interface TxnRunSpec {
    * its first lock right after acquiring it, before taking the next (breaks two-phase locking).
    */
   readonly mutantEarlyRelease?: boolean;
+  /**
+   * Mutant, for proving the lease rule: a transaction commits even when a release says its lease
+   * ran out first (the history replay then no longer matches what the clients did).
+   */
+  readonly mutantCommitExpiredLease?: boolean;
 }
 
 /** Every problem with a transactional run spec (empty when valid). */
@@ -107,6 +117,15 @@ export function validateTxnRunSpec(spec: TxnRunSpec, lockCount?: number): string
     if (w.subscribers !== undefined && (!Number.isSafeInteger(w.subscribers) || w.subscribers < 1)) problems.push(`tatp subscribers must be a whole number ≥ 1 (got ${String(w.subscribers)})`);
   } else if (w.kind === 'tpcc') {
     if (w.warehouses !== undefined && (!Number.isSafeInteger(w.warehouses) || w.warehouses < 1)) problems.push(`tpcc warehouses must be a whole number ≥ 1 (got ${String(w.warehouses)})`);
+    const r = w.longReads;
+    if (r !== undefined) {
+      if (typeof r !== 'object' || r === null) problems.push('tpcc longReads must be an object');
+      else {
+        if (!(typeof r.probability === 'number' && r.probability >= 0 && r.probability <= 1)) problems.push(`tpcc longReads.probability must be in 0..1 (got ${String(r.probability)})`);
+        if (!(typeof r.scanNs === 'number' && Number.isFinite(r.scanNs) && r.scanNs >= 0)) problems.push(`tpcc longReads.scanNs must be a number ≥ 0 (got ${String(r.scanNs)})`);
+        if (!(Number.isSafeInteger(r.slots) && r.slots >= 1 && r.slots <= 64)) problems.push(`tpcc longReads.slots must be a whole number in 1..64 (got ${String(r.slots)})`);
+      }
+    }
   } else if (w.kind === 'trace') {
     if (!Array.isArray(w.transactions) || w.transactions.length === 0) problems.push('a trace workload needs at least one transaction');
     else if (lockCount !== undefined) {
