@@ -4,7 +4,7 @@ import { SeededRandom } from '@lockfabric/sim';
 import type { FaultDirection, FaultRule, FaultSpec } from '@lockfabric/switch';
 import type { ClockDrift, PauseSpec, WorkloadSpec } from '@lockfabric/workloads';
 import type { HealSpec } from '../heal-probe.js';
-import type { CoordinatorCrashSpec, NodeFailureSpec } from '../node-failure.js';
+import type { CoordinatorCrashSpec, MemoryRestartSpec, NodeFailureSpec } from '../node-failure.js';
 
 /** Compute nodes of a swarm run: clients on all of them, so a killed or paused node leaves survivors. */
 export const SWARM_COMPUTE_NODES = 3;
@@ -22,6 +22,8 @@ export interface SwarmMix {
   readonly nodeFailure?: NodeFailureSpec;
   /** The coordinator's process logic crashes and restarts (its state lost), often in the middle of a recovery. */
   readonly coordinatorCrash?: CoordinatorCrashSpec;
+  /** The memory node restarts with an empty table under a new incarnation. */
+  readonly memoryRestart?: MemoryRestartSpec;
   /** Per node id: how its clock is off (rate for every protocol, offsets within the profile's skew). */
   readonly clockDrift: Readonly<Record<number, ClockDrift>>;
   /** Clients placed on the memory node (they survive a compute-node kill). */
@@ -74,6 +76,9 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
   );
   const switchFaults: FaultSpec | undefined = switchRule ? { rules: [switchRule] } : undefined;
   const colocatedClients = profile.colocatedClients ? colocatedDraw : 0;
+  // Drawn from a stream of its own, so the draws above (and every earlier seed's mix) stay as they were.
+  const restartDrawn = drawMemoryRestart(new SeededRandom(seed * 7_919 + 31), expectedNs);
+  const memoryRestart = profile.memoryRestart && colocatedClients === 0 ? restartDrawn : undefined;
   const heal: HealSpec = { budgetMs: profile.healBudgetMs ?? 50 };
   const description = [
     `${protocol.id} seed ${seed}:`,
@@ -86,6 +91,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     `clocks=${Object.values(clockDrift).map((d) => `${(d.rate * 1e6).toFixed(0)}ppm${d.offsetNs ? `${d.offsetNs > 0 ? '+' : ''}${(d.offsetNs / 1e3).toFixed(1)}us` : ''}`).join(',')}`,
     `coordinator=${coordinatorCrash ? `crash@${coordinatorCrash.atMs.toFixed(2)}ms+${coordinatorCrash.downMs.toFixed(2)}ms` : 'up'}`,
     `switch=${switchRule ? describeRule(switchRule) : 'none'}`,
+    ...(memoryRestart ? [`memory=restart@${memoryRestart.atMs.toFixed(2)}ms+${memoryRestart.downMs.toFixed(2)}ms`] : []),
     ...(Object.keys(options).length > 0 ? [`opts=${Object.entries(options).map(([k, v]) => `${k}=${String(v)}`).join(',')}`] : []),
   ].join(' ');
   return {
@@ -99,6 +105,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     pauses,
     ...(nodeFailure ? { nodeFailure } : {}),
     ...(coordinatorCrash ? { coordinatorCrash } : {}),
+    ...(memoryRestart ? { memoryRestart } : {}),
     clockDrift,
     colocatedClients,
     heal,
@@ -131,6 +138,14 @@ function drawCoordinatorCrash(r: SeededRandom, expectedNs: number, kill: NodeFai
   if (!on) return undefined;
   const atMs = kill ? kill.atMs + (kill.detectionMs ?? 0) + afterDetectionMs : anywhereMs;
   return { atMs, downMs };
+}
+
+/** Two seeds in five restart the memory node within the workload; it is back after 0.05–2 ms. */
+function drawMemoryRestart(r: SeededRandom, expectedNs: number): MemoryRestartSpec | undefined {
+  const on = r.next() < 0.4;
+  const atMs = (expectedNs * (0.1 + r.next() * 0.8)) / NS_PER_MS;
+  const downMs = 0.05 + r.next() * 1.95;
+  return on ? { atMs, downMs } : undefined;
 }
 
 /** Both pause flavours are drawn for every seed; the profile picks one. Node ids are memory nodes (1) + index. */

@@ -20,7 +20,7 @@ export function declockCqlProtocol(capacity = DECLOCK_CQL_DEFAULT_CAPACITY): Pro
   return {
     id: 'declock-cql',
     // Dead nodes are reset past; a crashed client on a live node is never suspected by default (suspectAfterMs = inf).
-    swarm: { nodeKill: true, pauses: 'beyond-lease' },
+    swarm: { nodeKill: true, memoryRestart: true, pauses: 'beyond-lease' },
     summary: `DecLock's flat CQL lock: 8-byte FAA header + ring of C entries on the memory node, grants CN to CN, task-fair (C ≤ ${capacity})`,
     fabric: 'verbs',
     capabilities: ['send'],
