@@ -6,6 +6,8 @@ import { NO_FAULTS } from '@lockfabric/switch';
 import type { FaultSpec } from '@lockfabric/switch';
 import { buildSwitchProgram, isNetLockProgram, netlockPurgeOf } from './switch-programs.js';
 import { severablePorts } from './node-failure.js';
+import { partitionedPorts } from './partition.js';
+import type { PartitionSpec } from './partition.js';
 import type { CoordinatorCrashSpec, MemoryRestartOutcome, MemoryRestartSpec, NodeFailureOutcome, NodeFailureSpec } from './node-failure.js';
 import { startRunControl } from './control/run-control.js';
 import { SimFissWiring } from './control/sim-fiss.js';
@@ -73,6 +75,8 @@ export interface InMemoryRunOptions {
   readonly clientComputeNodes?: readonly number[];
   /** Process pauses (every client of a node stops, posted verbs held), from the run's start. */
   readonly pauses?: readonly PauseSpec[];
+  /** Network cuts of whole nodes (the process runs on; see partitionedPorts), from the run's start. */
+  readonly partitions?: readonly PartitionSpec[];
   /**
    * After the workload (and the node failure, if any): switch faults are turned off and one fresh
    * client on a surviving compute node must acquire every lock within the budget (see healProbe).
@@ -162,8 +166,11 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     verbsOf: (node) => cluster.servicePorts({ node, client: SERVICE_CLIENT }).verbs,
     ...(isNetLockProgram(clusterSpec.switchProgram) ? { netlockPurge: netlockPurgeOf(clusterSpec.switchProgram, cluster) } : {}),
     ...(fissWiring ? { fiss: fissWiring.recovery(cluster, options.protocolOptions) } : {}),
-    ...(options.pauses ? { pauses: options.pauses } : {}),
+    // The control plane treats a cut like a pause: what reaches the node over the bus waits for the heal.
+    ...(options.pauses || options.partitions ? { pauses: [...(options.pauses ?? []), ...(options.partitions ?? [])] } : {}),
   });
+  const runStartNs = cluster.clock.nowNs();
+  const cutOf = (node: number) => (options.partitions ?? []).filter((p) => p.node === node).map((p) => ({ fromNs: runStartNs + p.atNs, toNs: runStartNs + p.atNs + p.durationNs }));
   const victimNode = options.nodeFailure ? cluster.computeNodeIds[options.nodeFailure.computeNode] : undefined;
   if (options.nodeFailure && victimNode === undefined) throw new RangeError(`nodeFailure: no compute node ${options.nodeFailure.computeNode}`);
   let victimDead = false;
@@ -176,7 +183,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     const ports = drift ? driftingPorts(base, drift) : base;
     const startNs = cluster.clock.nowNs();
     const windows = (options.pauses ?? []).filter((p) => p.node === node).map((p) => ({ fromNs: startNs + p.atNs, toNs: startNs + p.atNs + p.durationNs }));
-    return pausablePorts(ports, windows, 0);
+    return partitionedPorts(pausablePorts(ports, windows, 0), cutOf(node));
   };
   const serviceContext = (node: number) => ({ ports: servicePorts(node), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures: control.failuresOf(node) });
   const memoryServices = new Map<number, NodeService>();
@@ -191,8 +198,8 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     if (service) services.push(service);
     if (node === victimNode) victimService = service;
   }
-  const ports = addresses.filter((a) => a.node !== victimNode).map((address) => cluster.clientPorts(address));
-  const victimPorts = addresses.filter((a) => a.node === victimNode).map((address) => severablePorts(cluster.clientPorts(address), () => victimDead));
+  const ports = addresses.filter((a) => a.node !== victimNode).map((address) => partitionedPorts(cluster.clientPorts(address), cutOf(address.node)));
+  const victimPorts = addresses.filter((a) => a.node === victimNode).map((address) => severablePorts(partitionedPorts(cluster.clientPorts(address), cutOf(address.node)), () => victimDead));
   const recorder = new HistoryRecorder();
   const stats = new RunStats();
   const accounting = new VerbAccounting();

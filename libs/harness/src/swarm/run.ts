@@ -52,6 +52,7 @@ export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix) {
     ...(mix.nodeFailure ? { nodeFailure: mix.nodeFailure } : {}),
     ...(mix.coordinatorCrash ? { coordinatorCrash: mix.coordinatorCrash } : {}),
     ...(mix.memoryRestart ? { memoryRestart: mix.memoryRestart } : {}),
+    ...(mix.partitions.length > 0 ? { partitions: mix.partitions } : {}),
   });
 }
 
