@@ -1,4 +1,4 @@
-import { HistoryRecorder, checkHistory, clipExpiredLeases, historyDigest } from '@lockfabric/check';
+import { HistoryRecorder, checkHistory, clipExpiredLeases, clipLostTableHolds, historyDigest } from '@lockfabric/check';
 import type { Verdict } from '@lockfabric/check';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
@@ -6,7 +6,9 @@ import { NO_FAULTS } from '@lockfabric/switch';
 import type { FaultSpec } from '@lockfabric/switch';
 import { buildSwitchProgram, isNetLockProgram, netlockPurgeOf } from './switch-programs.js';
 import { severablePorts } from './node-failure.js';
-import type { CoordinatorCrashSpec, NodeFailureOutcome, NodeFailureSpec } from './node-failure.js';
+import { partitionedPorts } from './partition.js';
+import type { PartitionSpec } from './partition.js';
+import type { CoordinatorCrashSpec, MemoryRestartOutcome, MemoryRestartSpec, NodeFailureOutcome, NodeFailureSpec } from './node-failure.js';
 import { startRunControl } from './control/run-control.js';
 import { SimFissWiring } from './control/sim-fiss.js';
 import type { ControlPlaneOutcome } from './control/run-control.js';
@@ -59,6 +61,8 @@ export interface InMemoryRunOptions {
    * that view, which node services take as its death. `result.control.lives` shows the crash.
    */
   readonly coordinatorCrash?: CoordinatorCrashSpec;
+  /** Fault: a memory node restarts mid-run and comes back with an empty table (see MemoryRestartSpec). */
+  readonly memoryRestart?: MemoryRestartSpec;
   /**
    * Sim only, opt-in: node services (agent pools, lock servers) pay `packetNs` of one of their
    * machine's lock-manager cores per packet (see InMemoryClusterConfig.lockManagerCpu).
@@ -71,6 +75,8 @@ export interface InMemoryRunOptions {
   readonly clientComputeNodes?: readonly number[];
   /** Process pauses (every client of a node stops, posted verbs held), from the run's start. */
   readonly pauses?: readonly PauseSpec[];
+  /** Network cuts of whole nodes (the process runs on; see partitionedPorts), from the run's start. */
+  readonly partitions?: readonly PartitionSpec[];
   /**
    * After the workload (and the node failure, if any): switch faults are turned off and one fresh
    * client on a surviving compute node must acquire every lock within the budget (see healProbe).
@@ -104,6 +110,8 @@ export interface InMemoryRunResult {
   readonly cutOff: boolean;
   /** The node failure of `nodeFailure`, once it happened. */
   readonly nodeFailure?: NodeFailureOutcome;
+  /** The memory-node restart of `memoryRestart`, once it happened. */
+  readonly memoryRestart?: MemoryRestartOutcome;
   /** What the run's control plane did, when `nodeFailure` or `coordinatorCrash` gave it one. */
   readonly control?: ControlPlaneOutcome;
   /** Lock-manager queue counters per machine, when `lockManagerCpu` was set. */
@@ -135,11 +143,14 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.switchLinks ? { switchLinks: options.switchLinks } : {}),
     ...(options.lockManagerCpu ? { lockManagerCpu: options.lockManagerCpu } : {}),
     ...(fissWiring ? { switchPortWrapper: fissWiring.wrap } : {}),
+    ...(options.memoryRestart ? { memoryRestarts: options.memoryRestart.mutantUnfenced ? ('mutant-unfenced' as const) : true } : {}),
   };
   const wallStart = performance.now();
   const built = options.substrate === 'sim' ? createSimCluster(clusterSpec) : createEmbeddedCluster(clusterSpec);
   const { cluster } = built;
   const colocated = Math.min(options.colocatedClients ?? 0, spec.clients);
+  // A memory-node restart is a process restart: clients running inside it would die with it.
+  if (options.memoryRestart && colocated > 0) throw new RangeError('memoryRestart: clients co-located on the memory node are not modelled across its restart');
   const clientNodes = clientComputeNodes(cluster.computeNodeIds, options.clientComputeNodes);
   const addresses: ClientAddress[] = Array.from({ length: spec.clients }, (_, i) => ({
     node: i < colocated ? cluster.memoryNodeIds[0]! : clientNodes[i % clientNodes.length]!,
@@ -157,8 +168,11 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     verbsOf: (node) => cluster.servicePorts({ node, client: SERVICE_CLIENT }).verbs,
     ...(isNetLockProgram(clusterSpec.switchProgram) ? { netlockPurge: netlockPurgeOf(clusterSpec.switchProgram, cluster) } : {}),
     ...(fissWiring ? { fiss: fissWiring.recovery(cluster, options.protocolOptions) } : {}),
-    ...(options.pauses ? { pauses: options.pauses } : {}),
+    // The control plane treats a cut like a pause: what reaches the node over the bus waits for the heal.
+    ...(options.pauses || options.partitions ? { pauses: [...(options.pauses ?? []), ...(options.partitions ?? [])] } : {}),
   });
+  const runStartNs = cluster.clock.nowNs();
+  const cutOf = (node: number) => (options.partitions ?? []).filter((p) => p.node === node).map((p) => ({ fromNs: runStartNs + p.atNs, toNs: runStartNs + p.atNs + p.durationNs }));
   const victimNode = options.nodeFailure ? cluster.computeNodeIds[options.nodeFailure.computeNode] : undefined;
   if (options.nodeFailure && victimNode === undefined) throw new RangeError(`nodeFailure: no compute node ${options.nodeFailure.computeNode}`);
   let victimDead = false;
@@ -171,21 +185,23 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     const ports = drift ? driftingPorts(base, drift) : base;
     const startNs = cluster.clock.nowNs();
     const windows = (options.pauses ?? []).filter((p) => p.node === node).map((p) => ({ fromNs: startNs + p.atNs, toNs: startNs + p.atNs + p.durationNs }));
-    return pausablePorts(ports, windows, 0);
+    return partitionedPorts(pausablePorts(ports, windows, 0), cutOf(node));
   };
   const serviceContext = (node: number) => ({ ports: servicePorts(node), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures: control.failuresOf(node) });
-  for (const node of cluster.memoryNodeIds) {
+  const memoryServices = new Map<number, NodeService>();
+  const startMemoryService = (node: number) => {
     const service = protocol.services?.memory?.(serviceContext(node), options.protocolOptions);
-    if (service) services.push(service);
-  }
+    if (service) memoryServices.set(node, service);
+  };
+  for (const node of cluster.memoryNodeIds) startMemoryService(node);
   let victimService: NodeService | undefined;
   for (const node of cluster.computeNodeIds) {
     const service = protocol.services?.compute?.(serviceContext(node), options.protocolOptions);
     if (service) services.push(service);
     if (node === victimNode) victimService = service;
   }
-  const ports = addresses.filter((a) => a.node !== victimNode).map((address) => cluster.clientPorts(address));
-  const victimPorts = addresses.filter((a) => a.node === victimNode).map((address) => severablePorts(cluster.clientPorts(address), () => victimDead));
+  const ports = addresses.filter((a) => a.node !== victimNode).map((address) => partitionedPorts(cluster.clientPorts(address), cutOf(address.node)));
+  const victimPorts = addresses.filter((a) => a.node === victimNode).map((address) => severablePorts(partitionedPorts(cluster.clientPorts(address), cutOf(address.node)), () => victimDead));
   const recorder = new HistoryRecorder();
   const stats = new RunStats();
   const accounting = options.accounting ?? new VerbAccounting();
@@ -222,10 +238,26 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     const reportedAtNs = await heard;
     failure = { node, failedAtNs, reportedAtNs };
   }
+  let memoryRestarted: MemoryRestartOutcome | undefined;
+  const memoryRestartDone = options.memoryRestart ? restartMemory(options.memoryRestart) : undefined;
+  async function restartMemory(plan: MemoryRestartSpec): Promise<void> {
+    const node = cluster.memoryNodeIds[plan.memoryNode ?? 0];
+    if (node === undefined) throw new RangeError(`memoryRestart: no memory node ${plan.memoryNode}`);
+    await cluster.clock.sleep(plan.atMs * NS_PER_MS);
+    const crashedAtNs = cluster.clock.nowNs();
+    cluster.crashMemoryNode(node);
+    const old = memoryServices.get(node);
+    memoryServices.delete(node);
+    await old?.stop();
+    await cluster.clock.sleep(plan.downMs * NS_PER_MS);
+    cluster.restartMemoryNode(node);
+    startMemoryService(node);
+    memoryRestarted = { node, crashedAtNs, restartedAtNs: cluster.clock.nowNs(), incarnation: cluster.incarnationOf(node) };
+  }
   // The failed node's clients are not waited for: severed, they may retry until their own limits.
   void victimsRun?.catch(() => undefined);
   let healed: HealOutcome | undefined;
-  const run = Promise.all([survivorsRun, failureDone, control.crashSchedule])
+  const run = Promise.all([survivorsRun, failureDone, control.crashSchedule, memoryRestartDone])
     .then(async ([survivors]) => {
       if (options.heal) {
         cluster.switchFaults?.setSpec(NO_FAULTS);
@@ -264,7 +296,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   } finally {
     clearInterval(progress);
     control.close();
-    for (const service of services) await service.stop();
+    for (const service of [...services, ...memoryServices.values()]) await service.stop();
   }
   const result = finished ? await run : undefined;
   const crashed = new Map(result?.crashed ?? []);
@@ -285,7 +317,11 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   }
   // Lease safety: holds whose release reported LeaseExpiredError count only up to their grant.
   const leasesExpired = (stats.failuresByCode.get('LEASE_EXPIRED') ?? 0) > 0;
-  const verdict = checkHistory(leasesExpired ? clipExpiredLeases([...recorder.events()], 0) : recorder, { failedClients: crashed });
+  // Holds whose table was lost (release TABLE_LOST) ended when the restarted table came up.
+  const tableLost = (stats.failuresByCode.get('TABLE_LOST') ?? 0) > 0;
+  let events = tableLost ? clipLostTableHolds([...recorder.events()], memoryRestarted?.restartedAtNs) : undefined;
+  if (leasesExpired) events = clipExpiredLeases(events ?? [...recorder.events()], 0);
+  const verdict = checkHistory(events ?? recorder, { failedClients: crashed });
   options.onProgress?.(1);
   return {
     substrate: options.substrate,
@@ -302,6 +338,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     wallMs: performance.now() - wallStart,
     cutOff,
     ...(failure ? { nodeFailure: failure } : {}),
+    ...(memoryRestarted ? { memoryRestart: memoryRestarted } : {}),
     ...(control.outcome() ? { control: control.outcome() } : {}),
     ...(options.lockManagerCpu ? { lockManagerCpu: cluster.lockManagerCpuStats() } : {}),
     ...(cluster.switch ? { switchDecisions: cluster.switch.counters().decisions } : {}),

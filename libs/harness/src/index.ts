@@ -18,3 +18,4 @@ export * from './txn-check.js';
 export * from './mailbox-traffic.js';
 export * from './crash-sweep.js';
 export * from './control/fiss-recovery-timing.js';
+export * from './partition.js';

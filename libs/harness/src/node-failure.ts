@@ -40,6 +40,29 @@ export interface CoordinatorCrashSpec {
   readonly mutantSkipRestartRecovery?: boolean;
 }
 
+/**
+ * Fault of an in-memory run: memory node `memoryNode` (default the first) dies like a SIGKILL at
+ * `atMs` and a fresh process starts `downMs` later with every region zeroed, under a new
+ * incarnation. Meanwhile its verbs fail `unreachable` (FABRIC_ACCESS); afterwards a client's verbs
+ * still pinned to the old incarnation are refused, so a release for a hold on the lost table ends
+ * TABLE_LOST instead of freeing a lock on the new one. The memory node's protocol service restarts too.
+ */
+export interface MemoryRestartSpec {
+  readonly atMs: number;
+  readonly downMs: number;
+  readonly memoryNode?: number;
+  /** Test only: clients are not pinned to incarnations, so a release meant for the lost table frees a lock on the new one. */
+  readonly mutantUnfenced?: boolean;
+}
+
+/** What the memory-node restart did, clock of the run. */
+export interface MemoryRestartOutcome {
+  readonly node: NodeId;
+  readonly crashedAtNs: number;
+  readonly restartedAtNs: number;
+  readonly incarnation: number;
+}
+
 /** What happened: the node, and when it failed and was reported (clock of the run). */
 export interface NodeFailureOutcome {
   readonly node: NodeId;

@@ -3,7 +3,7 @@ import type { NicTimingModel } from '@lockfabric/fabric';
 import { FaultInjector, NO_FAULTS, Switch } from '@lockfabric/switch';
 import type { FaultSpec, SwitchProgram } from '@lockfabric/switch';
 import { noopTrace } from '@lockfabric/ports';
-import type { ClientAddress, ClientPorts, Completion, LockPacket, LockTableLayout, NodeId, SwitchPort, Trace, WorkRequest } from '@lockfabric/ports';
+import type { ClientAddress, ClientPorts, Completion, LockPacket, LockTableLayout, NodeId, SwitchPort, TableBinding, Trace, WorkRequest } from '@lockfabric/ports';
 import { LockManagerCores } from './lock-manager-cpu.js';
 import type { LockManagerCpuConfig, LockManagerCpuStats } from './lock-manager-cpu.js';
 import { InMemoryMailboxHub } from './mailbox-hub.js';
@@ -53,6 +53,12 @@ export interface InMemoryClusterConfig {
    * share the wrapper), as a compute node process does: FissLock recovery's gate.
    */
   readonly switchPortWrapper?: (machine: NodeId, link: SwitchPort) => SwitchPort;
+  /**
+   * Memory nodes may restart in this run (`crashMemoryNode` / `restartMemoryNode`): every client
+   * then gets a `tables` binding (ClientPorts.tables) that pins its verbs to the incarnations it
+   * follows, as a live compute node's queue pairs do.
+   */
+  readonly memoryRestarts?: boolean | 'mutant-unfenced';
 }
 
 export const DEFAULT_SIM_NETWORK = {
@@ -87,6 +93,12 @@ export class InMemoryCluster {
   private readonly packetHandlers = new Map<NodeId, Set<(packet: LockPacket) => void>>();
   /** Per queue pair (client address): when its last completion is due; RC completions keep order. */
   private readonly queuePairs = new Map<string, { lastCompletionNs: number }>();
+  /** Per memory node: the incarnation it serves (1 at start, one more per restart). */
+  private readonly incarnations = new Map<NodeId, number>();
+  /** Memory nodes that are down (crashed, not yet restarted): their verbs fail `unreachable`. */
+  private readonly downNodes = new Set<NodeId>();
+  /** Called once when a memory node comes back (TableBinding.settle waits on them). */
+  private upWaiters: (() => void)[] = [];
 
   constructor(readonly config: InMemoryClusterConfig) {
     if (config.memoryNodes < 1) throw new RangeError('an in-memory cluster needs at least one memory node');
@@ -100,6 +112,7 @@ export class InMemoryCluster {
       return { node, region: region.region, rkey: region.rkey, baseOffset: 0 };
     });
     this.layout = { memoryNodes: tables, entryBytes: config.entryBytes, lockCount: config.lockCount };
+    for (const node of this.memoryNodeIds) this.incarnations.set(node, 1);
     if (config.switchProgram) {
       this.switch = new Switch(config.switchProgram, { onProgramError: 'drop' });
       this.switchFaults = new FaultInjector(config.random, config.switchFaults ?? NO_FAULTS);
@@ -148,8 +161,12 @@ export class InMemoryCluster {
     return node;
   }
 
-  /** The ports of one client; `address.node` may be a memory node (a co-located client). */
-  clientPorts(address: ClientAddress): ClientPorts {
+  /**
+   * The ports of one client; `address.node` may be a memory node (a co-located client). With
+   * `memoryRestarts`, its verbs are pinned to the incarnations it follows (`tables`), unless
+   * `unpinned` (node services, which hold no grants and always reach the current tables).
+   */
+  clientPorts(address: ClientAddress, unpinned = false): ClientPorts {
     const { scheduler } = this.config;
     const random = this.config.random.fork();
     const home = this.node(address.node);
@@ -162,12 +179,14 @@ export class InMemoryCluster {
     let queuePair = this.queuePairs.get(key);
     if (!queuePair) this.queuePairs.set(key, (queuePair = { lastCompletionNs: 0 }));
     const pair = queuePair;
+    const binding = this.config.memoryRestarts === true && !unpinned ? this.tableBinding() : undefined;
     const verbs = new QueuePairVerbs({
       localNode: address.node,
-      post: (batch) => this.post(address, pair, batch),
+      post: (batch) => this.post(address, pair, batch, binding?.pins()),
       local: createLocalMemory(home.memory, yieldPoint),
     });
     return {
+      ...(binding ? { tables: binding.tables } : {}),
       self: address,
       verbs,
       mailbox: this.mailboxes.mailbox(address),
@@ -186,7 +205,7 @@ export class InMemoryCluster {
    * port hands the service its packets only after they were served by the machine's cores.
    */
   servicePorts(address: ClientAddress): ClientPorts {
-    const ports = this.clientPorts(address);
+    const ports = this.clientPorts(address, true);
     const cpu = this.config.lockManagerCpu;
     if (!cpu || !this.switch || this.config.scheduler.kind !== 'virtual') return ports;
     return { ...ports, switchPort: this.serviceSwitchPort(address.node, cpu) };
@@ -313,6 +332,58 @@ export class InMemoryCluster {
     return this.config.scheduler.kind === 'virtual' && this.config.jitterNs > 0 ? Math.floor(this.config.random.next() * this.config.jitterNs) : 0;
   }
 
+  /** The incarnation memory node `node` serves now. */
+  incarnationOf(node: NodeId): number {
+    return this.incarnations.get(node) ?? 0;
+  }
+
+  /**
+   * Memory node `node` dies like a SIGKILL: from now on every verb that reaches it fails
+   * `unreachable`, until `restartMemoryNode`. Needs `memoryRestarts`.
+   */
+  crashMemoryNode(node: NodeId): void {
+    if (!this.config.memoryRestarts) throw new RangeError('crashMemoryNode: the cluster was built without memoryRestarts');
+    if (!this.isMemoryNode(node)) throw new RangeError(`crashMemoryNode: ${node} is not a memory node`);
+    this.downNodes.add(node);
+  }
+
+  /**
+   * The memory node comes back empty under a new incarnation: every region it registered (lock
+   * table, descriptor slots, data) is zeroed — a fresh process registers fresh memory — and verbs
+   * pinned to the old incarnation are refused from now on.
+   */
+  restartMemoryNode(node: NodeId): void {
+    if (!this.downNodes.has(node)) throw new RangeError(`restartMemoryNode: memory node ${node} is not down`);
+    const memory = this.node(node).memory;
+    for (const region of memory.regions()) memory.reset(region.region);
+    this.incarnations.set(node, this.incarnationOf(node) + 1);
+    this.downNodes.delete(node);
+    const waiters = this.upWaiters;
+    this.upWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** One client's TableBinding: it pins the incarnations it follows; its verbs carry them. */
+  private tableBinding(): { tables: TableBinding; pins: () => ReadonlyMap<NodeId, number> } {
+    const current = () => new Map(this.memoryNodeIds.map((node) => [node, this.incarnationOf(node)] as const));
+    let pinned: ReadonlyMap<NodeId, number> = current();
+    const lost = () => [...pinned].some(([node, incarnation]) => this.incarnationOf(node) !== incarnation);
+    const up = () => [...pinned.keys()].every((node) => !this.downNodes.has(node));
+    const tables: TableBinding = {
+      follow: () => void (pinned = current()),
+      lost,
+      settle: async (maxWaitMs) => {
+        if (!up()) {
+          const woken = new Promise<void>((resolve) => this.upWaiters.push(resolve));
+          // Bounded: the wait ends at the deadline even if the node never comes back.
+          await Promise.race([woken, this.clock.sleep(maxWaitMs * 1_000_000)]);
+        }
+        return lost();
+      },
+    };
+    return { tables, pins: () => pinned };
+  }
+
   isMemoryNode(id: NodeId): boolean {
     return id >= 0 && id < this.config.memoryNodes;
   }
@@ -324,7 +395,7 @@ export class InMemoryCluster {
     return out;
   }
 
-  private post(initiator: ClientAddress, queuePair: { lastCompletionNs: number }, batch: readonly WorkRequest[]): Promise<Completion[]> {
+  private post(initiator: ClientAddress, queuePair: { lastCompletionNs: number }, batch: readonly WorkRequest[], pins?: ReadonlyMap<NodeId, number>): Promise<Completion[]> {
     const { scheduler } = this.config;
     let completeAtNs = scheduler.nowNs();
     if (scheduler.kind === 'virtual') {
@@ -340,8 +411,25 @@ export class InMemoryCluster {
       queuePair.lastCompletionNs = completeAtNs;
     }
     return new Promise((resolve) => {
-      scheduler.at(completeAtNs, () => resolve(this.execute(initiator.node, batch)));
+      scheduler.at(completeAtNs, () => resolve(this.refusal(batch, pins) ?? this.execute(initiator.node, batch)));
     });
+  }
+
+  /**
+   * Judged when the batch lands: a batch that touches a memory node that is down, or one that
+   * restarted since the client pinned it, is refused whole (`unreachable`), never applied in part.
+   */
+  private refusal(batch: readonly WorkRequest[], pins: ReadonlyMap<NodeId, number> | undefined): Completion[] | undefined {
+    if (this.downNodes.size === 0 && !pins) return undefined;
+    for (const wr of batch) {
+      const node = wr.addr.node;
+      if (this.downNodes.has(node)) return batch.map(() => ({ status: 'unreachable' as const, detail: `memory node ${node} is down` }));
+      const pinned = pins?.get(node);
+      if (pinned !== undefined && pinned !== this.incarnationOf(node)) {
+        return batch.map(() => ({ status: 'unreachable' as const, detail: `memory node ${node} restarted: incarnation ${pinned} is gone (now ${this.incarnationOf(node)})` }));
+      }
+    }
+    return undefined;
   }
 
   /** Applies a doorbell batch at its completion time: each verb atomically, in order. */

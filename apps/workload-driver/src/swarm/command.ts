@@ -17,7 +17,7 @@ const NOT_FOR_SWARM = ['clients', 'locks', 'read-ratio', 'distribution', 'lock-i
 
 export const SWARM_HELP = `lockfabric check --swarm [--protocol ID|all] [--seeds N] [--first-seed S] [--workers N] [--json]
   each seed draws its own workload and fault mix (client crashes, a compute-node kill, process
-  pauses, switch loss/duplication/reordering/delay, schedule jitter) from the faults the protocol
+  pauses, memory-node restarts, switch loss/duplication/reordering/delay, schedule jitter) from the faults the protocol
   declares it survives, prints it, checks exclusion over the faulty history, then heals and
   requires every lock to be acquirable again within the protocol's budget.
   --protocol ID|all        one protocol, or every protocol in turn (default all)

@@ -3,8 +3,10 @@ import { NS_PER_MS } from '@lockfabric/ports';
 import { SeededRandom } from '@lockfabric/sim';
 import type { FaultDirection, FaultRule, FaultSpec } from '@lockfabric/switch';
 import type { ClockDrift, PauseSpec, WorkloadSpec } from '@lockfabric/workloads';
+import { DEFAULT_DETECTION_MS } from '../control/run-control.js';
 import type { HealSpec } from '../heal-probe.js';
-import type { CoordinatorCrashSpec, NodeFailureSpec } from '../node-failure.js';
+import type { PartitionSpec } from '../partition.js';
+import type { CoordinatorCrashSpec, MemoryRestartSpec, NodeFailureSpec } from '../node-failure.js';
 
 /** Compute nodes of a swarm run: clients on all of them, so a killed or paused node leaves survivors. */
 export const SWARM_COMPUTE_NODES = 3;
@@ -22,6 +24,10 @@ export interface SwarmMix {
   readonly nodeFailure?: NodeFailureSpec;
   /** The coordinator's process logic crashes and restarts (its state lost), often in the middle of a recovery. */
   readonly coordinatorCrash?: CoordinatorCrashSpec;
+  /** Network cuts of one compute node (its process runs on), healed within the run. */
+  readonly partitions: readonly PartitionSpec[];
+  /** The memory node restarts with an empty table under a new incarnation. */
+  readonly memoryRestart?: MemoryRestartSpec;
   /** Per node id: how its clock is off (rate for every protocol, offsets within the profile's skew). */
   readonly clockDrift: Readonly<Record<number, ClockDrift>>;
   /** Clients placed on the memory node (they survive a compute-node kill). */
@@ -74,6 +80,11 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
   );
   const switchFaults: FaultSpec | undefined = switchRule ? { rules: [switchRule] } : undefined;
   const colocatedClients = profile.colocatedClients ? colocatedDraw : 0;
+  // Drawn from a stream of its own, so the draws above (and every earlier seed's mix) stay as they were.
+  const restartDrawn = drawMemoryRestart(new SeededRandom(seed * 7_919 + 31), expectedNs);
+  const memoryRestart = profile.memoryRestart && colocatedClients === 0 ? restartDrawn : undefined;
+  const partitionsDrawn = drawPartitions(new SeededRandom(seed * 4_093 + 17), expectedNs, killDraw?.detectionMs ?? DEFAULT_DETECTION_MS);
+  const partitions = profile.partitions ? partitionsDrawn : [];
   const heal: HealSpec = { budgetMs: profile.healBudgetMs ?? 50 };
   const description = [
     `${protocol.id} seed ${seed}:`,
@@ -86,6 +97,8 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     `clocks=${Object.values(clockDrift).map((d) => `${(d.rate * 1e6).toFixed(0)}ppm${d.offsetNs ? `${d.offsetNs > 0 ? '+' : ''}${(d.offsetNs / 1e3).toFixed(1)}us` : ''}`).join(',')}`,
     `coordinator=${coordinatorCrash ? `crash@${coordinatorCrash.atMs.toFixed(2)}ms+${coordinatorCrash.downMs.toFixed(2)}ms` : 'up'}`,
     `switch=${switchRule ? describeRule(switchRule) : 'none'}`,
+    ...(partitions.length > 0 ? [`cuts=${partitions.map((p) => `n${p.node}@${(p.atNs / 1e3).toFixed(0)}us+${(p.durationNs / 1e3).toFixed(0)}us`).join(',')}`] : []),
+    ...(memoryRestart ? [`memory=restart@${memoryRestart.atMs.toFixed(2)}ms+${memoryRestart.downMs.toFixed(2)}ms`] : []),
     ...(Object.keys(options).length > 0 ? [`opts=${Object.entries(options).map(([k, v]) => `${k}=${String(v)}`).join(',')}`] : []),
   ].join(' ');
   return {
@@ -99,6 +112,8 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     pauses,
     ...(nodeFailure ? { nodeFailure } : {}),
     ...(coordinatorCrash ? { coordinatorCrash } : {}),
+    ...(memoryRestart ? { memoryRestart } : {}),
+    partitions,
     clockDrift,
     colocatedClients,
     heal,
@@ -131,6 +146,32 @@ function drawCoordinatorCrash(r: SeededRandom, expectedNs: number, kill: NodeFai
   if (!on) return undefined;
   const atMs = kill ? kill.atMs + (kill.detectionMs ?? 0) + afterDetectionMs : anywhereMs;
   return { atMs, downMs };
+}
+
+/**
+ * Two seeds in five cut one compute node off once or twice, each cut shorter than the failure
+ * detector's timeout (a longer one is a death the coordinator fences, which live does and the
+ * sim does not model: the node would come back holding locks its recovery gave away).
+ */
+function drawPartitions(r: SeededRandom, expectedNs: number, detectionMs: number): PartitionSpec[] {
+  const on = r.next() < 0.4;
+  const node = 1 + r.int(SWARM_COMPUTE_NODES);
+  const count = 1 + r.int(2);
+  const maxNs = Math.min(1_000_000, 0.8 * detectionMs * NS_PER_MS);
+  const cuts: PartitionSpec[] = [];
+  for (let i = 0; i < count; i++) {
+    const atNs = Math.round(expectedNs * (0.05 + r.next() * 0.9));
+    cuts.push({ node, atNs, durationNs: Math.round(20_000 + r.next() * Math.max(0, maxNs - 20_000)) });
+  }
+  return on ? cuts : [];
+}
+
+/** Two seeds in five restart the memory node within the workload; it is back after 0.05–2 ms. */
+function drawMemoryRestart(r: SeededRandom, expectedNs: number): MemoryRestartSpec | undefined {
+  const on = r.next() < 0.4;
+  const atMs = (expectedNs * (0.1 + r.next() * 0.8)) / NS_PER_MS;
+  const downMs = 0.05 + r.next() * 1.95;
+  return on ? { atMs, downMs } : undefined;
 }
 
 /** Both pause flavours are drawn for every seed; the profile picks one. Node ids are memory nodes (1) + index. */

@@ -51,6 +51,8 @@ export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix) {
     ...(mix.crashProbability > 0 ? { crashProbability: mix.crashProbability } : {}),
     ...(mix.nodeFailure ? { nodeFailure: mix.nodeFailure } : {}),
     ...(mix.coordinatorCrash ? { coordinatorCrash: mix.coordinatorCrash } : {}),
+    ...(mix.memoryRestart ? { memoryRestart: mix.memoryRestart } : {}),
+    ...(mix.partitions.length > 0 ? { partitions: mix.partitions } : {}),
   });
 }
 

@@ -203,7 +203,7 @@ export class CasLockClient implements LockClient<CasGrant> {
 export const caslock: ProtocolDefinition = {
   id: 'caslock',
   // No lease and no repair: a dead holder keeps its word set (the baseline's known limit).
-  swarm: { pauses: 'beyond-lease' },
+  swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true },
   summary: 'CAS spinlock on one 8-byte word (exclusive, or reader-writer by counting), optional backoff',
   fabric: 'verbs',
   capabilities: [],

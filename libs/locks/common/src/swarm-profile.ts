@@ -19,6 +19,17 @@ export interface SwarmProfile {
   readonly pauses?: 'short' | 'beyond-lease';
   /** Switch packet faults on either link: `lossy` (loss, duplication, reordering, delay) or `delay` (reordering and delay only). */
   readonly switchFaults?: 'lossy' | 'delay';
+  /**
+   * The memory node restarts mid-run and comes back with an empty lock table under a new
+   * incarnation: holds on the lost table end (TABLE_LOST), clients back off and rebind.
+   */
+  readonly memoryRestart?: boolean;
+  /**
+   * One compute node is cut off from the network (memory nodes, switch, peers, coordinator) for
+   * 20 µs up to 0.8 of the failure detector's timeout, then healed; its process keeps running.
+   * Verbs and messages wait for the heal, switch packets are lost.
+   */
+  readonly partitions?: boolean;
   /** Some clients (up to half) run on the memory node itself, beside the lock words (ALock's local cohort). */
   readonly colocatedClients?: boolean;
   /**

@@ -25,7 +25,7 @@ export function declockProtocol(capacity = DECLOCK_DEFAULT_CAPACITY): ProtocolDe
     id: 'declock',
     // Dead nodes are marked through the failure feed and reset past; a crashed client on a live
     // node is not recovered within the heal budget yet (left out until it is).
-    swarm: { nodeKill: true, pauses: 'beyond-lease' },
+    swarm: { nodeKill: true, partitions: true, pauses: 'beyond-lease' },
     summary: `DecLock: CQL queue-notify lock (FAA to enqueue, FAA+READ to release, grants CN to CN) under a timestamp-ordered per-node local lock; tf or pf (C ≤ ${capacity})`,
     fabric: 'verbs',
     capabilities: ['send'],

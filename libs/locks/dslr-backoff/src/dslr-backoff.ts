@@ -54,7 +54,7 @@ export function createDslrBackoffClient(ports: ClientPorts, options: DslrBackoff
 
 export const dslrBackoff: ProtocolDefinition = {
   id: 'dslr-backoff',
-  swarm: { crashes: true, nodeKill: true, pauses: 'beyond-lease', options: dslrSwarmOptions },
+  swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, pauses: 'beyond-lease', options: dslrSwarmOptions },
   summary: 'DSLR+ (DecLock’s baseline): DSLR with truncated exponential backoff between READ polls, adaptive cap',
   fabric: 'verbs',
   capabilities: [],
