@@ -17,3 +17,4 @@ export * from './swarm/index.js';
 export * from './txn-check.js';
 export * from './mailbox-traffic.js';
 export * from './crash-sweep.js';
+export * from './cost-model-wiring.js';

@@ -27,6 +27,9 @@ import { DYNAMIC_FLAGS, readDynamicWorkload } from '../run/dynamic-bench.js';
 import { appReport } from '@lockfabric/workloads';
 import { REDLOCK, checkBalances, populateAccounts, runRedLock, smallBankProblems, smallBankRedis, withRedis } from '../run/smallbank-bench.js';
 import type { SmallBankWorkloadSpec } from '@lockfabric/workloads';
+import { COST_KNOB_FLAGS, COST_MODEL_FLAGS, COST_MODEL_HELP, readCostModel } from '../cli/cost-model.js';
+import type { CostModel } from '@lockfabric/fabric';
+import { nicCeilingFigures } from '../report/nic-ceiling.js';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 import type { Output } from './context.js';
 
@@ -46,6 +49,10 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --skip-release-probability P  sim/embedded, micro and dynamic: a client skips a release and carries
                            on (ShiftLock Fig. 13); the protocol must recover the lock
   --jitter-ns NS           sim: extra random delay per verb batch and message
+${COST_MODEL_HELP}
+  --mn-iops N              sim: the memory-node NIC's READ/WRITE ceiling per second (atomics keep the
+                           model's share of it); the report gives each NIC's use of its ceiling
+  --cn-latency-ns NS       sim: one-way CN–CN message latency (DecLock Appendix C)
   --colocated-clients N    sim/embedded: the first N clients run on the memory node, beside the lock
                            table (ALock's and MCS's local cohort use the CPU there, no verbs)
   --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
@@ -99,6 +106,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     ...TXN_FLAGS,
     ...APP_FLAGS,
     ...DYNAMIC_FLAGS,
+    ...COST_MODEL_FLAGS,
+    ...COST_KNOB_FLAGS,
     substrate: { type: 'string' },
     history: { type: 'string' },
     'compute-nodes': { type: 'string' },
@@ -139,6 +148,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
   if (skipReleaseProbability > 0 && (substrate === 'live' || spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic on sim and embedded');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
+  const costModel = readCostModel(values, reader, true);
+  if (substrate !== 'sim') for (const flag of ['cost-model', 'mn-iops', 'cn-latency-ns']) if (values[flag] !== undefined) reader.problems.push(`--${flag}: a cost model is virtual time, sim only`);
   const historyFile = values['history'];
   const reportDir = values['report'];
   if (protocols.length > 1) reader.problems.push(...optionsNotShared(protocols, protocolOptions));
@@ -149,7 +160,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const out = output(values['json'] === true);
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
-    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
+    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
     if (typeof historyFile === 'string') {
@@ -194,6 +205,7 @@ interface BenchOneInput {
   readonly substrate: string;
   readonly spec: Awaited<ReturnType<typeof readTxnWorkload>>;
   readonly protocolOptions: ProtocolOptions;
+  readonly costModel: CostModel;
   readonly computeNodes: number;
   readonly crashProbability: number;
   readonly skipReleaseProbability: number;
@@ -210,7 +222,7 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out } = input;
+  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out } = input;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -276,10 +288,12 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       ...(skipReleaseProbability > 0 ? { skipReleaseProbability } : {}),
       ...(jitterNs !== undefined ? { jitterNs } : {}),
       ...(colocatedClients > 0 ? { colocatedClients } : {}),
+      ...(substrate === 'sim' ? { costModel } : {}),
       onProgress: (f) => bar.update(f),
     });
     bar.done();
     report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}), switchDecisions: result.switchDecisions });
+    if (result.costModel) report = { ...report, costModel: result.costModel.name, ...nicCeilingFigures(result.nicLoads ?? {}, result.summary.elapsedNs, result.costModel.nic) };
     history = result.history;
     if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
     if (spec.application && result.application) report = { ...report, application: appReport(spec.application, result.application.log, result.application.check, result.summary.elapsedNs, Object.values(result.verbs).reduce((a, b) => a + b, 0)) };

@@ -5,6 +5,8 @@ import { writeReport } from '@lockfabric/report';
 import type { DemoRunReport } from '@lockfabric/report';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
+import { COST_MODEL_FLAGS, readCostModel } from '../cli/cost-model.js';
+import type { CostModel } from '@lockfabric/fabric';
 import { findNatsServer } from '../cluster/nats-binary.js';
 import type { ClusterState } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
@@ -33,6 +35,7 @@ export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a sh
   program the cluster does not run get a temporary cluster of their own.
   --substrate S     live | embedded | sim
   --operations N    acquires per protocol (default 4000)
+  --cost-model M    sim: paper (default) | ideal | FILE (see lockfabric bench --help)
   --report DIR      where report.html, report.json and the plots go (default ${DEFAULT_DEMO_REPORT_DIR})
   --json            print one JSON object (the report: every protocol with its checker verdict)`;
 
@@ -40,7 +43,7 @@ export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a sh
 export type DemoRow = BenchReport & { readonly family: ReturnType<typeof familyOf>; readonly verdict: ReturnType<typeof verdictWord> };
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
-  const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, report: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, report: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...COST_MODEL_FLAGS });
   if (values['help']) return (console.log(DEMO_HELP), 0);
   const reader = new FlagReader(values);
   const operations = reader.number('operations', 4_000, { integer: true, min: 1 });
@@ -48,6 +51,8 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const substrate = reader.string('substrate', liveAvailable ? 'live' : 'embedded');
   if (!['live', 'embedded', 'sim'].includes(substrate)) reader.problems.push(`--substrate: expected live, embedded or sim, got ${JSON.stringify(substrate)}`);
   const reportDir = reader.string('report', DEFAULT_DEMO_REPORT_DIR);
+  const costModel = readCostModel(values, reader);
+  if (substrate !== 'sim' && values['cost-model'] !== undefined) reader.problems.push('--cost-model: a cost model is virtual time, sim only');
   reader.done();
   const out = output(values['json'] === true);
   out.note(
@@ -61,7 +66,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   // RDMA family first, then the switch family, each in catalog order.
   const protocols = [...availableProtocols().filter((p) => p.fabric === 'verbs'), ...availableProtocols().filter((p) => p.fabric === 'switch')];
   const wallStart = performance.now();
-  const { reports, transport } = substrate === 'live' ? await runLiveDemo(protocols, spec, out) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out), transport: undefined };
+  const { reports, transport } = substrate === 'live' ? await runLiveDemo(protocols, spec, out) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out, costModel), transport: undefined };
   const rows: DemoRow[] = reports.map((r) => ({ ...r, family: familyOf(r.protocol), verdict: verdictWord(r) }));
   const document: DemoRunReport & { results: DemoRow[] } = {
     kind: 'demo',
@@ -104,14 +109,15 @@ export function demoTable(rows: readonly DemoRow[], switchFamily: boolean): stri
   );
 }
 
-async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, substrate: 'sim' | 'embedded', out: Output): Promise<BenchReport[]> {
+async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, substrate: 'sim' | 'embedded', out: Output, costModel: CostModel): Promise<BenchReport[]> {
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
     const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
     // Embedded runs on wall-clock timers and takes the live protocol defaults (see substrateOptions).
-    const result = await runInMemory({ substrate, protocol: protocol.id, protocolOptions: substrateOptions(substrate, protocol.id), spec, onProgress: (f) => bar.update(f) });
+    const result = await runInMemory({ substrate, protocol: protocol.id, protocolOptions: substrateOptions(substrate, protocol.id), spec, ...(substrate === 'sim' ? { costModel } : {}), onProgress: (f) => bar.update(f) });
     bar.done();
-    reports.push(benchReport({ protocol: protocol.id, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, switchDecisions: result.switchDecisions }));
+    const report = benchReport({ protocol: protocol.id, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, switchDecisions: result.switchDecisions });
+    reports.push(result.costModel ? { ...report, costModel: result.costModel.name } : report);
   }
   return reports;
 }

@@ -30,6 +30,12 @@ export interface BenchReport {
   readonly digest?: string;
   readonly simEvents?: number;
   readonly nicVerbsPerSec?: number;
+  /** Sim: the cost model the run was charged with (`paper`, `ideal`, a file's name). */
+  readonly costModel?: string;
+  /** Sim: per NIC with an inbound ceiling, the share of it the run used (0…1; DSLR Fig. 19). */
+  readonly nicUtilisation?: Readonly<Record<string, number>>;
+  /** Sim: per NIC, requests that waited for its inbound ceiling. */
+  readonly nicThrottled?: Readonly<Record<string, number>>;
   /** Verbs per second each node's NIC served over the run (sim/embedded; live: each memory node's /metrics). */
   readonly nicIops?: Readonly<Record<string, number>>;
   /** Live: compute nodes that failed mid-run, and what that did (see NodeFailureReport). */
@@ -177,6 +183,8 @@ export function describeReport(report: BenchReport): string {
   if (report.skippedNodes?.length) lines.push(`  not running         ${report.skippedNodes.join(', ')} (left out of the run)`);
   if (report.switchGrantShare !== undefined) lines.push(`  switch-decided      ${report.switchGrants ?? 0} grants (${(report.switchGrantShare * 100).toFixed(1)} % of acquires)`);
   if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
+  if (report.nicUtilisation) lines.push(`  NIC ceiling used    ${Object.entries(report.nicUtilisation).map(([node, u]) => `${node}: ${(u * 100).toFixed(1)} % (${(report.nicThrottled?.[node] ?? 0).toLocaleString('en-US')} verbs waited)`).join(', ')}`);
+  if (report.costModel) lines.push(`  cost model          ${report.costModel}`);
   if (report.transactions) lines.push(describeTxnReport(report.transactions));
   if (report.floor) lines.push(describeFloor(report.floor).replace(/^/gm, '  '));
   if (report.timeline?.length) {

@@ -1,5 +1,6 @@
 // How a paper's experiment is written down: the sweep, the systems compared, what is measured and
 // the claims read off the result. Papers' modules (papers/*.ts) are tables of these.
+import type { CostModel } from '@lockfabric/fabric';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import type { TxnRunSpec, WorkloadSpec } from '@lockfabric/workloads';
 import type { AxisSpec, PaperId, Series } from './contract.js';
@@ -34,6 +35,8 @@ export interface PointJob {
   readonly dedicatedServer?: boolean;
   readonly lockManagerCpu?: LockManagerCpuPlan;
   readonly switchLinks?: 'fifo' | 'jittered';
+  /** The run's hardware (plain data, so it crosses to worker threads); see ReproducePlan.costModel. */
+  readonly costModel?: CostModel;
 }
 
 /** What one run measured; an experiment's y is one of these. */
