@@ -63,7 +63,7 @@ describe('NIC inbound ceiling by verb class', () => {
     const expectedNs = 1_000 * (1e9 / MODEL.atomicIops!) + 2_000 * (1e9 / MODEL.readWriteIops!);
     expect(Math.max(...starts)).toBeGreaterThan(expectedNs * 0.99);
     expect(Math.max(...starts)).toBeLessThanOrEqual(expectedNs);
-    expect(nic.load).toMatchObject({ admitted: 3_000, throttled: 2_999 });
+    expect(nic.load).toMatchObject({ admitted: 3_000, throttled: 2_999, readWrites: 2_000, throttledReadWrites: 2_000 });
     expect(nic.load.busyNs).toBeCloseTo(expectedNs, 3);
   });
 

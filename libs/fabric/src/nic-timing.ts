@@ -109,6 +109,11 @@ export interface NicLoad {
   readonly throttled: number;
   /** Sum of those waits. */
   readonly throttledNs: number;
+  /** READs and WRITEs admitted, and how many of them waited for the ceiling (data verbs queued behind others). */
+  readonly readWrites: number;
+  readonly throttledReadWrites: number;
+  /** Sum of the waits of those READs and WRITEs. */
+  readonly throttledReadWriteNs: number;
   /** First arrival and last issue, for the span the load covers. */
   readonly firstArrivalNs: number;
   readonly lastIssueNs: number;
@@ -141,7 +146,7 @@ export class NicScheduler {
   #lastIssueNs = Number.NEGATIVE_INFINITY;
   /** Issue cost of the request issued last: the next may not issue before lastIssue + this. */
   #lastCostNs = 0;
-  #load = { admitted: 0, busyNs: 0, throttled: 0, throttledNs: 0, firstArrivalNs: Number.NaN, lastIssueNs: Number.NaN };
+  #load = { admitted: 0, busyNs: 0, throttled: 0, throttledNs: 0, readWrites: 0, throttledReadWrites: 0, throttledReadWriteNs: 0, firstArrivalNs: Number.NaN, lastIssueNs: Number.NaN };
   readonly #atomicDone = new HorizonMap<number | string>();
   readonly #queuePairDone = new HorizonMap<number>();
 
@@ -162,9 +167,15 @@ export class NicScheduler {
     load.busyNs += costNs;
     if (Number.isNaN(load.firstArrivalNs)) load.firstArrivalNs = arrivalNs;
     load.lastIssueNs = issueNs;
+    const readWrite = wr.op === 'read' || wr.op === 'write';
+    if (readWrite) load.readWrites++;
     if (issueNs > arrivalNs && costNs > 0) {
       load.throttled++;
       load.throttledNs += issueNs - arrivalNs;
+      if (readWrite) {
+        load.throttledReadWrites++;
+        load.throttledReadWriteNs += issueNs - arrivalNs;
+      }
     }
     let startNs = issueNs;
     const words = atomicWordCount(wr);
@@ -205,7 +216,7 @@ export class NicScheduler {
   reset(): void {
     this.#lastIssueNs = Number.NEGATIVE_INFINITY;
     this.#lastCostNs = 0;
-    this.#load = { admitted: 0, busyNs: 0, throttled: 0, throttledNs: 0, firstArrivalNs: Number.NaN, lastIssueNs: Number.NaN };
+    this.#load = { admitted: 0, busyNs: 0, throttled: 0, throttledNs: 0, readWrites: 0, throttledReadWrites: 0, throttledReadWriteNs: 0, firstArrivalNs: Number.NaN, lastIssueNs: Number.NaN };
     this.#atomicDone.clear();
     this.#queuePairDone.clear();
   }

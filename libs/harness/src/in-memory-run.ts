@@ -15,7 +15,7 @@ import { clientKey } from '@lockfabric/ports';
 import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate, LockManagerCpuConfig, LockManagerCpuStats } from '@lockfabric/sim';
-import { AppRunLog, RunStats, VerbAccounting, appDataImages, checkAppRun, driftingPorts, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
+import { AppRunLog, CS_DATA_REGION_BYTES, RunStats, VerbAccounting, appDataImages, checkAppRun, driftingPorts, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
 import type { AppCheck, ClockDrift, DataRegions, PauseSpec, RunSummary, TxnLogEntry, WorkloadSpec } from '@lockfabric/workloads';
 import { healProbe } from './heal-probe.js';
 import { modelClusterSpec, modelLockManagerCpu, modelProtocolOptions } from './cost-model-wiring.js';
@@ -208,6 +208,8 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   const app = spec.application;
   const dataRegions: DataRegions | undefined = app ? cluster.registerDataRegions(appDataImages(app, spec.locks, cluster.memoryNodeIds.length)) : undefined;
   const appLog = app ? new AppRunLog() : undefined;
+  // Critical sections of data verbs (--cs-verbs) reach a bounded data region on every memory node.
+  const csDataRegions: DataRegions | undefined = (spec.csVerbs ?? 0) > 0 ? cluster.registerDataRegions(cluster.memoryNodeIds.map(() => new Uint8Array(CS_DATA_REGION_BYTES))) : undefined;
   let finished = false;
   const common = {
     protocol,
@@ -219,6 +221,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.pauses ? { pauses: options.pauses } : {}),
     ...(options.clockDrift ? { clockDrift: (node: number) => options.clockDrift?.[node] } : {}),
     ...(dataRegions ? { dataRegions } : {}),
+    ...(csDataRegions ? { csDataRegions } : {}),
   };
   const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting, ...(options.onTxnCommit ? { onTxnCommit: options.onTxnCommit } : {}), ...(appLog ? { appLog } : {}) });
   // The failing node's clients record apart: only what happened before the failure is kept.

@@ -13,3 +13,4 @@ export * from './clock-drift.js';
 export * from './apps/index.js';
 export * from './hotspot.js';
 export * from './skip-release.js';
+export * from './cs-data.js';

@@ -1,10 +1,12 @@
 import type { Grant, LockClient, Verbs, VerbOpcode } from '@lockfabric/ports';
 
-export type VerbPhase = 'acquire' | 'release';
+/** `cs`: the data verbs a holder issues in its critical section (bench --cs-verbs). */
+export type VerbPhase = 'acquire' | 'release' | 'cs';
+const PHASES = ['acquire', 'release', 'cs'] as const;
 
 /** Verbs issued per phase of a lock operation, by opcode: the papers' "verbs per acquire / release". */
 export class VerbAccounting {
-  readonly counts: Record<VerbPhase, Record<string, number>> = { acquire: {}, release: {} };
+  readonly counts: Record<VerbPhase, Record<string, number>> = { acquire: {}, release: {}, cs: {} };
 
   /** A Verbs that counts into the phase `phase()` reports (verbs outside any phase are not counted). */
   wrapVerbs(inner: Verbs, phase: () => VerbPhase | undefined): Verbs {
@@ -50,16 +52,16 @@ export class VerbAccounting {
     };
   }
 
-  merge(other: { readonly acquire: Readonly<Record<string, number>>; readonly release: Readonly<Record<string, number>> }): void {
-    for (const phase of ['acquire', 'release'] as const) {
-      for (const [op, n] of Object.entries(other[phase])) this.counts[phase][op] = (this.counts[phase][op] ?? 0) + n;
+  merge(other: { readonly acquire: Readonly<Record<string, number>>; readonly release: Readonly<Record<string, number>>; readonly cs?: Readonly<Record<string, number>> }): void {
+    for (const phase of PHASES) {
+      for (const [op, n] of Object.entries(other[phase] ?? {})) this.counts[phase][op] = (this.counts[phase][op] ?? 0) + n;
     }
   }
 
   /** Flat `phase.opcode` keys, for wire maps. */
   flat(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const phase of ['acquire', 'release'] as const) for (const [op, n] of Object.entries(this.counts[phase])) out[`${phase}.${op}`] = n;
+    for (const phase of PHASES) for (const [op, n] of Object.entries(this.counts[phase])) out[`${phase}.${op}`] = n;
     return out;
   }
 
@@ -67,7 +69,7 @@ export class VerbAccounting {
     const accounting = new VerbAccounting();
     for (const [key, n] of Object.entries(flat)) {
       const [phase, op] = key.split('.', 2);
-      if ((phase === 'acquire' || phase === 'release') && op) accounting.counts[phase][op] = (accounting.counts[phase][op] ?? 0) + n;
+      if ((phase === 'acquire' || phase === 'release' || phase === 'cs') && op) accounting.counts[phase][op] = (accounting.counts[phase][op] ?? 0) + n;
     }
     return accounting;
   }

@@ -30,6 +30,7 @@ import type { SmallBankWorkloadSpec } from '@lockfabric/workloads';
 import { COST_KNOB_FLAGS, COST_MODEL_FLAGS, COST_MODEL_HELP, readCostModel } from '../cli/cost-model.js';
 import type { CostModel } from '@lockfabric/fabric';
 import { nicCeilingFigures } from '../report/nic-ceiling.js';
+import { CS_DATA_REGION_BYTES } from '@lockfabric/workloads';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 import type { Output } from './context.js';
 
@@ -42,6 +43,9 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --lock-ids dense|sparse  sparse: spread lock ids over [0, 2^32) (default dense); for fisslock with --opt lockIds=mapped
   --duration-ms MS         run length                        --operations, -n N  total acquires (default 10000)
   --think-ns NS            pause between operations (0)      --cs-ns NS      critical section (0)
+  --cs-verbs N             sim/embedded: the critical section first issues N data verbs on the object the
+                           lock guards, on its memory node: READ when shared, WRITE when exclusive (0)
+  --cs-verb-size BYTES     bytes per data verb (64)
   --timeout-ms MS          acquire timeout                   --seed N        run seed (1)
   --opt KEY=VALUE          protocol option (repeatable)      --history FILE  write the history as JSON lines
   --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
@@ -108,6 +112,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     ...DYNAMIC_FLAGS,
     ...COST_MODEL_FLAGS,
     ...COST_KNOB_FLAGS,
+    'cs-verbs': { type: 'string' },
+    'cs-verb-size': { type: 'string' },
     substrate: { type: 'string' },
     history: { type: 'string' },
     'compute-nodes': { type: 'string' },
@@ -125,7 +131,12 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     insecure: { type: 'boolean' },
   });
   if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
-  const { spec: microSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
+  const { spec: plainSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
+  const csVerbs = reader.number('cs-verbs', 0, { integer: true, min: 0 });
+  const csVerbBytes = reader.optionalNumber('cs-verb-size', { integer: true, min: 1 });
+  if (csVerbBytes !== undefined && csVerbs === 0) reader.problems.push('--cs-verb-size: give --cs-verbs N too');
+  if (csVerbBytes !== undefined && csVerbBytes > CS_DATA_REGION_BYTES) reader.problems.push(`--cs-verb-size: at most ${CS_DATA_REGION_BYTES} bytes`);
+  const microSpec = csVerbs > 0 ? { ...plainSpec, csVerbs, ...(csVerbBytes !== undefined ? { csVerbBytes } : {}) } : plainSpec;
   const substrate = reader.string('substrate', 'sim');
   if (!['sim', 'embedded', 'live'].includes(substrate)) reader.problems.push(`--substrate: expected sim, embedded or live, got ${JSON.stringify(substrate)}`);
   const computeNodes = reader.number('compute-nodes', 2, { integer: true, min: 1 });
@@ -149,6 +160,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (skipReleaseProbability > 0 && (substrate === 'live' || spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic on sim and embedded');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
   const costModel = readCostModel(values, reader, true);
+  if (csVerbs > 0 && substrate === 'live') reader.problems.push('--cs-verbs: live memory nodes have no data region for it yet; use sim or embedded');
+  if (csVerbs > 0 && (spec.transactions || spec.application)) reader.problems.push('--cs-verbs applies to --workload micro or dynamic');
   if (substrate !== 'sim') for (const flag of ['cost-model', 'mn-iops', 'cn-latency-ns']) if (values[flag] !== undefined) reader.problems.push(`--${flag}: a cost model is virtual time, sim only`);
   const historyFile = values['history'];
   const reportDir = values['report'];

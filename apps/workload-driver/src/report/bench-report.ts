@@ -18,6 +18,8 @@ export interface BenchReport {
   readonly latencyUs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly p999: number; readonly max: number; readonly mean: number };
   readonly verbsPerAcquire: ReturnType<typeof verbsPerOp>;
   readonly verbsPerRelease: ReturnType<typeof verbsPerOp>;
+  /** Data verbs per critical section (bench --cs-verbs), present when there were any. */
+  readonly verbsPerCs?: ReturnType<typeof verbsPerOp>;
   readonly acquires: number;
   readonly releases: number;
   readonly failures: number;
@@ -123,7 +125,8 @@ export function benchReport(input: {
   switchDecisions?: Readonly<Record<string, number>> | undefined;
 }): BenchReport {
   const { summary, accounting, verdict } = input;
-  const totalVerbs = Object.values(accounting.counts.acquire).reduce((a, b) => a + b, 0) + Object.values(accounting.counts.release).reduce((a, b) => a + b, 0);
+  const csVerbs = Object.values(accounting.counts.cs).reduce((a, b) => a + b, 0);
+  const totalVerbs = Object.values(accounting.counts.acquire).reduce((a, b) => a + b, 0) + Object.values(accounting.counts.release).reduce((a, b) => a + b, 0) + csVerbs;
   return {
     protocol: input.protocol,
     substrate: input.substrate,
@@ -132,6 +135,7 @@ export function benchReport(input: {
     ...(summary.latencyCdfUs ? { latencyCdfUs: summary.latencyCdfUs } : {}),
     verbsPerAcquire: verbsPerOp(accounting.counts.acquire, summary.acquires),
     verbsPerRelease: verbsPerOp(accounting.counts.release, summary.releases),
+    ...(csVerbs > 0 ? { verbsPerCs: verbsPerOp(accounting.counts.cs, summary.acquires) } : {}),
     acquires: summary.acquires,
     releases: summary.releases,
     failures: summary.failures,
@@ -169,6 +173,7 @@ export function describeReport(report: BenchReport): string {
     `  acquire latency µs  p50 ${report.latencyUs.p50.toFixed(2)}  p90 ${report.latencyUs.p90.toFixed(2)}  p99 ${report.latencyUs.p99.toFixed(2)}  p99.9 ${report.latencyUs.p999.toFixed(2)}`,
     `  verbs per acquire   ${formatVerbs(report.verbsPerAcquire)}`,
     `  verbs per release   ${formatVerbs(report.verbsPerRelease)}`,
+    ...(report.verbsPerCs ? [`  data verbs per CS   ${formatVerbs(report.verbsPerCs)}`] : []),
     `  checker             ${report.checked ? (report.violations === 0 && report.livenessViolations === 0 ? 'ok' : `${report.violations} exclusion violations, ${report.livenessViolations} liveness violations`) : 'not run'}`,
   ];
   if (Object.keys(report.failuresByCode).length > 0) lines.push(`  failures            ${Object.entries(report.failuresByCode).map(([k, v]) => `${k} ${v}`).join(', ')}`);
