@@ -44,6 +44,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
     ...COST_MODEL_FLAGS,
   });
   if (values['help']) return (console.log(CHECK_HELP), 0);
+  if (values['swarm'] === true && values['cost-model'] !== undefined) throw new ConfigError(['--cost-model: --swarm runs on the ideal model only for now; drop one of them']);
   if (values['swarm'] === true) return swarmCommand(values);
   if (values['workers'] !== undefined || values['print-mix'] !== undefined) throw new ConfigError(['--workers and --print-mix go with --swarm']);
   const { spec, protocolOptions, reader } = readWorkload(values, {
