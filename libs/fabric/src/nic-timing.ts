@@ -20,6 +20,10 @@ export interface NicTimingModel {
   readonly maskedAtomic16Ns: number;
   /** Work requests the NIC may start per second (inbound IOPS cap); absent means uncapped. */
   readonly iopsCap?: number;
+  /** Inbound ceiling on atomics (CAS, FAA, extended) per second; absent means uncapped. */
+  readonly atomicIops?: number;
+  /** Inbound ceiling on READs and WRITEs per second; absent means uncapped. */
+  readonly readWriteIops?: number;
   /**
    * Strict FIFO (default true): an atomic waiting for its address also holds back every request
    * behind it. With false, only same-address atomics wait and the rest of the queue flows past.
@@ -35,7 +39,8 @@ export interface NicTimingModel {
  *   the few-Mops-per-address ceiling RDMA lock papers (DSLR, ShiftLock) report.
  * - Masked atomics 200 ns (8-byte) and 240 ns (16-byte): extended atomics take a slower path in the
  *   NIC, and ShiftLock attributes part of its reader gap to 16-byte atomics being slower than 8-byte.
- * - No IOPS cap: experiments that need the MN-NIC bottleneck set one explicitly.
+ * - No IOPS ceiling: this is the `ideal` NIC; `sim` runs take their NIC from a cost model
+ *   (cost-model.ts), whose `paper` default has the ceilings.
  */
 export const DEFAULT_NIC_TIMING: NicTimingModel = Object.freeze({
   readBaseNs: 50,
@@ -56,8 +61,9 @@ export function validateNicTimingModel(model: NicTimingModel): void {
     const value = model[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) issues.push(`${key} must be a finite number ≥ 0, got ${value}`);
   }
-  if (model.iopsCap !== undefined && (!Number.isFinite(model.iopsCap) || model.iopsCap <= 0)) {
-    issues.push(`iopsCap must be a positive number of requests per second, got ${model.iopsCap}`);
+  for (const key of ['iopsCap', 'atomicIops', 'readWriteIops'] as const) {
+    const value = model[key];
+    if (value !== undefined && (!Number.isFinite(value) || value <= 0)) issues.push(`${key} must be a positive number of requests per second, got ${value}`);
   }
   if (issues.length > 0) throw new RangeError(`invalid NIC timing model: ${issues.join('; ')}`);
 }
@@ -79,6 +85,38 @@ export function nicServiceNs(model: NicTimingModel, wr: WorkRequest): number {
     default:
       return model.readBaseNs;
   }
+}
+
+/**
+ * How much of the NIC's inbound issue capacity `wr` takes, in ns: the inverse of the ceiling of
+ * its class (atomics or READ/WRITE), or of `iopsCap` when that is tighter; 0 when uncapped. A
+ * mixed stream then saturates at a weighted rate: an atomic costs as much as
+ * readWriteIops / atomicIops READs.
+ */
+export function issueCostNs(model: NicTimingModel, wr: WorkRequest): number {
+  const classIops = atomicWordCount(wr) > 0 ? model.atomicIops : model.readWriteIops;
+  const classNs = classIops === undefined ? 0 : 1e9 / classIops;
+  return Math.max(classNs, model.iopsCap === undefined ? 0 : 1e9 / model.iopsCap);
+}
+
+/** What a NIC's inbound ceiling did over a run. */
+export interface NicLoad {
+  /** Requests admitted. */
+  readonly admitted: number;
+  /** Sum of their issue costs: the time the ceiling was busy (utilisation = busyNs / elapsed). */
+  readonly busyNs: number;
+  /** Requests that waited for an issue slot (the ceiling, not their address, held them). */
+  readonly throttled: number;
+  /** Sum of those waits. */
+  readonly throttledNs: number;
+  /** READs and WRITEs admitted, and how many of them waited for the ceiling (data verbs queued behind others). */
+  readonly readWrites: number;
+  readonly throttledReadWrites: number;
+  /** Sum of the waits of those READs and WRITEs. */
+  readonly throttledReadWriteNs: number;
+  /** First arrival and last issue, for the span the load covers. */
+  readonly firstArrivalNs: number;
+  readonly lastIssueNs: number;
 }
 
 /** When a work request runs on the NIC, in virtual nanoseconds. */
@@ -104,9 +142,11 @@ const MAX_NUMERIC_REGION = 2 ** 12;
  */
 export class NicScheduler {
   readonly model: NicTimingModel;
-  readonly #spacingNs: number;
   readonly #headOfLine: boolean;
   #lastIssueNs = Number.NEGATIVE_INFINITY;
+  /** Issue cost of the request issued last: the next may not issue before lastIssue + this. */
+  #lastCostNs = 0;
+  #load = { admitted: 0, busyNs: 0, throttled: 0, throttledNs: 0, readWrites: 0, throttledReadWrites: 0, throttledReadWriteNs: 0, firstArrivalNs: Number.NaN, lastIssueNs: Number.NaN };
   readonly #atomicDone = new HorizonMap<number | string>();
   readonly #queuePairDone = new HorizonMap<number>();
 
@@ -115,12 +155,28 @@ export class NicScheduler {
     const merged: NicTimingModel = { ...DEFAULT_NIC_TIMING, ...definedFields(model) };
     validateNicTimingModel(merged);
     this.model = merged;
-    this.#spacingNs = model.iopsCap === undefined ? 0 : 1e9 / model.iopsCap;
     this.#headOfLine = model.headOfLineBlocking ?? true;
   }
 
   admit(wr: WorkRequest, arrivalNs: number, options: AdmitOptions = NO_OPTIONS): NicSlot {
-    const issueNs = Math.max(arrivalNs, this.#lastIssueNs + this.#spacingNs);
+    const costNs = this.issueCost(wr);
+    const issueNs = Math.max(arrivalNs, this.#lastIssueNs + this.#lastCostNs);
+    this.#lastCostNs = costNs;
+    const load = this.#load;
+    load.admitted++;
+    load.busyNs += costNs;
+    if (Number.isNaN(load.firstArrivalNs)) load.firstArrivalNs = arrivalNs;
+    load.lastIssueNs = issueNs;
+    const readWrite = wr.op === 'read' || wr.op === 'write';
+    if (readWrite) load.readWrites++;
+    if (issueNs > arrivalNs && costNs > 0) {
+      load.throttled++;
+      load.throttledNs += issueNs - arrivalNs;
+      if (readWrite) {
+        load.throttledReadWrites++;
+        load.throttledReadWriteNs += issueNs - arrivalNs;
+      }
+    }
     let startNs = issueNs;
     const words = atomicWordCount(wr);
     for (let i = 0; i < words; i++) startNs = Math.max(startNs, this.#atomicDone.get(atomicWord(wr, i)) ?? startNs);
@@ -142,6 +198,16 @@ export class NicScheduler {
     return { slots, doneNs: slots.reduce((max, s) => Math.max(max, s.doneNs), arrivalNs) };
   }
 
+  /** The inbound ceiling's load so far. */
+  get load(): NicLoad {
+    return { ...this.#load };
+  }
+
+  /** Issue cost of `wr` (see issueCostNs); a seam for the tests' broken variants. */
+  protected issueCost(wr: WorkRequest): number {
+    return issueCostNs(this.model, wr);
+  }
+
   /** Per-word and per-queue-pair entries still remembered; bounded by the requests in flight. */
   get trackedEntries(): number {
     return this.#atomicDone.size + this.#queuePairDone.size;
@@ -149,6 +215,8 @@ export class NicScheduler {
 
   reset(): void {
     this.#lastIssueNs = Number.NEGATIVE_INFINITY;
+    this.#lastCostNs = 0;
+    this.#load = { admitted: 0, busyNs: 0, throttled: 0, throttledNs: 0, readWrites: 0, throttledReadWrites: 0, throttledReadWriteNs: 0, firstArrivalNs: Number.NaN, lastIssueNs: Number.NaN };
     this.#atomicDone.clear();
     this.#queuePairDone.clear();
   }

@@ -17,9 +17,11 @@ import { clientKey } from '@lockfabric/ports';
 import type { ClientAddress, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate, LockManagerCpuConfig, LockManagerCpuStats } from '@lockfabric/sim';
-import { AppRunLog, RunStats, VerbAccounting, appDataImages, checkAppRun, driftingPorts, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
+import { AppRunLog, CS_DATA_REGION_BYTES, RunStats, VerbAccounting, appDataImages, checkAppRun, driftingPorts, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
 import type { AppCheck, ClockDrift, DataRegions, PauseSpec, RunSummary, TxnLogEntry, WorkloadSpec } from '@lockfabric/workloads';
 import { healProbe } from './heal-probe.js';
+import { modelClusterSpec, modelLockManagerCpu, modelProtocolOptions } from './cost-model-wiring.js';
+import type { CostModel, NicLoad } from '@lockfabric/fabric';
 import type { HealOutcome, HealSpec } from './heal-probe.js';
 
 export interface InMemoryRunOptions {
@@ -69,6 +71,12 @@ export interface InMemoryRunOptions {
    */
   readonly lockManagerCpu?: LockManagerCpuConfig;
   /**
+   * Sim only: the hardware the run is charged for (NIC service times and inbound ceilings, link and
+   * switch latencies, lock-manager CPU). Absent: the cluster's own defaults (the `ideal` model).
+   * Explicit `switchLinks` and `lockManagerCpu` options win over the model's.
+   */
+  readonly costModel?: CostModel;
+  /**
    * Indices into the compute nodes that host clients (round-robin); default all. Lets a
    * dedicated lock-server node (SrvLock, NetLock: the lowest compute node) run no clients.
    */
@@ -116,6 +124,10 @@ export interface InMemoryRunResult {
   readonly control?: ControlPlaneOutcome;
   /** Lock-manager queue counters per machine, when `lockManagerCpu` was set. */
   readonly lockManagerCpu?: Record<string, LockManagerCpuStats>;
+  /** Sim: each NIC's inbound-ceiling load, by node id (memory nodes first). */
+  readonly nicLoads?: Record<string, NicLoad>;
+  /** The cost model the run was charged with (sim with `costModel`). */
+  readonly costModel?: CostModel;
   /** The switch program's decisions by name (packets per decision), when the run has a switch. */
   readonly switchDecisions?: Readonly<Record<string, number>>;
   /** The liveness probe of `heal`, once it ran. */
@@ -128,9 +140,14 @@ export interface InMemoryRunResult {
 export async function runInMemory(options: InMemoryRunOptions): Promise<InMemoryRunResult> {
   const { protocol } = options;
   const { spec } = options;
+  // A cost model only means something in virtual time; it also sizes the protocol's timers to it.
+  const model = options.substrate === 'sim' ? options.costModel : undefined;
+  if (model) options = { ...options, protocolOptions: modelProtocolOptions(model, protocol, options.protocolOptions) };
   // FissLock recovery gates each machine's switch link, as the compute node process does.
   const fissWiring = protocol.switchProgram === 'fisslock' ? new SimFissWiring() : undefined;
+  const lockManagerCpu = options.lockManagerCpu ?? (model ? modelLockManagerCpu(model, protocol) : undefined);
   const clusterSpec = {
+    ...(model ? modelClusterSpec(model) : {}),
     seed: spec.seed,
     lockCount: spec.locks,
     entryBytes: protocol.entryBytes,
@@ -141,7 +158,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(protocol.switchProgram ? { switchProgram: buildSwitchProgram(protocol.switchProgram, spec, options.protocolOptions) } : {}),
     ...(options.switchFaults ? { switchFaults: options.switchFaults } : {}),
     ...(options.switchLinks ? { switchLinks: options.switchLinks } : {}),
-    ...(options.lockManagerCpu ? { lockManagerCpu: options.lockManagerCpu } : {}),
+    ...(lockManagerCpu ? { lockManagerCpu } : {}),
     ...(fissWiring ? { switchPortWrapper: fissWiring.wrap } : {}),
     ...(options.memoryRestart ? { memoryRestarts: options.memoryRestart.mutantUnfenced ? ('mutant-unfenced' as const) : true } : {}),
   };
@@ -209,6 +226,8 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   const app = spec.application;
   const dataRegions: DataRegions | undefined = app ? cluster.registerDataRegions(appDataImages(app, spec.locks, cluster.memoryNodeIds.length)) : undefined;
   const appLog = app ? new AppRunLog() : undefined;
+  // Critical sections of data verbs (--cs-verbs) reach a bounded data region on every memory node.
+  const csDataRegions: DataRegions | undefined = (spec.csVerbs ?? 0) > 0 ? cluster.registerDataRegions(cluster.memoryNodeIds.map(() => new Uint8Array(CS_DATA_REGION_BYTES))) : undefined;
   let finished = false;
   const common = {
     protocol,
@@ -220,6 +239,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.pauses ? { pauses: options.pauses } : {}),
     ...(options.clockDrift ? { clockDrift: (node: number) => options.clockDrift?.[node] } : {}),
     ...(dataRegions ? { dataRegions } : {}),
+    ...(csDataRegions ? { csDataRegions } : {}),
   };
   const survivorsRun = runClients({ ...common, ports, recorder, stats, accounting, ...(options.onTxnCommit ? { onTxnCommit: options.onTxnCommit } : {}), ...(appLog ? { appLog } : {}) });
   // The failing node's clients record apart: only what happened before the failure is kept.
@@ -340,7 +360,9 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(failure ? { nodeFailure: failure } : {}),
     ...(memoryRestarted ? { memoryRestart: memoryRestarted } : {}),
     ...(control.outcome() ? { control: control.outcome() } : {}),
-    ...(options.lockManagerCpu ? { lockManagerCpu: cluster.lockManagerCpuStats() } : {}),
+    ...(lockManagerCpu ? { lockManagerCpu: cluster.lockManagerCpuStats() } : {}),
+    ...(built.scheduler.kind === 'virtual' ? { nicLoads: cluster.nicLoads() } : {}),
+    ...(model ? { costModel: model } : {}),
     ...(cluster.switch ? { switchDecisions: cluster.switch.counters().decisions } : {}),
     ...(healed ? { heal: healed } : {}),
     ...(application ? { application } : {}),

@@ -19,3 +19,4 @@ export * from './mailbox-traffic.js';
 export * from './crash-sweep.js';
 export * from './control/fiss-recovery-timing.js';
 export * from './partition.js';
+export * from './cost-model-wiring.js';

@@ -1,5 +1,5 @@
 import { FixedDescriptorDirectory, Nic, NicScheduler, NodeMemory, QueuePairVerbs, createLocalMemory, registerDescriptorRegion } from '@lockfabric/fabric';
-import type { NicTimingModel } from '@lockfabric/fabric';
+import type { NicLoad, NicTimingModel } from '@lockfabric/fabric';
 import { FaultInjector, NO_FAULTS, Switch } from '@lockfabric/switch';
 import type { FaultSpec, SwitchProgram } from '@lockfabric/switch';
 import { noopTrace } from '@lockfabric/ports';
@@ -35,6 +35,8 @@ export interface InMemoryClusterConfig {
   readonly switchFaults?: FaultSpec;
   /** One-way link latency between a machine and the switch. */
   readonly switchLinkNs?: number;
+  /** Time a packet spends in the switch pipeline (virtual time); default the switch's own timing. */
+  readonly switchPipelineNs?: number;
   /**
    * How the machine–switch links order packets. `fifo`: each link (machine→switch, switch→machine)
    * delivers in send order, as one Ethernet link does; jitter only stretches gaps, and reordering
@@ -286,7 +288,7 @@ export class InMemoryCluster {
     if (!sw || !faults) return;
     const { scheduler } = this.config;
     const linkNs = scheduler.kind === 'virtual' ? (this.config.switchLinkNs ?? 1_000) : 0;
-    const pipelineNs = scheduler.kind === 'virtual' ? sw.timing.pipelineLatencyNs : 0;
+    const pipelineNs = scheduler.kind === 'virtual' ? (this.config.switchPipelineNs ?? sw.timing.pipelineLatencyNs) : 0;
     // Ingress faults act on the machine→switch link: a lost packet never reaches the pipeline, a
     // duplicate is ingested twice. As on egress, an injected delay is added after the link's order
     // is kept, so faults still reorder.
@@ -392,6 +394,13 @@ export class InMemoryCluster {
   nicCounters(): Record<string, ReturnType<Nic['counters']['snapshot']>> {
     const out: Record<string, ReturnType<Nic['counters']['snapshot']>> = {};
     for (const [id, node] of this.nodes) out[String(id)] = node.nic.counters.snapshot();
+    return out;
+  }
+
+  /** Inbound-ceiling load of every node's NIC that served verbs (see NicScheduler.load). */
+  nicLoads(): Record<string, NicLoad> {
+    const out: Record<string, NicLoad> = {};
+    for (const [id, node] of this.nodes) if (node.timing.load.admitted > 0) out[String(id)] = node.timing.load;
     return out;
   }
 

@@ -14,3 +14,4 @@ export * from './apps/index.js';
 export * from './hotspot.js';
 export * from './skip-release.js';
 export * from './phase-timing.js';
+export * from './cs-data.js';

@@ -15,6 +15,8 @@ import { runAppClients } from './apps/runner.js';
 import { skippingReleases } from './skip-release.js';
 import type { AppRunLog } from './apps/runner.js';
 import type { DataRegions } from './apps/types.js';
+import { DEFAULT_CS_VERB_BYTES, runCsDataVerbs } from './cs-data.js';
+import type { CsData } from './cs-data.js';
 import type { ClockDrift } from './clock-drift.js';
 
 export interface RunClientsOptions {
@@ -50,6 +52,8 @@ export interface RunClientsOptions {
   readonly dataRegions?: DataRegions;
   /** Application runs: collects what the clients did, for the run's checks and figures. */
   readonly appLog?: AppRunLog;
+  /** Micro runs with `spec.csVerbs`: the data regions the critical sections' verbs go to (see cs-data.ts). */
+  readonly csDataRegions?: DataRegions;
 }
 
 export interface RunClientsResult {
@@ -75,6 +79,9 @@ export async function runClients(options: RunClientsOptions): Promise<RunClients
   const startNs = clock.nowNs();
   const shouldStop = stopAfter(clock, spec.durationMs);
   const crashed = new Map<string, number>();
+  const csVerbs = spec.csVerbs ?? 0;
+  if (csVerbs > 0 && !options.csDataRegions) throw new RangeError('csVerbs needs the data regions of the memory nodes (csDataRegions)');
+  const csData: CsData | undefined = csVerbs > 0 ? { verbs: csVerbs, bytes: spec.csVerbBytes ?? DEFAULT_CS_VERB_BYTES, regions: options.csDataRegions! } : undefined;
   const loops = options.ports.map((original, index) => {
     const windows = (options.pauses ?? []).filter((p) => pauseApplies(p, original.self)).map((p) => ({ fromNs: startNs + p.atNs, toNs: startNs + p.atNs + p.durationNs }));
     let ports = pausablePorts(original, windows, options.pauseSendLagNs ?? DEFAULT_PAUSE_SEND_LAG_NS);
@@ -93,9 +100,21 @@ export async function runClients(options: RunClientsOptions): Promise<RunClients
       client = crashing.client;
       crashedSignal = crashing.crashed;
     }
+    const verbs = ports.verbs;
+    const criticalSection = csData
+      ? async (grant: Grant) => {
+          phase = 'cs';
+          try {
+            await runCsDataVerbs(csData, verbs, ports.locks, grant);
+          } finally {
+            phase = undefined;
+          }
+        }
+      : undefined;
     const loop = runClientLoop({
       client,
       ports,
+      ...(criticalSection ? { criticalSection } : {}),
       spec,
       recorder: options.recorder,
       stats: options.stats,

@@ -25,6 +25,8 @@ export interface ClientLoopOptions<G extends Grant = Grant> {
   readonly modes?: ModeChooser;
   /** Backoff after acquires that failed for want of the fabric (default FABRIC_BACKOFF). */
   readonly fabricBackoff?: FabricBackoffPolicy;
+  /** Work done with the lock held, before the `criticalSectionNs` sleep (the data verbs of --cs-verbs). */
+  readonly criticalSection?: (grant: G) => Promise<void>;
 }
 
 export interface FabricBackoffPolicy {
@@ -120,6 +122,7 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
     acquired++;
 
     // The hold is not abortable: whatever happens, the lock is released before the loop ends.
+    if (options.criticalSection) await options.criticalSection(grant);
     if (spec.criticalSectionNs > 0) await clock.sleep(spec.criticalSectionNs);
 
     const releaseStartNs = clock.nowNs();

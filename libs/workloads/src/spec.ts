@@ -4,6 +4,7 @@ import type { TxnRunSpec } from './txn/types.js';
 import { validateAppSpec } from './apps/types.js';
 import type { AppSpec } from './apps/types.js';
 import { validateHotspot } from './hotspot.js';
+import { CS_DATA_REGION_BYTES } from './cs-data.js';
 import type { HotspotSpec } from './hotspot.js';
 
 /**
@@ -39,8 +40,12 @@ export interface WorkloadSpec {
   readonly operations?: number;
   /** Pause between a release and the next acquire of one client. */
   readonly thinkNs: number;
-  /** Time a lock is held. */
+  /** Time a lock is held (after the critical section's data verbs, if any). */
   readonly criticalSectionNs: number;
+  /** Data verbs in the critical section on the guarded object: READ when shared, WRITE when exclusive (see cs-data.ts). */
+  readonly csVerbs?: number;
+  /** Bytes each of those verbs moves (default 64). */
+  readonly csVerbBytes?: number;
   readonly seed: number;
   /** Acquire timeout passed to the lock client; none when absent. */
   readonly timeoutMs?: number;
@@ -122,6 +127,9 @@ export function validateWorkloadSpec(spec: WorkloadSpec): string[] {
   if (!isNum(spec.criticalSectionNs) || spec.criticalSectionNs < 0) {
     problems.push(`criticalSectionNs must be a number ≥ 0 (got ${String(spec.criticalSectionNs)})`);
   }
+  if (spec.csVerbs !== undefined && (!isInt(spec.csVerbs) || spec.csVerbs < 0)) problems.push(`csVerbs must be a whole number ≥ 0 (got ${String(spec.csVerbs)})`);
+  if (spec.csVerbBytes !== undefined && (!isInt(spec.csVerbBytes) || spec.csVerbBytes < 1 || spec.csVerbBytes > CS_DATA_REGION_BYTES)) problems.push(`csVerbBytes must be a whole number from 1 to ${CS_DATA_REGION_BYTES} (got ${String(spec.csVerbBytes)})`);
+  if ((spec.csVerbs ?? 0) > 0 && (spec.transactions !== undefined || spec.application !== undefined)) problems.push('csVerbs applies to the single-lock workload (micro or dynamic)');
   if (!isInt(spec.seed)) problems.push(`seed must be a whole number (got ${String(spec.seed)})`);
   if (spec.timeoutMs !== undefined && (!isNum(spec.timeoutMs) || spec.timeoutMs <= 0)) {
     problems.push(`timeoutMs must be a number > 0 when given (got ${String(spec.timeoutMs)})`);

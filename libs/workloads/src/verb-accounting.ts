@@ -1,11 +1,13 @@
 import type { Grant, LockClient, Verbs, VerbOpcode } from '@lockfabric/ports';
 import { PhaseTiming } from './phase-timing.js';
 
-export type VerbPhase = 'acquire' | 'release';
+/** `cs`: the data verbs a holder issues in its critical section (bench --cs-verbs). */
+export type VerbPhase = 'acquire' | 'release' | 'cs';
+const PHASES = ['acquire', 'release', 'cs'] as const;
 
 /** Verbs issued per phase of a lock operation, by opcode: the papers' "verbs per acquire / release". */
 export class VerbAccounting {
-  readonly counts: Record<VerbPhase, Record<string, number>> = { acquire: {}, release: {} };
+  readonly counts: Record<VerbPhase, Record<string, number>> = { acquire: {}, release: {}, cs: {} };
   constructor(
     /** Time in each phase the protocols mark (ShiftLock Table 3), for the same clients. */
     readonly phases = new PhaseTiming(),
@@ -55,16 +57,16 @@ export class VerbAccounting {
     };
   }
 
-  merge(other: { readonly acquire: Readonly<Record<string, number>>; readonly release: Readonly<Record<string, number>> }): void {
-    for (const phase of ['acquire', 'release'] as const) {
-      for (const [op, n] of Object.entries(other[phase])) this.counts[phase][op] = (this.counts[phase][op] ?? 0) + n;
+  merge(other: { readonly acquire: Readonly<Record<string, number>>; readonly release: Readonly<Record<string, number>>; readonly cs?: Readonly<Record<string, number>> }): void {
+    for (const phase of PHASES) {
+      for (const [op, n] of Object.entries(other[phase] ?? {})) this.counts[phase][op] = (this.counts[phase][op] ?? 0) + n;
     }
   }
 
   /** Flat `phase.opcode` keys, for wire maps. */
   flat(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const phase of ['acquire', 'release'] as const) for (const [op, n] of Object.entries(this.counts[phase])) out[`${phase}.${op}`] = n;
+    for (const phase of PHASES) for (const [op, n] of Object.entries(this.counts[phase])) out[`${phase}.${op}`] = n;
     return out;
   }
 
@@ -72,7 +74,7 @@ export class VerbAccounting {
     const accounting = new VerbAccounting();
     for (const [key, n] of Object.entries(flat)) {
       const [phase, op] = key.split('.', 2);
-      if ((phase === 'acquire' || phase === 'release') && op) accounting.counts[phase][op] = (accounting.counts[phase][op] ?? 0) + n;
+      if ((phase === 'acquire' || phase === 'release' || phase === 'cs') && op) accounting.counts[phase][op] = (accounting.counts[phase][op] ?? 0) + n;
     }
     return accounting;
   }

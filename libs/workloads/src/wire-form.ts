@@ -30,6 +30,8 @@ export interface RunSpec {
 
 export function runSpecToWire(spec: RunSpec): WireWorkloadSpec {
   const w = spec.workload;
+  // Not silently dropped: live memory nodes have no data region for it yet (bench refuses it on live).
+  if ((w.csVerbs ?? 0) > 0) throw new ConfigError(['csVerbs (data verbs in the critical section) does not run on live compute nodes yet']);
   return create(WorkloadSpecSchema, {
     protocol: spec.protocol,
     clients: w.clients,

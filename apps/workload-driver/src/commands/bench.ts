@@ -27,6 +27,10 @@ import { DYNAMIC_FLAGS, readDynamicWorkload } from '../run/dynamic-bench.js';
 import { appReport } from '@lockfabric/workloads';
 import { REDLOCK, checkBalances, populateAccounts, runRedLock, smallBankProblems, smallBankRedis, withRedis } from '../run/smallbank-bench.js';
 import type { SmallBankWorkloadSpec } from '@lockfabric/workloads';
+import { COST_KNOB_FLAGS, COST_MODEL_FLAGS, COST_MODEL_HELP, readCostModel } from '../cli/cost-model.js';
+import type { CostModel } from '@lockfabric/fabric';
+import { nicCeilingFigures } from '../report/nic-ceiling.js';
+import { CS_DATA_REGION_BYTES } from '@lockfabric/workloads';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 import type { Output } from './context.js';
 
@@ -39,6 +43,9 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --lock-ids dense|sparse  sparse: spread lock ids over [0, 2^32) (default dense); for fisslock with --opt lockIds=mapped
   --duration-ms MS         run length                        --operations, -n N  total acquires (default 10000)
   --think-ns NS            pause between operations (0)      --cs-ns NS      critical section (0)
+  --cs-verbs N             sim/embedded: the critical section first issues N data verbs on the object the
+                           lock guards, on its memory node: READ when shared, WRITE when exclusive (0)
+  --cs-verb-size BYTES     bytes per data verb (64)
   --timeout-ms MS          acquire timeout                   --seed N        run seed (1)
   --opt KEY=VALUE          protocol option (repeatable)      --history FILE  write the history as JSON lines
   --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
@@ -46,6 +53,10 @@ export const BENCH_HELP = `lockfabric bench — run one protocol under one workl
   --skip-release-probability P  sim/embedded, micro and dynamic: a client skips a release and carries
                            on (ShiftLock Fig. 13); the protocol must recover the lock
   --jitter-ns NS           sim: extra random delay per verb batch and message
+${COST_MODEL_HELP}
+  --mn-iops N              sim: the memory-node NIC's READ/WRITE ceiling per second (atomics keep the
+                           model's share of it); the report gives each NIC's use of its ceiling
+  --cn-latency-ns NS       sim: one-way CN–CN message latency (DecLock Appendix C)
   --colocated-clients N    sim/embedded: the first N clients run on the memory node, beside the lock
                            table (ALock's and MCS's local cohort use the CPU there, no verbs)
   --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
@@ -105,6 +116,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     ...TXN_FLAGS,
     ...APP_FLAGS,
     ...DYNAMIC_FLAGS,
+    ...COST_MODEL_FLAGS,
+    ...COST_KNOB_FLAGS,
+    'cs-verbs': { type: 'string' },
+    'cs-verb-size': { type: 'string' },
     substrate: { type: 'string' },
     history: { type: 'string' },
     'compute-nodes': { type: 'string' },
@@ -122,7 +137,12 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     insecure: { type: 'boolean' },
   });
   if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
-  const { spec: microSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
+  const { spec: plainSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
+  const csVerbs = reader.number('cs-verbs', 0, { integer: true, min: 0 });
+  const csVerbBytes = reader.optionalNumber('cs-verb-size', { integer: true, min: 1 });
+  if (csVerbBytes !== undefined && csVerbs === 0) reader.problems.push('--cs-verb-size: give --cs-verbs N too');
+  if (csVerbBytes !== undefined && csVerbBytes > CS_DATA_REGION_BYTES) reader.problems.push(`--cs-verb-size: at most ${CS_DATA_REGION_BYTES} bytes`);
+  const microSpec = csVerbs > 0 ? { ...plainSpec, csVerbs, ...(csVerbBytes !== undefined ? { csVerbBytes } : {}) } : plainSpec;
   const substrate = reader.string('substrate', 'sim');
   if (!['sim', 'embedded', 'live'].includes(substrate)) reader.problems.push(`--substrate: expected sim, embedded or live, got ${JSON.stringify(substrate)}`);
   const computeNodes = reader.number('compute-nodes', 2, { integer: true, min: 1 });
@@ -145,6 +165,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
   if (skipReleaseProbability > 0 && (substrate === 'live' || spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic on sim and embedded');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
+  const costModel = readCostModel(values, reader, true);
+  if (csVerbs > 0 && substrate === 'live') reader.problems.push('--cs-verbs: live memory nodes have no data region for it yet; use sim or embedded');
+  if (csVerbs > 0 && (spec.transactions || spec.application)) reader.problems.push('--cs-verbs applies to --workload micro or dynamic');
+  if (substrate !== 'sim') for (const flag of ['cost-model', 'mn-iops', 'cn-latency-ns']) if (values[flag] !== undefined) reader.problems.push(`--${flag}: a cost model is virtual time, sim only`);
   const historyFile = values['history'];
   const reportDir = values['report'];
   if (protocols.length > 1) reader.problems.push(...optionsNotShared(protocols, protocolOptions));
@@ -155,7 +179,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const out = output(values['json'] === true);
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
-    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
+    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
     if (typeof historyFile === 'string') {
@@ -200,6 +224,7 @@ interface BenchOneInput {
   readonly substrate: string;
   readonly spec: Awaited<ReturnType<typeof readTxnWorkload>>;
   readonly protocolOptions: ProtocolOptions;
+  readonly costModel: CostModel;
   readonly computeNodes: number;
   readonly crashProbability: number;
   readonly skipReleaseProbability: number;
@@ -216,7 +241,7 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out } = input;
+  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out } = input;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -282,10 +307,12 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       ...(skipReleaseProbability > 0 ? { skipReleaseProbability } : {}),
       ...(jitterNs !== undefined ? { jitterNs } : {}),
       ...(colocatedClients > 0 ? { colocatedClients } : {}),
+      ...(substrate === 'sim' ? { costModel } : {}),
       onProgress: (f) => bar.update(f),
     });
     bar.done();
     report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}), switchDecisions: result.switchDecisions, lockResets: protocolById(protocol).lockResets === true });
+    if (result.costModel) report = { ...report, costModel: result.costModel.name, ...nicCeilingFigures(result.nicLoads ?? {}, result.summary.elapsedNs, result.costModel.nic) };
     history = result.history;
     if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
     if (spec.application && result.application) report = { ...report, application: appReport(spec.application, result.application.log, result.application.check, result.summary.elapsedNs, Object.values(result.verbs).reduce((a, b) => a + b, 0)) };

@@ -2,6 +2,7 @@ import { protocolById } from '@lockfabric/lock-catalog';
 import { summarizeVerdict } from '@lockfabric/check';
 import { ConfigError } from '@lockfabric/ports';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
+import { COST_MODEL_FLAGS, COST_MODEL_HELP, readCostModel } from '../cli/cost-model.js';
 import { runInMemory } from '../run/in-memory.js';
 import { ProgressBar } from '../report/progress.js';
 import { output } from './context.js';
@@ -13,6 +14,7 @@ export const CHECK_HELP = `lockfabric check — simulation testing over a range 
   --seeds N                number of seeds (default 100)     --first-seed S  first seed (default 1)
   --crash-probability P    a client crashes instead of releasing, per release (default 0)
   --jitter-ns NS           extra random delay per verb batch and message (default 200)
+${COST_MODEL_HELP}
   workload flags as for bench (defaults: 8 clients, 4 locks, read ratio 0.5, 300 operations,
   500 ns critical section, 20 ms acquire timeout); --opt KEY=VALUE for protocol options
   --json                   print one JSON object
@@ -39,8 +41,10 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
     swarm: { type: 'boolean' },
     workers: { type: 'string' },
     'print-mix': { type: 'boolean' },
+    ...COST_MODEL_FLAGS,
   });
   if (values['help']) return (console.log(CHECK_HELP), 0);
+  if (values['swarm'] === true && values['cost-model'] !== undefined) throw new ConfigError(['--cost-model: --swarm runs on the ideal model only for now; drop one of them']);
   if (values['swarm'] === true) return swarmCommand(values);
   if (values['workers'] !== undefined || values['print-mix'] !== undefined) throw new ConfigError(['--workers and --print-mix go with --swarm']);
   const { spec, protocolOptions, reader } = readWorkload(values, {
@@ -58,6 +62,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
   const jitterNs = reader.number('jitter-ns', 200, { min: 0 });
   const protocol = reader.string('protocol', 'caslock');
+  const costModel = readCostModel(values, reader);
   // the catalog's error lists the ids (redlock, for one, runs only in the SmallBank bench)
   try {
     protocolById(protocol);
@@ -74,9 +79,9 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   for (let i = 0; i < seeds; i++) {
     const seed = firstSeed + i;
     const seeded = { ...spec, seed };
-    const reproduce = ['lockfabric bench --substrate sim', ...workloadFlags(protocol, seeded, protocolOptions), `--jitter-ns ${jitterNs}`, ...(crashProbability > 0 ? [`--crash-probability ${crashProbability}`] : []), '--history history.jsonl'].join(' ');
+    const reproduce = ['lockfabric bench --substrate sim', ...workloadFlags(protocol, seeded, protocolOptions), `--jitter-ns ${jitterNs}`, `--cost-model ${typeof values['cost-model'] === 'string' ? values['cost-model'] : costModel.name}`, ...(crashProbability > 0 ? [`--crash-probability ${crashProbability}`] : []), '--history history.jsonl'].join(' ');
     try {
-      const result = await runInMemory({ substrate: 'sim', protocol, protocolOptions, spec: seeded, jitterNs, ...(crashProbability > 0 ? { crashProbability } : {}) });
+      const result = await runInMemory({ substrate: 'sim', protocol, protocolOptions, spec: seeded, jitterNs, costModel, ...(crashProbability > 0 ? { crashProbability } : {}) });
       if (result.verdict.violations.length > 0) {
         violations += result.verdict.violations.length;
         failures.push({ seed, kind: 'exclusion', detail: summarizeVerdict(result.verdict, 2), reproduce });
@@ -100,8 +105,8 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   }
   bar.done();
   const wallMs = performance.now() - started;
-  if (out.json) console.log(JSON.stringify({ protocol, seeds, firstSeed, violations, failures, wallMs }));
-  else console.log(`${protocol}: ${seeds} seeds (${firstSeed}…${firstSeed + seeds - 1}) in ${(wallMs / 1000).toFixed(1)} s: ${failures.length === 0 ? 'all passed' : `${failures.length} failing, ${violations} exclusion violations`}`);
+  if (out.json) console.log(JSON.stringify({ protocol, seeds, firstSeed, costModel: costModel.name, violations, failures, wallMs }));
+  else console.log(`${protocol}: ${seeds} seeds (${firstSeed}…${firstSeed + seeds - 1}, cost model ${costModel.name}) in ${(wallMs / 1000).toFixed(1)} s: ${failures.length === 0 ? 'all passed' : `${failures.length} failing, ${violations} exclusion violations`}`);
   if (failures.some((f) => f.kind === 'exclusion')) return 1;
   if (failures.some((f) => f.kind === 'crash')) return 4;
   return failures.length > 0 ? 3 : 0;

@@ -5,6 +5,8 @@ import { writeReport } from '@lockfabric/report';
 import type { DemoRunReport } from '@lockfabric/report';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
+import { COST_MODEL_FLAGS, readCostModel } from '../cli/cost-model.js';
+import type { CostModel } from '@lockfabric/fabric';
 import { findNatsServer } from '../cluster/nats-binary.js';
 import type { ClusterState } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
@@ -38,6 +40,7 @@ export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a sh
   --txn-protocols L transactions section: TPC-C (1 warehouse, strict 2PL) over these protocols
                     (default ${DEMO_TXN_PROTOCOLS.join(',')}: RDMA spin, RDMA handover, switch; none: skip)
   --txn-operations N transactions per protocol (default ${DEMO_TXN_DEFAULT_OPERATIONS})
+  --cost-model M    sim: paper (default) | ideal | FILE (see lockfabric bench --help)
   --report DIR      where report.html, report.json and the plots go (default ${DEFAULT_DEMO_REPORT_DIR})
   --json            print one JSON object (the report: every protocol with its checker verdict)`;
 
@@ -45,7 +48,7 @@ export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a sh
 export type DemoRow = BenchReport & { readonly family: ReturnType<typeof familyOf>; readonly verdict: ReturnType<typeof verdictWord> };
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
-  const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, report: { type: 'string' }, 'txn-protocols': { type: 'string' }, 'txn-operations': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, report: { type: 'string' }, 'txn-protocols': { type: 'string' }, 'txn-operations': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...COST_MODEL_FLAGS });
   if (values['help']) return (console.log(DEMO_HELP), 0);
   const reader = new FlagReader(values);
   const operations = reader.number('operations', 4_000, { integer: true, min: 1 });
@@ -55,6 +58,8 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const reportDir = reader.string('report', DEFAULT_DEMO_REPORT_DIR);
   const txnOperations = reader.number('txn-operations', DEMO_TXN_DEFAULT_OPERATIONS, { integer: true, min: 1 });
   const txnIds = readTxnProtocols(values['txn-protocols'] as string | undefined, reader.problems);
+  const costModel = readCostModel(values, reader);
+  if (substrate !== 'sim' && values['cost-model'] !== undefined) reader.problems.push('--cost-model: a cost model is virtual time, sim only');
   reader.done();
   const out = output(values['json'] === true);
   out.note(
@@ -69,7 +74,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const protocols = [...availableProtocols().filter((p) => p.fabric === 'verbs'), ...availableProtocols().filter((p) => p.fabric === 'switch')];
   const txn: DemoTxnPlan = { ids: new Set(txnIds), spec: demoTxnSpec(txnOperations, substrate), rows: new Map() };
   const wallStart = performance.now();
-  const { reports, transport } = substrate === 'live' ? await runLiveDemo(protocols, spec, out, txn) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out, txn), transport: undefined };
+  const { reports, transport } = substrate === 'live' ? await runLiveDemo(protocols, spec, out, txn) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out, txn, costModel), transport: undefined };
   // Catalog order, like the tables above; a protocol not in this build's catalog is skipped.
   const txnRows = protocols.flatMap((p) => txn.rows.get(p.id) ?? []);
   const rows: DemoRow[] = reports.map((r) => ({ ...r, family: familyOf(r.protocol), verdict: verdictWord(r) }));
@@ -123,14 +128,15 @@ export function demoTable(rows: readonly DemoRow[], switchFamily: boolean): stri
   );
 }
 
-async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, substrate: 'sim' | 'embedded', out: Output, txn: DemoTxnPlan): Promise<BenchReport[]> {
+async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, substrate: 'sim' | 'embedded', out: Output, txn: DemoTxnPlan, costModel: CostModel): Promise<BenchReport[]> {
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
     const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
     // Embedded runs on wall-clock timers and takes the live protocol defaults (see substrateOptions).
-    const result = await runInMemory({ substrate, protocol: protocol.id, protocolOptions: substrateOptions(substrate, protocol.id), spec, onProgress: (f) => bar.update(f) });
+    const result = await runInMemory({ substrate, protocol: protocol.id, protocolOptions: substrateOptions(substrate, protocol.id), spec, ...(substrate === 'sim' ? { costModel } : {}), onProgress: (f) => bar.update(f) });
     bar.done();
-    reports.push(benchReport({ protocol: protocol.id, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, switchDecisions: result.switchDecisions }));
+    const report = benchReport({ protocol: protocol.id, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, switchDecisions: result.switchDecisions });
+    reports.push(result.costModel ? { ...report, costModel: result.costModel.name } : report);
     if (!txn.ids.has(protocol.id)) continue;
     const txnBar = new ProgressBar(`${protocol.id} tpcc`.padEnd(12), { enabled: !out.json });
     const run = await runInMemory({ substrate, protocol: protocol.id, protocolOptions: substrateOptions(substrate, protocol.id), spec: txn.spec, onProgress: (f) => txnBar.update(f) });

@@ -3,6 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import { writeReport } from '@lockfabric/report';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
+import { COST_MODEL_FLAGS, COST_MODEL_HELP, readCostModel } from '../cli/cost-model.js';
 import { ProgressBar } from '../report/progress.js';
 import { claimsTable } from '../reproduce/claims-table.js';
 import type { PaperDef, Scale } from '../reproduce/experiment.js';
@@ -21,7 +22,8 @@ export const REPRODUCE_HELP = `lockfabric reproduce <fisslock|shiftlock|dslr|dec
   --json           print the ReproduceResult JSON instead of the table
   --out FILE       also write the ReproduceResult JSON to FILE (lockfabric report FILE renders it)
   --report DIR     also write report.json, report.html and one SVG per experiment into DIR
-  --list           list the experiments and exit`;
+  --list           list the experiments and exit
+${COST_MODEL_HELP}`;
 
 export async function reproduceCommand(argv: readonly string[]): Promise<number> {
   const values = parseCommandArgs('reproduce', argv, {
@@ -33,6 +35,7 @@ export async function reproduceCommand(argv: readonly string[]): Promise<number>
     out: { type: 'string' },
     report: { type: 'string' },
     list: { type: 'boolean' },
+    ...COST_MODEL_FLAGS,
     help: { type: 'boolean', short: 'h' },
   });
   if (values['help']) return (console.log(REPRODUCE_HELP), 0);
@@ -57,9 +60,10 @@ export async function reproduceCommand(argv: readonly string[]): Promise<number>
     for (const f of figures) if (!known.has(f)) reader.problems.push(`--figure: no experiment ${JSON.stringify(f)} in ${target ?? 'the papers'} (lockfabric reproduce --list)`);
     papers = papers.map((p) => ({ ...p, experiments: p.experiments.filter((e) => figures.includes(e.id)) })).filter((p) => p.experiments.length > 0);
   }
+  const costModel = readCostModel(values, reader);
   reader.done();
   const out = output(values['json'] === true);
-  const plan = { papers, scale, workers };
+  const plan = { papers, scale, workers, costModel };
   const { jobs } = expand(plan);
   out.note(`reproduce ${target}${figures.length ? ` (${figures.join(', ')})` : ''}: ${jobs.length} runs at ${scale} scale on ${workers} worker(s), expected about ${formatDuration(estimateMs(jobs) / Math.min(workers, jobs.length || 1))}`);
   const bar = new ProgressBar(`reproduce ${target}`, { enabled: !out.json });

@@ -21,6 +21,8 @@ export interface BenchReport {
   readonly releaseLatencyUs?: BenchReport['latencyUs'];
   readonly verbsPerAcquire: ReturnType<typeof verbsPerOp>;
   readonly verbsPerRelease: ReturnType<typeof verbsPerOp>;
+  /** Data verbs per critical section (bench --cs-verbs), present when there were any. */
+  readonly verbsPerCs?: ReturnType<typeof verbsPerOp>;
   readonly acquires: number;
   readonly releases: number;
   readonly failures: number;
@@ -33,6 +35,12 @@ export interface BenchReport {
   readonly digest?: string;
   readonly simEvents?: number;
   readonly nicVerbsPerSec?: number;
+  /** Sim: the cost model the run was charged with (`paper`, `ideal`, a file's name). */
+  readonly costModel?: string;
+  /** Sim: per NIC with an inbound ceiling, the share of it the run used (0…1; DSLR Fig. 19). */
+  readonly nicUtilisation?: Readonly<Record<string, number>>;
+  /** Sim: per NIC, requests that waited for its inbound ceiling. */
+  readonly nicThrottled?: Readonly<Record<string, number>>;
   /** Verbs per second each node's NIC served over the run (sim/embedded; live: each memory node's /metrics). */
   readonly nicIops?: Readonly<Record<string, number>>;
   /** Live: compute nodes that failed mid-run, and what that did (see NodeFailureReport). */
@@ -138,7 +146,8 @@ export function benchReport(input: {
   const { summary, accounting, verdict } = input;
   const phasesUs = accounting.phases.meansUs();
   const marked = Object.values(phasesUs).some((kind) => Object.keys(kind.us).some((phase) => phase !== 'unmarked'));
-  const totalVerbs = Object.values(accounting.counts.acquire).reduce((a, b) => a + b, 0) + Object.values(accounting.counts.release).reduce((a, b) => a + b, 0);
+    const csVerbs = Object.values(accounting.counts.cs).reduce((a, b) => a + b, 0);
+  const totalVerbs = Object.values(accounting.counts.acquire).reduce((a, b) => a + b, 0) + Object.values(accounting.counts.release).reduce((a, b) => a + b, 0) + csVerbs;
   return {
     protocol: input.protocol,
     substrate: input.substrate,
@@ -148,6 +157,7 @@ export function benchReport(input: {
     ...(summary.latencyCdfUs ? { latencyCdfUs: summary.latencyCdfUs } : {}),
     verbsPerAcquire: verbsPerOp(accounting.counts.acquire, summary.acquires),
     verbsPerRelease: verbsPerOp(accounting.counts.release, summary.releases),
+    ...(csVerbs > 0 ? { verbsPerCs: verbsPerOp(accounting.counts.cs, summary.acquires) } : {}),
     acquires: summary.acquires,
     releases: summary.releases,
     failures: summary.failures,
@@ -198,6 +208,7 @@ export function describeReport(report: BenchReport): string {
     `  acquire latency µs  p50 ${report.latencyUs.p50.toFixed(2)}  p90 ${report.latencyUs.p90.toFixed(2)}  p99 ${report.latencyUs.p99.toFixed(2)}  p99.9 ${report.latencyUs.p999.toFixed(2)}`,
     `  verbs per acquire   ${formatVerbs(report.verbsPerAcquire)}`,
     `  verbs per release   ${formatVerbs(report.verbsPerRelease)}`,
+    ...(report.verbsPerCs ? [`  data verbs per CS   ${formatVerbs(report.verbsPerCs)}`] : []),
     `  checker             ${report.checked ? (report.violations === 0 && report.livenessViolations === 0 ? 'ok' : `${report.violations} exclusion violations, ${report.livenessViolations} liveness violations`) : 'not run'}`,
   ];
   if (Object.keys(report.failuresByCode).length > 0) lines.push(`  failures            ${Object.entries(report.failuresByCode).map(([k, v]) => `${k} ${v}`).join(', ')}`);
@@ -212,6 +223,8 @@ export function describeReport(report: BenchReport): string {
   if (report.skippedNodes?.length) lines.push(`  not running         ${report.skippedNodes.join(', ')} (left out of the run)`);
   if (report.switchGrantShare !== undefined) lines.push(`  switch-decided      ${report.switchGrants ?? 0} grants (${(report.switchGrantShare * 100).toFixed(1)} % of acquires)`);
   if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
+  if (report.nicUtilisation) lines.push(`  NIC ceiling used    ${Object.entries(report.nicUtilisation).map(([node, u]) => `${node}: ${(u * 100).toFixed(1)} % (${(report.nicThrottled?.[node] ?? 0).toLocaleString('en-US')} verbs waited)`).join(', ')}`);
+  if (report.costModel) lines.push(`  cost model          ${report.costModel}`);
   if (report.transactions) lines.push(describeTxnReport(report.transactions));
   if (report.floor) lines.push(describeFloor(report.floor).replace(/^/gm, '  '));
   if (report.timeline?.length) {

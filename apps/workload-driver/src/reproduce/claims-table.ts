@@ -19,7 +19,7 @@ export function claimsTable(result: ReproduceResult): string {
   }
   const table = renderTable(['paper', 'figure', 'claim', "paper's", 'ours', 'ours/paper', 'verdict'], rows);
   const counts = ['reproduced', 'same-direction', 'opposite'].map((v) => `${rows.filter((r) => r[6] === v).length} ${v}`).join(', ');
-  return [table, '', `${rows.length} claims: ${counts} (reproduced = same direction and within ±25 % of the paper)`, ...(notes.length > 0 ? ['', 'notes:', ...notes.map((n) => `  ${n}`)] : [])].join('\n');
+  return [table, '', `${rows.length} claims: ${counts} (reproduced = same direction and within ±25 % of the paper)${result.costModel ? `; sim cost model ${result.costModel}` : ''}`, ...(notes.length > 0 ? ['', 'notes:', ...notes.map((n) => `  ${n}`)] : [])].join('\n');
 }
 
 function ratioText(claim: Claim): string {

@@ -1,5 +1,6 @@
 // How a paper's experiment is written down: the sweep, the systems compared, what is measured and
 // the claims read off the result. Papers' modules (papers/*.ts) are tables of these.
+import type { CostModel } from '@lockfabric/fabric';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import type { TxnRunSpec, WorkloadSpec } from '@lockfabric/workloads';
 import type { AxisSpec, PaperId, Series } from './contract.js';
@@ -39,6 +40,8 @@ export interface PointJob {
    * `machines` machines in this thread, and report `phase` as `recoveryMs` (FissLock Fig. 17 middle).
    */
   readonly recovery?: { readonly heldLocks: number; readonly machines: number; readonly phase: RecoveryPhase };
+  /** The run's hardware (plain data, so it crosses to worker threads); see ReproducePlan.costModel. */
+  readonly costModel?: CostModel;
 }
 
 export type RecoveryPhase = 'S1' | 'S2' | 'S3';

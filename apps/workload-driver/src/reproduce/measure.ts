@@ -43,6 +43,7 @@ export async function measurePoint(job: PointJob): Promise<Measure> {
     clientComputeNodes: clientNodes,
     ...(job.colocatedClients ? { colocatedClients: job.colocatedClients } : {}),
     ...(job.switchLinks ? { switchLinks: job.switchLinks } : {}),
+    ...(job.costModel ? { costModel: job.costModel } : {}),
     ...(job.lockManagerCpu ? { lockManagerCpu: cpuModel(job.lockManagerCpu, serverMachine) } : {}),
   });
   const s = result.summary;

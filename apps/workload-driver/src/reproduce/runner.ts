@@ -4,12 +4,15 @@ import { availableProtocols } from '@lockfabric/lock-catalog';
 import type { Claim, ExperimentResult, PaperResult, ReproduceResult, Series } from './contract.js';
 import type { ExperimentDef, Measure, PaperDef, PointJob, Scale } from './experiment.js';
 import { runPointJobs } from './jobs.js';
+import type { CostModel } from '@lockfabric/fabric';
 import { judge, unitOf } from './verdict.js';
 
 export interface ReproducePlan {
   readonly papers: readonly PaperDef[];
   readonly scale: Scale;
   readonly workers: number;
+  /** The hardware every run is charged with; absent: the cluster's defaults (`ideal`). */
+  readonly costModel?: CostModel;
 }
 
 interface Planned {
@@ -36,7 +39,8 @@ export function expand(plan: ReproducePlan, known: ReadonlySet<string> = new Set
       const missing = experiment.series.filter((s) => !known.has(s.protocol)).map((s) => s.name);
       const jobIndex = present.map((series) =>
         experiment.xs[plan.scale].map((x) => {
-          const job = experiment.job(series, x, plan.scale);
+          const made = experiment.job(series, x, plan.scale);
+          const job = plan.costModel ? { ...made, costModel: plan.costModel } : made;
           const key = JSON.stringify(job);
           let index = byKey.get(key);
           if (index === undefined) {
@@ -63,7 +67,7 @@ export async function runReproduce(plan: ReproducePlan, onProgress: (done: numbe
   const expanded = expand(plan);
   const measures = await runPointJobs(expanded.jobs, plan.workers, (done) => onProgress(done, expanded.jobs.length));
   const papers = plan.papers.map((paper, p): PaperResult => ({ paper: paper.paper, title: paper.title, experiments: expanded.planned[p]!.map((e) => assemble(e, measures, plan.scale)) }));
-  return { kind: 'reproduce', version: 1, quick: plan.scale !== 'full', startedAt, wallMs: performance.now() - started, papers };
+  return { kind: 'reproduce', version: 1, quick: plan.scale !== 'full', startedAt, wallMs: performance.now() - started, ...(plan.costModel ? { costModel: plan.costModel.name } : {}), papers };
 }
 
 /** One experiment's result from the measured runs. */

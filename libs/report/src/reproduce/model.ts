@@ -10,6 +10,8 @@ export interface ReproduceResult {
   /** ISO time. */
   readonly startedAt: string;
   readonly wallMs: number;
+  /** The sim cost model every run was charged with (`paper`, `ideal`, a file's name); absent in older results. */
+  readonly costModel?: string;
   readonly papers: readonly PaperResult[];
 }
 

@@ -25,10 +25,10 @@ const PARAMS = { lmNodes: LM_NODES, clientNodes: CLIENT_NODES, clients: CLIENTS,
 const skewJob = (series: SeriesDef, alpha: number, scale: Scale) =>
   jobOf(series, { spec: micro({ clients: CLIENTS, locks: LOCKS, readRatio: 0.5, distribution: { zipf: alpha }, operations: OPERATIONS[scale] }), computeNodes: CLIENT_NODES, memoryNodes: LM_NODES });
 
-// Mechanisms we believe for the gaps: the sim NIC has no inbound IOPS cap by default, and the
+// Mechanisms we believe for the gaps: the memory node NIC ceilings of the paper cost model, and the
 // paper's 1.8× is an average over baselines and workloads rather than one figure's point.
 const DRTM_NOTE = 'not a like-for-like number: the paper\'s 1.8× averages every baseline and workload; DrTM\'s writers here wait out 1 ms read leases (its default) on the hot locks, which sets the gap at high skew';
-const RETRY_NOTE = 'modelling gap: with no MN-NIC IOPS cap, Retry-on-Fail\'s CAS retries only occupy the hot word\'s own atomic slot, while DSLR waiters sleep ω = 2 µs per ticket ahead between polls; the starvation DSLR A.1 describes shows in the tail, not in throughput';
+const RETRY_NOTE = 'modelling gap (believed): under the paper cost model Retry-on-Fail\'s CAS retries do take the memory node\'s atomic ceiling, but DSLR\'s FAA tickets and READ polls (ω = 2 µs per ticket ahead) take it too, and its waiters idle between polls, so on TPC-C the two come out even; the starvation DSLR A.1 describes shows in the tail (p99.9), not in throughput';
 
 const skew14: ExperimentDef = {
   id: 'dslr-fig14-tail',

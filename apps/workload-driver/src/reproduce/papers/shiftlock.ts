@@ -27,13 +27,13 @@ function microJob(series: SeriesDef, scale: Scale, readRatio: number, locks = LO
 
 const WI = 0.5;
 const RI = 0.95;
-// Mechanisms we believe for the gaps. The sim NIC serialises same-address atomics but has no
-// inbound IOPS cap by default (libs/fabric nic-timing.ts), which ShiftLock §4.3 names as the
-// bottleneck behind its plateaus; and a masked 16-byte atomic costs 240 ns against 150 ns for CAS.
+// Mechanisms we believe for the gaps. Under the default `paper` cost model (docs/cost-model.md) the
+// memory node's NIC has inbound ceilings (8 M atomics/s, from DecLock's ConnectX-4) and a 16-byte
+// extended atomic holds its words 615 ns against 385 ns for CAS.
 /** RMA-RW does the paper's work per cycle; the gap to ShiftLock is time, not verbs. */
 const RMARW_NOTE =
-  "RMA-RW's verbs per cycle match the paper's (WI: 2.95 atomics and 1.89 READs against about 2.95 and 1.61), so the larger gap is time, not work: each writer handover in its MCS queue is a remote WRITE and a poll, and with no NIC IOPS ceiling in the default cost model ShiftLock's cheaper handover gains more than on the paper's NIC-bound testbed (not isolated further)";
-const NIC_NOTE = 'modelling gap (believed): with a zero-length critical section both locks are bound by hand-over latency on the hot lock; with no MN-NIC IOPS cap, MCS\'s serialised readers cost nobody else, while ShiftLock pays 240 ns masked atomics against MCS\'s 150 ns on that address';
+  "RMA-RW's verbs per cycle match the paper's (WI: 2.95 atomics and 1.89 READs against about 2.95 and 1.61), so the larger gap is time, not work: each writer handover in its MCS queue is a remote WRITE and a poll, and ShiftLock's cheaper handover gains more here than on the paper's testbed (not isolated further)";
+const NIC_NOTE = 'modelling gap (believed): under the paper cost model both locks run into the memory node\'s atomic ceiling (8 M/s, derived from DecLock\'s ConnectX-4; ShiftLock\'s testbed is a ConnectX-5) at about two atomics per cycle, so neither pulls ahead on goodput, and MCS hands over by CN–CN message while ShiftLock\'s 16-byte atomics hold the hot word 615 ns; with --cost-model ideal (no ceiling) ShiftLock leads, 3.16× RI at --quick';
 const SHORT_RUN_NOTE = 'the paper\'s effect (6.9 %) is below what a run of this length resolves; transaction goodput here is set by the slowest client of a short run';
 
 const micro4: ExperimentDef = {
