@@ -43,25 +43,29 @@ export class QueuePairVerbs implements Verbs {
     return this.#post(batch, options);
   }
 
-  async read(addr: RemoteAddr, length: number, options: VerbOptions = {}): Promise<Uint8Array> {
-    const completion = await this.#one({ op: 'read', addr, length, ...lockOf(options) }, options);
-    if (!completion.data) throw new FabricAccessError('bad-request', `read of ${length} bytes completed without data`);
-    return completion.data;
+  // The one-verb helpers chain on the post's promise instead of awaiting inside async functions
+  // (one promise and one microtask hop per verb fewer), and build each request as one literal
+  // rather than by spreading: on `sim` this path is a large share of a simulated verb's cost.
+  read(addr: RemoteAddr, length: number, options: VerbOptions = {}): Promise<Uint8Array> {
+    return this.#one(options.lock === undefined ? { op: 'read', addr, length } : { op: 'read', addr, length, lock: options.lock }, options).then((completion) => {
+      if (!completion.data) throw new FabricAccessError('bad-request', `read of ${length} bytes completed without data`);
+      return completion.data;
+    });
   }
 
-  async write(addr: RemoteAddr, data: Uint8Array, options: VerbOptions = {}): Promise<void> {
-    await this.#one({ op: 'write', addr, data, ...lockOf(options) }, options);
+  write(addr: RemoteAddr, data: Uint8Array, options: VerbOptions = {}): Promise<void> {
+    return this.#one(options.lock === undefined ? { op: 'write', addr, data } : { op: 'write', addr, data, lock: options.lock }, options).then(NOTHING);
   }
 
-  async cas(addr: RemoteAddr, compare: bigint, swap: bigint, options: VerbOptions = {}): Promise<bigint> {
-    return valueOf(await this.#one({ op: 'cas', addr, compare, swap, ...lockOf(options) }, options), 'cas');
+  cas(addr: RemoteAddr, compare: bigint, swap: bigint, options: VerbOptions = {}): Promise<bigint> {
+    return this.#one(options.lock === undefined ? { op: 'cas', addr, compare, swap } : { op: 'cas', addr, compare, swap, lock: options.lock }, options).then(VALUE_OF['cas']);
   }
 
-  async faa(addr: RemoteAddr, add: bigint, options: VerbOptions = {}): Promise<bigint> {
-    return valueOf(await this.#one({ op: 'faa', addr, add, ...lockOf(options) }, options), 'faa');
+  faa(addr: RemoteAddr, add: bigint, options: VerbOptions = {}): Promise<bigint> {
+    return this.#one(options.lock === undefined ? { op: 'faa', addr, add } : { op: 'faa', addr, add, lock: options.lock }, options).then(VALUE_OF['faa']);
   }
 
-  async maskedCas(
+  maskedCas(
     addr: RemoteAddr,
     width: AtomicWidth,
     compare: bigint,
@@ -71,10 +75,10 @@ export class QueuePairVerbs implements Verbs {
     options: VerbOptions = {},
   ): Promise<bigint> {
     const wr: WorkRequest = { op: 'masked-cas', addr, width, compare, swap, compareMask, swapMask, ...lockOf(options) };
-    return valueOf(await this.#one(wr, options), 'masked-cas');
+    return this.#one(wr, options).then(VALUE_OF['masked-cas']);
   }
 
-  async maskedFaa(
+  maskedFaa(
     addr: RemoteAddr,
     width: AtomicWidth,
     add: bigint,
@@ -82,23 +86,32 @@ export class QueuePairVerbs implements Verbs {
     options: VerbOptions = {},
   ): Promise<bigint> {
     const wr: WorkRequest = { op: 'masked-faa', addr, width, add, boundaryMask, ...lockOf(options) };
-    return valueOf(await this.#one(wr, options), 'masked-faa');
+    return this.#one(wr, options).then(VALUE_OF['masked-faa']);
   }
 
   isLocal(addr: RemoteAddr): boolean {
     return addr.node === this.localNode && this.#local !== undefined;
   }
 
-  async #one(wr: WorkRequest, options: VerbOptions): Promise<Completion> {
-    const postOptions: PostOptions = options.trace ? { trace: options.trace } : {};
-    const [completion] = await this.#post([wr], postOptions);
-    if (!completion) {
-      throw new FabricAccessError('unreachable', `${wr.op} to node ${wr.addr.node} returned no completion`);
+  /** Posts `wr` alone; resolves with its completion, rejects with a FabricAccessError unless it is ok. */
+  #one(wr: WorkRequest, options: VerbOptions): Promise<Completion> {
+    const postOptions: PostOptions = options.trace ? { trace: options.trace } : NO_POST_OPTIONS;
+    let posted: Promise<Completion[]>;
+    try {
+      posted = this.#post([wr], postOptions);
+    } catch (error) {
+      // As from an async function: a post that throws fails the verb's promise, not the caller.
+      return Promise.reject(error);
     }
-    if (completion.status !== 'ok') {
-      throw new FabricAccessError(completion.status, completion.detail ?? `${wr.op} to node ${wr.addr.node} failed`);
-    }
-    return completion;
+    return posted.then(([completion]) => {
+      if (!completion) {
+        throw new FabricAccessError('unreachable', `${wr.op} to node ${wr.addr.node} returned no completion`);
+      }
+      if (completion.status !== 'ok') {
+        throw new FabricAccessError(completion.status, completion.detail ?? `${wr.op} to node ${wr.addr.node} failed`);
+      }
+      return completion;
+    });
   }
 
   #guardedCpu(): LocalMemory {
@@ -132,3 +145,13 @@ function valueOf(completion: Completion, op: string): bigint {
   if (completion.value === undefined) throw new FabricAccessError('bad-request', `${op} completed without its old value`);
   return completion.value;
 }
+
+const NOTHING = (): void => undefined;
+const NO_POST_OPTIONS: PostOptions = Object.freeze({});
+/** One reaction per atomic opcode, made once rather than per verb. */
+const VALUE_OF = {
+  cas: (c: Completion) => valueOf(c, 'cas'),
+  faa: (c: Completion) => valueOf(c, 'faa'),
+  'masked-cas': (c: Completion) => valueOf(c, 'masked-cas'),
+  'masked-faa': (c: Completion) => valueOf(c, 'masked-faa'),
+} as const;

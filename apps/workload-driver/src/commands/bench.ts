@@ -279,7 +279,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       onProgress: (f) => bar.update(f),
     });
     bar.done();
-    report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}), switchDecisions: result.switchDecisions });
+    report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents, cpuMs: result.cpuMs } : {}), switchDecisions: result.switchDecisions });
     history = result.history;
     if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
     if (spec.application && result.application) report = { ...report, application: appReport(spec.application, result.application.log, result.application.check, result.summary.elapsedNs, Object.values(result.verbs).reduce((a, b) => a + b, 0)) };

@@ -30,6 +30,10 @@ export interface BenchReport {
   readonly digest?: string;
   readonly simEvents?: number;
   readonly nicVerbsPerSec?: number;
+  /** sim: processor time of the run (user + system) and the rates over it, which load on a shared machine does not skew. */
+  readonly cpuMs?: number;
+  readonly nicVerbsPerCpuSec?: number;
+  readonly simEventsPerCpuSec?: number;
   /** Verbs per second each node's NIC served over the run (sim/embedded; live: each memory node's /metrics). */
   readonly nicIops?: Readonly<Record<string, number>>;
   /** Live: compute nodes that failed mid-run, and what that did (see NodeFailureReport). */
@@ -112,6 +116,7 @@ export function benchReport(input: {
   wallMs: number;
   digest?: string | undefined;
   simEvents?: number;
+  cpuMs?: number;
   nicVerbsByNode?: Readonly<Record<string, number>>;
   /** The switch program's packets by decision over the run, when the protocol went through a switch. */
   switchDecisions?: Readonly<Record<string, number>> | undefined;
@@ -141,6 +146,9 @@ export function benchReport(input: {
       : {}),
     ...(input.switchDecisions ? switchGrantFigures(input.switchDecisions, summary.acquires) : {}),
     ...(input.simEvents !== undefined ? { simEvents: input.simEvents, nicVerbsPerSec: input.wallMs > 0 ? (totalVerbs / input.wallMs) * 1000 : 0 } : {}),
+    ...(input.simEvents !== undefined && input.cpuMs !== undefined && input.cpuMs > 0
+      ? { cpuMs: input.cpuMs, nicVerbsPerCpuSec: (totalVerbs / input.cpuMs) * 1000, simEventsPerCpuSec: (input.simEvents / input.cpuMs) * 1000 }
+      : {}),
   };
 }
 
@@ -184,7 +192,7 @@ export function describeReport(report: BenchReport): string {
     lines.push(`  timeline            ${report.timeline.length} ticks: ${Math.round(Math.min(...rates)).toLocaleString('en-US')}–${Math.round(Math.max(...rates)).toLocaleString('en-US')} ops/s (--json has each tick)`);
   }
   if (report.application) lines.push(describeAppReport(report.application));
-  if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
+  if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s${report.cpuMs !== undefined ? `; ${report.cpuMs.toFixed(0)} ms CPU, ${Math.round(report.nicVerbsPerCpuSec ?? 0).toLocaleString('en-US')} verbs per CPU-second` : ''}`);
   return lines.join('\n');
 }
 
