@@ -1,4 +1,4 @@
-import { Nic, NodeMemory, TokenBucket, registerDescriptorRegion } from '@lockfabric/fabric';
+import { Nic, NicCounters, NodeMemory, TokenBucket, registerDescriptorRegion } from '@lockfabric/fabric';
 import { FenceTable, refuseFenced } from '@lockfabric/live';
 import type { ExecuteContext, MemoryDescription, MemoryExecutor } from '@lockfabric/live';
 import { noopTrace } from '@lockfabric/ports';
@@ -39,7 +39,9 @@ export class MemoryNodeExecutor implements MemoryExecutor {
     registerDescriptorRegion(this.memory, true);
     // Region 2: application data (object store, B+tree nodes), as on sim and embedded.
     if (layout.dataBytes) this.memory.register(layout.dataBytes);
-    this.nic = new Nic(this.memory);
+    // No per-lock verb map: over millions of locks it outgrows the lock table (and every metrics
+    // scrape's snapshot would copy it); the node's figures are per opcode and per initiator.
+    this.nic = new Nic(this.memory, { counters: new NicCounters(layout.node, { perLock: false }) });
     this.bucket = layout.iopsCap ? new TokenBucket({ ratePerSec: layout.iopsCap, burst: Math.max(1, Math.ceil(layout.iopsCap / 1000)), startNs: clock.nowNs() }) : undefined;
   }
 

@@ -40,7 +40,19 @@ export class NicCounters {
   #byLock = new Map<LockId, number>();
   #errorsByStatus = new Map<VerbStatus, number>();
 
-  constructor(readonly node: NodeId) {}
+  readonly #perLock: boolean;
+
+  /**
+   * @param options.perLock count verbs per lock (`byLock`, `lockVerbs`); default true. A run over
+   * millions of locks turns it off: the map would grow to one entry per lock ever touched, larger
+   * than the lock words themselves.
+   */
+  constructor(
+    readonly node: NodeId,
+    options: { readonly perLock?: boolean } = {},
+  ) {
+    this.#perLock = options.perLock ?? true;
+  }
 
   recordDoorbell(): void {
     this.#doorbells += 1;
@@ -61,7 +73,7 @@ export class NicCounters {
       perInitiator[op] = (perInitiator[op] ?? 0) + 1;
     }
     if (initiator === this.node) this.#loopback += 1;
-    if (wr.lock !== undefined) this.#byLock.set(wr.lock, (this.#byLock.get(wr.lock) ?? 0) + 1);
+    if (wr.lock !== undefined && this.#perLock) this.#byLock.set(wr.lock, (this.#byLock.get(wr.lock) ?? 0) + 1);
     if (completion.status !== 'ok') {
       this.#errors += 1;
       this.#errorsByStatus.set(completion.status, (this.#errorsByStatus.get(completion.status) ?? 0) + 1);
@@ -71,7 +83,7 @@ export class NicCounters {
     else if (wr.op === 'write') this.#bytesWritten += wr.data.length;
   }
 
-  /** Verbs counted against `lock` so far. */
+  /** Verbs counted against `lock` so far (0 when per-lock counting is off). */
   lockVerbs(lock: LockId): number {
     return this.#byLock.get(lock) ?? 0;
   }

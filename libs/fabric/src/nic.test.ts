@@ -96,6 +96,21 @@ describe('NicCounters', () => {
     expect(nic.counters.lockVerbs(8)).toBe(0);
   });
 
+  it('perLock: false keeps no state per lock, however many locks the verbs name', () => {
+    const { memory, at } = setup();
+    const run = (counters: NicCounters) => {
+      const nic = new Nic(memory, { counters });
+      for (let lock = 0; lock < 5_000; lock++) nic.execute({ op: 'faa', addr: at(0), add: 1n, lock }, 2);
+      return counters.snapshot();
+    };
+    const lean = run(new NicCounters(4, { perLock: false }));
+    expect(lean.verbs).toBe(5_000);
+    expect(lean.byOpcode.faa).toBe(5_000);
+    expect(Object.keys(lean.byLock)).toHaveLength(0);
+    // The default (what a run over 10 M locks must not use) keeps one entry per lock touched.
+    expect(Object.keys(run(new NicCounters(4)).byLock)).toHaveLength(5_000);
+  });
+
   it('reset clears everything, and the snapshot is detached from later counting', () => {
     const counters = new NicCounters(4);
     const { memory, at } = setup();

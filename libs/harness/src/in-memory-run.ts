@@ -114,6 +114,11 @@ export interface InMemoryRunResult {
   /** Events executed and wall time, for the simulator's own speed. */
   readonly simEvents: number;
   readonly wallMs: number;
+  /**
+   * Processor time (user + system, all threads of the process) over the same span as `wallMs`: on
+   * a shared machine the wall clock also counts the time other processes had the core.
+   */
+  readonly cpuMs: number;
   /** Set when the run was cut off with acquires still pending (sim safety stop). */
   readonly cutOff: boolean;
   /** The node failure of `nodeFailure`, once it happened. */
@@ -163,6 +168,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.memoryRestart ? { memoryRestarts: options.memoryRestart.mutantUnfenced ? ('mutant-unfenced' as const) : true } : {}),
   };
   const wallStart = performance.now();
+  const cpuStart = process.cpuUsage();
   const built = options.substrate === 'sim' ? createSimCluster(clusterSpec) : createEmbeddedCluster(clusterSpec);
   const { cluster } = built;
   const colocated = Math.min(options.colocatedClients ?? 0, spec.clients);
@@ -356,6 +362,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     crashed,
     simEvents,
     wallMs: performance.now() - wallStart,
+    cpuMs: cpuMsSince(cpuStart),
     cutOff,
     ...(failure ? { nodeFailure: failure } : {}),
     ...(memoryRestarted ? { memoryRestart: memoryRestarted } : {}),
@@ -381,6 +388,11 @@ function clientComputeNodes(computeNodes: readonly number[], indices: readonly n
   return nodes;
 }
 
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
 
 function sumVerbs(cluster: InMemoryCluster): Record<string, number> {
   const total: Record<string, number> = {};

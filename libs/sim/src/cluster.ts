@@ -1,4 +1,4 @@
-import { FixedDescriptorDirectory, Nic, NicScheduler, NodeMemory, QueuePairVerbs, createLocalMemory, registerDescriptorRegion } from '@lockfabric/fabric';
+import { FixedDescriptorDirectory, Nic, NicCounters, NicScheduler, NodeMemory, QueuePairVerbs, createLocalMemory, registerDescriptorRegion } from '@lockfabric/fabric';
 import type { NicLoad, NicTimingModel } from '@lockfabric/fabric';
 import { FaultInjector, NO_FAULTS, Switch } from '@lockfabric/switch';
 import type { FaultSpec, SwitchProgram } from '@lockfabric/switch';
@@ -61,6 +61,11 @@ export interface InMemoryClusterConfig {
    * follows, as a live compute node's queue pairs do.
    */
   readonly memoryRestarts?: boolean | 'mutant-unfenced';
+  /**
+   * Count NIC verbs per lock (`NicCountersSnapshot.byLock`). Off by default: over 10 M locks the
+   * per-lock map outgrows the lock words (issue 15's memory budget) and no run report reads it.
+   */
+  readonly perLockVerbCounts?: boolean;
 }
 
 export const DEFAULT_SIM_NETWORK = {
@@ -155,7 +160,8 @@ export class InMemoryCluster {
     let node = this.nodes.get(id);
     if (!node) {
       const memory = new NodeMemory(id);
-      node = { memory, nic: new Nic(memory), timing: new NicScheduler(this.config.nicTiming) };
+      const counters = new NicCounters(id, { perLock: this.config.perLockVerbCounts ?? false });
+      node = { memory, nic: new Nic(memory, { counters }), timing: new NicScheduler(this.config.nicTiming) };
       this.nodes.set(id, node);
       // Memory nodes register the lock table first and their descriptor region after it.
       if (!this.isMemoryNode(id)) registerDescriptorRegion(memory, false);

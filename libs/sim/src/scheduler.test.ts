@@ -2,6 +2,8 @@ import { createHook } from 'node:async_hooks';
 import { lockAddress } from '@lockfabric/ports';
 import type { ClientPorts } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_NETWORK, InMemoryCluster } from './cluster.js';
+import { SeededRandom } from './random.js';
 import { MACROTASK_EVERY_EVENTS, VirtualScheduler } from './scheduler.js';
 import { createSimCluster } from './substrates.js';
 
@@ -19,8 +21,10 @@ async function casClient(ports: ClientPorts, rounds: number, locks: number, held
   }
 }
 
-async function casRun(seed: number, clients = 32, rounds = 40): Promise<{ verbs: number; events: number; turns: number; immediates: number; endNs: number; order: string }> {
-  const { cluster, scheduler } = createSimCluster({ seed, lockCount: 8, entryBytes: 8, computeNodes: 2 });
+async function casRun(seed: number, clients = 32, rounds = 40, engine?: VirtualScheduler): Promise<{ verbs: number; events: number; turns: number; immediates: number; endNs: number; order: string }> {
+  const { cluster, scheduler } = engine
+    ? { cluster: new InMemoryCluster({ ...DEFAULT_SIM_NETWORK, memoryNodes: 1, computeNodes: 2, lockCount: 8, entryBytes: 8, scheduler: engine, random: new SeededRandom(seed) }), scheduler: engine }
+    : createSimCluster({ seed, lockCount: 8, entryBytes: 8, computeNodes: 2 });
   const held = new Set<number>();
   const order: number[] = [];
   let immediates = 0;
@@ -42,6 +46,11 @@ async function casRun(seed: number, clients = 32, rounds = 40): Promise<{ verbs:
   return { verbs, events: outcome.events, turns: scheduler.macrotaskTurns, immediates, endNs: outcome.endNs, order: order.join(',') };
 }
 
+/** The engine's budget: at most one event-loop turn per MACROTASK_EVERY_EVENTS events, and under 1 % of verbs. */
+function withinTurnBudget(run: { verbs: number; events: number; turns: number; immediates: number }): boolean {
+  return run.turns <= Math.ceil(run.events / MACROTASK_EVERY_EVENTS) + 1 && run.immediates / run.verbs < 0.01;
+}
+
 describe('VirtualScheduler.run', () => {
   it('takes far fewer event-loop turns than verbs: continuations drain without a macrotask per event', async () => {
     const run = await casRun(11, 64, 200);
@@ -49,6 +58,17 @@ describe('VirtualScheduler.run', () => {
     // One turn per MACROTASK_EVERY_EVENTS events, not one per look-ahead window (≈ one per verb).
     expect(run.turns).toBeLessThanOrEqual(Math.ceil(run.events / MACROTASK_EVERY_EVENTS) + 1);
     expect(run.immediates / run.verbs).toBeLessThan(0.01);
+    expect(withinTurnBudget(run)).toBe(true);
+  });
+
+  it('the turn budget catches the mutant engine that yields a macrotask per window', async () => {
+    const mutant = await casRun(11, 64, 60, new VirtualScheduler(50, 1));
+    // Counted, not timed: the Immediates the mutant queued, per simulated verb.
+    expect(mutant.immediates / mutant.verbs).toBeGreaterThan(0.1);
+    expect(withinTurnBudget(mutant)).toBe(false);
+    // Same schedule either way: when the turns fall is no part of what the simulation computes.
+    const fast = await casRun(11, 64, 60);
+    expect({ ...fast, turns: 0, immediates: 0 }).toEqual({ ...mutant, turns: 0, immediates: 0 });
   });
 
   it('is deterministic: the same seed gives the same schedule, event count and end time', async () => {

@@ -41,7 +41,14 @@ export interface VirtualRunOutcome {
 export class VirtualScheduler implements Scheduler {
   readonly kind = 'virtual';
 
-  constructor(private readonly lookaheadNs = 50) {}
+  /**
+   * @param macrotaskEvery events between full event-loop turns; tests pass 1 to build the engine
+   * that pays a macrotask per window (the regression the turn-count test must catch).
+   */
+  constructor(
+    private readonly lookaheadNs = 50,
+    private readonly macrotaskEvery = MACROTASK_EVERY_EVENTS,
+  ) {}
 
   private heap: Event[] = [];
   private seq = 0;
@@ -80,7 +87,7 @@ export class VirtualScheduler implements Scheduler {
   run(limits: VirtualRunLimits = {}): Promise<VirtualRunOutcome> {
     return new Promise((resolve, reject) => {
       let count = 0;
-      let nextTurnAt = MACROTASK_EVERY_EVENTS;
+      let nextTurnAt = this.macrotaskEvery;
       // `idleChecked`: the heap was empty once and continuations have drained since.
       const step = (idleChecked: boolean): void => {
         try {
@@ -107,12 +114,16 @@ export class VirtualScheduler implements Scheduler {
             event = this.heap[0];
           } while (event && event.timeNs < windowEndNs && (limits.untilNs === undefined || event.timeNs <= limits.untilNs));
           const turn = count >= nextTurnAt;
-          if (turn) nextTurnAt = count + MACROTASK_EVERY_EVENTS;
-          this.afterDrain(() => step(false), turn);
+          if (turn) nextTurnAt = count + this.macrotaskEvery;
+          if (turn) this.afterDrain(again, true);
+          else RESOLVED.then(drainThenAgain);
         } catch (error) {
           reject(error);
         }
       };
+      // Made once per run, not per window: the drain path allocates only the reaction's promise.
+      const again = (): void => step(false);
+      const drainThenAgain = (): void => process.nextTick(again);
       step(false);
     });
   }

@@ -2,15 +2,13 @@ import { processTlsOn } from '@lockfabric/live';
 import { writeHistoryJsonl } from '@lockfabric/check';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { ConfigError } from '@lockfabric/ports';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
-import { MAX_TIMELINE_BUCKETS, timelineFromHistory, writeReport } from '@lockfabric/report';
+import { writeReport } from '@lockfabric/report';
 import type { BenchRunReport } from '@lockfabric/report';
 import { familyOf } from '../report/family.js';
 import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState } from '../cluster/local-cluster.js';
-import { runInMemory } from '../run/in-memory.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
 import { floorProbeSpec, floorReport } from '../run/transport-floor.js';
@@ -19,8 +17,11 @@ import { measureTransport } from './transport.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
 import { benchReport, describeReport, summarizeNodeFailures, verdictWord } from '../report/bench-report.js';
 import type { LiveRunResult } from '../run/live.js';
-import type { BenchReport, BenchTick } from '../report/bench-report.js';
+import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
+import { runJobs } from '../workers/pool.js';
+import { benchInMemory, benchTimeline } from './bench-in-memory.js';
+import type { InMemoryBenchJob } from './bench-in-memory.js';
 import { TXN_FLAGS, readTxnWorkload, txnReport } from '../run/txn-bench.js';
 import { APP_FLAGS, isAppWorkload, readAppWorkload } from '../run/app-bench.js';
 import { DYNAMIC_FLAGS, readDynamicWorkload } from '../run/dynamic-bench.js';
@@ -69,6 +70,8 @@ ${COST_MODEL_HELP}
                            verbs per acquire; one plot for all protocols) into DIR
   --insecure               live: a temporary cluster without TLS (loudly logged; default mutual TLS)
   --json                   print one JSON object (several protocols: {kind: "bench", results: […]})
+  --workers N              sim, several protocols: run them on N worker threads at once; the
+                           results (and their order) are the same for any N
 
   --workload, -w W         micro (default: the flags above) | tatp | tpcc | smallbank | trace:FILE (FissLock
                            trace, lines txn_id,0,1,lock_id,mode; mode 1 shared, 2 exclusive).
@@ -135,6 +138,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'colocated-clients': { type: 'string' },
     'tick-ms': { type: 'string' },
     insecure: { type: 'boolean' },
+    workers: { type: 'string' },
   });
   if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
   const { spec: plainSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
@@ -175,10 +179,19 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   reader.problems.push(...smallBankProblems(protocols, substrate, spec));
   if (protocols.includes(REDLOCK) && Object.keys(protocolOptions).length > 0) reader.problems.push('--opt: redlock takes no protocol options');
   if (protocols.length > 1 && typeof historyFile === 'string') reader.problems.push('--history: give one --protocol (a history file holds one run)');
+  const workers = reader.number('workers', 1, { integer: true, min: 1, max: 64 });
+  // Threads would share the cores real-time runs measure on; only virtual time is unaffected.
+  if (workers > 1 && substrate !== 'sim') reader.problems.push('--workers: runs several simulations at once, so only with --substrate sim');
   reader.done();
   const out = output(values['json'] === true);
   const reports: BenchReport[] = [];
-  for (const protocol of protocols) {
+  const pooled = workers > 1 && protocols.length > 1;
+  if (pooled) {
+    // One simulation per protocol on the pool; reports come back in --protocol order.
+    const jobs: InMemoryBenchJob[] = protocols.map((protocol) => ({ protocol, substrate: 'sim', spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, colocatedClients, tickMs, costModel }));
+    reports.push(...(await runJobs(jobs, workers, 'bench', async (job) => (await benchInMemory(job)).report)));
+  }
+  for (const protocol of pooled ? [] : protocols) {
     const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
@@ -297,26 +310,11 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       await cluster.release();
     }
   } else {
-    const result = await runInMemory({
-      substrate: substrate as 'sim' | 'embedded',
-      protocol,
-      protocolOptions: substrateOptions(substrate as 'sim' | 'embedded', protocol, protocolOptions),
-      spec,
-      computeNodes,
-      ...(crashProbability > 0 ? { crashProbability } : {}),
-      ...(skipReleaseProbability > 0 ? { skipReleaseProbability } : {}),
-      ...(jitterNs !== undefined ? { jitterNs } : {}),
-      ...(colocatedClients > 0 ? { colocatedClients } : {}),
-      ...(substrate === 'sim' ? { costModel } : {}),
-      onProgress: (f) => bar.update(f),
-    });
+    const run = await benchInMemory({ protocol, substrate: substrate as 'sim' | 'embedded', spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, colocatedClients, costModel }, (f) => bar.update(f));
     bar.done();
-    report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents } : {}), switchDecisions: result.switchDecisions, lockResets: protocolById(protocol).lockResets === true });
-    if (result.costModel) report = { ...report, costModel: result.costModel.name, ...nicCeilingFigures(result.nicLoads ?? {}, result.summary.elapsedNs, result.costModel.nic) };
-    history = result.history;
-    if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
-    if (spec.application && result.application) report = { ...report, application: appReport(spec.application, result.application.log, result.application.check, result.summary.elapsedNs, Object.values(result.verbs).reduce((a, b) => a + b, 0)) };
-    if (result.cutOff) out.note('warning: the run hit its safety horizon with acquires still pending (see liveness)');
+    report = run.report;
+    history = run.history;
+    if (run.cutOff) out.note('warning: the run hit its safety horizon with acquires still pending (see liveness)');
   }
   return { report, history };
 }
@@ -373,21 +371,3 @@ async function measureFloor(protocol: string, state: Parameters<typeof runLive>[
   return floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, transport);
 }
 
-/** Throughput and latency per fixed tick of the run (bench --tick-ms); too fine a tick for the run is a ConfigError. */
-function benchTimeline(history: Parameters<typeof writeHistoryJsonl>[0], tickMs: number): BenchTick[] {
-  const events = [...history];
-  const first = events.reduce((min, e) => Math.min(min, e.timeNs), Number.POSITIVE_INFINITY);
-  const last = events.reduce((max, e) => Math.max(max, e.timeNs), Number.NEGATIVE_INFINITY);
-  if (events.length > 0 && (last - first) / (tickMs * 1e6) > MAX_TIMELINE_BUCKETS) {
-    throw new ConfigError([`--tick-ms ${tickMs}: the run lasted ${((last - first) / 1e6).toFixed(1)} ms, more than ${MAX_TIMELINE_BUCKETS} ticks`]);
-  }
-  const timeline = timelineFromHistory(events, { bucketMs: tickMs });
-  return timeline.buckets.map((b) => ({
-    startMs: (b.startNs - timeline.startNs) / 1e6,
-    throughput: b.throughput,
-    acquires: b.ok,
-    failed: b.failed,
-    ...(b.p50Us !== undefined ? { p50Us: b.p50Us } : {}),
-    ...(b.p99Us !== undefined ? { p99Us: b.p99Us } : {}),
-  }));
-}

@@ -1,9 +1,10 @@
 import { protocolById } from '@lockfabric/lock-catalog';
-import { summarizeVerdict } from '@lockfabric/check';
 import { ConfigError } from '@lockfabric/ports';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
 import { COST_MODEL_FLAGS, COST_MODEL_HELP, readCostModel } from '../cli/cost-model.js';
-import { runInMemory } from '../run/in-memory.js';
+import { runJobs } from '../workers/pool.js';
+import { checkSeed } from './check-seed.js';
+import type { CheckSeedJob } from './check-seed.js';
 import { ProgressBar } from '../report/progress.js';
 import { output } from './context.js';
 import { SWARM_HELP, swarmCommand } from '../swarm/command.js';
@@ -17,6 +18,7 @@ export const CHECK_HELP = `lockfabric check — simulation testing over a range 
 ${COST_MODEL_HELP}
   workload flags as for bench (defaults: 8 clients, 4 locks, read ratio 0.5, 300 operations,
   500 ns critical section, 20 ms acquire timeout); --opt KEY=VALUE for protocol options
+  --workers N              run seeds on N worker threads; output and result are the same for any N
   --json                   print one JSON object
 
 Exit status: 0 all seeds pass, 1 an exclusion violation, 3 a liveness failure only.
@@ -46,7 +48,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   if (values['help']) return (console.log(CHECK_HELP), 0);
   if (values['swarm'] === true && values['cost-model'] !== undefined) throw new ConfigError(['--cost-model: --swarm runs on the ideal model only for now; drop one of them']);
   if (values['swarm'] === true) return swarmCommand(values);
-  if (values['workers'] !== undefined || values['print-mix'] !== undefined) throw new ConfigError(['--workers and --print-mix go with --swarm']);
+  if (values['print-mix'] !== undefined) throw new ConfigError(['--print-mix goes with --swarm']);
   const { spec, protocolOptions, reader } = readWorkload(values, {
     clients: 8,
     locks: 4,
@@ -61,6 +63,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   const firstSeed = reader.number('first-seed', 1, { integer: true, min: 0 });
   const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
   const jitterNs = reader.number('jitter-ns', 200, { min: 0 });
+  const workers = reader.number('workers', 1, { integer: true, min: 1, max: 64 });
   const protocol = reader.string('protocol', 'caslock');
   const costModel = readCostModel(values, reader);
   // the catalog's error lists the ids (redlock, for one, runs only in the SmallBank bench)
@@ -76,36 +79,25 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   const failures: SeedFailure[] = [];
   let violations = 0;
   const started = performance.now();
-  for (let i = 0; i < seeds; i++) {
-    const seed = firstSeed + i;
-    const seeded = { ...spec, seed };
-    const reproduce = ['lockfabric bench --substrate sim', ...workloadFlags(protocol, seeded, protocolOptions), `--jitter-ns ${jitterNs}`, `--cost-model ${typeof values['cost-model'] === 'string' ? values['cost-model'] : costModel.name}`, ...(crashProbability > 0 ? [`--crash-probability ${crashProbability}`] : []), '--history history.jsonl'].join(' ');
-    try {
-      const result = await runInMemory({ substrate: 'sim', protocol, protocolOptions, spec: seeded, jitterNs, costModel, ...(crashProbability > 0 ? { crashProbability } : {}) });
-      if (result.verdict.violations.length > 0) {
-        violations += result.verdict.violations.length;
-        failures.push({ seed, kind: 'exclusion', detail: summarizeVerdict(result.verdict, 2), reproduce });
-      } else if (!result.verdict.ok) {
-        failures.push({ seed, kind: 'liveness', detail: summarizeVerdict(result.verdict, 2), reproduce });
-      }
-    } catch (error) {
-      // A configuration the protocol refuses (its client factory's ConfigError) is the user's to fix: exit 2, no stack.
-      if (error instanceof ConfigError) {
+  const jobs: CheckSeedJob[] = Array.from({ length: seeds }, (_, i) => ({ protocol, protocolOptions, spec: { ...spec, seed: firstSeed + i }, jitterNs, crashProbability, costModel }));
+  // Outcomes arrive in seed order whatever the worker count, so the output is the same for any N.
+  await runJobs(jobs, workers, 'check', checkSeed, (i, outcome) => {
+    const seed = outcome.seed;
+    const reproduce = ['lockfabric bench --substrate sim', ...workloadFlags(protocol, jobs[i]!.spec, protocolOptions), `--jitter-ns ${jitterNs}`, `--cost-model ${typeof values['cost-model'] === 'string' ? values['cost-model'] : costModel.name}`, ...(crashProbability > 0 ? [`--crash-probability ${crashProbability}`] : []), '--history history.jsonl'].join(' ');
+    violations += outcome.violations;
+    if (outcome.kind) {
+      const failure: SeedFailure = { seed, kind: outcome.kind, detail: outcome.detail ?? '', reproduce };
+      failures.push(failure);
+      if (!out.json) {
         bar.done();
-        throw error;
+        console.log(`seed ${seed}: ${failure.kind} failure\n  ${failure.detail.split('\n').join('\n  ')}\n  reproduce: ${reproduce}`);
       }
-      failures.push({ seed, kind: 'crash', detail: error instanceof Error ? (error.stack ?? error.message) : String(error), reproduce });
-    }
-    const last = failures.at(-1);
-    if (last && last.seed === seed && !out.json) {
-      bar.done();
-      console.log(`seed ${seed}: ${last.kind} failure\n  ${last.detail.split('\n').join('\n  ')}\n  reproduce: ${reproduce}`);
     }
     bar.update((i + 1) / seeds, `${i + 1}/${seeds} seeds, ${failures.length} failing`);
-  }
+  });
   bar.done();
   const wallMs = performance.now() - started;
-  if (out.json) console.log(JSON.stringify({ protocol, seeds, firstSeed, costModel: costModel.name, violations, failures, wallMs }));
+  if (out.json) console.log(JSON.stringify({ protocol, seeds, firstSeed, costModel: costModel.name, workers, violations, failures, wallMs }));
   else console.log(`${protocol}: ${seeds} seeds (${firstSeed}…${firstSeed + seeds - 1}, cost model ${costModel.name}) in ${(wallMs / 1000).toFixed(1)} s: ${failures.length === 0 ? 'all passed' : `${failures.length} failing, ${violations} exclusion violations`}`);
   if (failures.some((f) => f.kind === 'exclusion')) return 1;
   if (failures.some((f) => f.kind === 'crash')) return 4;

@@ -41,6 +41,10 @@ export interface BenchReport {
   readonly nicUtilisation?: Readonly<Record<string, number>>;
   /** Sim: per NIC, requests that waited for its inbound ceiling. */
   readonly nicThrottled?: Readonly<Record<string, number>>;
+  /** sim: processor time of the run (user + system) and the rates over it, which load on a shared machine does not skew. */
+  readonly cpuMs?: number;
+  readonly nicVerbsPerCpuSec?: number;
+  readonly simEventsPerCpuSec?: number;
   /** Verbs per second each node's NIC served over the run (sim/embedded; live: each memory node's /metrics). */
   readonly nicIops?: Readonly<Record<string, number>>;
   /** Live: compute nodes that failed mid-run, and what that did (see NodeFailureReport). */
@@ -137,6 +141,7 @@ export function benchReport(input: {
   wallMs: number;
   digest?: string | undefined;
   simEvents?: number;
+  cpuMs?: number;
   nicVerbsByNode?: Readonly<Record<string, number>>;
   /** The switch program's packets by decision over the run, when the protocol went through a switch. */
   switchDecisions?: Readonly<Record<string, number>> | undefined;
@@ -175,6 +180,9 @@ export function benchReport(input: {
       : {}),
     ...(input.switchDecisions ? switchGrantFigures(input.switchDecisions, summary.acquires) : {}),
     ...(input.simEvents !== undefined ? { simEvents: input.simEvents, nicVerbsPerSec: input.wallMs > 0 ? (totalVerbs / input.wallMs) * 1000 : 0 } : {}),
+    ...(input.simEvents !== undefined && input.cpuMs !== undefined && input.cpuMs > 0
+      ? { cpuMs: input.cpuMs, nicVerbsPerCpuSec: (totalVerbs / input.cpuMs) * 1000, simEventsPerCpuSec: (input.simEvents / input.cpuMs) * 1000 }
+      : {}),
   };
 }
 
@@ -237,7 +245,7 @@ export function describeReport(report: BenchReport): string {
     const r = report.resets;
     lines.push(`  lock resets         ${r.count}${r.count > 0 ? ` (${(r.shareOfAcquires * 100).toFixed(4)} % of acquires), mean ${r.meanUs.toFixed(2)} µs, max ${r.maxUs.toFixed(2)} µs` : ''}`);
   }
-  if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s`);
+  if (report.simEvents !== undefined) lines.push(`  simulator           ${report.simEvents.toLocaleString('en-US')} events in ${report.wallMs.toFixed(0)} ms wall, ${Math.round(report.nicVerbsPerSec ?? 0).toLocaleString('en-US')} verbs/s${report.cpuMs !== undefined ? `; ${report.cpuMs.toFixed(0)} ms CPU, ${Math.round(report.nicVerbsPerCpuSec ?? 0).toLocaleString('en-US')} verbs per CPU-second` : ''}`);
   return lines.join('\n');
 }
 

@@ -3,7 +3,7 @@ import { runSwarmSeed } from '@lockfabric/harness';
 import type { SwarmSeedResult } from '@lockfabric/harness';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { protocolById } from '@lockfabric/lock-catalog';
-import { compiledWorkerScript, runOnWorkers } from '../workers/pool.js';
+import { runJobs } from '../workers/pool.js';
 
 /** One unit of work: one protocol's seed, with the caller's protocol options. */
 export interface SwarmJob {
@@ -18,12 +18,5 @@ export function runSwarmJob(job: SwarmJob): Promise<SwarmSeedResult> {
 
 /** Runs `jobs` on `workers` threads (1: this thread); the merged list is the same for any count. */
 export function runSwarmJobs(jobs: readonly SwarmJob[], workers: number, onResult: (done: number, result: SwarmSeedResult) => void = () => {}): Promise<SwarmSeedResult[]> {
-  return runOnWorkers({
-    jobs,
-    workers,
-    script: () => compiledWorkerScript(import.meta.url, 'dist/swarm/worker.js', './worker.js'),
-    run: runSwarmJob,
-    describe: (job) => `swarm ${job.protocol} seed ${job.seed}`,
-    onResult: (done, _index, result) => onResult(done, result),
-  });
+  return runJobs(jobs, workers, 'swarm', runSwarmJob, (index, result) => onResult(index + 1, result));
 }

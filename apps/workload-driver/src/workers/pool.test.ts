@@ -1,43 +1,43 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { WorkerJobError, runOnWorkers } from './pool.js';
+import { InJobOrder, WorkerPoolError } from './pool.js';
 
-// A worker script over the built pool: doubles a number after a delay that reverses the order in
-// which jobs finish, and rejects job 13 (the case that used to leave `check --swarm` waiting forever).
-const built = pathToFileURL(fileURLToPath(new URL('../../dist/workers/pool.js', import.meta.url))).href;
-const dir = mkdtempSync(join(tmpdir(), 'lf-pool-'));
-const script = join(dir, 'worker.mjs');
-writeFileSync(
-  script,
-  `import { serveJobs } from ${JSON.stringify(built)};
-serveJobs(async (n) => {
-  await new Promise((r) => setTimeout(r, (10 - n) * 3));
-  if (n === 13) throw new Error('unlucky job');
-  return n * 2;
-});
-`,
-);
-const run = async (n: number) => n * 2;
-// The test process resolves workspace packages to their sources; the built worker must not.
-const workerExecArgv: string[] = [];
+/** Feeds results in `arrival` order to a merge; returns what it handed on and its result list. */
+function merge(arrival: readonly number[], make: (onResult: (i: number, r: string) => void) => { arrive(i: number, r: string): void; results: string[] }) {
+  const handed: string[] = [];
+  const m = make((i, r) => handed.push(`${i}:${r}`));
+  for (const i of arrival) m.arrive(i, `r${i}`);
+  return { handed, results: [...m.results] };
+}
 
-describe('runOnWorkers', () => {
-  it('returns results in job order for any worker count', async () => {
-    const jobs = [1, 2, 3, 4, 5, 6, 7];
-    const seen: number[] = [];
-    const here = await runOnWorkers({ jobs, workers: 1, script: () => script, run, describe: String, workerExecArgv });
-    const threads = await runOnWorkers({ jobs, workers: 3, script: () => script, run, describe: String, workerExecArgv, onResult: (done) => seen.push(done) });
-    expect(threads).toEqual(here);
-    expect(here).toEqual([2, 4, 6, 8, 10, 12, 14]);
-    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7]);
+/** Mutant for the test below: keeps results in arrival order, as a naive merge of worker replies would. */
+class ArrivalOrder {
+  readonly results: string[] = [];
+  constructor(private readonly onResult: (i: number, r: string) => void) {}
+  arrive(i: number, r: string): void {
+    this.results.push(r);
+    this.onResult(i, r);
+  }
+}
+
+describe('InJobOrder (the merge of bench --workers and check --workers)', () => {
+  const inOrder = merge([0, 1, 2, 3, 4], (on) => new InJobOrder(5, on));
+
+  it('gives the same results, handed on in the same order, whatever order the workers answer in', () => {
+    for (const arrival of [[4, 3, 2, 1, 0], [1, 0, 3, 2, 4], [2, 4, 0, 3, 1]]) {
+      expect(merge(arrival, (on) => new InJobOrder(5, on))).toEqual(inOrder);
+    }
+    expect(inOrder.handed).toEqual(['0:r0', '1:r1', '2:r2', '3:r3', '4:r4']);
   });
 
-  it('turns a job that fails in a worker into a typed error naming the job', async () => {
-    const failing = runOnWorkers({ jobs: [1, 13, 2], workers: 2, script: () => script, run, describe: (n) => `job ${n}`, workerExecArgv });
-    await expect(failing).rejects.toBeInstanceOf(WorkerJobError);
-    await expect(failing).rejects.toThrow('job 13 failed: unlucky job');
+  it('the same comparison catches the mutant merge that keeps arrival order', () => {
+    expect(merge([0, 1, 2, 3, 4], (on) => new ArrivalOrder(on))).toEqual(inOrder);
+    expect(merge([1, 0, 3, 2, 4], (on) => new ArrivalOrder(on))).not.toEqual(inOrder);
+  });
+
+  it('refuses a result for no job, or a second one for a job', () => {
+    const m = new InJobOrder<string>(2, () => {});
+    m.arrive(1, 'a');
+    expect(() => m.arrive(1, 'b')).toThrow(WorkerPoolError);
+    expect(() => m.arrive(2, 'c')).toThrow(WorkerPoolError);
   });
 });
