@@ -1,6 +1,6 @@
 import { processTlsOn } from '@lockfabric/live';
 import { writeHistoryJsonl } from '@lockfabric/check';
-import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
+import { availableProtocols } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
@@ -30,7 +30,6 @@ import { REDLOCK, checkBalances, populateAccounts, runRedLock, smallBankProblems
 import type { SmallBankWorkloadSpec } from '@lockfabric/workloads';
 import { COST_KNOB_FLAGS, COST_MODEL_FLAGS, COST_MODEL_HELP, readCostModel } from '../cli/cost-model.js';
 import type { CostModel } from '@lockfabric/fabric';
-import { nicCeilingFigures } from '../report/nic-ceiling.js';
 import { CS_DATA_REGION_BYTES } from '@lockfabric/workloads';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 import type { Output } from './context.js';
