@@ -1,9 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSubjects } from '@lockfabric/live';
 import { isAlive, type ProcessRecord } from '@lockfabric/workload-driver';
 import { connect, nkeyAuthenticator, nkeys, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './cli.js';
 import { withLiveCluster } from './live-cluster.js';
 
 // NATS authentication and least-privilege permissions on a cluster of real processes (issue 19
@@ -90,5 +92,20 @@ describe('live: NATS NKey auth and per-service permissions', () => {
     expect(coordinator.refused).toEqual([]);
     // The garbage was dropped, not fatal: every service is still running.
     expect(cluster.state.processes.filter((p) => !isAlive(p.pid)).map((p) => p.name)).toEqual([]);
+  });
+
+  it('a CLI command without an operator certificate fails at once naming the TLS problem (exit 2), not "unreachable"', async () => {
+    const coordinator = cluster.state.processes.find((p) => p.role === 'coordinator')!;
+    const memory = cluster.state.processes.find((p) => p.role === 'memory')!;
+    const cwd = mkdtempSync(join(tmpdir(), 'lockfabric-nocert-'));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LOCKFABRIC_')));
+    try {
+      const r = await runCli(['locks', 'reset', '--coordinator-at', `127.0.0.1:${coordinator.grpc}`, '--memory-nodes-at', `127.0.0.1:${memory.grpc}`, '--locks', '16'], env, cwd);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`127.0.0.1:${coordinator.grpc} requires mutual TLS`);
+      expect(r.stderr).not.toMatch(/unreachable|within \d+ ms/);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
