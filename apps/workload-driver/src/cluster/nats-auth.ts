@@ -75,8 +75,8 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
       };
     }
     case 'memory':
-      // Every service runs a mailbox on its node id; a memory node's receives nothing but is harmless.
-      return { publish: [subjects.heartbeat('memory', service.id)], subscribe: [subjects.nodeMessages(Number(service.id)), subjects.membership(), subjects.recoveryAll(), subjects.faultAll(), INBOX], allowResponses: true };
+      // A memory node runs server-side protocol services (its own mailbox) that answer compute nodes' clients.
+      return { publish: [subjects.heartbeat('memory', service.id), subjects.nodeMessages(0).replace(/\.node\.0\./, '.node.*.')], subscribe: [subjects.nodeMessages(Number(service.id)), subjects.membership(), subjects.recoveryAll(), subjects.faultAll(), INBOX], allowResponses: true };
     case 'switch':
       return {
         publish: [subjects.heartbeat('switch', service.id), subjects.nodePackets(0).replace(/\.node\.0\./, '.node.*.'), subjects.fissSwitch()],
