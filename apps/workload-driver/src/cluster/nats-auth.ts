@@ -75,8 +75,9 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
       };
     }
     case 'memory':
-      // A memory node runs server-side protocol services (its own mailbox) that answer compute nodes' clients.
-      return { publish: [subjects.heartbeat('memory', service.id), subjects.nodeMessages(0).replace(/\.node\.0\./, '.node.*.')], subscribe: [subjects.nodeMessages(Number(service.id)), subjects.membership(), subjects.recoveryAll(), subjects.faultAll(), INBOX], allowResponses: true };
+      // A memory node runs server-side protocol services (its own mailbox) that answer compute nodes'
+      // clients, and reports its part of a compute node's recovery (fence, table clear) on recovery.phase.
+      return { publish: [subjects.heartbeat('memory', service.id), subjects.nodeMessages(0).replace(/\.node\.0\./, '.node.*.'), subjects.recovery('phase')], subscribe: [subjects.nodeMessages(Number(service.id)), subjects.membership(), subjects.recoveryAll(), subjects.faultAll(), INBOX], allowResponses: true };
     case 'switch':
       return {
         publish: [subjects.heartbeat('switch', service.id), subjects.nodePackets(0).replace(/\.node\.0\./, '.node.*.'), subjects.fissSwitch()],

@@ -27,7 +27,7 @@ export function rolePermissions(role: NatsRoleName): Permissions {
         allowResponses: true,
       };
     case 'memory-node':
-      return { publish: [`${P}.hb.memory.*`, `${P}.node.*.msg`], subscribe: [`${P}.node.*.msg`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, INBOX], allowResponses: true };
+      return { publish: [`${P}.hb.memory.*`, `${P}.node.*.msg`, `${P}.ctl.recovery.phase`], subscribe: [`${P}.node.*.msg`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, INBOX], allowResponses: true };
     case 'switch':
       return {
         publish: [`${P}.hb.switch.*`, `${P}.node.*.pkt`, `${P}.ctl.fiss.switch`],
