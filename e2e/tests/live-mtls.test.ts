@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, credentials, status as GrpcStatus } from '@grpc/grpc-js';
 import type { ChannelCredentials, ServiceError } from '@grpc/grpc-js';
-import { MemoryQueuePair, channelCredentialsFor, loadTlsMaterial, silentLogger } from '@lockfabric/live';
+import { MemoryQueuePair, channelCredentialsFor, createSubjects, loadTlsMaterial, silentLogger } from '@lockfabric/live';
 import type { TlsMaterial } from '@lockfabric/live';
 import { createClusterCa, issueCertificate, isAlive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
+import { connect, nkeyAuthenticator, nkeys, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
 import { metric } from './live-chaos-support.js';
@@ -14,7 +15,30 @@ import { withLiveCluster } from './live-cluster.js';
 
 // Mutual TLS on a cluster of real processes (TLS is the default of every live cluster): a peer
 // without a certificate, one from another CA and one with the wrong role are refused by each
-// kind of gRPC service, counted, and the cluster keeps serving its operator.
+// kind of gRPC service, counted, and the cluster keeps serving its operator. On the same cluster
+// (one start, for CI time): NATS NKey auth and per-service permissions (issue 19 item 2).
+
+/** The one-byte payload of every test publish: no service decodes it as a valid message. */
+const MARK = 0xff;
+
+async function natsAs(url: string, seedFile: string, open: NatsConnection[]): Promise<{ nc: NatsConnection; refused: string[] }> {
+  const seed = readFileSync(seedFile, 'utf8').trim();
+  const nc = await connect({ servers: url, maxReconnectAttempts: 0, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)) });
+  open.push(nc);
+  const refused: string[] = [];
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === 'error' && s.error instanceof PermissionViolationError) refused.push(`${s.error.operation} ${s.error.subject}`);
+  })();
+  return { nc, refused };
+}
+
+/** Resolves once `done()` holds; fails the test (not a timing decision) if it never does. */
+async function until(what: string, done: () => boolean): Promise<void> {
+  for (let waited = 0; !done(); waited += 20) {
+    if (waited > 20_000) throw new Error(`never happened: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 const MEMORY_DESCRIBE = '/lockfabric.v1.MemoryService/Describe';
 const LOCK_RESET = '/lockfabric.v1.LockAdminService/ResetTable';
@@ -55,7 +79,9 @@ describe('live: mutual TLS and the peer guard on every kind of gRPC service', ()
     const other = issueCertificate(createClusterCa(scratch, 'foreign'), 'operator', { role: 'operator', node: 'cli' });
     foreign = { ...loadTlsMaterial(other), ca: readFileSync(join(cluster.dir, 'tls', 'ca.crt')) };
   });
+  const nats: NatsConnection[] = [];
   afterAll(async () => {
+    await Promise.all(nats.map((nc) => nc.close().catch(() => undefined)));
     await cluster?.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
@@ -126,4 +152,55 @@ describe('live: mutual TLS and the peer guard on every kind of gRPC service', ()
       qp.close();
     }
   }, 120_000);
+
+  it('NATS refuses a connection without credentials and one with a key the server does not know', async () => {
+    await expect(connect({ servers: cluster.state.natsUrl, maxReconnectAttempts: 0 })).rejects.toThrow(/authorization/i);
+    const stranger = nkeyAuthenticator(nkeys.createUser().getSeed());
+    await expect(connect({ servers: cluster.state.natsUrl, maxReconnectAttempts: 0, authenticator: stranger })).rejects.toThrow(/authorization/i);
+  });
+
+  it("NATS refuses a compute node's heartbeat, packet and eavesdropping as another node, its membership and recovery orders; the coordinator may publish them", async () => {
+    const subjects = createSubjects(cluster.state.cluster);
+    const seed = (name: string) => join(cluster.dir, 'nats', `${name}.seed`);
+    const self = cluster.state.processes.find((p) => p.role === 'compute')!.node;
+    const other = 99; // any other node id: permissions are about subjects, not live nodes
+    const observer = await natsAs(cluster.state.natsUrl, seed('operator'), nats);
+    const heard: string[] = [];
+    // Only our marker payload counts: the real services publish heartbeats on these subjects too.
+    observer.nc.subscribe(`${subjects.prefix}.>`, { callback: (_e, m) => void (m.data.length === 1 && m.data[0] === MARK ? heard.push(m.subject) : undefined) });
+    await observer.nc.flush();
+    const forged = [subjects.heartbeat('compute', String(other)), subjects.heartbeat('switch', String(sw.node)), subjects.nodePackets(other), subjects.membership(), subjects.recovery('failure'), subjects.recovery('order')];
+    const node = await natsAs(cluster.state.natsUrl, seed(`compute-${self}`), nats);
+    for (const subject of forged) node.nc.publish(subject, new Uint8Array([MARK]));
+    node.nc.subscribe(subjects.nodePackets(other));
+    node.nc.publish(subjects.heartbeat('compute', String(self)), new Uint8Array([MARK]));
+    await node.nc.flush();
+    await until('every forged publish and the eavesdropping subscription refused', () => node.refused.length >= forged.length + 1);
+    // Its own heartbeat is allowed and was published after the forgeries, on one connection.
+    await until('its own heartbeat heard', () => heard.includes(subjects.heartbeat('compute', String(self))));
+    expect(node.refused.sort()).toEqual([...forged.map((s) => `publish ${s}`), `subscription ${subjects.nodePackets(other)}`].sort());
+    expect(heard.filter((s) => forged.includes(s))).toEqual([]);
+
+    const coordinatorSeed = await natsAs(cluster.state.natsUrl, seed(coordinator.name), nats);
+    const allowed = [subjects.membership(), subjects.recovery('order')];
+    for (const subject of allowed) coordinatorSeed.nc.publish(subject, new Uint8Array([MARK]));
+    await coordinatorSeed.nc.flush();
+    await until('the coordinator’s membership and recovery order heard', () => allowed.every((s) => heard.includes(s)));
+    expect(coordinatorSeed.refused).toEqual([]);
+    // The garbage was dropped, not fatal: every service is still running.
+    expect(cluster.state.processes.filter((p) => !isAlive(p.pid)).map((p) => p.name)).toEqual([]);
+  });
+
+  it('a CLI command without an operator certificate fails at once naming the TLS problem (exit 2), not "unreachable"', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'lockfabric-nocert-'));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LOCKFABRIC_')));
+    try {
+      const r = await runCli(['locks', 'reset', '--coordinator-at', `127.0.0.1:${coordinator.grpc}`, '--memory-nodes-at', `127.0.0.1:${memory.grpc}`, '--locks', '16'], env, cwd);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`127.0.0.1:${coordinator.grpc} requires mutual TLS`);
+      expect(r.stderr).not.toMatch(/unreachable|within \d+ ms/);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
 });

@@ -114,6 +114,23 @@ function healthProblems(services: Record<string, Service>, configs: ReadonlyMap<
 const TLS_ROLES: Record<string, string> = { 'memory-node': 'memory-node', 'compute-node': 'compute-node', 'switch-dataplane': 'switch', coordinator: 'coordinator', lockfabric: 'driver' };
 
 /** Every app mounts its role's certificate folder read-only where it reads it, and nothing turns TLS off. */
+/** NATS auth in compose: nats-server runs the generated config; each app mounts its role's NKey read-only at the standard location. */
+function composeNatsProblems(services: Record<string, Service>): string[] {
+  const problems: string[] = [];
+  const nats = services['nats'];
+  const conf = './tls/nats/nats.conf:/etc/nats/nats.conf:ro';
+  if (!nats?.command?.join(' ').includes('-c /etc/nats/nats.conf')) problems.push('nats: does not run with /etc/nats/nats.conf');
+  if (!(nats?.volumes ?? []).includes(conf)) problems.push(`nats: does not mount ${conf}`);
+  for (const [name, s] of Object.entries(services)) {
+    if (s.build === undefined) continue;
+    const role = TLS_ROLES[s.command?.[0] ?? ''];
+    const mount = `./tls/nats/${String(role)}:/etc/lockfabric/nats:ro`;
+    if (!(s.volumes ?? []).includes(mount)) problems.push(`${name}: does not mount ${mount}`);
+    if (/\/\/[^/@]*@/.test(s.environment?.['LOCKFABRIC_NATS_URL'] ?? '')) problems.push(`${name}: LOCKFABRIC_NATS_URL carries credentials`);
+  }
+  return problems;
+}
+
 function composeTlsProblems(services: Record<string, Service>): string[] {
   const problems: string[] = [];
   for (const [name, s] of Object.entries(services)) {
@@ -184,5 +201,15 @@ describe('infra/compose/compose.yaml', () => {
     delete services['switch-dataplane']!.volumes;
     services['compute-node-1']!.environment!['LOCKFABRIC_TLS_MODE'] = 'insecure';
     expect(composeTlsProblems(services)).toHaveLength(4);
+  });
+
+  it('NATS runs the generated NKey config and every app mounts its role seed read-only; the check catches a plain server, a writable or wrong-role mount and a password URL', () => {
+    expect(composeNatsProblems(compose().services)).toEqual([]);
+    const { services } = compose();
+    services['nats']!.command = ['-p', '4222', '-m', '8222'];
+    services['memory-node']!.volumes = ['./tls/memory-node:/etc/lockfabric/tls:ro', './tls/nats/memory-node:/etc/lockfabric/nats'];
+    services['coordinator']!.volumes = ['./tls/coordinator:/etc/lockfabric/tls:ro', './tls/nats/driver:/etc/lockfabric/nats:ro'];
+    services['compute-node-1']!.environment!['LOCKFABRIC_NATS_URL'] = 'nats://lf:pw@nats:4222';
+    expect(composeNatsProblems(services)).toHaveLength(4);
   });
 });

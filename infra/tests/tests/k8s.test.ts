@@ -17,6 +17,7 @@ import {
   schemaProblems,
   scrapeProblems,
   strategicMerge,
+  natsProblems,
   tlsProblems,
   validateObject,
 } from '../src/index.js';
@@ -98,6 +99,10 @@ describe.each(['dev', 'bench'])('overlay %s', (name) => {
 
   it('every LockFabric pod mounts its role certificate Secret read-only and uses it; no ConfigMap holds a key or turns TLS off', () => {
     expect(tlsProblems(objects)).toEqual([]);
+  });
+
+  it('every LockFabric service mounts its role NKey Secret read-only and uses it; no NATS secret ships in the manifests', () => {
+    expect(natsProblems(objects)).toEqual([]);
   });
 
   it('every app pod is annotated for a Prometheus scrape of /metrics on its real health port', () => {
@@ -254,5 +259,30 @@ describe('TLS manifest check', () => {
     const problems = tlsProblems(broken);
     expect(problems).toHaveLength(5);
     expect(problems.join('\n')).toMatch(/mounted writable[\s\S]*world-readable|world-readable[\s\S]*mounted writable/);
+  });
+});
+
+describe('NATS credentials manifest check', () => {
+  it('catches a writable or world-readable seed mount, an app not pointed at it, a password URL, a shipped Secret and a seed in a ConfigMap', () => {
+    const broken = clone(overlay('dev'));
+    const spec = (o: Doc) => ((o['spec'] as Doc)['template'] as Doc)['spec'] as { containers: Doc[]; volumes: Doc[] };
+    const memory = spec(find(broken, 'StatefulSet', 'memory-node'));
+    (memory.containers[0]!['volumeMounts'] as Doc[]).find((m) => m['name'] === 'nats-credentials')!['readOnly'] = false;
+    (memory.volumes.find((v) => v['name'] === 'nats-credentials')!['secret'] as Doc)['defaultMode'] = 0o444;
+    const coordinator = spec(find(broken, 'Deployment', 'coordinator'));
+    coordinator.containers[0]!['env'] = (coordinator.containers[0]!['env'] as Doc[]).filter((e) => e['name'] !== 'LOCKFABRIC_NATS_SEED_FILE');
+    const compute = spec(find(broken, 'StatefulSet', 'compute-node'));
+    (compute.containers[0]!['env'] as Doc[]).find((e) => e['name'] === 'LOCKFABRIC_NATS_URL')!['value'] = 'nats://lf:secret@nats-0.nats:4222';
+    broken.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'nats-config' }, stringData: { 'nats.conf': 'port: 4222' } });
+    const configMap = find(broken, 'ConfigMap', 'lockfabric-config') as { data: Record<string, string> };
+    configMap.data['seed'] = 'SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU';
+    const problems = natsProblems(broken);
+    expect(problems).toHaveLength(6);
+    expect(problems.join('\n')).toMatch(/mounted writable/);
+    expect(problems.join('\n')).toMatch(/world-readable/);
+    expect(problems.join('\n')).toMatch(/coordinator: LOCKFABRIC_NATS_SEED_FILE/);
+    expect(problems.join('\n')).toMatch(/compute-node: LOCKFABRIC_NATS_URL carries credentials/);
+    expect(problems.join('\n')).toMatch(/Secret\/nats-config/);
+    expect(problems.join('\n')).toMatch(/holds an NKey seed/);
   });
 });

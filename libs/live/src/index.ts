@@ -3,7 +3,18 @@ export { announceFissSwitch, announceLockTable } from './lock-table-announce.js'
 export { consoleLogger, silentLogger, type Logger } from './logger.js';
 export { RateLimitedLog, type RateLimitOptions } from './rate-limited-log.js';
 export { MalformedInputCounter, type MalformedInputOptions } from './malformed-input.js';
-export { connectNats, describeNatsStatus, type NatsConnectOptions } from './nats-connect.js';
+export {
+  connectNats,
+  configureProcessNats,
+  describeNatsStatus,
+  natsAuthOptions,
+  NatsPermissionViolations,
+  processNatsViolations,
+  readNkeySeed,
+  resolveNkeySeed,
+  STANDARD_NATS_SEED_FILE,
+  type NatsConnectOptions,
+} from './nats-connect.js';
 export { TRACEPARENT_HEADER, traceFromHeaders, tracePublishOptions } from './trace-header.js';
 export { MailboxHub, type MailboxHubOptions, type MailboxHubStats } from './mailbox-hub.js';
 export {

@@ -1,5 +1,53 @@
-import { connect, nkeyAuthenticator, type NatsConnection, type Status } from '@nats-io/transport-node';
+import { existsSync, readFileSync } from 'node:fs';
+import { connect, nkeyAuthenticator, nkeys, PermissionViolationError, type NatsConnection, type Status } from '@nats-io/transport-node';
+import { ConfigError } from '@lockfabric/ports';
 import { consoleLogger, type Logger } from './logger.js';
+
+/** Where a service looks for its NATS NKey seed when `nats.seedFile` is not set. */
+export const STANDARD_NATS_SEED_FILE = '/etc/lockfabric/nats/nkey.seed';
+
+/**
+ * The NKey seed in `path`, checked: a missing, unreadable or malformed file is a ConfigError (the
+ * service exits 2 naming the file), never a connection that silently carries no credentials.
+ */
+export function readNkeySeed(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`nats.seedFile: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+  const seed = text.trim();
+  try {
+    // Only user seeds (SU…): the server config lists users, and another kind would never authenticate.
+    if (!seed.startsWith('SU')) throw new Error('not a user seed (SU…)');
+    nkeys.fromSeed(new TextEncoder().encode(seed));
+  } catch (error) {
+    throw new ConfigError([`nats.seedFile: ${path} does not hold an NKey user seed: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+  return seed;
+}
+
+/** The seed a service connects with: `nats.seedFile`, else the standard file when present, else none. */
+export function resolveNkeySeed(seedFile: string | undefined, standard: string = STANDARD_NATS_SEED_FILE): { seed?: string; from?: string } {
+  const path = seedFile ?? (existsSync(standard) ? standard : undefined);
+  return path === undefined ? {} : { seed: readNkeySeed(path), from: path };
+}
+
+let processNkeySeed: string | undefined;
+
+/**
+ * The NATS identity every connection of this process uses unless told otherwise: set once by a
+ * service from its config, or by the CLI from the cluster it addresses (like the gRPC certificate).
+ */
+export function configureProcessNats(seed: string | undefined): void {
+  processNkeySeed = seed;
+}
+
+/** `connect()` options that present the process's (or the given) NKey, or none. */
+export function natsAuthOptions(seed: string | undefined = processNkeySeed): { authenticator?: ReturnType<typeof nkeyAuthenticator> } {
+  return seed === undefined ? {} : { authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)) };
+}
 
 export interface NatsConnectOptions {
   /** `nats://host:port`, or several for a cluster. */
@@ -15,8 +63,59 @@ export interface NatsConnectOptions {
   readonly waitOnFirstConnect?: boolean;
   /** Timeout of one connection attempt. */
   readonly connectTimeoutMs?: number;
-  /** NKey seed (`SU…`) of this service's NATS identity, when the server requires authentication. */
+  /** NKey seed (`SU…`) of this connection's NATS identity; default: the process's (configureProcessNats). */
   readonly nkeySeed?: string;
+  /** Counts and logs what the server refused; default: the process-wide one. */
+  readonly violations?: NatsPermissionViolations;
+}
+
+/**
+ * Publishes or subscriptions the server refused under this identity's permissions (issue 19). The
+ * server answers a refused publish with an asynchronous -ERR and keeps the connection, so the
+ * service keeps serving; each refusal is counted, and logged at most once per subject per interval
+ * (a bug that publishes in a loop must not fill the disk).
+ */
+export class NatsPermissionViolations {
+  private readonly bySubject = new Map<string, { count: number; loggedAtMs: number }>();
+  private total = 0;
+
+  constructor(
+    private readonly intervalMs = 10_000,
+    private readonly nowMs: () => number = () => performance.now(),
+  ) {}
+
+  /** Counts `error` if it is a permission violation; true when it was one. */
+  record(name: string, error: unknown, logger: Logger): boolean {
+    if (!(error instanceof PermissionViolationError)) return false;
+    this.total++;
+    const key = `${error.operation} ${error.subject}`;
+    const entry = this.bySubject.get(key) ?? { count: 0, loggedAtMs: Number.NEGATIVE_INFINITY };
+    entry.count++;
+    const now = this.nowMs();
+    if (now - entry.loggedAtMs >= this.intervalMs) {
+      logger.warn(`nats ${name}: the server refused ${key} (permissions violation; ${entry.count} so far for this subject)`);
+      entry.loggedAtMs = now;
+    }
+    this.bySubject.set(key, entry);
+    return true;
+  }
+
+  /** Refusals so far, in total. */
+  count(): number {
+    return this.total;
+  }
+
+  /** Refusals so far by `publish <subject>` / `subscription <subject>`. */
+  bySubjects(): Record<string, number> {
+    return Object.fromEntries([...this.bySubject].map(([key, v]) => [key, v.count]));
+  }
+}
+
+const processViolations = new NatsPermissionViolations();
+
+/** The violations counted for every connection of this process that was not given its own counter. */
+export function processNatsViolations(): NatsPermissionViolations {
+  return processViolations;
 }
 
 /**
@@ -34,10 +133,10 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsConn
     reconnectJitter: options.reconnectJitterMs ?? 100,
     waitOnFirstConnect: options.waitOnFirstConnect ?? true,
     timeout: options.connectTimeoutMs ?? 2_000,
-    ...(options.nkeySeed === undefined ? {} : { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.nkeySeed)) }),
+    ...natsAuthOptions(options.nkeySeed ?? processNkeySeed),
   });
   logger.info(`nats ${options.name}: connected to ${nc.getServer()}`);
-  void watchStatus(nc, options.name, logger);
+  void watchStatus(nc, options.name, logger, options.violations ?? processViolations);
   return nc;
 }
 
@@ -63,9 +162,10 @@ export function describeNatsStatus(name: string, status: Status): { level: 'info
   }
 }
 
-async function watchStatus(nc: NatsConnection, name: string, logger: Logger): Promise<void> {
+async function watchStatus(nc: NatsConnection, name: string, logger: Logger, violations: NatsPermissionViolations): Promise<void> {
   try {
     for await (const status of nc.status()) {
+      if (status.type === 'error' && violations.record(name, status.error, logger)) continue;
       const line = describeNatsStatus(name, status);
       if (line) logger[line.level](line.message);
     }

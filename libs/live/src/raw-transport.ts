@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Server, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { natsAuthOptions } from './nats-connect.js';
 import { asUint8Array, rawMethod, toBuffer } from './grpc-raw.js';
 import type { MemoryQueuePair } from './memory-client.js';
 import type { WorkRequest } from '@lockfabric/ports';
@@ -156,7 +157,7 @@ export interface NatsBenchOptions {
 }
 
 async function bareConnection(servers: string, name: string): Promise<NatsConnection> {
-  return connect({ servers, name, maxReconnectAttempts: 0 });
+  return connect({ servers, name, maxReconnectAttempts: 0, ...natsAuthOptions() });
 }
 
 /** Median NATS request/reply round trip in µs, requester and responder on separate connections. */

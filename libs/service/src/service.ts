@@ -1,7 +1,7 @@
 import { ConfigError } from '@lockfabric/ports';
 import { formatConfig, loadConfig } from '@lockfabric/config';
 import type { Config, NodeRole } from '@lockfabric/config';
-import { configureProcessTls, connectNats, consoleLogger, createSubjects, loadTlsMaterial, processPeerGuard, startHealthServer, startHeartbeat, tlsFilesIn } from '@lockfabric/live';
+import { configureProcessNats, configureProcessTls, connectNats, processNatsViolations, resolveNkeySeed, consoleLogger, createSubjects, loadTlsMaterial, processPeerGuard, startHealthServer, startHeartbeat, tlsFilesIn } from '@lockfabric/live';
 import type { HeartbeatPublisher, Logger, Subjects } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/sim';
 import { MetricsRegistry, initMetricsExport, initTelemetry } from '@lockfabric/telemetry';
@@ -59,6 +59,7 @@ export async function runService(options: ServiceOptions): Promise<void> {
   const logger = prefixed(consoleLogger, name);
   logger.info(`starting with configuration:\n${formatConfig(config)}`);
   setUpTls(options.role, config, logger);
+  const natsSeed = natsCredentials(options.role, config, logger);
 
   const clock = new RealClock();
   const serviceName = `lockfabric-${options.role}`;
@@ -67,15 +68,17 @@ export async function runService(options: ServiceOptions): Promise<void> {
   // Started before the service so a bad OTEL_* setting stops the process before it binds anything.
   const started: { service?: RunningService } = {};
   const collectRefusals = refusalMetric(metrics);
+  const collectViolations = natsViolationMetric(metrics);
   const collect = () => {
     collectRefusals();
+    collectViolations();
     started.service?.collectMetrics?.();
   };
   const metricsExport = startMetricsExport(options.role, metrics, serviceName, name, env, collect, logger);
   const subjects = createSubjects(config.cluster);
   let nc: NatsConnection | undefined;
   try {
-    nc = await connectNats({ servers: config.nats.url.split(','), name, logger });
+    nc = await connectNats({ servers: config.nats.url.split(','), name, logger, ...(natsSeed ? { nkeySeed: natsSeed } : {}) });
   } catch (error) {
     if (options.needsNats) {
       logger.error(`cannot reach NATS at ${config.nats.url}: ${describe(error)}`);
@@ -195,6 +198,34 @@ function setUpTls(role: NodeRole, config: Config, logger: Logger): void {
     throw error;
   }
   logger.info(`mutual TLS on gRPC with ${files.cert}`);
+}
+
+/** This service's NATS NKey seed (nats.seedFile or the standard file); a bad file exits 2. */
+function natsCredentials(role: NodeRole, config: Config, logger: Logger): string | undefined {
+  try {
+    const { seed, from } = resolveNkeySeed(config.nats.seedFile);
+    if (seed === undefined) logger.warn('NATS WITHOUT CREDENTIALS: no nats.seedFile and no standard seed file; a server that requires authentication will refuse this service');
+    else logger.info(`NATS identity from ${from}`);
+    configureProcessNats(seed);
+    return seed;
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`lockfabric ${role}: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** `lockfabric_nats_permission_violations_total`: publishes and subscriptions the NATS server refused this identity. */
+function natsViolationMetric(metrics: MetricsRegistry): () => void {
+  const refused = metrics.counter({ name: 'lockfabric_nats_permission_violations_total', help: 'NATS publishes and subscriptions refused by the server under this identity', labelNames: [] });
+  let seen = 0;
+  return () => {
+    const now = processNatsViolations().count();
+    refused.inc({}, now - seen);
+    seen = now;
+  };
 }
 
 /** `lockfabric_grpc_refused_total{reason}`: calls the peer guard refused (bad, missing or wrong-role certificate). */

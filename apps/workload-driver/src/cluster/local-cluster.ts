@@ -8,6 +8,7 @@ import { isAlive, isRunning, sleep, spawnLogged, waitForHealth } from './process
 import { driverEntry, serviceEntry } from './paths.js';
 import type { ServiceApp } from './paths.js';
 import { prepareLocalTls, useClusterTls } from './cluster-tls.js';
+import { natsDir, prepareLocalNatsAuth, useClusterNats } from './cluster-nats.js';
 
 export { isAlive, tail } from './process-control.js';
 
@@ -105,8 +106,28 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   const processes: ProcessRecord[] = [];
   const tls = prepareLocalTls(dir, cluster, options.insecure ?? false);
   const tlsMode = tls ? 'mtls' : 'insecure';
+  // NATS identities need a server we start: an external one (natsUrl) brings its own auth.
+  const switchNode = memoryNodes + computeNodes;
+  const natsAuth = options.natsUrl
+    ? undefined
+    : prepareLocalNatsAuth(
+        dir,
+        {
+          cluster,
+          services: [
+            ...Array.from({ length: memoryNodes }, (_, i) => ({ name: `memory-${i}`, role: 'memory' as const, id: String(i) })),
+            ...Array.from({ length: computeNodes }, (_, i) => ({ name: `compute-${memoryNodes + i}`, role: 'compute' as const, id: String(memoryNodes + i), rack: 0 })),
+            { name: `switch-${switchNode}`, role: 'switch' as const, id: String(switchNode), rack: 0 },
+            { name: `coordinator-${switchNode + 1}`, role: 'coordinator' as const, id: String(switchNode + 1) },
+          ],
+        },
+        options.insecure ?? false,
+      );
+  // Seeds of an earlier run would be presented to a server that does not know them.
+  if (!natsAuth) rmSync(natsDir(dir), { recursive: true, force: true });
   // This process (the CLI) talks to the cluster as its operator.
   useClusterTls(dir, tlsMode);
+  useClusterNats(dir, tlsMode);
   let redisUrl: string | undefined;
   const save = () => writeClusterState(dir, { cluster, natsUrl, tls: tlsMode, ...(redisUrl ? { redisUrl } : {}), startedAt: new Date().toISOString(), processes });
   let natsUrl = options.natsUrl ?? '';
@@ -118,7 +139,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
       // A port probed free can be taken before nats-server binds it; then it exits and we try another.
       for (let attempt = 1; ; attempt++) {
         const port = await freePort();
-        const argv = [binary, '-a', '127.0.0.1', '-p', String(port)];
+        const argv = [binary, ...(natsAuth ? ['-c', natsAuth.serverConfig] : []), '-a', '127.0.0.1', '-p', String(port)];
         const fromByte = logSize(log);
         const record: ProcessRecord = { name: 'nats', role: 'nats', node: -1, pid: spawnLogged(argv, log, {}), log, argv };
         processes.splice(0, processes.length, record);
@@ -175,7 +196,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
       const name = `${role}-${node}`;
       const { health, grpc, memoryGrpc } = await portsOf(name);
       const tlsFlags = tls ? tls.flagsFor(name, SERVICE_ROLE[role], String(node)) : ['--tls.mode=insecure'];
-      const argv = [process.execPath, serviceEntry(app), ...common(role, node, health), ...tlsFlags, ...extra({ grpc, memoryGrpc })];
+      const natsFlags = natsAuth ? natsAuth.flagsFor(name) : [];
+      const argv = [process.execPath, serviceEntry(app), ...common(role, node, health), ...tlsFlags, ...natsFlags, ...extra({ grpc, memoryGrpc })];
       const log = join(dir, `${role}-${node}.log`);
       // Peers reach the data-plane ports through the relay when there is one.
       const relayedGrpc = role === 'memory' ? relayPorts?.[`${name}/grpc`] : undefined;
@@ -291,6 +313,7 @@ export function readClusterState(dir: string): ClusterState | undefined {
   }
   // A CLI command talks to one cluster: reading its state also picks the certificate to present.
   useClusterTls(dir, state.tls);
+  useClusterNats(dir, state.tls);
   return state;
 }
 

@@ -1,5 +1,8 @@
 import { createUser } from '@nats-io/nkeys';
-import type { Subjects } from '@lockfabric/live';
+import { createSubjects, type Subjects } from '@lockfabric/live';
+
+/** The cluster name whose `raw` subjects the transport benchmark uses. */
+export const TRANSPORT_BENCH_CLUSTER = 'transport';
 
 /**
  * NATS identities of one cluster run and the nats-server authorization that grants each only the
@@ -44,14 +47,20 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
   const rack = service.rack ?? 0;
   switch (service.role) {
     case 'coordinator':
-    case 'driver':
-      // The control plane and the operator's tool run everything: orders, faults, recovery calls.
+      // The control plane runs everything: orders, faults, recovery calls.
       return { publish: [all, INBOX], subscribe: [all, INBOX], allowResponses: true };
+    case 'driver': {
+      // The operator's tool too, plus the scratch subjects of `lockfabric transport` (its own prefix).
+      const raw = `${createSubjects(TRANSPORT_BENCH_CLUSTER).prefix}.raw.>`;
+      return { publish: [all, raw, INBOX], subscribe: [all, raw, INBOX], allowResponses: true };
+    }
     case 'compute': {
       const machine = Number(service.id);
       return {
         publish: [subjects.heartbeat('compute', service.id), subjects.switchIn(rack), subjects.nodeMessages(machine).replace(/\.node\.\d+\./, '.node.*.'), subjects.fissStuck()],
         subscribe: [
+          // Its own heartbeat too: the rejoin watch (libs/control) listens for it.
+          subjects.heartbeat('compute', service.id),
           subjects.nodePackets(machine),
           subjects.nodeMessages(machine),
           subjects.membership(),
@@ -66,11 +75,13 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
       };
     }
     case 'memory':
-      return { publish: [subjects.heartbeat('memory', service.id)], subscribe: [subjects.membership(), subjects.recoveryAll(), subjects.faultAll(), INBOX], allowResponses: true };
+      // A memory node runs server-side protocol services (its own mailbox) that answer compute nodes'
+      // clients, and reports its part of a compute node's recovery (fence, table clear) on recovery.phase.
+      return { publish: [subjects.heartbeat('memory', service.id), subjects.nodeMessages(0).replace(/\.node\.0\./, '.node.*.'), subjects.recovery('phase')], subscribe: [subjects.nodeMessages(Number(service.id)), subjects.membership(), subjects.recoveryAll(), subjects.faultAll(), INBOX], allowResponses: true };
     case 'switch':
       return {
         publish: [subjects.heartbeat('switch', service.id), subjects.nodePackets(0).replace(/\.node\.0\./, '.node.*.'), subjects.fissSwitch()],
-        subscribe: [subjects.switchIn(rack), subjects.membership(), subjects.faultAll(), subjects.recoveryAll(), INBOX],
+        subscribe: [subjects.switchIn(rack), `${subjects.fissSwitch()}.admit`, subjects.membership(), subjects.faultAll(), subjects.recoveryAll(), INBOX],
         allowResponses: true,
       };
   }

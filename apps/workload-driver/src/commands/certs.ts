@@ -1,14 +1,17 @@
-import { mkdirSync, copyFileSync } from 'node:fs';
+import { mkdirSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_ROLES } from '@lockfabric/live';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { createClusterCa, issueCertificate } from '../cluster/certificates.js';
+import { NATS_ROLES, roleNatsCredentials } from '../cluster/nats-role-auth.js';
 
 export const CERTS_HELP = `lockfabric certs create — a CA and one certificate per role, for compose or Kubernetes
 
   Writes DIR/ca.crt, DIR/ca.key and, per role, DIR/<role>/{ca.crt,tls.crt,tls.key} (the names a
   kubernetes.io/tls Secret and cert-manager use). Roles: ${SERVICE_ROLES.join(', ')}.
   Each certificate names spiffe://lockfabric/<role>/<--node>. Keep ca.key out of the cluster.
+  NATS: DIR/nats/<role>/nkey.seed (an NKey per role: ${NATS_ROLES.join(', ')}) and
+  DIR/nats/nats.conf, a nats-server config granting each role only its subjects.
 
   --dir DIR       where to write (required)
   --cluster NAME  CA name (default local)
@@ -39,6 +42,14 @@ export async function certsCommand(argv: readonly string[]): Promise<number> {
     copyFileSync(files.cert, join(into, 'tls.crt'));
     copyFileSync(files.key, join(into, 'tls.key'));
   }
+  const nats = roleNatsCredentials();
+  for (const role of NATS_ROLES) {
+    const into = join(dir, 'nats', role);
+    mkdirSync(into, { recursive: true, mode: 0o700 });
+    writeFileSync(join(into, 'nkey.seed'), nats.seeds[role] + '\n', { mode: 0o600 });
+  }
+  writeFileSync(join(dir, 'nats', 'nats.conf'), nats.serverConfig, { mode: 0o600 });
   console.log(`wrote a CA and certificates for ${SERVICE_ROLES.join(', ')} to ${dir}`);
+  console.log(`wrote NATS NKeys for ${NATS_ROLES.join(', ')} and the server config to ${join(dir, 'nats')}`);
   return 0;
 }

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { FISSLOCK_POLICIES, SWITCH_PROGRAMS } from '@lockfabric/config';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { isAlive, readClusterState, startLocalCluster, stopLocalCluster } from '../cluster/local-cluster.js';
@@ -67,7 +69,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
     case 'up': {
       const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, insecure: values['insecure'] === true, withRedis: true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
-      else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}, gRPC ${state.tls === 'mtls' ? `mutual TLS (CA and certificates in ${dir}/tls)` : 'INSECURE'}; state in ${dir}/cluster.json`);
+      else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}, gRPC ${state.tls === 'mtls' ? `mutual TLS (CA and certificates in ${dir}/tls)` : 'INSECURE'}, NATS ${existsSync(join(dir, 'nats', 'nats-server.conf')) ? `NKey auth per service (seeds in ${dir}/nats)` : 'WITHOUT AUTH'}; state in ${dir}/cluster.json`);
       return 0;
     }
     case 'down': {

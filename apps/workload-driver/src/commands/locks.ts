@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import { UnaryClient } from '@lockfabric/live';
+import { UnaryClient, assertTransportSecurityMatches } from '@lockfabric/live';
 import { ConfigError } from '@lockfabric/ports';
 import { DrainLockRequestSchema, LockAdminService, ResetTableRequestSchema } from '@lockfabric/wire';
 import type { LockTableTarget } from '@lockfabric/wire';
@@ -56,6 +56,7 @@ export async function locksCommand(argv: readonly string[]): Promise<number> {
   const { coordinator, memoryNodes } = endpoints(values, dir, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   const table: LockTableTarget = { $typeName: 'lockfabric.v1.LockTableTarget', protocol, memoryNodes, lockCount, options };
+  await assertTransportSecurityMatches([coordinator]);
   const client = new UnaryClient(coordinator, timeoutMs + 30_000);
   try {
     if (action === 'reset') {

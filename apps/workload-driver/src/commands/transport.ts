@@ -1,3 +1,4 @@
+import { TRANSPORT_BENCH_CLUSTER } from '../cluster/nats-auth.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +40,7 @@ export async function measureTransport(messages: number, natsUrl?: string): Prom
     const grpcTlsRttUs = await grpcRoundTripUs(tlsEcho.address, { messages: Math.max(1000, Math.floor(messages / 4)), tls: certs.client });
     const grpcTlsStreamOpsPerSec = await grpcStreamThroughput(tlsEcho.address, { messages, tls: certs.client });
     const url = natsUrl ?? (nats = await startNatsForCommand()).url;
-    const subjects = createSubjects('transport');
+    const subjects = createSubjects(TRANSPORT_BENCH_CLUSTER);
     const natsRttUs = await natsRoundTripUs({ servers: url, subjects, messages: Math.max(1000, Math.floor(messages / 4)) });
     const natsPubSubMsgsPerSec = await natsPubSubThroughput({ servers: url, subjects, messages });
     return { grpcRttUs, grpcStreamOpsPerSec, grpcTlsRttUs, grpcTlsStreamOpsPerSec, natsRttUs, natsPubSubMsgsPerSec };

@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import { MemoryQueuePair, UnaryClient, silentLogger } from '@lockfabric/live';
+import { MemoryQueuePair, UnaryClient, assertTransportSecurityMatches, silentLogger } from '@lockfabric/live';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
 import { ComputeNodeService, DescribeComputeNodeRequestSchema } from '@lockfabric/wire';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
@@ -55,6 +55,8 @@ export async function discoverRemoteCluster(options: RemoteClusterOptions): Prom
   const timeoutMs = options.describeTimeoutMs ?? 10_000;
   const computes = options.computeNodesAt.map((a) => parseAddressList('compute-nodes-at', a)).flat();
   const memories = options.memoryNodesAt.map((a) => parseAddressList('memory-nodes-at', a)).flat();
+  // A missing or needless certificate is named now, not reported as "unreachable" after the timeout.
+  await assertTransportSecurityMatches([...computes, ...memories].map(({ host, port }) => `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`));
   const memoryRecords = await Promise.all(
     memories.map(async ({ host, port }): Promise<RemoteRecord> => {
       const qp = await MemoryQueuePair.connect(`${host}:${port}`, 65_000, { logger: silentLogger, connectTimeoutMs: timeoutMs });

@@ -3,3 +3,4 @@ export { DEFAULT_TLS_DIR, channelCredentialsFor, loadTlsMaterial, serverCredenti
 export { IDENTITY_SCHEME, SERVICE_ROLES, describeIdentity, identityFromSubjectAltName, identityUri, parseIdentityUri, type ServiceIdentity, type ServiceRole } from './identity.js';
 export { PeerGuard, decide, type Decision, type PeerGuardOptions, type RefusalReason } from './peer-guard.js';
 export { clientCredentials, configureProcessTls, guardedServer, processPeerGuard, processTlsOn } from './process-tls.js';
+export { assertTransportSecurityMatches, probeTls, type TlsProbeOutcome } from './tls-probe.js';

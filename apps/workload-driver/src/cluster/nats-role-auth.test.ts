@@ -1,0 +1,82 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSubjects } from '@lockfabric/live';
+import { startNatsServer, type NatsServerHandle } from '@lockfabric/testkit';
+import { connect, nkeyAuthenticator, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, describe, expect, it } from 'vitest';
+import { roleNatsCredentials, rolePermissions, type NatsRoleName } from './nats-role-auth.js';
+
+// The per-role server config `certs create` writes for Kubernetes, on a real nats-server: a compute
+// pod's key cannot publish membership, recovery orders or switch egress; the coordinator's can.
+
+const subjects = createSubjects('k8s');
+const FORGED = [subjects.membership(), subjects.recovery('order'), subjects.nodePackets(2), subjects.heartbeat('switch', '3')];
+const servers: NatsServerHandle[] = [];
+const open: NatsConnection[] = [];
+
+async function serverWith(config: string): Promise<NatsServerHandle> {
+  const file = join(mkdtempSync(join(tmpdir(), 'lf-nats-role-')), 'nats.conf');
+  // The test server picks its own ports: drop the fixed ones meant for the pod.
+  writeFileSync(file, config.replace(/^port: \d+\n/m, '').replace(/^http_port: \d+\n/m, ''));
+  const server = await startNatsServer({ args: ['-c', file] });
+  servers.push(server);
+  return server;
+}
+
+async function as(server: NatsServerHandle, seed: string): Promise<{ nc: NatsConnection; refused: string[] }> {
+  const nc = await connect({ servers: server.url, maxReconnectAttempts: 0, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)) });
+  open.push(nc);
+  const refused: string[] = [];
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === 'error' && s.error instanceof PermissionViolationError) refused.push(s.error.subject);
+  })();
+  return { nc, refused };
+}
+
+/** What an operator hears when `role` publishes every forged subject and then its own heartbeat. */
+async function forgeAs(config: { seeds: Record<NatsRoleName, string>; serverConfig: string }, role: NatsRoleName): Promise<{ heard: string[]; refused: string[] }> {
+  const server = await serverWith(config.serverConfig);
+  const observer = await as(server, config.seeds.driver);
+  const heard: string[] = [];
+  observer.nc.subscribe('lf.>', { callback: (_e, m) => void heard.push(m.subject) });
+  await observer.nc.flush();
+  const who = await as(server, config.seeds[role]);
+  for (const s of FORGED) who.nc.publish(s, new Uint8Array([1]));
+  const own = subjects.heartbeat('compute', '1');
+  who.nc.publish(own, new Uint8Array([1]));
+  await who.nc.flush();
+  for (let i = 0; i < 400 && !heard.includes(own); i++) await new Promise((r) => setTimeout(r, 25));
+  await observer.nc.flush();
+  return { heard: heard.filter((s) => s !== own), refused: who.refused };
+}
+
+afterAll(async () => {
+  for (const nc of open) await nc.close().catch(() => undefined);
+  for (const s of servers) await s.stop();
+});
+
+describe('per-role NATS permissions (real nats-server)', () => {
+  it("refuses a compute pod's membership, recovery order, switch egress and switch heartbeat", async () => {
+    const r = await forgeAs(roleNatsCredentials(), 'compute-node');
+    expect(r.heard).toEqual([]);
+    for (let i = 0; i < 400 && r.refused.length < FORGED.length; i++) await new Promise((res) => setTimeout(res, 25));
+    expect(r.refused.sort()).toEqual([...FORGED].sort());
+  });
+
+  it('lets the coordinator publish them', async () => {
+    const r = await forgeAs(roleNatsCredentials(), 'coordinator');
+    // the coordinator may publish a compute heartbeat too, so the sentinel arrives
+    expect(r.heard.sort()).toEqual([...FORGED].sort());
+    expect(r.refused).toEqual([]);
+  });
+
+  it('catches a config that gives compute pods the coordinator grants (mutant)', async () => {
+    const real = roleNatsCredentials();
+    const compute = rolePermissions('compute-node');
+    const mutant = real.serverConfig.replace(JSON.stringify(compute.publish[0]), '"lf.>"');
+    expect(mutant).not.toBe(real.serverConfig);
+    const r = await forgeAs({ ...real, serverConfig: mutant }, 'compute-node');
+    expect(r.heard.sort()).toEqual([...FORGED].sort());
+  });
+});

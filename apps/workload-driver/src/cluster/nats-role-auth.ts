@@ -1,0 +1,59 @@
+import { createUser } from '@nats-io/nkeys';
+import type { Permissions } from './nats-auth.js';
+
+/**
+ * NATS identities per role, for compose and Kubernetes, where every pod of a StatefulSet mounts
+ * the same Secret: one NKey per role, not per node. Permissions are therefore per role: a compute
+ * pod cannot publish membership, recovery orders or switch egress, but it could publish another
+ * compute node's heartbeat (per-node keys, as `cluster up` makes, close that). Subjects match any
+ * cluster name (`lf.*.…`), so one server config serves the dev and bench overlays.
+ */
+export const NATS_ROLES = ['memory-node', 'compute-node', 'switch', 'coordinator', 'driver'] as const;
+export type NatsRoleName = (typeof NATS_ROLES)[number];
+
+const P = 'lf.*';
+const INBOX = '_INBOX.>';
+
+export function rolePermissions(role: NatsRoleName): Permissions {
+  const everything = { publish: ['lf.>', INBOX], subscribe: ['lf.>', INBOX], allowResponses: true };
+  switch (role) {
+    case 'coordinator':
+    case 'driver':
+      return everything;
+    case 'compute-node':
+      return {
+        publish: [`${P}.hb.compute.*`, `${P}.sw.*.in`, `${P}.node.*.msg`, `${P}.ctl.fiss.stuck`],
+        subscribe: [`${P}.hb.compute.*`, `${P}.node.*.pkt`, `${P}.node.*.msg`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.*.*`, `${P}.ctl.queue.*.*`, INBOX],
+        allowResponses: true,
+      };
+    case 'memory-node':
+      return { publish: [`${P}.hb.memory.*`, `${P}.node.*.msg`, `${P}.ctl.recovery.phase`], subscribe: [`${P}.node.*.msg`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, INBOX], allowResponses: true };
+    case 'switch':
+      return {
+        publish: [`${P}.hb.switch.*`, `${P}.node.*.pkt`, `${P}.ctl.fiss.switch`],
+        subscribe: [`${P}.sw.*.in`, `${P}.ctl.fiss.switch.admit`, `${P}.ctl.membership`, `${P}.ctl.fault.*`, `${P}.ctl.recovery.*`, INBOX],
+        allowResponses: true,
+      };
+  }
+}
+
+/** A seed per role and the whole nats-server config (port 4222, monitoring 8222) naming their public keys. */
+export function roleNatsCredentials(): { seeds: Record<NatsRoleName, string>; serverConfig: string } {
+  const list = (items: readonly string[]) => `[${items.map((s) => JSON.stringify(s)).join(', ')}]`;
+  const seeds = {} as Record<NatsRoleName, string>;
+  const users = NATS_ROLES.map((role) => {
+    const kp = createUser();
+    seeds[role] = new TextDecoder().decode(kp.getSeed());
+    const p = rolePermissions(role);
+    return [
+      `    # ${role}`,
+      `    { nkey: ${JSON.stringify(kp.getPublicKey())}, permissions: {`,
+      `      publish: { allow: ${list(p.publish)} }`,
+      `      subscribe: { allow: ${list(p.subscribe)} }`,
+      `      allow_responses: ${p.allowResponses}`,
+      '    } }',
+    ].join('\n');
+  });
+  const serverConfig = `port: 4222\nhttp_port: 8222\nmax_payload: 1MB\nauthorization {\n  users = [\n${users.join('\n')}\n  ]\n}\n`;
+  return { seeds, serverConfig };
+}

@@ -1,0 +1,59 @@
+import { podSpecOf } from './kustomize.js';
+import type { Doc } from './yaml-docs.js';
+
+/** The NATS identity Secret each LockFabric workload must mount (one NKey per role; issue 19). */
+export const NATS_SECRETS: Readonly<Record<string, string>> = {
+  'memory-node': 'lockfabric-nats-memory-node',
+  'compute-node': 'lockfabric-nats-compute-node',
+  'switch-dataplane': 'lockfabric-nats-switch',
+  coordinator: 'lockfabric-nats-coordinator',
+};
+
+/** The nats-server config Secret; made from `lockfabric certs create`, never shipped. */
+export const NATS_SERVER_SECRET = 'nats-config';
+const SEED = /\bS[UAO][A-Z2-7]{50,}\b/;
+
+/**
+ * NATS credentials in the manifests: every service mounts its role's NKey Secret read-only and
+ * not world-readable, and LOCKFABRIC_NATS_SEED_FILE points into that mount; no NATS URL carries a
+ * password; the manifests ship neither an NKey Secret nor the server config, and no ConfigMap holds
+ * a seed.
+ */
+export function natsProblems(objects: readonly Doc[]): string[] {
+  const problems: string[] = [];
+  for (const o of objects) {
+    const kind = String(o['kind']);
+    const name = String((o['metadata'] as Doc)['name']);
+    if (kind === 'ConfigMap') {
+      for (const [key, value] of Object.entries((o['data'] ?? {}) as Record<string, string>)) if (SEED.test(value)) problems.push(`ConfigMap/${name}: ${key} holds an NKey seed`);
+    }
+    if (kind === 'Secret' && (Object.values(NATS_SECRETS).includes(name) || name === NATS_SERVER_SECRET)) problems.push(`Secret/${name}: the manifests carry NATS credentials; create them out of band (lockfabric certs create)`);
+    const spec = podSpecOf(o);
+    if (!spec || kind === 'Service') continue;
+    for (const container of (spec['containers'] ?? []) as Doc[]) {
+      for (const e of (container['env'] ?? []) as Doc[]) {
+        if (e['name'] === 'LOCKFABRIC_NATS_URL' && typeof e['value'] === 'string' && /\/\/[^/@]*@/.test(e['value'])) problems.push(`${kind}/${name}: LOCKFABRIC_NATS_URL carries credentials`);
+      }
+    }
+    const secretName = NATS_SECRETS[name];
+    if (!secretName) continue;
+    const volume = ((spec['volumes'] ?? []) as Doc[]).find((v) => (v['secret'] as Doc | undefined)?.['secretName'] === secretName);
+    if (!volume) {
+      problems.push(`${kind}/${name}: no volume from Secret ${secretName}`);
+      continue;
+    }
+    const mode = (volume['secret'] as Doc)['defaultMode'];
+    if (typeof mode !== 'number' || (mode & 0o007) !== 0) problems.push(`${kind}/${name}: Secret ${secretName} files are world-readable (defaultMode ${String(mode)})`);
+    for (const container of (spec['containers'] ?? []) as Doc[]) {
+      const mount = ((container['volumeMounts'] ?? []) as Doc[]).find((m) => m['name'] === volume['name']);
+      if (!mount) {
+        problems.push(`${kind}/${name}: container ${String(container['name'])} does not mount ${secretName}`);
+        continue;
+      }
+      if (mount['readOnly'] !== true) problems.push(`${kind}/${name}: ${secretName} is mounted writable`);
+      const env = Object.fromEntries(((container['env'] ?? []) as Doc[]).map((e) => [String(e['name']), e['value']]));
+      if (env['LOCKFABRIC_NATS_SEED_FILE'] !== `${String(mount['mountPath'])}/nkey.seed`) problems.push(`${kind}/${name}: LOCKFABRIC_NATS_SEED_FILE does not point at the seed mounted at ${String(mount['mountPath'])}`);
+    }
+  }
+  return problems;
+}
