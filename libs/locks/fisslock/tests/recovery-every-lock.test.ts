@@ -77,7 +77,7 @@ async function lostLocks(seed: number, mutant: boolean): Promise<{ lost: number[
   return { lost: Array.from({ length: LOCKS }, (_, l) => l).filter((l) => !grantedAfter.has(l)), problems };
 }
 
-describe('fisslock recovery after a compute-node failure: every lock is granted to a survivor again (issue 5)', () => {
+describe('fisslock recovery after a compute-node failure: every lock is granted to a survivor again', () => {
   it('over 12 seeds, no lock is lost', async () => {
     const lost: string[] = [];
     for (let seed = 1; seed <= 12; seed++) {

@@ -12,7 +12,7 @@ export const FAULTS_2: FaultSpec = {
   rules: [{ loss: 0.02, duplicate: 0.02, reorder: 0.02, reorderNsMax: 20_000, delay: 0.02, delayNsMin: 1_000, delayNsMax: 50_000 }],
 };
 
-/** The same at 10% each (issue 4's bar). */
+/** The same at 10% each (the bar every seed must clear). */
 export const FAULTS_10: FaultSpec = {
   rules: [{ loss: 0.1, duplicate: 0.1, reorder: 0.1, reorderNsMax: 20_000, delay: 0.1, delayNsMin: 1_000, delayNsMax: 50_000 }],
 };
