@@ -11,7 +11,8 @@ import { MalformedInputCounter, grpcError, guardedServer, rawMethodOf, unaryHand
 import type { Logger, MailboxHub, MemoryDescription } from '@lockfabric/live';
 import { ConfigError } from '@lockfabric/ports';
 import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace } from '@lockfabric/ports';
-import { RealClock, SeededRandom } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
+import { SeededRandom } from '@lockfabric/random';
 import {
   ComputeNodeService,
   DescribeComputeNodeResponseSchema,

@@ -1,7 +1,7 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ClientAddress, Clock, Mailbox, Message, NodeId, ReceiveOptions } from '@lockfabric/ports';
 import { clientKey, MalformedInputError } from '@lockfabric/ports';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { decodeMessage, encodeMessage } from '@lockfabric/wire';
 import { consoleLogger, type Logger } from './logger.js';
 import { MalformedInputCounter } from './malformed-input.js';

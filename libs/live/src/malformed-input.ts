@@ -1,5 +1,5 @@
 import type { Clock } from '@lockfabric/ports';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { consoleLogger, type Logger } from './logger.js';
 import { RateLimitedLog, type RateLimitOptions } from './rate-limited-log.js';
 

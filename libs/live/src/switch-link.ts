@@ -1,6 +1,6 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { MalformedInputError, type LockPacket, type NodeId, type SwitchPort } from '@lockfabric/ports';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { decodePacketBatch, encodePacketBatch } from '@lockfabric/wire';
 import { consoleLogger, type Logger } from './logger.js';
 import { MalformedInputCounter } from './malformed-input.js';

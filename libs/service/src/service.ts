@@ -3,7 +3,7 @@ import { formatConfig, loadConfig } from '@lockfabric/config';
 import type { Config, NodeRole } from '@lockfabric/config';
 import { configureProcessTls, connectNats, consoleLogger, createSubjects, loadTlsMaterial, processPeerGuard, startHealthServer, startHeartbeat, tlsFilesIn } from '@lockfabric/live';
 import type { HeartbeatPublisher, Logger, Subjects } from '@lockfabric/live';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { MetricsRegistry, initMetricsExport, initTelemetry } from '@lockfabric/telemetry';
 import type { MetricsExport, Telemetry } from '@lockfabric/telemetry';
 import type { NatsConnection } from '@nats-io/transport-node';

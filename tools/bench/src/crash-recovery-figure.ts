@@ -16,7 +16,7 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { RecoveryPhaseSchema } from '@lockfabric/wire';
 import { protocolById } from '@lockfabric/lock-catalog';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { LocalChaos, liveOptions, repoRootForBench, runLive, startLocalCluster, stopLocalCluster } from '@lockfabric/workload-driver';
 import type { ClusterState } from '@lockfabric/workload-driver';
 

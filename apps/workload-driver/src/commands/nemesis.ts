@@ -5,7 +5,7 @@ import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError } from '@lockfabric/ports';
 import { timelineFromHistory, writeFaultReport } from '@lockfabric/report';
 import type { FaultReport, FaultWindow } from '@lockfabric/report';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';

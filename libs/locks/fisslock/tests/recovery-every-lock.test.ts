@@ -3,6 +3,7 @@ import type { LockMode, NodeId } from '@lockfabric/ports';
 import { readFissLockOptions } from '../src/options.js';
 import { RecoverableFissLockClient, recoverInProcess } from '../src/recovery/index.js';
 import { fissSim, deciderControlOf as controlOf } from './support/fiss-sim.js';
+import { lcg32 } from '@lockfabric/random';
 
 
 const MS = 1_000_000;
@@ -19,8 +20,7 @@ async function lostLocks(seed: number, mutant: boolean): Promise<{ lost: number[
   const options = readFissLockOptions({ policy: 'read-preferring', attemptTimeoutNs: 1 * MS });
   const clock = sim.cluster.clock;
   const victim = sim.nodes[2] as NodeId;
-  let rnd = seed >>> 0;
-  const next = (): number => ((rnd = (Math.imul(rnd, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+  const next = lcg32(seed, 'ansiC');
   const failAtNs = 2 * MS;
   let recoveredAtNs = Infinity;
   const dead = new Set<NodeId>();
