@@ -21,6 +21,7 @@ import { INCARNATION_HEADER, STALE_INCARNATION } from './memory-incarnation.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { MalformedInputCounter } from './malformed-input.js';
 import { memoryDescriptionToWire, type MemoryDescription } from './memory-description.js';
+import { errorMessage } from '@lockfabric/ports';
 
 /** Trace context of a batch: the batch's own, and per request where it differs (see verbs.proto). */
 export interface ExecuteContext {
@@ -126,7 +127,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
         try {
           callback(null, toBinary(DescribeResponseSchema, memoryDescriptionToWire({ ...executor.describe(), incarnation })));
         } catch (error) {
-          logger.error(`memory server: describe failed: ${error instanceof Error ? error.message : String(error)}`);
+          logger.error(`memory server: describe failed: ${errorMessage(error)}`);
           callback({ code: status.INTERNAL, details: 'describe failed' });
         }
       },
@@ -141,7 +142,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
     } catch (error) {
       counters.malformedFrames++;
       malformed.record(SOURCE, error, peer);
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       return encode([completionToWire({ status: 'bad-request', detail }, 0)]);
     }
     counters.batches++;
@@ -159,7 +160,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
       } catch (error) {
         counters.malformedRequests++;
         malformed.record(SOURCE, error, peer);
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = errorMessage(error);
         answers.push(completionToWire({ status: 'bad-request', detail }, wire.id));
       }
     }
@@ -172,7 +173,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
       if (completions.length !== runnable.length) throw new Error(`executor returned ${completions.length} completions for ${runnable.length} work requests`);
     } catch (error) {
       counters.executorErrors++;
-      const detail = `memory node failed to execute the batch: ${error instanceof Error ? error.message : String(error)}`;
+      const detail = `memory node failed to execute the batch: ${errorMessage(error)}`;
       logger.error(`memory server: ${detail}`);
       completions = runnable.map(() => ({ status: 'bad-request', detail }));
     }
@@ -278,7 +279,7 @@ class QueuePairStream {
             this.call.write(bytes, () => resolve());
           }),
       )
-      .catch((error: unknown) => this.logger.error(`memory server: could not answer a batch: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) => this.logger.error(`memory server: could not answer a batch: ${errorMessage(error)}`))
       .finally(() => {
         this.inFlight--;
         if (this.paused && !this.draining && this.inFlight < this.maxInFlight) {

@@ -1,5 +1,6 @@
 import { connect, nkeyAuthenticator, type NatsConnection, type Status } from '@nats-io/transport-node';
 import { consoleLogger, type Logger } from './logger.js';
+import { errorMessage } from '@lockfabric/ports';
 
 export interface NatsConnectOptions {
   /** `nats://host:port`, or several for a cluster. */
@@ -70,6 +71,6 @@ async function watchStatus(nc: NatsConnection, name: string, logger: Logger): Pr
       if (line) logger[line.level](line.message);
     }
   } catch (error) {
-    logger.warn(`nats ${name}: status watcher stopped: ${error instanceof Error ? error.message : String(error)}`);
+    logger.warn(`nats ${name}: status watcher stopped: ${errorMessage(error)}`);
   }
 }

@@ -1,4 +1,4 @@
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import { formatConfig, loadConfig } from '@lockfabric/config';
 import type { Config, NodeRole } from '@lockfabric/config';
 import { configureProcessTls, connectNats, consoleLogger, createSubjects, loadTlsMaterial, processPeerGuard, startHealthServer, startHeartbeat, tlsFilesIn } from '@lockfabric/live';
@@ -218,5 +218,5 @@ export function prefixed(logger: Logger, prefix: string): Logger {
 }
 
 export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
