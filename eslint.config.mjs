@@ -5,19 +5,23 @@ import nx from '@nx/eslint-plugin';
 // Layering (DESIGN §1, STYLE "Tags"): every constraint points downward toward `type:port`.
 const depConstraints = [
   { sourceTag: 'type:port', onlyDependOnLibsWithTags: ['type:port'] },
+  // The seeded generators: a leaf. Protocols never take it: they draw from the Random port.
+  { sourceTag: 'type:random', onlyDependOnLibsWithTags: ['type:port'] },
+  // The machine's real-time clock: live processes and the embedded substrate, never a protocol.
+  { sourceTag: 'type:realtime', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:wire', 'type:port'] },
   { sourceTag: 'type:model', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
   { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:port', 'type:protocol'] },
   { sourceTag: 'type:check', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:config', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:telemetry', onlyDependOnLibsWithTags: ['type:port'] },
-  { sourceTag: 'type:workload', onlyDependOnLibsWithTags: ['type:port', 'type:check', 'type:protocol', 'type:wire'] },
-  { sourceTag: 'type:sim', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
+  { sourceTag: 'type:workload', onlyDependOnLibsWithTags: ['type:port', 'type:random', 'type:check', 'type:protocol', 'type:wire'] },
+  { sourceTag: 'type:sim', onlyDependOnLibsWithTags: ['type:port', 'type:model', 'type:random', 'type:realtime'] },
   // The control plane (membership, failure detection, recovery orchestration) is logic over the
   // ControlBus and Clock ports: the live substrate adapts it to NATS, the harness runs it in sim.
   { sourceTag: 'type:control', onlyDependOnLibsWithTags: ['type:port', 'type:wire', 'type:protocol', 'type:control'] },
-  { sourceTag: 'type:live', onlyDependOnLibsWithTags: ['type:port', 'type:model', 'type:wire', 'type:telemetry', 'type:config', 'type:sim', 'type:live', 'type:control'] },
-  { sourceTag: 'type:harness', onlyDependOnLibsWithTags: ['type:port', 'type:sim', 'type:check', 'type:workload', 'type:protocol', 'type:model', 'type:control'] },
+  { sourceTag: 'type:live', onlyDependOnLibsWithTags: ['type:port', 'type:realtime', 'type:model', 'type:wire', 'type:telemetry', 'type:config', 'type:sim', 'type:live', 'type:control'] },
+  { sourceTag: 'type:harness', onlyDependOnLibsWithTags: ['type:port', 'type:random', 'type:sim', 'type:check', 'type:workload', 'type:protocol', 'type:model', 'type:control'] },
   // Run reports render what the checker and the runs produce: histories and verdicts.
   { sourceTag: 'type:report', onlyDependOnLibsWithTags: ['type:port', 'type:check'] },
   { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:port', 'type:config'] },
@@ -80,7 +84,7 @@ export default tseslint.config(
           depConstraints: depConstraints.map((c) =>
             c.onlyDependOnLibsWithTags.includes('*')
               ? c
-              : { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:sim', 'type:model', 'type:check', 'type:workload', 'type:testkit', 'type:protocol', 'type:harness', 'type:telemetry'] },
+              : { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:sim', 'type:model', 'type:check', 'type:workload', 'type:testkit', 'type:protocol', 'type:harness', 'type:telemetry', 'type:random', 'type:realtime'] },
           ),
         },
       ],

@@ -11,7 +11,7 @@ const AGREEMENT_NS = 200_000;
 // every process). The exclusion checker compares holds recorded by different compute-node
 // processes; it is sound only if they share a time base (libs/check/src/exclusion.ts).
 const CHILD = `
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 const clock = new RealClock();
 clock.nowNs();
 const before = process.hrtime.bigint();

@@ -191,7 +191,7 @@ describe('live chaos: SIGKILL a compute node holding NetLock hot locks (switch q
         firstsAfterNotice.map((ms, lock) => `lock ${lock} ${Number.isFinite(ms) ? `+${ms.toFixed(0)} ms` : 'never'}`).join(', ') +
         `; victim entries seen just before the kill ${victimEntries}; survivor acquires ${ends.filter((e) => e.phase === 'ok').length} granted, ${ends.filter((e) => e.phase === 'fail').length} failed`,
     );
-    // Issue 5. Every lock is granted to a survivor again after the notice, and soon after the kill;
+    // Liveness after a kill: every lock is granted to a survivor again after the notice, and soon after the kill;
     // no survivor acquire invoked once the purge had answered fails. The gap CI saw (two locks
     // never granted again, 11 survivor acquires timing out) has two known causes (netlock README,
     // "Locks never granted again"): a timed-out request queued twice (fixed in NetLock's client),

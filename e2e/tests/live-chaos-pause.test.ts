@@ -27,7 +27,7 @@ describe('live chaos: SIGSTOP a holder past its lease, then SIGCONT', () => {
     await cluster?.stop();
   });
 
-  // This test once failed in 1 of 4 runs (issue 5): right after a pause, two clients of the unpaused
+  // This test once failed in 1 of 4 runs: right after a pause, two clients of the unpaused
   // compute-1 held lock 0 together. Cause: a paused holder's release FAA, decided inside its lease
   // but sent after SIGCONT, landed after a waiter had skipped that ticket and advanced nX once more,
   // granting a later reader beside the current writer. DSLR now releases with a CAS fenced on the

@@ -1,6 +1,6 @@
 // Shared pieces of the live chaos tests (not a test file itself).
 import type { HistoryEvent } from '@lockfabric/check';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 
 const serviceClock = new RealClock();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
 import { runCli } from './cli.js';
 
-// Issue 20: a live bench sets each protocol's uncontended latency against the bare transport
+// A live bench sets each protocol's uncontended latency against the bare transport
 // measured in the same run. The figures are recorded (printed and written under test-output/),
 // never asserted on: only their shape and the exact round trips each fast path needs are.
 

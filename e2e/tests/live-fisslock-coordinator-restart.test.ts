@@ -7,7 +7,7 @@ import { withLiveCluster } from './live-cluster.js';
 import { MS, liveNowNs, metric, sleep, waitFor } from './live-chaos-support.js';
 import { actionWords, fissPhases, holdsAcross, stepsOf } from './fiss-recovery-support.js';
 
-// Issue 5, item 4 (1): the switch-dataplane restarts while the coordinator is down. It comes back
+// Recovery across a coordinator outage: the switch-dataplane restarts while the coordinator is down. It comes back
 // closed with empty registers and zeroed seq windows; the restarted coordinator, which remembers
 // nothing, must see from the switch's Describe that it was never opened since it started, and run
 // FissLock's S1–S3 over the compute nodes (which still hold the locks) before opening it. Opened

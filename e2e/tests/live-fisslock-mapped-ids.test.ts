@@ -4,7 +4,7 @@ import { liveOptions, runLive } from '@lockfabric/workload-driver';
 import type { LiveRunResult } from '@lockfabric/workload-driver';
 import { withLiveCluster } from './live-cluster.js';
 
-// FissLock with sparse application lock ids across real processes (issue 4, spec §6.5): the
+// FissLock with sparse application lock ids across real processes (FissLock §6, "non-linear lock IDs"): the
 // switch-dataplane runs the FissLock decider, two compute nodes run clients over real NATS, and the
 // id-map daemon runs in the lowest-numbered compute node's FissLock service. The workload draws
 // 4 lock indexes and spreads them over [0, 2^32) (`lockIds: 'sparse'`), so every id is far past

@@ -5,7 +5,7 @@ import type { FissResponder, RecoveryPool } from '@lockfabric/control-fisslock';
 import { FissCallError, NatsFissParticipant, machineOrdersToWire, runFissRecovery, serverReportFromWire } from '@lockfabric/coordinator/service';
 import type { DeciderControl, MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
 import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import type { LockPacket, SwitchPort } from '@lockfabric/ports';
 import { startNatsServer } from '@lockfabric/testkit';
 import type { NatsServerHandle } from '@lockfabric/testkit';

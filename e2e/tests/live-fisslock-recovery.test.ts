@@ -156,7 +156,7 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
       if (grant) firstGrantMs.push((grant.timeNs - killedAtNs) / MS);
       else neverGranted.push(lock);
     }
-    // every lock comes back (issue 5's lost-lock gap: a survivor's request queued by S2 whose
+    // every lock comes back (the lost-lock gap, FissLock recovery README: a survivor's request queued by S2 whose
     // attempt then timed out never sent its abort, and the agent later handed the lock to it)
     expect(neverGranted, `locks never granted to a survivor after S3\ncoordinator log:\n${tail(coordinator.log, 20)}`).toStrictEqual([]);
     console.log(`first survivor grant per lock after S3: ${firstGrantMs.map((ms) => `+${ms.toFixed(0)} ms`).join(', ')} from the kill; S3 ended +${((s3EndNs - killedAtNs) / MS).toFixed(0)} ms`);

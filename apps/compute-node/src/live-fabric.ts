@@ -2,6 +2,7 @@ import { MemoryQueuePair } from '@lockfabric/live';
 import type { Logger, MemoryDescription } from '@lockfabric/live';
 import type { Nic } from '@lockfabric/fabric';
 import type { Completion, NodeId, PostOptions, TableBinding, WorkRequest } from '@lockfabric/ports';
+import { errorMessage } from '@lockfabric/ports';
 
 /** A memory node that broke its stream is described again after 50 ms, doubling up to 1 s: no hot loop while it is down. */
 export const MEMORY_REBIND = { initialMs: 50, maxMs: 1_000 } as const;
@@ -169,7 +170,7 @@ export class LiveFabric {
       this.queuePairs.set(node, qp);
       return qp;
     } catch (error) {
-      this.logger.warn(`cannot reach node ${node} at ${address}: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`cannot reach node ${node} at ${address}: ${errorMessage(error)}`);
       return undefined;
     }
   }

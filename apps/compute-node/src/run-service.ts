@@ -9,9 +9,10 @@ import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { MalformedInputCounter, grpcError, guardedServer, rawMethodOf, unaryHandler } from '@lockfabric/live';
 import type { Logger, MailboxHub, MemoryDescription } from '@lockfabric/live';
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace } from '@lockfabric/ports';
-import { RealClock, SeededRandom } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
+import { SeededRandom } from '@lockfabric/random';
 import {
   ComputeNodeService,
   DescribeComputeNodeResponseSchema,
@@ -163,7 +164,7 @@ export class ComputeRunService {
     try {
       prepared = await this.slot.begin(request);
     } catch (error) {
-      failCall(call, statusOf(error), error instanceof Error ? error.message : String(error));
+      failCall(call, statusOf(error), errorMessage(error));
       return;
     }
     this.abortRun = abort;
@@ -173,8 +174,8 @@ export class ComputeRunService {
       call.end();
     } catch (error) {
       const code = error instanceof ConfigError ? GrpcStatus.INVALID_ARGUMENT : GrpcStatus.INTERNAL;
-      this.deps.logger.warn(`run ${request.runId} failed: ${error instanceof Error ? error.message : String(error)}`);
-      failCall(call, code, error instanceof Error ? error.message : String(error));
+      this.deps.logger.warn(`run ${request.runId} failed: ${errorMessage(error)}`);
+      failCall(call, code, errorMessage(error));
     } finally {
       if (this.abortRun === abort) this.abortRun = undefined;
       prepared.clientSwitchPort?.close();

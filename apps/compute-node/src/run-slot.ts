@@ -1,6 +1,7 @@
 import { equals } from '@bufbuild/protobuf';
 import { RunRequestSchema } from '@lockfabric/wire';
 import type { RunRequest } from '@lockfabric/wire';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 
 /** How long a prepared run waits for its Run before the node drops it (README: "start barrier"). */
 export const DEFAULT_PREPARED_TIMEOUT_MS = 60_000;
@@ -17,7 +18,7 @@ export type RunSlotPhase = 'idle' | 'preparing' | 'prepared' | 'running';
  */
 export type RunSlotErrorCode = 'busy' | 'run-mismatch' | 'request-differs' | 'not-prepared' | 'dropped';
 
-export class RunSlotError extends Error {
+export class RunSlotError extends LockFabricError {
   constructor(
     readonly code: RunSlotErrorCode,
     message: string,
@@ -204,7 +205,7 @@ export class RunSlot<P> {
       await this.options.discard(value);
     } catch (error) {
       // The run is gone either way; a node service that fails to stop must not fail the next Prepare.
-      this.options.onDropped?.(runId, `discarding it failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.onDropped?.(runId, `discarding it failed: ${errorMessage(error)}`);
     }
   }
 

@@ -4,7 +4,7 @@ import type { ServerReport } from '@lockfabric/lock-fisslock';
 import { GatedSwitchPort, FissWireError, machineOrdersFromWire, startFissRecoveryResponder } from '@lockfabric/control-fisslock';
 import type { FissResponder, FissResponderDeps, RecoveryPool } from '@lockfabric/control-fisslock';
 import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import type { LockPacket, SwitchPort } from '@lockfabric/ports';
 import { startNatsServer } from '@lockfabric/testkit';
 import type { NatsServerHandle } from '@lockfabric/testkit';

@@ -2,7 +2,7 @@ import { fromBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { startFissStuckReporter } from '@lockfabric/control-fisslock';
 import { NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import type { AgentPool, StuckReport } from '@lockfabric/lock-fisslock';
 import { startNatsServer } from '@lockfabric/testkit';
 import type { NatsServerHandle } from '@lockfabric/testkit';

@@ -8,7 +8,7 @@ import { MalformedInputCounter, NatsControlBus } from '@lockfabric/live';
 import type { Logger, Subjects } from '@lockfabric/live';
 import type { Clock, Trace } from '@lockfabric/ports';
 import type { RunningService } from '@lockfabric/service';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { MetricsRegistry } from '@lockfabric/telemetry';
 import { StatusResponseSchema } from '@lockfabric/wire';
 import { startCoordinatorServer } from './coordinator-server.js';

@@ -4,7 +4,7 @@ import { RecoveryBook } from '@lockfabric/control';
 import { startFissRecoveryHook } from '@lockfabric/control-fisslock';
 import type { FissRecoveryHook } from '@lockfabric/control-fisslock';
 import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects } from '@lockfabric/live';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { FissSwitchAdmissionSchema } from '@lockfabric/wire';
 import type { FissSwitchAdmission } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

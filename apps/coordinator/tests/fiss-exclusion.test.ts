@@ -101,7 +101,7 @@ const beat = (role: string, id: string, node: number, incarnation: number): Hear
   return b;
 };
 
-describe('coordinator: a FissLock recovery a live compute node does not answer (issue 5, item 4 (2))', () => {
+describe('coordinator: a FissLock recovery a live compute node does not answer (a recovery must not hang on a silent node)', () => {
   it('declares that node dead (view, notice), runs S1–S3 without it and opens the switch at the new epoch', async () => {
     beat('compute', '1', 1, 1);
     beat('compute', '2', 2, 1);

@@ -7,7 +7,7 @@ import { MalformedInputCounter, NatsControlBus, announceFissSwitch, connectNats,
 import { FissStuckLockSchema } from '@lockfabric/wire';
 import type { MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
 import type { NodeId } from '@lockfabric/ports';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { memoryLogger, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
 

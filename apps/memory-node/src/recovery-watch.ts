@@ -7,6 +7,7 @@ import { RecoveryPhaseSchema, ResetOrderSchema, decodeWire } from '@lockfabric/w
 import type { MemoryNodeExecutor } from './memory-executor.js';
 import { recoverTable } from './table-recovery.js';
 import type { TableBinding, TableRecoveryResult } from './table-recovery.js';
+import { errorMessage } from '@lockfabric/ports';
 
 export interface RecoveryWatchDeps {
   readonly nc: NatsConnection;
@@ -57,7 +58,7 @@ export function startRecoveryWatch(deps: RecoveryWatchDeps): RecoveryWatch {
       });
       nc.publish(phaseSubject, toBinary(RecoveryPhaseSchema, report));
     } catch (error) {
-      logger.warn(`memory node ${deps.node}: could not report the recovery of node ${fence.node}: ${error instanceof Error ? error.message : String(error)}`);
+      logger.warn(`memory node ${deps.node}: could not report the recovery of node ${fence.node}: ${errorMessage(error)}`);
     }
   };
 

@@ -3,6 +3,7 @@ import { expandEgress } from '@lockfabric/switch';
 import type { Delivery, EgressAction, FaultInjector, Switch, UnicastAction } from '@lockfabric/switch';
 import { DelayedDeliveries, realTimers } from './delayed-deliveries.js';
 import type { Timers } from './delayed-deliveries.js';
+import { errorMessage } from '@lockfabric/ports';
 
 /** Drop reasons the data plane adds to the program's own (`no-dst`, `program-error`, …). */
 /** The program threw on the packet (a rule violation or a bug); the same reason `Switch` uses. */
@@ -89,7 +90,7 @@ export class Dataplane {
     } catch (error) {
       // The switch has already undone the packet's register writes and counted the error kind.
       this.drop(DROP_PROGRAM_ERROR);
-      this.options.onError?.(`switch program '${this.options.sw.program.name}' failed on ${describePacket(packet, fromMachine)}: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.onError?.(`switch program '${this.options.sw.program.name}' failed on ${describePacket(packet, fromMachine)}: ${errorMessage(error)}`);
       return;
     }
     this.guard(
@@ -142,7 +143,7 @@ export class Dataplane {
       run();
     } catch (error) {
       this.drop(DROP_INTERNAL_ERROR);
-      this.options.onError?.(`switch: ${what()} failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.onError?.(`switch: ${what()} failed: ${errorMessage(error)}`);
     }
   }
 

@@ -3,7 +3,8 @@ import { MalformedInputCounter, RateLimitedLog, SwitchIngress } from '@lockfabri
 import type { Logger, Subjects } from '@lockfabric/live';
 import type { Clock } from '@lockfabric/ports';
 import type { RunningService } from '@lockfabric/service';
-import { RealClock, SeededRandom } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
+import { SeededRandom } from '@lockfabric/random';
 import { FaultInjector, Switch } from '@lockfabric/switch';
 import type { SwitchProgram } from '@lockfabric/switch';
 import { MetricsRegistry } from '@lockfabric/telemetry';

@@ -36,7 +36,7 @@ export function registerSwitchMetrics(metrics: MetricsRegistry, sources: SwitchM
   const admissionEpoch = metrics.gauge({ name: 'lockfabric_switch_admission_epoch', help: 'Membership epoch the switch was last opened or closed with' });
   const admissionOpen = metrics.gauge({ name: 'lockfabric_switch_admission_open', help: '1 while the switch admits stamped lock packets' });
   const delayed = metrics.gauge({ name: 'lockfabric_switch_delayed_in_flight', help: 'Copies (egress) and packets (ingress) held back by delay or reorder faults' });
-  // The memory report (issue 4): fixed once the program is built, so set once.
+  // The register-memory report: fixed once the program is built, so set once.
   const description = sources.sw.describe();
   const facts = programFacts(sources.sw.program);
   metrics.gauge({ name: 'lockfabric_switch_register_bytes', help: 'Stateful register memory the program allocated, in bytes (as SwitchControl.Describe reports it)' }).set(undefined, description.registerBytes);

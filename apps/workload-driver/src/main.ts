@@ -1,4 +1,4 @@
-import { LockFabricError } from '@lockfabric/ports';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 import { benchCommand } from './commands/bench.js';
 import { certsCommand } from './commands/certs.js';
 import { chaosCommand } from './commands/chaos.js';
@@ -71,7 +71,7 @@ try {
     console.error(error.message);
     process.exitCode = 2;
   } else {
-    console.error(`lockfabric: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`lockfabric: ${errorMessage(error)}`);
     process.exitCode = 4;
   }
 }

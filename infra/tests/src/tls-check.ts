@@ -1,7 +1,7 @@
 import { podSpecOf } from './kustomize.js';
 import type { Doc } from './yaml-docs.js';
 
-/** The identity role each workload's certificate Secret must carry (decision record 0006). */
+/** The identity role each workload's certificate Secret must carry (decision record 0007). */
 export const TLS_SECRETS: Readonly<Record<string, string>> = {
   'memory-node': 'lockfabric-tls-memory-node',
   'compute-node': 'lockfabric-tls-compute-node',

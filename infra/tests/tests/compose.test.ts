@@ -110,7 +110,7 @@ function healthProblems(services: Record<string, Service>, configs: ReadonlyMap<
   return problems;
 }
 
-/** Identity role of each app's certificate folder (decision record 0006); the CLI acts as the driver. */
+/** Identity role of each app's certificate folder (decision record 0007); the CLI acts as the driver. */
 const TLS_ROLES: Record<string, string> = { 'memory-node': 'memory-node', 'compute-node': 'compute-node', 'switch-dataplane': 'switch', coordinator: 'coordinator', lockfabric: 'driver' };
 
 /** Every app mounts its role's certificate folder read-only where it reads it, and nothing turns TLS off. */

@@ -179,7 +179,7 @@ const sections = {
     })
     .strict()
     .default({}),
-  // gRPC transport security (decision record 0006). Files default to <dir>/ca.crt, tls.crt, tls.key.
+  // gRPC transport security (decision record 0007). Files default to <dir>/ca.crt, tls.crt, tls.key.
   tls: z
     .object({
       /** mtls: every gRPC server and client uses the certificates; insecure: plaintext, loudly logged. */

@@ -1,6 +1,6 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { FissPolicy, MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
-import { LockFabricError } from '@lockfabric/ports';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { FissRecoveryReply } from '@lockfabric/wire';
@@ -70,13 +70,13 @@ export class BusFissParticipant implements FissParticipant {
     try {
       data = await this.bus.request(subject, toBinary(FissRecoveryRequestSchema, request), { timeoutMs: this.timeoutMs });
     } catch (error) {
-      throw new FissCallError(this.machine, verb, `no answer within ${this.timeoutMs} ms (${error instanceof Error ? error.message : String(error)})`);
+      throw new FissCallError(this.machine, verb, `no answer within ${this.timeoutMs} ms (${errorMessage(error)})`);
     }
     let reply: FissRecoveryReply;
     try {
       reply = decodeWire(FissRecoveryReplySchema, data, subject);
     } catch (error) {
-      throw new FissWireError(subject, error instanceof Error ? error.message : String(error));
+      throw new FissWireError(subject, errorMessage(error));
     }
     if (reply.error) throw new FissCallError(this.machine, verb, reply.error);
     return reply;

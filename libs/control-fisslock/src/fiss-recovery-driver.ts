@@ -1,6 +1,6 @@
 import { checkRepairPlan, ordersFor, repairLockState, switchImage, writeSwitchImage, DECIDER_ARRAYS } from '@lockfabric/lock-fisslock';
 import type { DeciderControl, FissPolicy, MachineOrders, RepairPlan, ServerReport } from '@lockfabric/lock-fisslock';
-import { LockFabricError } from '@lockfabric/ports';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 import type { NodeId, Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
 
 /** One surviving compute node as the coordinator drives it (NATS request/reply live, direct calls in-process). */
@@ -67,7 +67,7 @@ export class FissParticipantError extends LockFabricError {
     readonly stage: FissStage,
     readonly failures: readonly { readonly machine: NodeId; readonly error: unknown }[],
   ) {
-    super(`fisslock recovery ${stage}: ${failures.map((f) => `machine ${f.machine}: ${f.error instanceof Error ? f.error.message : String(f.error)}`).join('; ')}`);
+    super(`fisslock recovery ${stage}: ${failures.map((f) => `machine ${f.machine}: ${errorMessage(f.error)}`).join('; ')}`);
   }
 
   get machines(): NodeId[] {

@@ -1,5 +1,5 @@
 import type { FissPolicy } from '@lockfabric/lock-fisslock';
-import { MalformedInputError, NS_PER_MS } from '@lockfabric/ports';
+import { MalformedInputError, NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { NodeId, Trace } from '@lockfabric/ports';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { FissStuckLockSchema, FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
@@ -156,7 +156,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
     try {
       bus.publish(admitSubject, toBinary(FissSwitchAdmissionSchema, create(FissSwitchAdmissionSchema, { node, epoch, open })));
     } catch (error) {
-      logger.warn(`fisslock recovery: could not publish admission on ${admitSubject}: ${error instanceof Error ? error.message : String(error)}`);
+      logger.warn(`fisslock recovery: could not publish admission on ${admitSubject}: ${errorMessage(error)}`);
     }
   };
   /** The switch a recovery concerns: the restarted one when only it is concerned, else every switch. */
@@ -327,7 +327,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
         const error = outcome.error;
         const culprits = error instanceof FissParticipantError ? error.machines : [];
         const step = nextStep({ attempt, culprits, switchAlive: switchAlive(switchOf(members)), laterQueued: queued > 0 }, deps.attempts ?? DEFAULT_ATTEMPT_POLICY);
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         const lead = `fisslock recovery after ${member.role}/${member.id}, attempt ${attempt}`;
         if (step.kind === 'exclude') {
           const reason = `did not take part in FissLock recovery (${attempt} attempts): ${message}`;
@@ -372,7 +372,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
       fiss = control.arrays.includes('fisslock.free');
       admission = control.admission;
     } catch (error) {
-      logger.warn(`fisslock recovery: switch/${member.id} at ${address} did not describe itself (${error instanceof Error ? error.message : String(error)}); recovered before it opens`);
+      logger.warn(`fisslock recovery: switch/${member.id} at ${address} did not describe itself (${errorMessage(error)}); recovered before it opens`);
     } finally {
       control.close();
     }
@@ -393,7 +393,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
         queued--;
         return job();
       })
-      .catch((error: unknown) => logger.warn(`fisslock recovery: ${error instanceof Error ? error.message : String(error)}`));
+      .catch((error: unknown) => logger.warn(`fisslock recovery: ${errorMessage(error)}`));
   };
 
   return {

@@ -1,7 +1,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { BusMessage, ControlBus, Logger, MalformedSink, Subjects, Unsubscribe } from '@lockfabric/control';
 import type { FissPolicy, MachineRecovery } from '@lockfabric/lock-fisslock';
-import { NS_PER_MS } from '@lockfabric/ports';
+import { NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { Clock, NodeId } from '@lockfabric/ports';
 import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { FissRecoveryRequest, FissServerReport } from '@lockfabric/wire';
@@ -102,7 +102,7 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
     try {
       msg.respond?.(toBinary(FissRecoveryReplySchema, create(FissRecoveryReplySchema, { machine: node, epoch: newestEpoch, ...fields })));
     } catch (error) {
-      logger.warn(`fisslock recovery: could not answer on ${msg.subject}: ${error instanceof Error ? error.message : String(error)}`);
+      logger.warn(`fisslock recovery: could not answer on ${msg.subject}: ${errorMessage(error)}`);
     }
   };
 
@@ -162,13 +162,13 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
         request = decodeWire(FissRecoveryRequestSchema, msg.data, subject);
       } catch (decodeError) {
         deps.malformed.record(subject, decodeError);
-        return reply(msg, { error: `malformed request: ${decodeError instanceof Error ? decodeError.message : String(decodeError)}` });
+        return reply(msg, { error: `malformed request: ${errorMessage(decodeError)}` });
       }
       try {
         handle(verb, request, msg);
       } catch (failure) {
         deps.malformed.record(subject, failure);
-        reply(msg, { error: failure instanceof Error ? failure.message : String(failure) });
+        reply(msg, { error: errorMessage(failure) });
       }
     });
   });

@@ -1,7 +1,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { ControlBus, Logger, Subjects } from '@lockfabric/control';
 import type { AgentPool, StuckReport } from '@lockfabric/lock-fisslock';
-import { NS_PER_MS } from '@lockfabric/ports';
+import { NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { Clock, NodeId } from '@lockfabric/ports';
 import { FissStuckLockSchema } from '@lockfabric/wire';
 
@@ -51,7 +51,7 @@ export function startFissStuckReporter(deps: FissStuckReporterDeps): FissStuckRe
       published++;
       deps.logger.warn(`compute node ${deps.node}: fisslock lock ${report.lid} is stuck (${report.reason}); reported to the coordinator`);
     } catch (error) {
-      deps.logger.warn(`compute node ${deps.node}: could not report stuck lock ${report.lid} on ${subject}: ${error instanceof Error ? error.message : String(error)}`);
+      deps.logger.warn(`compute node ${deps.node}: could not report stuck lock ${report.lid} on ${subject}: ${errorMessage(error)}`);
     }
   };
   /** Whether a pool is attached now. */

@@ -1,5 +1,5 @@
 import { toBinary } from '@bufbuild/protobuf';
-import { NS_PER_MS } from '@lockfabric/ports';
+import { NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { Clock, NodeId, Trace } from '@lockfabric/ports';
 import { FailureNoticeSchema, MembershipViewSchema, RecoveryPhaseSchema, ResetOrderSchema, decodeWire } from '@lockfabric/wire';
 import type { ControlBus, Unsubscribe } from './bus.js';
@@ -132,7 +132,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
       bus.publish(membershipSubject, toBinary(MembershipViewSchema, membershipViewToWire(view)));
     } catch (error) {
       // The next change or announce carries the view again.
-      warn(`coordinator: could not publish the view of epoch ${view.epoch}: ${error instanceof Error ? error.message : String(error)}`);
+      warn(`coordinator: could not publish the view of epoch ${view.epoch}: ${errorMessage(error)}`);
     }
   };
   const membership = new Membership(
@@ -183,7 +183,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
       if (lastTable) bus.publish(tableSubject, lastTable);
       logger.info(`memory/${memoryId} restarted: its table is empty (free); lock table binding announced again`);
     } catch (error) {
-      warn(`coordinator: could not re-announce the lock table: ${error instanceof Error ? error.message : String(error)}`);
+      warn(`coordinator: could not re-announce the lock table: ${errorMessage(error)}`);
     }
   };
 
@@ -257,7 +257,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     try {
       bus.publish(failureSubject, toBinary(FailureNoticeSchema, failureNoticeToWire(recovery, reason)));
     } catch (error) {
-      warn(`coordinator: could not publish the failure notice of ${member.role}/${member.id}: ${error instanceof Error ? error.message : String(error)}`);
+      warn(`coordinator: could not publish the failure notice of ${member.role}/${member.id}: ${errorMessage(error)}`);
     }
     if (recovery.doneAtNs !== undefined) logDone(recovery);
     if (member.role === 'compute') {
@@ -289,7 +289,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
       }
       for (const recovery of recoveries.tick(nowNs)) logDone(recovery);
     } catch (error) {
-      warn(`coordinator: tick failed: ${error instanceof Error ? error.message : String(error)}`);
+      warn(`coordinator: tick failed: ${errorMessage(error)}`);
     }
   };
   // Ticks at half an interval: a death is noticed at most half an interval after it is due.

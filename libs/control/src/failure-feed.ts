@@ -1,5 +1,5 @@
 import type { NodeServiceContext } from '@lockfabric/locks-common';
-import { MalformedInputError } from '@lockfabric/ports';
+import { MalformedInputError, errorMessage } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import { FailureNoticeSchema, MemberState, MembershipViewSchema, decodeWire } from '@lockfabric/wire';
 import type { MembershipView } from '@lockfabric/wire';
@@ -54,7 +54,7 @@ export function startFailureFeed(deps: FailureFeedDeps): FailureFeed {
       try {
         listener(node);
       } catch (listenerError) {
-        deps.logger.warn(`compute node ${deps.node}: failure listener threw: ${listenerError instanceof Error ? listenerError.message : String(listenerError)}`);
+        deps.logger.warn(`compute node ${deps.node}: failure listener threw: ${errorMessage(listenerError)}`);
       }
     }
   };

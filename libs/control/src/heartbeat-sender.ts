@@ -1,5 +1,5 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import { NS_PER_MS } from '@lockfabric/ports';
+import { NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { Clock, NodeId } from '@lockfabric/ports';
 import { HeartbeatSchema } from '@lockfabric/wire';
 import type { ControlBus } from './bus.js';
@@ -54,7 +54,7 @@ export function startHeartbeatSender(options: HeartbeatSenderOptions): Heartbeat
       options.bus.publish(subject, toBinary(HeartbeatSchema, heartbeat));
     } catch (error) {
       // A missed heartbeat is what failure detection is for; keep beating.
-      logger.warn(`heartbeat ${options.role}/${options.id}: could not publish: ${error instanceof Error ? error.message : String(error)}`);
+      logger.warn(`heartbeat ${options.role}/${options.id}: could not publish: ${errorMessage(error)}`);
     }
   };
   beat();

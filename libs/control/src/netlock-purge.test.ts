@@ -1,6 +1,6 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { NodeId } from '@lockfabric/ports';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { FissSwitchAnnounceSchema, PurgeNetLockMachineResponseSchema } from '@lockfabric/wire';
 import type { PurgeNetLockMachineResponse } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import { LockFabricError, NS_PER_MS } from '@lockfabric/ports';
+import { LockFabricError, NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import { FissSwitchAnnounceSchema, PurgeNetLockMachineResponseSchema, decodeWire } from '@lockfabric/wire';
 import type { PurgeNetLockMachineResponse } from '@lockfabric/wire';
@@ -153,7 +153,7 @@ export function startNetLockPurge(deps: NetLockPurgeDeps): NetLockPurgeTrigger {
             logger.info(`netlock purge after compute/${member.id}: the switch at ${address} runs no netlock program (${error.detail}); nothing to purge`);
             return finish(member, startNs, 'not-netlock');
           }
-          logger.warn(`netlock purge after compute/${member.id}, attempt ${attempt}: ${error instanceof Error ? error.message : String(error)}${last ? '; giving up' : `; again in ${retryDelayMs} ms`}`);
+          logger.warn(`netlock purge after compute/${member.id}, attempt ${attempt}: ${errorMessage(error)}${last ? '; giving up' : `; again in ${retryDelayMs} ms`}`);
           if (last) return finish(member, startNs, 'failed');
         }
       }

@@ -1,4 +1,4 @@
-import { NS_PER_MS } from '@lockfabric/ports';
+import { NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { Clock, NodeId } from '@lockfabric/ports';
 import { FailureNoticeSchema, HeartbeatSchema, MemberState, MembershipViewSchema, decodeWire } from '@lockfabric/wire';
 import type { ControlBus, Unsubscribe } from './bus.js';
@@ -133,5 +133,5 @@ export function startRejoinWatch(deps: RejoinWatchDeps): RejoinWatch {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -1,7 +1,9 @@
 import type { NodeId } from '@lockfabric/ports';
+import { LockFabricError } from '@lockfabric/ports';
 
 /** A subject token was empty, contained a NATS wildcard or separator, or a number was not an id. */
-export class SubjectTokenError extends Error {
+export class SubjectTokenError extends LockFabricError {
+  readonly code = 'SUBJECT_TOKEN';
   constructor(
     readonly field: string,
     readonly value: unknown,

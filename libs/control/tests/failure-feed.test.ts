@@ -1,5 +1,6 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import { RealClock, RealTimeScheduler } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
+import { RealTimeScheduler } from '@lockfabric/sim';
 import { FailureNoticeSchema, MemberSchema, MemberState, MembershipViewSchema } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlBus } from '../src/bus.js';

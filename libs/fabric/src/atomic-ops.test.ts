@@ -1,6 +1,7 @@
 import type { AtomicWidth } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
 import { maskedCasResult, maskedFaaResult, widthMask } from './atomic-ops.js';
+import { xorshift32 } from '@lockfabric/random';
 
 /** Slow, obviously-correct masked FAA: split into fields at the boundary bits, add each modulo its size. */
 function referenceMaskedFaa(old: bigint, add: bigint, boundaryMask: bigint, width: AtomicWidth): bigint {
@@ -25,19 +26,9 @@ function randomBig(next: () => number, width: AtomicWidth): bigint {
   return v;
 }
 
-function xorshift(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return s >>> 0;
-  };
-}
-
 describe('maskedFaaResult', () => {
   it('matches a field-by-field reference on random operands and masks', () => {
-    const next = xorshift(12345);
+    const next = xorshift32(12345);
     for (let i = 0; i < 2000; i++) {
       const width: AtomicWidth = i % 2 === 0 ? 8 : 16;
       const old = randomBig(next, width);

@@ -7,6 +7,7 @@ import type { ClientPorts, Grant, LockClient, LockId, LockMode, NodeId, Verbs, W
 import { createSimCluster } from '@lockfabric/sim';
 import { RunStats, runClients } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
+import { mulberry32 } from '@lockfabric/random';
 
 /** A verb a client posted, as the kill switch sees it once it completed. */
 export interface VerbDone {
@@ -266,12 +267,7 @@ export async function killSweepRun(protocol: ProtocolDefinition, seed: number, o
   return { verdictOk: verdict.ok, why, recoveryAfterNoticeMs: recovery, neverFreed, cutOff: !outcome.done, survivorAcquireErrors: errors };
 }
 
+/** mulberry32 from a golden-ratio-scaled seed: the sequence recorded seeds were found with. */
 function mulberry(seed: number): () => number {
-  let state = seed * 0x9e3779b1;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(seed * 0x9e3779b1);
 }

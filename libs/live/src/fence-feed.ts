@@ -4,6 +4,7 @@ import type { Fence, FenceTable, ViewMember } from './fence-table.js';
 import { consoleLogger, type Logger } from './logger.js';
 import type { MalformedInputCounter } from './malformed-input.js';
 import type { Subjects } from './subjects.js';
+import { errorMessage } from '@lockfabric/ports';
 
 export interface FenceFeedOptions {
   readonly nc: NatsConnection;
@@ -34,7 +35,7 @@ export function followFences(options: FenceFeedOptions): FenceFeed {
     try {
       options.onFence?.(fence);
     } catch (error) {
-      logger.warn(`fence of compute node ${fence.node} (incarnation ${fence.incarnation}): listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      logger.warn(`fence of compute node ${fence.node} (incarnation ${fence.incarnation}): listener failed: ${errorMessage(error)}`);
     }
   };
   const membershipSubject = subjects.membership();

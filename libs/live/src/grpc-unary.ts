@@ -5,7 +5,7 @@ import type { ServerUnaryCall, ServiceError, handleUnaryCall, sendUnaryData } fr
 import { rawMethodOf } from './grpc-raw.js';
 import { clientCredentials } from './tls/process-tls.js';
 import type { MalformedInputCounter } from './malformed-input.js';
-import { MalformedInputError } from '@lockfabric/ports';
+import { MalformedInputError, errorMessage } from '@lockfabric/ports';
 import { decodeWire } from '@lockfabric/wire';
 
 /** A gRPC error whose status and details grpc-js sends as they are. */
@@ -38,7 +38,7 @@ export function unaryHandler<I extends DescMessage, O extends DescMessage>(
       request = decodeWire(method.input, call.request, source);
     } catch (error) {
       options.malformed.record(source, error, call.getPeer());
-      callback(grpcError(GrpcStatus.INVALID_ARGUMENT, error instanceof Error ? error.message : String(error)));
+      callback(grpcError(GrpcStatus.INVALID_ARGUMENT, errorMessage(error)));
       return;
     }
     void (async () => {
@@ -48,7 +48,7 @@ export function unaryHandler<I extends DescMessage, O extends DescMessage>(
         // A request that decodes but asks for nonsense (a probability of 7) is malformed input too.
         if (error instanceof MalformedInputError) options.malformed.record(source, error, call.getPeer());
         const code = error instanceof MalformedInputError ? GrpcStatus.INVALID_ARGUMENT : (options.statusOf?.(error) ?? GrpcStatus.INTERNAL);
-        callback(grpcError(code, error instanceof Error ? error.message : String(error)));
+        callback(grpcError(code, errorMessage(error)));
       }
     })();
   };

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorMessage } from '@lockfabric/ports';
 
 export interface HealthServerOptions {
   /** 0 picks a free port. */
@@ -43,7 +44,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   };
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) reply(response, 500, `${error instanceof Error ? error.message : String(error)}\n`);
+      if (!response.headersSent) reply(response, 500, `${errorMessage(error)}\n`);
       else response.destroy();
     });
   });

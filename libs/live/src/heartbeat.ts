@@ -2,7 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { startHeartbeatSender } from '@lockfabric/control';
 import type { HeartbeatPublisher } from '@lockfabric/control';
 import type { Clock, NodeId } from '@lockfabric/ports';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { consoleLogger, type Logger } from './logger.js';
 import { NatsControlBus } from './nats-control-bus.js';
 import { RateLimitedLog } from './rate-limited-log.js';

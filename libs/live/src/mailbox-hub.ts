@@ -1,7 +1,7 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ClientAddress, Clock, Mailbox, Message, NodeId, ReceiveOptions } from '@lockfabric/ports';
-import { clientKey, MalformedInputError } from '@lockfabric/ports';
-import { RealClock } from '@lockfabric/sim';
+import { clientKey, MalformedInputError, errorMessage } from '@lockfabric/ports';
+import { RealClock } from '@lockfabric/realtime';
 import { decodeMessage, encodeMessage } from '@lockfabric/wire';
 import { consoleLogger, type Logger } from './logger.js';
 import { MalformedInputCounter } from './malformed-input.js';
@@ -128,7 +128,7 @@ export class MailboxHub {
     } catch (error) {
       // The port promises nothing about delivery; a closed connection loses the message, counted.
       this.counters.sendFailures++;
-      this.overflowLog.warn(`mailbox node ${this.node}: could not send to ${clientKey(message.to)}: ${error instanceof Error ? error.message : String(error)}`);
+      this.overflowLog.warn(`mailbox node ${this.node}: could not send to ${clientKey(message.to)}: ${errorMessage(error)}`);
     }
   }
 

@@ -1,7 +1,8 @@
 import type { Clock } from '@lockfabric/ports';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { consoleLogger, type Logger } from './logger.js';
 import { RateLimitedLog, type RateLimitOptions } from './rate-limited-log.js';
+import { errorMessage } from '@lockfabric/ports';
 
 export interface MalformedInputOptions extends RateLimitOptions {
   readonly logger?: Logger;
@@ -24,7 +25,7 @@ export class MalformedInputCounter {
   /** Counts one dropped input from `source`; `sender` is who sent it, when known. */
   record(source: string, error: unknown, sender?: string): void {
     this.counts.set(source, (this.counts.get(source) ?? 0) + 1);
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     this.log.warn(`dropped malformed input on ${source} from ${sender ?? 'an unknown sender'}: ${reason}`);
   }
 

@@ -1,6 +1,6 @@
 import { Client, Metadata, status, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { Completion, NodeId, PostOptions, SpanContextRef, WorkRequest } from '@lockfabric/ports';
-import { FabricAccessError } from '@lockfabric/ports';
+import { FabricAccessError, errorMessage } from '@lockfabric/ports';
 import {
   completionFromWire,
   decodeCompletionBatch,
@@ -159,7 +159,7 @@ export class MemoryQueuePair {
       await new Promise<void>((resolve, reject) => qp.client.waitForReady(Date.now() + timeoutMs, (error) => (error ? reject(error) : resolve())));
     } catch (error) {
       qp.client.close();
-      throw new FabricAccessError('unreachable', `memory node ${address} did not accept a connection within ${timeoutMs} ms: ${error instanceof Error ? error.message : String(error)}`);
+      throw new FabricAccessError('unreachable', `memory node ${address} did not accept a connection within ${timeoutMs} ms: ${errorMessage(error)}`);
     }
     return qp;
   }
@@ -383,7 +383,7 @@ export class MemoryQueuePair {
       return completionFromWire(wire, this.source);
     } catch (error) {
       this.malformed.record(this.source, error, this.address);
-      return { status: 'bad-request', detail: error instanceof Error ? error.message : String(error) };
+      return { status: 'bad-request', detail: errorMessage(error) };
     }
   }
 

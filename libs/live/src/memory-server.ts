@@ -21,6 +21,7 @@ import { INCARNATION_HEADER, STALE_INCARNATION } from './memory-incarnation.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { MalformedInputCounter } from './malformed-input.js';
 import { memoryDescriptionToWire, type MemoryDescription } from './memory-description.js';
+import { errorMessage } from '@lockfabric/ports';
 
 /** Trace context of a batch: the batch's own, and per request where it differs (see verbs.proto). */
 export interface ExecuteContext {
@@ -132,7 +133,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
         try {
           callback(null, toBinary(DescribeResponseSchema, memoryDescriptionToWire({ ...executor.describe(), incarnation })));
         } catch (error) {
-          logger.error(`memory server: describe failed: ${error instanceof Error ? error.message : String(error)}`);
+          logger.error(`memory server: describe failed: ${errorMessage(error)}`);
           callback({ code: status.INTERNAL, details: 'describe failed' });
         }
       },
@@ -150,7 +151,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
     } catch (error) {
       counters.malformedFrames++;
       malformed.record(SOURCE, error, peer);
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       return encode([completionToWire({ status: 'bad-request', detail }, 0)]);
     }
     counters.batches++;
@@ -168,14 +169,14 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
       } catch (error) {
         counters.malformedRequests++;
         malformed.record(SOURCE, error, peer);
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = errorMessage(error);
         answers.push(completionToWire({ status: 'bad-request', detail }, wire.id));
       }
     }
 
     const failed = (error: unknown): Completion[] => {
       counters.executorErrors++;
-      const detail = `memory node failed to execute the batch: ${error instanceof Error ? error.message : String(error)}`;
+      const detail = `memory node failed to execute the batch: ${errorMessage(error)}`;
       logger.error(`memory server: ${detail}`);
       return runnable.map(() => ({ status: 'bad-request', detail }));
     };
@@ -316,7 +317,7 @@ class QueuePairStream {
     this.tail = this.tail
       .then(answer)
       .then((bytes) => new Promise<void>((resolve) => this.writeOut(bytes, resolve)))
-      .catch((error: unknown) => this.logger.error(`memory server: could not answer a batch: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) => this.logger.error(`memory server: could not answer a batch: ${errorMessage(error)}`))
       .finally(() => {
         this.waiting--;
         this.settle();

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { connect, nkeyAuthenticator, nkeys, PermissionViolationError, type NatsConnection, type Status } from '@nats-io/transport-node';
 import { ConfigError } from '@lockfabric/ports';
 import { consoleLogger, type Logger } from './logger.js';
+import { errorMessage } from '@lockfabric/ports';
 
 /** Where a service looks for its NATS NKey seed when `nats.seedFile` is not set. */
 export const STANDARD_NATS_SEED_FILE = '/etc/lockfabric/nats/nkey.seed';
@@ -170,6 +171,6 @@ async function watchStatus(nc: NatsConnection, name: string, logger: Logger, vio
       if (line) logger[line.level](line.message);
     }
   } catch (error) {
-    logger.warn(`nats ${name}: status watcher stopped: ${error instanceof Error ? error.message : String(error)}`);
+    logger.warn(`nats ${name}: status watcher stopped: ${errorMessage(error)}`);
   }
 }

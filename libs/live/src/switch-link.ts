@@ -1,6 +1,6 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { MalformedInputError, type LockPacket, type NodeId, type SwitchPort } from '@lockfabric/ports';
-import { RealClock } from '@lockfabric/sim';
+import { MalformedInputError, type LockPacket, type NodeId, type SwitchPort, errorMessage } from '@lockfabric/ports';
+import { RealClock } from '@lockfabric/realtime';
 import { decodePacketBatch, encodePacketBatch } from '@lockfabric/wire';
 import { consoleLogger, type Logger } from './logger.js';
 import { MalformedInputCounter } from './malformed-input.js';
@@ -95,7 +95,7 @@ class PacketLinkBase {
     } catch (error) {
       // Packets are datagrams: protocols over the switch already survive loss.
       this.counters.sendFailures += packets.length;
-      this.warnLog.warn(`switch link: could not publish ${packets.length} packets to ${subject}: ${error instanceof Error ? error.message : String(error)}`);
+      this.warnLog.warn(`switch link: could not publish ${packets.length} packets to ${subject}: ${errorMessage(error)}`);
     }
   }
 
@@ -130,7 +130,7 @@ class PacketLinkBase {
       run();
     } catch (error) {
       this.counters.handlerErrors++;
-      this.warnLog.warn(`switch link: packet handler threw: ${error instanceof Error ? error.message : String(error)}`);
+      this.warnLog.warn(`switch link: packet handler threw: ${errorMessage(error)}`);
     }
   }
 }

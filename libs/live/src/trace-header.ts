@@ -1,9 +1,8 @@
 import { headers, type MsgHdrs, type PublishOptions } from '@nats-io/transport-node';
 import type { SpanContextRef } from '@lockfabric/ports';
-import { formatTraceparent, parseTraceparent } from '@lockfabric/wire';
+import { TRACEPARENT_HEADER, formatTraceparent, parseTraceparent } from '@lockfabric/wire';
 
-/** W3C header name, the same in NATS headers and gRPC metadata. */
-export const TRACEPARENT_HEADER = 'traceparent';
+export { TRACEPARENT_HEADER };
 
 /** Publish options carrying `trace` as a NATS header; undefined (no header block at all) without one. */
 export function tracePublishOptions(trace: SpanContextRef | undefined): PublishOptions | undefined {

@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Message } from '@lockfabric/ports';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { encodeMessage } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MailboxHub } from '../src/mailbox-hub.js';

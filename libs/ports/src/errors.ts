@@ -10,6 +10,11 @@ export abstract class LockFabricError extends Error {
   }
 }
 
+/** The message of anything thrown: an Error's own message, otherwise its string form. */
+export function errorMessage(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
+}
+
 /** An acquire did not complete before its deadline; nothing is held. */
 export class LockTimeoutError extends LockFabricError {
   readonly code = 'LOCK_TIMEOUT';

@@ -1,4 +1,4 @@
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import type { BenchRunReport, DemoRunReport } from './comparison/model.js';
 import { renderComparisonReport } from './comparison/render.js';
 import type { FaultReport } from './model.js';
@@ -25,7 +25,7 @@ export function parseReport(text: string, source = 'report'): AnyReport {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError([`${source}: not JSON (${error instanceof Error ? error.message : String(error)})`]);
+    throw new ConfigError([`${source}: not JSON (${errorMessage(error)})`]);
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConfigError([`${source}: expected a JSON object with a "kind" (${REPORT_KINDS.join(', ')})`]);
   const record = json as Record<string, unknown>;

@@ -1,9 +1,9 @@
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import { formatConfig, loadConfig } from '@lockfabric/config';
 import type { Config, NodeRole } from '@lockfabric/config';
 import { configureProcessNats, configureProcessTls, connectNats, processNatsViolations, resolveNkeySeed, consoleLogger, createSubjects, loadTlsMaterial, processPeerGuard, startHealthServer, startHeartbeat, tlsFilesIn } from '@lockfabric/live';
 import type { HeartbeatPublisher, Logger, Subjects } from '@lockfabric/live';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { MetricsRegistry, initMetricsExport, initTelemetry } from '@lockfabric/telemetry';
 import type { MetricsExport, Telemetry } from '@lockfabric/telemetry';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -249,5 +249,5 @@ export function prefixed(logger: Logger, prefix: string): Logger {
 }
 
 export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -1,5 +1,4 @@
 export * from './random.js';
-export * from './real-clock.js';
 export * from './scheduler.js';
 export * from './scheduler-clock.js';
 export * from './mailbox-hub.js';

@@ -1,7 +1,7 @@
 import { InMemoryCluster, DEFAULT_SIM_NETWORK } from './cluster.js';
 import type { InMemoryClusterConfig } from './cluster.js';
 import { SeededRandom } from './random.js';
-import { RealClock } from './real-clock.js';
+import { RealClock } from '@lockfabric/realtime';
 import { RealTimeScheduler, VirtualScheduler } from './scheduler.js';
 
 export type InMemorySubstrate = 'sim' | 'embedded';

@@ -1,4 +1,5 @@
 import { SwitchControlError } from './errors.js';
+import { errorMessage } from '@lockfabric/ports';
 
 /** What a control plane may install as a table entry: plain JSON, so it crosses the wire unchanged. */
 export type TableValue = number | string | boolean | null | readonly TableValue[] | { readonly [key: string]: TableValue };
@@ -45,7 +46,7 @@ export class MatchTable<V extends TableValue = TableValue> {
     try {
       return this.parser(value);
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       throw new SwitchControlError(`table '${this.name}' refuses value ${JSON.stringify(value)}: ${detail}`, { cause: error });
     }
   }

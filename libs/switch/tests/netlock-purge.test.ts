@@ -160,7 +160,7 @@ describe('netlock purge: a dead machine’s queue entries', () => {
   });
 });
 
-describe('netlock release: readers release in any order (issue 5)', () => {
+describe('netlock release: readers release in any order', () => {
   it('a release marks the slot it names; the run leaves the queue when its last holder releases', () => {
     const { program, acquire, release } = setup();
     acquire(1, 'shared');

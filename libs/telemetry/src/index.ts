@@ -1,10 +1,4 @@
 export * from './semconv.js';
-export {
-  TRACEPARENT_HEADER,
-  formatTraceparent,
-  parseTraceparent,
-  isValidSpanContextRef,
-} from './traceparent.js';
 export { createOtelTrace, toRemoteSpanContext, fromSpanContext, isSampled } from './otel-trace.js';
 export { RecordAllSampler, lockFabricSampler } from './sampling.js';
 export { TailKeepProcessor, tailVerdict } from './tail-keep-processor.js';

@@ -1,7 +1,6 @@
 import { ROOT_CONTEXT, SpanStatusCode, TraceFlags, isSpanContextValid, trace as otelTraceApi } from '@opentelemetry/api';
 import type { Context, Link, SpanContext, Span as OtelSpan, Tracer } from '@opentelemetry/api';
 import type { Span, SpanAttributeValue, SpanContextRef, StartSpanOptions, Trace } from '@lockfabric/ports';
-import { isValidSpanContextRef } from './traceparent.js';
 
 /**
  * The `Trace` port over an OpenTelemetry tracer.
@@ -34,8 +33,9 @@ export function createOtelTrace(tracer: Tracer): Trace {
 
 /** The OpenTelemetry span context for a port reference, marked remote; `undefined` if invalid. */
 export function toRemoteSpanContext(ref: SpanContextRef): SpanContext | undefined {
-  if (!isValidSpanContextRef(ref)) return undefined;
-  return { traceId: ref.traceId, spanId: ref.spanId, traceFlags: ref.traceFlags, isRemote: true };
+  const context = { traceId: ref.traceId, spanId: ref.spanId, traceFlags: ref.traceFlags, isRemote: true };
+  const flagsFit = Number.isInteger(ref.traceFlags) && ref.traceFlags >= 0 && ref.traceFlags <= 0xff;
+  return flagsFit && isSpanContextValid(context) ? context : undefined;
 }
 
 /** The port reference for an OpenTelemetry span context; `undefined` if invalid. */

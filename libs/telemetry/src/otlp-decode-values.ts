@@ -1,5 +1,6 @@
 import { WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_VARINT } from './protobuf-reader.js';
 import type { ProtobufReader } from './protobuf-reader.js';
+import { LockFabricError } from '@lockfabric/ports';
 
 // OTLP pieces every export request shares: attribute values, resources, scope names.
 
@@ -17,7 +18,8 @@ export type OtlpValue =
 export type OtlpAttributes = Readonly<Record<string, OtlpValue>>;
 
 /** Malformed OTLP content, binary or JSON. */
-export class OtlpDecodeError extends Error {
+export class OtlpDecodeError extends LockFabricError {
+  readonly code = 'OTLP_DECODE';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'OtlpDecodeError';

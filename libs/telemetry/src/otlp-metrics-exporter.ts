@@ -1,7 +1,7 @@
 import { millisToHrTime } from '@opentelemetry/core';
 import { ProtobufMetricsSerializer } from '@opentelemetry/otlp-transformer';
 import type { Resource } from '@opentelemetry/resources';
-import { LockFabricError } from '@lockfabric/ports';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 import type { MetricsRegistry } from './metrics.js';
 import { toResourceMetrics } from './otlp-metrics-convert.js';
 
@@ -104,7 +104,7 @@ export function startOtlpMetricsExporter(options: OtlpMetricsExporterOptions): O
       };
     } catch (cause) {
       const timedOut = cause instanceof Error && cause.name === 'TimeoutError';
-      const reason = timedOut ? `timed out after ${timeoutMs} ms` : cause instanceof Error ? cause.message : String(cause);
+      const reason = timedOut ? `timed out after ${timeoutMs} ms` : errorMessage(cause);
       return { ok: false, retry: true, error: new MetricsExportError(`OTLP metrics export to ${options.url} failed: ${reason}`, undefined, { cause }) };
     }
   };
@@ -119,7 +119,7 @@ export function startOtlpMetricsExporter(options: OtlpMetricsExporterOptions): O
       if (body === undefined) last = new MetricsExportError('OTLP metrics serializer produced no body', undefined);
     } catch (cause) {
       // A throwing collect hook must not become an unhandled rejection from the timer.
-      last = new MetricsExportError(`collecting metrics for OTLP export failed: ${cause instanceof Error ? cause.message : String(cause)}`, undefined, { cause });
+      last = new MetricsExportError(`collecting metrics for OTLP export failed: ${errorMessage(cause)}`, undefined, { cause });
     }
     for (let i = 0; body !== undefined && i < attempts; i++) {
       if (i > 0) await delay(retryDelayMs * 2 ** (i - 1), stop);

@@ -5,7 +5,7 @@ import { ATTR_CLIENT, ATTR_LINK_ROLE, ATTR_LOCK_ID, LINK_ROLE_VALUE_PREVIOUS_HOL
 import { createInMemoryTelemetry, initTelemetry } from './setup.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
 import type { OtlpReceiver } from './otlp-receiver.js';
-import { formatTraceparent, parseTraceparent } from './traceparent.js';
+import { parseTraceParent } from '@opentelemetry/core';
 
 const WAIT_MS = 15_000;
 
@@ -26,8 +26,9 @@ describe('OTLP/HTTP receiver', () => {
 
     const acquire = compute.trace.startSpan(SPAN_LOCK_ACQUIRE, { attributes: { [ATTR_LOCK_ID]: 42, [ATTR_CLIENT]: '1/3' } });
     // The context crosses the process boundary as a traceparent header.
-    const header = formatTraceparent(acquire.context!);
-    const handover = memory.trace.startSpan(SPAN_LOCK_HANDOVER, { parent: parseTraceparent(header) });
+    const { traceId, spanId, traceFlags } = acquire.context!;
+    const header = `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+    const handover = memory.trace.startSpan(SPAN_LOCK_HANDOVER, { parent: parseTraceParent(header) ?? undefined });
     handover.addLink(acquire.context!, { [ATTR_LINK_ROLE]: LINK_ROLE_VALUE_PREVIOUS_HOLDER });
     handover.end();
     acquire.end();

@@ -6,6 +6,7 @@ import { decodeTraceRequestJson, decodeTraceRequestProtobuf, OtlpDecodeError } f
 import type { ReceivedSpan } from './otlp-decode.js';
 import { decodeMetricsRequestProtobuf } from './otlp-metrics-decode.js';
 import type { ReceivedMetric } from './otlp-metrics-decode.js';
+import { LockFabricError } from '@lockfabric/ports';
 
 export interface OtlpReceiverOptions {
   /** Interface to bind; loopback by default. */
@@ -177,7 +178,8 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   };
 }
 
-class BodyTooLargeError extends Error {
+class BodyTooLargeError extends LockFabricError {
+  readonly code = 'BODY_TOO_LARGE';
   constructor(limit: number) {
     super(`request body exceeds ${limit} bytes`);
     this.name = 'BodyTooLargeError';

@@ -1,5 +1,8 @@
+import { LockFabricError } from '@lockfabric/ports';
+
 /** A protobuf wire-format error: truncated input, an oversized varint, or an unsupported wire type. */
-export class ProtobufDecodeError extends Error {
+export class ProtobufDecodeError extends LockFabricError {
+  readonly code = 'PROTOBUF_DECODE';
   constructor(message: string) {
     super(message);
     this.name = 'ProtobufDecodeError';

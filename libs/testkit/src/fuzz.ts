@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LockFabricError } from '@lockfabric/ports';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 
 /**
  * Property-based checks for decoders of untrusted input. The property: any input yields a value
@@ -31,7 +31,8 @@ export interface FuzzOptions {
 export const OUTPUT_PER_INPUT = 4;
 export const OUTPUT_SLACK = 256;
 
-export class FuzzFailure extends Error {
+export class FuzzFailure extends LockFabricError {
+  readonly code = 'FUZZ_FAILURE';
   constructor(
     readonly target: string,
     readonly seed: number,
@@ -111,7 +112,7 @@ export function fuzzDecoder<I, T>(target: DecoderTarget<I, T>, options: FuzzOpti
     { numRuns: runs, seed },
   );
   if (details.failed) {
-    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    const cause = errorMessage(details.errorInstance);
     throw new FuzzFailure(target.name, details.seed, details.counterexamplePath ?? undefined, details.counterexample?.[0], cause);
   }
   if (process.env['FUZZ_REPORT'] === '1') process.stdout.write(`fuzz ${target.name}: ${details.numRuns} runs, seed ${seed}, ok\n`);

@@ -1,3 +1,5 @@
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
+
 export interface WaitForOptions {
   /** Give up after this long. */
   readonly timeoutMs?: number;
@@ -8,13 +10,14 @@ export interface WaitForOptions {
 }
 
 /** The awaited condition did not hold in time; `lastError` is what the last check threw, if anything. */
-export class WaitForTimeoutError extends Error {
+export class WaitForTimeoutError extends LockFabricError {
+  readonly code = 'WAIT_FOR_TIMEOUT';
   constructor(
     readonly what: string,
     readonly timeoutMs: number,
     readonly lastError: unknown,
   ) {
-    const cause = lastError === undefined ? '' : `; last check threw: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
+    const cause = lastError === undefined ? '' : `; last check threw: ${errorMessage(lastError)}`;
     super(`timed out after ${timeoutMs} ms waiting for ${what}${cause}`, { cause: lastError });
     this.name = 'WaitForTimeoutError';
   }

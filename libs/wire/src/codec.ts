@@ -5,6 +5,7 @@ export { EnumMapping, lockModes, messageKinds, opcodes, packetTypes, verbStatuse
 export { decodeMessage, encodeMessage, messageFromWire, messageToWire } from './message-codec.js';
 export { decodePacketBatch, encodePacketBatch, lockPacketFromWire, lockPacketToWire, type DecodedPacketBatch } from './packet-codec.js';
 export {
+  TRACEPARENT_HEADER,
   formatTraceparent,
   isValidSpanContext,
   parseTraceparent,

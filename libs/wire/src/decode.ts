@@ -1,5 +1,6 @@
 import { fromBinary, toBinary, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { MalformedInputError } from './ports.js';
+import { errorMessage } from '@lockfabric/ports';
 
 /**
  * Parses bytes from the network. Anything the protobuf reader rejects (truncated frames, bad wire
@@ -10,7 +11,7 @@ export function decodeWire<Desc extends DescMessage>(schema: Desc, bytes: Uint8A
   try {
     return fromBinary(schema, bytes);
   } catch (error) {
-    throw new MalformedInputError(source, `not a ${schema.typeName}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new MalformedInputError(source, `not a ${schema.typeName}: ${errorMessage(error)}`);
   }
 }
 

@@ -1,6 +1,9 @@
 import type { TraceContext } from './gen/lockfabric/v1/common_pb.js';
 import type { SpanContextRef } from './ports.js';
 
+/** Header (NATS) and metadata (gRPC) key carrying W3C trace context. */
+export const TRACEPARENT_HEADER = 'traceparent';
+
 const HEX_32 = /^[0-9a-f]{32}$/;
 const HEX_16 = /^[0-9a-f]{16}$/;
 const ZERO_TRACE_ID = '0'.repeat(32);
@@ -31,8 +34,8 @@ export function formatTraceparent(ref: SpanContextRef): string {
  * The span a W3C `traceparent` names, or undefined when the header is absent or invalid: the
  * specification says to ignore a bad header (and start a new trace), never to fail the request.
  */
-export function parseTraceparent(header: string | undefined): SpanContextRef | undefined {
-  if (!header) return undefined;
+export function parseTraceparent(header: string | null | undefined): SpanContextRef | undefined {
+  if (typeof header !== 'string') return undefined;
   const match = TRACEPARENT.exec(header.trim());
   if (!match) return undefined;
   const [, version, traceId, spanId, flags, rest] = match;

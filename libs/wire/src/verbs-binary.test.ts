@@ -6,20 +6,11 @@ import type { CompletionBatch, WorkRequestBatch } from './gen/lockfabric/v1/verb
 import { TraceContextSchema } from './gen/lockfabric/v1/common_pb.js';
 import { MalformedInputError } from './ports.js';
 import { decodeCompletionBatch, decodeWorkRequestBatch, encodeCompletionBatch, encodeWorkRequestBatch } from './verbs-binary.js';
+import { mulberry32 } from '@lockfabric/random';
 
-/** Deterministic pseudo-random values, so a failing case can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+/** Random batches from a seed (mulberry32), so a failing case can be replayed. */
 function randomBatches(seed: number): { requests: WorkRequestBatch; completions: CompletionBatch } {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const u32 = (): number => (r() < 0.3 ? 0 : Math.floor(r() * 2 ** 32));
   const u64 = (): bigint => (r() < 0.3 ? 0n : (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32)));
   const bytes = (): Uint8Array => Uint8Array.from({ length: Math.floor(r() * 20) }, () => Math.floor(r() * 256));
@@ -120,7 +111,7 @@ describe('hand-written verb codec against the generated schema', () => {
   });
 
   it('never accepts random garbage as something the schema would read differently', () => {
-    const r = rng(42);
+    const r = mulberry32(42);
     let accepted = 0;
     for (let i = 0; i < 2000; i++) {
       const bytes = Uint8Array.from({ length: 1 + Math.floor(r() * 24) }, () => Math.floor(r() * 256));

@@ -2,6 +2,7 @@ import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { TraceContext } from './gen/lockfabric/v1/common_pb.js';
 import type { Completion, CompletionBatch, WorkRequest, WorkRequestBatch } from './gen/lockfabric/v1/verbs_pb.js';
 import { MalformedInputError } from './ports.js';
+import { errorMessage } from '@lockfabric/ports';
 
 /**
  * Hand-written protobuf codec for the two messages on the verb hot path (WorkRequestBatch and
@@ -442,6 +443,6 @@ function guard(f: FrameReader, body: () => void): void {
     body();
   } catch (error) {
     if (error instanceof MalformedInputError) throw error;
-    f.fail(error instanceof Error ? error.message : String(error));
+    f.fail(errorMessage(error));
   }
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createHotspotChooser, hotBlockStart, validateHotspot } from './hotspot.js';
+import { lcg32 } from '@lockfabric/random';
 
 /** Deterministic stand-in for a client's seeded Random. */
 function lcg(seed: number) {
-  let s = seed >>> 0;
-  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const next = lcg32(seed, 'numericalRecipes');
   return { next, int: (bound: number) => Math.floor(next() * bound) };
 }
 

@@ -1,4 +1,4 @@
-import { clientKey, NS_PER_MS, TableLostError } from '@lockfabric/ports';
+import { clientKey, NS_PER_MS, TableLostError, errorMessage } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Clock, Grant, LockClient, Random } from '@lockfabric/ports';
 import type { HistoryRecorder } from '@lockfabric/check';
 import { createKeyChooser, createModeChooser } from './key-chooser.js';
@@ -136,7 +136,7 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
       let error = caught;
       // The table of this grant may be gone (the memory node restarted): then the hold ended with it.
       if (ports.tables && errorCode(caught) === 'FABRIC_ACCESS' && (await ports.tables.settle(TABLE_SETTLE_MS))) {
-        error = new TableLostError(grant.lock, caught instanceof Error ? caught.message : String(caught), { cause: caught });
+        error = new TableLostError(grant.lock, errorMessage(caught), { cause: caught });
       }
       recorder.fail(self, 'release', grant.lock, grant.mode, clock.nowNs(), errorName(error));
       stats.recordFailure('release', errorCode(error));

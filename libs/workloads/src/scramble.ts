@@ -1,3 +1,5 @@
+import { fmix32 } from '@lockfabric/random';
+
 /**
  * A keyed permutation of [0, n): hot Zipf ranks land on unrelated ids, and — unlike hashing the
  * rank modulo n, as YCSB does — no two ranks collide, so the distribution over ids is exactly
@@ -49,15 +51,7 @@ export class KeyedPermutation {
 }
 
 /** A 32-bit avalanche mix (the MurmurHash3 finaliser). */
-export function mix32(value: number): number {
-  let h = value >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
+export const mix32 = fmix32;
 
 /** Size of the sparse lock-id space: ids travel as uint32 in packets and histories. */
 export const SPARSE_LOCK_ID_SPACE = 2 ** 32;

@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import type { HistoryEvent } from '@lockfabric/check';
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import type { LockMode } from '@lockfabric/ports';
 import { HistoryEventSchema, HistoryOp, HistoryPhase, LockMode as WireLockMode, WorkloadSpecSchema } from '@lockfabric/wire';
 import type { HistoryEvent as WireHistoryEvent, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
@@ -17,7 +17,7 @@ function decodeHotspot(text: string): HotspotSpec {
   try {
     return JSON.parse(text) as HotspotSpec;
   } catch (error) {
-    throw new ConfigError([`option ${HOTSPOT_WIRE_OPTION} is not JSON: ${error instanceof Error ? error.message : String(error)}`]);
+    throw new ConfigError([`option ${HOTSPOT_WIRE_OPTION} is not JSON: ${errorMessage(error)}`]);
   }
 }
 

@@ -1,4 +1,4 @@
-// Time from a compute node's crash until survivors acquire its locks, per protocol (issue 5):
+// Time from a compute node's crash until survivors acquire its locks, per protocol:
 //   node tools/bench/dist/crash-recovery-figure.js [--rounds N] [--protocols a,b] [--out FILE]
 // (default protocols: every one; the switch family gets a switch-dataplane running its program)
 // A live local cluster per switch program (NATS, coordinator, one memory node, two compute nodes,
@@ -16,7 +16,7 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { RecoveryPhaseSchema } from '@lockfabric/wire';
 import { protocolById } from '@lockfabric/lock-catalog';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { LocalChaos, liveOptions, repoRootForBench, runLive, startLocalCluster, stopLocalCluster } from '@lockfabric/workload-driver';
 import type { ClusterState } from '@lockfabric/workload-driver';
 

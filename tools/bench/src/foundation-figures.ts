@@ -1,4 +1,4 @@
-// Figures of the foundation (issue 2), measured side by side in one run on this machine:
+// Figures of the foundation, measured side by side in one run on this machine:
 //   node tools/bench/dist/foundation-figures.js [--quick] [--out FILE]
 // Prints a human report and writes the JSON to bench-results/foundation.json (or --out).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { dslr, drainDslrLock, resetDslrTable } from '@lockfabric/lock-dslr';
 import { formatCounters, readDslrOptions, WordLayout } from '@lockfabric/lock-dslr';
 import { rawMethodOf, unaryHandler } from '@lockfabric/live';
 import type { Logger, MalformedInputCounter } from '@lockfabric/live';
-import { ConfigError, FabricAccessError, LockTimeoutError, MalformedInputError } from '@lockfabric/ports';
+import { ConfigError, FabricAccessError, LockTimeoutError, MalformedInputError, errorMessage } from '@lockfabric/ports';
 import type { Clock } from '@lockfabric/ports';
 import { DrainLockResponseSchema, LockAdminService, ResetTableResponseSchema } from '@lockfabric/wire';
 import type { DrainLockRequest, DrainLockResponse, LockTableTarget, ResetTableRequest, ResetTableResponse } from '@lockfabric/wire';
@@ -133,7 +133,7 @@ function checkTarget(table: LockTableTarget | undefined): CheckedTarget {
   try {
     readDslrOptions(table.options);
   } catch (error) {
-    throw new MalformedInputError(SOURCE, error instanceof Error ? error.message : String(error));
+    throw new MalformedInputError(SOURCE, errorMessage(error));
   }
   return { protocol: table.protocol, memoryNodes: table.memoryNodes, lockCount: table.lockCount, options: table.options };
 }

@@ -1,7 +1,9 @@
 import type { HealReport, RelayStatus } from './cut-relay.js';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 
 /** The cut proxy did not answer, or refused an order; the message says which and why. */
-export class CutProxyError extends Error {
+export class CutProxyError extends LockFabricError {
+  readonly code = 'CUT_PROXY';
   constructor(message: string) {
     super(message);
     this.name = 'CutProxyError';
@@ -43,7 +45,7 @@ export class CutProxyClient {
         ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
       });
     } catch (error) {
-      throw new CutProxyError(`the cut proxy at 127.0.0.1:${this.port} does not answer (${error instanceof Error ? error.message : String(error)}); is the cluster up (\`lockfabric cluster status\`)?`);
+      throw new CutProxyError(`the cut proxy at 127.0.0.1:${this.port} does not answer (${errorMessage(error)}); is the cluster up (\`lockfabric cluster status\`)?`);
     }
     const text = await response.text();
     let parsed: unknown;

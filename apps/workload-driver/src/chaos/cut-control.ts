@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { CutRelay, HealReport } from './cut-relay.js';
 import { isSubjectPattern } from './nats-delivery-filter.js';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 
 /** Largest control request body; a cut or heal order is a few dozen bytes. */
 const MAX_BODY_BYTES = 4_096;
@@ -19,7 +20,8 @@ export interface CutOrder {
 }
 
 /** A control request the proxy refused; `status` is the HTTP status it answered with. */
-export class CutControlInputError extends Error {
+export class CutControlInputError extends LockFabricError {
+  readonly code = 'CUT_CONTROL_INPUT';
   constructor(
     readonly status: number,
     message: string,
@@ -78,7 +80,7 @@ function parseJson(body: string): Record<string, unknown> {
   try {
     value = JSON.parse(body);
   } catch (error) {
-    throw new CutControlInputError(400, `body is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CutControlInputError(400, `body is not JSON: ${errorMessage(error)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CutControlInputError(400, 'body must be a JSON object');
   return value as Record<string, unknown>;
@@ -144,7 +146,7 @@ export async function startCutControl(relay: CutRelay, port = 0, onEvent: (line:
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       const status = error instanceof CutControlInputError ? error.status : 500;
-      reply(response, status, { error: error instanceof Error ? error.message : String(error) });
+      reply(response, status, { error: errorMessage(error) });
     });
   });
   const bound = await new Promise<number>((resolve, reject) => {

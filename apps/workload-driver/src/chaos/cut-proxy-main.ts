@@ -7,6 +7,7 @@ import { startCutControl } from './cut-control.js';
 import { CutRelay, parseRoute } from './cut-relay.js';
 import type { RelayRoute } from './cut-relay.js';
 import { procAttribution } from './proc-attribution.js';
+import { errorMessage } from '@lockfabric/ports';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { dir: { type: 'string' }, 'control-port': { type: 'string' }, route: { type: 'string', multiple: true } } });
@@ -16,7 +17,7 @@ async function main(): Promise<void> {
     if (!values['control-port'] || !/^\d{1,5}$/.test(values['control-port'])) throw new Error('--control-port: expected a port number');
     routes = (values.route ?? []).map(parseRoute);
   } catch (error) {
-    console.error(`lockfabric cut-proxy: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`lockfabric cut-proxy: ${errorMessage(error)}`);
     process.exit(2);
   }
   const dir = values.dir;

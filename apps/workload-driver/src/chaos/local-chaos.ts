@@ -9,12 +9,14 @@ import type { SwitchFaultRequest } from './chaos-request.js';
 import { applySwitchFaults } from './switch-faults.js';
 import { CutProxyClient } from './cut-client.js';
 import type { HealReport } from './cut-relay.js';
+import { LockFabricError } from '@lockfabric/ports';
 
 /** How much longer than asked the cut proxy is told to keep a cut, as a safety heal if the caller dies. */
 export const PARTITION_SAFETY_MS = 1_000;
 
 /** A chaos action named a process that cluster.json does not list, or the cluster is not there. */
-export class ChaosTargetError extends Error {
+export class ChaosTargetError extends LockFabricError {
+  readonly code = 'CHAOS_TARGET';
   constructor(message: string) {
     super(message);
     this.name = 'ChaosTargetError';

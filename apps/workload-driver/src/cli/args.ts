@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { parseDistribution, parseLockIdSpace, validateWorkloadSpec } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
@@ -31,7 +31,7 @@ export function parseCommandArgs(command: string, argv: readonly string[], optio
     const { values, positionals } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
     return { ...(values as Record<string, string | boolean | string[] | undefined>), _: positionals as unknown as string[] };
   } catch (error) {
-    throw new ConfigError([`lockfabric ${command}: ${error instanceof Error ? error.message : String(error)} (see lockfabric ${command} --help)`]);
+    throw new ConfigError([`lockfabric ${command}: ${errorMessage(error)} (see lockfabric ${command} --help)`]);
   }
 }
 
@@ -88,7 +88,7 @@ export function readWorkload(values: Record<string, unknown>, defaults: Workload
   try {
     distribution = parseDistribution(reader.string('distribution', defaults.distribution));
   } catch (error) {
-    reader.problems.push(`--distribution: ${error instanceof Error ? error.message : String(error)}`);
+    reader.problems.push(`--distribution: ${errorMessage(error)}`);
   }
   let lockIds: WorkloadSpec['lockIds'] = 'dense';
   try {

@@ -6,7 +6,7 @@ import { identityUri } from '@lockfabric/live';
 import type { ServiceIdentity, TlsFiles, TlsMaterial } from '@lockfabric/live';
 
 /**
- * A cluster's own certificate authority and the certificates it issues (decision record 0006):
+ * A cluster's own certificate authority and the certificates it issues (decision record 0007):
  * node:crypto makes the RSA keys, node-forge builds and signs the X.509 certificates (node:crypto
  * cannot). One CA per `cluster up`, kept in <cluster dir>/tls; its key never leaves that folder.
  */

@@ -8,6 +8,7 @@ import { isAlive, isRunning, sleep, spawnLogged, waitForHealth } from './process
 import { driverEntry, serviceEntry } from './paths.js';
 import type { ServiceApp } from './paths.js';
 import { prepareLocalTls, useClusterTls } from './cluster-tls.js';
+import { errorMessage } from '@lockfabric/ports';
 import { natsDir, prepareLocalNatsAuth, useClusterNats } from './cluster-nats.js';
 
 export { isAlive, tail } from './process-control.js';
@@ -309,7 +310,7 @@ export function readClusterState(dir: string): ClusterState | undefined {
   try {
     state = JSON.parse(readFileSync(path, 'utf8')) as ClusterState;
   } catch (error) {
-    throw new Error(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`cannot read ${path}: ${errorMessage(error)}`);
   }
   // A CLI command talks to one cluster: reading its state also picks the certificate to present.
   useClusterTls(dir, state.tls);

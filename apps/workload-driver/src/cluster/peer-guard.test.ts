@@ -5,7 +5,7 @@ import { Client, Server, credentials, status as GrpcStatus } from '@grpc/grpc-js
 import type { ServerCredentials, ServiceError } from '@grpc/grpc-js';
 import { ACCESS_POLICY, PeerGuard, channelCredentialsFor, loadTlsMaterial, rawMethod, serverCredentialsFor, silentLogger } from '@lockfabric/live';
 import type { MethodRule, TlsMaterial } from '@lockfabric/live';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClusterCa, issueCertificate } from './certificates.js';
 

@@ -358,7 +358,7 @@ export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptio
 }
 
 /**
- * The uncontended probe and the bare transport, on the same cluster right after the run (issue 20):
+ * The uncontended probe and the bare transport, on the same cluster right after the run:
  * one client's acquires and releases on many locks, then the gRPC stream and NATS round trips.
  */
 async function measureFloor(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, operations: number, seed: number, out: Output): Promise<FloorReport> {

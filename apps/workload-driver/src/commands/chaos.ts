@@ -5,6 +5,7 @@ import { kubePlan } from '../chaos/kube-plan.js';
 import { LocalChaos } from '../chaos/local-chaos.js';
 import type { ChaosOutcome } from '../chaos/local-chaos.js';
 import { DEFAULT_CLUSTER_DIR } from './context.js';
+import { errorMessage } from '@lockfabric/ports';
 
 export const CHAOS_HELP = `lockfabric chaos <verb> <target> — break a running cluster on purpose
 
@@ -90,7 +91,7 @@ export async function chaosCommand(argv: readonly string[]): Promise<number> {
   try {
     outcome = await runLocal(new LocalChaos(request.dir), request);
   } catch (error) {
-    console.error(`lockfabric chaos ${request.verb}: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`lockfabric chaos ${request.verb}: ${errorMessage(error)}`);
     return 1;
   }
   console.log(request.json ? JSON.stringify(outcome) : outcome.detail);

@@ -2,10 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { summarizeVerdict, writeHistoryJsonl } from '@lockfabric/check';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import { timelineFromHistory, writeFaultReport } from '@lockfabric/report';
 import type { FaultReport, FaultWindow } from '@lockfabric/report';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
@@ -303,7 +303,7 @@ async function probeLiveness(n: NemesisRun, actions: readonly string[]): Promise
   try {
     result = await runLive({ state, protocol: n.protocol, protocolOptions: substrateOptions('live', n.protocol, n.protocolOptions), spec: probeSpec, tolerateNodeFailures: true });
   } catch (error) {
-    problems.push(`the probe run failed: ${error instanceof Error ? error.message : String(error)}`);
+    problems.push(`the probe run failed: ${errorMessage(error)}`);
   }
   const granted = new Set<number>();
   const named = new Set<number>();

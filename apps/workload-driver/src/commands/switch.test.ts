@@ -82,7 +82,7 @@ describe('lockfabric switch describe', () => {
     expect(summary).toMatchObject({ program: 'fisslock', policy: 'write-preferring', rack: 3, lockCount: 1_000_000, lockCapacity: 1_680_000, stages: 12, admission: { open: false, epoch: 0 } });
     expect(summary.registerBytes).toBe(sw.describe().registerBytes);
     // the write-preferring decider's writer-waiting bit makes 19 bits per lock (the paper's
-    // read-preferring layout, 18 bits, is the one issue 4 bounds by 2.3 MB: see the switch-dataplane tests)
+    // read-preferring layout, 18 bits, is the one bounded by 2.3 MB: see the switch-dataplane tests)
     expect(summary.registerBytes).toBe((1_000_000 * 19) / 8 + 1024);
     expect(summary.arrays.map((a) => a.name)).toContain('fisslock.pref');
   });

@@ -2,6 +2,7 @@ import type { ChaosOutcome, LocalChaos } from '../chaos/local-chaos.js';
 import type { SwitchFaultRequest } from '../chaos/chaos-request.js';
 import { isAlive } from '../cluster/process-control.js';
 import type { NemesisFault, PlannedFault } from './schedule.js';
+import { errorMessage } from '@lockfabric/ports';
 
 /** A fault as it happened: the plan, the times it began and healed (histories' time base), and what was done. */
 export interface AppliedFault extends PlannedFault {
@@ -57,7 +58,7 @@ export async function applyFault(fault: PlannedFault, deps: FaultExecutorDeps): 
       else details.push(await act(chaos, step, fault));
     }
   } catch (e) {
-    error = e instanceof Error ? e.message : String(e);
+    error = errorMessage(e);
   }
   return { ...fault, startNs, endNs: deps.nowNs(), detail: details.join('; '), ...(error !== undefined ? { error } : {}) };
 }

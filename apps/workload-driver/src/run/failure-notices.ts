@@ -1,5 +1,6 @@
 import { connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { FailureNoticeSchema, decodeWire } from '@lockfabric/wire';
+import { errorMessage } from '@lockfabric/ports';
 
 /** A member the coordinator declared dead during a run (its FailureNotice). */
 export interface DeclaredDead {
@@ -32,7 +33,7 @@ export async function watchFailureNotices(natsUrl: string | undefined, cluster: 
   try {
     nc = await connectNats({ servers: natsUrl, name: 'lockfabric-driver-notices', logger: silentLogger });
   } catch (error) {
-    return { notices: [], unavailable: `NATS at ${natsUrl}: ${error instanceof Error ? error.message : String(error)}`, close: async () => undefined };
+    return { notices: [], unavailable: `NATS at ${natsUrl}: ${errorMessage(error)}`, close: async () => undefined };
   }
   const notices: DeclaredDead[] = [];
   nc.subscribe(createSubjects(cluster).recovery('failure'), {

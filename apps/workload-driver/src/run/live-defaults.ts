@@ -8,7 +8,7 @@ import type { ProtocolOptions } from '@lockfabric/locks-common';
  * with the sim defaults (RTO 200 µs, T_ACQ 10 ms) every attempt times out before its GRANT arrives
  * and is aborted and retried, without end. The RTO stays well above a loaded round trip: NATS loses
  * nothing by itself, and spurious retransmissions feed the duplicate paths (a refused agent
- * transfer can then leave a lock without a holder, see issue 4's notes). MCS and ALock wait for a
+ * transfer can then leave a lock without a holder, see the FissLock README). MCS and ALock wait for a
  * successor's link at most `releaseLinkTimeoutNs` before cutting the queue (a successor that died
  * between its tail swap and its link); 200 ms keeps a slow but live successor from being cut.
  * Flags given with `--opt` win over these.

@@ -8,7 +8,7 @@ import { ConfigError, FabricAccessError } from '@lockfabric/ports';
 import type { WorkRequest } from '@lockfabric/ports';
 import { RunRequestSchema } from '@lockfabric/wire';
 import type { RunResult } from '@lockfabric/wire';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { RunStats, VerbAccounting, runSpecToWire, summarize } from '@lockfabric/workloads';
 import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';

@@ -7,6 +7,7 @@ import type { RunRequest, RunResult } from '@lockfabric/wire';
 import { historyEventFromWire } from '@lockfabric/workloads';
 import type { ProcessRecord } from '../cluster/local-cluster.js';
 import { addressOf } from './remote-cluster.js';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 
 /** How long the driver waits for one node's Prepare (the nodes keep a prepared run 60 s by default: longer). */
 export const DEFAULT_PREPARE_TIMEOUT_MS = 30_000;
@@ -81,7 +82,8 @@ export interface StartOnNodesResult {
 }
 
 /** A compute node refused or failed a Prepare. */
-export class NodePrepareError extends Error {
+export class NodePrepareError extends LockFabricError {
+  readonly code = 'NODE_PREPARE';
   constructor(
     readonly node: number,
     message: string,
@@ -179,7 +181,7 @@ async function prepareOnNode(compute: ProcessRecord, request: RunRequest, timeou
     return 'prepared';
   } catch (error) {
     if (error instanceof GrpcCallError && error.code === GrpcStatus.UNIMPLEMENTED) return 'unimplemented';
-    return new NodePrepareError(compute.node, `compute node ${compute.node} (${compute.name}) did not prepare run ${request.runId}: ${error instanceof Error ? error.message : String(error)}`);
+    return new NodePrepareError(compute.node, `compute node ${compute.node} (${compute.name}) did not prepare run ${request.runId}: ${errorMessage(error)}`);
   } finally {
     client.close();
   }
@@ -228,7 +230,7 @@ function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: num
           else if (event.event.case === 'result') result = event.event.value;
         } catch (error) {
           call.cancel();
-          fail(`undecodable run event: ${error instanceof Error ? error.message : String(error)}`);
+          fail(`undecodable run event: ${errorMessage(error)}`);
         }
       });
       call.on('error', (error: Error & { details?: string }) => fail(cancelled ?? error.details ?? error.message));

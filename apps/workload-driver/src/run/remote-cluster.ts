@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { MemoryQueuePair, UnaryClient, assertTransportSecurityMatches, silentLogger } from '@lockfabric/live';
-import { ConfigError, FabricAccessError } from '@lockfabric/ports';
+import { ConfigError, FabricAccessError, errorMessage } from '@lockfabric/ports';
 import { ComputeNodeService, DescribeComputeNodeRequestSchema } from '@lockfabric/wire';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
 
@@ -86,7 +86,7 @@ async function describeComputeNode(address: string, timeoutMs: number): Promise<
   try {
     return (await client.call(ComputeNodeService.method.describe, create(DescribeComputeNodeRequestSchema))).node;
   } catch (error) {
-    throw new FabricAccessError('unreachable', `compute node ${address} did not answer Describe: ${error instanceof Error ? error.message : String(error)}`);
+    throw new FabricAccessError('unreachable', `compute node ${address} did not answer Describe: ${errorMessage(error)}`);
   } finally {
     client.close();
   }

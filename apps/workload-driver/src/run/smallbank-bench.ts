@@ -2,7 +2,8 @@ import { HistoryRecorder, checkHistory, historyDigest } from '@lockfabric/check'
 import type { HistoryEvent } from '@lockfabric/check';
 import { replayTxnLog, RunStats, SMALLBANK_DEFAULT_ACCOUNTS, SMALLBANK_INITIAL_BALANCE, VerbAccounting, opsBudgetFor, runTxnLoop, stopAfter, summarize, txnWorkloadOf } from '@lockfabric/workloads';
 import type { SmallBankWorkloadSpec, TxnRunSpec, WorkloadSpec } from '@lockfabric/workloads';
-import { RealClock, SeededRandom } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
+import { SeededRandom } from '@lockfabric/random';
 import { RedLockClient, SmallBankStore, checkSmallBank, expectedDeltas } from '@lockfabric/smallbank';
 import type { SmallBankCheck } from '@lockfabric/smallbank';
 import type { FlagReader, Options } from '../cli/args.js';

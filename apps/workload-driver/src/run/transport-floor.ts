@@ -21,7 +21,7 @@ export interface PhaseFloor {
 }
 
 /**
- * A protocol's uncontended latency against the transport it runs on (issue 20): one client on
+ * A protocol's uncontended latency against the transport it runs on: one client on
  * many locks, so every acquire and release is the protocol's fast path. RDMA locks pay one gRPC
  * stream round trip per verb; switch locks one NATS round trip per acquire (request out, grant
  * back; their release is one packet with no answer, so it has no floor).

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { checkTxnRun } from '@lockfabric/harness';
 import type { HistoryEvent, HistoryRecorder } from '@lockfabric/check';
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import { TATP_DEFAULT_SUBSCRIBERS, TPCC_DEFAULT_SCAN_NS, TPCC_DEFAULT_WAREHOUSES, parseFissTrace, traceTemplates, txnWorkloadOf } from '@lockfabric/workloads';
 import type { PrecedenceEdge } from '@lockfabric/check';
 import type { TxnRunSpec, TxnWorkloadSpec, WorkloadSpec } from '@lockfabric/workloads';
@@ -81,7 +81,7 @@ export async function readTxnWorkload(values: Record<string, unknown>, reader: F
         workload = { kind: 'trace', name: file, transactions: traceTemplates(parseFissTrace(await readFile(file, 'utf8'))) };
       } catch (error) {
         if (error instanceof ConfigError) reader.problems.push(...error.issues.map((i) => `--workload ${name}: ${i}`));
-        else reader.problems.push(`--workload ${name}: ${error instanceof Error ? error.message : String(error)}`);
+        else reader.problems.push(`--workload ${name}: ${errorMessage(error)}`);
       }
     }
   }

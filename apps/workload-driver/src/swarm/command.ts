@@ -4,7 +4,7 @@ import { buildSwitchProgram, swarmExitCode, swarmMix } from '@lockfabric/harness
 import type { SwarmSeedResult } from '@lockfabric/harness';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import { createSimCluster } from '@lockfabric/sim';
 import { FlagReader, readProtocolOptions } from '../cli/args.js';
 import { output } from '../commands/context.js';
@@ -75,7 +75,7 @@ function knownProtocol(id: string, reader: FlagReader): ProtocolDefinition[] {
     return [protocolById(id)];
   } catch (error) {
     if (error instanceof ConfigError) reader.problems.push(...error.issues);
-    else reader.problems.push(`--protocol: ${error instanceof Error ? error.message : String(error)}`);
+    else reader.problems.push(`--protocol: ${errorMessage(error)}`);
     return [];
   }
 }

@@ -1,6 +1,6 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { AbortOutcome, QueueRecoveryParticipant } from '@lockfabric/locks-common';
-import { LockFabricError } from '@lockfabric/ports';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import { QueueRecoveryReplySchema, QueueRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { QueueRecoveryReply } from '@lockfabric/wire';
@@ -66,13 +66,13 @@ export class BusQueueParticipant implements QueueRecoveryParticipant {
     try {
       data = await this.bus.request(subject, toBinary(QueueRecoveryRequestSchema, request), { timeoutMs: this.timeoutMs });
     } catch (error) {
-      throw new QueueRecoveryCallError(this.machine, verb, `no answer within ${this.timeoutMs} ms (${error instanceof Error ? error.message : String(error)})`);
+      throw new QueueRecoveryCallError(this.machine, verb, `no answer within ${this.timeoutMs} ms (${errorMessage(error)})`);
     }
     let reply: QueueRecoveryReply;
     try {
       reply = decodeWire(QueueRecoveryReplySchema, data, subject);
     } catch (error) {
-      throw new QueueRecoveryCallError(this.machine, verb, `malformed reply: ${error instanceof Error ? error.message : String(error)}`);
+      throw new QueueRecoveryCallError(this.machine, verb, `malformed reply: ${errorMessage(error)}`);
     }
     if (reply.error) throw new QueueRecoveryCallError(this.machine, verb, reply.error);
     if (reply.machine !== this.machine) throw new QueueRecoveryCallError(this.machine, verb, `the reply is from machine ${reply.machine}`);

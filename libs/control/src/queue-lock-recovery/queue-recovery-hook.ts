@@ -1,6 +1,6 @@
 import { runQueueLockRecovery } from '@lockfabric/locks-common';
 import type { QueueRecoveryRun } from '@lockfabric/locks-common';
-import { NS_PER_MS } from '@lockfabric/ports';
+import { NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import type { DriverContext } from '../driver-context.js';
 import { BusQueueParticipant } from './bus-queue-participant.js';
@@ -108,7 +108,7 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
       }
       record(member);
     } catch (error) {
-      logger.warn(`queue-lock recovery after ${label} (attempt ${attempt}/${MAX_ATTEMPTS}) failed: ${error instanceof Error ? error.message : String(error)}`);
+      logger.warn(`queue-lock recovery after ${label} (attempt ${attempt}/${MAX_ATTEMPTS}) failed: ${errorMessage(error)}`);
       if (attempt < MAX_ATTEMPTS && !closed) return run(member, attempt + 1);
       record(member);
     }

@@ -1,7 +1,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { existingQueueRecoveryGroup, zeroLockTable } from '@lockfabric/locks-common';
 import type { QueueRecoveryGroup } from '@lockfabric/locks-common';
-import { NS_PER_MS } from '@lockfabric/ports';
+import { NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { Clock, LockTableLayout, NodeId, Verbs } from '@lockfabric/ports';
 import { QueueRecoveryReplySchema, QueueRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { QueueRecoveryRequest } from '@lockfabric/wire';
@@ -80,7 +80,7 @@ export function startQueueRecoveryResponder(deps: QueueResponderDeps): QueueResp
     try {
       msg.respond?.(toBinary(QueueRecoveryReplySchema, create(QueueRecoveryReplySchema, { machine: node, epoch: newestEpoch, ...fields })));
     } catch (error) {
-      logger.warn(`queue-lock recovery: could not answer on ${msg.subject}: ${error instanceof Error ? error.message : String(error)}`);
+      logger.warn(`queue-lock recovery: could not answer on ${msg.subject}: ${errorMessage(error)}`);
     }
   };
 
@@ -133,9 +133,9 @@ export function startQueueRecoveryResponder(deps: QueueResponderDeps): QueueResp
         request = decodeWire(QueueRecoveryRequestSchema, msg.data, subject);
       } catch (decodeError) {
         deps.malformed.record(subject, decodeError);
-        return reply(msg, { error: `malformed request: ${decodeError instanceof Error ? decodeError.message : String(decodeError)}` });
+        return reply(msg, { error: `malformed request: ${errorMessage(decodeError)}` });
       }
-      handle(verb, request, msg).catch((failure: unknown) => reply(msg, { error: failure instanceof Error ? failure.message : String(failure) }));
+      handle(verb, request, msg).catch((failure: unknown) => reply(msg, { error: errorMessage(failure) }));
     });
   });
 

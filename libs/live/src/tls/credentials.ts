@@ -76,7 +76,7 @@ class StaticCertificates implements experimental.CertificateProvider {
 /**
  * A client that presents its certificate and accepts a server whose certificate the cluster CA
  * signed. Host names are not checked: peers are dialled by IP, relay port or Service name, and
- * the identity that matters is the SAN URI the CA put in (decision record 0006).
+ * the identity that matters is the SAN URI the CA put in (decision record 0007).
  */
 export function channelCredentialsFor(material: TlsMaterial | undefined): ChannelCredentials {
   if (!material) return credentials.createInsecure();

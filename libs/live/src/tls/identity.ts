@@ -1,5 +1,5 @@
 /**
- * Who a peer is, as its certificate says (decision record 0006): one SAN URI
+ * Who a peer is, as its certificate says (decision record 0007): one SAN URI
  * `spiffe://lockfabric/<role>/<node>`. The CA vouches for it; nothing else in the handshake does.
  */
 export const SERVICE_ROLES = ['memory-node', 'compute-node', 'coordinator', 'switch', 'driver', 'operator'] as const;

@@ -1,6 +1,6 @@
 import { Server } from '@grpc/grpc-js';
 import type { ChannelCredentials, ServerCredentials, ServerOptions } from '@grpc/grpc-js';
-import { RealClock } from '@lockfabric/sim';
+import { RealClock } from '@lockfabric/realtime';
 import { consoleLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import { channelCredentialsFor, serverCredentialsFor } from './credentials.js';

@@ -6,16 +6,11 @@ import type { Span, Trace } from '@lockfabric/ports';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { checkTaskFairness, describeTaskFairViolation } from '@lockfabric/lock-declock';
 import type { TaskFairReport } from '@lockfabric/lock-declock';
+import { mulberry32 } from '@lockfabric/random';
 
 /** Deterministic parameters per seed (mulberry32). */
 export function seeded(seed: number): { int(lo: number, hi: number): number; pick<T>(values: readonly T[]): T } {
-  let state = seed * 0x9e3779b1;
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed * 0x9e3779b1);
   return {
     int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
     pick: (values) => values[Math.floor(next() * values.length)] as (typeof values)[number],

@@ -1,4 +1,4 @@
-/** The dslr pause sweep (issue 5) for DSLR+: a node paused past the lease must come back harmless. */
+/** The dslr pause sweep for DSLR+: a node paused past the lease must come back harmless. */
 import { describe, expect, it } from 'vitest';
 import { dslrBackoff } from '../src/index.js';
 import { pauseCase, runPauseCase } from '@lockfabric/harness';

@@ -1,5 +1,5 @@
 /**
- * Issue 5's live failure, reproduced on `sim`: compute node 2 is paused (SIGSTOP-like) past the
+ * A live failure after a pause, reproduced on `sim`: compute node 2 is paused (SIGSTOP-like) past the
  * 2λ stall threshold, a few times per run, while its clients hold, wait for and release DSLR locks.
  * Verbs posted just before a pause leave after it, as on a live node. The history is judged as the
  * live test judges it: releases fenced with LeaseExpiredError protect nothing, every other hold

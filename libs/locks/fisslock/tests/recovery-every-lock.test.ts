@@ -3,6 +3,7 @@ import type { LockMode, NodeId } from '@lockfabric/ports';
 import { readFissLockOptions } from '../src/options.js';
 import { RecoverableFissLockClient, recoverInProcess } from '../src/recovery/index.js';
 import { fissSim, deciderControlOf as controlOf } from './support/fiss-sim.js';
+import { lcg32 } from '@lockfabric/random';
 
 
 const MS = 1_000_000;
@@ -19,8 +20,7 @@ async function lostLocks(seed: number, mutant: boolean): Promise<{ lost: number[
   const options = readFissLockOptions({ policy: 'read-preferring', attemptTimeoutNs: 1 * MS });
   const clock = sim.cluster.clock;
   const victim = sim.nodes[2] as NodeId;
-  let rnd = seed >>> 0;
-  const next = (): number => ((rnd = (Math.imul(rnd, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+  const next = lcg32(seed, 'ansiC');
   const failAtNs = 2 * MS;
   let recoveredAtNs = Infinity;
   const dead = new Set<NodeId>();
@@ -77,7 +77,7 @@ async function lostLocks(seed: number, mutant: boolean): Promise<{ lost: number[
   return { lost: Array.from({ length: LOCKS }, (_, l) => l).filter((l) => !grantedAfter.has(l)), problems };
 }
 
-describe('fisslock recovery after a compute-node failure: every lock is granted to a survivor again (issue 5)', () => {
+describe('fisslock recovery after a compute-node failure: every lock is granted to a survivor again', () => {
   it('over 12 seeds, no lock is lost', async () => {
     const lost: string[] = [];
     for (let seed = 1; seed <= 12; seed++) {

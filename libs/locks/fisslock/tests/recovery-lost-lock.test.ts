@@ -8,7 +8,7 @@ import { fissSim, deciderControlOf as controlOf } from './support/fiss-sim.js';
 const MS = 1_000_000;
 
 /**
- * The live compute-kill gap (issue 5), reduced: survivors ask for a lock whose agent lives on the
+ * The live compute-kill gap (recovery README, "The lost lock"), reduced: survivors ask for a lock whose agent lives on the
  * machine that then dies, so their ACQUIREs are forwarded there and never acknowledged. S2 grants
  * the first of them and queues the second behind it. The second's attempt (T_ACQ) runs out while
  * the first still holds: its abort waits for the ACK of an ACQUIRE that was sent on the link

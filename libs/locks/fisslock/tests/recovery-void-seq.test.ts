@@ -9,7 +9,7 @@ import { fissSim, deciderControlOf as controlOf } from './support/fiss-sim.js';
 const MS = 1_000_000;
 
 /**
- * Issue 5, item 4 (3): a request made before S2 whose GRANT comes after it. Machine a's waiter
+ * A request made before S2 whose GRANT comes after it. Machine a's waiter
  * sent its ACQUIRE as seq 1 of a's old link; S2 keeps it queued at the agent on b and gives a a
  * new link, which numbers from 1 again. a's next ACQUIRE (another client, lock 1) is seq 1 of the
  * new link, and its first copy is lost. When b's holder releases, the waiter's GRANT arrives; it

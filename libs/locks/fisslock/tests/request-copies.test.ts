@@ -9,7 +9,7 @@ const holders = (sim: ReturnType<typeof fissSim>, node: number, lock = 0) => [..
 const waiters = (sim: ReturnType<typeof fissSim>, node: number, lock = 0) => (sim.pool(node).agents.get(lock)?.wqueue ?? []).map((w) => `${w.mid}:${w.task}`);
 
 /**
- * Issue 4 of session 3: the FissLock benchmark (160 clients, Zipf 0.99, no faults, seed 8) left 23
+ * Once the FissLock benchmark (160 clients, Zipf 0.99, no faults, seed 8) left 23
  * acquires stuck until their 10 s timeout. A request travels as several copies; the agent pool
  * failed to tell they were one request in the places below (src/pool/request-copies.ts).
  */

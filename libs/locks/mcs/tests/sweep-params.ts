@@ -1,16 +1,8 @@
 import type { WorkloadSpec } from '@lockfabric/workloads';
+import { mulberry32 } from '@lockfabric/random';
 
-/** mulberry32: a tiny seeded generator, so each seed's workload shape is fixed. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** mulberry32, so each seed's workload shape is fixed. */
+const generator = mulberry32;
 
 export interface SweepCase {
   readonly spec: WorkloadSpec;

@@ -9,7 +9,7 @@ export const SLOT_ECHO_BOUND = 1_024;
  * queue slot as a tag (`incarnation`), and this port wrapper copies that tag into the client's
  * RELEASE of the same request (same `seq`, the request id). The switch marks that slot released
  * instead of taking the queue head, so readers may release in any order and the slots of the
- * granted run keep naming their holders (what a purge needs after a node dies; README, issue 5).
+ * granted run keep naming their holders (what a purge needs after a node dies; README).
  *
  * It wraps the port rather than the client because `ServerLockClient` (shared with SrvLock and
  * ParLock) builds its packets itself; a cancel (FLAG_CANCEL) and every packet of a cold lock pass

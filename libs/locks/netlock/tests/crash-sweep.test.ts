@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { netlock } from '../src/index.js';
 import { withEarlyClock } from './early-clock.js';
 
-// Issue 5: a compute node dies in the middle of closed-loop traffic on hot (switch-queued) locks,
+// A compute node dies in the middle of closed-loop traffic on hot (switch-queued) locks,
 // readers and writers mixed, and the coordinator's purge takes its entries out. Over many seeds:
 // no survivor ever holds a lock beside a conflicting holder, no survivor acquire started after the
 // purge times out (hold times are microseconds, the timeout is a millisecond), and once every
@@ -35,7 +35,7 @@ interface Timing {
 }
 const SHORT_OUTAGE: Timing = { detectionNs: DETECTION_NS, runNs: RUN_NS, earlyNs: 0 };
 /**
- * The live kill test's conditions (issue 5, live liveness gap): the outage outlasts the client
+ * The live kill test's conditions (once a live liveness gap): the outage outlasts the client
  * timeout, so survivors queued behind the victim time out and leave entries their clients release
  * when granted, and the clients' timers may wake a little early, as the live clock's do.
  */
@@ -132,7 +132,7 @@ async function crashRun(seed: number, options: NetLockProgramOptions = {}, proto
 /** Whether a run broke a promise the sweep checks. */
 const broken = (o: CrashOutcome) => o.violations.length > 0 || o.lateTimeouts > 0 || o.leftover > 0 || o.grantedAfterPurge < ALLOCATION.length;
 
-describe('netlock: a compute node killed mid-run, readers and writers mixed (issue 5)', () => {
+describe('netlock: a compute node killed mid-run, readers and writers mixed', () => {
   it('200 seeds: safety, every survivor acquire after the purge granted, queues empty at the end', async () => {
     let removed = 0;
     for (let seed = 1; seed <= 200; seed++) {
@@ -167,7 +167,7 @@ describe('netlock: a compute node killed mid-run, readers and writers mixed (iss
     expect(timedOutBeforePurge).toBeGreaterThan(100);
   }, 120_000);
 
-  // The old release popped the queue head whoever sent it (issue 5): a reader releasing before
+  // The old release popped the queue head whoever sent it: a reader releasing before
   // the reader ahead of it took that reader's entry, so the purge missed the dead reader's hold
   // and the lock stayed held by nobody (46 of the first 300 seeds here; about 1 live run in 8 in CI).
   it('mutant: the positional release (the old code) is caught within 40 seeds', async () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { netlock } from '../src/index.js';
 import { withEarlyClock } from './early-clock.js';
 
-// Issue 5 (live liveness gap): a waiter whose timer wakes a little before its deadline resent
+// Once a live liveness gap: a waiter whose timer wakes a little before its deadline resent
 // its ACQUIRE, the switch queued the same request twice, and the client released only the first
 // grant: the second entry held the lock for nobody and every later request timed out behind it.
 const EARLY_NS = 2_000;

@@ -6,7 +6,7 @@ import { createSwitchNet, severablePorts } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
 import { netlock } from '../src/index.js';
 
-// Issue 5, scripted: two readers share hot lock 5 (queued in the switch), a writer waits behind
+// Scripted: two readers share hot lock 5 (queued in the switch), a writer waits behind
 // them, and the reader that is NOT at the head of the queue releases first. Then the reader on
 // node 3 dies and the coordinator's purge runs. The old release popped the queue head whoever
 // sent it, so the entries of the run no longer named their holders and the purge undid the wrong one.
@@ -79,7 +79,7 @@ async function play(script: Script, program: NetLockProgramOptions = {}, protoco
   return log;
 }
 
-describe('netlock: readers release out of order, then one of them dies (issue 5)', () => {
+describe('netlock: readers release out of order, then one of them dies', () => {
   it('the survivor behind the dead head reader released first: the purge ends the run and grants the writer', async () => {
     expect(await play({ head: 'dead', releasesFirst: 'survivor' })).toEqual(['both readers hold', 'survivor reader releases', 'writer granted']);
   });

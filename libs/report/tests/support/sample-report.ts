@@ -1,6 +1,7 @@
 import { HistoryRecorder } from '@lockfabric/check';
 import type { FaultReport, FaultWindow } from '../../src/model.js';
 import { timelineFromHistory } from '../../src/timeline.js';
+import { lcg32 } from '@lockfabric/random';
 
 const MS = 1e6;
 const RUN_START_NS = 5_000 * MS; // histories rarely start at zero
@@ -20,11 +21,7 @@ const inFault = (timeNs: number): boolean => SAMPLE_FAULTS.some((f) => timeNs >=
  */
 export function sampleHistory(): HistoryRecorder {
   const h = new HistoryRecorder();
-  let state = 7;
-  const next = (): number => {
-    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-    return state / 2 ** 32;
-  };
+  const next = lcg32(7, 'ansiC');
   for (let c = 0; c < 8; c++) {
     const client = `${c % 2}/${c}`;
     let t = RUN_START_NS + next() * MS;

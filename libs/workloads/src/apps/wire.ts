@@ -1,4 +1,4 @@
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import { AppRunLog } from './runner.js';
 import type { AppSpec } from './types.js';
 
@@ -15,7 +15,7 @@ export function decodeAppSpec(text: string): AppSpec {
     if (typeof app !== 'object' || app === null) throw new Error('not an object');
     return app;
   } catch (error) {
-    throw new ConfigError([`option ${APP_WIRE_OPTION} is not an application spec: ${error instanceof Error ? error.message : String(error)}`]);
+    throw new ConfigError([`option ${APP_WIRE_OPTION} is not an application spec: ${errorMessage(error)}`]);
   }
 }
 

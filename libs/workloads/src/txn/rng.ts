@@ -1,4 +1,5 @@
 import type { Random } from '@lockfabric/ports';
+import { SplitMix32 } from '@lockfabric/random';
 
 /**
  * The transaction streams' own generator (splitmix32 steps): independent of the client's
@@ -6,29 +7,7 @@ import type { Random } from '@lockfabric/ports';
  * client's n-th transaction therefore depends only on the run seed and the client key, so the
  * driver can replay any client's stream to rebuild the transaction log from a history.
  */
-export class StreamRandom implements Random {
-  private state: number;
-
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  nextU32(): number {
-    this.state = (this.state + 0x9e3779b9) >>> 0;
-    let z = this.state;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    return (z ^ (z >>> 16)) >>> 0;
-  }
-
-  next(): number {
-    return this.nextU32() / 0x1_0000_0000;
-  }
-
-  int(bound: number): number {
-    return Math.floor(this.next() * bound);
-  }
-}
+export class StreamRandom extends SplitMix32 {}
 
 /** Uniform integer in [lo, hi]. */
 export function uniformInt(random: Random, lo: number, hi: number): number {

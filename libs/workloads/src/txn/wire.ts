@@ -1,4 +1,4 @@
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 import type { TxnRunSpec, TxnTemplate, TxnWorkloadSpec } from './types.js';
 
 /**
@@ -22,7 +22,7 @@ export function decodeTxnRunSpec(text: string): TxnRunSpec {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError([`option ${TXN_WIRE_OPTION} is not JSON: ${error instanceof Error ? error.message : String(error)}`]);
+    throw new ConfigError([`option ${TXN_WIRE_OPTION} is not JSON: ${errorMessage(error)}`]);
   }
   const spec = raw as TxnRunSpec & { workload: TxnWorkloadSpec & { compact?: readonly WireTemplate[] } };
   if (typeof spec !== 'object' || spec === null || typeof spec.workload !== 'object' || spec.workload === null) throw new ConfigError([`option ${TXN_WIRE_OPTION} holds no transaction workload`]);

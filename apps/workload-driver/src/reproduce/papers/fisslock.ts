@@ -14,7 +14,7 @@ const TXNS: Record<Scale, number> = { full: 20_000, quick: 4_000, smoke: 600 };
 
 const cpu = (work: LockManagerCpuPlan['work']): LockManagerCpuPlan => ({ packetNs: PACKET_NS, coresServer: 8, coresNode: 1, work });
 // FissLock's RTO covers the lock-manager queue its ACKs wait in (1 000 packet times), backing off
-// up to 8×; links stay FIFO, so its per-link pacing is off (see tools/bench history, issue 4).
+// up to 8×; links stay FIFO, so its per-link pacing is off (see the FissLock README, "Timeout-free and the link").
 const FISSLOCK: SeriesDef = { name: 'FissLock', protocol: 'fisslock', options: { rtoNs: 1_000 * PACKET_NS, rtoMaxBackoff: 8, pacingNs: 0 }, lockManagerCpu: cpu('agent') };
 const SRVLOCK: SeriesDef = { name: 'SrvLock', protocol: 'srvlock', dedicatedServer: true, lockManagerCpu: cpu('server') };
 const NETLOCK: SeriesDef = { name: 'NetLock', protocol: 'netlock', dedicatedServer: true, lockManagerCpu: cpu('server') };

@@ -1,6 +1,6 @@
 /**
  * A holder paused past its lease (SIGSTOP, then SIGCONT) must be harmless when it comes back
- * (issue 5): its release, decided inside the lease but sent after the pause, must not land on the
+ * (a live failure): its release, decided inside the lease but sent after the pause, must not land on the
  * tickets of the waiters that skipped it; a waiter paused across its grant must not use the grant.
  */
 import { describe, expect, it } from 'vitest';

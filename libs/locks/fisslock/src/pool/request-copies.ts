@@ -4,7 +4,7 @@ import { FLAG_DUP, FLAG_GRANTED } from '../wire.js';
 /**
  * A request (one task's ACQUIRE) may exist as several copies: the client's ACQUIRE, the copies
  * machines bounce on (each sequenced on the bouncer's link), and retransmissions of those. The rule
- * below keeps a granted request's copies from being resent for ever (issue 4: lock stuck under
+ * below keeps a granted request's copies from being resent for ever (once a lock stuck under
  * contention, no faults); the agent's onAcquire/onRelease keep a ② copy and a DUP copy of one
  * request from being counted twice (a ghost waiter turned into the holder it is).
  */

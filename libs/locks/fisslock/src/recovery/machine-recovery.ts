@@ -28,7 +28,7 @@ export interface MachineRecovery {
 export interface MachineRecoveryOptions {
   /**
    * Test-only mutant: leave the ACQUIREs of the replaced link unsettled (the live lost-lock gap of
-   * issue 5: a request queued by S2 whose attempt then times out never sends its abort).
+   * the lost-lock gap of the README: a request queued by S2 whose attempt then times out never sends its abort).
    */
   readonly mutantKeepOldAcquires?: boolean;
 }
@@ -37,7 +37,7 @@ const cache = new WeakMap<AgentPool, MachineRecovery>();
 
 /**
  * The recovery steps of one machine, around the pool's own S1/S2 hooks. Two things the pool's
- * hooks alone get wrong (issue 5, found live):
+ * hooks alone get wrong (found live):
  * - Lock operations must stop from the pause to S2 (spec §7.2 "clients block"): S2's orders are
  *   computed from the report, so a release, a new local grant or an attempt timing out between
  *   the report and S2 would be undone by S2 — a holder left in the agent that nobody releases, or a

@@ -14,7 +14,7 @@ import type { EndState } from './end-state.js';
 export const PRE_BOTH_LINKS_RULES = { mutantAbortBehindAcquire: true, mutantForgetOnInstall: true, mutantRefusedAbortRestores: true } as const;
 
 /**
- * What issue 4 asks of every seed: no exclusion violation, every acquire granted or failed with
+ * What every seed must show: no exclusion violation, every acquire granted or failed with
  * LockTimeoutError, one agent per lock (live, pending or in flight), agent mode = decider mode
  * (Lemma 1), and a consistent end state (end-state.ts). A timed-out acquire (liveness under
  * faults) is allowed, and so is a lock left stuck (`endState.stuck`, spec §12.9's watchdog case).

@@ -46,7 +46,7 @@ export interface NetLockProgramOptions {
   /** Test-only mutant: a purge sets no fence, so the dead machine's late packets re-enter the queues. */
   readonly mutantPurgeWithoutFence?: boolean;
   /**
-   * Test-only mutant: the old positional release (issue 5). Every RELEASE pops the queue head,
+   * Test-only mutant: the old positional release. Every RELEASE pops the queue head,
    * whoever sent it, so a reader releasing before the reader ahead of it takes that reader's entry
    * out; a purge then no longer finds the dead reader's hold.
    */
@@ -90,7 +90,7 @@ export interface NetLockProgram extends SwitchProgram {
  * entry released and counts it; the last holder's RELEASE takes the whole run out of the queue
  * and grants the new head. Readers release in any order, so the run's slots stay put, each
  * naming its holder, until the run ends: that is what lets a purge tell which holds were the dead
- * machine's (issue 5; README). The model has no recirculation port, so a shared grant whose
+ * machine's (NetLock README). The model has no recirculation port, so a shared grant whose
  * successors may also be shared carries CONTINUE plus its slot, and the grantee reflects a NOTIFY
  * that visits the slot arrays before the queue state (declared stage order) to grant the next
  * slot if it is shared.

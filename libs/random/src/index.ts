@@ -1,0 +1,3 @@
+export * from './splitmix32.js';
+export * from './xoshiro128.js';
+export * from './small.js';

@@ -1,0 +1,2 @@
+export * from './real-clock.js';
+export * from './machine-clock-offset.js';
