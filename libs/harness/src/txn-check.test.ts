@@ -27,6 +27,8 @@ describe('transactions on sim through the harness', () => {
     ['drtm', { kind: 'tpcc', warehouses: 1 }],
     // Up to 16 locks held at once: one MCS queue node each (before, two per client, and most aborted).
     ['mcs', { kind: 'tpcc', warehouses: 1 }],
+    // ALock likewise: one queue descriptor per held lock, sixteen per client.
+    ['alock', { kind: 'tpcc', warehouses: 1 }],
   ] as const) {
     it(`${protocol} runs ${workload.kind}: every transaction commits, the log is the history's, and it serializes`, async () => {
       const txn: TxnRunSpec = { workload, executeNs: workload.kind === 'tatp' ? 2_800 : 7_000, seed: 5 };
@@ -57,8 +59,17 @@ describe('transactions on sim through the harness', () => {
     expect(check.summary.abortsByCode).toEqual({});
   }, 60_000);
 
-  it('a transaction the protocol cannot grant is given up, not retried forever (alock: two descriptors per client)', async () => {
-    const txn: TxnRunSpec = { workload: { kind: 'trace', transactions: [{ type: 'WIDE', locks: [0, 1, 2].map((lock) => ({ lock, mode: 'exclusive' as const })) }] }, executeNs: 1_000, seed: 2, maxAttempts: 3 };
+  it('alock grants a transaction of 16 locks to every client: one queue descriptor per held lock', async () => {
+    const txn: TxnRunSpec = { workload: { kind: 'trace', transactions: [{ type: 'WIDE', locks: Array.from({ length: 16 }, (_, lock) => ({ lock, mode: 'exclusive' as const })) }] }, executeNs: 1_000, seed: 2, maxAttempts: 3 };
+    const result = await runInMemory({ substrate: 'sim', protocol: protocolById('alock'), spec: txnSpec(txn, { clients: 4, operations: 8 }) });
+    expect(result.verdict.ok, summarizeVerdict(result.verdict)).toBe(true);
+    const check = checkTxnRun(result.history, txn, result.summary.elapsedNs);
+    expect(check.summary.committed).toBe(8);
+    expect(check.summary.abortsByCode).toEqual({});
+  }, 60_000);
+
+  it('a transaction the protocol cannot grant is given up, not retried forever (alock: 17 locks, 16 descriptors)', async () => {
+    const txn: TxnRunSpec = { workload: { kind: 'trace', transactions: [{ type: 'WIDE', locks: Array.from({ length: 17 }, (_, lock) => ({ lock, mode: 'exclusive' as const })) }] }, executeNs: 1_000, seed: 2, maxAttempts: 3 };
     const result = await runInMemory({ substrate: 'sim', protocol: protocolById('alock'), spec: txnSpec(txn, { clients: 2, operations: 4 }) });
     expect(result.verdict.ok, summarizeVerdict(result.verdict)).toBe(true);
     const check = checkTxnRun(result.history, txn, result.summary.elapsedNs);

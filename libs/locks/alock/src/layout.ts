@@ -9,11 +9,11 @@ import type { ClientAddress, DescriptorDirectory, RemoteAddr } from '@lockfabric
  *   +16 victim  Peterson tie-breaker, the class id that yields (only ever read and written)
  * The entry is 32 bytes so an entry never straddles a 64-byte cache line.
  *
- * Descriptor slot (64 bytes, on the owner's own node): two queue descriptors and a hand-over trace
- * area, so a client can be queued on two locks at once (or keep one queued after a timeout):
- *   +0  descriptor 0: budget word (+0, see WAITING), next (+8)
- *   +16 descriptor 1: budget (+16), next (+24)
- *   +32 trace area: trace id high (+32), trace id low (+40), span id (+48), tag (+56)
+ * Descriptor slot (the fabric's, 512 bytes, on the owner's own node): sixteen queue descriptors and
+ * a hand-over trace area, so a client can be queued on up to sixteen locks at once (a 2PL
+ * transaction holds at most 16, the papers' bound; a timed-out acquire keeps its place too):
+ *   +16·i      descriptor i: budget word (+0, see WAITING), next (+8)
+ *   +256       trace area: trace id high (+0), trace id low (+8), span id (+16), tag (+24)
  */
 export const ENTRY_BYTES = 32;
 export const TAIL_OFFSET_BYTES: readonly [number, number] = [0, 8];
@@ -33,10 +33,10 @@ export function className(cls: AccessClass): 'local' | 'remote' {
 }
 
 export const DESCRIPTOR_BYTES = 16;
-export const DESCRIPTORS_PER_SLOT = 2;
+export const DESCRIPTORS_PER_SLOT = 16;
 const BUDGET_FIELD_BYTES = 0;
 const NEXT_FIELD_BYTES = 8;
-export const TRACE_AREA_OFFSET_BYTES = 32;
+export const TRACE_AREA_OFFSET_BYTES = DESCRIPTORS_PER_SLOT * DESCRIPTOR_BYTES;
 export const TRACE_AREA_BYTES = 32;
 export const TRACE_TAG_OFFSET_BYTES = 24;
 export const SLOT_BYTES_NEEDED = TRACE_AREA_OFFSET_BYTES + TRACE_AREA_BYTES;
@@ -81,14 +81,14 @@ export interface DescriptorId {
   readonly index: number;
 }
 
-const NODE_SHIFT = 40n;
-const CLIENT_SHIFT = 8n;
-const MAX_NODE = (1 << 23) - 1;
+const NODE_SHIFT = 43n;
+const CLIENT_SHIFT = 11n;
+const MAX_NODE = (1 << 20) - 1;
 const MAX_CLIENT = 0xffff_ffff;
 
 /**
- * A descriptor reference as stored in a tail or a `next` field (spec §2.3, global form for both
- * classes): (node + 1) · 2^40 | client · 2^8 | generation · 2 | index. Never zero, fits one
+ * A descriptor reference as stored in a tail or a `next` field (one global form for both
+ * classes): (node + 1) · 2^43 | client · 2^11 | generation · 2^4 | index. Never zero, fits one
  * 64-bit word. The generation (7 bits, 0 until a release gave up on an unlinked successor) fences
  * late links: see `AlockClient.passOn`. `encodeRef` writes generation 0.
  */
@@ -103,8 +103,8 @@ export function encodeRef(id: DescriptorId): bigint {
   return ((BigInt(id.node) + 1n) << NODE_SHIFT) | (BigInt(id.client) << CLIENT_SHIFT) | BigInt(id.index);
 }
 
-const INDEX_MASK = 0x1n;
-const GENERATION_SHIFT = 1n;
+const INDEX_MASK = 0xfn;
+const GENERATION_SHIFT = 4n;
 const GENERATION_MASK = 0x7fn;
 /** Generations wrap at this many: a link must be 128 release timeouts late to be mistaken. */
 export const REF_GENERATIONS = 128;

@@ -4,6 +4,7 @@ import {
   ALOCK_OPTION_HELP,
   ENTRY_BYTES,
   NULL_REF,
+  REF_GENERATIONS,
   WAITING,
   alock,
   budgetOf,
@@ -13,6 +14,8 @@ import {
   encodeRef,
   encodeTrace,
   readAlockOptions,
+  refGeneration,
+  withRefGeneration,
 } from '../src/index.js';
 
 describe('alock options', () => {
@@ -69,13 +72,20 @@ describe('alock layout', () => {
       { node: 0, client: 0, index: 0 },
       { node: 3, client: 4095, index: 1 },
       { node: 65_535, client: 2 ** 32 - 1, index: 1 },
+      // 16 descriptors per client (a 2PL transaction's 16 locks) and the widest node and client
+      { node: 2 ** 20 - 1, client: 2 ** 32 - 1, index: 15 },
     ]) {
       const ref = encodeRef(id);
       expect(ref).not.toBe(NULL_REF);
       expect(ref < 1n << 64n).toBe(true);
       expect(decodeRef(ref)).toEqual(id);
     }
-    expect(() => encodeRef({ node: 0, client: 0, index: 2 })).toThrow(RangeError);
+    expect(() => encodeRef({ node: 0, client: 0, index: 16 })).toThrow(RangeError);
+    expect(() => encodeRef({ node: 2 ** 20, client: 0, index: 0 })).toThrow(RangeError);
+    // the link generation has its own bits: it never bleeds into the index or the client
+    const top = withRefGeneration(encodeRef({ node: 7, client: 2 ** 32 - 1, index: 15 }), REF_GENERATIONS - 1);
+    expect(refGeneration(top)).toBe(REF_GENERATIONS - 1);
+    expect(decodeRef(top)).toEqual({ node: 7, client: 2 ** 32 - 1, index: 15 });
     expect(() => decodeRef(NULL_REF)).toThrow(RangeError);
   });
 

@@ -68,30 +68,30 @@ describe('alock: timeouts and aborts', () => {
     expect(checkAlockEvents(sim.events, { localBudget: 5, remoteBudget: 5 }).violations).toEqual([]);
   });
 
-  it('with both descriptors still queued, a third acquire times out without enqueueing', async () => {
+  it('with all sixteen descriptors still queued, a seventeenth acquire times out without enqueueing', async () => {
     const sim = scriptedSim();
     const holder = sim.client({ node: sim.computeNodes[0]!, client: 0 });
     const quitter = sim.client({ node: sim.computeNodes[1]!, client: 1 });
     const tasks = [
       sim.at(0, async () => {
         const grant = await holder.acquire(LOCK, 'exclusive');
-        await sim.cluster.clock.sleep(200_000);
+        await sim.cluster.clock.sleep(2_000_000); // past all 16 timeouts below
         await holder.release(grant);
         return 'held';
       }),
       sim.at(10_000, async () => {
         const outcomes: string[] = [];
-        for (const lock of [LOCK, LOCK, 2]) {
+        for (const lock of [...Array.from({ length: 16 }, () => LOCK), 2]) {
           const error = await quitter.acquire(lock, 'exclusive', { timeoutMs: 0.02 }).catch((e: unknown) => e);
           outcomes.push(error instanceof LockTimeoutError ? 'timeout' : String(error));
         }
         return outcomes.join(',');
       }),
     ];
-    expect(await sim.run(tasks)).toEqual(['held', 'timeout,timeout,timeout']);
+    expect(await sim.run(tasks)).toEqual(['held', Array.from({ length: 17 }, () => 'timeout').join(',')]);
     const swaps = sim.events.filter((e) => e.type === 'swap' && e.ref !== sim.events[0]!.ref);
-    expect(swaps.map((e) => e.lock)).toEqual([LOCK, LOCK]); // lock 2 was never touched
-    expect(sim.events.filter((e) => e.type === 'abandon')).toHaveLength(2);
+    expect(swaps.map((e) => e.lock)).toEqual(Array.from({ length: 16 }, () => LOCK)); // lock 2 was never touched
+    expect(sim.events.filter((e) => e.type === 'abandon')).toHaveLength(16);
     expect(checkAlockEvents(sim.events, { localBudget: 5, remoteBudget: 5 }).violations).toEqual([]);
   });
 });
