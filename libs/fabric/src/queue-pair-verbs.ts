@@ -43,29 +43,26 @@ export class QueuePairVerbs implements Verbs {
     return this.#post(batch, options);
   }
 
-  // The one-verb helpers chain one reaction on the post's promise instead of awaiting inside async
-  // functions (two promises and microtask hops per verb fewer), and build each request as one
-  // literal rather than by spreading: on `sim` this path is a large share of a simulated verb's cost.
+  // The one-verb helpers chain on the post's promise instead of awaiting inside async functions
+  // (one promise and one microtask hop per verb fewer), and build each request as one literal
+  // rather than by spreading: on `sim` this path is a large share of a simulated verb's cost.
   read(addr: RemoteAddr, length: number, options: VerbOptions = {}): Promise<Uint8Array> {
-    const wr: WorkRequest = options.lock === undefined ? { op: 'read', addr, length } : { op: 'read', addr, length, lock: options.lock };
-    return this.#postOne(wr, options).then((completions) => {
-      const completion = okCompletion(completions, wr);
+    return this.#one(options.lock === undefined ? { op: 'read', addr, length } : { op: 'read', addr, length, lock: options.lock }, options).then((completion) => {
       if (!completion.data) throw new FabricAccessError('bad-request', `read of ${length} bytes completed without data`);
       return completion.data;
     });
   }
 
   write(addr: RemoteAddr, data: Uint8Array, options: VerbOptions = {}): Promise<void> {
-    const wr: WorkRequest = options.lock === undefined ? { op: 'write', addr, data } : { op: 'write', addr, data, lock: options.lock };
-    return this.#postOne(wr, options).then((completions) => void okCompletion(completions, wr));
+    return this.#one(options.lock === undefined ? { op: 'write', addr, data } : { op: 'write', addr, data, lock: options.lock }, options).then(NOTHING);
   }
 
   cas(addr: RemoteAddr, compare: bigint, swap: bigint, options: VerbOptions = {}): Promise<bigint> {
-    return this.#value(options.lock === undefined ? { op: 'cas', addr, compare, swap } : { op: 'cas', addr, compare, swap, lock: options.lock }, options);
+    return this.#one(options.lock === undefined ? { op: 'cas', addr, compare, swap } : { op: 'cas', addr, compare, swap, lock: options.lock }, options).then(VALUE_OF['cas']);
   }
 
   faa(addr: RemoteAddr, add: bigint, options: VerbOptions = {}): Promise<bigint> {
-    return this.#value(options.lock === undefined ? { op: 'faa', addr, add } : { op: 'faa', addr, add, lock: options.lock }, options);
+    return this.#one(options.lock === undefined ? { op: 'faa', addr, add } : { op: 'faa', addr, add, lock: options.lock }, options).then(VALUE_OF['faa']);
   }
 
   maskedCas(
@@ -78,7 +75,7 @@ export class QueuePairVerbs implements Verbs {
     options: VerbOptions = {},
   ): Promise<bigint> {
     const wr: WorkRequest = { op: 'masked-cas', addr, width, compare, swap, compareMask, swapMask, ...lockOf(options) };
-    return this.#value(wr, options);
+    return this.#one(wr, options).then(VALUE_OF['masked-cas']);
   }
 
   maskedFaa(
@@ -89,26 +86,32 @@ export class QueuePairVerbs implements Verbs {
     options: VerbOptions = {},
   ): Promise<bigint> {
     const wr: WorkRequest = { op: 'masked-faa', addr, width, add, boundaryMask, ...lockOf(options) };
-    return this.#value(wr, options);
+    return this.#one(wr, options).then(VALUE_OF['masked-faa']);
   }
 
   isLocal(addr: RemoteAddr): boolean {
     return addr.node === this.localNode && this.#local !== undefined;
   }
 
-  /** An atomic: resolves with the old value, in one reaction (the hot path of every spin). */
-  #value(wr: WorkRequest, options: VerbOptions): Promise<bigint> {
-    return this.#postOne(wr, options).then((completions) => valueOf(okCompletion(completions, wr), wr.op));
-  }
-
-  #postOne(wr: WorkRequest, options: VerbOptions): Promise<Completion[]> {
+  /** Posts `wr` alone; resolves with its completion, rejects with a FabricAccessError unless it is ok. */
+  #one(wr: WorkRequest, options: VerbOptions): Promise<Completion> {
     const postOptions: PostOptions = options.trace ? { trace: options.trace } : NO_POST_OPTIONS;
+    let posted: Promise<Completion[]>;
     try {
-      return this.#post([wr], postOptions);
+      posted = this.#post([wr], postOptions);
     } catch (error) {
       // As from an async function: a post that throws fails the verb's promise, not the caller.
       return Promise.reject(error);
     }
+    return posted.then(([completion]) => {
+      if (!completion) {
+        throw new FabricAccessError('unreachable', `${wr.op} to node ${wr.addr.node} returned no completion`);
+      }
+      if (completion.status !== 'ok') {
+        throw new FabricAccessError(completion.status, completion.detail ?? `${wr.op} to node ${wr.addr.node} failed`);
+      }
+      return completion;
+    });
   }
 
   #guardedCpu(): LocalMemory {
@@ -143,11 +146,12 @@ function valueOf(completion: Completion, op: string): bigint {
   return completion.value;
 }
 
-function okCompletion(completions: readonly Completion[], wr: WorkRequest): Completion {
-  const completion = completions[0];
-  if (!completion) throw new FabricAccessError('unreachable', `${wr.op} to node ${wr.addr.node} returned no completion`);
-  if (completion.status !== 'ok') throw new FabricAccessError(completion.status, completion.detail ?? `${wr.op} to node ${wr.addr.node} failed`);
-  return completion;
-}
-
+const NOTHING = (): void => undefined;
 const NO_POST_OPTIONS: PostOptions = Object.freeze({});
+/** One reaction per atomic opcode, made once rather than per verb. */
+const VALUE_OF = {
+  cas: (c: Completion) => valueOf(c, 'cas'),
+  faa: (c: Completion) => valueOf(c, 'faa'),
+  'masked-cas': (c: Completion) => valueOf(c, 'masked-cas'),
+  'masked-faa': (c: Completion) => valueOf(c, 'masked-faa'),
+} as const;
