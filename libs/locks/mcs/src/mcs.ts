@@ -5,6 +5,7 @@ import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, 
 import { GrantNotHeldError } from './errors.js';
 import {
   ALL_BITS,
+  ENDPOINT_INDEX_BITS,
   ENTRY_BYTES,
   FREE,
   GENERATION_COUNT,
@@ -17,6 +18,9 @@ import {
 } from './lock-entry.js';
 import { GRANT_OFFSET, HANDOVER_OFFSET, NEXT_OFFSET, decodeHandover, encodeHandover, fieldAddr, queueNodesPerSlot } from './queue-node.js';
 
+/** Queue nodes a pointer can name. */
+const MAX_QUEUE_NODES = 2 ** ENDPOINT_INDEX_BITS;
+
 export interface McsOptions {
   /** Pause between two CPU loads of a client's own queue node while it waits. */
   readonly pollIntervalNs: number;
@@ -27,6 +31,11 @@ export interface McsOptions {
    * it takes that successor for dead and cuts the queue after itself (see `passOn`).
    */
   readonly releaseLinkTimeoutNs: number;
+  /**
+   * Queue nodes a client may use at once (at most what its descriptor slot holds, 16): one per
+   * lock it holds or waits for. Fewer make a client with abandoned waits wait for a free node.
+   */
+  readonly queueNodes: number;
   /** Test-only mutant: the original unbounded wait for the successor's link (hangs if it died). */
   readonly mutantUnboundedReleaseWait: boolean;
   /** Test-only mutant: reuse a queue node without clearing its `next` and `grant` words. */
@@ -44,6 +53,7 @@ export const MCS_OPTION_HELP = {
   pollIntervalNs: 'ns between two local loads of the own queue node while waiting (default 200); the sim skips the loads that would see no change',
   releaseCounter: 'true to FAA a per-lock release counter on each handover, like the ShiftLock artifact (default false)',
   releaseLinkTimeoutNs: `ns a release waits for an enqueued successor to link in before cutting the queue after itself (default ${DEFAULT_RELEASE_LINK_TIMEOUT_NS})`,
+  queueNodes: `queue nodes a client uses at once, one per lock held or waited for (default and most ${MAX_QUEUE_NODES}: a 2PL transaction's 16 locks)`,
   mutantUnboundedReleaseWait: 'test-only: wait for the successor link forever, as before the fix (hangs if the successor died)',
   mutantSkipNodeReset: 'test-only: reuse a queue node without clearing it (broken on purpose)',
 };
@@ -54,6 +64,7 @@ export function readMcsOptions(options?: ProtocolOptions): McsOptions {
     pollIntervalNs: reader.number('pollIntervalNs', 200, { min: 1 }),
     releaseCounter: reader.boolean('releaseCounter', false),
     releaseLinkTimeoutNs: reader.number('releaseLinkTimeoutNs', DEFAULT_RELEASE_LINK_TIMEOUT_NS, { min: 1 }),
+    queueNodes: reader.number('queueNodes', MAX_QUEUE_NODES, { integer: true, min: 1, max: MAX_QUEUE_NODES }),
     mutantUnboundedReleaseWait: reader.boolean('mutantUnboundedReleaseWait', false),
     mutantSkipNodeReset: reader.boolean('mutantSkipNodeReset', false),
   };
@@ -108,7 +119,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
     private readonly ports: ClientPorts,
     private readonly options: McsOptions,
   ) {
-    const count = queueNodesPerSlot(ports.descriptors.slotBytes);
+    const count = Math.min(queueNodesPerSlot(ports.descriptors.slotBytes), options.queueNodes);
     if (count < 1) throw new ConfigError([`mcs needs descriptor slots of at least 32 bytes, this substrate has ${ports.descriptors.slotBytes}`]);
     this.nodes = Array.from({ length: count }, () => ({ kind: 'free' }) as const);
     this.generations = Array.from({ length: count }, () => 0);

@@ -16,7 +16,9 @@ async function run(seed: number, protocolOptions: Record<string, number | boolea
   const result = await runInMemory({
     substrate: 'sim',
     protocol: mcs,
-    protocolOptions: { pollIntervalNs: POLL_NS[seed % POLL_NS.length]!, ...protocolOptions },
+    // Two queue nodes per client, as MCS had before transactions needed 16: a client whose waits
+    // were abandoned then has to wait for a free node, which the FIFO half of the sweep checks.
+    protocolOptions: { pollIntervalNs: POLL_NS[seed % POLL_NS.length]!, queueNodes: 2, ...protocolOptions },
     spec: c.spec,
     computeNodes: c.computeNodes,
     colocatedClients: c.colocatedClients,

@@ -38,7 +38,8 @@ async function run(seed: number, protocolOptions: Record<string, number | boolea
       ports = dying.ports;
       died = dying.died.then((atNs) => (diedAtNs = atNs));
     }
-    const client = mcs.createClient(ports, { pollIntervalNs: 500, releaseLinkTimeoutNs: 500_000, ...protocolOptions }) as LockClient<McsGrant>;
+    // Two queue nodes per client: the schedules this sweep was built on (see sim-sweep.test.ts).
+    const client = mcs.createClient(ports, { pollIntervalNs: 500, releaseLinkTimeoutNs: 500_000, queueNodes: 2, ...protocolOptions }) as LockClient<McsGrant>;
     const key = clientKey(ports.self);
     const now = () => cluster.clock.nowNs();
     const loop = (async () => {
