@@ -34,7 +34,7 @@ import { CS_DATA_REGION_BYTES } from '@lockfabric/workloads';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
 import type { Output } from './context.js';
 
-export const BENCH_HELP = `lockfabric bench — run one protocol under one workload and report figures
+const BENCH_COMMON_HELP = `lockfabric bench — run one protocol under one workload and report figures
 
   --protocol, -p ID[,ID…]  protocol id (caslock, dslr, …), or several to compare; default caslock
   --substrate S            sim (virtual time, default) | embedded | live
@@ -70,9 +70,11 @@ ${COST_MODEL_HELP}
   --insecure               live: a temporary cluster without TLS (loudly logged; default mutual TLS)
   --json                   print one JSON object (several protocols: {kind: "bench", results: […]})
   --workers N              sim, several protocols: run them on N worker threads at once; the
-                           results (and their order) are the same for any N
+                           results (and their order) are the same for any N`;
 
-  --workload, -w W         micro (default: the flags above) | tatp | tpcc | smallbank | trace:FILE (FissLock
+/** Each workload's own flags: `bench --workload W --help` prints the common flags and W's part. */
+const WORKLOAD_HELP: Readonly<Record<'transactions' | 'objectstore' | 'btree' | 'dynamic' | 'smallbank', string>> = {
+  transactions: `  --workload, -w W         micro (default: the flags above) | tatp | tpcc | smallbank | trace:FILE (FissLock
                            trace, lines txn_id,0,1,lock_id,mode; mode 1 shared, 2 exclusive).
                            Transactions: strict 2PL, locks in ascending id order, --operations counts
                            transactions; adds committed txn/s, per-type p50/p99, aborts by cause,
@@ -87,29 +89,39 @@ ${COST_MODEL_HELP}
   --long-read-slots K      lease slots the scan draws (1 = fixed lease; K > 1: DSLR multi-slot lease
                            K·λ, with --opt maxSlots=K; DSLR Fig. 11). A commit whose lease ran out is
                            void: aborted as LEASE_EXPIRED and retried
-  --workload objectstore   DecLock's object store: get = shared lock + READ, set = exclusive lock +
+  transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere`,
+  objectstore: `  --workload objectstore   DecLock's object store: get = shared lock + READ, set = exclusive lock +
                            WRITE of the whole object on its memory node; content-checked (exit 1)
   --objects N (100000)  --object-bytes B (414)  --get-ratio R (0.65)  --mutant-skip-lock
-  --workload btree         Sherman-style B+tree on the memory nodes, one lock per node, lock-free
+  objectstore and btree draw zipf:0.99 unless --distribution is given`,
+  btree: `  --workload btree         Sherman-style B+tree on the memory nodes, one lock per node, lock-free
                            lookups; structure-checked after the run (exit 1 when broken)
   --keys N (100000)  --fanout F (32)  --lookup-ratio R (0.5)  --insert-ratio R (0; rest updates)
   --btree-max-nodes N      node slots (default: room for every insert to split)
   --mutant-unlocked-split  a split gives up its node lock before writing (for the check)
-  --workload dynamic       FissLock's moving hotspot over the micro loop: --hot-share of requests go
+  objectstore and btree draw zipf:0.99 unless --distribution is given`,
+  dynamic: `  --workload dynamic       FissLock's moving hotspot over the micro loop: --hot-share of requests go
                            to --hot-locks locks that move every --move-every-ms, the rest spread over
                            the other locks; adds a throughput timeline per --tick-ms
   --hot-locks N (2500)  --hot-share R (0.5)  --move-every-ms MS (300)  --tick-ms MS (period/6)
-  dynamic defaults: --locks 1000000, --duration-ms 4 periods
-  objectstore and btree draw zipf:0.99 unless --distribution is given
-  transactional --timeout-ms defaults to 10 on sim (FissLock's 10 ms abort), 2000 elsewhere
-
-  --workload smallbank     live only: accounts in Redis, 15 % balance checks, 85 % transfers;
+  dynamic defaults: --locks 1000000, --duration-ms 4 periods`,
+  smallbank: `  --workload smallbank     live only: accounts in Redis, 15 % balance checks, 85 % transfers;
                            checks at the end that the balances sum and every committed transfer hold
   --accounts N             smallbank accounts (1000000)      --redis URL     redis://HOST:PORT
                            (default: the cluster's, else one started for the run)
   --protocol redlock       smallbank with the redlock library over the same Redis (lease 5 s)
   --mutant-skip-lock       test-only: objectstore ops take no lock; a smallbank transfer locks one of
-                           its two accounts`;
+                           its two accounts`,
+};
+
+export const BENCH_HELP = [BENCH_COMMON_HELP, WORKLOAD_HELP.transactions, [WORKLOAD_HELP.objectstore, WORKLOAD_HELP.btree.split('\n').slice(0, -1).join('\n'), WORKLOAD_HELP.dynamic].join('\n'), WORKLOAD_HELP.smallbank].join('\n\n');
+
+/** The help for `--workload W` (W as typed); undefined for an unknown one (the full help then). */
+export function workloadHelp(workload: string): string | undefined {
+  const part = workload === 'micro' ? '' : workload === 'tatp' || workload === 'tpcc' || workload.startsWith('trace:') ? WORKLOAD_HELP.transactions : WORKLOAD_HELP[workload as keyof typeof WORKLOAD_HELP];
+  if (part === undefined) return undefined;
+  return `${BENCH_COMMON_HELP}\n\n${part === '' ? '  --workload micro         the flags above (the default)' : part}\n\n(lockfabric bench --help: every workload's flags and every protocol's --opt options)`;
+}
 
 
 export async function benchCommand(argv: readonly string[]): Promise<number> {
@@ -139,7 +151,10 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     insecure: { type: 'boolean' },
     workers: { type: 'string' },
   });
-  if (values['help']) return (console.log(`${BENCH_HELP}\n\n${protocolHelp()}`), 0);
+  if (values['help']) {
+    const forWorkload = typeof values['workload'] === 'string' ? workloadHelp(values['workload']) : undefined;
+    return (console.log(forWorkload ?? `${BENCH_HELP}\n\n${protocolHelp()}`), 0);
+  }
   const { spec: plainSpec, protocolOptions, reader } = readWorkload(values, { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 });
   const csVerbs = reader.number('cs-verbs', 0, { integer: true, min: 0 });
   const csVerbBytes = reader.optionalNumber('cs-verb-size', { integer: true, min: 1 });
