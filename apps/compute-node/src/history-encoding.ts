@@ -1,6 +1,6 @@
 import { toBinary, create } from '@bufbuild/protobuf';
 import { FLAG_EXCLUSIVE, FLAG_RELEASE, type RecordedColumns } from '@lockfabric/check';
-import { HistoryChunkSchema, RunEventSchema } from '@lockfabric/wire';
+import { HistoryChunkSchema, RunEventSchema, varintSize, writeVarint } from '@lockfabric/wire';
 import { historyEventToWire } from '@lockfabric/workloads';
 import { eventFromFlags } from '@lockfabric/check';
 
@@ -109,21 +109,3 @@ function reflective(columns: RecordedColumns, from: number, to: number): Uint8Ar
 
 const INT64_LIMIT = 2 ** 63;
 
-function varintSize(value: number): number {
-  let size = 1;
-  while (value >= 128) {
-    value = Math.floor(value / 128);
-    size++;
-  }
-  return size;
-}
-
-/** Writes a non-negative whole number below 2^64 as a protobuf varint; returns the next offset. */
-function writeVarint(out: Uint8Array, at: number, value: number): number {
-  while (value >= 128) {
-    out[at++] = (value % 128) | 128;
-    value = Math.floor(value / 128);
-  }
-  out[at++] = value;
-  return at;
-}

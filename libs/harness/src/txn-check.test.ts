@@ -50,23 +50,17 @@ describe('transactions on sim through the harness', () => {
     }, 120_000);
   }
 
-  it('mcs grants a transaction of 16 locks (the 2PL maximum) to every client at once', async () => {
-    const txn: TxnRunSpec = { workload: { kind: 'trace', transactions: [{ type: 'WIDE', locks: Array.from({ length: 16 }, (_, lock) => ({ lock, mode: 'exclusive' as const })) }] }, executeNs: 1_000, seed: 2, maxAttempts: 3 };
-    const result = await runInMemory({ substrate: 'sim', protocol: protocolById('mcs'), spec: txnSpec(txn, { clients: 4, operations: 8 }) });
-    expect(result.verdict.ok, summarizeVerdict(result.verdict)).toBe(true);
-    const check = checkTxnRun(result.history, txn, result.summary.elapsedNs);
-    expect(check.summary.committed).toBe(8);
-    expect(check.summary.abortsByCode).toEqual({});
-  }, 60_000);
-
-  it('alock grants a transaction of 16 locks to every client: one queue descriptor per held lock', async () => {
-    const txn: TxnRunSpec = { workload: { kind: 'trace', transactions: [{ type: 'WIDE', locks: Array.from({ length: 16 }, (_, lock) => ({ lock, mode: 'exclusive' as const })) }] }, executeNs: 1_000, seed: 2, maxAttempts: 3 };
-    const result = await runInMemory({ substrate: 'sim', protocol: protocolById('alock'), spec: txnSpec(txn, { clients: 4, operations: 8 }) });
-    expect(result.verdict.ok, summarizeVerdict(result.verdict)).toBe(true);
-    const check = checkTxnRun(result.history, txn, result.summary.elapsedNs);
-    expect(check.summary.committed).toBe(8);
-    expect(check.summary.abortsByCode).toEqual({});
-  }, 60_000);
+  // Up to 16 locks held at once (the 2PL maximum): one MCS queue node / ALock descriptor each.
+  for (const protocol of ['mcs', 'alock']) {
+    it(`${protocol} grants a transaction of 16 locks to every client at once`, async () => {
+      const txn: TxnRunSpec = { workload: { kind: 'trace', transactions: [{ type: 'WIDE', locks: Array.from({ length: 16 }, (_, lock) => ({ lock, mode: 'exclusive' as const })) }] }, executeNs: 1_000, seed: 2, maxAttempts: 3 };
+      const result = await runInMemory({ substrate: 'sim', protocol: protocolById(protocol), spec: txnSpec(txn, { clients: 4, operations: 8 }) });
+      expect(result.verdict.ok, summarizeVerdict(result.verdict)).toBe(true);
+      const check = checkTxnRun(result.history, txn, result.summary.elapsedNs);
+      expect(check.summary.committed).toBe(8);
+      expect(check.summary.abortsByCode).toEqual({});
+    }, 60_000);
+  }
 
   it('a transaction the protocol cannot grant is given up, not retried forever (alock: 17 locks, 16 descriptors)', async () => {
     const txn: TxnRunSpec = { workload: { kind: 'trace', transactions: [{ type: 'WIDE', locks: Array.from({ length: 17 }, (_, lock) => ({ lock, mode: 'exclusive' as const })) }] }, executeNs: 1_000, seed: 2, maxAttempts: 3 };

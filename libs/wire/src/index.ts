@@ -8,3 +8,4 @@ export * from './gen/lockfabric/v1/control_pb.js';
 export * from './gen/lockfabric/v1/driver_pb.js';
 export * from './gen/lockfabric/v1/lock_admin_pb.js';
 export * from './codec.js';
+export * from './varint.js';

@@ -3,6 +3,7 @@ import type { TraceContext } from './gen/lockfabric/v1/common_pb.js';
 import type { Completion, CompletionBatch, WorkRequest, WorkRequestBatch } from './gen/lockfabric/v1/verbs_pb.js';
 import { MalformedInputError } from './ports.js';
 import { errorMessage } from '@lockfabric/ports';
+import { varintSize, writeVarint } from './varint.js';
 
 /**
  * Hand-written protobuf codec for the two messages on the verb hot path (WorkRequestBatch and
@@ -72,24 +73,6 @@ export function encodeWorkRequestBatch(batch: WorkRequestBatch): Uint8Array {
 const utf8 = new TextEncoder();
 const U64_LIMIT = 1n << 64n;
 
-function varintSize(value: number): number {
-  let size = 1;
-  while (value >= 128) {
-    value = Math.floor(value / 128);
-    size++;
-  }
-  return size;
-}
-
-function putVarint(out: Uint8Array, at: number, value: number): number {
-  while (value >= 128) {
-    out[at++] = (value % 128) | 128;
-    value = Math.floor(value / 128);
-  }
-  out[at++] = value;
-  return at;
-}
-
 const fitsU64 = (value: bigint) => value >= 0n && value < U64_LIMIT;
 
 /**
@@ -125,14 +108,14 @@ export function encodeCompletionBatch(batch: CompletionBatch): Uint8Array {
   for (let i = 0; i < completions.length; i++) {
     const c = completions[i]!;
     out[at++] = (1 << 3) | WireType.LengthDelimited;
-    at = putVarint(out, at, sizes[i]!);
+    at = writeVarint(out, at, sizes[i]!);
     if (c.id !== 0) {
       out[at++] = (1 << 3) | WireType.Varint;
-      at = putVarint(out, at, c.id);
+      at = writeVarint(out, at, c.id);
     }
     if (c.status !== 0) {
       out[at++] = (2 << 3) | WireType.Varint;
-      at = putVarint(out, at, c.status);
+      at = writeVarint(out, at, c.status);
     }
     if (c.valueLo !== undefined) {
       out[at++] = (3 << 3) | WireType.Bit64;
@@ -146,14 +129,14 @@ export function encodeCompletionBatch(batch: CompletionBatch): Uint8Array {
     }
     if (c.data !== undefined) {
       out[at++] = (5 << 3) | WireType.LengthDelimited;
-      at = putVarint(out, at, c.data.length);
+      at = writeVarint(out, at, c.data.length);
       out.set(c.data, at);
       at += c.data.length;
     }
     const detail = details[i];
     if (detail !== undefined) {
       out[at++] = (6 << 3) | WireType.LengthDelimited;
-      at = putVarint(out, at, detail.length);
+      at = writeVarint(out, at, detail.length);
       out.set(detail, at);
       at += detail.length;
     }
