@@ -32,6 +32,8 @@ describe('lockfabric bench --substrate live --workload tatp|tpcc', () => {
   const cases = [
     { protocol: 'caslock', args: ['--workload', 'tatp', '--subscribers', '5000'], types: ['GET_SUBSCRIBER_DATA', 'GET_ACCESS_DATA', 'UPDATE_LOCATION'] },
     { protocol: 'declock', args: ['--workload', 'tpcc', '--warehouses', '2'], types: ['NEW_ORDER', 'PAYMENT'] },
+    // DSLR's long-running reads (Fig. 10) under a multi-slot lease (Fig. 11): table scans on live too
+    { protocol: 'dslr', args: ['--workload', 'tpcc', '--warehouses', '1', '--long-read-probability', '0.03', '--long-read-ns', '2000000', '--long-read-slots', '3', '--opt', 'maxSlots=3'], types: ['NEW_ORDER', 'PAYMENT', 'CUSTOMER_SCAN'] },
   ];
 
   it.each(cases)('$protocol $args.1: exit 0, every transaction committed, serializable, figures per type', async ({ protocol, args, types }) => {
