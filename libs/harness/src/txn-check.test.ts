@@ -1,5 +1,5 @@
 import { summarizeVerdict } from '@lockfabric/check';
-import { protocolById } from '@lockfabric/lock-catalog';
+import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import { txnWorkloadOf } from '@lockfabric/workloads';
 import type { TxnLogEntry, TxnRunSpec, TxnTemplate, WorkloadSpec } from '@lockfabric/workloads';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,20 @@ describe('transactions on sim through the harness', () => {
       expect(check.summary.committedPerSec).toBeGreaterThan(0);
     }, 120_000);
   }
+
+  // Every protocol of the catalog under strict 2PL: a small TPC-C run whose history passes the
+  // exclusion checker and the precedence-graph check, with every transaction committed.
+  it.each(availableProtocols().map((p) => p.id))('%s: a TPC-C history is exclusive and conflict-serializable', async (id) => {
+    const txn: TxnRunSpec = { workload: { kind: 'tpcc', warehouses: 1 }, executeNs: 7_000, seed: 11 };
+    const result = await runInMemory({ substrate: 'sim', protocol: protocolById(id), spec: txnSpec(txn, { clients: 8, operations: 120 }) });
+    expect(result.verdict.violations).toEqual([]);
+    expect(result.verdict.ok, summarizeVerdict(result.verdict)).toBe(true);
+    const check = checkTxnRun(result.history, txn, result.summary.elapsedNs);
+    expect(check.replay.mismatches).toEqual([]);
+    expect(check.summary.committed).toBe(120);
+    expect(check.serializability.ok, JSON.stringify(check.serializability.cycle)).toBe(true);
+    expect(check.serializability.edges).toBeGreaterThan(0);
+  }, 60_000);
 
   // Up to 16 locks held at once (the 2PL maximum): one MCS queue node / ALock descriptor each.
   for (const protocol of ['mcs', 'alock']) {
