@@ -69,8 +69,12 @@ describe('lockfabric bench --substrate live survives a compute node SIGKILLed mi
     await switchOpened(cluster.state);
     const historyFile = join(cluster.dir, `${protocol}-history.jsonl`);
     const bench = runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocol, '--clients', '9', '--locks', '6', '--duration-ms', '5000', '--think-ns', '1000000', '--cs-ns', '2000000', '--timeout-ms', '1500', ...opts, '--history', historyFile, '--json']);
-    // Let the run get going (start barrier, first progress ticks), then kill one compute node.
-    await sleep(2_500);
+    // Kill once the victim's clients are working (its operation counter moves), not after a fixed
+    // sleep: on a loaded machine the CLI's start and the run's start barrier can outlast any fixed
+    // wait, and a node killed before the run is no failure of the run.
+    const victim = chaos.process(`compute-${VICTIM}`);
+    await waitFor(async () => (await metric(victim, 'lockfabric_lock_operations_total', `protocol="${protocol}"`)) >= 5, 30_000, `compute-${VICTIM}'s first operations`);
+    await sleep(500);
     await chaos.kill(`compute-${VICTIM}`);
     const { code, stdout, stderr } = await bench.exit;
     await chaos.restart(`compute-${VICTIM}`);
