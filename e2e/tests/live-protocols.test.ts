@@ -1,25 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableProtocols } from '@lockfabric/lock-catalog';
 import { checkHistory, summarizeVerdict } from '@lockfabric/check';
-import { clipExpiredLeases, runLive } from '@lockfabric/workload-driver';
+import { clipExpiredLeases, liveOptions, runLive } from '@lockfabric/workload-driver';
 import { withLiveCluster } from './live-cluster.js';
 
 // Every RDMA protocol of the catalog across real processes: a memory node, two compute nodes,
 // real NATS and real gRPC; the merged history must pass the checker.
 const protocols = availableProtocols().filter((p) => p.fabric === 'verbs');
 
-// Leases sized for RDMA hardware (DrTM: 1 ms) are shorter than a contended hold on this emulated
-// fabric, where a verb over gRPC takes ~100 µs; a holder then outlives its lease and the release
-// reports LeaseExpiredError. Live runs size leases to the fabric, as a deployment would.
-const liveOptions: Record<string, Record<string, string>> = {
-  drtm: { leaseNs: '50000000', driftNs: '1000000', txMarginNs: '20000000' },
-  // DSLR: the same for its lease, and the wait unit ω (≈ one round trip) that paces polling.
-  dslr: { leaseMs: '200', waitUnitNs: '100000' },
-  'dslr-backoff': { leaseMs: '200', waitUnitNs: '100000' },
-  // RMA-RW's writer queue is MCS: its successor-link timeout sized as the mcs README says for live runs.
-  'rma-rw': { releaseLinkTimeoutNs: '200000000', pollIntervalNs: '50000' },
-};
-
+// Options sized for this emulated fabric, where a verb over gRPC takes ~100 µs instead of RDMA's
+// ~2 µs: the defaults the CLI applies on live (leases, poll units, successor-link timeouts).
 describe('live: every RDMA protocol across separate processes', () => {
   let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
   beforeAll(async () => {
@@ -34,7 +24,7 @@ describe('live: every RDMA protocol across separate processes', () => {
     const result = await runLive({
       state: cluster.state,
       protocol: protocol.id,
-      protocolOptions: liveOptions[protocol.id] ?? {},
+      protocolOptions: liveOptions(protocol.id),
       spec: { clients: 12, locks: 3, readRatio, distribution: 'uniform', operations: 600, thinkNs: 0, criticalSectionNs: 20_000, seed: 11, timeoutMs: 30_000 },
     });
     // Lease safety: a holder that outlived its lease must see LeaseExpiredError at release, and only

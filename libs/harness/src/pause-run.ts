@@ -1,5 +1,5 @@
-// Pause sweeps of the lease-based DSLR family (options leaseMs, waitUnitNs, restartOnAbort, backoffCapNs),
-// shared by libs/locks/dslr and dslr-backoff tests.
+// Pause sweeps of lease-based protocols: the DSLR family (options leaseMs, waitUnitNs, restartOnAbort,
+// backoffCapNs) and ShiftLock (leaseMs), shared by their tests.
 import { HistoryRecorder, LEASE_EXPIRED, checkHistory, clipExpiredLeases, summarizeVerdict } from '@lockfabric/check';
 import type { HistoryEvent, Verdict } from '@lockfabric/check';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
@@ -31,11 +31,28 @@ export interface PauseFindings {
 const LEASE_MS = 0.2;
 const PAUSED_NODE = 2;
 
+/** What a pause sweep is sized by: the protocol's stall threshold and its options at λ = 200 µs. */
+export interface PauseShape {
+  /** Waiters presume a failure after this many leases without progress (DSLR 2λ, ShiftLock 3λ). */
+  readonly stallLeases: number;
+  /** The protocol's options for a lease of `leaseMs`, before `base` is applied. */
+  readonly options: (leaseMs: number) => ProtocolOptions;
+}
+
+/** DSLR and DSLR-backoff: 2λ stall threshold, ω = 2 µs, waiters restart after an abort. */
+export const DSLR_PAUSE_SHAPE: PauseShape = {
+  stallLeases: 2,
+  options: (leaseMs) => ({ leaseMs, waitUnitNs: 2_000, restartOnAbort: true, backoffCapNs: 100_000 }),
+};
+
+/** ShiftLock: RelCnt standing still for 3·T_lease starts a recovery (ShiftLock §4). */
+export const SHIFTLOCK_PAUSE_SHAPE: PauseShape = { stallLeases: 3, options: (leaseMs) => ({ leaseMs }) };
+
 /**
  * Scaled-down copy of the live SIGSTOP test: λ = 200 µs, critical sections a fraction of λ,
- * compute node 2 paused for 2.5–4λ (past the 2λ stall threshold) a few times per run.
+ * compute node 2 paused for 0.5–2λ past the stall threshold a few times per run.
  */
-export function pauseCase(seed: number, base: ProtocolOptions = {}): PauseCase {
+export function pauseCase(seed: number, base: ProtocolOptions = {}, shape: PauseShape = DSLR_PAUSE_SHAPE): PauseCase {
   const r = new SeededRandom(seed * 104_729 + 3);
   const leaseNs = LEASE_MS * NS_PER_MS;
   const spec: WorkloadSpec = {
@@ -52,11 +69,11 @@ export function pauseCase(seed: number, base: ProtocolOptions = {}): PauseCase {
   const pauses: PauseSpec[] = [];
   let atNs = Math.round(leaseNs * (1 + r.next() * 2));
   while (atNs < 5 * NS_PER_MS) {
-    const durationNs = Math.round(leaseNs * (2.5 + r.next() * 1.5));
+    const durationNs = Math.round(leaseNs * (shape.stallLeases + 0.5 + r.next() * 1.5));
     pauses.push({ node: PAUSED_NODE, atNs, durationNs });
     atNs += durationNs + Math.round(leaseNs * (1 + r.next() * 3));
   }
-  return { seed, spec, options: { leaseMs: LEASE_MS, waitUnitNs: 2_000, restartOnAbort: true, backoffCapNs: 100_000, ...base }, pauses };
+  return { seed, spec, options: { ...shape.options(LEASE_MS), ...base }, pauses };
 }
 
 /**

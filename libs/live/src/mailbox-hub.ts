@@ -155,8 +155,10 @@ export class MailboxHub {
     this.deliver(message);
   }
 
-  private deliver(message: Message): void {
+  private deliver(arrived: Message): void {
     if (this.closed) return;
+    // Stamped as it comes off the connection: the nearest this process has to a receive timestamp.
+    const message: Message = { ...arrived, receivedNs: this.clock.nowNs() };
     const queue = this.queueOf(message.to.client);
     if (queue === undefined) {
       this.counters.droppedTooManyClients++;

@@ -46,8 +46,13 @@ describe('MailboxHub', () => {
     const receiver = hubB.mailbox(3);
     const received = receiver.receive((m) => m.kind === 'grant' && m.lock === 42, { deadlineNs: soon() });
     sender.send({ kind: 'grant', to: receiver.self, lock: 42, epoch: 5n, value: 9n, data: new Uint8Array([1, 2]), trace });
+    const beforeNs = clock.nowNs();
     const message = await received;
-    expect(message).toStrictEqual({
+    // Stamped on arrival, before any protocol code sees it (the receive timestamp).
+    expect(message?.receivedNs).toBeGreaterThanOrEqual(beforeNs);
+    expect(message?.receivedNs).toBeLessThanOrEqual(clock.nowNs());
+    expect({ ...message, receivedNs: undefined }).toStrictEqual({
+      receivedNs: undefined,
       kind: 'grant',
       from: { node: 1, client: 7 },
       to: { node: 2, client: 3 },

@@ -14,6 +14,12 @@ export interface Message {
   readonly value?: bigint;
   readonly data?: Uint8Array;
   readonly trace?: SpanContextRef;
+  /**
+   * When the message reached the receiver's node, on the receiver's clock, set by the transport: the
+   * RNIC receive timestamp ShiftLock starts a handover's lease from (ShiftLock §3.3). A process that
+   * was descheduled after the arrival still sees when the message came.
+   */
+  readonly receivedNs?: number;
 }
 
 export interface ReceiveOptions {

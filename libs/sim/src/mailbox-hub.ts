@@ -58,7 +58,8 @@ export class InMemoryMailboxHub {
     this.scheduler.at(this.scheduler.nowNs() + this.options.latencyNs + jitter, () => this.deliver(target, message));
   }
 
-  private deliver(inbox: Inbox, message: Message): void {
+  private deliver(inbox: Inbox, sent: Message): void {
+    const message: Message = { ...sent, receivedNs: this.scheduler.nowNs() };
     for (const waiter of inbox.waiters) {
       if (waiter.match(message)) {
         inbox.waiters.delete(waiter);

@@ -20,6 +20,9 @@ export const LIVE_PROTOCOL_DEFAULTS: Readonly<Record<string, ProtocolOptions>> =
   mcs: { releaseLinkTimeoutNs: 200_000_000 },
   alock: { releaseLinkTimeoutNs: 200_000_000 },
   'rma-rw': { releaseLinkTimeoutNs: 200_000_000, pollIntervalNs: 50_000 },
+  // T_lease 10 ms assumes RDMA hold times; a loaded live node stalls for tens of ms, and every stall
+  // past 3·T_lease resets a lock under a live holder (fenced, but the hold is lost).
+  shiftlock: { leaseMs: 100 },
   fisslock: { rtoNs: 250_000_000, attemptTimeoutNs: 2_000_000_000, starvePeriodNs: 20_000_000 },
 };
 

@@ -44,6 +44,8 @@ export interface ShiftLockMessage {
   readonly target: bigint;
   readonly sender: bigint;
   readonly trace?: SpanContextRef;
+  /** When it reached this node (the transport's receive timestamp), if the transport stamps one. */
+  readonly receivedNs?: number;
 }
 
 export interface OutgoingMessage {
@@ -94,6 +96,7 @@ export function decodeMessage(message: Message): ShiftLockMessage | undefined {
     target: view.getBigUint64(8, true),
     sender: view.getBigUint64(16, true),
     ...(message.trace ? { trace: message.trace } : {}),
+    ...(message.receivedNs !== undefined ? { receivedNs: message.receivedNs } : {}),
   };
 }
 

@@ -36,6 +36,8 @@ export interface ShiftLockOptions {
   readonly mutantEpochBeforeLeap: boolean;
   /** Test-only mutant: a writer that finds readers inside enters without waiting for them. */
   readonly mutantSkipReaderWait: boolean;
+  /** Test-only mutant: a grant's lease starts when this process handles it, so a stale grant is taken. */
+  readonly mutantStaleGrants: boolean;
 }
 
 export const SHIFTLOCK_OPTION_HELP: Readonly<Record<string, string>> = {
@@ -48,12 +50,13 @@ export const SHIFTLOCK_OPTION_HELP: Readonly<Record<string, string>> = {
   recoveryClient: 'client number of the recovery server on each memory node (default 4095)',
   eraBuckets: 'era counters per memory node, 1..8 (default 1)',
   handoverBumpsRelCnt: 'true (default, paper): writer-to-writer handover bumps RelCnt; false (artifact) needs recovery=off',
-  hardenedTransfer: 'true: transfer to readers with a compare-guarded ExtCAS (artifact) instead of ExtFAA (default false)',
+  hardenedTransfer: 'true (default): transfer to readers with a compare-guarded ExtCAS (artifact), which refuses to flip a lock reset under a late holder; false: the paper\'s ExtFAA',
   trivialCas: 'true: two trivial ExtCAS attempts before enqueuing, as the artifact does (default false)',
   sameNodeDelayNs: 'delay before a SEND to a client on the same node (default 0)',
   paperLiteralEpoch: "test-only: the paper's Algorithm 2 epoch handling, which can leave readers stuck (spec A1)",
   mutantEpochBeforeLeap: 'test-only: readers test Epoch before the RelCnt leap, unsafe after a reset (spec A8)',
   mutantSkipReaderWait: 'test-only: writers do not wait for readers already inside (broken on purpose)',
+  mutantStaleGrants: 'test-only: leases start when the client handles a grant, not at its evidence, and a stale grant is not checked (broken on purpose)',
 };
 
 export function readShiftLockOptions(options?: ProtocolOptions): ShiftLockOptions {
@@ -68,12 +71,13 @@ export function readShiftLockOptions(options?: ProtocolOptions): ShiftLockOption
     recoveryClient: reader.number('recoveryClient', MAX_CLIENT, { min: 0, max: MAX_CLIENT, integer: true }),
     eraBuckets: reader.number('eraBuckets', 1, { min: 1, max: 8, integer: true }),
     handoverBumpsRelCnt: reader.boolean('handoverBumpsRelCnt', true),
-    hardenedTransfer: reader.boolean('hardenedTransfer', false),
+    hardenedTransfer: reader.boolean('hardenedTransfer', true),
     trivialCas: reader.boolean('trivialCas', false),
     sameNodeDelayNs: reader.number('sameNodeDelayNs', 0, { min: 0 }),
     paperLiteralEpoch: reader.boolean('paperLiteralEpoch', false),
     mutantEpochBeforeLeap: reader.boolean('mutantEpochBeforeLeap', false),
     mutantSkipReaderWait: reader.boolean('mutantSkipReaderWait', false),
+    mutantStaleGrants: reader.boolean('mutantStaleGrants', false),
   };
   reader.done();
   if (!parsed.handoverBumpsRelCnt && parsed.recovery !== 'off') {

@@ -17,6 +17,7 @@ import {
   addU64,
   decodeEntry,
   emptyQueueReleaseSwap,
+  encodeEntry,
   enqueueSwap,
   entryFromBytes,
   leap,
@@ -184,43 +185,84 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
       }
       this.ports.phases?.enter(attempt === 0 ? 'initial-atomic' : 'retries');
       op.verbs++;
+      const issuedNs = this.ports.clock.nowNs();
       const old = decodeEntry(await this.ports.verbs.maskedFaa(addr, 16, READER_ACQUIRE_ADD, FIELD_BOUNDARIES, { lock }));
       if (old.readers >= READERS_MAX) throw new RangeError(`shiftlock lock ${lock}: RdrCnt overflowed ${READERS_MAX} (spec A14)`);
-      if (old.tail === 0n) return this.readerGrant(lock, addr, old.relCnt, op);
-      const admitted = await this.waitForFlip(lock, addr, old, op, patience);
-      if (admitted !== undefined) return this.readerGrant(lock, addr, admitted, op);
+      const admitted = old.tail === 0n ? { relCnt: old.relCnt, sinceNs: issuedNs } : await this.waitForFlip(lock, addr, old, issuedNs, op, patience);
+      if (admitted !== undefined && (await this.stillCurrent(lock, addr, admitted, op))) return this.readerGrant(lock, addr, admitted, op);
     }
   }
 
-  /** Polls the entry until Epoch differs from the FAA snapshot's; returns RelCnt then, or undefined after a reset. */
-  private async waitForFlip(lock: LockId, addr: RemoteAddr, old: LockEntry, op: OpCounters, patience: Patience): Promise<bigint | undefined> {
+  /**
+   * A grant dates from the evidence it rests on (the verb that showed it, or the Handover's arrival),
+   * not from when this process got round to it. One whose lease is over by then (the process was
+   * descheduled, or the message sat in a queue) may predate a reset: one READ of RelCnt tells, and a
+   * leap sends the attempt back to the start instead of into a hold of a lock someone else now holds.
+   */
+  private async stillCurrent(lock: LockId, addr: RemoteAddr, grant: Evidence, op: OpCounters): Promise<boolean> {
+    if (this.options.mutantStaleGrants || this.ports.clock.nowNs() <= this.leaseEnd(grant.sinceNs)) return true;
+    op.verbs++;
+    return !leap(grant.relCnt, await this.readRelCnt(lock, addr));
+  }
+
+  /**
+   * Polls the entry until Epoch differs from the FAA snapshot's; returns RelCnt then and the issue time
+   * of the look before (the flip came after it), or undefined after a reset.
+   */
+  private async waitForFlip(lock: LockId, addr: RemoteAddr, old: LockEntry, faaIssuedNs: number, op: OpCounters, patience: Patience): Promise<Evidence | undefined> {
     const watch = new RelCntWatch(old.relCnt, this.ports.clock.nowNs(), this.watchTiming);
     this.ports.phases?.enter('wait-writers');
+    let previousLookNs = faaIssuedNs;
     for (;;) {
       await patience.sleep(this.options.pollIntervalNs);
       op.verbs++;
+      const issuedNs = this.ports.clock.nowNs();
       const seen = decodeEntry(entryFromBytes(await this.ports.verbs.read(addr, 16, { lock })));
       const flipped = seen.epoch !== old.epoch;
+      const admitted = { relCnt: seen.relCnt, sinceNs: previousLookNs };
+      previousLookNs = issuedNs;
       // A8: test for a leap first — a reset sets Epoch to 0, which looks like a flip to a reader waiting on 1.
-      if (this.options.mutantEpochBeforeLeap && flipped) return seen.relCnt;
+      if (this.options.mutantEpochBeforeLeap && flipped) return admitted;
       if (leap(watch.last, seen.relCnt)) return undefined;
-      if (flipped) return seen.relCnt;
+      if (flipped) return admitted;
       if (watch.observe(seen.relCnt, this.ports.clock.nowNs()) === 'stalled' && (await this.recoverer.onStall(lock, addr, watch, patience)) === 'reset') return undefined;
     }
   }
 
   private async releaseShared(grant: ShiftLockReaderGrant): Promise<void> {
     const { lock, addr } = grant;
-    if (this.ports.clock.nowNs() > grant.leaseEndNs && leap(grant.relCntView, await this.readRelCnt(lock, addr))) {
-      // Held past the lease and the lock was reset meanwhile: this reader's +1 is gone already.
-      throw new LeaseExpiredError(lock, this.options.leaseMs);
-    }
+    if (this.ports.clock.nowNs() > grant.leaseEndNs) return this.releaseSharedLate(grant);
     this.ports.phases?.enter('initial-atomic');
-    await this.ports.verbs.maskedFaa(addr, 16, READER_RELEASE_ADD, FIELD_BOUNDARIES, { lock });
+    const old = decodeEntry(await this.ports.verbs.maskedFaa(addr, 16, READER_RELEASE_ADD, FIELD_BOUNDARIES, { lock }));
+    // The release landed on a lock reset since this reader was admitted (its process stalled between
+    // the lease check and the FAA): the FAA cannot be fenced at one atomic, but the caller learns that
+    // its hold was not exclusive of writers to the end. The next stall detection repairs the counts.
+    if (leap(grant.relCntView, old.relCnt)) throw new LeaseExpiredError(lock, this.options.leaseMs);
   }
 
-  private readerGrant(lock: LockId, addr: RemoteAddr, relCntView: bigint, op: OpCounters): ShiftLockReaderGrant {
-    const acquiredNs = this.ports.clock.nowNs();
+  /**
+   * A reader past its lease: waiters may be resetting the lock right now, so the release must not
+   * land on a reset entry. It reads the entry and releases with a CAS that compares RdrCnt and
+   * RelCnt (retrying as other readers come and go) instead of the blind FAA; a leap means the reset
+   * came first and took this reader's +1 with it. Costs a READ and a CAS, on this rare path only.
+   */
+  private async releaseSharedLate(grant: ShiftLockReaderGrant): Promise<void> {
+    const { lock, addr } = grant;
+    let seen = decodeEntry(entryFromBytes(await this.ports.verbs.read(addr, 16, { lock })));
+    for (;;) {
+      if (leap(grant.relCntView, seen.relCnt) || seen.readers === 0) throw new LeaseExpiredError(lock, this.options.leaseMs);
+      const counts = READERS_MASK | RELCNT_MASK;
+      const compare = encodeEntry(seen);
+      const swap = encodeEntry({ ...seen, readers: seen.readers - 1, relCnt: addU64(seen.relCnt, 1n) });
+      const old = decodeEntry(await this.ports.verbs.maskedCas(addr, 16, compare, swap, counts, counts, { lock }));
+      if (old.readers === seen.readers && old.relCnt === seen.relCnt) return;
+      seen = old;
+    }
+  }
+
+  private readerGrant(lock: LockId, addr: RemoteAddr, admitted: Evidence, op: OpCounters): ShiftLockReaderGrant {
+    const relCntView = admitted.relCnt;
+    const acquiredNs = this.options.mutantStaleGrants ? this.ports.clock.nowNs() : admitted.sinceNs;
     const context = op.span.context;
     return {
       lock,
@@ -254,8 +296,13 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
         // Drop what is left for earlier incarnations of this slot; the first verb goes out first so that a
         // simulator started right after acquire() sees work scheduled.
         const guard = await this.enqueue(lock, addr, slot, me, op, patience, () => this.drainStale(slot, me));
+        if (guard && !(await this.stillCurrent(lock, addr, { relCnt: guard.curRelCnt, sinceNs: guard.acquiredNs }, op))) {
+          // The grant predates a reset: this TailPtr is gone from the entry with the old queue.
+          continue;
+        }
         if (guard) {
           held = true;
+          if (this.options.mutantStaleGrants) guard.acquiredNs = this.ports.clock.nowNs();
           const context = op.span.context;
           return {
             lock,
@@ -292,10 +339,11 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
       if (taken !== 'failed') return taken;
     }
     op.verbs++;
+    const issuedNs = clock.nowNs();
     const enqueued = verbs.maskedCas(addr, 16, 0n, enqueueSwap(me), 0n, TAIL_MASK, { lock });
     if (!this.options.trivialCas) await drain();
     const old = decodeEntry(await enqueued);
-    const guard: WriterGuard = { slot, me, enqueueRelCnt: old.relCnt, curRelCnt: old.relCnt, consWrt: 0, epoch: old.epoch, acquiredNs: clock.nowNs() };
+    const guard: WriterGuard = { slot, me, enqueueRelCnt: old.relCnt, curRelCnt: old.relCnt, consWrt: 0, epoch: old.epoch, acquiredNs: issuedNs };
     if (old.tail !== 0n) {
       // Case A: a writer is ahead; wait locally for its Handover or ModeChanged.
       return (await this.waitForPredecessor(lock, addr, old, guard, op, patience)) ? guard : undefined;
@@ -305,9 +353,10 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
       // Case B: queue head behind readers; exactly the readers counted in the snapshot go first.
       const expected = addU64(old.relCnt, BigInt(old.readers));
       const watch = new RelCntWatch(old.relCnt, clock.nowNs(), this.watchTiming);
-      if (!(await this.waitForRelCnt(lock, addr, expected, watch, op, patience))) return undefined;
+      const sinceNs = await this.waitForRelCnt(lock, addr, expected, watch, op, patience);
+      if (sinceNs === undefined) return undefined;
       guard.curRelCnt = expected;
-      guard.acquiredNs = clock.nowNs();
+      guard.acquiredNs = sinceNs;
     }
     // Case C: free lock, taken with the single atomic.
     return guard;
@@ -322,9 +371,10 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
         if (patience.abandoned) return undefined;
       }
       op.verbs++;
+      const issuedNs = this.ports.clock.nowNs();
       const old = decodeEntry(await this.ports.verbs.maskedCas(addr, 16, 0n, enqueueSwap(me), READERS_MASK | TAIL_MASK, TAIL_MASK, { lock }));
       if (old.tail === 0n && old.readers === 0) {
-        return { slot, me, enqueueRelCnt: old.relCnt, curRelCnt: old.relCnt, consWrt: 0, epoch: old.epoch, acquiredNs: this.ports.clock.nowNs() };
+        return { slot, me, enqueueRelCnt: old.relCnt, curRelCnt: old.relCnt, consWrt: 0, epoch: old.epoch, acquiredNs: issuedNs };
       }
       op.retries++;
     }
@@ -360,16 +410,18 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
           guard.consWrt = message.count;
           // A1: the Epoch travels with the lock; the paper takes it from the (possibly stale) enqueue snapshot.
           guard.epoch = this.options.paperLiteralEpoch ? old.epoch : epochOf(message);
-          guard.acquiredNs = clock.nowNs();
+          // The lease runs from the Handover's arrival (ShiftLock §3.3: the RNIC receive timestamp).
+          guard.acquiredNs = message.receivedNs ?? clock.nowNs();
           return true;
         }
         // ModeChanged: the readers admitted by the flip go first; the head then waits for RelCnt = x.
         guard.consWrt = 0;
         guard.epoch = this.options.paperLiteralEpoch ? flip(old.epoch) : epochOf(message);
         this.ports.phases?.enter('wait-readers');
-        if (!(await this.waitForRelCnt(lock, addr, message.value, watch, op, patience))) return false;
+        const sinceNs = await this.waitForRelCnt(lock, addr, message.value, watch, op, patience);
+        if (sinceNs === undefined) return false;
         guard.curRelCnt = message.value;
-        guard.acquiredNs = clock.nowNs();
+        guard.acquiredNs = sinceNs;
         return true;
       }
       patience.check();
@@ -383,16 +435,17 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
     }
   }
 
-  /** Polls RelCnt until it equals `expected`; false when the lock was reset meanwhile. */
-  private async waitForRelCnt(lock: LockId, addr: RemoteAddr, expected: bigint, watch: RelCntWatch, op: OpCounters, patience: Patience): Promise<boolean> {
+  /** Polls RelCnt until it equals `expected`; returns when the READ that saw it was issued, undefined when the lock was reset meanwhile. */
+  private async waitForRelCnt(lock: LockId, addr: RemoteAddr, expected: bigint, watch: RelCntWatch, op: OpCounters, patience: Patience): Promise<number | undefined> {
     for (;;) {
       await patience.sleep(this.options.pollIntervalNs);
       op.verbs++;
+      const issuedNs = this.ports.clock.nowNs();
       const relCnt = await this.readRelCnt(lock, addr);
-      if (relCnt === expected) return true;
+      if (relCnt === expected) return issuedNs;
       const verdict = watch.observe(relCnt, this.ports.clock.nowNs());
-      if (verdict === 'leap') return false;
-      if (verdict === 'stalled' && (await this.recoverer.onStall(lock, addr, watch, patience)) === 'reset') return false;
+      if (verdict === 'leap') return undefined;
+      if (verdict === 'stalled' && (await this.recoverer.onStall(lock, addr, watch, patience)) === 'reset') return undefined;
     }
   }
 
@@ -415,6 +468,9 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
           await verbs.maskedCas(addr, 16, enqueueSwap(guard.me), emptyQueueReleaseSwap(guard.curRelCnt, flip(guard.epoch)), TAIL_MASK, EMPTY_QUEUE_RELEASE_SWAP_MASK, { lock }),
         );
         if (old.tail === guard.me) return;
+        // A leapt RelCnt means the lock was reset under this holder (it outran its lease): the queue it
+        // headed is gone, and no Successor of it will come. Waiting for one would report a hold as kept.
+        if (leap(guard.curRelCnt, old.relCnt)) throw new LeaseExpiredError(lock, this.options.leaseMs);
         // Someone enqueued behind this holder: its Successor message is on the way.
         this.ports.phases?.enter('notify-successor');
         successor = await this.takeSuccessor(lock, guard, clock.nowNs() + this.leaseNs * (1 + this.options.clockDrift));
@@ -462,8 +518,16 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
     const span = this.startHandover(grant, to, 'handover');
     let curRelCnt = guard.curRelCnt;
     if (this.options.handoverBumpsRelCnt) {
-      // A2: keep RelCnt moving at every handover, which the 3·T_lease detection bound relies on.
-      await verbs.faa({ ...addr, offset: addr.offset + 8 }, 1n, { lock });
+      // A2: keep RelCnt moving at every handover, which the 3·T_lease detection bound relies on. The
+      // paper's FAA becomes a CAS from cur_rel (I6: nothing else moves RelCnt while a writer holds),
+      // at the same cost: a holder that outran its lease and finds the lock reset must neither bump
+      // the new era's RelCnt nor hand a grant from the old era to a waiter that has not seen the reset.
+      const seen = await verbs.cas({ ...addr, offset: addr.offset + 8 }, curRelCnt, addU64(curRelCnt, 1n), { lock });
+      if (seen !== curRelCnt) {
+        span.setAttribute(LOCK_ATTR.outcome, 'lease-expired');
+        span.end();
+        throw new LeaseExpiredError(lock, this.options.leaseMs);
+      }
       curRelCnt = addU64(curRelCnt, 1n);
     }
     this.send({ type: MessageType.handover, to, lock, value: curRelCnt, epoch: BigInt(guard.epoch), count: guard.consWrt + 1, target: successor, sender: guard.me, ...traceOf(span) });
@@ -550,6 +614,12 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
 
 const GRANT_TYPES: readonly MessageType[] = [MessageType.handover, MessageType.modeChanged];
 const SUCCESSOR_TYPES: readonly MessageType[] = [MessageType.successor];
+
+/** What a grant rests on: the RelCnt it saw and the earliest time it can date from. */
+interface Evidence {
+  readonly relCnt: bigint;
+  readonly sinceNs: number;
+}
 
 /** AcquireSpan plus the SENDs an acquire issued. */
 type OpCounters = AcquireSpan & { messages: number };

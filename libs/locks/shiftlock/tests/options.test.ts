@@ -14,12 +14,13 @@ describe('shiftlock options', () => {
       recoveryClient: 4095,
       eraBuckets: 1,
       handoverBumpsRelCnt: true,
-      hardenedTransfer: false,
+      hardenedTransfer: true,
       trivialCas: false,
       sameNodeDelayNs: 0,
       paperLiteralEpoch: false,
       mutantEpochBeforeLeap: false,
       mutantSkipReaderWait: false,
+      mutantStaleGrants: false,
     });
   });
 

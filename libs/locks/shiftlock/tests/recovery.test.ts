@@ -197,3 +197,43 @@ describe('hardened transfer (A3): refuses to flip a lock reset under its holder'
     expect(w1.stats.modeChangesSent).toBe(0);
   });
 });
+
+describe('a writer that finds the lock reset under it at release touches nothing and learns it', () => {
+  it('handover: the RelCnt bump is a CAS from cur_rel; it fails, no Handover goes out, the waiter restarts', async () => {
+    const s = scripted({}, { recoveryServer: true });
+    const [w1, w2] = [s.client(0), s.client(1)];
+    const first = s.acquire(w1, 0, 'exclusive');
+    await s.until(first.settled);
+    const second = s.acquire(w2, 0, 'exclusive');
+    await s.advance(20_000); // W2 queued, its Successor in W1's mailbox
+    expect(await s.run(s.server!.handle({ lock: 0, era: 0n, relCnt: 0n }))).toBe('accepted');
+    const afterReset = s.entry(0);
+    const outcome = await s.run(w1.release(first.grant!)).then(
+      () => 'released',
+      (error: unknown) => error,
+    );
+    expect(outcome).toBeInstanceOf(LeaseExpiredError);
+    // The paper's blind FAA would have bumped the reset lock's RelCnt and handed W2 a grant from before the reset.
+    expect(s.entry(0)).toEqual(afterReset);
+    expect(w1.stats.handoversSent).toBe(0);
+    expect(await s.until(second.settled, 20 * NS_PER_MS)).toBe(true);
+    expect(w2.stats.restarts).toBe(1);
+  });
+
+  it('empty queue: the release CAS finds a leapt RelCnt and reports at once instead of waiting for a Successor', async () => {
+    const s = scripted({}, { recoveryServer: true });
+    const w1 = s.client(0);
+    const first = s.acquire(w1, 0, 'exclusive');
+    await s.until(first.settled);
+    expect(await s.run(s.server!.handle({ lock: 0, era: 0n, relCnt: 0n }))).toBe('accepted');
+    const startNs = s.scheduler.nowNs();
+    const outcome = await s.run(w1.release(first.grant!)).then(
+      () => 'released',
+      (error: unknown) => error,
+    );
+    expect(outcome).toBeInstanceOf(LeaseExpiredError);
+    expect(w1.stats.droppedLocks).toBe(0);
+    // One CAS round trip, not a lease spent waiting for a Successor that no one will send.
+    expect(s.scheduler.nowNs() - startNs).toBeLessThan(LEASE_NS);
+  });
+});

@@ -50,7 +50,7 @@ describe('shiftlock: verbs without contention (spec §3.6, I15)', () => {
 });
 
 describe('shiftlock: verbs with a second client (spec §3.6 table)', () => {
-  it('writer behind a writer: ExtCAS + SEND Successor; release is FAA on RelCnt + SEND Handover', async () => {
+  it('writer behind a writer: ExtCAS + SEND Successor; release is a CAS bump of RelCnt + SEND Handover', async () => {
     const s = scripted();
     const [w1, w2] = [s.client(0), s.client(1)];
     const first = s.acquire(w1, 0, 'exclusive');
@@ -62,20 +62,20 @@ describe('shiftlock: verbs with a second client (spec §3.6 table)', () => {
     expect(s.messages()).toBe(1);
     const beforeRelease = s.verbs();
     await s.run(w1.release(first.grant!));
-    expect(delta(s.verbs(), beforeRelease)).toEqual({ faa: 1 });
+    expect(delta(s.verbs(), beforeRelease)).toEqual({ cas: 1 });
     await s.until(second.settled);
     expect(s.messages()).toBe(2);
     // W2 waited on its mailbox only: no READ was needed to get the lock.
-    expect(s.verbs()).toEqual({ 'masked-cas': 2, faa: 1 });
+    expect(s.verbs()).toEqual({ 'masked-cas': 2, cas: 1 });
     expect(second.grant).toMatchObject({ role: 'writer', guard: { curRelCnt: 1n, consWrt: 1, epoch: 0 } });
     await s.run(w2.release(second.grant!));
-    expect(s.verbs()).toEqual({ 'masked-cas': 3, faa: 1 });
+    expect(s.verbs()).toEqual({ 'masked-cas': 3, cas: 1 });
     expect(s.entry(0)).toEqual({ epoch: 1, readers: 0, tail: 0n, relCnt: 2n });
     expect(w1.stats).toMatchObject({ handoversSent: 1, successorsSent: 0 });
     expect(w2.stats).toMatchObject({ handoversSent: 0, successorsSent: 1 });
   });
 
-  it('release before the Successor arrives: one failed ExtCAS, then FAA + Handover once it comes', async () => {
+  it('release before the Successor arrives: one failed ExtCAS, then the RelCnt bump + Handover once it comes', async () => {
     const s = scripted();
     const [w1, w2] = [s.client(0), s.client(1)];
     const first = s.acquire(w1, 0, 'exclusive');
@@ -87,7 +87,7 @@ describe('shiftlock: verbs with a second client (spec §3.6 table)', () => {
     expect(s.messages()).toBe(0);
     const before = s.verbs();
     await s.run(w1.release(first.grant!));
-    expect(delta(s.verbs(), before)).toEqual({ 'masked-cas': 1, faa: 1 });
+    expect(delta(s.verbs(), before)).toEqual({ 'masked-cas': 1, cas: 1 });
     await s.until(second.settled);
     expect(second.grant?.role).toBe('writer');
     expect(w1.stats).toMatchObject({ handoversSent: 1, droppedLocks: 0 });
@@ -131,8 +131,11 @@ describe('shiftlock: verbs with a second client (spec §3.6 table)', () => {
     expect(verbs.read).toBeGreaterThan(0);
   });
 
-  it('transfer to readers (N = 1): one ExtFAA flips Epoch and counts the release; ModeChanged carries x', async () => {
-    const s = scripted({ consecutiveWriters: 1 });
+  it.each([
+    ['one compare-guarded ExtCAS (default)', true, 'masked-cas'],
+    ["the paper's one ExtFAA", false, 'masked-faa'],
+  ] as const)('transfer to readers (N = 1): %s flips Epoch and counts the release; ModeChanged carries x', async (_name, hardenedTransfer, verb) => {
+    const s = scripted({ consecutiveWriters: 1, hardenedTransfer });
     const [w1, w2] = [s.client(0), s.client(1)];
     const first = s.acquire(w1, 0, 'exclusive');
     await s.until(first.settled);
@@ -140,7 +143,7 @@ describe('shiftlock: verbs with a second client (spec §3.6 table)', () => {
     await s.advance(20_000);
     const before = s.verbs();
     await s.run(w1.release(first.grant!));
-    expect(delta(s.verbs(), before)).toEqual({ 'masked-faa': 1 });
+    expect(delta(s.verbs(), before)).toEqual({ [verb]: 1 });
     expect(s.entry(0)).toMatchObject({ epoch: 1, relCnt: 1n });
     await s.until(second.settled);
     expect(w1.stats.modeChangesSent).toBe(1);
