@@ -1,22 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { LockFabricError, errorMessage } from '@lockfabric/ports';
-import { benchCommand } from './commands/bench.js';
-import { certsCommand } from './commands/certs.js';
-import { chaosCommand } from './commands/chaos.js';
-import { checkCommand } from './commands/check.js';
-import { clusterCommand } from './commands/cluster.js';
-import { demoCommand } from './commands/demo.js';
-import { locksCommand } from './commands/locks.js';
-import { nemesisCommand } from './commands/nemesis.js';
-import { reportCommand } from './commands/report.js';
-import { reproduceCommand } from './commands/reproduce.js';
-import { switchCommand } from './commands/switch.js';
-import { transportCommand } from './commands/transport.js';
-import { configureProcessTls, loadTlsMaterial } from '@lockfabric/live';
-import { cliTlsFromEnv } from './cluster/cluster-tls.js';
+import { cliTlsFromEnv } from './cluster/cli-tls-env.js';
 
 const USAGE = `lockfabric — run, compare and operate distributed lock managers on an emulated RDMA fabric
 
-usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags)
+usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags; lockfabric --version)
 
   demo        bring up a local cluster, run every protocol briefly, print a comparison
   bench       one protocol, one workload, on sim | embedded | live
@@ -31,19 +19,23 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   reproduce   the papers' experiments on sim: our series beside the paper's, a claims table
   certs       create: a CA and per-role certificates for compose or Kubernetes (mutual TLS)`;
 
-const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
-  demo: demoCommand,
-  bench: benchCommand,
-  check: checkCommand,
-  transport: transportCommand,
-  cluster: clusterCommand,
-  chaos: chaosCommand,
-  nemesis: nemesisCommand,
-  locks: locksCommand,
-  switch: switchCommand,
-  report: reportCommand,
-  reproduce: reproduceCommand,
-  certs: certsCommand,
+type Command = (argv: readonly string[]) => Promise<number>;
+
+// Each command is loaded when it is run: `bench` on sim need not load the report renderer (Vega and
+// d3) or gRPC, and `--help` loads nothing.
+const commands: Record<string, () => Promise<Command>> = {
+  bench: () => import('./commands/bench.js').then((m) => m.benchCommand),
+  certs: () => import('./commands/certs.js').then((m) => m.certsCommand),
+  chaos: () => import('./commands/chaos.js').then((m) => m.chaosCommand),
+  check: () => import('./commands/check.js').then((m) => m.checkCommand),
+  cluster: () => import('./commands/cluster.js').then((m) => m.clusterCommand),
+  demo: () => import('./commands/demo.js').then((m) => m.demoCommand),
+  locks: () => import('./commands/locks.js').then((m) => m.locksCommand),
+  nemesis: () => import('./commands/nemesis.js').then((m) => m.nemesisCommand),
+  report: () => import('./commands/report.js').then((m) => m.reportCommand),
+  reproduce: () => import('./commands/reproduce.js').then((m) => m.reproduceCommand),
+  switch: () => import('./commands/switch.js').then((m) => m.switchCommand),
+  transport: () => import('./commands/transport.js').then((m) => m.transportCommand),
 };
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -52,16 +44,28 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(USAGE);
     return name ? 0 : 2;
   }
-  const command = commands[name];
-  if (!command) {
+  if (name === '--version' || name === 'version') {
+    console.log(`lockfabric ${version()}`);
+    return 0;
+  }
+  const load = commands[name];
+  if (!load) {
     console.error(`lockfabric: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
     return 2;
   }
   // Certificates named in the environment apply to every command (remote clusters, --coordinator-at);
   // otherwise a command that reads a local cluster's state picks that cluster's operator certificate.
   const files = cliTlsFromEnv();
-  if (files) configureProcessTls(loadTlsMaterial(files));
-  return command(rest);
+  if (files) {
+    const { configureProcessTls, loadTlsMaterial } = await import('@lockfabric/live');
+    configureProcessTls(loadTlsMaterial(files));
+  }
+  return (await load())(rest);
+}
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return manifest.version ?? 'unknown';
 }
 
 try {
