@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { configureProcessTls, consoleLogger, loadTlsMaterial } from '@lockfabric/live';
-import type { ServiceRole, TlsFiles } from '@lockfabric/live';
+import type { ServiceRole } from '@lockfabric/live';
 import { createClusterCa, issueCertificate, operatorFiles } from './certificates.js';
 
 export { CLI_TLS_ENV, cliTlsFromEnv } from './cli-tls-env.js';
