@@ -10,6 +10,7 @@ import { nemesisCommand } from './commands/nemesis.js';
 import { reportCommand } from './commands/report.js';
 import { reproduceCommand } from './commands/reproduce.js';
 import { switchCommand } from './commands/switch.js';
+import { sweepCommand } from './sweep/command.js';
 import { transportCommand } from './commands/transport.js';
 import { configureProcessTls, loadTlsMaterial } from '@lockfabric/live';
 import { cliTlsFromEnv } from './cluster/cluster-tls.js';
@@ -21,6 +22,7 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   demo        bring up a local cluster, run every protocol briefly, print a comparison
   bench       one protocol, one workload, on sim | embedded | live
   check       simulation testing over a range of seeds; one-line reproductions of failures
+  sweep       run | merge | job: a check --swarm sweep in shards (processes or a Kubernetes Indexed Job)
   transport   raw limits of this machine: bare gRPC stream and NATS
   cluster     up | down | status of a local live cluster (separate processes)
   chaos       kill | pause | resume | restart | partition | switch-faults | nats-restart, local or Kubernetes
@@ -35,6 +37,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   demo: demoCommand,
   bench: benchCommand,
   check: checkCommand,
+  sweep: sweepCommand,
   transport: transportCommand,
   cluster: clusterCommand,
   chaos: chaosCommand,
