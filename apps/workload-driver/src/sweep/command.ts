@@ -1,10 +1,11 @@
 // `lockfabric sweep run|merge|job`: a swarm sweep split into shards — local processes or the pods
 // of a Kubernetes Indexed Job — and merged into the result `check --swarm` gives in one run.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { swarmExitCode } from '@lockfabric/harness';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
-import { ConfigError, errorMessage } from '@lockfabric/ports';
+import { ConfigError, LockFabricError, errorMessage } from '@lockfabric/ports';
 import { FlagReader, parseCommandArgs, readProtocolOptions } from '../cli/args.js';
 import { flatten, summarize } from '../swarm/command.js';
 import { runSwarmJobs } from '../swarm/jobs.js';
@@ -22,9 +23,9 @@ export const SWEEP_HELP = `lockfabric sweep — a check --swarm sweep split into
       merges every shard file in DIR; refuses a missing, repeated or foreign shard. The summary
       (per-protocol digest, failures) and the exit status are those of check --swarm over the same seeds
   lockfabric sweep job --shards K --results-claim PVC [--image IMG] [--name NAME] [--namespace NS]
-                       [--parallelism P] [sweep flags as for run]
-      prints the Indexed Job (JSON) that runs the K shards as pods writing to the claim:
-      lockfabric sweep job … | kubectl --context CTX apply -f -
+                       [--parallelism P] [--kube-context CTX [--dry-run]] [sweep flags as for run]
+      prints the Indexed Job (JSON) that runs the K shards as pods writing to the claim; with
+      --kube-context applies it there (kubectl apply; --dry-run prints the kubectl line instead)
 
 Exit status (run, merge): as check --swarm — 0 pass, 1 safety, 3 liveness, 4 a run that threw; 2 bad input.`;
 
@@ -132,6 +133,8 @@ function job(argv: readonly string[]): Promise<number> {
     namespace: { type: 'string' },
     'results-claim': { type: 'string' },
     parallelism: { type: 'string' },
+    'kube-context': { type: 'string' },
+    'dry-run': { type: 'boolean' },
   });
   if (values['help']) return Promise.resolve((console.log(SWEEP_HELP), 0));
   const reader = new FlagReader(values);
@@ -142,7 +145,20 @@ function job(argv: readonly string[]): Promise<number> {
   if (!resultsClaim) reader.problems.push('--results-claim: required (a ReadWriteMany PersistentVolumeClaim the pods write their shard files to)');
   const parallelism = reader.number('parallelism', plan.shards, { integer: true, min: 1 });
   const namespace = typeof values['namespace'] === 'string' ? values['namespace'] : undefined;
+  const context = typeof values['kube-context'] === 'string' ? values['kube-context'] : undefined;
+  if (values['dry-run'] === true && context === undefined) reader.problems.push('--dry-run: shows the kubectl apply, so it needs --kube-context');
   reader.done();
-  console.log(JSON.stringify(sweepJob({ plan, name, image: reader.string('image', 'lockfabric'), resultsClaim, parallelism, ...(namespace ? { namespace } : {}) }), null, 2));
+  const manifest = JSON.stringify(sweepJob({ plan, name, image: reader.string('image', 'lockfabric'), resultsClaim, parallelism, ...(namespace ? { namespace } : {}) }), null, 2);
+  if (context === undefined) return Promise.resolve((console.log(manifest), 0));
+  const kubectl = ['--context', context, ...(namespace ? ['-n', namespace] : []), 'apply', '-f', '-'];
+  if (values['dry-run'] === true) return Promise.resolve((console.log(`kubectl ${kubectl.join(' ')} <<'EOF'\n${manifest}\nEOF`), 0));
+  const applied = spawnSync('kubectl', kubectl, { input: manifest, stdio: ['pipe', 'inherit', 'inherit'] });
+  if (applied.error) throw new SweepError(`kubectl: ${applied.error.message}`);
+  if (applied.status !== 0) throw new SweepError(`kubectl apply on context ${context} failed (exit ${String(applied.status)}); the manifest is what \`lockfabric sweep job\` prints without --kube-context`);
+  console.log(`sweep Job ${name} applied on ${context}: ${plan.shards} shards; when it completes, run lockfabric sweep merge /results on the claim ${resultsClaim}`);
   return Promise.resolve(0);
+}
+
+export class SweepError extends LockFabricError {
+  readonly code = 'SWEEP';
 }
