@@ -9,6 +9,7 @@ usage: lockfabric <command> [flags]   (lockfabric <command> --help for its flags
   demo        bring up a local cluster, run every protocol briefly, print a comparison
   bench       one protocol, one workload, on sim | embedded | live
   check       simulation testing over a range of seeds; one-line reproductions of failures
+  sweep       run | merge | job: a check --swarm sweep in shards (processes or a Kubernetes Indexed Job)
   transport   raw limits of this machine: bare gRPC stream and NATS
   cluster     up | down | status of a local live cluster (separate processes)
   chaos       kill | pause | resume | restart | partition | switch-faults | nats-restart, local or Kubernetes
@@ -35,6 +36,7 @@ const commands: Record<string, () => Promise<Command>> = {
   report: () => import('./commands/report.js').then((m) => m.reportCommand),
   reproduce: () => import('./commands/reproduce.js').then((m) => m.reproduceCommand),
   switch: () => import('./commands/switch.js').then((m) => m.switchCommand),
+  sweep: () => import('./sweep/command.js').then((m) => m.sweepCommand),
   transport: () => import('./commands/transport.js').then((m) => m.transportCommand),
 };
 

@@ -87,6 +87,7 @@ const podSpec = obj(
           configMap: obj({ name: 'string', items: list(obj({ key: 'string', path: 'string' })) }),
           secret: obj({ secretName: 'string', defaultMode: 'int' }),
           emptyDir: obj({ medium: 'string', sizeLimit: 'quantity' }),
+          persistentVolumeClaim: obj({ claimName: 'string', readOnly: 'bool' }, ['claimName']),
         },
         ['name'],
       ),
@@ -123,7 +124,7 @@ const KINDS: Readonly<Record<string, { apiVersion: string; shape: ObjectShape }>
     apiVersion: 'apps/v1',
     shape: obj({ metadata, spec: obj({ serviceName: 'string', podManagementPolicy: 'string', replicas: 'int', selector: labelSelector, template }, ['selector', 'template']) }),
   },
-  Job: { apiVersion: 'batch/v1', shape: obj({ metadata, spec: obj({ backoffLimit: 'int', activeDeadlineSeconds: 'int', ttlSecondsAfterFinished: 'int', template }, ['template']) }) },
+  Job: { apiVersion: 'batch/v1', shape: obj({ metadata, spec: obj({ backoffLimit: 'int', activeDeadlineSeconds: 'int', ttlSecondsAfterFinished: 'int', completionMode: 'string', completions: 'int', parallelism: 'int', template }, ['template']) }) },
   NetworkPolicy: {
     apiVersion: 'networking.k8s.io/v1',
     shape: obj({

@@ -71,6 +71,29 @@ describe('VirtualScheduler.run', () => {
     expect({ ...fast, turns: 0, immediates: 0 }).toEqual({ ...mutant, turns: 0, immediates: 0 });
   });
 
+  it('runs events by time, ties in scheduling order, through heap growth and events scheduled while running', async () => {
+    const scheduler = new VirtualScheduler(0);
+    const random = new SeededRandom(5);
+    const expected: { id: number; timeNs: number }[] = [];
+    const ran: number[] = [];
+    let next = 0;
+    // 5 000 events over 300 distinct times (many ties), beyond the queue's initial 1 024 slots;
+    // each of the first 1 000 schedules one more at its own time or later.
+    const schedule = (timeNs: number): void => {
+      const id = next++;
+      expected.push({ id, timeNs });
+      scheduler.at(timeNs, () => {
+        ran.push(id);
+        if (id < 1_000) schedule(scheduler.nowNs() + random.int(3));
+      });
+    };
+    for (let i = 0; i < 4_000; i++) schedule(random.int(300));
+    const outcome = await scheduler.run();
+    expect(outcome.events).toBe(5_000);
+    // A stable sort by time is the (time, scheduling order) the scheduler promises.
+    expect(ran).toStrictEqual([...expected].sort((a, b) => a.timeNs - b.timeNs).map((e) => e.id));
+  });
+
   it('is deterministic: the same seed gives the same schedule, event count and end time', async () => {
     const a = await casRun(5, 16, 20);
     const b = await casRun(5, 16, 20);

@@ -10,12 +10,6 @@ export interface Scheduler {
   at(timeNs: number, fn: () => void): void;
 }
 
-interface Event {
-  readonly timeNs: number;
-  readonly seq: number;
-  readonly fn: () => void;
-}
-
 export interface VirtualRunLimits {
   /** Stop before the first event later than this virtual time. */
   readonly untilNs?: number;
@@ -50,7 +44,15 @@ export class VirtualScheduler implements Scheduler {
     private readonly macrotaskEvery = MACROTASK_EVERY_EVENTS,
   ) {}
 
-  private heap: Event[] = [];
+  /**
+   * The event queue: a binary heap kept in three parallel arrays (time, sequence number, callback)
+   * rather than one object per event, so scheduling allocates nothing but the callback and the
+   * heap moves numbers. Same order as ever: (time, sequence number).
+   */
+  private times = new Float64Array(1_024);
+  private seqs = new Float64Array(1_024);
+  private readonly fns: ((() => void) | undefined)[] = [];
+  private size = 0;
   private seq = 0;
   private now = 0;
   private executed = 0;
@@ -64,11 +66,11 @@ export class VirtualScheduler implements Scheduler {
   }
 
   get pending(): number {
-    return this.heap.length;
+    return this.size;
   }
 
   at(timeNs: number, fn: () => void): void {
-    this.push({ timeNs: Math.max(timeNs, this.now), seq: this.seq++, fn });
+    this.push(Math.max(timeNs, this.now), fn);
   }
 
   /** Macrotask turns `run` has yielded (see {@link MACROTASK_EVERY_EVENTS}); the rest drain by microtask. */
@@ -91,28 +93,27 @@ export class VirtualScheduler implements Scheduler {
       // `idleChecked`: the heap was empty once and continuations have drained since.
       const step = (idleChecked: boolean): void => {
         try {
-          const next = this.heap[0];
-          if (!next) {
+          if (this.size === 0) {
             // Code started just before run() may not have reached its first scheduling call yet.
             if (idleChecked) return resolve({ events: count, endNs: this.now, reason: 'idle' });
             return this.afterDrain(() => step(true), false);
           }
-          if (limits.untilNs !== undefined && next.timeNs > limits.untilNs) {
+          const firstNs = this.times[0]!;
+          if (limits.untilNs !== undefined && firstNs > limits.untilNs) {
             this.now = limits.untilNs;
             return resolve({ events: count, endNs: this.now, reason: 'until' });
           }
           if (limits.stop?.()) return resolve({ events: count, endNs: this.now, reason: 'stopped' });
           if (limits.maxEvents !== undefined && count >= limits.maxEvents) return resolve({ events: count, endNs: this.now, reason: 'max-events' });
-          const windowEndNs = next.timeNs + this.lookaheadNs;
-          let event: Event | undefined = next;
+          const windowEndNs = firstNs + this.lookaheadNs;
+          const untilNs = limits.untilNs;
           do {
-            this.pop();
-            this.now = event.timeNs;
+            this.now = this.times[0]!;
+            const fn = this.pop();
             count++;
             this.executed++;
-            event.fn();
-            event = this.heap[0];
-          } while (event && event.timeNs < windowEndNs && (limits.untilNs === undefined || event.timeNs <= limits.untilNs));
+            fn();
+          } while (this.size > 0 && this.times[0]! < windowEndNs && (untilNs === undefined || this.times[0]! <= untilNs));
           const turn = count >= nextTurnAt;
           if (turn) nextTurnAt = count + this.macrotaskEvery;
           if (turn) this.afterDrain(again, true);
@@ -146,40 +147,66 @@ export class VirtualScheduler implements Scheduler {
     }
   }
 
-  private push(event: Event): void {
-    const heap = this.heap;
-    heap.push(event);
-    let i = heap.length - 1;
+  private push(timeNs: number, fn: () => void): void {
+    if (this.size === this.times.length) this.grow();
+    const times = this.times;
+    const seqs = this.seqs;
+    const fns = this.fns;
+    const seq = this.seq++;
+    let i = this.size++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!before(event, heap[parent]!)) break;
-      heap[i] = heap[parent]!;
+      const parentNs = times[parent]!;
+      if (!(timeNs < parentNs || (timeNs === parentNs && seq < seqs[parent]!))) break;
+      times[i] = parentNs;
+      seqs[i] = seqs[parent]!;
+      fns[i] = fns[parent];
       i = parent;
     }
-    heap[i] = event;
+    times[i] = timeNs;
+    seqs[i] = seq;
+    fns[i] = fn;
   }
 
-  private pop(): void {
-    const heap = this.heap;
-    const last = heap.pop();
-    if (!last || heap.length === 0) return;
+  /** Removes the first event and returns its callback (the caller read its time first). */
+  private pop(): () => void {
+    const times = this.times;
+    const seqs = this.seqs;
+    const fns = this.fns;
+    const first = fns[0]!;
+    const n = --this.size;
+    const lastNs = times[n]!;
+    const lastSeq = seqs[n]!;
+    const lastFn = fns[n];
+    fns[n] = undefined;
+    if (n === 0) return first;
     let i = 0;
-    const n = heap.length;
     for (;;) {
       const left = 2 * i + 1;
       if (left >= n) break;
       const right = left + 1;
-      const child = right < n && before(heap[right]!, heap[left]!) ? right : left;
-      if (!before(heap[child]!, last)) break;
-      heap[i] = heap[child]!;
+      const child = right < n && (times[right]! < times[left]! || (times[right] === times[left] && seqs[right]! < seqs[left]!)) ? right : left;
+      const childNs = times[child]!;
+      if (!(childNs < lastNs || (childNs === lastNs && seqs[child]! < lastSeq))) break;
+      times[i] = childNs;
+      seqs[i] = seqs[child]!;
+      fns[i] = fns[child];
       i = child;
     }
-    heap[i] = last;
+    times[i] = lastNs;
+    seqs[i] = lastSeq;
+    fns[i] = lastFn;
+    return first;
   }
-}
 
-function before(a: Event, b: Event): boolean {
-  return a.timeNs < b.timeNs || (a.timeNs === b.timeNs && a.seq < b.seq);
+  private grow(): void {
+    const times = new Float64Array(this.times.length * 2);
+    times.set(this.times);
+    this.times = times;
+    const seqs = new Float64Array(this.seqs.length * 2);
+    seqs.set(this.seqs);
+    this.seqs = seqs;
+  }
 }
 
 /**

@@ -95,7 +95,7 @@ function optionProblems(protocol: ProtocolDefinition, options: ProtocolOptions):
 }
 
 /** One protocol's sweep: counts, and one digest over its seeds' history digests (the same run gives the same digest). */
-function summarize(protocol: string, results: readonly SwarmSeedResult[]) {
+export function summarize(protocol: string, results: readonly SwarmSeedResult[]) {
   const byKind: Record<string, number> = {};
   for (const r of results) if (r.failure) byKind[r.failure.kind] = (byKind[r.failure.kind] ?? 0) + 1;
   const digest = createHash('sha256').update(results.map((r) => r.digest).join('\n')).digest('hex').slice(0, 16);
@@ -103,6 +103,6 @@ function summarize(protocol: string, results: readonly SwarmSeedResult[]) {
   return { protocol, seeds: results.length, failing: results.filter((r) => r.failure).length, byKind, digest, simEvents };
 }
 
-function flatten(r: SwarmSeedResult): Record<string, unknown> {
+export function flatten(r: SwarmSeedResult): Record<string, unknown> {
   return { protocol: r.protocol, seed: r.seed, mix: r.description, kind: r.failure?.kind, detail: r.failure?.detail, reproduce: r.failure?.reproduce };
 }
