@@ -12,7 +12,7 @@ const protocols = availableProtocols().filter((p) => p.fabric === 'verbs');
 // fabric, where a verb over gRPC takes ~100 µs; a holder then outlives its lease and the release
 // reports LeaseExpiredError. Live runs size leases to the fabric, as a deployment would.
 const liveOptions: Record<string, Record<string, string>> = {
-  drtm: { leaseNs: '50000000', driftNs: '1000000', txMarginNs: '20000000' },
+  drtm: { leaseMs: '50', driftNs: '1000000', txMarginNs: '20000000' },
   // DSLR: the same for its lease, and the wait unit ω (≈ one round trip) that paces polling.
   dslr: { leaseMs: '200', waitUnitNs: '100000' },
   'dslr-backoff': { leaseMs: '200', waitUnitNs: '100000' },
