@@ -57,7 +57,7 @@ const protocolPurity = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', '**/.nx/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', '**/src/*/gen/**', '**/.nx/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

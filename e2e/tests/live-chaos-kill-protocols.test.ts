@@ -51,7 +51,7 @@ const cases: Case[] = process.env['DBG'] ? [{ protocol: 'caslock', options: {}, 
   // Fenced by the memory node, then its holder tags are CASed to free.
   { protocol: 'caslock', options: {}, boundMs: DETECTION_MS + SLACK_MS },
   // Write words of the dead machine freed after fencing; read leases (50 ms live) run out.
-  { protocol: 'drtm', options: { leaseNs: '50000000', driftNs: '1000000', txMarginNs: '20000000' }, boundMs: DETECTION_MS + 50 + SLACK_MS },
+  { protocol: 'drtm', options: { leaseMs: '50', driftNs: '1000000', txMarginNs: '20000000' }, boundMs: DETECTION_MS + 50 + SLACK_MS },
   // Lease: waiters skip a stalled ticket after 2λ (+ a poll of λ/2), λ = 200 ms. Several of the
   // victim's tickets can sit ahead on one lock (a shared skip leaves dead reader slots for the next
   // writer, dslr spec §6.4), each skipped after its own stall: bound three of them (observed 1.2–1.6 s).

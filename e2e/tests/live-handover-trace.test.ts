@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOtlpReceiver } from '@lockfabric/telemetry';
-import type { OtlpReceiver, ReceivedSpan } from '@lockfabric/telemetry';
+import { startOtlpReceiver } from '@lockfabric/testkit';
+import type { OtlpReceiver, ReceivedSpan } from '@lockfabric/testkit';
 import { runLive } from '@lockfabric/workload-driver';
 import { withLiveCluster } from './live-cluster.js';
 

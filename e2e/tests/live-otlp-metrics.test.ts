@@ -3,8 +3,9 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { parsePrometheusText, startOtlpReceiver } from '@lockfabric/telemetry';
-import type { OtlpReceiver } from '@lockfabric/telemetry';
+import { parsePrometheusText } from '@lockfabric/telemetry';
+import { startOtlpReceiver } from '@lockfabric/testkit';
+import type { OtlpReceiver } from '@lockfabric/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // One real memory-node process with OTEL_EXPORTER_OTLP_ENDPOINT pointing at an in-test receiver

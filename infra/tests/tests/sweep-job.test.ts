@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INFRA_DIR, hardeningProblems, readYamlDocs, schemaProblems, sweepJobProblems, validateObject } from '../src/index.js';
+import { INFRA_DIR, hardeningProblems, readYamlDocs, schemaProblems, sweepJobProblems } from '../src/index.js';
 import type { Doc } from '../src/yaml-docs.js';
 
 // infra/k8s/sweep/sweep-job.json is `lockfabric sweep job --shards 8 --protocol all --seeds 1000
@@ -11,10 +11,9 @@ const spec = (o: Doc) => o['spec'] as Doc;
 const container = (o: Doc) => ((spec(o)['template'] as Doc)['spec'] as { containers: { args: string[] }[] }).containers[0]!;
 
 describe('the sweep Indexed Job', () => {
-  it('validates against the Job schema, the strict shapes and the hardening rules', () => {
+  it('validates against the real Job schema (strict) and the hardening rules', () => {
     expect(job?.['kind']).toBe('Job');
     expect(schemaProblems(job!)).toStrictEqual([]);
-    expect(validateObject(job!)).toStrictEqual([]);
     expect(hardeningProblems([job!])).toStrictEqual([]);
     expect(sweepJobProblems(job!)).toStrictEqual([]);
   });

@@ -15,19 +15,12 @@ export {
   serviceResource,
 } from './setup.js';
 export type { Telemetry, TelemetryOptions, InMemoryTelemetry, InMemoryTelemetryOptions } from './setup.js';
-export { startOtlpReceiver } from './otlp-receiver.js';
-export type { OtlpReceiver, OtlpReceiverOptions } from './otlp-receiver.js';
-export { decodeMetricsRequestProtobuf, OTLP_TEMPORALITY_CUMULATIVE, OTLP_TEMPORALITY_DELTA } from './otlp-metrics-decode.js';
-export type { ReceivedMetric, ReceivedNumberPoint, ReceivedHistogramPoint } from './otlp-metrics-decode.js';
 export { toResourceMetrics, METRICS_SCOPE_NAME } from './otlp-metrics-convert.js';
 export type { ToResourceMetricsOptions } from './otlp-metrics-convert.js';
 export { startOtlpMetricsExporter, MetricsExportError } from './otlp-metrics-exporter.js';
 export type { OtlpMetricsExporter, OtlpMetricsExporterOptions, MetricsExportStats } from './otlp-metrics-exporter.js';
 export { initMetricsExport } from './metrics-export.js';
 export type { MetricsExport, MetricsExportOptions } from './metrics-export.js';
-export { decodeTraceRequestProtobuf, decodeTraceRequestJson, OtlpDecodeError } from './otlp-decode.js';
-export type { ReceivedSpan, ReceivedLink, OtlpValue, OtlpAttributes } from './otlp-decode.js';
-export { ProtobufDecodeError } from './protobuf-reader.js';
 export {
   MetricsRegistry,
   MetricsError,
@@ -51,4 +44,4 @@ export type {
 export { TotalsCounter } from './totals-counter.js';
 export { parsePrometheusText, sumSamples, PrometheusFormatError } from './prometheus-parse.js';
 export type { PrometheusFamily, PrometheusSample, PrometheusType } from './prometheus-parse.js';
-export { compareMetricsExport } from './otlp-metrics-compare.js';
+

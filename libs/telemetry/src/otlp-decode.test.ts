@@ -1,6 +1,6 @@
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { describe, expect, it } from 'vitest';
-import { decodeTraceRequestJson, decodeTraceRequestProtobuf, OtlpDecodeError } from './otlp-decode.js';
+import { decodeTraceRequestJson, decodeTraceRequestProtobuf, OtlpDecodeError } from '@lockfabric/testkit';
 import { createInMemoryTelemetry } from './setup.js';
 
 async function exportedBytes(): Promise<{ bytes: Uint8Array; traceId: string; spanId: string; parentId: string }> {
@@ -36,17 +36,18 @@ describe('OTLP protobuf decoding', () => {
     }
   });
 
-  it('rejects a field with the wrong wire type and an unsupported wire type', () => {
-    // resource_spans (field 1) sent as a varint.
-    expect(() => decodeTraceRequestProtobuf(new Uint8Array([0x08, 0x01]))).toThrow(/wire type 0, expected 2/);
-    // field 2 with wire type 3 (start group).
-    expect(() => decodeTraceRequestProtobuf(new Uint8Array([0x13]))).toThrow(/unsupported wire type 3/);
+  it('rejects a mistyped field and an unterminated group', () => {
+    // resource_spans (field 1) sent as a varint whose value overruns the input when read as a length
+    // (protobuf-es does not check a message field's wire type, so [0x08, 0x00] reads as an empty one).
+    expect(() => decodeTraceRequestProtobuf(new Uint8Array([0x08, 0x01]))).toThrow(/bad OTLP trace protobuf/);
+    // field 2 with wire type 3 (start group) and no end.
+    expect(() => decodeTraceRequestProtobuf(new Uint8Array([0x13]))).toThrow(OtlpDecodeError);
     expect(decodeTraceRequestProtobuf(new Uint8Array())).toEqual([]);
   });
 
   it('rejects malformed JSON shapes', () => {
     expect(() => decodeTraceRequestJson('nope')).toThrow(OtlpDecodeError);
-    expect(() => decodeTraceRequestJson('[]')).toThrow(/request is not an object/);
+    expect(() => decodeTraceRequestJson('[]')).toThrow(/bad OTLP trace JSON: cannot decode message/);
     expect(() => decodeTraceRequestJson('{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz","spanId":""}]}]}]}')).toThrow(/traceId is not hex/);
     expect(decodeTraceRequestJson('{}')).toEqual([]);
   });

@@ -5,14 +5,11 @@ import { DataPointType } from '@opentelemetry/sdk-metrics';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MetricsRegistry } from './metrics.js';
 import { initMetricsExport } from './metrics-export.js';
-import { compareMetricsExport } from './otlp-metrics-compare.js';
 import { toResourceMetrics } from './otlp-metrics-convert.js';
-import { decodeMetricsRequestProtobuf, OTLP_TEMPORALITY_CUMULATIVE } from './otlp-metrics-decode.js';
-import type { ReceivedMetric } from './otlp-metrics-decode.js';
+import { compareMetricsExport, decodeMetricsRequestProtobuf, OTLP_TEMPORALITY_CUMULATIVE, startOtlpReceiver } from '@lockfabric/testkit';
+import type { OtlpReceiver, ReceivedMetric } from '@lockfabric/testkit';
 import { MetricsExportError, startOtlpMetricsExporter } from './otlp-metrics-exporter.js';
 import type { OtlpMetricsExporter, OtlpMetricsExporterOptions } from './otlp-metrics-exporter.js';
-import { startOtlpReceiver } from './otlp-receiver.js';
-import type { OtlpReceiver } from './otlp-receiver.js';
 import { serviceResource } from './setup.js';
 
 const WAIT_MS = 15_000;

@@ -3,8 +3,8 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ATTR_CLIENT, ATTR_LINK_ROLE, ATTR_LOCK_ID, LINK_ROLE_VALUE_PREVIOUS_HOLDER, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER } from './semconv.js';
 import { createInMemoryTelemetry, initTelemetry } from './setup.js';
-import { startOtlpReceiver } from './otlp-receiver.js';
-import type { OtlpReceiver } from './otlp-receiver.js';
+import { startOtlpReceiver } from '@lockfabric/testkit';
+import type { OtlpReceiver } from '@lockfabric/testkit';
 import { parseTraceParent } from '@opentelemetry/core';
 
 const WAIT_MS = 15_000;

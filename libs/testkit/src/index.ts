@@ -25,3 +25,4 @@ export {
 } from './fuzz.js';
 export { protoBytes, protoMessage } from './proto-arbitrary.js';
 export { startRedisServer, type RedisServerHandle } from './redis-server.js';
+export * from './otlp/index.js';

@@ -38,7 +38,7 @@ const SERVER_OPTIONS = { retransmitMs: '20', maxAttempts: '25' };
 /** Live options of each protocol (leases sized for the emulated fabric), how it recovers, and its switch program. */
 const PROTOCOLS: Record<string, { options: Readonly<Record<string, string | number | boolean>>; mechanism: string; program?: 'forward' | 'netlock' | 'fisslock' }> = {
   caslock: { options: {}, mechanism: 'fence + memory-node clear' },
-  drtm: { options: { leaseNs: '50000000', driftNs: '1000000', txMarginNs: '20000000' }, mechanism: 'fence + clear (writers), lease (readers)' },
+  drtm: { options: { leaseMs: '50', driftNs: '1000000', txMarginNs: '20000000' }, mechanism: 'fence + clear (writers), lease (readers)' },
   dslr: { options: { leaseMs: '200', waitUnitNs: '100000', restartOnAbort: 'true' }, mechanism: 'lease (2λ stall, λ = 200 ms)' },
   'dslr-backoff': { options: { leaseMs: '200', waitUnitNs: '100000', restartOnAbort: 'true' }, mechanism: 'lease (2λ stall, λ = 200 ms)' },
   shiftlock: { options: {}, mechanism: 'lease (3·T_lease) + era-fenced reset' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { optionsNotShared, readProtocolList } from './bench.js';
+import { optionsNotShared, readProtocolList, renamedOptionWarnings } from './bench.js';
 
 describe('bench --protocol lists', () => {
   it('reads a comma-separated list once per id, and lists every unknown id', () => {
@@ -18,5 +18,11 @@ describe('bench --protocol lists', () => {
       '--opt mutantSkipCompare: not an option of dslr (with several protocols every --opt applies to each)',
     ]);
     expect(optionsNotShared(['caslock'], { mutantSkipCompare: 'true' })).toEqual([]);
+  });
+
+  it('warns of an option given under its old name, once per protocol that renamed it, and still accepts it', () => {
+    expect(renamedOptionWarnings(['drtm'], { leaseNs: '1000000' })).toEqual([expect.stringMatching(/drtm option leaseNs \(ns\) is deprecated: use leaseMs/)]);
+    expect(renamedOptionWarnings(['drtm', 'caslock'], { leaseMs: '1' })).toEqual([]);
+    expect(optionsNotShared(['drtm', 'drtm'], { leaseNs: '1000000' })).toEqual([]);
   });
 });

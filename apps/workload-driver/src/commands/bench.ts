@@ -198,6 +198,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (workers > 1 && substrate !== 'sim') reader.problems.push('--workers: runs several simulations at once, so only with --substrate sim');
   reader.done();
   const out = output(values['json'] === true);
+  for (const warning of renamedOptionWarnings(protocols, protocolOptions)) out.note(`warning: ${warning}`);
   const reports: BenchReport[] = [];
   const pooled = workers > 1 && protocols.length > 1;
   if (pooled) {
@@ -241,9 +242,16 @@ export function readProtocolList(value: string, problems: string[]): string[] {
 export function optionsNotShared(protocols: readonly string[], protocolOptions: ProtocolOptions): string[] {
   const byId = new Map(availableProtocols().map((p) => [p.id as string, p]));
   return Object.keys(protocolOptions).flatMap((name) => {
-    const lacking = protocols.filter((id) => byId.has(id) && !(name in (byId.get(id)?.options ?? {})));
+    const knows = (id: string): boolean => name in (byId.get(id)?.options ?? {}) || name in (byId.get(id)?.renamedOptions ?? {});
+    const lacking = protocols.filter((id) => byId.has(id) && !knows(id));
     return lacking.length === 0 ? [] : [`--opt ${name}: not an option of ${lacking.join(', ')} (with several protocols every --opt applies to each)`];
   });
+}
+
+/** What to tell a user who gave an option under a protocol's old name for it (still read). */
+export function renamedOptionWarnings(protocols: readonly string[], protocolOptions: ProtocolOptions): string[] {
+  const byId = new Map(availableProtocols().map((p) => [p.id as string, p]));
+  return protocols.flatMap((id) => Object.keys(protocolOptions).flatMap((name) => byId.get(id)?.renamedOptions?.[name] ?? []));
 }
 
 interface BenchOneInput {

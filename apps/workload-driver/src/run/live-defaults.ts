@@ -14,7 +14,7 @@ import type { ProtocolOptions } from '@lockfabric/locks-common';
  * Flags given with `--opt` win over these.
  */
 export const LIVE_PROTOCOL_DEFAULTS: Readonly<Record<string, ProtocolOptions>> = {
-  drtm: { leaseNs: 50_000_000, driftNs: 1_000_000, txMarginNs: 20_000_000 },
+  drtm: { leaseMs: 50, driftNs: 1_000_000, txMarginNs: 20_000_000 },
   dslr: { leaseMs: 200, waitUnitNs: 100_000 },
   'dslr-backoff': { leaseMs: 200, waitUnitNs: 100_000 },
   mcs: { releaseLinkTimeoutNs: 200_000_000 },

@@ -22,11 +22,27 @@ export class OptionReader {
     return fallback;
   }
 
-  number(name: string, fallback: number, range: { min?: number; max?: number; integer?: boolean } = {}): number {
+  /**
+   * `renamedFrom`: the option's old name, still accepted (callers tell users it is deprecated);
+   * its value times `scale` is the value under the new name, for a unit change such as ns to ms.
+   * Giving both names is a problem.
+   */
+  number(name: string, fallback: number, range: { min?: number; max?: number; integer?: boolean } = {}, renamedFrom?: { name: string; scale: number }): number {
     this.seen.add(name);
     const raw = this.options[name];
+    if (renamedFrom !== undefined) {
+      this.seen.add(renamedFrom.name);
+      const old = this.options[renamedFrom.name];
+      if (old !== undefined && raw !== undefined) this.problems.push(`${this.protocol} option ${renamedFrom.name} is the old name of ${name}: give only ${name}`);
+      else if (old !== undefined) return this.parseNumber(name, old, fallback, range, renamedFrom);
+    }
     if (raw === undefined) return fallback;
-    const value = typeof raw === 'number' ? raw : raw === 'inf' || raw === '∞' ? Infinity : Number(raw);
+    return this.parseNumber(name, raw, fallback, range);
+  }
+
+  private parseNumber(name: string, raw: string | number | boolean, fallback: number, range: { min?: number; max?: number; integer?: boolean }, renamedFrom?: { name: string; scale: number }): number {
+    const given = typeof raw === 'number' ? raw : raw === 'inf' || raw === '∞' ? Infinity : Number(raw);
+    const value = renamedFrom ? given * renamedFrom.scale : given;
     const bad =
       typeof raw === 'boolean' ||
       Number.isNaN(value) ||
@@ -37,8 +53,9 @@ export class OptionReader {
       const bounds = [range.min !== undefined ? `≥ ${range.min}` : '', range.max !== undefined ? `≤ ${range.max}` : '']
         .filter(Boolean)
         .join(' and ');
+      const via = renamedFrom ? ` (given as ${renamedFrom.name}, times ${renamedFrom.scale})` : '';
       this.problems.push(
-        `${this.protocol} option ${name}: expected ${range.integer ? 'an integer' : 'a number'}${bounds ? ' ' + bounds : ''}, got ${JSON.stringify(raw)}`,
+        `${this.protocol} option ${name}: expected ${range.integer ? 'an integer' : 'a number'}${bounds ? ' ' + bounds : ''}, got ${JSON.stringify(raw)}${via}`,
       );
       return fallback;
     }

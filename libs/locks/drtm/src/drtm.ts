@@ -22,7 +22,7 @@ export interface DrtmOptions {
 }
 
 export const DRTM_OPTION_HELP = {
-  leaseNs: 'read lease length in ns (default 1000000)',
+  leaseMs: 'read lease length in ms (default 1; the old name leaseNs, in ns, is still read)',
   driftNs: 'clock skew bound Δ in ns: a lease counts as expired only Δ after its end (default 50000)',
   txMarginNs: 'lease a reader needs left, beyond Δ, to share an existing lease; also the longest a reader may hold (default 500000)',
   backoff: 'true for truncated exponential backoff between CAS attempts (default false: retry at once)',
@@ -35,7 +35,8 @@ export const DRTM_OPTION_HELP = {
 export function readDrtmOptions(options?: ProtocolOptions): DrtmOptions {
   const reader = new OptionReader('drtm', options);
   const parsed: DrtmOptions = {
-    leaseNs: reader.number('leaseNs', 1_000_000, { min: 1_000 }),
+    // Leases are in ms like DSLR's and ShiftLock's (docs/cli.md); whole ns inside, as before.
+    leaseNs: Math.round(reader.number('leaseMs', 1, { min: 0.001 }, { name: 'leaseNs', scale: 1 / NS_PER_MS }) * NS_PER_MS),
     driftNs: reader.number('driftNs', 50_000, { min: 0 }),
     txMarginNs: reader.number('txMarginNs', 500_000, { min: 0 }),
     backoff: reader.boolean('backoff', false),
@@ -47,7 +48,7 @@ export function readDrtmOptions(options?: ProtocolOptions): DrtmOptions {
   reader.done();
   if (parsed.leaseNs <= parsed.driftNs + parsed.txMarginNs) {
     throw new ConfigError([
-      `drtm option leaseNs (${parsed.leaseNs}) must exceed driftNs + txMarginNs (${parsed.driftNs + parsed.txMarginNs}), or a reader's own lease would be too short to use`,
+      `drtm option leaseMs (${parsed.leaseNs / NS_PER_MS} ms) must exceed driftNs + txMarginNs (${parsed.driftNs + parsed.txMarginNs} ns), or a reader's own lease would be too short to use`,
     ]);
   }
   return parsed;
@@ -234,5 +235,6 @@ export const drtm: ProtocolDefinition = {
   entryBytes: 8,
   modes: ['shared', 'exclusive'],
   options: DRTM_OPTION_HELP,
+  renamedOptions: { leaseNs: 'drtm option leaseNs (ns) is deprecated: use leaseMs (ms), e.g. leaseNs=1000000 is leaseMs=1' },
   createClient: (ports, options) => new DrtmClient(ports, readDrtmOptions(options)),
 };

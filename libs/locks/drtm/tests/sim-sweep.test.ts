@@ -12,7 +12,7 @@ const SEEDS = 500;
  * Test-sized leases: the sweep's critical sections (≤ 3.2 µs) fit txMargin, so every reader
  * releases inside its lease; a lease still spans many round trips.
  */
-const LEASES = { leaseNs: 30_000, driftNs: 1_000, txMarginNs: 4_000 };
+const LEASES = { leaseMs: 0.03, driftNs: 1_000, txMarginNs: 4_000 };
 
 /** drtm whose clients read clocks skewed by `offsetOf(client)` ns (the history keeps true time). */
 function skewed(offsetOf: (client: number) => number): ProtocolDefinition {
@@ -116,7 +116,7 @@ describe('drtm: embedded substrate', () => {
       substrate: 'embedded',
       protocol: drtm,
       // Leases long enough that a busy event loop cannot push a reader's hold past its lease.
-      protocolOptions: { leaseNs: 20_000_000, driftNs: 1_000_000, txMarginNs: 10_000_000, sleepUntilExpiry: true },
+      protocolOptions: { leaseMs: 20, driftNs: 1_000_000, txMarginNs: 10_000_000, sleepUntilExpiry: true },
       spec: { clients: 4, locks: 2, readRatio: 0.5, distribution: 'uniform', operations: 120, thinkNs: 1_000, criticalSectionNs: 1_000, seed: 3, timeoutMs: 5_000 },
     });
     expect(result.verdict.ok).toBe(true);

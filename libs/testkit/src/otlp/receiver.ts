@@ -2,10 +2,11 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { decodeTraceRequestJson, decodeTraceRequestProtobuf, OtlpDecodeError } from './otlp-decode.js';
-import type { ReceivedSpan } from './otlp-decode.js';
-import { decodeMetricsRequestProtobuf } from './otlp-metrics-decode.js';
-import type { ReceivedMetric } from './otlp-metrics-decode.js';
+import { decodeTraceRequestJson, decodeTraceRequestProtobuf } from './traces.js';
+import type { ReceivedSpan } from './traces.js';
+import { decodeMetricsRequestProtobuf } from './metrics.js';
+import type { ReceivedMetric } from './metrics.js';
+import { OtlpDecodeError } from './values.js';
 import { LockFabricError } from '@lockfabric/ports';
 
 export interface OtlpReceiverOptions {

@@ -1,7 +1,26 @@
-import type { MetricSnapshot, SnapshotLabels } from './metrics.js';
-import type { OtlpAttributes } from './otlp-decode.js';
-import { OTLP_TEMPORALITY_CUMULATIVE } from './otlp-metrics-decode.js';
-import type { ReceivedMetric } from './otlp-metrics-decode.js';
+import { OTLP_TEMPORALITY_CUMULATIVE } from './metrics.js';
+import type { ReceivedMetric } from './metrics.js';
+import type { OtlpAttributes } from './values.js';
+
+type SnapshotLabels = Readonly<Record<string, string>>;
+interface NumberSeries {
+  readonly labels: SnapshotLabels;
+  readonly value: number;
+}
+interface HistogramSeries {
+  readonly labels: SnapshotLabels;
+  readonly counts: readonly number[];
+  readonly sum: number;
+  readonly count: number;
+}
+
+/**
+ * What a registry snapshot says of one metric: the shape of `MetricsRegistry.snapshot()` in
+ * @lockfabric/telemetry, restated here so that test support does not depend on that library.
+ */
+export type MetricSnapshot =
+  | { readonly type: 'counter' | 'gauge'; readonly name: string; readonly help: string; readonly series: readonly NumberSeries[] }
+  | { readonly type: 'histogram'; readonly name: string; readonly help: string; readonly bounds: readonly number[]; readonly series: readonly HistogramSeries[] };
 
 /**
  * Differences between a registry snapshot and the metrics one OTLP export delivered, one line
