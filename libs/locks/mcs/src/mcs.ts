@@ -455,7 +455,7 @@ function u64Bytes(value: bigint): Uint8Array {
 export const mcs: ProtocolDefinition = {
   id: 'mcs',
   // A dead node's holders and waiters are repaired by the coordinator's queue-lock recovery.
-  swarm: { nodeKill: true, pauses: 'beyond-lease', memoryRestart: true },
+  swarm: { nodeKill: true, pauses: 'beyond-lease', memoryRestart: true, partitions: true },
   summary: 'RDMA MCS queue lock: fetch-and-store on the tail, WRITE handover into queue nodes in descriptor slots (mutex: shared acquires are held exclusively)',
   fabric: 'verbs',
   capabilities: ['masked-atomics', 'local-cpu-access'],
