@@ -46,6 +46,11 @@ describe('lockfabric nemesis against a local cluster', () => {
     expect(report.faults.map((f) => f.id)).toStrictEqual(schedule.map((f) => f.id));
     expect(report.faults.filter((f) => f.error)).toStrictEqual([]);
     for (const f of report.faults) expect(f.endNs).toBeGreaterThan(f.startNs);
+    // Every kill has a recovery time: survivors back at half their own pre-fault pace and every
+    // lock the victim touched granted again (docs/fault-testing.md), not "not seen".
+    const kills = report.faults.filter((f) => f.kind === 'kill');
+    expect(kills.length).toBeGreaterThan(0);
+    for (const f of kills) expect(f.recoveryMs, f.id).toBeGreaterThanOrEqual(0);
     expect(report.heal.problems).toStrictEqual([]);
     expect(report.heal.locksGranted).toBe(report.heal.locksProbed);
 

@@ -19,7 +19,7 @@ import { KubeChaos } from '../nemesis/kube-chaos.js';
 import type { KubeTarget } from '../nemesis/kube-chaos.js';
 import { DEFAULT_KUBE_NAMESPACE } from '../chaos/chaos-request.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
-import { baselineThroughput, throughputRecoveryNs } from '../nemesis/recovery.js';
+import { faultRecoveryNs } from '../nemesis/recovery.js';
 import { COMPUTE_FAULTS, NEMESIS_FAULTS, SWITCH_FAULTS, parseFaults, planSchedule } from '../nemesis/schedule.js';
 import type { NemesisFault, PlannedFault } from '../nemesis/schedule.js';
 import { benchReport } from '../report/bench-report.js';
@@ -328,10 +328,12 @@ function buildReport(n: NemesisRun, result: LiveRunResult, applied: readonly App
   const endNs = times.reduce((a, b) => Math.max(a, b), applied.at(-1)?.endNs ?? startNs);
   const bucketNs = BUCKET_MS * 1e6;
   const { buckets } = timelineFromHistory(result.history, { bucketMs: BUCKET_MS, startNs, endNs });
-  const baseline = baselineThroughput(buckets, bucketNs, applied[0]?.startNs ?? endNs);
+  const firstFaultNs = applied[0]?.startNs ?? endNs;
   const faults = applied.map((f) => {
     const killed = COMPUTE_FAULTS.has(f.kind) ? result.nodeFailures.find((nf) => `compute-${nf.node}` === f.target && nf.failedAtNs >= f.startNs - 1e9 && nf.failedAtNs <= f.endNs + 1e9) : undefined;
-    const recoveryNs = killed?.impact.recoveryNs ?? throughputRecoveryNs(buckets, bucketNs, baseline, f.startNs, f.endNs);
+    const impact = killed?.impact;
+    const locksBackAtNs = !killed || !impact ? undefined : impact.unrecoveredLocks.length > 0 ? ('never' as const) : killed.failedAtNs + (impact.recoveryNs ?? 0);
+    const recoveryNs = faultRecoveryNs({ history: result.history, bucketNs, runStartNs: startNs, firstFaultNs, fault: f, ...(locksBackAtNs !== undefined ? { locksBackAtNs } : {}), ...(killed ? { victimPrefix: `${killed.node}/` } : {}) });
     return { ...f, ...(recoveryNs !== undefined ? { recoveryMs: Math.round(recoveryNs / 1e5) / 10 } : {}) };
   });
   const safety = (result.verdict?.violations.length ?? 0) > 0 ? 'violation' : 'ok';

@@ -82,4 +82,12 @@ describe('startOnNodes: when to give up on a silent node', () => {
     // Node 2 was given up on at the run's deadline, not 50 ms after node 1 died.
     expect(result.failedNodes.find((f) => f.node === 2)?.error).toMatch(/no result 600 ms after the run started/);
   });
+
+  it('a run bounded by time: a node that finished early starts no grace either, the deadline decides', async () => {
+    const plans = [await fakeNode(1, 'result'), await fakeNode(2, 'silent')];
+    const result = await startOnNodes(plans, { ...options, stragglerGraceMs: 50, runDeadlineMs: 600 });
+    // Node 1's early result (a node fenced after a long pause ends so) did not cut node 2 off.
+    expect(result.failedNodes.map((f) => f.node)).toStrictEqual([2]);
+    expect(result.failedNodes[0]?.error).toMatch(/no result 600 ms after the run started/);
+  });
 });

@@ -132,10 +132,13 @@ export async function startOnNodes(plans: readonly NodeRunPlan[], options: Start
     for (const r of running) if (!r.done) r.cancel(why);
   };
   // Each stream that ends with a result (re)arms one timer: a node silent for the grace after the
-  // last one finished (paused, cut off) is given up on, so a fault never hangs the run. A failed
-  // stream arms nothing: the others may still have most of their run ahead of them.
+  // last one finished (paused, cut off) is given up on, so a fault never hangs an operation-bounded
+  // run. A failed stream arms nothing: the others may still have most of their run ahead of them.
+  // A run bounded by time arms nothing either: a node that finished early (fenced after a pause
+  // outlasting detection, say) tells nothing of the others, which have until the run's deadline.
+  // Before, a nemesis run's last survivor was cancelled 20 s after a fenced node finished.
   const ended = (outcome: NodeOutcome) => {
-    if (outcome.failure) return;
+    if (outcome.failure || options.runDeadlineMs !== undefined) return;
     if (stragglers) clearTimeout(stragglers);
     if (running.every((r) => r.done)) return;
     stragglers = setTimeout(() => giveUp(`no result ${graceMs} ms after the last other compute node finished (paused or cut off?)`), graceMs);

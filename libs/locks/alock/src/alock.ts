@@ -13,7 +13,7 @@ export function createAlockClient(ports: ClientPorts, options?: ProtocolOptions,
 
 export const alock: ProtocolDefinition = {
   id: 'alock',
-  swarm: { pauses: 'beyond-lease', colocatedClients: true, nodeKill: true },
+  swarm: { pauses: 'beyond-lease', colocatedClients: true, nodeKill: true, partitions: true },
   summary: 'asymmetric lock: local (CPU-only) and remote (verbs) MCS cohorts with Peterson arbitration and budgets',
   fabric: 'verbs',
   capabilities: ['local-cpu-access'],

@@ -228,7 +228,7 @@ export const drtm: ProtocolDefinition = {
   id: 'drtm',
   // Write locks have no lease: a dead writer keeps its lock (DrTM relies on its transaction layer).
   // Clocks may be off by up to 40 µs between nodes, inside the default Δ = 50 µs (driftNs).
-  swarm: { pauses: 'beyond-lease', memoryRestart: true, clockSkewNs: 40_000 },
+  swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true, clockSkewNs: 40_000 },
   summary: "DrTM's lock: CAS for writers, CAS-installed read leases on synchronised clocks with a skew margin, no-op shared release",
   fabric: 'verbs',
   capabilities: [],

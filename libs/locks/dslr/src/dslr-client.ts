@@ -253,7 +253,7 @@ export class DslrClient implements LockClient<DslrGrant> {
         if (drawn === 'bounced') {
           op.retries++;
           if (this.options.paperLiteralAbortOnBounce) throw new LockAbortedError(lock, 'the lock word is frozen until its counters are reset');
-          await deadline.pause(this.backoff.nextDelayNs(lock));
+          await deadline.pause(this.bounceDelayNs(lock));
           continue;
         }
         const outcome = isGranted(kind, drawn.t, drawn.t)
@@ -303,6 +303,18 @@ export class DslrClient implements LockClient<DslrGrant> {
     const writable = drawn.kind === 'exclusive' || (drawn.kind === 'update' && isWritable(drawn.t, seen));
     this.holds.set(grant, { access: drawn.access.metered({ verbs: 0 }), t: drawn.t, seen, seenWord, writable, released: false });
     return grant;
+  }
+
+  /**
+   * The wait after a bounce: Appendix A.3's random backoff, but at most λ. A bouncer is also the
+   * frozen word's watchdog (CounterReset.noteBounce), which zeroes it only after a silence of a
+   * stall threshold (at least 2λ) watched without a gap longer than that; a lone bouncer whose
+   * backoff outgrew the threshold restarted its watch on every bounce, so a word frozen by a
+   * resetter that died stayed frozen for good (swarm seeds 80 and 119 with counterLimit=8).
+   */
+  private bounceDelayNs(lock: LockId): number {
+    const delayNs = this.backoff.nextDelayNs(lock);
+    return this.options.mutantUnclampedBounceBackoff ? delayNs : Math.min(delayNs, this.options.leaseNs);
   }
 
   /** The acquiring FAA (Algorithm 1). A frozen word bounces the request: withdraw, watch, back off. */

@@ -55,6 +55,8 @@ export interface DslrOptions {
   /** Test-only mutant: waiters do not notice that the word went backwards (a reset). */
   readonly mutantNoGenerationCheck: boolean;
   readonly mutantNoBlindCheck: boolean;
+  /** Test-only mutant: a bouncer backs off as far as Appendix A.3's cap allows, gaps in its watch of a frozen word included. */
+  readonly mutantUnclampedBounceBackoff: boolean;
 }
 
 export const DSLR_OPTION_HELP: Readonly<Record<string, string>> = {
@@ -82,6 +84,7 @@ export const DSLR_OPTION_HELP: Readonly<Record<string, string>> = {
   paperLiteralAbandonTicket: 'A16: abandon the ticket of a timed-out waiter',
   mutantNoGenerationCheck: 'test-only: waiters ignore resets of the word',
   mutantNoBlindCheck: 'test-only: a waiter that saw nothing of the word for longer than a skip takes its next sighting at face value',
+  mutantUnclampedBounceBackoff: 'test-only: back off after a bounce beyond λ, so a lone bouncer never watches a frozen word long enough to zero it',
 };
 
 /** Options that only the dslr protocol reads (dslr-backoff paces polls its own way). */
@@ -118,6 +121,7 @@ export function readDslrOptionsFrom(reader: OptionReader, config: ReadDslrOption
     paperLiteralAbandonTicket: reader.boolean('paperLiteralAbandonTicket', literal),
     mutantNoGenerationCheck: reader.boolean('mutantNoGenerationCheck', false),
     mutantNoBlindCheck: reader.boolean('mutantNoBlindCheck', false),
+    mutantUnclampedBounceBackoff: reader.boolean('mutantUnclampedBounceBackoff', false),
   };
   return options;
 }

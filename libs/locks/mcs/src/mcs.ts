@@ -1,6 +1,6 @@
 import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, queueRecoveryGroup, waitWhileLocal } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions, QueueMemberState, QueueRecoveryGroup, QueueRecoveryMember } from '@lockfabric/locks-common';
-import { ConfigError, FabricAccessError, LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
+import { ConfigError, FabricAccessError, LockAbortedError, TableLostError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
 import { GrantNotHeldError } from './errors.js';
 import {
@@ -40,6 +40,8 @@ export interface McsOptions {
   readonly mutantUnboundedReleaseWait: boolean;
   /** Test-only mutant: reuse a queue node without clearing its `next` and `grant` words. */
   readonly mutantSkipNodeReset: boolean;
+  /** Test-only mutant: hand the lock over (and take a handover) on a queue whose lock table was lost. */
+  readonly mutantHandoverAcrossRestart: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export const MCS_OPTION_HELP = {
   queueNodes: `queue nodes a client uses at once, one per lock held or waited for (default and most ${MAX_QUEUE_NODES}: a 2PL transaction's 16 locks)`,
   mutantUnboundedReleaseWait: 'test-only: wait for the successor link forever, as before the fix (hangs if the successor died)',
   mutantSkipNodeReset: 'test-only: reuse a queue node without clearing it (broken on purpose)',
+  mutantHandoverAcrossRestart: 'test-only: hand over and take grants on a queue whose memory node restarted (broken on purpose)',
 };
 
 export function readMcsOptions(options?: ProtocolOptions): McsOptions {
@@ -67,6 +70,7 @@ export function readMcsOptions(options?: ProtocolOptions): McsOptions {
     queueNodes: reader.number('queueNodes', MAX_QUEUE_NODES, { integer: true, min: 1, max: MAX_QUEUE_NODES }),
     mutantUnboundedReleaseWait: reader.boolean('mutantUnboundedReleaseWait', false),
     mutantSkipNodeReset: reader.boolean('mutantSkipNodeReset', false),
+    mutantHandoverAcrossRestart: reader.boolean('mutantHandoverAcrossRestart', false),
   };
   reader.done();
   return parsed;
@@ -170,7 +174,10 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
       throw new GrantNotHeldError(grant.lock, `queue node ${grant.queueNode} of client ${this.key} does not hold it (${state?.kind ?? 'no such node'})`);
     }
     this.nodes[grant.queueNode] = { kind: 'releasing', lock: grant.lock, addr: grant.addr };
+    // Judged at the release's start: a table lost before it took this hold (and its queue) with it.
+    const lost = this.tableLost();
     await this.passOn(grant.queueNode, grant.lock, grant.addr);
+    if (lost) throw new TableLostError(grant.lock, 'the memory node restarted while the lock was held; its queue went with the table');
   }
 
   private claimFreeQueueNode(): number | undefined {
@@ -269,6 +276,14 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
     const traceLow = await verbs.cpu.load(fieldAddr(slot, index, HANDOVER_OFFSET + 8));
     const handover = decodeHandover(traceHigh, traceLow, grant);
     if (handover) op.span.addLink(handover, { 'lockfabric.link.role': 'previous-holder' });
+    // A handover never crosses a table incarnation: this queue was formed on a table the memory
+    // node has since lost, and the new table may have granted the lock to someone else meanwhile.
+    // Pass the grant down the old queue (each waiter there refuses it the same way) and fail.
+    if (this.tableLost()) {
+      this.nodes[index] = { kind: 'releasing', lock, addr };
+      void this.passOn(index, lock, addr).catch(() => undefined);
+      throw new TableLostError(lock, 'the memory node restarted while this acquire waited in its queue');
+    }
   }
 
   /** An acquire gave up after enqueueing: wait for the grant anyway, then pass the lock straight on (unless recovery aborts it). */
@@ -307,6 +322,13 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
       // A successor already linked in gets the lock without an atomic on the tail.
       this.ports.phases?.enter('notify-successor');
       let next = await this.loadLink(index);
+      if (next === FREE && this.tableLost()) {
+        // The tail word went with the table: nobody can CAS it back. A successor that swapped in on
+        // the old table but has not linked yet is cut off like a dead one (a late link is stale).
+        this.generations[index] = ((this.generations[index] ?? 0) + 1) % GENERATION_COUNT;
+        this.nodes[index] = { kind: 'free' };
+        return;
+      }
       if (next === FREE) {
         const me = this.pointer(index);
         this.ports.phases?.enter('initial-atomic');
@@ -351,6 +373,11 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
       this.nodes[index] = { kind: 'broken' };
       throw error;
     }
+  }
+
+  /** True when a memory node this client's verbs were bound to has restarted since (never under the mutant). */
+  private tableLost(): boolean {
+    return !this.options.mutantHandoverAcrossRestart && (this.ports.tables?.lost() ?? false);
   }
 
   /** The successor link of queue node `index`; FREE when unset or stale (an older generation's). */
@@ -428,7 +455,7 @@ function u64Bytes(value: bigint): Uint8Array {
 export const mcs: ProtocolDefinition = {
   id: 'mcs',
   // A dead node's holders and waiters are repaired by the coordinator's queue-lock recovery.
-  swarm: { nodeKill: true, pauses: 'beyond-lease' },
+  swarm: { nodeKill: true, pauses: 'beyond-lease', memoryRestart: true, partitions: true },
   summary: 'RDMA MCS queue lock: fetch-and-store on the tail, WRITE handover into queue nodes in descriptor slots (mutex: shared acquires are held exclusively)',
   fabric: 'verbs',
   capabilities: ['masked-atomics', 'local-cpu-access'],

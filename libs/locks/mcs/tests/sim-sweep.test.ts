@@ -1,5 +1,5 @@
 import { checkHistory } from '@lockfabric/check';
-import { runInMemory } from '@lockfabric/harness';
+import { runInMemory, runSwarmSeed } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { mcs } from '../src/index.js';
@@ -73,11 +73,11 @@ describe('mcs: simulation sweep', () => {
 });
 
 describe('mcs: the mutant is caught', () => {
-  it('reusing a queue node without clearing it breaks exclusion within a few seeds', async () => {
+  // On the swarm runner (one generator of seeds and faults, one checker path for every protocol).
+  it('reusing a queue node without clearing it breaks exclusion within a few swarm seeds', async () => {
     let caught: number | undefined;
     for (let seed = 1; seed <= 30 && caught === undefined; seed++) {
-      const { verdict } = await run(seed, { mutantSkipNodeReset: true });
-      if (verdict.violations.length > 0) caught = seed;
+      if ((await runSwarmSeed(mcs, seed, { mutantSkipNodeReset: true })).failure?.kind === 'safety') caught = seed;
     }
     expect(caught).toBeDefined();
   });

@@ -269,7 +269,7 @@ export class NcosedClient implements LockClient<NcosedGrant> {
 export const ncosed: ProtocolDefinition = {
   id: 'ncosed',
   // No lease and no repair: a crashed exclusive holder keeps the tail (README "Failures").
-  swarm: { pauses: 'beyond-lease' },
+  swarm: { pauses: 'beyond-lease', partitions: true },
   summary: 'N-CoSED: CAS for the last exclusive requester, FAA for readers, conflicts queued by request/grant messages between clients',
   fabric: 'verbs',
   capabilities: [],

@@ -194,7 +194,7 @@ function abortedPromise(signal: AbortSignal): Promise<void> {
 export const sherman: ProtocolDefinition = {
   id: 'sherman',
   // No lease and no repair: a crashed holder keeps the global word (and its node's local entry).
-  swarm: { pauses: 'beyond-lease', memoryRestart: true },
+  swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true },
   summary: "Sherman's hierarchical CAS lock: a local lock table per compute node in front of one CAS word (hierarchy=false: Sherman-NH); mutex",
   fabric: 'verbs',
   capabilities: [],
