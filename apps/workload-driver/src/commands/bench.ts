@@ -11,9 +11,8 @@ import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
-import { floorProbeSpec, floorReport } from '../run/transport-floor.js';
+import { floorProbeSpec, floorReport, measureClusterFloor } from '../run/transport-floor.js';
 import type { FloorReport } from '../run/transport-floor.js';
-import { measureTransport } from './transport.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
 import { benchReport, describeReport, summarizeNodeFailures, verdictWord } from '../report/bench-report.js';
 import type { LiveRunResult } from '../run/live.js';
@@ -380,8 +379,7 @@ async function measureFloor(protocol: string, state: Parameters<typeof runLive>[
   out.note(`${protocol}: ${operations} uncontended operations and the bare transport, for the floor…`);
   const probe = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, seed), tolerateNodeFailures: true });
   const counts = benchReport({ protocol, substrate: 'live', summary: probe.summary, accounting: probe.accounting, verdict: probe.verdict, wallMs: 0 });
-  const transport = await measureTransport(2_000, state.natsUrl || undefined);
   // redlock never gets here (it runs outside the cluster, before this path)
-  return floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, transport);
+  return floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, await measureClusterFloor(state));
 }
 
