@@ -29,6 +29,7 @@ interface FloorJson {
   readonly verbsPerAcquire: Verbs;
   readonly verbsPerRelease: Verbs;
   readonly memoryNode: { readonly streamMsgsPerSec: number; readonly verbsPerSec: number; readonly ratio: number };
+  readonly cpuUsPerOperation: { readonly compute: number; readonly memory: number };
 }
 
 const none: Verbs = { read: 0, write: 0, cas: 0, faa: 0, maskedCas: 0, maskedFaa: 0, total: 0 };
@@ -85,6 +86,9 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
       expect(floor!.acquire.ratioP50).toBeGreaterThan(0);
       expect(floor!.memoryNode.verbsPerSec).toBeGreaterThan(0);
       expect(floor!.memoryNode.streamMsgsPerSec).toBeGreaterThan(0);
+      // a local cluster on Linux: processor time per operation is read from /proc
+      expect(floor!.cpuUsPerOperation.compute).toBeGreaterThanOrEqual(0);
+      expect(floor!.cpuUsPerOperation.memory).toBeGreaterThanOrEqual(0);
       if (rdma) {
         expect(floor!.release?.roundTrips, protocol).toBe(floor!.verbsPerRelease.total);
         expect(floor!.operation, protocol).toMatchObject({ roundTrips: floor!.verbsPerAcquire.total + floor!.verbsPerRelease.total });
@@ -97,7 +101,7 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
     const dir = join(import.meta.dirname, '..', 'test-output');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'live-floor.json'), JSON.stringify(Object.fromEntries(floors), null, 2));
-    const line = (f: FloorJson | undefined) => ({ rttUs: f?.rttUs, acquire: f?.acquire.ratioP50, release: f?.release?.ratioP50, operationP50: f?.operation?.ratioP50, operationMean: f?.operation?.ratioMean, memoryNode: f?.memoryNode.ratio });
+    const line = (f: FloorJson | undefined) => ({ rttUs: f?.rttUs, acquire: f?.acquire.ratioP50, release: f?.release?.ratioP50, operationP50: f?.operation?.ratioP50, operationMean: f?.operation?.ratioMean, memoryNode: f?.memoryNode.ratio, cpuUsPerOperation: f?.cpuUsPerOperation });
     console.log(`live floor figures: ${JSON.stringify(Object.fromEntries([...floors].map(([p, f]) => [p, line(f)])))}`);
   }, 180_000);
 

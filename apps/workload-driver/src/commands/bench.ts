@@ -11,7 +11,7 @@ import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
-import { floorProbeSpec, floorReport, measureClusterFloor } from '../run/transport-floor.js';
+import { floorProbeSpec, floorReport, measureClusterFloor, processorTimesUs } from '../run/transport-floor.js';
 import { acquireTracedCluster, readTraceSetting } from '../run/traced-cluster.js';
 import type { TraceSetting } from '../run/otlp-sink.js';
 import type { FloorReport } from '../run/transport-floor.js';
@@ -387,9 +387,14 @@ export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptio
  */
 async function measureFloor(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, operations: number, seed: number, out: Output): Promise<FloorReport> {
   out.note(`${protocol}: ${operations} uncontended operations and the bare transport, for the floor…`);
+  const cpuBefore = processorTimesUs(state);
   const probe = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, seed), tolerateNodeFailures: true });
+  const cpuAfter = processorTimesUs(state);
   const counts = benchReport({ protocol, substrate: 'live', summary: probe.summary, accounting: probe.accounting, verdict: probe.verdict, wallMs: 0 });
   // redlock never gets here (it runs outside the cluster, before this path)
-  return floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, await measureClusterFloor(state));
+  const floor = floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, await measureClusterFloor(state));
+  if (!cpuBefore || !cpuAfter || probe.summary.acquires === 0) return floor;
+  const perOp = (us: number) => Math.round(us / probe.summary.acquires);
+  return { ...floor, cpuUsPerOperation: { compute: perOp(cpuAfter.compute - cpuBefore.compute), memory: perOp(cpuAfter.memory - cpuBefore.memory) } };
 }
 

@@ -1,4 +1,5 @@
 import { clientCredentials, createSubjects, grpcRoundTripUs, grpcStreamThroughput, MemoryQueuePair, memoryNodeVerbThroughput, natsRoundTripUs, silentLogger } from '@lockfabric/live';
+import { readFileSync } from 'node:fs';
 import type { RunSummary } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import type { ClusterState } from '../cluster/local-cluster.js';
@@ -91,6 +92,34 @@ export interface FloorReport {
   readonly verbsPerAcquire: BenchReport['verbsPerAcquire'];
   readonly verbsPerRelease: BenchReport['verbsPerRelease'];
   readonly memoryNode?: MemoryNodeFloor;
+  /**
+   * Processor time the probe cost, per operation, summed over each role's processes (local
+   * clusters on Linux only: read from /proc). Processor time, unlike latency, does not grow while a
+   * process waits for a core, so it compares runs taken under different load.
+   */
+  readonly cpuUsPerOperation?: { readonly compute: number; readonly memory: number };
+}
+
+/** Processor time (user + system, µs) of each local compute and memory node, from /proc; undefined elsewhere. */
+export function processorTimesUs(state: ClusterState): { compute: number; memory: number } | undefined {
+  const ticksPerSecond = 100; // USER_HZ: 100 on every Linux the CLI supports
+  let compute = 0;
+  let memory = 0;
+  for (const p of state.processes) {
+    if (p.role !== 'compute' && p.role !== 'memory') continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8');
+    } catch {
+      return undefined; // not Linux, or not a local process
+    }
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const us = ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
+    if (p.role === 'compute') compute += us;
+    else memory += us;
+  }
+  return { compute, memory };
 }
 
 /** The probe's workload: one client, sequential operations on 1 000 uniform locks, no think time or critical section. */
@@ -135,5 +164,6 @@ export function describeFloor(floor: FloorReport): string {
     ...(floor.release ? [`  ${part('release', floor.release)}`] : []),
     ...(floor.operation ? [`  ${part('acquire+release', floor.operation)}`] : []),
     ...(node ? [`  memory node ${Math.round(node.verbsPerSec)} verbs/s = ${node.ratio}× the bare stream to it (${Math.round(node.streamMsgsPerSec)} msgs/s)`] : []),
+    ...(floor.cpuUsPerOperation ? [`  processor time per operation: compute nodes ${floor.cpuUsPerOperation.compute} µs, memory nodes ${floor.cpuUsPerOperation.memory} µs`] : []),
   ].join('\n');
 }
