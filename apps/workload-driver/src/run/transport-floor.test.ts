@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '@lockfabric/workloads';
-import { floorReport } from './transport-floor.js';
+import { floorReport, processorTimePerOperation } from './transport-floor.js';
 
 const latency = (p50: number, mean: number) => ({ p50, p90: p50, p99: p50, p999: p50, max: p50, mean });
 const summary = { acquires: 100, latencyUs: latency(60, 80), releaseLatencyUs: latency(40, 50) } as unknown as RunSummary;
@@ -22,5 +22,17 @@ describe('floorReport', () => {
     expect(floor).toMatchObject({ transport: 'nats', rttUs: 50, acquire: { roundTrips: 1, floorUs: 50, ratioP50: 1.2 } });
     expect(floor.release).toBeUndefined();
     expect(floor.operation).toBeUndefined();
+  });
+});
+
+describe('processorTimePerOperation', () => {
+  it('subtracts the idle background rate over the probe and divides by the operations', () => {
+    const at = (compute: number, memory: number) => ({ compute, memory });
+    // idle: 1 000 µs of compute and 500 µs of memory time over 500 ms; probe: 2 s, 100 operations
+    const idle = { startUs: at(0, 0), endUs: at(1_000, 500), wallUs: 500_000 };
+    const probe = { startUs: at(10_000, 20_000), endUs: at(24_000, 30_000), wallUs: 2_000_000 };
+    expect(processorTimePerOperation(idle, probe, 100)).toStrictEqual({ compute: 100, memory: 80 });
+    // a busier idle interval than the probe gives 0, never a negative time
+    expect(processorTimePerOperation({ ...idle, endUs: at(100_000, 100_000) }, probe, 100)).toStrictEqual({ compute: 0, memory: 0 });
   });
 });

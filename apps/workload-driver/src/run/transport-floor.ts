@@ -93,33 +93,51 @@ export interface FloorReport {
   readonly verbsPerRelease: BenchReport['verbsPerRelease'];
   readonly memoryNode?: MemoryNodeFloor;
   /**
-   * Processor time the probe cost, per operation, summed over each role's processes (local
-   * clusters on Linux only: read from /proc). Processor time, unlike latency, does not grow while a
-   * process waits for a core, so it compares runs taken under different load.
+   * Processor time the probe cost per operation on the compute and the memory nodes' event-loop
+   * threads, background subtracted (local clusters on Linux only: read from /proc). Processor
+   * time, unlike latency, does not grow while a process waits for a core, so it compares runs
+   * taken under different load.
    */
   readonly cpuUsPerOperation?: { readonly compute: number; readonly memory: number };
 }
 
-/** Processor time (user + system, µs) of each local compute and memory node, from /proc; undefined elsewhere. */
+/**
+ * Processor time (µs) of each local compute and memory node's main thread — the event loop that
+ * runs the verb path — from /proc/<pid>/schedstat (ns); undefined off Linux or for remote nodes.
+ */
 export function processorTimesUs(state: ClusterState): { compute: number; memory: number } | undefined {
-  const ticksPerSecond = 100; // USER_HZ: 100 on every Linux the CLI supports
   let compute = 0;
   let memory = 0;
   for (const p of state.processes) {
     if (p.role !== 'compute' && p.role !== 'memory') continue;
-    let stat: string;
+    let ns: number;
     try {
-      stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8');
+      ns = Number(readFileSync(`/proc/${p.pid}/schedstat`, 'utf8').split(' ')[0]);
     } catch {
       return undefined; // not Linux, or not a local process
     }
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const us = ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
-    if (p.role === 'compute') compute += us;
-    else memory += us;
+    if (!Number.isFinite(ns)) return undefined;
+    if (p.role === 'compute') compute += ns / 1_000;
+    else memory += ns / 1_000;
   }
   return { compute, memory };
+}
+
+/**
+ * Processor time per operation of a probe: the main threads' time over the probe, less what the
+ * same threads spent in an idle interval just before it (heartbeats, metrics), scaled to the
+ * probe's length. Never negative.
+ */
+export function processorTimePerOperation(
+  idle: { readonly startUs: { compute: number; memory: number }; readonly endUs: { compute: number; memory: number }; readonly wallUs: number },
+  probe: { readonly startUs: { compute: number; memory: number }; readonly endUs: { compute: number; memory: number }; readonly wallUs: number },
+  operations: number,
+): { compute: number; memory: number } {
+  const per = (role: 'compute' | 'memory') => {
+    const background = ((idle.endUs[role] - idle.startUs[role]) / Math.max(1, idle.wallUs)) * probe.wallUs;
+    return Math.max(0, Math.round((probe.endUs[role] - probe.startUs[role] - background) / Math.max(1, operations)));
+  };
+  return { compute: per('compute'), memory: per('memory') };
 }
 
 /** The probe's workload: one client, sequential operations on 1 000 uniform locks, no think time or critical section. */
