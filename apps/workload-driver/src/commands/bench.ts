@@ -11,7 +11,7 @@ import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
-import { floorProbeSpec, floorReport, measureClusterFloor, processorTimePerOperation, processorTimesUs } from '../run/transport-floor.js';
+import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, processorTimePerOperation, processorTimesUs } from '../run/transport-floor.js';
 
 /** The idle interval before a floor probe whose processor time is the background subtracted from it. */
 const IDLE_SAMPLE_MS = 500;
@@ -390,6 +390,7 @@ export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptio
  */
 async function measureFloor(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, operations: number, seed: number, out: Output): Promise<FloorReport> {
   out.note(`${protocol}: ${operations} uncontended operations and the bare transport, for the floor…`);
+  const roundTripsBefore = await measureRoundTrips(state);
   // Background first: the event loops' time over a short idle interval, subtracted from the probe's.
   const idleStart = processorTimesUs(state);
   const idleWallStart = performance.now();
@@ -402,7 +403,7 @@ async function measureFloor(protocol: string, state: Parameters<typeof runLive>[
   const probeWallUs = (performance.now() - probeWallStart) * 1_000;
   const counts = benchReport({ protocol, substrate: 'live', summary: probe.summary, accounting: probe.accounting, verdict: probe.verdict, wallMs: 0 });
   // redlock never gets here (it runs outside the cluster, before this path)
-  const floor = floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, await measureClusterFloor(state));
+  const floor = floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, await measureClusterFloor(state, roundTripsBefore));
   if (!idle.startUs || !idle.endUs || !probeStart || !probeEnd || probe.summary.acquires === 0) return floor;
   const cpuUsPerOperation = processorTimePerOperation({ startUs: idle.startUs, endUs: idle.endUs, wallUs: idle.wallUs }, { startUs: probeStart, endUs: probeEnd, wallUs: probeWallUs }, probe.summary.acquires);
   return { ...floor, cpuUsPerOperation };

@@ -30,18 +30,26 @@ const RTT_MESSAGES = 1_000;
 const STREAM_MESSAGES = 5_000;
 
 /**
- * The floor on this cluster, from the CLI's process: the bare gRPC stream to the first memory node
- * (the same port, TLS and process the compute nodes' queue pairs reach) and a bare NATS exchange
- * through the cluster's server; then that memory node's verbs/s against the bare stream to it.
+ * The bare round trips on this cluster, from the CLI's process: the gRPC stream to the first
+ * memory node (the same port, TLS and process the compute nodes' queue pairs reach) and a NATS
+ * exchange through the cluster's server. Half of the messages go before the probe and half after
+ * (`measureClusterFloor(state, before)`): the mean of the two medians follows a load that changed
+ * while the probe ran.
  */
-export async function measureClusterFloor(state: ClusterState): Promise<TransportFloor & { readonly memoryNode: MemoryNodeFloor }> {
-  const memory = state.processes.find((p) => p.role === 'memory');
-  if (!memory) throw new Error('the live cluster has no memory node to measure the floor against');
-  const address = addressOf(memory, memory.grpc);
-  const credentials = clientCredentials();
-  const grpcRttUs = await grpcRoundTripUs(address, { messages: RTT_MESSAGES, credentials });
-  const natsRttUs = state.natsUrl ? await natsRoundTripUs({ servers: state.natsUrl, subjects: createSubjects(TRANSPORT_BENCH_CLUSTER), messages: RTT_MESSAGES }) : 0;
-  const streamMsgsPerSec = await grpcStreamThroughput(address, { messages: STREAM_MESSAGES, credentials });
+export async function measureRoundTrips(state: ClusterState): Promise<TransportFloor> {
+  const address = memoryNodeAddress(state);
+  const grpcRttUs = await grpcRoundTripUs(address, { messages: RTT_MESSAGES / 2, credentials: clientCredentials() });
+  const natsRttUs = state.natsUrl ? await natsRoundTripUs({ servers: state.natsUrl, subjects: createSubjects(TRANSPORT_BENCH_CLUSTER), messages: RTT_MESSAGES / 2 }) : 0;
+  return { grpcRttUs, natsRttUs };
+}
+
+/** The floor after a probe: round trips (averaged with `before`), then the memory node's verbs/s against the bare stream to it. */
+export async function measureClusterFloor(state: ClusterState, before?: TransportFloor): Promise<TransportFloor & { readonly memoryNode: MemoryNodeFloor }> {
+  const after = await measureRoundTrips(state);
+  const mean = (a: number, b: number | undefined) => (b === undefined ? a : (a + b) / 2);
+  const address = memoryNodeAddress(state);
+  const streamMsgsPerSec = await grpcStreamThroughput(address, { messages: STREAM_MESSAGES, credentials: clientCredentials() });
+  const memory = state.processes.find((p) => p.role === 'memory')!;
   const qp = await MemoryQueuePair.connect(address, DRIVER_INITIATOR, { logger: silentLogger });
   let verbsPerSec: number;
   try {
@@ -51,7 +59,17 @@ export async function measureClusterFloor(state: ClusterState): Promise<Transpor
   } finally {
     qp.close();
   }
-  return { grpcRttUs, natsRttUs, memoryNode: { streamMsgsPerSec, verbsPerSec, ratio: Math.round((verbsPerSec / streamMsgsPerSec) * 100) / 100 } };
+  return {
+    grpcRttUs: mean(after.grpcRttUs, before?.grpcRttUs),
+    natsRttUs: mean(after.natsRttUs, before?.natsRttUs),
+    memoryNode: { streamMsgsPerSec, verbsPerSec, ratio: Math.round((verbsPerSec / streamMsgsPerSec) * 100) / 100 },
+  };
+}
+
+function memoryNodeAddress(state: ClusterState): string {
+  const memory = state.processes.find((p) => p.role === 'memory');
+  if (!memory) throw new Error('the live cluster has no memory node to measure the floor against');
+  return addressOf(memory, memory.grpc);
 }
 
 /** The initiator id the CLI's own queue pairs use (no compute node has it). */
