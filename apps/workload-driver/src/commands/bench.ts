@@ -11,10 +11,7 @@ import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
-import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, processorTimePerOperation, processorTimesUs } from '../run/transport-floor.js';
-
-/** The idle interval before a floor probe whose processor time is the background subtracted from it. */
-const IDLE_SAMPLE_MS = 500;
+import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, withProcessorTime } from '../run/transport-floor.js';
 import { acquireTracedCluster, readTraceSetting } from '../run/traced-cluster.js';
 import type { TraceSetting } from '../run/otlp-sink.js';
 import type { FloorReport } from '../run/transport-floor.js';
@@ -391,21 +388,13 @@ export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptio
 async function measureFloor(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, operations: number, seed: number, out: Output): Promise<FloorReport> {
   out.note(`${protocol}: ${operations} uncontended operations and the bare transport, for the floor…`);
   const roundTripsBefore = await measureRoundTrips(state);
-  // Background first: the event loops' time over a short idle interval, subtracted from the probe's.
-  const idleStart = processorTimesUs(state);
-  const idleWallStart = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
-  const idle = { startUs: idleStart, endUs: processorTimesUs(state), wallUs: (performance.now() - idleWallStart) * 1_000 };
-  const probeWallStart = performance.now();
-  const probeStart = processorTimesUs(state);
-  const probe = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, seed), tolerateNodeFailures: true });
-  const probeEnd = processorTimesUs(state);
-  const probeWallUs = (performance.now() - probeWallStart) * 1_000;
+  const { result: probe, perOperation } = await withProcessorTime(state, () =>
+    runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, seed), tolerateNodeFailures: true }),
+  );
   const counts = benchReport({ protocol, substrate: 'live', summary: probe.summary, accounting: probe.accounting, verdict: probe.verdict, wallMs: 0 });
   // redlock never gets here (it runs outside the cluster, before this path)
   const floor = floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, await measureClusterFloor(state, roundTripsBefore));
-  if (!idle.startUs || !idle.endUs || !probeStart || !probeEnd || probe.summary.acquires === 0) return floor;
-  const cpuUsPerOperation = processorTimePerOperation({ startUs: idle.startUs, endUs: idle.endUs, wallUs: idle.wallUs }, { startUs: probeStart, endUs: probeEnd, wallUs: probeWallUs }, probe.summary.acquires);
-  return { ...floor, cpuUsPerOperation };
+  const cpuUsPerOperation = perOperation(probe.summary.acquires);
+  return cpuUsPerOperation ? { ...floor, cpuUsPerOperation } : floor;
 }
 

@@ -158,6 +158,33 @@ export function processorTimePerOperation(
   return { compute: per('compute'), memory: per('memory') };
 }
 
+/** The idle interval before a probe whose processor time is the background subtracted from it. */
+const IDLE_SAMPLE_MS = 500;
+
+/**
+ * Runs `probe` after sampling the event loops' background over an idle interval, and gives its
+ * processor time per operation (undefined when /proc cannot tell, or for no operations).
+ */
+export async function withProcessorTime<T>(state: ClusterState, probe: () => Promise<T>): Promise<{ result: T; perOperation(operations: number): { compute: number; memory: number } | undefined }> {
+  const idleStart = processorTimesUs(state);
+  const idleWallStart = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+  const idleEnd = processorTimesUs(state);
+  const idleWallUs = (performance.now() - idleWallStart) * 1_000;
+  const probeStart = processorTimesUs(state);
+  const probeWallStart = performance.now();
+  const result = await probe();
+  const probeWallUs = (performance.now() - probeWallStart) * 1_000;
+  const probeEnd = processorTimesUs(state);
+  return {
+    result,
+    perOperation: (operations) =>
+      idleStart && idleEnd && probeStart && probeEnd && operations > 0
+        ? processorTimePerOperation({ startUs: idleStart, endUs: idleEnd, wallUs: idleWallUs }, { startUs: probeStart, endUs: probeEnd, wallUs: probeWallUs }, operations)
+        : undefined,
+  };
+}
+
 /** The probe's workload: one client, sequential operations on 1 000 uniform locks, no think time or critical section. */
 export function floorProbeSpec(operations: number, seed: number): WorkloadSpec {
   return { clients: 1, locks: 1_000, readRatio: 0, distribution: 'uniform', operations, thinkNs: 0, criticalSectionNs: 0, seed };
