@@ -6,7 +6,7 @@ import { runCli } from './cli.js';
 
 // A live bench sets each protocol's uncontended latency against the bare transport
 // measured in the same run. The figures are recorded (printed and written under test-output/),
-// never asserted on: only their shape and the exact round trips each fast path needs are.
+// never asserted on: only their shape and the exact verbs each fast path needs are.
 
 interface PhaseJson {
   readonly p50Us: number;
@@ -16,6 +16,7 @@ interface PhaseJson {
   readonly ratioP50: number;
   readonly ratioMean: number;
 }
+type Verbs = Record<'read' | 'write' | 'cas' | 'faa' | 'maskedCas' | 'maskedFaa' | 'total', number>;
 interface FloorJson {
   readonly transport: 'grpc' | 'nats';
   readonly rttUs: number;
@@ -24,6 +25,37 @@ interface FloorJson {
   readonly operations: number;
   readonly acquire: PhaseJson;
   readonly release?: PhaseJson;
+  readonly operation?: PhaseJson;
+  readonly verbsPerAcquire: Verbs;
+  readonly verbsPerRelease: Verbs;
+  readonly memoryNode: { readonly streamMsgsPerSec: number; readonly verbsPerSec: number; readonly ratio: number };
+  readonly cpuUsPerOperation: { readonly compute: number; readonly memory: number };
+}
+
+const none: Verbs = { read: 0, write: 0, cas: 0, faa: 0, maskedCas: 0, maskedFaa: 0, total: 0 };
+const verbs = (counts: Partial<Verbs>): Verbs => ({ ...none, ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) });
+/** Exact verbs of one uncontended acquire and release (each protocol's README and paper). */
+const FAST_PATH: Record<string, { acquire: Verbs; release: Verbs }> = {
+  caslock: { acquire: verbs({ cas: 1 }), release: verbs({ write: 1 }) },
+  dslr: { acquire: verbs({ faa: 1 }), release: verbs({ cas: 1 }) },
+  shiftlock: { acquire: verbs({ maskedCas: 1 }), release: verbs({ maskedCas: 1 }) },
+  declock: { acquire: verbs({ faa: 1 }), release: verbs({ read: 1, faa: 1 }) },
+  fisslock: { acquire: none, release: none },
+};
+
+/**
+ * Each opcode's count per operation is the fast path's, give or take the few operations a stalled
+ * process pushes off it on a loaded machine (a ShiftLock hold past its lease READs RelCnt on release,
+ * spec §3.4; a DecLock acquire that timed out resets): at most SLOW_PATH_SHARE more of any opcode.
+ * One verb more or less on the fast path itself fails.
+ */
+const SLOW_PATH_SHARE = 0.05;
+function expectFastPath(protocol: string, phase: string, actual: Verbs, expected: Verbs): void {
+  for (const op of Object.keys(expected) as (keyof Verbs)[]) {
+    if (op === 'total') continue;
+    expect(actual[op], `${protocol} ${phase} ${op}`).toBeGreaterThanOrEqual(expected[op]);
+    expect(actual[op], `${protocol} ${phase} ${op}`).toBeLessThanOrEqual(expected[op] + SLOW_PATH_SHARE);
+  }
 }
 
 describe('lockfabric bench --substrate live: the transport floor', () => {
@@ -35,26 +67,49 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
     await cluster?.stop();
   });
 
-  it('caslock (one CAS, one WRITE) over gRPC and fisslock (one exchange) over NATS, with ratios to the floor', async () => {
-    const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', 'caslock,fisslock', '--clients', '4', '--operations', '300', '--floor-ops', '150', '--json']);
+  it('RDMA locks over gRPC and fisslock over NATS: exact fast-path verbs and ratios to the floor measured in the run', async () => {
+    const protocols = Object.keys(FAST_PATH);
+    const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocols.join(','), '--clients', '2', '--operations', '50', '--floor-ops', '100', '--json']);
     expect(code, stderr).toBe(0);
     const { results } = JSON.parse(stdout) as { results: { protocol: string; floor?: FloorJson }[] };
     const floors = new Map(results.map((r) => [r.protocol, r.floor]));
-    const cas = floors.get('caslock');
-    expect(cas).toMatchObject({ transport: 'grpc', operations: 150, acquire: { roundTrips: 1 }, release: { roundTrips: 1 } });
-    const fiss = floors.get('fisslock');
-    expect(fiss).toMatchObject({ transport: 'nats', operations: 150, acquire: { roundTrips: 1 } });
-    expect(fiss?.release).toBeUndefined();
-    for (const floor of [cas, fiss] as FloorJson[]) {
-      expect(floor.rttUs).toBeGreaterThan(0);
-      expect(floor.acquire.floorUs).toBeCloseTo(floor.acquire.roundTrips * floor.rttUs, 6);
-      expect(floor.acquire.ratioP50).toBeGreaterThan(0);
+    for (const protocol of protocols) {
+      const floor = floors.get(protocol);
+      const rdma = protocol !== 'fisslock';
+      const expected = FAST_PATH[protocol]!;
+      expect(floor, protocol).toMatchObject({ transport: rdma ? 'grpc' : 'nats', operations: 100 });
+      expectFastPath(protocol, 'acquire', floor!.verbsPerAcquire, expected.acquire);
+      expectFastPath(protocol, 'release', floor!.verbsPerRelease, expected.release);
+      expect(floor!.rttUs, protocol).toBeGreaterThan(0);
+      expect(floor!.acquire.roundTrips, protocol).toBe(rdma ? floor!.verbsPerAcquire.total : 1);
+      expect(floor!.acquire.floorUs).toBeCloseTo(floor!.acquire.roundTrips * floor!.rttUs, 6);
+      expect(floor!.acquire.ratioP50).toBeGreaterThan(0);
+      expect(floor!.memoryNode.verbsPerSec).toBeGreaterThan(0);
+      expect(floor!.memoryNode.streamMsgsPerSec).toBeGreaterThan(0);
+      // a local cluster on Linux: processor time per operation is read from /proc
+      expect(floor!.cpuUsPerOperation.compute).toBeGreaterThanOrEqual(0);
+      expect(floor!.cpuUsPerOperation.memory).toBeGreaterThanOrEqual(0);
+      if (rdma) {
+        expect(floor!.release?.roundTrips, protocol).toBe(floor!.verbsPerRelease.total);
+        expect(floor!.operation, protocol).toMatchObject({ roundTrips: floor!.verbsPerAcquire.total + floor!.verbsPerRelease.total });
+        expect(floor!.operation!.ratioMean).toBeGreaterThan(0);
+      } else {
+        expect(floor!.release).toBeUndefined();
+        expect(floor!.operation).toBeUndefined();
+      }
     }
     const dir = join(import.meta.dirname, '..', 'test-output');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'live-floor.json'), JSON.stringify(Object.fromEntries(floors), null, 2));
-    console.log(`live floor figures: ${JSON.stringify(Object.fromEntries([...floors].map(([p, f]) => [p, { rttUs: f?.rttUs, acquire: f?.acquire.ratioP50, release: f?.release?.ratioP50 }])))}`);
+    const line = (f: FloorJson | undefined) => ({ rttUs: f?.rttUs, acquire: f?.acquire.ratioP50, release: f?.release?.ratioP50, operationP50: f?.operation?.ratioP50, operationMean: f?.operation?.ratioMean, memoryNode: f?.memoryNode.ratio, cpuUsPerOperation: f?.cpuUsPerOperation });
+    console.log(`live floor figures: ${JSON.stringify(Object.fromEntries([...floors].map(([p, f]) => [p, line(f)])))}`);
   }, 180_000);
+
+  it('--trace-ratio with a running cluster is a configuration error (exit 2)', async () => {
+    const { code, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--trace-ratio', '2%']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--trace-ratio: the running cluster in .* has its tracing set already/);
+  });
 
   it('--floor-ops on sim is a configuration error (exit 2)', async () => {
     const { code, stderr } = await runCli(['bench', '--floor-ops', '10']);

@@ -1,4 +1,4 @@
-import type { Span, SpanAttributeValue, StartSpanOptions, Trace } from '@lockfabric/ports';
+import type { Span, SpanAttributeValue, SpanContextRef, StartSpanOptions, Trace } from '@lockfabric/ports';
 import { ATTR_GRANT_NS, ATTR_LOCK_MODE, ATTR_OUTCOME, ATTR_PROTOCOL, ATTR_VERBS, ATTR_WAIT_NS, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RELEASE, SPAN_LOCK_RESET } from '@lockfabric/telemetry';
 import type { MetricsRegistry } from '@lockfabric/telemetry';
 import type { LiveFabric } from './live-fabric.js';
@@ -38,19 +38,19 @@ export function registerComputeMetrics(metrics: MetricsRegistry, fabric: Pick<Li
     return post(batch, options);
   };
 
-  const observe = (name: string, attributes: Readonly<Record<string, SpanAttributeValue>>) => {
-    const protocol = String(attributes[ATTR_PROTOCOL] ?? 'unknown');
+  const observe = (name: string, seen: SeenAttributes) => {
+    const protocol = String(seen.protocol ?? 'unknown');
     if (name === SPAN_LOCK_HANDOVER) return handovers.inc({ protocol });
-    if (name === SPAN_LOCK_RESET) return resets.inc({ protocol, reason: resetReason(attributes) });
-    const outcome = String(attributes[ATTR_OUTCOME] ?? (name === SPAN_LOCK_RELEASE ? 'released' : 'unknown'));
+    if (name === SPAN_LOCK_RESET) return resets.inc({ protocol, reason: String(seen.resetReason ?? 'unknown') });
+    const outcome = String(seen.outcome ?? (name === SPAN_LOCK_RELEASE ? 'released' : 'unknown'));
     operations.inc({ protocol, operation: name === SPAN_LOCK_ACQUIRE ? 'acquire' : 'release', outcome });
     if (name !== SPAN_LOCK_ACQUIRE) return;
-    const waitNs = numeric(attributes[ATTR_WAIT_NS]);
+    const waitNs = numeric(seen.waitNs);
     if (waitNs !== undefined) wait.observe({ protocol, outcome }, waitNs / NS_PER_S);
     // Protocols that know the grant instant report it; otherwise the acquire's wait is its grant time.
-    const grantNs = numeric(attributes[ATTR_GRANT_NS]) ?? waitNs;
-    if (outcome === 'granted' && grantNs !== undefined) grant.observe({ protocol, mode: String(attributes[ATTR_LOCK_MODE] ?? 'unknown') }, grantNs / NS_PER_S);
-    const verbCount = numeric(attributes[ATTR_VERBS]);
+    const grantNs = numeric(seen.grantNs) ?? waitNs;
+    if (outcome === 'granted' && grantNs !== undefined) grant.observe({ protocol, mode: String(seen.mode ?? 'unknown') }, grantNs / NS_PER_S);
+    const verbCount = numeric(seen.verbs);
     if (verbCount !== undefined) verbsPerAcquire.observe({ protocol }, verbCount);
   };
 
@@ -59,38 +59,94 @@ export function registerComputeMetrics(metrics: MetricsRegistry, fabric: Pick<Li
       startSpan(name: string, options?: StartSpanOptions): Span {
         const span = inner.startSpan(name, options);
         if (!OBSERVED_SPANS.has(name)) return span;
-        return observedSpan(span, { ...options?.attributes }, (attributes) => observe(name, attributes));
+        return new ObservedSpan(span, name, options?.attributes, observe);
       },
     }),
   };
 }
 
-function observedSpan(span: Span, attributes: Record<string, SpanAttributeValue>, onEnd: (attributes: Readonly<Record<string, SpanAttributeValue>>) => void): Span {
-  let ended = false;
-  return {
-    get context() {
-      return span.context;
-    },
-    setAttribute(key, value) {
-      attributes[key] = value;
-      span.setAttribute(key, value);
-    },
-    addLink: (context, linkAttributes) => span.addLink(context, linkAttributes),
-    recordError: (error) => span.recordError(error),
-    end() {
-      if (!ended) onEnd(attributes);
-      ended = true;
-      span.end();
-    },
-  };
+/**
+ * The few attributes the lock metrics read, in fixed fields. Collecting every attribute into a
+ * fresh object made each acquire grow a dictionary-mode object, one of the compute node's top
+ * frames in a CPU profile of an uncontended run.
+ */
+class SeenAttributes {
+  protocol: SpanAttributeValue | undefined = undefined;
+  outcome: SpanAttributeValue | undefined = undefined;
+  mode: SpanAttributeValue | undefined = undefined;
+  waitNs: SpanAttributeValue | undefined = undefined;
+  grantNs: SpanAttributeValue | undefined = undefined;
+  verbs: SpanAttributeValue | undefined = undefined;
+  resetReason: SpanAttributeValue | undefined = undefined;
+
+  set(key: string, value: SpanAttributeValue): void {
+    switch (key) {
+      case ATTR_PROTOCOL:
+        this.protocol = value;
+        return;
+      case ATTR_OUTCOME:
+        this.outcome = value;
+        return;
+      case ATTR_LOCK_MODE:
+        this.mode = value;
+        return;
+      case ATTR_WAIT_NS:
+        this.waitNs = value;
+        return;
+      case ATTR_GRANT_NS:
+        this.grantNs = value;
+        return;
+      case ATTR_VERBS:
+        this.verbs = value;
+        return;
+      default:
+        // The first reason attribute a protocol sets wins, as the keys are listed in priority order.
+        if (RESET_REASON_ATTRS.includes(key) && (this.resetReason === undefined || RESET_REASON_ATTRS.indexOf(key) <= this.resetReasonRank)) {
+          this.resetReason = value;
+          this.resetReasonRank = RESET_REASON_ATTRS.indexOf(key);
+        }
+    }
+  }
+
+  private resetReasonRank = RESET_REASON_ATTRS.length;
 }
 
-function resetReason(attributes: Readonly<Record<string, SpanAttributeValue>>): string {
-  for (const key of RESET_REASON_ATTRS) {
-    const value = attributes[key];
-    if (value !== undefined) return String(value);
+/** A span that feeds the lock metrics once, when it ends, and passes everything on to `span`. */
+class ObservedSpan implements Span {
+  private readonly seen = new SeenAttributes();
+  private ended = false;
+
+  constructor(
+    private readonly span: Span,
+    private readonly name: string,
+    attributes: Readonly<Record<string, SpanAttributeValue>> | undefined,
+    private readonly onEnd: (name: string, seen: SeenAttributes) => void,
+  ) {
+    if (attributes) for (const key in attributes) this.seen.set(key, attributes[key] as SpanAttributeValue);
   }
-  return 'unknown';
+
+  get context() {
+    return this.span.context;
+  }
+
+  setAttribute(key: string, value: SpanAttributeValue): void {
+    this.seen.set(key, value);
+    this.span.setAttribute(key, value);
+  }
+
+  addLink(context: SpanContextRef, attributes?: Record<string, SpanAttributeValue>): void {
+    this.span.addLink(context, attributes);
+  }
+
+  recordError(error: unknown): void {
+    this.span.recordError(error);
+  }
+
+  end(): void {
+    if (!this.ended) this.onEnd(this.name, this.seen);
+    this.ended = true;
+    this.span.end();
+  }
 }
 
 function numeric(value: SpanAttributeValue | undefined): number | undefined {

@@ -70,6 +70,8 @@ export class LiveFabric {
    */
   view(): FabricView {
     let pins: ReadonlyMap<NodeId, number> = new Map();
+    // Most posts carry no options of their own: they share one options object per `follow`.
+    let pinned: PostOptions | undefined;
     const current = () => {
       const out = new Map<NodeId, number>();
       for (const node of this.memoryNodes) {
@@ -80,8 +82,11 @@ export class LiveFabric {
     };
     const lost = () => [...pins].some(([node, incarnation]) => this.queuePairs.get(node)?.boundIncarnation !== incarnation);
     return {
-      post: (batch, options) => this.post(batch, pins.size > 0 ? { ...options, incarnations: pins } : options),
-      follow: () => void (pins = current()),
+      post: (batch, options) => this.post(batch, pins.size === 0 ? options : options === undefined ? pinned : { ...options, incarnations: pins }),
+      follow: () => {
+        pins = current();
+        pinned = pins.size > 0 ? { incarnations: pins } : undefined;
+      },
       lost,
       settle: async (maxWaitMs) => {
         await Promise.all([...pins.keys()].map((node) => this.queuePairs.get(node)?.whenUp(maxWaitMs)));

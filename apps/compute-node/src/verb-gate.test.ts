@@ -52,4 +52,32 @@ describe('VerbGate', () => {
     expect(await drained).toBe(true);
     expect(gate.inflightBatches).toBe(0);
   });
+
+  it("an open gate returns the fabric's own promise: no wrapper promise per verb", async () => {
+    const gate = new VerbGate(2);
+    const fabric = heldFabric();
+    const own: Promise<Completion[]>[] = [];
+    const post = gate.open((batch) => {
+      const promise = fabric.post(batch);
+      own.push(promise);
+      return promise;
+    });
+    const returned = post([read]);
+    expect(own).toHaveLength(1);
+    expect(returned).toBe(own[0]);
+    expect(gate.inflightBatches).toBe(1);
+    fabric.completeAll();
+    await returned;
+    await Promise.resolve(); // the in-flight count settles one reaction after the batch
+    expect(gate.inflightBatches).toBe(0);
+  });
+
+  it('a post that throws leaves nothing counted in flight', async () => {
+    const gate = new VerbGate(2);
+    const post = gate.open(() => {
+      throw new Error('fabric broke');
+    });
+    await expect(post([read])).rejects.toThrow('fabric broke');
+    expect(gate.inflightBatches).toBe(0);
+  });
 });

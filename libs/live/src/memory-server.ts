@@ -15,6 +15,7 @@ import {
   type WorkRequestBatch as WireWorkRequestBatch,
 } from '@lockfabric/wire';
 import { rawMethodOf } from './grpc-raw.js';
+import { echoMethod, echoStream } from './raw-transport.js';
 import { guardedServer } from './tls/process-tls.js';
 import { grpcError } from './grpc-unary.js';
 import { INCARNATION_HEADER, STALE_INCARNATION } from './memory-incarnation.js';
@@ -106,7 +107,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
 
   const { server, credentials } = guardedServer({ 'grpc.keepalive_permit_without_calls': 1 });
   server.addService(
-    { connect: connectMethod, describe: describeMethod },
+    { connect: connectMethod, describe: describeMethod, echo: echoMethod },
     {
       connect: (call: ServerDuplexStream<Uint8Array, Uint8Array>) => {
         if (closing) {
@@ -129,6 +130,8 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
         streams.add(stream);
         void stream.finished.then(() => streams.delete(stream));
       },
+      // The bare stream round trip to this very process, which a live bench divides protocol latency by.
+      echo: echoStream,
       describe: (_call: ServerUnaryCall<Uint8Array, Uint8Array>, callback: sendUnaryData<Uint8Array>) => {
         try {
           callback(null, toBinary(DescribeResponseSchema, memoryDescriptionToWire({ ...executor.describe(), incarnation })));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Server, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
+import { Client, Server, type ChannelCredentials, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { natsAuthOptions } from './nats-connect.js';
 import { asUint8Array, rawMethod, toBuffer } from './grpc-raw.js';
@@ -12,7 +12,14 @@ import { channelCredentialsFor, serverCredentialsFor, type TlsMaterial } from '.
 // gRPC streams and bare NATS on the same machine, with no protobuf, batching or lock logic.
 // Benchmarks, not tests: they measure wall-clock time and return plain numbers.
 
-const echoMethod = rawMethod('/lockfabric.raw.Echo/Stream', true, true);
+export const echoMethod = rawMethod('/lockfabric.raw.Echo/Stream', true, true);
+
+/** Writes every frame of a bidi stream straight back: the bare round trip, with no protobuf or lock logic. */
+export function echoStream(call: ServerDuplexStream<Uint8Array, Uint8Array>): void {
+  call.on('data', (frame: Uint8Array) => call.write(frame));
+  call.on('end', () => call.end());
+  call.on('error', () => {}); // a benchmark client going away is not our problem
+}
 
 export interface EchoServer {
   readonly port: number;
@@ -27,13 +34,7 @@ export async function startEchoServer(options: { host?: string; port?: number; t
   const server = new Server();
   server.addService(
     { stream: echoMethod },
-    {
-      stream: (call: ServerDuplexStream<Uint8Array, Uint8Array>) => {
-        call.on('data', (frame: Uint8Array) => call.write(frame));
-        call.on('end', () => call.end());
-        call.on('error', () => {}); // a benchmark client going away is not our problem
-      },
-    },
+    { stream: echoStream },
   );
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${options.port ?? 0}`, serverCredentialsFor(options.tls), (error, bound) => (error ? reject(error) : resolve(bound))),
@@ -57,12 +58,15 @@ export interface RoundTripOptions {
   readonly payloadBytes?: number;
   /** Connect over mutual TLS with these certificates (the echo server must use TLS too). */
   readonly tls?: TlsMaterial;
+  /** Connect with these credentials instead (e.g. the process's own, to a cluster's memory node); wins over `tls`. */
+  readonly credentials?: ChannelCredentials;
 }
 
 export interface ThroughputOptions {
   readonly messages?: number;
   readonly payloadBytes?: number;
   readonly tls?: TlsMaterial;
+  readonly credentials?: ChannelCredentials;
 }
 
 function median(samples: number[]): number {
@@ -70,8 +74,8 @@ function median(samples: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-function openEcho(address: string, tls: TlsMaterial | undefined): { client: Client; call: ClientDuplexStream<Uint8Array, Uint8Array> } {
-  const client = new Client(address, channelCredentialsFor(tls));
+function openEcho(address: string, options: { tls?: TlsMaterial; credentials?: ChannelCredentials }): { client: Client; call: ClientDuplexStream<Uint8Array, Uint8Array> } {
+  const client = new Client(address, options.credentials ?? channelCredentialsFor(options.tls));
   const call = client.makeBidiStreamRequest<Uint8Array, Uint8Array>(echoMethod.path, toBuffer, asUint8Array);
   call.on('error', () => {});
   return { client, call };
@@ -81,7 +85,7 @@ function openEcho(address: string, tls: TlsMaterial | undefined): { client: Clie
 export async function grpcRoundTripUs(address: string, options: RoundTripOptions = {}): Promise<number> {
   const { messages = 2_000, warmup = 200, payloadBytes = 64 } = options;
   const payload = new Uint8Array(payloadBytes);
-  const { client, call } = openEcho(address, options.tls);
+  const { client, call } = openEcho(address, options);
   try {
     let arrived: (() => void) | undefined;
     call.on('data', () => arrived?.());
@@ -104,7 +108,7 @@ export async function grpcRoundTripUs(address: string, options: RoundTripOptions
 export async function grpcStreamThroughput(address: string, options: ThroughputOptions & { window?: number } = {}): Promise<number> {
   const { messages = 20_000, window = 64, payloadBytes = 64 } = options;
   const payload = new Uint8Array(payloadBytes);
-  const { client, call } = openEcho(address, options.tls);
+  const { client, call } = openEcho(address, options);
   try {
     const startMs = performance.now();
     await new Promise<void>((resolve, reject) => {

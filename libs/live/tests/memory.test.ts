@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rawMethodOf, toBuffer } from '../src/grpc-raw.js';
 import { MalformedInputCounter } from '../src/malformed-input.js';
 import { MemoryQueuePair, rebindDelayMs, type MemoryQueuePairOptions } from '../src/memory-client.js';
+import { grpcRoundTripUs, grpcStreamThroughput } from '../src/raw-transport.js';
 import { startMemoryServer, type MemoryServer, type MemoryServerOptions } from '../src/memory-server.js';
 import { FakeExecutor, memoryLogger, waitFor } from './support.js';
 
@@ -320,6 +321,15 @@ describe('memory server and queue pair', () => {
     expect(await qp.post([])).toEqual([]);
 
     expect(await qp.describe()).toEqual({ ...executor.describe(), incarnation: expect.any(Number) });
+  });
+
+  it('echoes bare frames on the same port (the floor a live bench divides by), executing nothing', async () => {
+    const executor = new FakeExecutor();
+    const { server } = await serve(executor);
+    expect(await grpcRoundTripUs(server.address, { messages: 20, warmup: 2 })).toBeGreaterThan(0);
+    expect(await grpcStreamThroughput(server.address, { messages: 200, window: 8 })).toBeGreaterThan(0);
+    expect(executor.batches).toHaveLength(0);
+    expect(server.stats().batches).toBe(0);
   });
 
   it('fails connect with FabricAccessError when nothing listens', async () => {

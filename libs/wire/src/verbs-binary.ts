@@ -58,7 +58,87 @@ function writeWorkRequest(w: BinaryWriter, r: WorkRequest): void {
   writeTrace(w, 23, r.trace);
 }
 
+/**
+ * The compute node encodes one of these per doorbell: sized first, then written into one buffer, as
+ * encodeCompletionBatch does and for the same reason (BinaryWriter allocates per fixed64 value).
+ * Values the wire cannot carry, or that BinaryWriter would refuse, go through it instead.
+ */
 export function encodeWorkRequestBatch(batch: WorkRequestBatch): Uint8Array {
+  const requests = batch.requests;
+  if (!fitsU32(batch.initiator)) return encodeWorkRequestBatchWithWriter(batch);
+  const sizes = new Array<number>(requests.length);
+  const traces = new Array<EncodedTrace | undefined>(requests.length);
+  let total = batch.initiator !== 0 ? 1 + varintSize(batch.initiator) : 0;
+  for (let i = 0; i < requests.length; i++) {
+    const r = requests[i]!;
+    if (!fastRequest(r)) return encodeWorkRequestBatchWithWriter(batch);
+    let size = 0;
+    if (r.id !== 0) size += 1 + varintSize(r.id);
+    if (r.opcode !== 0) size += 1 + varintSize(r.opcode);
+    if (r.node !== 0) size += 1 + varintSize(r.node);
+    if (r.region !== 0) size += 1 + varintSize(r.region);
+    if (r.offset !== 0n) size += 1 + varintSize(Number(r.offset));
+    if (r.length !== 0) size += 1 + varintSize(r.length);
+    if (r.rkey !== 0) size += 1 + varintSize(r.rkey);
+    // fields 8–15 have a one-byte tag, 16–19 a two-byte one
+    for (let k = 0; k < 12; k++) if (fixed64Of(r, k) !== 0n) size += (k < 8 ? 1 : 2) + 8;
+    if (r.width !== 0) size += 2 + varintSize(r.width);
+    if (r.data.length > 0) size += 2 + varintSize(r.data.length) + r.data.length;
+    if (r.lock !== undefined) size += 2 + varintSize(r.lock);
+    const trace = encodedTrace(r.trace);
+    traces[i] = trace;
+    if (trace !== undefined) size += 2 + varintSize(trace.size) + trace.size;
+    sizes[i] = size;
+    total += 1 + varintSize(size) + size;
+  }
+  const batchTrace = encodedTrace(batch.trace);
+  if (batchTrace !== undefined) total += 1 + varintSize(batchTrace.size) + batchTrace.size;
+
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  let at = 0;
+  if (batch.initiator !== 0) {
+    out[at++] = (1 << 3) | WireType.Varint;
+    at = writeVarint(out, at, batch.initiator);
+  }
+  const varintField = (tag: number, value: number) => {
+    at = writeVarint(out, at, tag);
+    at = writeVarint(out, at, value);
+  };
+  for (let i = 0; i < requests.length; i++) {
+    const r = requests[i]!;
+    out[at++] = (2 << 3) | WireType.LengthDelimited;
+    at = writeVarint(out, at, sizes[i]!);
+    if (r.id !== 0) varintField((1 << 3) | WireType.Varint, r.id);
+    if (r.opcode !== 0) varintField((2 << 3) | WireType.Varint, r.opcode);
+    if (r.node !== 0) varintField((3 << 3) | WireType.Varint, r.node);
+    if (r.region !== 0) varintField((4 << 3) | WireType.Varint, r.region);
+    if (r.offset !== 0n) varintField((5 << 3) | WireType.Varint, Number(r.offset));
+    if (r.length !== 0) varintField((6 << 3) | WireType.Varint, r.length);
+    if (r.rkey !== 0) varintField((7 << 3) | WireType.Varint, r.rkey);
+    for (let k = 0; k < 12; k++) {
+      const value = fixed64Of(r, k);
+      if (value === 0n) continue;
+      at = writeVarint(out, at, ((8 + k) << 3) | WireType.Bit64);
+      view.setBigUint64(at, value, true);
+      at += 8;
+    }
+    if (r.width !== 0) varintField((20 << 3) | WireType.Varint, r.width);
+    if (r.data.length > 0) {
+      varintField((21 << 3) | WireType.LengthDelimited, r.data.length);
+      out.set(r.data, at);
+      at += r.data.length;
+    }
+    if (r.lock !== undefined) varintField((22 << 3) | WireType.Varint, r.lock);
+    const trace = traces[i];
+    if (trace !== undefined) at = writeEncodedTrace(out, at, 23, trace);
+  }
+  if (batchTrace !== undefined) at = writeEncodedTrace(out, at, 3, batchTrace);
+  return out;
+}
+
+/** The BinaryWriter form of encodeWorkRequestBatch: the reference for values outside its fast path. */
+export function encodeWorkRequestBatchWithWriter(batch: WorkRequestBatch): Uint8Array {
   const w = new BinaryWriter();
   writeU32(w, 1, batch.initiator);
   for (const request of batch.requests) {
@@ -68,6 +148,64 @@ export function encodeWorkRequestBatch(batch: WorkRequestBatch): Uint8Array {
   }
   writeTrace(w, 3, batch.trace);
   return w.finish();
+}
+
+/** Fields 8–19 (compare, swap, add, masks; lo then hi) in field-number order. */
+function fixed64Of(r: WorkRequest, k: number): bigint {
+  switch (k) {
+    case 0: return r.compareLo;
+    case 1: return r.compareHi;
+    case 2: return r.swapLo;
+    case 3: return r.swapHi;
+    case 4: return r.addLo;
+    case 5: return r.addHi;
+    case 6: return r.compareMaskLo;
+    case 7: return r.compareMaskHi;
+    case 8: return r.swapMaskLo;
+    case 9: return r.swapMaskHi;
+    case 10: return r.boundaryMaskLo;
+    default: return r.boundaryMaskHi;
+  }
+}
+
+const fitsU32 = (value: number) => Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff;
+const U53_LIMIT = 1n << 53n;
+
+/** Whether the fast encoder writes `r` exactly as BinaryWriter would (else the writer decides). */
+function fastRequest(r: WorkRequest): boolean {
+  if (!fitsU32(r.id) || !fitsU32(r.node) || !fitsU32(r.region) || !fitsU32(r.length) || !fitsU32(r.rkey) || !fitsU32(r.width)) return false;
+  if (!Number.isInteger(r.opcode) || r.opcode < 0 || r.opcode > 0x7fff_ffff) return false;
+  if (r.offset < 0n || r.offset >= U53_LIMIT) return false;
+  if (r.lock !== undefined && !fitsU32(r.lock)) return false;
+  for (let k = 0; k < 12; k++) if (!fitsU64(fixed64Of(r, k))) return false;
+  return true;
+}
+
+interface EncodedTrace {
+  readonly traceparent: Uint8Array;
+  readonly tracestate: Uint8Array;
+  readonly size: number;
+}
+
+function encodedTrace(trace: TraceContext | undefined): EncodedTrace | undefined {
+  if (trace === undefined) return undefined;
+  const traceparent = utf8.encode(trace.traceparent);
+  const tracestate = utf8.encode(trace.tracestate);
+  const part = (bytes: Uint8Array) => (bytes.length > 0 ? 1 + varintSize(bytes.length) + bytes.length : 0);
+  return { traceparent, tracestate, size: part(traceparent) + part(tracestate) };
+}
+
+function writeEncodedTrace(out: Uint8Array, at: number, fieldNo: number, trace: EncodedTrace): number {
+  at = writeVarint(out, at, (fieldNo << 3) | WireType.LengthDelimited);
+  at = writeVarint(out, at, trace.size);
+  for (const [no, bytes] of [[1, trace.traceparent], [2, trace.tracestate]] as const) {
+    if (bytes.length === 0) continue;
+    out[at++] = (no << 3) | WireType.LengthDelimited;
+    at = writeVarint(out, at, bytes.length);
+    out.set(bytes, at);
+    at += bytes.length;
+  }
+  return at;
 }
 
 const utf8 = new TextEncoder();

@@ -45,6 +45,8 @@ export interface LocalClusterOptions {
   readonly withCutProxy?: boolean;
   /** Plaintext gRPC and no certificates; the default is mutual TLS with a CA made for this cluster. */
   readonly insecure?: boolean;
+  /** Each Node.js service writes a V8 CPU profile (`node --cpu-prof`) into this directory when it stops. */
+  readonly cpuProfileDir?: string;
 }
 
 /** `switch.policy` and `switch.lockCount` of the switch-dataplane (fisslock only). */
@@ -193,12 +195,14 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     }
     const common = (role: string, node: number, health: number) => [`--cluster=${cluster}`, `--nats.url=${natsUrl}`, `--node.id=${node}`, `--health.port=${health}`];
     const env = { ...options.env };
+    // --cpu-prof is refused in NODE_OPTIONS, so it goes on the command line; the file name says which service.
+    const profileFlags = (name: string) => (options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`, `--cpu-prof-name=${name}.cpuprofile`]);
     const launch = async (app: ServiceApp, role: keyof typeof SERVICE_ROLE, node: number, extra: (ports: { grpc: number; memoryGrpc: number }) => string[]) => {
       const name = `${role}-${node}`;
       const { health, grpc, memoryGrpc } = await portsOf(name);
       const tlsFlags = tls ? tls.flagsFor(name, SERVICE_ROLE[role], String(node)) : ['--tls.mode=insecure'];
       const natsFlags = natsAuth ? natsAuth.flagsFor(name) : [];
-      const argv = [process.execPath, serviceEntry(app), ...common(role, node, health), ...tlsFlags, ...natsFlags, ...extra({ grpc, memoryGrpc })];
+      const argv = [process.execPath, ...profileFlags(name), serviceEntry(app), ...common(role, node, health), ...tlsFlags, ...natsFlags, ...extra({ grpc, memoryGrpc })];
       const log = join(dir, `${role}-${node}.log`);
       // Peers reach the data-plane ports through the relay when there is one.
       const relayedGrpc = role === 'memory' ? relayPorts?.[`${name}/grpc`] : undefined;

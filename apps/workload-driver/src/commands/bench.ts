@@ -11,9 +11,10 @@ import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
-import { floorProbeSpec, floorReport } from '../run/transport-floor.js';
+import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, withProcessorTime } from '../run/transport-floor.js';
+import { acquireTracedCluster, readTraceSetting } from '../run/traced-cluster.js';
+import type { TraceSetting } from '../run/otlp-sink.js';
 import type { FloorReport } from '../run/transport-floor.js';
-import { measureTransport } from './transport.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
 import { benchReport, describeReport, summarizeNodeFailures, verdictWord } from '../report/bench-report.js';
 import type { LiveRunResult } from '../run/live.js';
@@ -65,6 +66,9 @@ ${COST_MODEL_HELP}
                            (virtual time on sim), for failure and hotspot timelines
   --floor-ops N            live: after the run, N uncontended operations (one client) set against the
                            bare gRPC and NATS round trips measured in the same run (default 300; 0: off)
+  --trace-ratio R          live, temporary cluster: trace at head-sampling ratio R (0.01 or 1%; 1 = every
+                           operation) or off; spans go to $OTEL_EXPORTER_OTLP_ENDPOINT when set, else to a
+                           counting sink in this process (the report gives export requests and bytes)
   --report DIR             write report.json, report.html and SVG plots (latency CDF, throughput,
                            verbs per acquire; one plot for all protocols) into DIR
   --insecure               live: a temporary cluster without TLS (loudly logged; default mutual TLS)
@@ -146,6 +150,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'compute-memory-port': { type: 'string' },
     report: { type: 'string' },
     'floor-ops': { type: 'string' },
+    'trace-ratio': { type: 'string' },
     'colocated-clients': { type: 'string' },
     'tick-ms': { type: 'string' },
     insecure: { type: 'boolean' },
@@ -174,6 +179,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (colocatedClients > 0 && substrate === 'live') reader.problems.push('--colocated-clients: live clusters start no clients on memory nodes yet; use sim or embedded');
   if (colocatedClients > microSpec.clients) reader.problems.push(`--colocated-clients: ${colocatedClients} is more than --clients ${microSpec.clients}`);
   if (floorOps > 0 && substrate !== 'live') reader.problems.push('--floor-ops: the transport floor is a live figure (sim and embedded have no transport)');
+  const tracing = readTraceSetting(values, substrate, reader.problems);
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
   // Application and dynamic workloads read their own flags; every other workload must not be given them.
   const ownFlags = isAppWorkload(values) || values['workload'] === 'dynamic';
@@ -207,7 +213,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     reports.push(...(await runJobs(jobs, workers, 'bench', async (job) => (await benchInMemory(job)).report)));
   }
   for (const protocol of pooled ? [] : protocols) {
-    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
+    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, tracing, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
     if (typeof historyFile === 'string') {
@@ -267,6 +273,7 @@ interface BenchOneInput {
   readonly computeMemoryPort: number;
   /** Live: uncontended probe operations after the run (0: none). */
   readonly floorOps: number;
+  readonly tracing: TraceSetting | undefined;
   /** Sim/embedded: clients placed on the memory node. */
   readonly colocatedClients: number;
   readonly values: Record<string, unknown>;
@@ -276,7 +283,7 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out } = input;
+  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, tracing, values, reader, out } = input;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -303,7 +310,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
     const cluster =
       typeof remoteAt === 'string'
         ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
-        : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, insecure: values['insecure'] === true, ...switchProgramOf(protocol, protocolOptions) });
+        : await acquireTracedCluster(tracing, (env) => acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, insecure: values['insecure'] === true, ...switchProgramOf(protocol, protocolOptions), ...(env ? { env } : {}) }));
     const redis = smallbank ? await smallBankRedis(smallbank, cluster.state.redisUrl, (line) => out.note(line)).catch(async (error: unknown) => (await cluster.release(), Promise.reject(error))) : undefined;
     try {
       const runSpec = redis ? withRedis(spec, redis.url) : spec;
@@ -331,6 +338,8 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       await redis?.stop();
       await cluster.release();
     }
+    // Read after the release: the services flush their spans when they stop.
+    if ('tracing' in cluster && cluster.tracing) report = { ...report, tracing: cluster.tracing() };
   } else {
     const run = await benchInMemory({ protocol, substrate: substrate as 'sim' | 'embedded', spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, colocatedClients, costModel }, (f) => bar.update(f));
     bar.done();
@@ -386,10 +395,14 @@ export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptio
  */
 async function measureFloor(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, operations: number, seed: number, out: Output): Promise<FloorReport> {
   out.note(`${protocol}: ${operations} uncontended operations and the bare transport, for the floor…`);
-  const probe = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, seed), tolerateNodeFailures: true });
+  const roundTripsBefore = await measureRoundTrips(state);
+  const { result: probe, perOperation } = await withProcessorTime(state, () =>
+    runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, seed), tolerateNodeFailures: true }),
+  );
   const counts = benchReport({ protocol, substrate: 'live', summary: probe.summary, accounting: probe.accounting, verdict: probe.verdict, wallMs: 0 });
-  const transport = await measureTransport(2_000, state.natsUrl || undefined);
   // redlock never gets here (it runs outside the cluster, before this path)
-  return floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, transport);
+  const floor = floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, await measureClusterFloor(state, roundTripsBefore));
+  const cpuUsPerOperation = perOperation(probe.summary.acquires);
+  return cpuUsPerOperation ? { ...floor, cpuUsPerOperation } : floor;
 }
 

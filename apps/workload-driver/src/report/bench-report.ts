@@ -10,6 +10,7 @@ import type { AppReport } from '@lockfabric/workloads';
 import { verbsPerOp } from '@lockfabric/workloads';
 import { describeFloor } from '../run/transport-floor.js';
 import type { FloorReport } from '../run/transport-floor.js';
+import type { TracingReport } from '../run/traced-cluster.js';
 
 /** The `--json` object of `lockfabric bench`, and the row `demo` prints per protocol. */
 export interface BenchReport {
@@ -68,6 +69,8 @@ export interface BenchReport {
   readonly transactions?: BenchTxnReport;
   /** Live: the protocol's uncontended latency against the bare transport measured in the same run. */
   readonly floor?: FloorReport;
+  /** Live with `--trace-ratio`: the sampling ratio and what the services exported. */
+  readonly tracing?: TracingReport;
   /** `--tick-ms`: the run in fixed ticks from its first event. */
   readonly timeline?: readonly BenchTick[];
   /** Application workloads (objectstore, btree): ops/s, p50/p99 per operation, verbs per op, the check. */
@@ -235,6 +238,7 @@ export function describeReport(report: BenchReport): string {
   if (report.costModel) lines.push(`  cost model          ${report.costModel}`);
   if (report.transactions) lines.push(describeTxnReport(report.transactions));
   if (report.floor) lines.push(describeFloor(report.floor).replace(/^/gm, '  '));
+  if (report.tracing) lines.push(`  tracing             ${describeTracing(report.tracing)}`);
   if (report.timeline?.length) {
     const rates = report.timeline.map((t) => t.throughput);
     lines.push(`  timeline            ${report.timeline.length} ticks: ${Math.round(Math.min(...rates)).toLocaleString('en-US')}–${Math.round(Math.max(...rates)).toLocaleString('en-US')} ops/s (--json has each tick)`);
@@ -254,4 +258,10 @@ export function formatVerbs(v: BenchReport['verbsPerAcquire']): string {
     .filter(([, n]) => n > 0)
     .map(([op, n]) => `${op} ${n.toFixed(2)}`);
   return `${v.total.toFixed(2)} total${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}
+
+function describeTracing(tracing: TracingReport): string {
+  if (tracing.exporter === 'none') return 'off';
+  const where = tracing.exporter === 'sink' ? `counting sink: ${tracing.exportRequests ?? 0} OTLP exports, ${((tracing.exportBytes ?? 0) / 1e6).toFixed(2)} MB` : '$OTEL_EXPORTER_OTLP_ENDPOINT';
+  return `${tracing.ratio * 100} % head sampling (${where})`;
 }

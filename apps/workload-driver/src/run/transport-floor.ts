@@ -1,12 +1,79 @@
+import { clientCredentials, createSubjects, grpcRoundTripUs, grpcStreamThroughput, MemoryQueuePair, memoryNodeVerbThroughput, natsRoundTripUs, silentLogger } from '@lockfabric/live';
+import { readFileSync } from 'node:fs';
 import type { RunSummary } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
+import type { ClusterState } from '../cluster/local-cluster.js';
+import { TRANSPORT_BENCH_CLUSTER } from '../cluster/nats-auth.js';
 import type { BenchReport } from '../report/bench-report.js';
+import { addressOf } from './remote-cluster.js';
 
 /** The raw round trips a live bench divides by, measured in the same run. */
 export interface TransportFloor {
+  /** Bare gRPC stream round trip to the cluster's memory node (its echo method), over the cluster's TLS setting. */
   readonly grpcRttUs: number;
+  /** Bare NATS request/reply round trip through the cluster's nats-server. */
   readonly natsRttUs: number;
 }
+
+/** The memory node serving one-verb doorbells against the bare stream to the same process (DESIGN §9). */
+export interface MemoryNodeFloor {
+  /** Echo messages per second on one pipelined stream to the memory node (64 in flight). */
+  readonly streamMsgsPerSec: number;
+  /** One-verb doorbells (READ 8 bytes) per second on one queue pair to it (64 in flight). */
+  readonly verbsPerSec: number;
+  /** verbsPerSec / streamMsgsPerSec: 1 means serving a verb costs the node no more than echoing a message. */
+  readonly ratio: number;
+}
+
+/** Round trips measured from the same round trip count in every run; the median is the figure. */
+const RTT_MESSAGES = 1_000;
+const STREAM_MESSAGES = 5_000;
+
+/**
+ * The bare round trips on this cluster, from the CLI's process: the gRPC stream to the first
+ * memory node (the same port, TLS and process the compute nodes' queue pairs reach) and a NATS
+ * exchange through the cluster's server. Half of the messages go before the probe and half after
+ * (`measureClusterFloor(state, before)`): the mean of the two medians follows a load that changed
+ * while the probe ran.
+ */
+export async function measureRoundTrips(state: ClusterState): Promise<TransportFloor> {
+  const address = memoryNodeAddress(state);
+  const grpcRttUs = await grpcRoundTripUs(address, { messages: RTT_MESSAGES / 2, credentials: clientCredentials() });
+  const natsRttUs = state.natsUrl ? await natsRoundTripUs({ servers: state.natsUrl, subjects: createSubjects(TRANSPORT_BENCH_CLUSTER), messages: RTT_MESSAGES / 2 }) : 0;
+  return { grpcRttUs, natsRttUs };
+}
+
+/** The floor after a probe: round trips (averaged with `before`), then the memory node's verbs/s against the bare stream to it. */
+export async function measureClusterFloor(state: ClusterState, before?: TransportFloor): Promise<TransportFloor & { readonly memoryNode: MemoryNodeFloor }> {
+  const after = await measureRoundTrips(state);
+  const mean = (a: number, b: number | undefined) => (b === undefined ? a : (a + b) / 2);
+  const address = memoryNodeAddress(state);
+  const streamMsgsPerSec = await grpcStreamThroughput(address, { messages: STREAM_MESSAGES, credentials: clientCredentials() });
+  const memory = state.processes.find((p) => p.role === 'memory')!;
+  const qp = await MemoryQueuePair.connect(address, DRIVER_INITIATOR, { logger: silentLogger });
+  let verbsPerSec: number;
+  try {
+    const region = (await qp.describe()).regions.find((r) => r.region === 0);
+    if (!region) throw new Error(`memory node at ${address} has no lock table (region 0)`);
+    verbsPerSec = await memoryNodeVerbThroughput(qp, { op: 'read', addr: { node: memory.node, region: 0, rkey: region.rkey, offset: 0 }, length: 8 }, { messages: STREAM_MESSAGES });
+  } finally {
+    qp.close();
+  }
+  return {
+    grpcRttUs: mean(after.grpcRttUs, before?.grpcRttUs),
+    natsRttUs: mean(after.natsRttUs, before?.natsRttUs),
+    memoryNode: { streamMsgsPerSec, verbsPerSec, ratio: Math.round((verbsPerSec / streamMsgsPerSec) * 100) / 100 },
+  };
+}
+
+function memoryNodeAddress(state: ClusterState): string {
+  const memory = state.processes.find((p) => p.role === 'memory');
+  if (!memory) throw new Error('the live cluster has no memory node to measure the floor against');
+  return addressOf(memory, memory.grpc);
+}
+
+/** The initiator id the CLI's own queue pairs use (no compute node has it). */
+const DRIVER_INITIATOR = 65_000;
 
 /** One phase (acquire or release) of the uncontended probe against its floor. */
 export interface PhaseFloor {
@@ -34,6 +101,88 @@ export interface FloorReport {
   readonly operations: number;
   readonly acquire: PhaseFloor;
   readonly release?: PhaseFloor;
+  /**
+   * Acquire and release together (RDMA family): p50 is the sum of the two phases' p50s, mean the
+   * sum of their means; round trips are the verbs of both. The issue's target is on this one.
+   */
+  readonly operation?: PhaseFloor;
+  /** The probe's verbs per acquire and per release by opcode: exact counts of the fast path. */
+  readonly verbsPerAcquire: BenchReport['verbsPerAcquire'];
+  readonly verbsPerRelease: BenchReport['verbsPerRelease'];
+  readonly memoryNode?: MemoryNodeFloor;
+  /**
+   * Processor time the probe cost per operation on the compute and the memory nodes' event-loop
+   * threads, background subtracted (local clusters on Linux only: read from /proc). Processor
+   * time, unlike latency, does not grow while a process waits for a core, so it compares runs
+   * taken under different load.
+   */
+  readonly cpuUsPerOperation?: { readonly compute: number; readonly memory: number };
+}
+
+/**
+ * Processor time (µs) of each local compute and memory node's main thread — the event loop that
+ * runs the verb path — from /proc/<pid>/schedstat (ns); undefined off Linux or for remote nodes.
+ */
+export function processorTimesUs(state: ClusterState): { compute: number; memory: number } | undefined {
+  let compute = 0;
+  let memory = 0;
+  for (const p of state.processes) {
+    if (p.role !== 'compute' && p.role !== 'memory') continue;
+    let ns: number;
+    try {
+      ns = Number(readFileSync(`/proc/${p.pid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      return undefined; // not Linux, or not a local process
+    }
+    if (!Number.isFinite(ns)) return undefined;
+    if (p.role === 'compute') compute += ns / 1_000;
+    else memory += ns / 1_000;
+  }
+  return { compute, memory };
+}
+
+/**
+ * Processor time per operation of a probe: the main threads' time over the probe, less what the
+ * same threads spent in an idle interval just before it (heartbeats, metrics), scaled to the
+ * probe's length. Never negative.
+ */
+export function processorTimePerOperation(
+  idle: { readonly startUs: { compute: number; memory: number }; readonly endUs: { compute: number; memory: number }; readonly wallUs: number },
+  probe: { readonly startUs: { compute: number; memory: number }; readonly endUs: { compute: number; memory: number }; readonly wallUs: number },
+  operations: number,
+): { compute: number; memory: number } {
+  const per = (role: 'compute' | 'memory') => {
+    const background = ((idle.endUs[role] - idle.startUs[role]) / Math.max(1, idle.wallUs)) * probe.wallUs;
+    return Math.max(0, Math.round((probe.endUs[role] - probe.startUs[role] - background) / Math.max(1, operations)));
+  };
+  return { compute: per('compute'), memory: per('memory') };
+}
+
+/** The idle interval before a probe whose processor time is the background subtracted from it. */
+const IDLE_SAMPLE_MS = 500;
+
+/**
+ * Runs `probe` after sampling the event loops' background over an idle interval, and gives its
+ * processor time per operation (undefined when /proc cannot tell, or for no operations).
+ */
+export async function withProcessorTime<T>(state: ClusterState, probe: () => Promise<T>): Promise<{ result: T; perOperation(operations: number): { compute: number; memory: number } | undefined }> {
+  const idleStart = processorTimesUs(state);
+  const idleWallStart = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+  const idleEnd = processorTimesUs(state);
+  const idleWallUs = (performance.now() - idleWallStart) * 1_000;
+  const probeStart = processorTimesUs(state);
+  const probeWallStart = performance.now();
+  const result = await probe();
+  const probeWallUs = (performance.now() - probeWallStart) * 1_000;
+  const probeEnd = processorTimesUs(state);
+  return {
+    result,
+    perOperation: (operations) =>
+      idleStart && idleEnd && probeStart && probeEnd && operations > 0
+        ? processorTimePerOperation({ startUs: idleStart, endUs: idleEnd, wallUs: idleWallUs }, { startUs: probeStart, endUs: probeEnd, wallUs: probeWallUs }, operations)
+        : undefined,
+  };
 }
 
 /** The probe's workload: one client, sequential operations on 1 000 uniform locks, no think time or critical section. */
@@ -48,18 +197,22 @@ function phase(latency: { readonly p50: number; readonly mean: number }, roundTr
 }
 
 /** The floor report of one probe run. */
-export function floorReport(family: 'rdma' | 'switch', summary: RunSummary, probe: Pick<BenchReport, 'verbsPerAcquire' | 'verbsPerRelease'>, transport: TransportFloor): FloorReport {
+export function floorReport(family: 'rdma' | 'switch', summary: RunSummary, probe: Pick<BenchReport, 'verbsPerAcquire' | 'verbsPerRelease'>, transport: TransportFloor & { readonly memoryNode?: MemoryNodeFloor }): FloorReport {
   const operations = summary.acquires;
+  const { grpcRttUs, natsRttUs, memoryNode } = transport;
+  const common = { grpcRttUs, natsRttUs, operations, verbsPerAcquire: probe.verbsPerAcquire, verbsPerRelease: probe.verbsPerRelease, ...(memoryNode ? { memoryNode } : {}) };
   if (family === 'switch') {
-    return { transport: 'nats', rttUs: transport.natsRttUs, ...transport, operations, acquire: phase(summary.latencyUs, 1, transport.natsRttUs) };
+    return { transport: 'nats', rttUs: natsRttUs, ...common, acquire: phase(summary.latencyUs, 1, natsRttUs) };
   }
+  const acquire = summary.latencyUs;
+  const release = summary.releaseLatencyUs;
   return {
     transport: 'grpc',
-    rttUs: transport.grpcRttUs,
-    ...transport,
-    operations,
-    acquire: phase(summary.latencyUs, probe.verbsPerAcquire.total, transport.grpcRttUs),
-    release: phase(summary.releaseLatencyUs, probe.verbsPerRelease.total, transport.grpcRttUs),
+    rttUs: grpcRttUs,
+    ...common,
+    acquire: phase(acquire, probe.verbsPerAcquire.total, grpcRttUs),
+    release: phase(release, probe.verbsPerRelease.total, grpcRttUs),
+    operation: phase({ p50: acquire.p50 + release.p50, mean: acquire.mean + release.mean }, probe.verbsPerAcquire.total + probe.verbsPerRelease.total, grpcRttUs),
   };
 }
 
@@ -68,5 +221,12 @@ export function describeFloor(floor: FloorReport): string {
   const unit = floor.transport === 'grpc' ? 'verb' : 'exchange';
   const part = (name: string, p: PhaseFloor) =>
     `${name} p50 ${p.p50Us.toFixed(1)} µs (mean ${p.meanUs.toFixed(1)}) = ${p.ratioP50}× (mean ${p.ratioMean}×) of ${p.roundTrips.toFixed(2)} ${unit}${p.roundTrips === 1 ? '' : 's'} × ${floor.rttUs.toFixed(1)} µs ${floor.transport === 'grpc' ? 'gRPC' : 'NATS'}`;
-  return [`uncontended (${floor.operations} ops, one client): ${part('acquire', floor.acquire)}`, ...(floor.release ? [`  ${part('release', floor.release)}`] : [])].join('\n');
+  const node = floor.memoryNode;
+  return [
+    `uncontended (${floor.operations} ops, one client): ${part('acquire', floor.acquire)}`,
+    ...(floor.release ? [`  ${part('release', floor.release)}`] : []),
+    ...(floor.operation ? [`  ${part('acquire+release', floor.operation)}`] : []),
+    ...(node ? [`  memory node ${Math.round(node.verbsPerSec)} verbs/s = ${node.ratio}× the bare stream to it (${Math.round(node.streamMsgsPerSec)} msgs/s)`] : []),
+    ...(floor.cpuUsPerOperation ? [`  processor time per operation: compute nodes ${floor.cpuUsPerOperation.compute} µs, memory nodes ${floor.cpuUsPerOperation.memory} µs`] : []),
+  ].join('\n');
 }
