@@ -4,8 +4,7 @@ import { MailboxHub, MalformedInputCounter, NatsControlBus, SwitchLink, followFe
 import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { TotalsCounter } from '@lockfabric/telemetry';
-import { LiveFabric } from './live-fabric.js';
-import { ComputeRunService } from './run-service.js';
+import { ComputeRunService, LiveFabric } from '@lockfabric/run-host';
 import { registerComputeMetrics } from './compute-metrics.js';
 import { GatedSwitchPort, startFissRecoveryResponder, startFissSelfFence, startFissStuckReporter } from '@lockfabric/control-fisslock';
 import { fissAgentPoolOf, fissPoolOf } from './fiss-pool.js';

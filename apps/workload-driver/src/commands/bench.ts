@@ -57,8 +57,10 @@ ${COST_MODEL_HELP}
   --mn-iops N              sim: the memory-node NIC's READ/WRITE ceiling per second (atomics keep the
                            model's share of it); the report gives each NIC's use of its ceiling
   --cn-latency-ns NS       sim: one-way CN–CN message latency (DecLock Appendix C)
-  --colocated-clients N    sim/embedded: the first N clients run on the memory node, beside the lock
-                           table (ALock's and MCS's local cohort use the CPU there, no verbs)
+  --colocated-clients N    the first N clients run on the memory node, beside the lock table (ALock's
+                           and MCS's local cohort use the CPU there, no verbs); live: one memory node,
+                           verbs protocols; the report sets local against remote clients (placement)
+  --mutant-local-verbs     test-only, live: those clients reach the table with verbs (for the check)
   --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
   --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P  (50055)
   --tick-ms MS             add a timeline: acquires per second and latency in fixed ticks of MS
@@ -147,6 +149,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     report: { type: 'string' },
     'floor-ops': { type: 'string' },
     'colocated-clients': { type: 'string' },
+    'mutant-local-verbs': { type: 'boolean' },
     'tick-ms': { type: 'string' },
     insecure: { type: 'boolean' },
     workers: { type: 'string' },
@@ -171,7 +174,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const floorOps = reader.number('floor-ops', substrate === 'live' ? 300 : 0, { integer: true, min: 0 });
   const colocatedClients = reader.number('colocated-clients', 0, { integer: true, min: 0 });
   const tickFlagMs = reader.optionalNumber('tick-ms', { min: 0.001 });
-  if (colocatedClients > 0 && substrate === 'live') reader.problems.push('--colocated-clients: live clusters start no clients on memory nodes yet; use sim or embedded');
+  const mutantLocalVerbs = values['mutant-local-verbs'] === true;
+  if (mutantLocalVerbs && (substrate !== 'live' || colocatedClients === 0)) reader.problems.push('--mutant-local-verbs: give --substrate live and --colocated-clients N');
   if (colocatedClients > microSpec.clients) reader.problems.push(`--colocated-clients: ${colocatedClients} is more than --clients ${microSpec.clients}`);
   if (floorOps > 0 && substrate !== 'live') reader.problems.push('--floor-ops: the transport floor is a live figure (sim and embedded have no transport)');
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
@@ -183,6 +187,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
   if (skipReleaseProbability > 0 && (substrate === 'live' || spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic on sim and embedded');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
+  if (colocatedClients > 0 && substrate === 'live') reader.problems.push(...liveColocationProblems(protocols));
   const costModel = readCostModel(values, reader, true);
   if (csVerbs > 0 && substrate === 'live') reader.problems.push('--cs-verbs: live memory nodes have no data region for it yet; use sim or embedded');
   if (csVerbs > 0 && (spec.transactions || spec.application)) reader.problems.push('--cs-verbs applies to --workload micro or dynamic');
@@ -206,7 +211,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     reports.push(...(await runJobs(jobs, workers, 'bench', async (job) => (await benchInMemory(job)).report)));
   }
   for (const protocol of pooled ? [] : protocols) {
-    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out });
+    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, mutantLocalVerbs, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
     if (typeof historyFile === 'string') {
@@ -225,6 +230,13 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false || (report.transactions?.logMismatches.length ?? 0) > 0 || report.application?.check.ok === false || report.transactions?.smallbank?.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
   // A violation outranks a liveness failure, which outranks success.
   return exitCodes.includes(1) ? 1 : exitCodes.includes(3) ? 3 : 0;
+}
+
+/** Live colocated clients run on a memory node, which has no switch link and runs no compute-node service. */
+function liveColocationProblems(protocols: readonly string[]): string[] {
+  return availableProtocols()
+    .filter((p) => protocols.includes(p.id) && (p.fabric !== 'verbs' || p.services?.compute !== undefined))
+    .map((p) => `--colocated-clients: ${p.id} needs a switch or a compute-node service; on live, clients run on a memory node only for verbs protocols without one`);
 }
 
 /** `--protocol a,b,…`: known ids, each once; an unknown one is a listed problem. */
@@ -259,8 +271,10 @@ interface BenchOneInput {
   readonly computeMemoryPort: number;
   /** Live: uncontended probe operations after the run (0: none). */
   readonly floorOps: number;
-  /** Sim/embedded: clients placed on the memory node. */
+  /** Clients placed on the memory node. */
   readonly colocatedClients: number;
+  /** Test-only, live: the memory node's clients use verbs on its table. */
+  readonly mutantLocalVerbs: boolean;
   readonly values: Record<string, unknown>;
   readonly reader: FlagReader;
   readonly out: Output;
@@ -268,7 +282,7 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, values, reader, out } = input;
+  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, mutantLocalVerbs, values, reader, out } = input;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -303,9 +317,9 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       const wallStart = performance.now();
       // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
-      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
+      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs });
       bar.done();
-      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure' };
+      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', ...(result.placement ? { placement: result.placement } : {}) };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };

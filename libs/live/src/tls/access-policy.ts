@@ -17,8 +17,9 @@ const write = (roles: readonly ServiceRole[]): MethodRule => ({ roles, audit: tr
  * names is refused (a service added later is closed until someone writes its rule).
  */
 export const ACCESS_POLICY: Readonly<Record<string, MethodRule>> = {
-  // Verbs: compute nodes run the protocols; the coordinator and the CLI read tables in recovery and checks.
-  '/lockfabric.v1.MemoryService/*': read(['compute-node', 'coordinator', 'driver', 'operator']),
+  // Verbs: compute nodes run the protocols (and memory nodes, for clients beside their table: they
+  // write peers' queue descriptors); the coordinator and the CLI read tables in recovery and checks.
+  '/lockfabric.v1.MemoryService/*': read(['compute-node', 'memory-node', 'coordinator', 'driver', 'operator']),
   // Runs are started by the driver (`lockfabric bench`, `run`).
   '/lockfabric.v1.ComputeNodeService/*': read(['driver', 'operator']),
   '/lockfabric.v1.SwitchControlService/Describe': read(ALL),

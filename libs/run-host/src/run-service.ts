@@ -7,10 +7,10 @@ import type { NodeMemory } from '@lockfabric/fabric';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { MalformedInputCounter, grpcError, guardedServer, rawMethodOf, unaryHandler } from '@lockfabric/live';
+import { MalformedInputCounter, grpcError, guardedServer, hostRunOptions, rawMethodOf, unaryHandler } from '@lockfabric/live';
 import type { Logger, MailboxHub, MemoryDescription } from '@lockfabric/live';
 import { ConfigError, errorMessage } from '@lockfabric/ports';
-import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace } from '@lockfabric/ports';
+import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace, Verbs } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/realtime';
 import { SeededRandom } from '@lockfabric/random';
 import {
@@ -66,6 +66,12 @@ export interface RunServiceDeps {
   readonly preparedTimeoutMs?: number;
   /** Timer for the prepared-run timeout (tests inject a manual one). */
   readonly schedule?: Schedule;
+  /**
+   * This host is a memory node: its clients sit beside its lock table (region 0) and reach it with
+   * the CPU, as ALock's local cohort does (ALock §3). Only here does the test-only
+   * MUTANT_LOCAL_VERBS_OPTION apply.
+   */
+  readonly hostsTable?: boolean;
 }
 
 /** A run prepared on this node (its node service installed, its clients' ports built) and not yet finished. */
@@ -209,8 +215,13 @@ export class ComputeRunService {
    */
   private async prepareRun(request: RunRequest, oneShot: boolean): Promise<PreparedRun> {
     if (!request.spec) throw new ConfigError(['RunRequest has no workload spec']);
-    const spec = runSpecOf(request.spec);
+    const host = hostRunOptions(request.spec.options);
+    const spec = runSpecOf({ ...request.spec, options: host.protocol });
+    const tableViaVerbs = host.mutantLocalVerbs && this.deps.hostsTable === true;
     const protocol = protocolById(spec.protocol);
+    if (this.deps.hostsTable && protocol.services?.compute) {
+      throw new ConfigError([`${protocol.id} runs a compute-node service; its clients cannot run on memory node ${this.deps.node}`]);
+    }
     if (spec.workload.clients > this.deps.maxClients) {
       throw new ConfigError([`compute node ${this.deps.node} hosts at most ${this.deps.maxClients} clients, the run asks for ${spec.workload.clients}`]);
     }
@@ -219,7 +230,7 @@ export class ComputeRunService {
     const layout = this.layoutFor(protocol.entryBytes, spec.workload.locks);
     const memoryNodeIds = this.deps.memoryNodes.map((d) => d.node);
     const computeNodeIds = Object.keys(request.peers).map(Number).filter((id) => !memoryNodeIds.includes(id));
-    if (!computeNodeIds.includes(this.deps.node)) computeNodeIds.push(this.deps.node);
+    if (!computeNodeIds.includes(this.deps.node) && !this.deps.hostsTable) computeNodeIds.push(this.deps.node);
     computeNodeIds.sort((a, b) => a - b);
     // The previous run's node service stops before this run's starts: both would answer the same packets.
     await this.stopLingering();
@@ -238,7 +249,7 @@ export class ComputeRunService {
         { ports: this.clientPorts(SERVICE_CLIENT, layout, spec.workload.seed, this.deps.switchPort), memoryNodes: memoryNodeIds, computeNodes: computeNodeIds, ...(this.deps.failures ? { failures: this.deps.failures } : {}) },
         spec.options,
       );
-      const ports = Array.from({ length: spec.workload.clients }, (_, i) => this.clientPorts(i, layout, spec.workload.seed, clientSwitchPort));
+      const ports = Array.from({ length: spec.workload.clients }, (_, i) => this.clientPorts(i, layout, spec.workload.seed, clientSwitchPort, tableViaVerbs));
       return { spec, protocol, current, service, ports, clientSwitchPort };
     } catch (error) {
       await this.discardRun({ spec, protocol, current, service, ports: [], clientSwitchPort });
@@ -359,18 +370,19 @@ export class ComputeRunService {
     return { memoryNodes, entryBytes, lockCount };
   }
 
-  private clientPorts(client: number, layout: LockTableLayout, seed: number, switchPort: SwitchPort | undefined): ClientPorts {
+  private clientPorts(client: number, layout: LockTableLayout, seed: number, switchPort: SwitchPort | undefined, tableViaVerbs = false): ClientPorts {
     const self = { node: this.deps.node, client };
     const memoryNodeIds = new Set(this.deps.memoryNodes.map((d) => d.node));
     const tables = this.deps.fabric.view();
+    const verbs = new QueuePairVerbs({
+      localNode: this.deps.node,
+      post: this.gate.open(tables.post),
+      local: createLocalMemory(this.deps.memory, () => new Promise<void>((resolve) => setImmediate(resolve))),
+    });
     return {
       self,
       tables,
-      verbs: new QueuePairVerbs({
-        localNode: this.deps.node,
-        post: this.gate.open(tables.post),
-        local: createLocalMemory(this.deps.memory, () => new Promise<void>((resolve) => setImmediate(resolve))),
-      }),
+      verbs: tableViaVerbs ? lockTableViaVerbs(verbs) : verbs,
       mailbox: this.deps.mailboxes.mailbox(client),
       ...(switchPort ? { switchPort } : {}),
       clock: this.clock,
@@ -380,6 +392,24 @@ export class ComputeRunService {
       descriptors: new FixedDescriptorDirectory(self, (node) => memoryNodeIds.has(node)),
     };
   }
+}
+
+/**
+ * Test-only (MUTANT_LOCAL_VERBS_OPTION): the node's own lock table (region 0) looks remote, so a
+ * client beside it takes the lock with verbs through the loopback; its own descriptors stay local.
+ */
+function lockTableViaVerbs(verbs: Verbs): Verbs {
+  return {
+    post: (...args) => verbs.post(...args),
+    read: (...args) => verbs.read(...args),
+    write: (...args) => verbs.write(...args),
+    cas: (...args) => verbs.cas(...args),
+    faa: (...args) => verbs.faa(...args),
+    maskedCas: (...args) => verbs.maskedCas(...args),
+    maskedFaa: (...args) => verbs.maskedFaa(...args),
+    isLocal: (addr) => addr.region !== 0 && verbs.isLocal(addr),
+    cpu: verbs.cpu,
+  };
 }
 
 /**
