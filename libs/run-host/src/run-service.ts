@@ -23,7 +23,7 @@ import {
   RunResultSchema,
 } from '@lockfabric/wire';
 import type { RunEvent, RunRequest, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
-import { AppRunLog, DATA_REGION, RunStats, VerbAccounting, encodeAppLog, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
+import { AppRunLog, DATA_REGION, RunStats, VerbAccounting, encodeAppLog, phaseTimingToWire, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
 import type { DataRegions } from '@lockfabric/workloads';
 import type { RunSpec } from '@lockfabric/workloads';
 import { SmallBankStore } from '@lockfabric/smallbank';
@@ -292,12 +292,14 @@ export class ComputeRunService {
     // Application runs (object store, B+tree) keep their data in the memory nodes' data region.
     const appLog = spec.workload.application ? new AppRunLog() : undefined;
     const dataRegions = appLog ? this.dataRegions() : undefined;
+    // --cs-verbs: the critical sections' data verbs go to the start of the same data regions.
+    const csDataRegions = (spec.workload.csVerbs ?? 0) > 0 ? this.dataRegions() : undefined;
     let result;
     // SmallBank: this node's transactions read and write balances in the run's Redis.
     const smallbank = spec.workload.transactions?.workload.kind === 'smallbank' ? spec.workload.transactions.workload : undefined;
     const store = smallbank ? await SmallBankStore.open(smallbank.redisUrl ?? '') : undefined;
     try {
-      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting, ...(appLog && dataRegions ? { appLog, dataRegions } : {}), ...(store ? { txnData: store } : {}) });
+      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting, ...(appLog && dataRegions ? { appLog, dataRegions } : {}), ...(csDataRegions ? { csDataRegions } : {}), ...(store ? { txnData: store } : {}) });
     } finally {
       clearInterval(progress);
       clearInterval(flusher);
@@ -325,6 +327,8 @@ export class ComputeRunService {
             failuresByCode: Object.fromEntries([...stats.failuresByCode].map(([code, n]) => [code, BigInt(n)])),
             elapsedNs: BigInt(Math.round(elapsedNs)),
             applicationLog: appLog ? encodeAppLog(appLog) : '',
+            // the phases protocols mark and the resets they make, for the driver's breakdown
+            ...phaseTimingToWire(accounting.phases),
           }),
         },
       }),

@@ -1,6 +1,6 @@
 import { processTlsOn } from '@lockfabric/live';
 import { writeHistoryJsonl } from '@lockfabric/check';
-import { availableProtocols } from '@lockfabric/lock-catalog';
+import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
@@ -189,7 +189,6 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
   if (colocatedClients > 0 && substrate === 'live') reader.problems.push(...liveColocationProblems(protocols));
   const costModel = readCostModel(values, reader, true);
-  if (csVerbs > 0 && substrate === 'live') reader.problems.push('--cs-verbs: live memory nodes have no data region for it yet; use sim or embedded');
   if (csVerbs > 0 && (spec.transactions || spec.application)) reader.problems.push('--cs-verbs applies to --workload micro or dynamic');
   if (substrate !== 'sim') for (const flag of ['cost-model', 'mn-iops', 'cn-latency-ns']) if (values[flag] !== undefined) reader.problems.push(`--${flag}: a cost model is virtual time, sim only`);
   const historyFile = values['history'];
@@ -319,7 +318,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
       const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs });
       bar.done();
-      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', ...(result.placement ? { placement: result.placement } : {}) };
+      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, lockResets: protocolById(protocol).lockResets === true }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', ...(result.placement ? { placement: result.placement } : {}) };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };

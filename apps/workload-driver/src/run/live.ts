@@ -9,7 +9,7 @@ import type { WorkRequest } from '@lockfabric/ports';
 import { RunRequestSchema } from '@lockfabric/wire';
 import type { RunResult } from '@lockfabric/wire';
 import { RealClock } from '@lockfabric/realtime';
-import { RunStats, VerbAccounting, runSpecToWire, summarize } from '@lockfabric/workloads';
+import { RunStats, VerbAccounting, mergePhaseTimingFromWire, runSpecToWire, summarize } from '@lockfabric/workloads';
 import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
 import { checkFissLockSwitch } from './fisslock-switch-check.js';
@@ -287,7 +287,10 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
     ),
   );
   const accounting = new VerbAccounting();
-  for (const r of results) accounting.merge(VerbAccounting.fromFlat(Object.fromEntries(Object.entries(r.verbCounts).map(([k, n]) => [k, Number(n)]))).counts);
+  for (const r of results) {
+    accounting.merge(VerbAccounting.fromFlat(Object.fromEntries(Object.entries(r.verbCounts).map(([k, n]) => [k, Number(n)]))).counts);
+    mergePhaseTimingFromWire(accounting.phases, r.phaseTotals, r.resets);
+  }
   const verbs: Record<string, number> = {};
   for (const phase of Object.values(accounting.counts)) for (const [op, n] of Object.entries(phase)) verbs[op] = (verbs[op] ?? 0) + n;
   const elapsedNs = Math.max(0, ...results.map((r) => Number(r.elapsedNs)));
