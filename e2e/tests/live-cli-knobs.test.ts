@@ -20,6 +20,7 @@ interface BenchJson {
   readonly livenessViolations: number;
   readonly acquires: number;
   readonly failures: number;
+  readonly failuresByCode: Readonly<Record<string, number>>;
   readonly verbsPerAcquire: { readonly total: number };
   readonly verbsPerCs?: { readonly read: number; readonly write: number; readonly total: number };
   readonly placement?: { readonly local: PlacementJson; readonly remote: PlacementJson };
@@ -109,5 +110,15 @@ describe('lockfabric bench --substrate live: issue 17 knobs', () => {
     expect(timed).toBeGreaterThan(fromHistory.us * 0.5);
     // 200 acquires over 4 locks pass COUNT_MAX = 32 on every lock at least once
     expect(run.resets!.count).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  // ShiftLock Fig. 13: a client that skips a release carries on; ShiftLock recovers the lock.
+  it('shiftlock --skip-release-probability 0.1: releases are skipped (typed), every acquire still completes, exclusion holds', async () => {
+    const run = await bench(['--protocol', 'shiftlock', '--clients', '4', '--locks', '4', '--operations', '80', '--skip-release-probability', '0.1']);
+    expect(run.violations).toBe(0);
+    expect(run.livenessViolations).toBe(0);
+    expect(run.acquires).toBe(80);
+    expect(run.failuresByCode['RELEASE_SKIPPED']).toBeGreaterThanOrEqual(1);
+    expect(Object.keys(run.failuresByCode)).toEqual(['RELEASE_SKIPPED']);
   }, 120_000);
 });

@@ -1,3 +1,5 @@
+import { ConfigError } from '@lockfabric/ports';
+
 /**
  * Reserved keys of a RunRequest's options that tell the host how to run the clients, not the
  * protocol what to do. A host strips them before the protocol sees its options.
@@ -10,8 +12,19 @@
  */
 export const MUTANT_LOCAL_VERBS_OPTION = 'lockfabric.mutantLocalVerbs';
 
-/** Splits a request's options into the protocol's and the host's own. */
-export function hostRunOptions(options: Readonly<Record<string, string>>): { protocol: Record<string, string>; mutantLocalVerbs: boolean } {
-  const { [MUTANT_LOCAL_VERBS_OPTION]: mutant, ...protocol } = options;
-  return { protocol, mutantLocalVerbs: mutant === 'true' };
+/** A client skips a release with this probability and carries on (ShiftLock Fig. 13, DSLR Figs. 17–18). */
+export const SKIP_RELEASE_OPTION = 'lockfabric.skipReleaseProbability';
+
+export interface HostRunOptions {
+  readonly protocol: Record<string, string>;
+  readonly mutantLocalVerbs: boolean;
+  readonly skipReleaseProbability: number;
+}
+
+/** Splits a request's options into the protocol's and the host's own; a bad value throws ConfigError. */
+export function hostRunOptions(options: Readonly<Record<string, string>>): HostRunOptions {
+  const { [MUTANT_LOCAL_VERBS_OPTION]: mutant, [SKIP_RELEASE_OPTION]: skip, ...protocol } = options;
+  const skipReleaseProbability = skip === undefined ? 0 : skip.trim() === '' ? NaN : Number(skip);
+  if (!(skipReleaseProbability >= 0 && skipReleaseProbability <= 1)) throw new ConfigError([`option ${SKIP_RELEASE_OPTION}: expected a probability in [0, 1], got ${JSON.stringify(skip)}`]);
+  return { protocol, mutantLocalVerbs: mutant === 'true', skipReleaseProbability };
 }

@@ -77,6 +77,8 @@ export interface RunServiceDeps {
 /** A run prepared on this node (its node service installed, its clients' ports built) and not yet finished. */
 interface PreparedRun {
   readonly spec: RunSpec;
+  /** Releases this node's clients skip on purpose (bench --skip-release-probability). */
+  readonly skipReleaseProbability: number;
   readonly protocol: ProtocolDefinition;
   readonly current: CurrentRun;
   readonly service: NodeService | undefined;
@@ -250,9 +252,9 @@ export class ComputeRunService {
         spec.options,
       );
       const ports = Array.from({ length: spec.workload.clients }, (_, i) => this.clientPorts(i, layout, spec.workload.seed, clientSwitchPort, tableViaVerbs));
-      return { spec, protocol, current, service, ports, clientSwitchPort };
+      return { spec, protocol, current, service, ports, clientSwitchPort, skipReleaseProbability: host.skipReleaseProbability };
     } catch (error) {
-      await this.discardRun({ spec, protocol, current, service, ports: [], clientSwitchPort });
+      await this.discardRun({ spec, protocol, current, service, ports: [], clientSwitchPort, skipReleaseProbability: 0 });
       throw error;
     }
   }
@@ -277,7 +279,7 @@ export class ComputeRunService {
   }
 
   private async execute(request: RunRequest, prepared: PreparedRun, call: ServerWritableStream<Uint8Array, Uint8Array>, signal: AbortSignal): Promise<void> {
-    const { spec, protocol, ports } = prepared;
+    const { spec, protocol, ports, skipReleaseProbability } = prepared;
     const recorder = new HistoryRecorder();
     const stats = new RunStats();
     const accounting = new VerbAccounting();
@@ -299,7 +301,7 @@ export class ComputeRunService {
     const smallbank = spec.workload.transactions?.workload.kind === 'smallbank' ? spec.workload.transactions.workload : undefined;
     const store = smallbank ? await SmallBankStore.open(smallbank.redisUrl ?? '') : undefined;
     try {
-      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting, ...(appLog && dataRegions ? { appLog, dataRegions } : {}), ...(csDataRegions ? { csDataRegions } : {}), ...(store ? { txnData: store } : {}) });
+      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting, ...(appLog && dataRegions ? { appLog, dataRegions } : {}), ...(csDataRegions ? { csDataRegions } : {}), ...(store ? { txnData: store } : {}), ...(skipReleaseProbability > 0 ? { skipReleaseProbability } : {}) });
     } finally {
       clearInterval(progress);
       clearInterval(flusher);

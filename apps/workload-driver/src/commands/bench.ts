@@ -50,7 +50,7 @@ const BENCH_COMMON_HELP = `lockfabric bench — run one protocol under one workl
   --opt KEY=VALUE          protocol option (repeatable)      --history FILE  write the history as JSON lines
   --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
   --crash-probability P    sim/embedded: a client crashes instead of releasing, per release
-  --skip-release-probability P  sim/embedded, micro and dynamic: a client skips a release and carries
+  --skip-release-probability P  micro and dynamic: a client skips a release and carries
                            on (ShiftLock Fig. 13); the protocol must recover the lock
   --jitter-ns NS           sim: extra random delay per verb batch and message
 ${COST_MODEL_HELP}
@@ -185,7 +185,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   // a dynamic workload always has a timeline (its tick defaults to a sixth of the hotspot's period)
   const tickMs = tickFlagMs ?? dynamicTickMs;
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
-  if (skipReleaseProbability > 0 && (substrate === 'live' || spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic on sim and embedded');
+  if (skipReleaseProbability > 0 && (spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
   if (colocatedClients > 0 && substrate === 'live') reader.problems.push(...liveColocationProblems(protocols));
   const costModel = readCostModel(values, reader, true);
@@ -316,7 +316,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       const wallStart = performance.now();
       // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
-      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs });
+      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs, skipReleaseProbability });
       bar.done();
       report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, lockResets: protocolById(protocol).lockResets === true }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', ...(result.placement ? { placement: result.placement } : {}) };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { checkHistory, clipExpiredLeases, clipFencedHolds, clipLostTableHolds, failureImpact, historyDigest } from '@lockfabric/check';
 import type { FailureImpact, HistoryEvent, Verdict } from '@lockfabric/check';
-import { MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, SKIP_RELEASE_OPTION, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
@@ -68,6 +68,8 @@ export interface LiveRunOptions {
    * compute-node service (see colocationProblems).
    */
   readonly colocatedClients?: number;
+  /** A client skips a release with this probability and carries on (micro and dynamic workloads). */
+  readonly skipReleaseProbability?: number;
   /** Test-only: the memory node's clients reach its table with verbs (MUTANT_LOCAL_VERBS_OPTION). */
   readonly mutantLocalVerbs?: boolean;
 }
@@ -243,10 +245,11 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
   const plans: NodeRunPlan[] = hosts.flatMap((compute, k) => {
     if ((shares[k] ?? 0) === 0 && !barrier) return [];
     const nodeSpec: WorkloadSpec = { ...spec, clients: shares[k]!, ...(opShares ? { operations: opShares[k]! } : {}), seed: spec.seed + k * 7919 };
-    const mutant: Record<string, string> = options.mutantLocalVerbs && compute.role === 'memory' ? { [MUTANT_LOCAL_VERBS_OPTION]: 'true' } : {};
+    const hostOptions: Record<string, string> = options.mutantLocalVerbs && compute.role === 'memory' ? { [MUTANT_LOCAL_VERBS_OPTION]: 'true' } : {};
+    if (options.skipReleaseProbability) hostOptions[SKIP_RELEASE_OPTION] = String(options.skipReleaseProbability);
     const request = create(RunRequestSchema, {
       runId: `run-${started}`,
-      spec: runSpecToWire({ protocol: protocol.id, workload: nodeSpec, options: { ...stringify(options.protocolOptions), ...mutant } }),
+      spec: runSpecToWire({ protocol: protocol.id, workload: nodeSpec, options: { ...stringify(options.protocolOptions), ...hostOptions } }),
       recordHistory: options.recordHistory ?? true,
       peers,
     });
