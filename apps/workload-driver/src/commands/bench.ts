@@ -43,8 +43,8 @@ const BENCH_COMMON_HELP = `lockfabric bench — run one protocol under one workl
   --lock-ids dense|sparse  sparse: spread lock ids over [0, 2^32) (default dense); for fisslock with --opt lockIds=mapped
   --duration-ms MS         run length                        --operations, -n N  total acquires (default 10000)
   --think-ns NS            pause between operations (0)      --cs-ns NS      critical section (0)
-  --cs-verbs N             sim/embedded: the critical section first issues N data verbs on the object the
-                           lock guards, on its memory node: READ when shared, WRITE when exclusive (0)
+  --cs-verbs N             the critical section first issues N data verbs on the object the lock
+                           guards, on its memory node: READ when shared, WRITE when exclusive (0)
   --cs-verb-size BYTES     bytes per data verb (64)
   --timeout-ms MS          acquire timeout                   --seed N        run seed (1)
   --opt KEY=VALUE          protocol option (repeatable)      --history FILE  write the history as JSON lines
