@@ -106,7 +106,8 @@ describe('lockfabric bench --substrate live: issue 17 knobs', () => {
     const fromHistory = acquireUsInHistory(history);
     expect((phases['acquire-exclusive']?.operations ?? 0) + (phases['acquire-shared']?.operations ?? 0)).toBe(fromHistory.operations);
     expect(phases['acquire-exclusive']?.us['initial-atomic']).toBeGreaterThan(0);
-    expect(timed).toBeLessThanOrEqual(fromHistory.us * 1.000001);
+    // (both sides are whole ns per operation on the wire: allow 2 ns of rounding per acquire)
+    expect(timed).toBeLessThanOrEqual(fromHistory.us + fromHistory.operations * 0.002);
     expect(timed).toBeGreaterThan(fromHistory.us * 0.5);
     // 200 acquires over 4 locks pass COUNT_MAX = 32 on every lock at least once
     expect(run.resets!.count).toBeGreaterThanOrEqual(1);
