@@ -26,6 +26,11 @@ interface BenchJson {
   readonly placement?: { readonly local: PlacementJson; readonly remote: PlacementJson };
   readonly phasesUs?: Partial<Record<Kind, { readonly operations: number; readonly us: Readonly<Record<string, number>> }>>;
   readonly resets?: { readonly count: number; readonly finishedElsewhere: number };
+  readonly releases: number;
+  readonly elapsedMs: number;
+  readonly verbsPerRelease: { readonly total: number };
+  readonly nicIops?: Readonly<Record<string, number>>;
+  readonly nicUtilisation?: Readonly<Record<string, number>>;
 }
 interface HistoryLine {
   readonly client: string;
@@ -52,10 +57,13 @@ function acquireUsInHistory(file: string): { operations: number; us: number } {
   return { operations, us: ns / 1000 };
 }
 
+const IOPS_CAP = 1_000_000;
+
 describe('lockfabric bench --substrate live: issue 17 knobs', () => {
   let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
   beforeAll(async () => {
-    cluster = await withLiveCluster({ withSwitch: false, withCoordinator: false });
+    // a cap far above what the runs reach: it never throttles, but the report gives its share
+    cluster = await withLiveCluster({ withSwitch: false, withCoordinator: false, memoryIopsCap: IOPS_CAP });
   }, 120_000);
   afterAll(async () => {
     await cluster?.stop();
@@ -111,6 +119,11 @@ describe('lockfabric bench --substrate live: issue 17 knobs', () => {
     expect(timed).toBeGreaterThan(fromHistory.us * 0.5);
     // 200 acquires over 4 locks pass COUNT_MAX = 32 on every lock at least once
     expect(run.resets!.count).toBeGreaterThanOrEqual(1);
+    // the memory node's NIC served exactly the verbs the clients counted (lock and data verbs alike)
+    const clientVerbs = (run.verbsPerAcquire.total + run.verbsPerCs!.total) * run.acquires + run.verbsPerRelease.total * run.releases;
+    const served = run.nicIops!['memory-0']! * (run.elapsedMs / 1000);
+    expect(Math.round(served)).toBe(Math.round(clientVerbs));
+    expect(run.nicUtilisation!['memory-0']).toBeCloseTo(run.nicIops!['memory-0']! / IOPS_CAP, 9);
   }, 120_000);
 
   // ShiftLock Fig. 13: a client that skips a release carries on; ShiftLock recovers the lock.

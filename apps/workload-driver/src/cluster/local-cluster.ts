@@ -23,6 +23,8 @@ export interface LocalClusterOptions {
   /** Bytes of lock table per memory node = lockCount × entryBytes. */
   readonly lockCount?: number;
   readonly entryBytes?: number;
+  /** Verbs per second each memory node's NIC serves at most (`memory.iopsCap`); none by default. */
+  readonly memoryIopsCap?: number;
   readonly withSwitch?: boolean;
   /** The switch-dataplane's program (forward, fisslock, netlock); default forward. */
   readonly switchProgram?: string;
@@ -233,6 +235,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           `--memory.entry-bytes=${options.entryBytes ?? 16}`,
           `--memory.clients-grpc-port=${memoryGrpc}`,
           `--memory.clients=${options.clientsPerComputeNode ?? 256}`,
+          ...(options.memoryIopsCap ? [`--memory.iops-cap=${options.memoryIopsCap}`] : []),
         ]),
       );
     }

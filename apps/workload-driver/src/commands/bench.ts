@@ -55,7 +55,8 @@ const BENCH_COMMON_HELP = `lockfabric bench — run one protocol under one workl
   --jitter-ns NS           sim: extra random delay per verb batch and message
 ${COST_MODEL_HELP}
   --mn-iops N              sim: the memory-node NIC's READ/WRITE ceiling per second (atomics keep the
-                           model's share of it); the report gives each NIC's use of its ceiling
+                           model's share of it); the report gives each NIC's use of its ceiling.
+                           live: a temporary cluster's memory nodes serve at most N verbs/s
   --cn-latency-ns NS       sim: one-way CN–CN message latency (DecLock Appendix C)
   --colocated-clients N    the first N clients run on the memory node, beside the lock table (ALock's
                            and MCS's local cohort use the CPU there, no verbs); live: one memory node,
@@ -190,7 +191,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (colocatedClients > 0 && substrate === 'live') reader.problems.push(...liveColocationProblems(protocols));
   const costModel = readCostModel(values, reader, true);
   if (csVerbs > 0 && (spec.transactions || spec.application)) reader.problems.push('--cs-verbs applies to --workload micro or dynamic');
-  if (substrate !== 'sim') for (const flag of ['cost-model', 'mn-iops', 'cn-latency-ns']) if (values[flag] !== undefined) reader.problems.push(`--${flag}: a cost model is virtual time, sim only`);
+  // On live, --mn-iops caps the memory nodes' real NICs (a temporary cluster's; `cluster up --mn-iops`).
+  if (substrate !== 'sim') for (const flag of ['cost-model', 'mn-iops', 'cn-latency-ns']) if (values[flag] !== undefined && !(flag === 'mn-iops' && substrate === 'live')) reader.problems.push(`--${flag}: a cost model is virtual time, sim only`);
   const historyFile = values['history'];
   const reportDir = values['report'];
   if (protocols.length > 1) reader.problems.push(...optionsNotShared(protocols, protocolOptions));
@@ -282,6 +284,7 @@ interface BenchOneInput {
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
   const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, mutantLocalVerbs, values, reader, out } = input;
+  const memoryIopsCap = substrate === 'live' ? reader.optionalNumber('mn-iops', { min: 1 }) : undefined;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -308,7 +311,8 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
     const cluster =
       typeof remoteAt === 'string'
         ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
-        : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, insecure: values['insecure'] === true, ...switchProgramOf(protocol, protocolOptions) });
+        : await acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, insecure: values['insecure'] === true, ...(memoryIopsCap ? { memoryIopsCap } : {}), ...switchProgramOf(protocol, protocolOptions) });
+    if (memoryIopsCap && !('temporary' in cluster && cluster.temporary)) out.note(`warning: --mn-iops ${memoryIopsCap} does not change a running cluster's memory nodes (start it with \`cluster up --mn-iops\`)`);
     const redis = smallbank ? await smallBankRedis(smallbank, cluster.state.redisUrl, (line) => out.note(line)).catch(async (error: unknown) => (await cluster.release(), Promise.reject(error))) : undefined;
     try {
       const runSpec = redis ? withRedis(spec, redis.url) : spec;
@@ -318,7 +322,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
       const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs, skipReleaseProbability });
       bar.done();
-      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, lockResets: protocolById(protocol).lockResets === true }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', ...(result.placement ? { placement: result.placement } : {}) };
+      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, lockResets: protocolById(protocol).lockResets === true, ...(result.memoryNic ? { nicVerbsByNode: result.memoryNic.verbs } : {}) }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', ...(result.placement ? { placement: result.placement } : {}), ...(result.memoryNic && Object.keys(result.memoryNic.utilisation).length > 0 ? { nicUtilisation: result.memoryNic.utilisation } : {}) };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };

@@ -22,6 +22,7 @@ import { addressOf } from './remote-cluster.js';
 import { SwitchControlClient } from './switch-control.js';
 import { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
 import { checkAppLive, loadAppData } from './app-live.js';
+import { iopsCapOf, memoryNicVerbs, nicFigures } from './memory-nic.js';
 import type { AppCheck, AppRunLog } from '@lockfabric/workloads';
 
 export { LIVE_PROTOCOL_DEFAULTS, liveOptions } from './live-defaults.js';
@@ -113,6 +114,11 @@ export interface LiveRunResult {
   readonly switch?: LiveSwitchReport;
   /** Application runs: the compute nodes' merged log and the application's check on the memory nodes. */
   readonly application?: { readonly log: AppRunLog; readonly check: AppCheck };
+  /**
+   * Verbs each memory node's NIC served during the run (from its /metrics), by process name, and
+   * for nodes started with an IOPS cap their use of it (0…1, DSLR Fig. 19).
+   */
+  readonly memoryNic?: { readonly verbs: Readonly<Record<string, number>>; readonly utilisation: Readonly<Record<string, number>> };
   /** With colocated clients: the figures of the clients on the memory node and of those on compute nodes. */
   readonly placement?: { readonly local: PlacementFigures; readonly remote: PlacementFigures };
 }
@@ -171,7 +177,11 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
     // stamped packets until the coordinator opens it: a run started in between loses its first
     // packets (a lost NetLock RELEASE holds its lock for good).
     if (switchControl && state.processes.some((p) => p.role === 'coordinator')) await awaitSwitchAdmission(switchControl, options.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS);
-    const ran = await runOnNodes(options, protocol, computes, memories);
+    // read after the tables were zeroed, so the figures count the run's verbs only
+    const nicBefore = await memoryNicVerbs(memories);
+    const ranOnNodes = await runOnNodes(options, protocol, computes, memories);
+    const caps = Object.fromEntries(memories.flatMap((m) => (iopsCapOf(m) ? [[m.name, iopsCapOf(m)!]] : [])));
+    const ran = { ...ranOnNodes, memoryNic: nicFigures(nicBefore, await memoryNicVerbs(memories), ranOnNodes.summary.elapsedNs, caps) };
     const result = spec.application ? { ...ran, application: await checkAppLive(memories, spec.application, ran.applicationLogs ?? [], spec.locks) } : ran;
     if (!switchControl || !setup) return result;
     // The switch may be the fault: a run that survived it still reports, without the switch's side.
