@@ -1,6 +1,6 @@
 import { Nic, NodeMemory, QueuePairVerbs, registerDescriptorRegion } from '@lockfabric/fabric';
 import { startFailureFeed, startQueueRecoveryResponder, startRejoinWatch } from '@lockfabric/control';
-import { MailboxHub, MalformedInputCounter, NatsControlBus, SwitchLink, followFences, startMemoryServer } from '@lockfabric/live';
+import { DESCRIPTOR_ACCESS_POLICY, MailboxHub, MalformedInputCounter, NatsControlBus, SwitchLink, followFences, startMemoryServer } from '@lockfabric/live';
 import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { TotalsCounter } from '@lockfabric/telemetry';
@@ -25,7 +25,7 @@ await runService({
     const nic = new Nic(memory);
     // Peers' verbs into this node's queue nodes; a compute node declared dead is fenced here too.
     const descriptors = new DescriptorMemoryExecutor(node, memory, nic);
-    const memoryServer = await startMemoryServer({ port: config.compute.memoryGrpcPort, logger, executor: descriptors });
+    const memoryServer = await startMemoryServer({ port: config.compute.memoryGrpcPort, logger, executor: descriptors, policy: DESCRIPTOR_ACCESS_POLICY });
     const fabric = new LiveFabric(node, nic, logger);
     const lockMetrics = registerComputeMetrics(metrics, fabric);
     const memoryNodes: MemoryDescription[] = [];

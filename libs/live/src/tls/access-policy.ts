@@ -17,9 +17,8 @@ const write = (roles: readonly ServiceRole[]): MethodRule => ({ roles, audit: tr
  * names is refused (a service added later is closed until someone writes its rule).
  */
 export const ACCESS_POLICY: Readonly<Record<string, MethodRule>> = {
-  // Verbs: compute nodes run the protocols (and memory nodes, for clients beside their table: they
-  // write peers' queue descriptors); the coordinator and the CLI read tables in recovery and checks.
-  '/lockfabric.v1.MemoryService/*': read(['compute-node', 'memory-node', 'coordinator', 'driver', 'operator']),
+  // Verbs: compute nodes run the protocols; the coordinator and the CLI read tables in recovery and checks.
+  '/lockfabric.v1.MemoryService/*': read(['compute-node', 'coordinator', 'driver', 'operator']),
   // Runs are started by the driver (`lockfabric bench`, `run`).
   '/lockfabric.v1.ComputeNodeService/*': read(['driver', 'operator']),
   '/lockfabric.v1.SwitchControlService/Describe': read(ALL),
@@ -29,6 +28,16 @@ export const ACCESS_POLICY: Readonly<Record<string, MethodRule>> = {
   '/lockfabric.v1.LockAdminService/*': write(CONTROL),
   // `lockfabric transport`'s echo server measures the raw round trip; it touches no state.
   '/lockfabric.raw.Echo/*': read(ALL),
+};
+
+/**
+ * A compute node's descriptor slots (its own MemoryService): peers' clients write their queue links
+ * there, and so do clients a memory node hosts beside its table (ALock's local cohort). A memory
+ * node still may not call another memory node's table.
+ */
+export const DESCRIPTOR_ACCESS_POLICY: Readonly<Record<string, MethodRule>> = {
+  ...ACCESS_POLICY,
+  '/lockfabric.v1.MemoryService/*': read(['compute-node', 'memory-node', 'coordinator', 'driver', 'operator']),
 };
 
 export function ruleFor(path: string, policy: Readonly<Record<string, MethodRule>> = ACCESS_POLICY): MethodRule | undefined {
