@@ -177,9 +177,12 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
     // stamped packets until the coordinator opens it: a run started in between loses its first
     // packets (a lost NetLock RELEASE holds its lock for good).
     if (switchControl && state.processes.some((p) => p.role === 'coordinator')) await awaitSwitchAdmission(switchControl, options.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS);
-    // read after the tables were zeroed, so the figures count the run's verbs only
-    const nicBefore = await memoryNicVerbs(memories);
+    // Read after the tables were zeroed, so the figures count the run's verbs only. Not awaited
+    // before the start: the run's first verb reaches a memory node only after every compute node
+    // has prepared (and described it), long after this one request; the start is not delayed.
+    const nicBeforeRead = memoryNicVerbs(memories);
     const ranOnNodes = await runOnNodes(options, protocol, computes, memories);
+    const nicBefore = await nicBeforeRead;
     const caps = Object.fromEntries(memories.flatMap((m) => (iopsCapOf(m) ? [[m.name, iopsCapOf(m)!]] : [])));
     const ran = { ...ranOnNodes, memoryNic: nicFigures(nicBefore, await memoryNicVerbs(memories), ranOnNodes.summary.elapsedNs, caps) };
     const result = spec.application ? { ...ran, application: await checkAppLive(memories, spec.application, ran.applicationLogs ?? [], spec.locks) } : ran;
