@@ -21,6 +21,8 @@ const depConstraints = [
   // ControlBus and Clock ports: the live substrate adapts it to NATS, the harness runs it in sim.
   { sourceTag: 'type:control', onlyDependOnLibsWithTags: ['type:port', 'type:wire', 'type:protocol', 'type:control'] },
   { sourceTag: 'type:live', onlyDependOnLibsWithTags: ['type:port', 'type:realtime', 'type:model', 'type:wire', 'type:telemetry', 'type:config', 'type:sim', 'type:live', 'type:control'] },
+  // Hosting runs in a live process (compute nodes, and memory nodes for clients beside their table).
+  { sourceTag: 'type:host', onlyDependOnLibsWithTags: ['type:port', 'type:realtime', 'type:random', 'type:model', 'type:wire', 'type:check', 'type:workload', 'type:protocol', 'type:application', 'type:live'] },
   { sourceTag: 'type:harness', onlyDependOnLibsWithTags: ['type:port', 'type:random', 'type:sim', 'type:check', 'type:workload', 'type:protocol', 'type:model', 'type:control'] },
   // Run reports render what the checker and the runs produce: histories and verdicts.
   { sourceTag: 'type:report', onlyDependOnLibsWithTags: ['type:port', 'type:check'] },

@@ -29,10 +29,13 @@ describe('lockfabric bench --colocated-clients (ALock local cohort)', () => {
     expect(mixed.verbsPerAcquire.total).toBeLessThan(remote.verbsPerAcquire.total);
   }, 60_000);
 
-  it('live, or more colocated clients than clients: exit 2 with both problems listed', async () => {
-    const { code, stderr } = await runCli(['bench', '--substrate', 'live', '--clients', '2', '--colocated-clients', '3']);
+  it('live with a switch protocol, more colocated clients than clients, the mutant on sim: exit 2 with every problem listed', async () => {
+    const { code, stderr } = await runCli(['bench', '--substrate', 'live', '--protocol', 'fisslock', '--clients', '2', '--colocated-clients', '3']);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/live clusters start no clients on memory nodes yet/);
+    expect(stderr).toMatch(/fisslock needs a switch or a compute-node service/);
     expect(stderr).toMatch(/3 is more than --clients 2/);
+    const sim = await runCli(['bench', '--protocol', 'alock', '--colocated-clients', '1', '--mutant-local-verbs']);
+    expect(sim.code).toBe(2);
+    expect(sim.stderr).toMatch(/--mutant-local-verbs: give --substrate live and --colocated-clients N/);
   });
 });

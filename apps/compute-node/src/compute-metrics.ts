@@ -1,7 +1,7 @@
 import type { Span, SpanAttributeValue, SpanContextRef, StartSpanOptions, Trace } from '@lockfabric/ports';
 import { ATTR_GRANT_NS, ATTR_LOCK_MODE, ATTR_OUTCOME, ATTR_PROTOCOL, ATTR_VERBS, ATTR_WAIT_NS, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RELEASE, SPAN_LOCK_RESET } from '@lockfabric/telemetry';
 import type { MetricsRegistry } from '@lockfabric/telemetry';
-import type { LiveFabric } from './live-fabric.js';
+import type { LiveFabric } from '@lockfabric/run-host';
 
 /** Seconds, 10 µs to 10 s: emulated verbs cost tens of µs, contended acquires up to seconds. */
 const LATENCY_BUCKETS_S = [1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

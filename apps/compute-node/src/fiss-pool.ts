@@ -2,7 +2,7 @@ import type { FissPoolHandle } from '@lockfabric/control-fisslock';
 import { existingAgentPool, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-fisslock';
 import type { AgentPool } from '@lockfabric/lock-fisslock';
 import type { NodeId } from '@lockfabric/ports';
-import type { CurrentRun } from './run-service.js';
+import type { CurrentRun } from '@lockfabric/run-host';
 
 /** The agent pool of the running (or lingering) FissLock run on `node`. */
 export function fissAgentPoolOf(run: CurrentRun | undefined, node: NodeId): AgentPool | undefined {

@@ -1,11 +1,10 @@
 import { Nic, NodeMemory, QueuePairVerbs, registerDescriptorRegion } from '@lockfabric/fabric';
 import { startFailureFeed, startQueueRecoveryResponder, startRejoinWatch } from '@lockfabric/control';
-import { MailboxHub, MalformedInputCounter, NatsControlBus, SwitchLink, followFences, startMemoryServer } from '@lockfabric/live';
+import { DESCRIPTOR_ACCESS_POLICY, MailboxHub, MalformedInputCounter, NatsControlBus, SwitchLink, followFences, startMemoryServer } from '@lockfabric/live';
 import type { MemoryDescription } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { TotalsCounter } from '@lockfabric/telemetry';
-import { LiveFabric } from './live-fabric.js';
-import { ComputeRunService } from './run-service.js';
+import { ComputeRunService, LiveFabric } from '@lockfabric/run-host';
 import { registerComputeMetrics } from './compute-metrics.js';
 import { GatedSwitchPort, startFissRecoveryResponder, startFissSelfFence, startFissStuckReporter } from '@lockfabric/control-fisslock';
 import { fissAgentPoolOf, fissPoolOf } from './fiss-pool.js';
@@ -26,7 +25,7 @@ await runService({
     const nic = new Nic(memory);
     // Peers' verbs into this node's queue nodes; a compute node declared dead is fenced here too.
     const descriptors = new DescriptorMemoryExecutor(node, memory, nic);
-    const memoryServer = await startMemoryServer({ port: config.compute.memoryGrpcPort, logger, executor: descriptors });
+    const memoryServer = await startMemoryServer({ port: config.compute.memoryGrpcPort, logger, executor: descriptors, policy: DESCRIPTOR_ACCESS_POLICY });
     const fabric = new LiveFabric(node, nic, logger);
     const lockMetrics = registerComputeMetrics(metrics, fabric);
     const memoryNodes: MemoryDescription[] = [];

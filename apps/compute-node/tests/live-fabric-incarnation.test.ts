@@ -3,7 +3,7 @@ import { silentLogger, startMemoryServer } from '@lockfabric/live';
 import type { MemoryExecutor, MemoryServer } from '@lockfabric/live';
 import type { Completion, WorkRequest } from '@lockfabric/ports';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LiveFabric } from '../src/live-fabric.js';
+import { LiveFabric } from '@lockfabric/run-host';
 
 const MEMORY = 7;
 

@@ -5,7 +5,7 @@ import type { LockPacket } from '@lockfabric/ports';
 import { waitFor } from '@lockfabric/testkit';
 import { PrepareRunRequestSchema } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Schedule } from '../src/run-slot.js';
+import type { Schedule } from '@lockfabric/run-host';
 import { prepareBytes, prepareOn, runOn, runRequest, startRig, workload } from './run-rig.js';
 import type { CallFailure } from './run-rig.js';
 

@@ -13,9 +13,9 @@ import type { PrepareRunResponse, RunRequest, RunResult } from '@lockfabric/wire
 import { historyEventFromWire, runSpecToWire } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { LiveFabric } from '../src/live-fabric.js';
-import { ComputeRunService } from '../src/run-service.js';
-import type { Schedule } from '../src/run-slot.js';
+import { LiveFabric } from '@lockfabric/run-host';
+import { ComputeRunService } from '@lockfabric/run-host';
+import type { Schedule } from '@lockfabric/run-host';
 
 /**
  * The `forward` switch program in one process: a packet goes to the handlers of its `dst` machine,

@@ -3,6 +3,7 @@ import { runService } from '@lockfabric/service';
 import { MemoryNodeExecutor } from './memory-executor.js';
 import { startProtocolServices } from './protocol-services.js';
 import { startRecoveryWatch } from './recovery-watch.js';
+import { startLocalClients } from './local-clients.js';
 
 /** memory-node: registers the lock-table region and serves verbs through the emulated NIC. */
 await runService({
@@ -27,6 +28,10 @@ await runService({
     const services = mailboxes
       ? startProtocolServices({ node: config.node.id, executor, mailboxes, clock, trace: telemetry.trace, lockTableBytes: config.memory.lockCount * config.memory.entryBytes })
       : [];
+    // Clients beside the table (ALock's local cohort) need SEND too, for protocols that message.
+    const clientsPort = config.memory.clientsGrpcPort;
+    if (clientsPort !== undefined && !mailboxes) logger.warn('memory.clientsGrpcPort is set but NATS is unreachable: this node hosts no clients');
+    const localClients = clientsPort !== undefined && mailboxes ? await startLocalClients({ node: config.node.id, executor, mailboxes, maxClients: config.memory.clients, port: clientsPort, trace: telemetry.trace, logger }) : undefined;
     // Fencing and dead-holder recovery follow the coordinator's views; without NATS there are none.
     const watchMalformed = new MalformedInputCounter({ logger, clock });
     const watch = nc ? startRecoveryWatch({ nc, subjects, node: config.node.id, executor, clock, logger, malformed: watchMalformed }) : undefined;
@@ -41,7 +46,7 @@ await runService({
     let seenMalformed = { frames: 0, requests: 0 };
     return {
       ready: () => true,
-      endpoints: { grpc: server.port, address: server.address },
+      endpoints: { grpc: server.port, address: server.address, ...(localClients ? { clientsGrpc: localClients.port } : {}) },
       collectMetrics: () => {
         const byOpcode = executor.nic.counters.snapshot().byOpcode as Record<string, number>;
         for (const [opcode, count] of Object.entries(byOpcode)) {
@@ -62,6 +67,7 @@ await runService({
       },
       close: async () => {
         watch?.stop();
+        await localClients?.close();
         for (const service of services) await service.stop();
         await mailboxes?.close();
         await server.close({ graceMs: 2_000 });

@@ -29,7 +29,7 @@ describe('loadConfig', () => {
       cluster: 'local',
       nats: { url: 'nats://127.0.0.1:4222' },
       node: { id: 0, role: 'compute', rack: 0 },
-      memory: { grpcPort: 50051, lockCount: 65536, entryBytes: 8, dataBytes: 67108864 },
+      memory: { grpcPort: 50051, lockCount: 65536, entryBytes: 8, dataBytes: 67108864, clients: 64 },
       compute: { grpcPort: 50052, memoryGrpcPort: 50055, memoryNodes: [], clients: 8 },
       switch: { program: 'forward', rack: 0, grpcPort: 50053 },
       coordinator: { heartbeatIntervalMs: 100, missesBeforeSuspect: 3, grpcPort: 50054 },

@@ -113,6 +113,13 @@ const sections = {
       iopsCap: z.number(typed('expected a positive number')).positive('expected a positive number').finite('expected a positive number').optional(),
       /** Bytes of the application data region (region 2: objects, B+tree nodes); zero-filled, so untouched pages cost nothing. */
       dataBytes: positiveInt().default(64 * 1024 * 1024),
+      /**
+       * Serves ComputeNodeService for lock clients run on this node, beside its table (ALock's
+       * local cohort: CPU access, no verbs); unset means this node hosts no clients.
+       */
+      clientsGrpcPort: port().optional(),
+      /** Lock clients this node hosts at most, with clientsGrpcPort. */
+      clients: positiveInt().default(64),
     })
     .strict()
     .default({}),

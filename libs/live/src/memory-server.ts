@@ -17,6 +17,7 @@ import {
 import { rawMethodOf } from './grpc-raw.js';
 import { echoMethod, echoStream } from './raw-transport.js';
 import { guardedServer } from './tls/process-tls.js';
+import type { MethodRule } from './tls/access-policy.js';
 import { grpcError } from './grpc-unary.js';
 import { INCARNATION_HEADER, STALE_INCARNATION } from './memory-incarnation.js';
 import { consoleLogger, type Logger } from './logger.js';
@@ -55,6 +56,8 @@ export interface MemoryServerOptions {
   readonly malformed?: MalformedInputCounter;
   /** This process's incarnation, told by Describe and checked on Connect (default: start time, ms). */
   readonly incarnation?: number;
+  /** Who may call it (default ACCESS_POLICY; compute nodes' descriptor slots: DESCRIPTOR_ACCESS_POLICY). */
+  readonly policy?: Readonly<Record<string, MethodRule>>;
 }
 
 export interface MemoryServerStats {
@@ -105,7 +108,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
   const incarnation = options.incarnation ?? Date.now();
   let closing = false;
 
-  const { server, credentials } = guardedServer({ 'grpc.keepalive_permit_without_calls': 1 });
+  const { server, credentials } = guardedServer({ 'grpc.keepalive_permit_without_calls': 1 }, options.policy);
   server.addService(
     { connect: connectMethod, describe: describeMethod, echo: echoMethod },
     {

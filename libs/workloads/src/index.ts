@@ -15,3 +15,4 @@ export * from './hotspot.js';
 export * from './skip-release.js';
 export * from './phase-timing.js';
 export * from './cs-data.js';
+export * from './phase-wire.js';

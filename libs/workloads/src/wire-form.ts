@@ -5,6 +5,7 @@ import type { LockMode } from '@lockfabric/ports';
 import { HistoryEventSchema, HistoryOp, HistoryPhase, LockMode as WireLockMode, WorkloadSpecSchema } from '@lockfabric/wire';
 import type { HistoryEvent as WireHistoryEvent, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
 import { formatDistribution, parseDistribution, validateWorkloadSpec } from './spec.js';
+import { DEFAULT_CS_VERB_BYTES } from './cs-data.js';
 import type { LockIdSpace, WorkloadSpec } from './spec.js';
 import { TXN_WIRE_OPTION, decodeTxnRunSpec, encodeTxnRunSpec } from './txn/wire.js';
 import { APP_WIRE_OPTION, decodeAppSpec, encodeAppSpec } from './apps/wire.js';
@@ -12,6 +13,14 @@ import type { HotspotSpec } from './hotspot.js';
 
 /** Reserved option on the wire that carries the dynamic workload's hotspot (JSON). */
 export const HOTSPOT_WIRE_OPTION = 'lockfabric.hotspot';
+/** Reserved option on the wire for the critical section's data verbs: `<verbs>x<bytes>` (bench --cs-verbs). */
+export const CS_VERBS_WIRE_OPTION = 'lockfabric.csVerbs';
+
+function decodeCsVerbs(text: string): { csVerbs: number; csVerbBytes?: number } {
+  const match = /^(\d+)x(\d+)$/.exec(text);
+  if (!match) throw new ConfigError([`option ${CS_VERBS_WIRE_OPTION}: expected <verbs>x<bytes>, got ${JSON.stringify(text)}`]);
+  return { csVerbs: Number(match[1]), csVerbBytes: Number(match[2]) };
+}
 
 function decodeHotspot(text: string): HotspotSpec {
   try {
@@ -30,8 +39,7 @@ export interface RunSpec {
 
 export function runSpecToWire(spec: RunSpec): WireWorkloadSpec {
   const w = spec.workload;
-  // Not silently dropped: live memory nodes have no data region for it yet (bench refuses it on live).
-  if ((w.csVerbs ?? 0) > 0) throw new ConfigError(['csVerbs (data verbs in the critical section) does not run on live compute nodes yet']);
+  const csVerbs: Record<string, string> = (w.csVerbs ?? 0) > 0 ? { [CS_VERBS_WIRE_OPTION]: `${w.csVerbs}x${w.csVerbBytes ?? DEFAULT_CS_VERB_BYTES}` } : {};
   return create(WorkloadSpecSchema, {
     protocol: spec.protocol,
     clients: w.clients,
@@ -44,7 +52,7 @@ export function runSpecToWire(spec: RunSpec): WireWorkloadSpec {
     criticalSectionNs: BigInt(Math.round(w.criticalSectionNs)),
     seed: BigInt(w.seed),
     timeoutMs: BigInt(w.timeoutMs ?? 0),
-    options: { ...spec.options, ...(w.transactions ? { [TXN_WIRE_OPTION]: encodeTxnRunSpec(w.transactions) } : {}), ...(w.application ? { [APP_WIRE_OPTION]: encodeAppSpec(w.application) } : {}), ...(w.hotspot ? { [HOTSPOT_WIRE_OPTION]: JSON.stringify(w.hotspot) } : {}) },
+    options: { ...spec.options, ...(w.transactions ? { [TXN_WIRE_OPTION]: encodeTxnRunSpec(w.transactions) } : {}), ...(w.application ? { [APP_WIRE_OPTION]: encodeAppSpec(w.application) } : {}), ...(w.hotspot ? { [HOTSPOT_WIRE_OPTION]: JSON.stringify(w.hotspot) } : {}), ...csVerbs },
     // empty for dense, so a dense run's wire form is what it was before the field existed
     lockIds: w.lockIds === 'sparse' ? 'sparse' : '',
   });
@@ -53,7 +61,8 @@ export function runSpecToWire(spec: RunSpec): WireWorkloadSpec {
 /** Decodes and validates; throws ConfigError with every problem. */
 export function runSpecFromWire(wire: WireWorkloadSpec): RunSpec {
   // A transactional run rides in a reserved option; protocols get the options without it.
-  const { [TXN_WIRE_OPTION]: txnText, [APP_WIRE_OPTION]: appText, [HOTSPOT_WIRE_OPTION]: hotspotText, ...options } = wire.options;
+  const { [TXN_WIRE_OPTION]: txnText, [APP_WIRE_OPTION]: appText, [HOTSPOT_WIRE_OPTION]: hotspotText, [CS_VERBS_WIRE_OPTION]: csText, ...options } = wire.options;
+  const csVerbs = csText !== undefined ? decodeCsVerbs(csText) : undefined;
   const hotspot = hotspotText !== undefined ? decodeHotspot(hotspotText) : undefined;
   const transactions = txnText !== undefined ? decodeTxnRunSpec(txnText) : undefined;
   const application = appText !== undefined ? decodeAppSpec(appText) : undefined;
@@ -73,6 +82,7 @@ export function runSpecFromWire(wire: WireWorkloadSpec): RunSpec {
     ...(transactions ? { transactions } : {}),
     ...(application ? { application } : {}),
     ...(hotspot ? { hotspot } : {}),
+    ...csVerbs,
   };
   const problems = validateWorkloadSpec(workload);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -23,6 +23,8 @@ export interface LocalClusterOptions {
   /** Bytes of lock table per memory node = lockCount × entryBytes. */
   readonly lockCount?: number;
   readonly entryBytes?: number;
+  /** Verbs per second each memory node's NIC serves at most (`memory.iopsCap`); none by default. */
+  readonly memoryIopsCap?: number;
   readonly withSwitch?: boolean;
   /** The switch-dataplane's program (forward, fisslock, netlock); default forward. */
   readonly switchProgram?: string;
@@ -75,6 +77,8 @@ export interface ProcessRecord {
   /** With the cut proxy, `grpc` and `memoryGrpc` above are its relay ports; these are the process's own. */
   readonly directGrpc?: number;
   readonly directMemoryGrpc?: number;
+  /** A memory node's ComputeNodeService for clients beside its table (`bench --colocated-clients`). */
+  readonly clientsGrpc?: number;
   readonly argv: readonly string[];
 }
 
@@ -216,6 +220,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
         health,
         grpc: relayedGrpc ?? grpc,
         ...(role === 'compute' ? { memoryGrpc: relayedMemoryGrpc ?? memoryGrpc } : {}),
+        // a memory node serves its local clients on its third port (no relay: the driver's control path)
+        ...(role === 'memory' ? { clientsGrpc: memoryGrpc } : {}),
         ...(relayedGrpc !== undefined ? { directGrpc: grpc } : {}),
         ...(relayedMemoryGrpc !== undefined ? { directMemoryGrpc: memoryGrpc } : {}),
         argv,
@@ -227,10 +233,13 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     const memoryRecords: ProcessRecord[] = [];
     for (let i = 0; i < memoryNodes; i++) {
       memoryRecords.push(
-        await launch('memory-node', 'memory', i, ({ grpc }) => [
+        await launch('memory-node', 'memory', i, ({ grpc, memoryGrpc }) => [
           `--memory.grpc-port=${grpc}`,
           `--memory.lock-count=${options.lockCount ?? 1_048_576}`,
           `--memory.entry-bytes=${options.entryBytes ?? 16}`,
+          `--memory.clients-grpc-port=${memoryGrpc}`,
+          `--memory.clients=${options.clientsPerComputeNode ?? 256}`,
+          ...(options.memoryIopsCap ? [`--memory.iops-cap=${options.memoryIopsCap}`] : []),
         ]),
       );
     }

@@ -1,6 +1,6 @@
 import { processTlsOn } from '@lockfabric/live';
 import { writeHistoryJsonl } from '@lockfabric/check';
-import { availableProtocols } from '@lockfabric/lock-catalog';
+import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
@@ -44,22 +44,25 @@ const BENCH_COMMON_HELP = `lockfabric bench — run one protocol under one workl
   --lock-ids dense|sparse  sparse: spread lock ids over [0, 2^32) (default dense); for fisslock with --opt lockIds=mapped
   --duration-ms MS         run length                        --operations, -n N  total acquires (default 10000)
   --think-ns NS            pause between operations (0)      --cs-ns NS      critical section (0)
-  --cs-verbs N             sim/embedded: the critical section first issues N data verbs on the object the
-                           lock guards, on its memory node: READ when shared, WRITE when exclusive (0)
+  --cs-verbs N             the critical section first issues N data verbs on the object the lock
+                           guards, on its memory node: READ when shared, WRITE when exclusive (0)
   --cs-verb-size BYTES     bytes per data verb (64)
   --timeout-ms MS          acquire timeout                   --seed N        run seed (1)
   --opt KEY=VALUE          protocol option (repeatable)      --history FILE  write the history as JSON lines
   --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
   --crash-probability P    sim/embedded: a client crashes instead of releasing, per release
-  --skip-release-probability P  sim/embedded, micro and dynamic: a client skips a release and carries
+  --skip-release-probability P  micro and dynamic: a client skips a release and carries
                            on (ShiftLock Fig. 13); the protocol must recover the lock
   --jitter-ns NS           sim: extra random delay per verb batch and message
 ${COST_MODEL_HELP}
   --mn-iops N              sim: the memory-node NIC's READ/WRITE ceiling per second (atomics keep the
-                           model's share of it); the report gives each NIC's use of its ceiling
+                           model's share of it); the report gives each NIC's use of its ceiling.
+                           live: a temporary cluster's memory nodes serve at most N verbs/s
   --cn-latency-ns NS       sim: one-way CN–CN message latency (DecLock Appendix C)
-  --colocated-clients N    sim/embedded: the first N clients run on the memory node, beside the lock
-                           table (ALock's and MCS's local cohort use the CPU there, no verbs)
+  --colocated-clients N    the first N clients run on the memory node, beside the lock table (ALock's
+                           and MCS's local cohort use the CPU there, no verbs); live: one memory node,
+                           verbs protocols; the report sets local against remote clients (placement)
+  --mutant-local-verbs     test-only, live: those clients reach the table with verbs (for the check)
   --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
   --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P  (50055)
   --tick-ms MS             add a timeline: acquires per second and latency in fixed ticks of MS
@@ -152,6 +155,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'floor-ops': { type: 'string' },
     'trace-ratio': { type: 'string' },
     'colocated-clients': { type: 'string' },
+    'mutant-local-verbs': { type: 'boolean' },
     'tick-ms': { type: 'string' },
     insecure: { type: 'boolean' },
     workers: { type: 'string' },
@@ -176,7 +180,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const floorOps = reader.number('floor-ops', substrate === 'live' ? 300 : 0, { integer: true, min: 0 });
   const colocatedClients = reader.number('colocated-clients', 0, { integer: true, min: 0 });
   const tickFlagMs = reader.optionalNumber('tick-ms', { min: 0.001 });
-  if (colocatedClients > 0 && substrate === 'live') reader.problems.push('--colocated-clients: live clusters start no clients on memory nodes yet; use sim or embedded');
+  const mutantLocalVerbs = values['mutant-local-verbs'] === true;
+  if (mutantLocalVerbs && (substrate !== 'live' || colocatedClients === 0)) reader.problems.push('--mutant-local-verbs: give --substrate live and --colocated-clients N');
   if (colocatedClients > microSpec.clients) reader.problems.push(`--colocated-clients: ${colocatedClients} is more than --clients ${microSpec.clients}`);
   if (floorOps > 0 && substrate !== 'live') reader.problems.push('--floor-ops: the transport floor is a live figure (sim and embedded have no transport)');
   const tracing = readTraceSetting(values, substrate, reader.problems);
@@ -187,12 +192,13 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   // a dynamic workload always has a timeline (its tick defaults to a sixth of the hotspot's period)
   const tickMs = tickFlagMs ?? dynamicTickMs;
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
-  if (skipReleaseProbability > 0 && (substrate === 'live' || spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic on sim and embedded');
+  if (skipReleaseProbability > 0 && (spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic');
   const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
+  if (colocatedClients > 0 && substrate === 'live') reader.problems.push(...liveColocationProblems(protocols));
   const costModel = readCostModel(values, reader, true);
-  if (csVerbs > 0 && substrate === 'live') reader.problems.push('--cs-verbs: live memory nodes have no data region for it yet; use sim or embedded');
   if (csVerbs > 0 && (spec.transactions || spec.application)) reader.problems.push('--cs-verbs applies to --workload micro or dynamic');
-  if (substrate !== 'sim') for (const flag of ['cost-model', 'mn-iops', 'cn-latency-ns']) if (values[flag] !== undefined) reader.problems.push(`--${flag}: a cost model is virtual time, sim only`);
+  // On live, --mn-iops caps the memory nodes' real NICs (a temporary cluster's; `cluster up --mn-iops`).
+  if (substrate !== 'sim') for (const flag of ['cost-model', 'mn-iops', 'cn-latency-ns']) if (values[flag] !== undefined && !(flag === 'mn-iops' && substrate === 'live')) reader.problems.push(`--${flag}: a cost model is virtual time, sim only`);
   const historyFile = values['history'];
   const reportDir = values['report'];
   if (protocols.length > 1) reader.problems.push(...optionsNotShared(protocols, protocolOptions));
@@ -213,7 +219,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     reports.push(...(await runJobs(jobs, workers, 'bench', async (job) => (await benchInMemory(job)).report)));
   }
   for (const protocol of pooled ? [] : protocols) {
-    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, tracing, values, reader, out });
+    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
     if (typeof historyFile === 'string') {
@@ -232,6 +238,13 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false || (report.transactions?.logMismatches.length ?? 0) > 0 || report.application?.check.ok === false || report.transactions?.smallbank?.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
   // A violation outranks a liveness failure, which outranks success.
   return exitCodes.includes(1) ? 1 : exitCodes.includes(3) ? 3 : 0;
+}
+
+/** Live colocated clients run on a memory node, which has no switch link and runs no compute-node service. */
+function liveColocationProblems(protocols: readonly string[]): string[] {
+  return availableProtocols()
+    .filter((p) => protocols.includes(p.id) && (p.fabric !== 'verbs' || p.services?.compute !== undefined))
+    .map((p) => `--colocated-clients: ${p.id} needs a switch or a compute-node service; on live, clients run on a memory node only for verbs protocols without one`);
 }
 
 /** `--protocol a,b,…`: known ids, each once; an unknown one is a listed problem. */
@@ -274,8 +287,10 @@ interface BenchOneInput {
   /** Live: uncontended probe operations after the run (0: none). */
   readonly floorOps: number;
   readonly tracing: TraceSetting | undefined;
-  /** Sim/embedded: clients placed on the memory node. */
+  /** Clients placed on the memory node. */
   readonly colocatedClients: number;
+  /** Test-only, live: the memory node's clients use verbs on its table. */
+  readonly mutantLocalVerbs: boolean;
   readonly values: Record<string, unknown>;
   readonly reader: FlagReader;
   readonly out: Output;
@@ -283,7 +298,8 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, tracing, values, reader, out } = input;
+  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out } = input;
+  const memoryIopsCap = substrate === 'live' ? reader.optionalNumber('mn-iops', { min: 1 }) : undefined;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
   let history;
@@ -310,7 +326,8 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
     const cluster =
       typeof remoteAt === 'string'
         ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
-        : await acquireTracedCluster(tracing, (env) => acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, insecure: values['insecure'] === true, ...switchProgramOf(protocol, protocolOptions), ...(env ? { env } : {}) }));
+        : await acquireTracedCluster(tracing, (env) => acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, insecure: values['insecure'] === true, ...(memoryIopsCap ? { memoryIopsCap } : {}), ...switchProgramOf(protocol, protocolOptions), ...(env ? { env } : {}) }));
+    if (memoryIopsCap && !('temporary' in cluster && cluster.temporary)) out.note(`warning: --mn-iops ${memoryIopsCap} does not change a running cluster's memory nodes (start it with \`cluster up --mn-iops\`)`);
     const redis = smallbank ? await smallBankRedis(smallbank, cluster.state.redisUrl, (line) => out.note(line)).catch(async (error: unknown) => (await cluster.release(), Promise.reject(error))) : undefined;
     try {
       const runSpec = redis ? withRedis(spec, redis.url) : spec;
@@ -318,9 +335,9 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       const wallStart = performance.now();
       // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
-      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
+      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs, skipReleaseProbability });
       bar.done();
-      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure' };
+      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, lockResets: protocolById(protocol).lockResets === true, ...(result.memoryNic ? { nicVerbsByNode: result.memoryNic.verbs } : {}) }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', ...(result.placement ? { placement: result.placement } : {}), ...(result.memoryNic && Object.keys(result.memoryNic.utilisation).length > 0 ? { nicUtilisation: result.memoryNic.utilisation } : {}) };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };

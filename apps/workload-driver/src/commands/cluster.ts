@@ -18,6 +18,8 @@ export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live 
   --dir DIR             state and logs (default ${DEFAULT_CLUSTER_DIR})
   --compute-nodes N     (default 2)        --memory-nodes N   (default 1)
   --lock-count N        lock-table entries per memory node (default 1048576, 16 bytes each)
+  --mn-iops N           each memory node's NIC serves at most N verbs per second (default: no cap);
+                        bench --substrate live then reports nicUtilisation
   --switch-program P    the switch-dataplane's program: forward (default), fisslock or netlock.
                         bench --substrate live needs the one its protocol uses (it says which)
   --switch-policy P     fisslock: read-preferring (default), starvation-prevention or
@@ -41,6 +43,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
     'compute-nodes': { type: 'string' },
     'memory-nodes': { type: 'string' },
     'lock-count': { type: 'string' },
+    'mn-iops': { type: 'string' },
     'switch-program': { type: 'string' },
     'switch-policy': { type: 'string' },
     'switch-lock-count': { type: 'string' },
@@ -58,6 +61,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const computeNodes = reader.number('compute-nodes', 2, { integer: true, min: 1 });
   const memoryNodes = reader.number('memory-nodes', 1, { integer: true, min: 1 });
   const lockCount = reader.number('lock-count', 1_048_576, { integer: true, min: 1 });
+  const memoryIopsCap = reader.optionalNumber('mn-iops', { min: 1 });
   const switchProgram = reader.string('switch-program', 'forward');
   const switchPolicy = typeof values['switch-policy'] === 'string' ? values['switch-policy'] : undefined;
   const switchLockCount = reader.optionalNumber('switch-lock-count', { integer: true, min: 1 });
@@ -70,7 +74,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
   switch (action) {
     case 'up': {
-      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, insecure: values['insecure'] === true, ...(typeof values['cpu-prof'] === 'string' ? { cpuProfileDir: resolve(values['cpu-prof']) } : {}), withRedis: true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
+      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, ...(memoryIopsCap ? { memoryIopsCap } : {}), switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, insecure: values['insecure'] === true, ...(typeof values['cpu-prof'] === 'string' ? { cpuProfileDir: resolve(values['cpu-prof']) } : {}), withRedis: true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
       else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}, gRPC ${state.tls === 'mtls' ? `mutual TLS (CA and certificates in ${dir}/tls)` : 'INSECURE'}, NATS ${existsSync(join(dir, 'nats', 'nats-server.conf')) ? `NKey auth per service (seeds in ${dir}/nats)` : 'WITHOUT AUTH'}; state in ${dir}/cluster.json`);
       return 0;

@@ -36,7 +36,7 @@ export function withoutDownComputeNodes(state: ClusterState): { state: ClusterSt
 export async function acquireLiveCluster(
   dir: string,
   out: Output,
-  options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; env?: Record<string, string>; switchProgram?: string; switchSettings?: SwitchSettings; withCutProxy?: boolean; insecure?: boolean } = {},
+  options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; memoryIopsCap?: number; env?: Record<string, string>; switchProgram?: string; switchSettings?: SwitchSettings; withCutProxy?: boolean; insecure?: boolean } = {},
 ): Promise<{ state: ClusterState; release: () => Promise<void>; temporary: boolean; dir: string }> {
   const existing = readClusterState(dir);
   // A cluster with a killed member is still the user's cluster (they may be testing recovery):
@@ -56,6 +56,7 @@ export async function acquireLiveCluster(
     computeNodes: options.computeNodes ?? 2,
     memoryNodes: options.memoryNodes ?? 1,
     ...(options.lockCount ? { lockCount: options.lockCount } : {}),
+    ...(options.memoryIopsCap ? { memoryIopsCap: options.memoryIopsCap } : {}),
     ...(natsUrl ? { natsUrl } : {}),
     env: { ...INTERACTIVE_CLUSTER_ENV, ...options.env },
     ...(options.switchProgram ? { switchProgram: options.switchProgram } : {}),

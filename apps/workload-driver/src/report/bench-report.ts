@@ -1,7 +1,7 @@
 import type { Verdict } from '@lockfabric/check';
 import type { PhaseBreakdown, RunSummary, VerbAccounting } from '@lockfabric/workloads';
 import { describePhases } from './phase-table.js';
-import type { NodeFailureReport } from '../run/live.js';
+import type { NodeFailureReport, PlacementFigures } from '../run/live.js';
 import { SWITCH_GRANT_DECISIONS } from '../run/switch-decisions.js';
 import { describeTxnReport } from '../run/txn-bench.js';
 import type { BenchTxnReport } from '../run/txn-bench.js';
@@ -79,6 +79,8 @@ export interface BenchReport {
   readonly resets?: BenchResets;
   /** Mean µs per operation in each phase the protocol marks (ShiftLock Tables 3–4), by operation kind; sim/embedded. */
   readonly phasesUs?: PhaseBreakdown;
+  /** Live --colocated-clients: the memory node's clients (local) against the compute nodes' (remote). */
+  readonly placement?: { readonly local: PlacementFigures; readonly remote: PlacementFigures };
 }
 
 export interface BenchResets {
@@ -245,6 +247,9 @@ export function describeReport(report: BenchReport): string {
   }
   if (report.application) lines.push(describeAppReport(report.application));
   if (report.phasesUs) lines.push(describePhases(report.phasesUs));
+  for (const [where, p] of Object.entries(report.placement ?? {})) {
+    lines.push(`  ${`${where} clients`.padEnd(20)}${p.clients}: ${p.acquires} acquires, p50 ${p.acquireP50Us.toFixed(1)} µs, mean ${p.acquireMeanUs.toFixed(1)} µs; verbs per acquire ${p.verbsPerAcquire.toFixed(2)}, per release ${p.verbsPerRelease.toFixed(2)}`);
+  }
   if (report.resets) {
     const r = report.resets;
     lines.push(`  lock resets         ${r.count}${r.count > 0 ? ` (${(r.shareOfAcquires * 100).toFixed(4)} % of acquires), mean ${r.meanUs.toFixed(2)} µs, max ${r.maxUs.toFixed(2)} µs` : ''}`);

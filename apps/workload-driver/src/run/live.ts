@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { checkHistory, clipExpiredLeases, clipFencedHolds, clipLostTableHolds, failureImpact, historyDigest } from '@lockfabric/check';
 import type { FailureImpact, HistoryEvent, Verdict } from '@lockfabric/check';
-import { MemoryQueuePair, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, SKIP_RELEASE_OPTION, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
@@ -9,7 +9,7 @@ import type { WorkRequest } from '@lockfabric/ports';
 import { RunRequestSchema } from '@lockfabric/wire';
 import type { RunResult } from '@lockfabric/wire';
 import { RealClock } from '@lockfabric/realtime';
-import { RunStats, VerbAccounting, runSpecToWire, summarize } from '@lockfabric/workloads';
+import { RunStats, VerbAccounting, mergePhaseTimingFromWire, runSpecToWire, summarize } from '@lockfabric/workloads';
 import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
 import { checkFissLockSwitch } from './fisslock-switch-check.js';
@@ -22,6 +22,7 @@ import { addressOf } from './remote-cluster.js';
 import { SwitchControlClient } from './switch-control.js';
 import { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
 import { checkAppLive, loadAppData } from './app-live.js';
+import { iopsCapOf, memoryNicVerbs, nicFigures } from './memory-nic.js';
 import type { AppCheck, AppRunLog } from '@lockfabric/workloads';
 
 export { LIVE_PROTOCOL_DEFAULTS, liveOptions } from './live-defaults.js';
@@ -62,6 +63,29 @@ export interface LiveRunOptions {
    * prepared). Tests use it to start nodes late; `opsDone` reads each node's last reported progress.
    */
   readonly beforeNodeStart?: (node: number, progress: { opsDone(node: number): number }) => Promise<void>;
+  /**
+   * Clients run on the memory node, beside its lock table (ALock's local cohort); the rest on the
+   * compute nodes. Needs one memory node that hosts clients and a verbs protocol without a
+   * compute-node service (see colocationProblems).
+   */
+  readonly colocatedClients?: number;
+  /** A client skips a release with this probability and carries on (micro and dynamic workloads). */
+  readonly skipReleaseProbability?: number;
+  /** Test-only: the memory node's clients reach its table with verbs (MUTANT_LOCAL_VERBS_OPTION). */
+  readonly mutantLocalVerbs?: boolean;
+}
+
+/** What one group of clients did, with its own latency and verbs: local (on the memory node) or remote. */
+export interface PlacementFigures {
+  readonly clients: number;
+  readonly acquires: number;
+  readonly releases: number;
+  /** Verbs these clients issued (all phases), by phase and opcode as VerbAccounting keys them. */
+  readonly verbs: Readonly<Record<string, number>>;
+  readonly verbsPerAcquire: number;
+  readonly verbsPerRelease: number;
+  readonly acquireP50Us: number;
+  readonly acquireMeanUs: number;
 }
 
 export interface LiveRunResult {
@@ -90,6 +114,13 @@ export interface LiveRunResult {
   readonly switch?: LiveSwitchReport;
   /** Application runs: the compute nodes' merged log and the application's check on the memory nodes. */
   readonly application?: { readonly log: AppRunLog; readonly check: AppCheck };
+  /**
+   * Verbs each memory node's NIC served during the run (from its /metrics), by process name, and
+   * for nodes started with an IOPS cap their use of it (0…1, DSLR Fig. 19).
+   */
+  readonly memoryNic?: { readonly verbs: Readonly<Record<string, number>>; readonly utilisation: Readonly<Record<string, number>> };
+  /** With colocated clients: the figures of the clients on the memory node and of those on compute nodes. */
+  readonly placement?: { readonly local: PlacementFigures; readonly remote: PlacementFigures };
 }
 
 /** One compute node that failed mid-run, as the report gives it. */
@@ -132,7 +163,10 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   const computes = state.processes.filter((p) => p.role === 'compute');
   const memories = state.processes.filter((p) => p.role === 'memory');
   if (computes.length === 0 || memories.length === 0) throw new ConfigError(['the live cluster needs at least one memory node and one compute node']);
-  await zeroLockMemory(memories, computes, spec.locks, protocol.entryBytes);
+  const colocated = options.colocatedClients ?? 0;
+  const colocation = colocationProblems(protocol, memories, colocated, spec.clients);
+  if (colocation.length > 0) throw new ConfigError(colocation);
+  await zeroLockMemory(memories, computes, spec.locks, protocol.entryBytes, colocated > 0);
   if (spec.application) await loadAppData(memories, spec.application, spec.locks);
   if (state.natsUrl) await announceTable(state, protocol.id, spec.locks);
   const switchRecord = protocol.fabric === 'switch' ? state.processes.find((p) => p.role === 'switch' && p.grpc !== undefined) : undefined;
@@ -143,7 +177,14 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
     // stamped packets until the coordinator opens it: a run started in between loses its first
     // packets (a lost NetLock RELEASE holds its lock for good).
     if (switchControl && state.processes.some((p) => p.role === 'coordinator')) await awaitSwitchAdmission(switchControl, options.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS);
-    const ran = await runOnNodes(options, protocol, computes, memories);
+    // Read after the tables were zeroed, so the figures count the run's verbs only. Not awaited
+    // before the start: the run's first verb reaches a memory node only after every compute node
+    // has prepared (and described it), long after this one request; the start is not delayed.
+    const nicBeforeRead = memoryNicVerbs(memories);
+    const ranOnNodes = await runOnNodes(options, protocol, computes, memories);
+    const nicBefore = await nicBeforeRead;
+    const caps = Object.fromEntries(memories.flatMap((m) => (iopsCapOf(m) ? [[m.name, iopsCapOf(m)!]] : [])));
+    const ran = { ...ranOnNodes, memoryNic: nicFigures(nicBefore, await memoryNicVerbs(memories), ranOnNodes.summary.elapsedNs, caps) };
     const result = spec.application ? { ...ran, application: await checkAppLive(memories, spec.application, ran.applicationLogs ?? [], spec.locks) } : ran;
     if (!switchControl || !setup) return result;
     // The switch may be the fault: a run that survived it still reports, without the switch's side.
@@ -199,7 +240,11 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
   const peers: Record<number, string> = {};
   for (const m of memories) peers[m.node] = addressOf(m, m.grpc);
   for (const c of computes) peers[c.node] = addressOf(c, c.memoryGrpc);
-  const shares = split(spec.clients, computes.length);
+  // Colocated clients run on the (single) memory node, which serves them like a compute node.
+  const colocated = options.colocatedClients ?? 0;
+  const host = memories[0]!;
+  const hosts: ProcessRecord[] = colocated > 0 ? [...computes, { ...host, grpc: host.clientsGrpc! }] : [...computes];
+  const shares = colocated > 0 ? [...split(spec.clients - colocated, computes.length), colocated] : split(spec.clients, computes.length);
   const opShares = spec.operations !== undefined ? splitProportional(spec.operations, shares) : undefined;
   const progress = new Map<number, number>();
   const report = () => {
@@ -210,12 +255,14 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
   const started = Date.now();
   const barrier = options.startBarrier ?? true;
   // With the barrier, a node without clients still runs: its node service (a lock home, agents) is this run's.
-  const plans: NodeRunPlan[] = computes.flatMap((compute, k) => {
+  const plans: NodeRunPlan[] = hosts.flatMap((compute, k) => {
     if ((shares[k] ?? 0) === 0 && !barrier) return [];
     const nodeSpec: WorkloadSpec = { ...spec, clients: shares[k]!, ...(opShares ? { operations: opShares[k]! } : {}), seed: spec.seed + k * 7919 };
+    const hostOptions: Record<string, string> = options.mutantLocalVerbs && compute.role === 'memory' ? { [MUTANT_LOCAL_VERBS_OPTION]: 'true' } : {};
+    if (options.skipReleaseProbability) hostOptions[SKIP_RELEASE_OPTION] = String(options.skipReleaseProbability);
     const request = create(RunRequestSchema, {
       runId: `run-${started}`,
-      spec: runSpecToWire({ protocol: protocol.id, workload: nodeSpec, options: stringify(options.protocolOptions) }),
+      spec: runSpecToWire({ protocol: protocol.id, workload: nodeSpec, options: { ...stringify(options.protocolOptions), ...hostOptions } }),
       recordHistory: options.recordHistory ?? true,
       peers,
     });
@@ -256,7 +303,10 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
     ),
   );
   const accounting = new VerbAccounting();
-  for (const r of results) accounting.merge(VerbAccounting.fromFlat(Object.fromEntries(Object.entries(r.verbCounts).map(([k, n]) => [k, Number(n)]))).counts);
+  for (const r of results) {
+    accounting.merge(VerbAccounting.fromFlat(Object.fromEntries(Object.entries(r.verbCounts).map(([k, n]) => [k, Number(n)]))).counts);
+    mergePhaseTimingFromWire(accounting.phases, r.phaseTotals, r.resets);
+  }
   const verbs: Record<string, number> = {};
   for (const phase of Object.values(accounting.counts)) for (const [op, n] of Object.entries(phase)) verbs[op] = (verbs[op] ?? 0) + n;
   const elapsedNs = Math.max(0, ...results.map((r) => Number(r.elapsedNs)));
@@ -316,7 +366,45 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
     declaredDead,
     unpreparedNodes,
     ...(spec.application ? { applicationLogs: results.map((r) => r.applicationLog) } : {}),
+    ...(colocated > 0 ? { placement: placementFigures(plans, outcomes.map((o) => o.result)) } : {}),
   };
+}
+
+/** Why colocated clients cannot run on this cluster with this protocol (empty: they can). */
+export function colocationProblems(protocol: ReturnType<typeof protocolById>, memories: readonly ProcessRecord[], colocated: number, clients: number): string[] {
+  if (colocated === 0) return [];
+  const problems: string[] = [];
+  if (colocated > clients) problems.push(`--colocated-clients: ${colocated} is more than --clients ${clients}`);
+  if (protocol.fabric !== 'verbs' || protocol.services?.compute) problems.push(`--colocated-clients: ${protocol.id} needs a switch or a compute-node service; on live, clients run on a memory node only for verbs protocols without one`);
+  if (memories.length !== 1) problems.push(`--colocated-clients: the cluster has ${memories.length} memory nodes; on live, colocated clients need exactly one (the table they sit beside)`);
+  const host = memories[0];
+  if (host && host.clientsGrpc === undefined) problems.push(`--colocated-clients: memory node ${host.node} hosts no clients (start it with --memory.clients-grpc-port; \`lockfabric cluster up\` does)`);
+  return problems;
+}
+
+/** Figures of the memory node's clients (local) beside those of the compute nodes' (remote). */
+function placementFigures(plans: readonly NodeRunPlan[], results: readonly (RunResult | undefined)[]): { local: PlacementFigures; remote: PlacementFigures } {
+  const group = (local: boolean): PlacementFigures => {
+    const picked = plans.flatMap((plan, k) => ((plan.compute.role === 'memory') === local ? [{ plan, result: results[k] }] : []));
+    const clients = picked.reduce((sum, p) => sum + (p.plan.request.spec?.clients ?? 0), 0);
+    const done = picked.flatMap((p) => (p.result ? [p.result] : []));
+    const stats = RunStats.mergeAll(done.map((r) => RunStats.fromWire({ acquires: Number(r.acquires), releases: Number(r.releases), acquireFailures: Number(r.acquireFailures), releaseFailures: Number(r.releaseFailures), failuresByCode: {}, acquireLatencyNs: r.acquireLatencyHistogram, releaseLatencyNs: r.releaseLatencyHistogram })));
+    const verbs: Record<string, number> = {};
+    for (const r of done) for (const [key, n] of Object.entries(r.verbCounts)) verbs[key] = (verbs[key] ?? 0) + Number(n);
+    const sumOf = (phase: string) => Object.entries(verbs).reduce((sum, [key, n]) => (key.startsWith(`${phase}.`) ? sum + n : sum), 0);
+    const summary = summarize(stats, 0);
+    return {
+      clients,
+      acquires: summary.acquires,
+      releases: summary.releases,
+      verbs,
+      verbsPerAcquire: summary.acquires > 0 ? sumOf('acquire') / summary.acquires : 0,
+      verbsPerRelease: summary.releases > 0 ? sumOf('release') / summary.releases : 0,
+      acquireP50Us: summary.latencyUs.p50,
+      acquireMeanUs: summary.latencyUs.mean,
+    };
+  };
+  return { local: group(true), remote: group(false) };
 }
 
 /** Tells the memory nodes which protocol the freshly zeroed table serves, so they can free a dead holder's words. */
@@ -330,22 +418,27 @@ async function announceTable(state: ClusterState, protocol: string, lockCount: n
 }
 
 /** Zeroes the lock table (and compute nodes' descriptor slots) so every run starts from free locks. */
-async function zeroLockMemory(memories: readonly ProcessRecord[], computes: readonly ProcessRecord[], lockCount: number, entryBytes: number): Promise<void> {
+async function zeroLockMemory(memories: readonly ProcessRecord[], computes: readonly ProcessRecord[], lockCount: number, entryBytes: number, memoryDescriptors = false): Promise<void> {
   const perNode = Math.ceil(lockCount / memories.length) * entryBytes;
-  const targets = [...memories.map((m) => ({ address: addressOf(m, m.grpc), bytes: perNode })), ...computes.map((c) => ({ address: addressOf(c, c.memoryGrpc), bytes: -1 }))];
+  // Region 1 of a memory node holds the descriptor slots of the clients it hosts.
+  const targets = [
+    ...memories.map((m) => ({ address: addressOf(m, m.grpc), bytes: perNode, region: 0 })),
+    ...(memoryDescriptors ? memories.map((m) => ({ address: addressOf(m, m.grpc), bytes: -1, region: 1 })) : []),
+    ...computes.map((c) => ({ address: addressOf(c, c.memoryGrpc), bytes: -1, region: 0 })),
+  ];
   await Promise.all(
-    targets.map(async ({ address, bytes }) => {
+    targets.map(async ({ address, bytes, region: index }) => {
       const qp = await MemoryQueuePair.connect(address, 65_000, { logger: silentLogger });
       try {
         const description = await qp.describe();
-        const region = description.regions.find((r) => r.region === 0);
+        const region = description.regions.find((r) => r.region === index);
         if (!region) return;
         const total = bytes < 0 ? region.sizeBytes : bytes;
         if (total > region.sizeBytes) throw new ConfigError([`memory node ${description.node} holds ${region.sizeBytes} bytes of lock table; the run needs ${total}`]);
         const batch: WorkRequest[] = [];
         for (let offset = 0; offset < total; offset += ZERO_CHUNK_BYTES) {
           const length = Math.min(ZERO_CHUNK_BYTES, total - offset);
-          batch.push({ op: 'write', addr: { node: description.node, region: 0, rkey: region.rkey, offset }, data: new Uint8Array(length) });
+          batch.push({ op: 'write', addr: { node: description.node, region: index, rkey: region.rkey, offset }, data: new Uint8Array(length) });
         }
         // 16 × 64 KiB per doorbell keeps each gRPC frame under its 4 MiB default limit.
         for (let i = 0; i < batch.length; i += 16) {

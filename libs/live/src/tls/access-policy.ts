@@ -30,6 +30,16 @@ export const ACCESS_POLICY: Readonly<Record<string, MethodRule>> = {
   '/lockfabric.raw.Echo/*': read(ALL),
 };
 
+/**
+ * A compute node's descriptor slots (its own MemoryService): peers' clients write their queue links
+ * there, and so do clients a memory node hosts beside its table (ALock's local cohort). A memory
+ * node still may not call another memory node's table.
+ */
+export const DESCRIPTOR_ACCESS_POLICY: Readonly<Record<string, MethodRule>> = {
+  ...ACCESS_POLICY,
+  '/lockfabric.v1.MemoryService/*': read(['compute-node', 'memory-node', 'coordinator', 'driver', 'operator']),
+};
+
 export function ruleFor(path: string, policy: Readonly<Record<string, MethodRule>> = ACCESS_POLICY): MethodRule | undefined {
   const exact = policy[path];
   if (exact) return exact;

@@ -73,10 +73,17 @@ export class PeerGuard {
     return this.options.tlsOn;
   }
 
-  readonly interceptor: ServerInterceptor = (method, call) => {
+  readonly interceptor: ServerInterceptor = (method, call) => this.check(method, call, this.options.policy);
+
+  /** The same guard (counts, log, audit) under another server's policy (DESCRIPTOR_ACCESS_POLICY). */
+  interceptorFor(policy: Readonly<Record<string, MethodRule>>): ServerInterceptor {
+    return (method, call) => this.check(method, call, policy);
+  }
+
+  private check(method: Parameters<ServerInterceptor>[0], call: Parameters<ServerInterceptor>[1], policy: Readonly<Record<string, MethodRule>> | undefined): ReturnType<ServerInterceptor> {
     const auth = call.getAuthContext();
     const identity = identityFromSubjectAltName(auth.sslPeerCertificate?.subjectaltname);
-    const decision = decide(method.path, this.options.tlsOn, identity, this.options.policy);
+    const decision = decide(method.path, this.options.tlsOn, identity, policy);
     const peer = call.getPeer();
     if (decision.allowed) {
       if (decision.rule?.audit) this.audit(method.path, identity, peer);
@@ -91,7 +98,7 @@ export class PeerGuard {
         });
       },
     });
-  };
+  }
 
   /** Refused calls by reason, or in total. */
   refused(reason?: RefusalReason): number {

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import { channelCredentialsFor, serverCredentialsFor } from './credentials.js';
 import type { TlsMaterial } from './credentials.js';
 import { PeerGuard } from './peer-guard.js';
+import type { MethodRule } from './access-policy.js';
 
 /**
  * A process has one identity, so its gRPC servers and clients share one TLS setting: a service
@@ -50,8 +51,9 @@ export function processPeerGuard(): PeerGuard {
   return current.guard;
 }
 
-/** A gRPC server whose every call passes the peer guard, and the credentials to bind it with. */
-export function guardedServer(options: ServerOptions = {}): { server: Server; credentials: ServerCredentials } {
+/** A gRPC server whose every call passes the peer guard (under `policy`, default ACCESS_POLICY), and the credentials to bind it with. */
+export function guardedServer(options: ServerOptions = {}, policy?: Readonly<Record<string, MethodRule>>): { server: Server; credentials: ServerCredentials } {
   const tls = current;
-  return { server: new Server({ ...options, interceptors: [...(options.interceptors ?? []), tls.guard.interceptor] }), credentials: tls.server };
+  const guard = policy ? tls.guard.interceptorFor(policy) : tls.guard.interceptor;
+  return { server: new Server({ ...options, interceptors: [...(options.interceptors ?? []), guard] }), credentials: tls.server };
 }

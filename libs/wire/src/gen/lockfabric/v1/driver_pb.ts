@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file lockfabric/v1/driver.proto.
  */
 export const file_lockfabric_v1_driver: GenFile = /*@__PURE__*/
-  fileDesc("Chpsb2NrZmFicmljL3YxL2RyaXZlci5wcm90bxINbG9ja2ZhYnJpYy52MSLhAgoMV29ya2xvYWRTcGVjEhAKCHByb3RvY29sGAEgASgJEg8KB2NsaWVudHMYAiABKA0SDQoFbG9ja3MYAyABKA0SEgoKcmVhZF9yYXRpbxgEIAEoARIUCgxkaXN0cmlidXRpb24YBSABKAkSEwoLZHVyYXRpb25fbXMYBiABKAQSEgoKb3BlcmF0aW9ucxgHIAEoBBIQCgh0aGlua19ucxgIIAEoAxIbChNjcml0aWNhbF9zZWN0aW9uX25zGAkgASgDEgwKBHNlZWQYCiABKAQSEgoKdGltZW91dF9tcxgLIAEoBBI5CgdvcHRpb25zGAwgAygLMigubG9ja2ZhYnJpYy52MS5Xb3JrbG9hZFNwZWMuT3B0aW9uc0VudHJ5EhAKCGxvY2tfaWRzGA0gASgJGi4KDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIsUBCgxIaXN0b3J5RXZlbnQSDgoGY2xpZW50GAEgASgJEgwKBGxvY2sYAiABKA0SJQoEbW9kZRgDIAEoDjIXLmxvY2tmYWJyaWMudjEuTG9ja01vZGUSJAoCb3AYBCABKA4yGC5sb2NrZmFicmljLnYxLkhpc3RvcnlPcBIqCgVwaGFzZRgFIAEoDjIbLmxvY2tmYWJyaWMudjEuSGlzdG9yeVBoYXNlEg8KB3RpbWVfbnMYBiABKAMSDQoFZXJyb3IYByABKAki6wEKClJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEikKBHNwZWMYAiABKAsyGy5sb2NrZmFicmljLnYxLldvcmtsb2FkU3BlYxIWCg5yZWNvcmRfaGlzdG9yeRgDIAEoCBIVCg1jbGllbnRfb2Zmc2V0GAQgASgNEjMKBXBlZXJzGAUgAygLMiQubG9ja2ZhYnJpYy52MS5SdW5SZXF1ZXN0LlBlZXJzRW50cnkSEAoIcHJlcGFyZWQYBiABKAgaLAoKUGVlcnNFbnRyeRILCgNrZXkYASABKA0SDQoFdmFsdWUYAiABKAk6AjgBIjsKEVByZXBhcmVSdW5SZXF1ZXN0EiYKA3J1bhgBIAEoCzIZLmxvY2tmYWJyaWMudjEuUnVuUmVxdWVzdCI7ChJQcmVwYXJlUnVuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEhUKDWV4cGlyZXNfaW5fbXMYAiABKAQiMwoLUnVuUHJvZ3Jlc3MSEAoIb3BzX2RvbmUYASABKAQSEgoKZWxhcHNlZF9tcxgCIAEoBCI7CgxIaXN0b3J5Q2h1bmsSKwoGZXZlbnRzGAEgAygLMhsubG9ja2ZhYnJpYy52MS5IaXN0b3J5RXZlbnQi7QMKCVJ1blJlc3VsdBISCgp0aHJvdWdocHV0GAEgASgBEiEKGWFjcXVpcmVfbGF0ZW5jeV9oaXN0b2dyYW0YAiABKAkSIQoZcmVsZWFzZV9sYXRlbmN5X2hpc3RvZ3JhbRgDIAEoCRI9Cgt2ZXJiX2NvdW50cxgEIAMoCzIoLmxvY2tmYWJyaWMudjEuUnVuUmVzdWx0LlZlcmJDb3VudHNFbnRyeRIQCghhY3F1aXJlcxgFIAEoBBIQCghyZWxlYXNlcxgGIAEoBBIQCghmYWlsdXJlcxgHIAEoBBJGChBmYWlsdXJlc19ieV9jb2RlGAggAygLMiwubG9ja2ZhYnJpYy52MS5SdW5SZXN1bHQuRmFpbHVyZXNCeUNvZGVFbnRyeRISCgplbGFwc2VkX25zGAkgASgEEhgKEGFjcXVpcmVfZmFpbHVyZXMYCiABKAQSGAoQcmVsZWFzZV9mYWlsdXJlcxgLIAEoBBIXCg9hcHBsaWNhdGlvbl9sb2cYDCABKAkaMQoPVmVyYkNvdW50c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEaNQoTRmFpbHVyZXNCeUNvZGVFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBIp8BCghSdW5FdmVudBIuCghwcm9ncmVzcxgBIAEoCzIaLmxvY2tmYWJyaWMudjEuUnVuUHJvZ3Jlc3NIABIuCgdoaXN0b3J5GAIgASgLMhsubG9ja2ZhYnJpYy52MS5IaXN0b3J5Q2h1bmtIABIqCgZyZXN1bHQYAyABKAsyGC5sb2NrZmFicmljLnYxLlJ1blJlc3VsdEgAQgcKBWV2ZW50IhwKGkRlc2NyaWJlQ29tcHV0ZU5vZGVSZXF1ZXN0Il4KG0Rlc2NyaWJlQ29tcHV0ZU5vZGVSZXNwb25zZRIMCgRub2RlGAEgASgNEg8KB2NsaWVudHMYAiABKA0SEQoJcHJvdG9jb2xzGAMgAygJEg0KBXJlYWR5GAQgASgIKlcKCUhpc3RvcnlPcBIaChZISVNUT1JZX09QX1VOU1BFQ0lGSUVEEAASFgoSSElTVE9SWV9PUF9BQ1FVSVJFEAESFgoSSElTVE9SWV9PUF9SRUxFQVNFEAIqdQoMSGlzdG9yeVBoYXNlEh0KGUhJU1RPUllfUEhBU0VfVU5TUEVDSUZJRUQQABIYChRISVNUT1JZX1BIQVNFX0lOVk9LRRABEhQKEEhJU1RPUllfUEhBU0VfT0sQAhIWChJISVNUT1JZX1BIQVNFX0ZBSUwQAzKEAgoSQ29tcHV0ZU5vZGVTZXJ2aWNlEjsKA1J1bhIZLmxvY2tmYWJyaWMudjEuUnVuUmVxdWVzdBoXLmxvY2tmYWJyaWMudjEuUnVuRXZlbnQwARJOCgdQcmVwYXJlEiAubG9ja2ZhYnJpYy52MS5QcmVwYXJlUnVuUmVxdWVzdBohLmxvY2tmYWJyaWMudjEuUHJlcGFyZVJ1blJlc3BvbnNlEmEKCERlc2NyaWJlEikubG9ja2ZhYnJpYy52MS5EZXNjcmliZUNvbXB1dGVOb2RlUmVxdWVzdBoqLmxvY2tmYWJyaWMudjEuRGVzY3JpYmVDb21wdXRlTm9kZVJlc3BvbnNlYgZwcm90bzM", [file_lockfabric_v1_common]);
+  fileDesc("Chpsb2NrZmFicmljL3YxL2RyaXZlci5wcm90bxINbG9ja2ZhYnJpYy52MSLhAgoMV29ya2xvYWRTcGVjEhAKCHByb3RvY29sGAEgASgJEg8KB2NsaWVudHMYAiABKA0SDQoFbG9ja3MYAyABKA0SEgoKcmVhZF9yYXRpbxgEIAEoARIUCgxkaXN0cmlidXRpb24YBSABKAkSEwoLZHVyYXRpb25fbXMYBiABKAQSEgoKb3BlcmF0aW9ucxgHIAEoBBIQCgh0aGlua19ucxgIIAEoAxIbChNjcml0aWNhbF9zZWN0aW9uX25zGAkgASgDEgwKBHNlZWQYCiABKAQSEgoKdGltZW91dF9tcxgLIAEoBBI5CgdvcHRpb25zGAwgAygLMigubG9ja2ZhYnJpYy52MS5Xb3JrbG9hZFNwZWMuT3B0aW9uc0VudHJ5EhAKCGxvY2tfaWRzGA0gASgJGi4KDE9wdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIsUBCgxIaXN0b3J5RXZlbnQSDgoGY2xpZW50GAEgASgJEgwKBGxvY2sYAiABKA0SJQoEbW9kZRgDIAEoDjIXLmxvY2tmYWJyaWMudjEuTG9ja01vZGUSJAoCb3AYBCABKA4yGC5sb2NrZmFicmljLnYxLkhpc3RvcnlPcBIqCgVwaGFzZRgFIAEoDjIbLmxvY2tmYWJyaWMudjEuSGlzdG9yeVBoYXNlEg8KB3RpbWVfbnMYBiABKAMSDQoFZXJyb3IYByABKAki6wEKClJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEikKBHNwZWMYAiABKAsyGy5sb2NrZmFicmljLnYxLldvcmtsb2FkU3BlYxIWCg5yZWNvcmRfaGlzdG9yeRgDIAEoCBIVCg1jbGllbnRfb2Zmc2V0GAQgASgNEjMKBXBlZXJzGAUgAygLMiQubG9ja2ZhYnJpYy52MS5SdW5SZXF1ZXN0LlBlZXJzRW50cnkSEAoIcHJlcGFyZWQYBiABKAgaLAoKUGVlcnNFbnRyeRILCgNrZXkYASABKA0SDQoFdmFsdWUYAiABKAk6AjgBIjsKEVByZXBhcmVSdW5SZXF1ZXN0EiYKA3J1bhgBIAEoCzIZLmxvY2tmYWJyaWMudjEuUnVuUmVxdWVzdCI7ChJQcmVwYXJlUnVuUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEhUKDWV4cGlyZXNfaW5fbXMYAiABKAQiMwoLUnVuUHJvZ3Jlc3MSEAoIb3BzX2RvbmUYASABKAQSEgoKZWxhcHNlZF9tcxgCIAEoBCI7CgxIaXN0b3J5Q2h1bmsSKwoGZXZlbnRzGAEgAygLMhsubG9ja2ZhYnJpYy52MS5IaXN0b3J5RXZlbnQiqgUKCVJ1blJlc3VsdBISCgp0aHJvdWdocHV0GAEgASgBEiEKGWFjcXVpcmVfbGF0ZW5jeV9oaXN0b2dyYW0YAiABKAkSIQoZcmVsZWFzZV9sYXRlbmN5X2hpc3RvZ3JhbRgDIAEoCRI9Cgt2ZXJiX2NvdW50cxgEIAMoCzIoLmxvY2tmYWJyaWMudjEuUnVuUmVzdWx0LlZlcmJDb3VudHNFbnRyeRIQCghhY3F1aXJlcxgFIAEoBBIQCghyZWxlYXNlcxgGIAEoBBIQCghmYWlsdXJlcxgHIAEoBBJGChBmYWlsdXJlc19ieV9jb2RlGAggAygLMiwubG9ja2ZhYnJpYy52MS5SdW5SZXN1bHQuRmFpbHVyZXNCeUNvZGVFbnRyeRISCgplbGFwc2VkX25zGAkgASgEEhgKEGFjcXVpcmVfZmFpbHVyZXMYCiABKAQSGAoQcmVsZWFzZV9mYWlsdXJlcxgLIAEoBBIXCg9hcHBsaWNhdGlvbl9sb2cYDCABKAkSPwoMcGhhc2VfdG90YWxzGA0gAygLMikubG9ja2ZhYnJpYy52MS5SdW5SZXN1bHQuUGhhc2VUb3RhbHNFbnRyeRIqCgZyZXNldHMYDiABKAsyGi5sb2NrZmFicmljLnYxLlJlc2V0VG90YWxzGjEKD1ZlcmJDb3VudHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBGjUKE0ZhaWx1cmVzQnlDb2RlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgEOgI4ARpOChBQaGFzZVRvdGFsc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmxvY2tmYWJyaWMudjEuUGhhc2VUb3RhbHM6AjgBInwKC1BoYXNlVG90YWxzEhIKCm9wZXJhdGlvbnMYASABKAQSLgoCbnMYAiADKAsyIi5sb2NrZmFicmljLnYxLlBoYXNlVG90YWxzLk5zRW50cnkaKQoHTnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBIloKC1Jlc2V0VG90YWxzEg0KBWNvdW50GAEgASgEEhAKCHRvdGFsX25zGAIgASgEEg4KBm1heF9ucxgDIAEoBBIaChJmaW5pc2hlZF9lbHNld2hlcmUYBCABKAQinwEKCFJ1bkV2ZW50Ei4KCHByb2dyZXNzGAEgASgLMhoubG9ja2ZhYnJpYy52MS5SdW5Qcm9ncmVzc0gAEi4KB2hpc3RvcnkYAiABKAsyGy5sb2NrZmFicmljLnYxLkhpc3RvcnlDaHVua0gAEioKBnJlc3VsdBgDIAEoCzIYLmxvY2tmYWJyaWMudjEuUnVuUmVzdWx0SABCBwoFZXZlbnQiHAoaRGVzY3JpYmVDb21wdXRlTm9kZVJlcXVlc3QiXgobRGVzY3JpYmVDb21wdXRlTm9kZVJlc3BvbnNlEgwKBG5vZGUYASABKA0SDwoHY2xpZW50cxgCIAEoDRIRCglwcm90b2NvbHMYAyADKAkSDQoFcmVhZHkYBCABKAgqVwoJSGlzdG9yeU9wEhoKFkhJU1RPUllfT1BfVU5TUEVDSUZJRUQQABIWChJISVNUT1JZX09QX0FDUVVJUkUQARIWChJISVNUT1JZX09QX1JFTEVBU0UQAip1CgxIaXN0b3J5UGhhc2USHQoZSElTVE9SWV9QSEFTRV9VTlNQRUNJRklFRBAAEhgKFEhJU1RPUllfUEhBU0VfSU5WT0tFEAESFAoQSElTVE9SWV9QSEFTRV9PSxACEhYKEkhJU1RPUllfUEhBU0VfRkFJTBADMoQCChJDb21wdXRlTm9kZVNlcnZpY2USOwoDUnVuEhkubG9ja2ZhYnJpYy52MS5SdW5SZXF1ZXN0GhcubG9ja2ZhYnJpYy52MS5SdW5FdmVudDABEk4KB1ByZXBhcmUSIC5sb2NrZmFicmljLnYxLlByZXBhcmVSdW5SZXF1ZXN0GiEubG9ja2ZhYnJpYy52MS5QcmVwYXJlUnVuUmVzcG9uc2USYQoIRGVzY3JpYmUSKS5sb2NrZmFicmljLnYxLkRlc2NyaWJlQ29tcHV0ZU5vZGVSZXF1ZXN0GioubG9ja2ZhYnJpYy52MS5EZXNjcmliZUNvbXB1dGVOb2RlUmVzcG9uc2ViBnByb3RvMw", [file_lockfabric_v1_common]);
 
 /**
  * A workload as data (libs/workloads `WorkloadSpec`), run by every compute node of a run.
@@ -376,6 +376,21 @@ export type RunResult = Message<"lockfabric.v1.RunResult"> & {
    * @generated from field: string application_log = 12;
    */
   applicationLog: string;
+
+  /**
+   * Time in each phase the protocol marks (ShiftLock Tables 3-4), summed over this node's clients,
+   * by operation kind: `acquire-exclusive`, `acquire-shared`, `release`.
+   *
+   * @generated from field: map<string, lockfabric.v1.PhaseTotals> phase_totals = 13;
+   */
+  phaseTotals: { [key: string]: PhaseTotals };
+
+  /**
+   * Lock resets this node's clients carried out (DSLR, DecLock Fig. 16).
+   *
+   * @generated from field: lockfabric.v1.ResetTotals resets = 14;
+   */
+  resets?: ResetTotals | undefined;
 };
 
 /**
@@ -384,6 +399,66 @@ export type RunResult = Message<"lockfabric.v1.RunResult"> & {
  */
 export const RunResultSchema: GenMessage<RunResult> = /*@__PURE__*/
   messageDesc(file_lockfabric_v1_driver, 7);
+
+/**
+ * Completed operations of one kind and the nanoseconds they spent in each phase.
+ *
+ * @generated from message lockfabric.v1.PhaseTotals
+ */
+export type PhaseTotals = Message<"lockfabric.v1.PhaseTotals"> & {
+  /**
+   * @generated from field: uint64 operations = 1;
+   */
+  operations: bigint;
+
+  /**
+   * By phase name (`initial-atomic`, `retries`, ..., or `unmarked`).
+   *
+   * @generated from field: map<string, uint64> ns = 2;
+   */
+  ns: { [key: string]: bigint };
+};
+
+/**
+ * Describes the message lockfabric.v1.PhaseTotals.
+ * Use `create(PhaseTotalsSchema)` to create a new message.
+ */
+export const PhaseTotalsSchema: GenMessage<PhaseTotals> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_driver, 8);
+
+/**
+ * @generated from message lockfabric.v1.ResetTotals
+ */
+export type ResetTotals = Message<"lockfabric.v1.ResetTotals"> & {
+  /**
+   * @generated from field: uint64 count = 1;
+   */
+  count: bigint;
+
+  /**
+   * @generated from field: uint64 total_ns = 2;
+   */
+  totalNs: bigint;
+
+  /**
+   * @generated from field: uint64 max_ns = 3;
+   */
+  maxNs: bigint;
+
+  /**
+   * Resets a client began that another client finished.
+   *
+   * @generated from field: uint64 finished_elsewhere = 4;
+   */
+  finishedElsewhere: bigint;
+};
+
+/**
+ * Describes the message lockfabric.v1.ResetTotals.
+ * Use `create(ResetTotalsSchema)` to create a new message.
+ */
+export const ResetTotalsSchema: GenMessage<ResetTotals> = /*@__PURE__*/
+  messageDesc(file_lockfabric_v1_driver, 9);
 
 /**
  * @generated from message lockfabric.v1.RunEvent
@@ -418,7 +493,7 @@ export type RunEvent = Message<"lockfabric.v1.RunEvent"> & {
  * Use `create(RunEventSchema)` to create a new message.
  */
 export const RunEventSchema: GenMessage<RunEvent> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_driver, 8);
+  messageDesc(file_lockfabric_v1_driver, 10);
 
 /**
  * @generated from message lockfabric.v1.DescribeComputeNodeRequest
@@ -431,7 +506,7 @@ export type DescribeComputeNodeRequest = Message<"lockfabric.v1.DescribeComputeN
  * Use `create(DescribeComputeNodeRequestSchema)` to create a new message.
  */
 export const DescribeComputeNodeRequestSchema: GenMessage<DescribeComputeNodeRequest> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_driver, 9);
+  messageDesc(file_lockfabric_v1_driver, 11);
 
 /**
  * @generated from message lockfabric.v1.DescribeComputeNodeResponse
@@ -467,7 +542,7 @@ export type DescribeComputeNodeResponse = Message<"lockfabric.v1.DescribeCompute
  * Use `create(DescribeComputeNodeResponseSchema)` to create a new message.
  */
 export const DescribeComputeNodeResponseSchema: GenMessage<DescribeComputeNodeResponse> = /*@__PURE__*/
-  messageDesc(file_lockfabric_v1_driver, 10);
+  messageDesc(file_lockfabric_v1_driver, 12);
 
 /**
  * @generated from enum lockfabric.v1.HistoryOp

@@ -1,11 +1,18 @@
 import { MemoryQueuePair } from '@lockfabric/live';
 import type { Logger, MemoryDescription } from '@lockfabric/live';
-import type { Nic } from '@lockfabric/fabric';
 import type { Completion, NodeId, PostOptions, TableBinding, WorkRequest } from '@lockfabric/ports';
 import { errorMessage } from '@lockfabric/ports';
 
 /** A memory node that broke its stream is described again after 50 ms, doubling up to 1 s: no hot loop while it is down. */
 export const MEMORY_REBIND = { initialMs: 50, maxMs: 1_000 } as const;
+
+/**
+ * Serves verbs that target this node itself (RDMA loopback): a compute node's own NIC, or, on a
+ * memory node hosting clients, its executor (so fences and the IOPS cap apply to them too).
+ */
+export interface LoopbackExecutor {
+  executeBatch(batch: readonly WorkRequest[], initiator: NodeId): Completion[] | Promise<Completion[]>;
+}
 
 /** One client's binding: its post function, pinned to the memory-node incarnations it follows. */
 export interface FabricView extends TableBinding {
@@ -25,7 +32,7 @@ export class LiveFabric {
 
   constructor(
     readonly node: NodeId,
-    private readonly localNic: Nic,
+    private readonly localNic: LoopbackExecutor,
     private readonly logger: Logger,
   ) {}
 

@@ -7,10 +7,10 @@ import type { NodeMemory } from '@lockfabric/fabric';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { MalformedInputCounter, grpcError, guardedServer, rawMethodOf, unaryHandler } from '@lockfabric/live';
+import { MalformedInputCounter, grpcError, guardedServer, hostRunOptions, rawMethodOf, unaryHandler } from '@lockfabric/live';
 import type { Logger, MailboxHub, MemoryDescription } from '@lockfabric/live';
 import { ConfigError, errorMessage } from '@lockfabric/ports';
-import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace } from '@lockfabric/ports';
+import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace, Verbs } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/realtime';
 import { SeededRandom } from '@lockfabric/random';
 import {
@@ -23,7 +23,7 @@ import {
   RunResultSchema,
 } from '@lockfabric/wire';
 import type { RunEvent, RunRequest, WorkloadSpec as WireWorkloadSpec } from '@lockfabric/wire';
-import { AppRunLog, DATA_REGION, RunStats, VerbAccounting, encodeAppLog, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
+import { AppRunLog, DATA_REGION, RunStats, VerbAccounting, encodeAppLog, phaseTimingToWire, runClients, runSpecFromWire, summarize } from '@lockfabric/workloads';
 import type { DataRegions } from '@lockfabric/workloads';
 import type { RunSpec } from '@lockfabric/workloads';
 import { SmallBankStore } from '@lockfabric/smallbank';
@@ -66,11 +66,19 @@ export interface RunServiceDeps {
   readonly preparedTimeoutMs?: number;
   /** Timer for the prepared-run timeout (tests inject a manual one). */
   readonly schedule?: Schedule;
+  /**
+   * This host is a memory node: its clients sit beside its lock table (region 0) and reach it with
+   * the CPU, as ALock's local cohort does (ALock §3). Only here does the test-only
+   * MUTANT_LOCAL_VERBS_OPTION apply.
+   */
+  readonly hostsTable?: boolean;
 }
 
 /** A run prepared on this node (its node service installed, its clients' ports built) and not yet finished. */
 interface PreparedRun {
   readonly spec: RunSpec;
+  /** Releases this node's clients skip on purpose (bench --skip-release-probability). */
+  readonly skipReleaseProbability: number;
   readonly protocol: ProtocolDefinition;
   readonly current: CurrentRun;
   readonly service: NodeService | undefined;
@@ -209,8 +217,13 @@ export class ComputeRunService {
    */
   private async prepareRun(request: RunRequest, oneShot: boolean): Promise<PreparedRun> {
     if (!request.spec) throw new ConfigError(['RunRequest has no workload spec']);
-    const spec = runSpecOf(request.spec);
+    const host = hostRunOptions(request.spec.options);
+    const spec = runSpecOf({ ...request.spec, options: host.protocol });
+    const tableViaVerbs = host.mutantLocalVerbs && this.deps.hostsTable === true;
     const protocol = protocolById(spec.protocol);
+    if (this.deps.hostsTable && protocol.services?.compute) {
+      throw new ConfigError([`${protocol.id} runs a compute-node service; its clients cannot run on memory node ${this.deps.node}`]);
+    }
     if (spec.workload.clients > this.deps.maxClients) {
       throw new ConfigError([`compute node ${this.deps.node} hosts at most ${this.deps.maxClients} clients, the run asks for ${spec.workload.clients}`]);
     }
@@ -219,7 +232,7 @@ export class ComputeRunService {
     const layout = this.layoutFor(protocol.entryBytes, spec.workload.locks);
     const memoryNodeIds = this.deps.memoryNodes.map((d) => d.node);
     const computeNodeIds = Object.keys(request.peers).map(Number).filter((id) => !memoryNodeIds.includes(id));
-    if (!computeNodeIds.includes(this.deps.node)) computeNodeIds.push(this.deps.node);
+    if (!computeNodeIds.includes(this.deps.node) && !this.deps.hostsTable) computeNodeIds.push(this.deps.node);
     computeNodeIds.sort((a, b) => a - b);
     // The previous run's node service stops before this run's starts: both would answer the same packets.
     await this.stopLingering();
@@ -238,10 +251,10 @@ export class ComputeRunService {
         { ports: this.clientPorts(SERVICE_CLIENT, layout, spec.workload.seed, this.deps.switchPort), memoryNodes: memoryNodeIds, computeNodes: computeNodeIds, ...(this.deps.failures ? { failures: this.deps.failures } : {}) },
         spec.options,
       );
-      const ports = Array.from({ length: spec.workload.clients }, (_, i) => this.clientPorts(i, layout, spec.workload.seed, clientSwitchPort));
-      return { spec, protocol, current, service, ports, clientSwitchPort };
+      const ports = Array.from({ length: spec.workload.clients }, (_, i) => this.clientPorts(i, layout, spec.workload.seed, clientSwitchPort, tableViaVerbs));
+      return { spec, protocol, current, service, ports, clientSwitchPort, skipReleaseProbability: host.skipReleaseProbability };
     } catch (error) {
-      await this.discardRun({ spec, protocol, current, service, ports: [], clientSwitchPort });
+      await this.discardRun({ spec, protocol, current, service, ports: [], clientSwitchPort, skipReleaseProbability: 0 });
       throw error;
     }
   }
@@ -266,7 +279,7 @@ export class ComputeRunService {
   }
 
   private async execute(request: RunRequest, prepared: PreparedRun, call: ServerWritableStream<Uint8Array, Uint8Array>, signal: AbortSignal): Promise<void> {
-    const { spec, protocol, ports } = prepared;
+    const { spec, protocol, ports, skipReleaseProbability } = prepared;
     const recorder = new HistoryRecorder();
     const stats = new RunStats();
     const accounting = new VerbAccounting();
@@ -281,12 +294,14 @@ export class ComputeRunService {
     // Application runs (object store, B+tree) keep their data in the memory nodes' data region.
     const appLog = spec.workload.application ? new AppRunLog() : undefined;
     const dataRegions = appLog ? this.dataRegions() : undefined;
+    // --cs-verbs: the critical sections' data verbs go to the start of the same data regions.
+    const csDataRegions = (spec.workload.csVerbs ?? 0) > 0 ? this.dataRegions() : undefined;
     let result;
     // SmallBank: this node's transactions read and write balances in the run's Redis.
     const smallbank = spec.workload.transactions?.workload.kind === 'smallbank' ? spec.workload.transactions.workload : undefined;
     const store = smallbank ? await SmallBankStore.open(smallbank.redisUrl ?? '') : undefined;
     try {
-      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting, ...(appLog && dataRegions ? { appLog, dataRegions } : {}), ...(store ? { txnData: store } : {}) });
+      result = await runClients({ protocol, protocolOptions: spec.options, spec: spec.workload, ports: [...ports], recorder, stats, clock: this.clock, signal, accounting, ...(appLog && dataRegions ? { appLog, dataRegions } : {}), ...(csDataRegions ? { csDataRegions } : {}), ...(store ? { txnData: store } : {}), ...(skipReleaseProbability > 0 ? { skipReleaseProbability } : {}) });
     } finally {
       clearInterval(progress);
       clearInterval(flusher);
@@ -314,6 +329,8 @@ export class ComputeRunService {
             failuresByCode: Object.fromEntries([...stats.failuresByCode].map(([code, n]) => [code, BigInt(n)])),
             elapsedNs: BigInt(Math.round(elapsedNs)),
             applicationLog: appLog ? encodeAppLog(appLog) : '',
+            // the phases protocols mark and the resets they make, for the driver's breakdown
+            ...phaseTimingToWire(accounting.phases),
           }),
         },
       }),
@@ -359,18 +376,19 @@ export class ComputeRunService {
     return { memoryNodes, entryBytes, lockCount };
   }
 
-  private clientPorts(client: number, layout: LockTableLayout, seed: number, switchPort: SwitchPort | undefined): ClientPorts {
+  private clientPorts(client: number, layout: LockTableLayout, seed: number, switchPort: SwitchPort | undefined, tableViaVerbs = false): ClientPorts {
     const self = { node: this.deps.node, client };
     const memoryNodeIds = new Set(this.deps.memoryNodes.map((d) => d.node));
     const tables = this.deps.fabric.view();
+    const verbs = new QueuePairVerbs({
+      localNode: this.deps.node,
+      post: this.gate.open(tables.post),
+      local: createLocalMemory(this.deps.memory, () => new Promise<void>((resolve) => setImmediate(resolve))),
+    });
     return {
       self,
       tables,
-      verbs: new QueuePairVerbs({
-        localNode: this.deps.node,
-        post: this.gate.open(tables.post),
-        local: createLocalMemory(this.deps.memory, () => new Promise<void>((resolve) => setImmediate(resolve))),
-      }),
+      verbs: tableViaVerbs ? lockTableViaVerbs(verbs) : verbs,
       mailbox: this.deps.mailboxes.mailbox(client),
       ...(switchPort ? { switchPort } : {}),
       clock: this.clock,
@@ -380,6 +398,24 @@ export class ComputeRunService {
       descriptors: new FixedDescriptorDirectory(self, (node) => memoryNodeIds.has(node)),
     };
   }
+}
+
+/**
+ * Test-only (MUTANT_LOCAL_VERBS_OPTION): the node's own lock table (region 0) looks remote, so a
+ * client beside it takes the lock with verbs through the loopback; its own descriptors stay local.
+ */
+function lockTableViaVerbs(verbs: Verbs): Verbs {
+  return {
+    post: (...args) => verbs.post(...args),
+    read: (...args) => verbs.read(...args),
+    write: (...args) => verbs.write(...args),
+    cas: (...args) => verbs.cas(...args),
+    faa: (...args) => verbs.faa(...args),
+    maskedCas: (...args) => verbs.maskedCas(...args),
+    maskedFaa: (...args) => verbs.maskedFaa(...args),
+    isLocal: (addr) => addr.region !== 0 && verbs.isLocal(addr),
+    cpu: verbs.cpu,
+  };
 }
 
 /**
