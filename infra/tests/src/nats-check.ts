@@ -11,6 +11,12 @@ export const NATS_SECRETS: Readonly<Record<string, string>> = {
 
 /** The nats-server config Secret; made from `lockfabric certs create`, never shipped. */
 export const NATS_SERVER_SECRET = 'nats-config';
+
+/** The nats-server certificate Secret (tls.crt, tls.key, ca.crt); likewise never shipped. */
+export const NATS_SERVER_TLS_SECRET = 'nats-tls';
+
+/** Where nats.conf (from `certs create`) expects the server certificate. */
+export const NATS_SERVER_TLS_MOUNT = '/etc/nats-tls';
 const SEED = /\bS[UAO][A-Z2-7]{50,}\b/;
 
 /**
@@ -27,7 +33,7 @@ export function natsProblems(objects: readonly Doc[]): string[] {
     if (kind === 'ConfigMap') {
       for (const [key, value] of Object.entries((o['data'] ?? {}) as Record<string, string>)) if (SEED.test(value)) problems.push(`ConfigMap/${name}: ${key} holds an NKey seed`);
     }
-    if (kind === 'Secret' && (Object.values(NATS_SECRETS).includes(name) || name === NATS_SERVER_SECRET)) problems.push(`Secret/${name}: the manifests carry NATS credentials; create them out of band (lockfabric certs create)`);
+    if (kind === 'Secret' && (Object.values(NATS_SECRETS).includes(name) || name === NATS_SERVER_SECRET || name === NATS_SERVER_TLS_SECRET)) problems.push(`Secret/${name}: the manifests carry NATS credentials; create them out of band (lockfabric certs create)`);
     const spec = podSpecOf(o);
     if (!spec || kind === 'Service') continue;
     for (const container of (spec['containers'] ?? []) as Doc[]) {
@@ -53,6 +59,33 @@ export function natsProblems(objects: readonly Doc[]): string[] {
       if (mount['readOnly'] !== true) problems.push(`${kind}/${name}: ${secretName} is mounted writable`);
       const env = Object.fromEntries(((container['env'] ?? []) as Doc[]).map((e) => [String(e['name']), e['value']]));
       if (env['LOCKFABRIC_NATS_SEED_FILE'] !== `${String(mount['mountPath'])}/nkey.seed`) problems.push(`${kind}/${name}: LOCKFABRIC_NATS_SEED_FILE does not point at the seed mounted at ${String(mount['mountPath'])}`);
+      if (env['LOCKFABRIC_NATS_CA_FILE'] !== `${String(mount['mountPath'])}/ca.crt`) problems.push(`${kind}/${name}: LOCKFABRIC_NATS_CA_FILE does not point at the CA mounted at ${String(mount['mountPath'])} (NATS without TLS)`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * NATS over TLS in the manifests (issue 19): the nats StatefulSet mounts the nats-tls Secret
+ * read-only, not world-readable, where its config reads the certificate, with an fsGroup so the
+ * non-root server can read a 0440 key.
+ */
+export function natsServerTlsProblems(objects: readonly Doc[]): string[] {
+  const nats = objects.find((o) => o['kind'] === 'StatefulSet' && (o['metadata'] as Doc)['name'] === 'nats');
+  const spec = nats ? podSpecOf(nats) : undefined;
+  if (!spec) return ['StatefulSet/nats: missing'];
+  const problems: string[] = [];
+  const volume = ((spec['volumes'] ?? []) as Doc[]).find((v) => (v['secret'] as Doc | undefined)?.['secretName'] === NATS_SERVER_TLS_SECRET);
+  if (!volume) return [`StatefulSet/nats: no volume from Secret ${NATS_SERVER_TLS_SECRET} (the server certificate)`];
+  const mode = (volume['secret'] as Doc)['defaultMode'];
+  if (typeof mode !== 'number' || (mode & 0o007) !== 0) problems.push(`StatefulSet/nats: Secret ${NATS_SERVER_TLS_SECRET} files are world-readable (defaultMode ${String(mode)})`);
+  if (typeof mode === 'number' && (mode & 0o077) !== 0 && typeof (spec['securityContext'] as Doc | undefined)?.['fsGroup'] !== 'number') problems.push('StatefulSet/nats: no fsGroup, so the non-root server cannot read its group-readable key');
+  for (const container of (spec['containers'] ?? []) as Doc[]) {
+    const mount = ((container['volumeMounts'] ?? []) as Doc[]).find((m) => m['name'] === volume['name']);
+    if (!mount) problems.push(`StatefulSet/nats: container ${String(container['name'])} does not mount ${NATS_SERVER_TLS_SECRET}`);
+    else {
+      if (mount['mountPath'] !== NATS_SERVER_TLS_MOUNT) problems.push(`StatefulSet/nats: ${NATS_SERVER_TLS_SECRET} mounted at ${String(mount['mountPath'])}, but nats.conf reads ${NATS_SERVER_TLS_MOUNT}`);
+      if (mount['readOnly'] !== true) problems.push(`StatefulSet/nats: ${NATS_SERVER_TLS_SECRET} is mounted writable`);
     }
   }
   return problems;

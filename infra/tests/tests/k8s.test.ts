@@ -18,6 +18,7 @@ import {
   scrapeProblems,
   strategicMerge,
   natsProblems,
+  natsServerTlsProblems,
   tlsProblems,
   validateObject,
 } from '../src/index.js';
@@ -103,6 +104,10 @@ describe.each(['dev', 'bench'])('overlay %s', (name) => {
 
   it('every LockFabric service mounts its role NKey Secret read-only and uses it; no NATS secret ships in the manifests', () => {
     expect(natsProblems(objects)).toEqual([]);
+  });
+
+  it('nats-server mounts its certificate Secret read-only where its config reads it; every service verifies it with the CA', () => {
+    expect(natsServerTlsProblems(objects)).toEqual([]);
   });
 
   it('every app pod is annotated for a Prometheus scrape of /metrics on its real health port', () => {
@@ -259,6 +264,34 @@ describe('TLS manifest check', () => {
     const problems = tlsProblems(broken);
     expect(problems).toHaveLength(5);
     expect(problems.join('\n')).toMatch(/mounted writable[\s\S]*world-readable|world-readable[\s\S]*mounted writable/);
+  });
+});
+
+describe('NATS TLS manifest check', () => {
+  it('catches a writable or world-readable or misplaced server certificate, a missing fsGroup, a shipped nats-tls Secret and a service without the CA', () => {
+    const broken = clone(overlay('dev'));
+    const spec = (o: Doc) => ((o['spec'] as Doc)['template'] as Doc)['spec'] as { containers: Doc[]; volumes: Doc[]; securityContext: Doc };
+    const nats = spec(find(broken, 'StatefulSet', 'nats'));
+    const mount = (nats.containers[0]!['volumeMounts'] as Doc[]).find((m) => m['name'] === 'tls')!;
+    mount['readOnly'] = false;
+    mount['mountPath'] = '/etc/nats/tls';
+    (nats.volumes.find((v) => v['name'] === 'tls')!['secret'] as Doc)['defaultMode'] = 0o444;
+    delete nats.securityContext['fsGroup'];
+    const switchDp = spec(find(broken, 'StatefulSet', 'switch-dataplane'));
+    switchDp.containers[0]!['env'] = (switchDp.containers[0]!['env'] as Doc[]).filter((e) => e['name'] !== 'LOCKFABRIC_NATS_CA_FILE');
+    broken.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'nats-tls' }, stringData: { 'tls.key': 'x' } });
+    const server = natsServerTlsProblems(broken).join('\n');
+    expect(server).toMatch(/world-readable/);
+    expect(server).toMatch(/no fsGroup/);
+    expect(server).toMatch(/mounted at \/etc\/nats\/tls, but nats.conf reads \/etc\/nats-tls/);
+    expect(server).toMatch(/mounted writable/);
+    expect(natsServerTlsProblems(broken)).toHaveLength(4);
+    const services = natsProblems(broken).join('\n');
+    expect(services).toMatch(/switch-dataplane: LOCKFABRIC_NATS_CA_FILE/);
+    expect(services).toMatch(/Secret\/nats-tls/);
+    const gone = clone(overlay('dev'));
+    spec(find(gone, 'StatefulSet', 'nats')).volumes = spec(find(gone, 'StatefulSet', 'nats')).volumes.filter((v) => v['name'] !== 'tls');
+    expect(natsServerTlsProblems(gone)).toEqual(['StatefulSet/nats: no volume from Secret nats-tls (the server certificate)']);
   });
 });
 

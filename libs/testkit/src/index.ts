@@ -24,4 +24,5 @@ export {
   type FuzzResult,
 } from './fuzz.js';
 export { protoBytes, protoMessage } from './proto-arbitrary.js';
+export { probePlaintextNats, type PlaintextProbe } from './nats-probe.js';
 export { startRedisServer, type RedisServerHandle } from './redis-server.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { configureProcessTls, consoleLogger, loadTlsMaterial } from '@lockfabric/live';
 import type { ServiceRole, TlsFiles } from '@lockfabric/live';
 import { ConfigError } from '@lockfabric/ports';
-import { createClusterCa, issueCertificate, operatorFiles } from './certificates.js';
+import { createClusterCa, issueCertificate, operatorFiles, type ClusterCa } from './certificates.js';
 
 /** Environment that points the CLI at certificates of its own (a remote cluster, another role). */
 export const CLI_TLS_ENV = { ca: 'LOCKFABRIC_TLS_CA', cert: 'LOCKFABRIC_TLS_CERT', key: 'LOCKFABRIC_TLS_KEY' } as const;
@@ -29,6 +29,8 @@ export function useClusterTls(clusterDir: string, mode: 'mtls' | 'insecure' | un
 /** What a service of a local cluster is started with, per process name. */
 export interface LocalTls {
   readonly dir: string;
+  /** The run's CA (it also signs the NATS server's certificate). */
+  readonly ca: ClusterCa;
   /** Flags for the service `name` with `identity`; its certificate is issued on first use. */
   flagsFor(name: string, role: ServiceRole, node: string): string[];
 }
@@ -44,6 +46,7 @@ export function prepareLocalTls(clusterDir: string, cluster: string, insecure: b
   issueCertificate(ca, 'operator', { role: 'operator', node: 'cli' });
   return {
     dir,
+    ca,
     flagsFor: (name, role, node) => {
       const files = issueCertificate(ca, name, { role, node });
       return [`--tls.ca=${files.ca}`, `--tls.cert=${files.cert}`, `--tls.key=${files.key}`];

@@ -123,6 +123,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           ],
         },
         options.insecure ?? false,
+        tls?.ca,
       );
   // Seeds of an earlier run would be presented to a server that does not know them.
   if (!natsAuth) rmSync(natsDir(dir), { recursive: true, force: true });
@@ -154,7 +155,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           say(`nats-server could not bind port ${port}; trying another`);
         }
       }
-      say(`nats-server on ${natsUrl}`);
+      say(`nats-server on ${natsUrl}${natsAuth && tls ? ' (TLS, NKeys)' : ''}`);
     }
     if (options.withRedis) {
       const redis = await startClusterRedis(dir);

@@ -1,3 +1,5 @@
+import type { TlsFiles } from '@lockfabric/live';
+import { natsServerTlsBlock } from './nats-tls.js';
 import { createUser } from '@nats-io/nkeys';
 import type { Permissions } from './nats-auth.js';
 
@@ -37,8 +39,11 @@ export function rolePermissions(role: NatsRoleName): Permissions {
   }
 }
 
-/** A seed per role and the whole nats-server config (port 4222, monitoring 8222) naming their public keys. */
-export function roleNatsCredentials(): { seeds: Record<NatsRoleName, string>; serverConfig: string } {
+/**
+ * A seed per role and the whole nats-server config (port 4222, monitoring 8222) naming their
+ * public keys; with `tls` (paths as the server sees them), clients must connect over TLS.
+ */
+export function roleNatsCredentials(tls?: TlsFiles): { seeds: Record<NatsRoleName, string>; serverConfig: string } {
   const list = (items: readonly string[]) => `[${items.map((s) => JSON.stringify(s)).join(', ')}]`;
   const seeds = {} as Record<NatsRoleName, string>;
   const users = NATS_ROLES.map((role) => {
@@ -54,6 +59,6 @@ export function roleNatsCredentials(): { seeds: Record<NatsRoleName, string>; se
       '    } }',
     ].join('\n');
   });
-  const serverConfig = `port: 4222\nhttp_port: 8222\nmax_payload: 1MB\nauthorization {\n  users = [\n${users.join('\n')}\n  ]\n}\n`;
+  const serverConfig = `port: 4222\nhttp_port: 8222\nmax_payload: 1MB\n${tls ? natsServerTlsBlock(tls) : ''}authorization {\n  users = [\n${users.join('\n')}\n  ]\n}\n`;
   return { seeds, serverConfig };
 }

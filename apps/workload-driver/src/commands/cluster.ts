@@ -29,9 +29,10 @@ export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live 
                         a cut proxy, so \`lockfabric chaos partition\` cuts a node off for real
                         (costs throughput: leave it off for benchmarks; without it partition
                         falls back to SIGSTOP)
-  --insecure            no TLS: plaintext gRPC, any local process may call anything (logged
-                        loudly). Default: a CA for this cluster in DIR/tls, a certificate per
-                        process, and the CLI acting as the cluster's operator`;
+  --insecure            no TLS: plaintext gRPC and NATS, any local process may call or publish
+                        anything (logged loudly). Default: a CA for this cluster in DIR/tls, a
+                        certificate per process (and for nats-server, TLS only), and the CLI
+                        acting as the cluster's operator`;
 
 export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const values = parseCommandArgs('cluster', argv, {
@@ -69,7 +70,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
     case 'up': {
       const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, insecure: values['insecure'] === true, withRedis: true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
-      else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}, gRPC ${state.tls === 'mtls' ? `mutual TLS (CA and certificates in ${dir}/tls)` : 'INSECURE'}, NATS ${existsSync(join(dir, 'nats', 'nats-server.conf')) ? `NKey auth per service (seeds in ${dir}/nats)` : 'WITHOUT AUTH'}; state in ${dir}/cluster.json`);
+      else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}, gRPC ${state.tls === 'mtls' ? `mutual TLS (CA and certificates in ${dir}/tls)` : 'INSECURE'}, NATS ${existsSync(join(dir, 'nats', 'nats-server.conf')) ? `NKey auth per service${existsSync(join(dir, 'nats', 'ca.crt')) ? ' over TLS' : ''} (seeds in ${dir}/nats)` : 'WITHOUT AUTH'}; state in ${dir}/cluster.json`);
       return 0;
     }
     case 'down': {
