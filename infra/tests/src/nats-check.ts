@@ -9,6 +9,9 @@ export const NATS_SECRETS: Readonly<Record<string, string>> = {
   coordinator: 'lockfabric-nats-coordinator',
 };
 
+/** Workloads whose pods each read their own seed, named after the pod (`certs create --compute-nodes N`). */
+export const PER_POD_NATS_KEYS: readonly string[] = ['compute-node'];
+
 /** The nats-server config Secret; made from `lockfabric certs create`, never shipped. */
 export const NATS_SERVER_SECRET = 'nats-config';
 
@@ -57,8 +60,17 @@ export function natsProblems(objects: readonly Doc[]): string[] {
         continue;
       }
       if (mount['readOnly'] !== true) problems.push(`${kind}/${name}: ${secretName} is mounted writable`);
-      const env = Object.fromEntries(((container['env'] ?? []) as Doc[]).map((e) => [String(e['name']), e['value']]));
-      if (env['LOCKFABRIC_NATS_SEED_FILE'] !== `${String(mount['mountPath'])}/nkey.seed`) problems.push(`${kind}/${name}: LOCKFABRIC_NATS_SEED_FILE does not point at the seed mounted at ${String(mount['mountPath'])}`);
+      const envList = (container['env'] ?? []) as Doc[];
+      const env = Object.fromEntries(envList.map((e) => [String(e['name']), e['value']]));
+      const perPod = PER_POD_NATS_KEYS.includes(name);
+      const seedFile = `${String(mount['mountPath'])}/${perPod ? '$(LF_POD_NAME).seed' : 'nkey.seed'}`;
+      if (env['LOCKFABRIC_NATS_SEED_FILE'] !== seedFile) problems.push(`${kind}/${name}: LOCKFABRIC_NATS_SEED_FILE does not point at the seed mounted at ${seedFile}`);
+      if (perPod) {
+        // Kubernetes expands $(VAR) only from variables defined earlier in the list.
+        const podName = envList.findIndex((e) => e['name'] === 'LF_POD_NAME' && (((e['valueFrom'] as Doc | undefined)?.['fieldRef'] as Doc | undefined)?.['fieldPath'] === 'metadata.name'));
+        const seedAt = envList.findIndex((e) => e['name'] === 'LOCKFABRIC_NATS_SEED_FILE');
+        if (podName < 0 || podName > seedAt) problems.push(`${kind}/${name}: LF_POD_NAME (metadata.name) is not defined before LOCKFABRIC_NATS_SEED_FILE, so $(LF_POD_NAME) does not expand`);
+      }
       if (env['LOCKFABRIC_NATS_CA_FILE'] !== `${String(mount['mountPath'])}/ca.crt`) problems.push(`${kind}/${name}: LOCKFABRIC_NATS_CA_FILE does not point at the CA mounted at ${String(mount['mountPath'])} (NATS without TLS)`);
     }
   }
