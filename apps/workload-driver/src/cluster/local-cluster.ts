@@ -123,8 +123,11 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           ],
         },
         options.insecure ?? false,
-        tls?.ca,
+        // The cut proxy reads NATS frames to drop chosen deliveries (`chaos partition --subjects`),
+        // which TLS would hide from it: a cut-proxy cluster (fault testing) keeps NATS plaintext.
+        options.withCutProxy ? undefined : tls?.ca,
       );
+  if (natsAuth && tls && options.withCutProxy) say('NATS TLS is off on this --cut-proxy cluster (the proxy must read NATS frames); NKey auth stays on');
   // Seeds of an earlier run would be presented to a server that does not know them.
   if (!natsAuth) rmSync(natsDir(dir), { recursive: true, force: true });
   // This process (the CLI) talks to the cluster as its operator.

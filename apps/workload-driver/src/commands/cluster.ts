@@ -28,7 +28,8 @@ export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live 
   --cut-proxy           relay every service's NATS connection and data-plane gRPC ports through
                         a cut proxy, so \`lockfabric chaos partition\` cuts a node off for real
                         (costs throughput: leave it off for benchmarks; without it partition
-                        falls back to SIGSTOP)
+                        falls back to SIGSTOP). NATS stays plaintext (auth on): the proxy
+                        reads its frames
   --insecure            no TLS: plaintext gRPC and NATS, any local process may call or publish
                         anything (logged loudly). Default: a CA for this cluster in DIR/tls, a
                         certificate per process (and for nats-server, TLS only), and the CLI
