@@ -7,6 +7,7 @@ import { MemoryQueuePair, channelCredentialsFor, createSubjects, loadTlsMaterial
 import type { TlsMaterial } from '@lockfabric/live';
 import { createClusterCa, issueCertificate, isAlive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
+import { probePlaintextNats } from '@lockfabric/testkit';
 import { connect, nkeyAuthenticator, nkeys, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
@@ -16,14 +17,18 @@ import { withLiveCluster } from './live-cluster.js';
 // Mutual TLS on a cluster of real processes (TLS is the default of every live cluster): a peer
 // without a certificate, one from another CA and one with the wrong role are refused by each
 // kind of gRPC service, counted, and the cluster keeps serving its operator. On the same cluster
-// (one start, for CI time): NATS NKey auth and per-service permissions (issue 19 item 2).
+// (one start, for CI time): NATS over TLS, NKey auth and per-service permissions (issue 19 item 2).
 
 /** The one-byte payload of every test publish: no service decodes it as a valid message. */
 const MARK = 0xff;
 
+/** TLS options trusting the CA of the cluster in `dir` (its NATS requires TLS). */
+const natsTls = (dir: string) => ({ tls: { ca: readFileSync(join(dir, 'nats', 'ca.crt'), 'utf8') } });
+
 async function natsAs(url: string, seedFile: string, open: NatsConnection[]): Promise<{ nc: NatsConnection; refused: string[] }> {
   const seed = readFileSync(seedFile, 'utf8').trim();
-  const nc = await connect({ servers: url, maxReconnectAttempts: 0, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)) });
+  const ca = natsTls(join(seedFile, '..', '..'));
+  const nc = await connect({ servers: url, maxReconnectAttempts: 0, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), ...ca });
   open.push(nc);
   const refused: string[] = [];
   void (async () => {
@@ -154,10 +159,28 @@ describe('live: mutual TLS and the peer guard on every kind of gRPC service', ()
   }, 120_000);
 
   it('NATS refuses a connection without credentials and one with a key the server does not know', async () => {
-    await expect(connect({ servers: cluster.state.natsUrl, maxReconnectAttempts: 0 })).rejects.toThrow(/authorization/i);
+    await expect(connect({ servers: cluster.state.natsUrl, maxReconnectAttempts: 0, ...natsTls(cluster.dir) })).rejects.toThrow(/authorization/i);
     const stranger = nkeyAuthenticator(nkeys.createUser().getSeed());
-    await expect(connect({ servers: cluster.state.natsUrl, maxReconnectAttempts: 0, authenticator: stranger })).rejects.toThrow(/authorization/i);
+    await expect(connect({ servers: cluster.state.natsUrl, maxReconnectAttempts: 0, authenticator: stranger, ...natsTls(cluster.dir) })).rejects.toThrow(/authorization/i);
   });
+
+  it('NATS is TLS only: a plaintext client is cut off before it is read; a client trusting another CA is refused', async () => {
+    const url = new URL(cluster.state.natsUrl);
+    expect(await probePlaintextNats(url.hostname, Number(url.port))).toEqual({ tlsRequired: true, answer: 'closed' });
+    const operator = nkeyAuthenticator(new TextEncoder().encode(readFileSync(join(cluster.dir, 'nats', 'operator.seed'), 'utf8').trim()));
+    const otherCa = readFileSync(join(scratch, 'ca.crt'), 'utf8');
+    await expect(connect({ servers: cluster.state.natsUrl, maxReconnectAttempts: 0, authenticator: operator, tls: { ca: otherCa } })).rejects.toThrow(/certificate|verify/i);
+    // The services connected over TLS: each says so in its log.
+    const services = cluster.state.processes.filter((p) => ['memory', 'compute', 'switch', 'coordinator'].includes(p.role));
+    expect(services.filter((p) => !readFileSync(p.log, 'utf8').includes('NATS over TLS, server verified against')).map((p) => p.name)).toEqual([]);
+  });
+
+  it('a bench on this cluster runs over NATS TLS and mutual-TLS gRPC, and its checker finds no violation', async () => {
+    const r = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', 'caslock', '--clients', '4', '--operations', '200', '--floor-ops', '0', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { violations: number; acquires: number; tls: string; natsTls: string };
+    expect(report).toMatchObject({ violations: 0, acquires: 200, tls: 'mtls', natsTls: 'tls' });
+  }, 120_000);
 
   it("NATS refuses a compute node's heartbeat, packet and eavesdropping as another node, its membership and recovery orders; the coordinator may publish them", async () => {
     const subjects = createSubjects(cluster.state.cluster);

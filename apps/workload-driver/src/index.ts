@@ -22,4 +22,5 @@ export * from './run/switch-control.js';
 export type * from './reproduce/contract.js';
 export { runReproduce } from './reproduce/runner.js';
 export { PAPERS } from './reproduce/papers/index.js';
-export { createClusterCa, issueCertificate, certificateFiles, type ClusterCa } from './cluster/certificates.js';
+export { createClusterCa, issueCertificate, issueNatsServerCertificate, certificateFiles, type ClusterCa } from './cluster/certificates.js';
+export { natsServerTlsBlock } from './cluster/nats-tls.js';

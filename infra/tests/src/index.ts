@@ -8,5 +8,5 @@ export { requestTotals, parseQuantity } from './resource-totals.js';
 export type { RequestTotals } from './resource-totals.js';
 export { scrapeProblems } from './scrape-check.js';
 export { tlsProblems, TLS_SECRETS } from './tls-check.js';
-export { natsProblems, NATS_SECRETS, NATS_SERVER_SECRET } from './nats-check.js';
+export { natsProblems, natsServerTlsProblems, NATS_SECRETS, NATS_SERVER_SECRET, NATS_SERVER_TLS_SECRET } from './nats-check.js';
 export { sweepJobProblems } from './sweep-check.js';

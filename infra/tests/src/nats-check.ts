@@ -9,8 +9,17 @@ export const NATS_SECRETS: Readonly<Record<string, string>> = {
   coordinator: 'lockfabric-nats-coordinator',
 };
 
+/** Workloads whose pods each read their own seed, named after the pod (`certs create --compute-nodes N`). */
+export const PER_POD_NATS_KEYS: readonly string[] = ['compute-node'];
+
 /** The nats-server config Secret; made from `lockfabric certs create`, never shipped. */
 export const NATS_SERVER_SECRET = 'nats-config';
+
+/** The nats-server certificate Secret (tls.crt, tls.key, ca.crt); likewise never shipped. */
+export const NATS_SERVER_TLS_SECRET = 'nats-tls';
+
+/** Where nats.conf (from `certs create`) expects the server certificate. */
+export const NATS_SERVER_TLS_MOUNT = '/etc/nats-tls';
 const SEED = /\bS[UAO][A-Z2-7]{50,}\b/;
 
 /**
@@ -27,7 +36,7 @@ export function natsProblems(objects: readonly Doc[]): string[] {
     if (kind === 'ConfigMap') {
       for (const [key, value] of Object.entries((o['data'] ?? {}) as Record<string, string>)) if (SEED.test(value)) problems.push(`ConfigMap/${name}: ${key} holds an NKey seed`);
     }
-    if (kind === 'Secret' && (Object.values(NATS_SECRETS).includes(name) || name === NATS_SERVER_SECRET)) problems.push(`Secret/${name}: the manifests carry NATS credentials; create them out of band (lockfabric certs create)`);
+    if (kind === 'Secret' && (Object.values(NATS_SECRETS).includes(name) || name === NATS_SERVER_SECRET || name === NATS_SERVER_TLS_SECRET)) problems.push(`Secret/${name}: the manifests carry NATS credentials; create them out of band (lockfabric certs create)`);
     const spec = podSpecOf(o);
     if (!spec || kind === 'Service') continue;
     for (const container of (spec['containers'] ?? []) as Doc[]) {
@@ -51,8 +60,44 @@ export function natsProblems(objects: readonly Doc[]): string[] {
         continue;
       }
       if (mount['readOnly'] !== true) problems.push(`${kind}/${name}: ${secretName} is mounted writable`);
-      const env = Object.fromEntries(((container['env'] ?? []) as Doc[]).map((e) => [String(e['name']), e['value']]));
-      if (env['LOCKFABRIC_NATS_SEED_FILE'] !== `${String(mount['mountPath'])}/nkey.seed`) problems.push(`${kind}/${name}: LOCKFABRIC_NATS_SEED_FILE does not point at the seed mounted at ${String(mount['mountPath'])}`);
+      const envList = (container['env'] ?? []) as Doc[];
+      const env = Object.fromEntries(envList.map((e) => [String(e['name']), e['value']]));
+      const perPod = PER_POD_NATS_KEYS.includes(name);
+      const seedFile = `${String(mount['mountPath'])}/${perPod ? '$(LF_POD_NAME).seed' : 'nkey.seed'}`;
+      if (env['LOCKFABRIC_NATS_SEED_FILE'] !== seedFile) problems.push(`${kind}/${name}: LOCKFABRIC_NATS_SEED_FILE does not point at the seed mounted at ${seedFile}`);
+      if (perPod) {
+        // Kubernetes expands $(VAR) only from variables defined earlier in the list.
+        const podName = envList.findIndex((e) => e['name'] === 'LF_POD_NAME' && (((e['valueFrom'] as Doc | undefined)?.['fieldRef'] as Doc | undefined)?.['fieldPath'] === 'metadata.name'));
+        const seedAt = envList.findIndex((e) => e['name'] === 'LOCKFABRIC_NATS_SEED_FILE');
+        if (podName < 0 || podName > seedAt) problems.push(`${kind}/${name}: LF_POD_NAME (metadata.name) is not defined before LOCKFABRIC_NATS_SEED_FILE, so $(LF_POD_NAME) does not expand`);
+      }
+      if (env['LOCKFABRIC_NATS_CA_FILE'] !== `${String(mount['mountPath'])}/ca.crt`) problems.push(`${kind}/${name}: LOCKFABRIC_NATS_CA_FILE does not point at the CA mounted at ${String(mount['mountPath'])} (NATS without TLS)`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * NATS over TLS in the manifests (issue 19): the nats StatefulSet mounts the nats-tls Secret
+ * read-only, not world-readable, where its config reads the certificate, with an fsGroup so the
+ * non-root server can read a 0440 key.
+ */
+export function natsServerTlsProblems(objects: readonly Doc[]): string[] {
+  const nats = objects.find((o) => o['kind'] === 'StatefulSet' && (o['metadata'] as Doc)['name'] === 'nats');
+  const spec = nats ? podSpecOf(nats) : undefined;
+  if (!spec) return ['StatefulSet/nats: missing'];
+  const problems: string[] = [];
+  const volume = ((spec['volumes'] ?? []) as Doc[]).find((v) => (v['secret'] as Doc | undefined)?.['secretName'] === NATS_SERVER_TLS_SECRET);
+  if (!volume) return [`StatefulSet/nats: no volume from Secret ${NATS_SERVER_TLS_SECRET} (the server certificate)`];
+  const mode = (volume['secret'] as Doc)['defaultMode'];
+  if (typeof mode !== 'number' || (mode & 0o007) !== 0) problems.push(`StatefulSet/nats: Secret ${NATS_SERVER_TLS_SECRET} files are world-readable (defaultMode ${String(mode)})`);
+  if (typeof mode === 'number' && (mode & 0o077) !== 0 && typeof (spec['securityContext'] as Doc | undefined)?.['fsGroup'] !== 'number') problems.push('StatefulSet/nats: no fsGroup, so the non-root server cannot read its group-readable key');
+  for (const container of (spec['containers'] ?? []) as Doc[]) {
+    const mount = ((container['volumeMounts'] ?? []) as Doc[]).find((m) => m['name'] === volume['name']);
+    if (!mount) problems.push(`StatefulSet/nats: container ${String(container['name'])} does not mount ${NATS_SERVER_TLS_SECRET}`);
+    else {
+      if (mount['mountPath'] !== NATS_SERVER_TLS_MOUNT) problems.push(`StatefulSet/nats: ${NATS_SERVER_TLS_SECRET} mounted at ${String(mount['mountPath'])}, but nats.conf reads ${NATS_SERVER_TLS_MOUNT}`);
+      if (mount['readOnly'] !== true) problems.push(`StatefulSet/nats: ${NATS_SERVER_TLS_SECRET} is mounted writable`);
     }
   }
   return problems;

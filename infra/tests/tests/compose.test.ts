@@ -119,8 +119,11 @@ function composeNatsProblems(services: Record<string, Service>): string[] {
   const problems: string[] = [];
   const nats = services['nats'];
   const conf = './tls/nats/nats.conf:/etc/nats/nats.conf:ro';
+  // The server certificate where nats.conf (from certs create) reads it: NATS is TLS only.
+  const serverTls = './tls/nats/server:/etc/nats-tls:ro';
   if (!nats?.command?.join(' ').includes('-c /etc/nats/nats.conf')) problems.push('nats: does not run with /etc/nats/nats.conf');
   if (!(nats?.volumes ?? []).includes(conf)) problems.push(`nats: does not mount ${conf}`);
+  if (!(nats?.volumes ?? []).includes(serverTls)) problems.push(`nats: does not mount ${serverTls}`);
   for (const [name, s] of Object.entries(services)) {
     if (s.build === undefined) continue;
     const role = TLS_ROLES[s.command?.[0] ?? ''];
@@ -203,13 +206,15 @@ describe('infra/compose/compose.yaml', () => {
     expect(composeTlsProblems(services)).toHaveLength(4);
   });
 
-  it('NATS runs the generated NKey config and every app mounts its role seed read-only; the check catches a plain server, a writable or wrong-role mount and a password URL', () => {
+  it('NATS runs the generated NKey config and every app mounts its role seed read-only; the check catches a plain server, one without its certificate, a writable or wrong-role mount and a password URL', () => {
     expect(composeNatsProblems(compose().services)).toEqual([]);
     const { services } = compose();
     services['nats']!.command = ['-p', '4222', '-m', '8222'];
+    services['nats']!.volumes = ['./tls/nats/nats.conf:/etc/nats/nats.conf:ro'];
     services['memory-node']!.volumes = ['./tls/memory-node:/etc/lockfabric/tls:ro', './tls/nats/memory-node:/etc/lockfabric/nats'];
     services['coordinator']!.volumes = ['./tls/coordinator:/etc/lockfabric/tls:ro', './tls/nats/driver:/etc/lockfabric/nats:ro'];
     services['compute-node-1']!.environment!['LOCKFABRIC_NATS_URL'] = 'nats://lf:pw@nats:4222';
-    expect(composeNatsProblems(services)).toHaveLength(4);
+    expect(composeNatsProblems(services)).toHaveLength(5);
+    expect(composeNatsProblems(services)).toContain('nats: does not mount ./tls/nats/server:/etc/nats-tls:ro');
   });
 });

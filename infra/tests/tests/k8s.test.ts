@@ -18,6 +18,7 @@ import {
   scrapeProblems,
   strategicMerge,
   natsProblems,
+  natsServerTlsProblems,
   tlsProblems,
 } from '../src/index.js';
 import type { Flow } from '../src/index.js';
@@ -98,6 +99,10 @@ describe.each(['dev', 'bench'])('overlay %s', (name) => {
 
   it('every LockFabric service mounts its role NKey Secret read-only and uses it; no NATS secret ships in the manifests', () => {
     expect(natsProblems(objects)).toEqual([]);
+  });
+
+  it('nats-server mounts its certificate Secret read-only where its config reads it; every service verifies it with the CA', () => {
+    expect(natsServerTlsProblems(objects)).toEqual([]);
   });
 
   it('every app pod is annotated for a Prometheus scrape of /metrics on its real health port', () => {
@@ -259,6 +264,50 @@ describe('TLS manifest check', () => {
     const problems = tlsProblems(broken);
     expect(problems).toHaveLength(5);
     expect(problems.join('\n')).toMatch(/mounted writable[\s\S]*world-readable|world-readable[\s\S]*mounted writable/);
+  });
+});
+
+describe('NATS TLS manifest check', () => {
+  it('catches a writable or world-readable or misplaced server certificate, a missing fsGroup, a shipped nats-tls Secret and a service without the CA', () => {
+    const broken = clone(overlay('dev'));
+    const spec = (o: Doc) => ((o['spec'] as Doc)['template'] as Doc)['spec'] as { containers: Doc[]; volumes: Doc[]; securityContext: Doc };
+    const nats = spec(find(broken, 'StatefulSet', 'nats'));
+    const mount = (nats.containers[0]!['volumeMounts'] as Doc[]).find((m) => m['name'] === 'tls')!;
+    mount['readOnly'] = false;
+    mount['mountPath'] = '/etc/nats/tls';
+    (nats.volumes.find((v) => v['name'] === 'tls')!['secret'] as Doc)['defaultMode'] = 0o444;
+    delete nats.securityContext['fsGroup'];
+    const switchDp = spec(find(broken, 'StatefulSet', 'switch-dataplane'));
+    switchDp.containers[0]!['env'] = (switchDp.containers[0]!['env'] as Doc[]).filter((e) => e['name'] !== 'LOCKFABRIC_NATS_CA_FILE');
+    broken.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'nats-tls' }, stringData: { 'tls.key': 'x' } });
+    const server = natsServerTlsProblems(broken).join('\n');
+    expect(server).toMatch(/world-readable/);
+    expect(server).toMatch(/no fsGroup/);
+    expect(server).toMatch(/mounted at \/etc\/nats\/tls, but nats.conf reads \/etc\/nats-tls/);
+    expect(server).toMatch(/mounted writable/);
+    expect(natsServerTlsProblems(broken)).toHaveLength(4);
+    const services = natsProblems(broken).join('\n');
+    expect(services).toMatch(/switch-dataplane: LOCKFABRIC_NATS_CA_FILE/);
+    expect(services).toMatch(/Secret\/nats-tls/);
+    const gone = clone(overlay('dev'));
+    spec(find(gone, 'StatefulSet', 'nats')).volumes = spec(find(gone, 'StatefulSet', 'nats')).volumes.filter((v) => v['name'] !== 'tls');
+    expect(natsServerTlsProblems(gone)).toEqual(['StatefulSet/nats: no volume from Secret nats-tls (the server certificate)']);
+  });
+});
+
+describe('per-pod compute NKeys manifest check', () => {
+  it('each compute pod reads the seed named after it; the check catches the shared role seed and a pod name defined too late', () => {
+    const spec = (o: Doc) => ((o['spec'] as Doc)['template'] as Doc)['spec'] as { containers: Doc[] };
+    const shared = clone(overlay('dev'));
+    const sharedEnv = spec(find(shared, 'StatefulSet', 'compute-node')).containers[0]!['env'] as Doc[];
+    sharedEnv.find((e) => e['name'] === 'LOCKFABRIC_NATS_SEED_FILE')!['value'] = '/var/run/secrets/lockfabric/nats/nkey.seed';
+    expect(natsProblems(shared)).toEqual(['StatefulSet/compute-node: LOCKFABRIC_NATS_SEED_FILE does not point at the seed mounted at /var/run/secrets/lockfabric/nats/$(LF_POD_NAME).seed']);
+    const late = clone(overlay('dev'));
+    const c = spec(find(late, 'StatefulSet', 'compute-node')).containers[0]!;
+    const env = c['env'] as Doc[];
+    const pod = env.find((e) => e['name'] === 'LF_POD_NAME')!;
+    c['env'] = [...env.filter((e) => e !== pod), pod];
+    expect(natsProblems(late)).toEqual(['StatefulSet/compute-node: LF_POD_NAME (metadata.name) is not defined before LOCKFABRIC_NATS_SEED_FILE, so $(LF_POD_NAME) does not expand']);
   });
 });
 

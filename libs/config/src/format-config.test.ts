@@ -14,6 +14,7 @@ describe('formatConfig', () => {
         'cluster = "local"',
         'nats.url = "nats://lf:***@nats-0:4222,nats://***@nats-1:4222"',
         'nats.seedFile = (unset)',
+        'nats.caFile = (unset)',
         'node.id = 0',
         'node.role = "compute"',
         'node.rack = 0',

@@ -99,6 +99,11 @@ const sections = {
        * /etc/lockfabric/nats/nkey.seed when it exists, else the connection carries no credentials.
        */
       seedFile: z.string(typed('expected a file path')).min(1, 'expected a file path').optional(),
+      /**
+       * PEM CA that signed the NATS server's certificate: set, every connection requires TLS and
+       * verifies the server. Unset: /etc/lockfabric/nats/ca.crt when it exists, else plaintext.
+       */
+      caFile: z.string(typed('expected a file path')).min(1, 'expected a file path').optional(),
     })
     .strict()
     .default({}),

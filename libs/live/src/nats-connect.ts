@@ -7,6 +7,9 @@ import { errorMessage } from '@lockfabric/ports';
 /** Where a service looks for its NATS NKey seed when `nats.seedFile` is not set. */
 export const STANDARD_NATS_SEED_FILE = '/etc/lockfabric/nats/nkey.seed';
 
+/** Where a service looks for the CA that signed the NATS server's certificate when `nats.caFile` is not set. */
+export const STANDARD_NATS_CA_FILE = '/etc/lockfabric/nats/ca.crt';
+
 /**
  * The NKey seed in `path`, checked: a missing, unreadable or malformed file is a ConfigError (the
  * service exits 2 naming the file), never a connection that silently carries no credentials.
@@ -35,19 +38,56 @@ export function resolveNkeySeed(seedFile: string | undefined, standard: string =
   return path === undefined ? {} : { seed: readNkeySeed(path), from: path };
 }
 
+/**
+ * The PEM CA bundle in `path` that NATS server certificates must chain to. Checked here, so a
+ * wrong path is a ConfigError (exit 2 naming the file) rather than a TLS failure on every reconnect.
+ */
+export function readNatsCa(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`nats.caFile: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError([`nats.caFile: ${path} holds no PEM certificate`]);
+  return text;
+}
+
+/** The CA a service verifies NATS with: `nats.caFile`, else the standard file when present, else none (plaintext). */
+export function resolveNatsCa(caFile: string | undefined, standard: string = STANDARD_NATS_CA_FILE): { ca?: string; from?: string } {
+  const path = caFile ?? (existsSync(standard) ? standard : undefined);
+  return path === undefined ? {} : { ca: readNatsCa(path), from: path };
+}
+
 let processNkeySeed: string | undefined;
+let processNatsCa: string | undefined;
 
 /**
  * The NATS identity every connection of this process uses unless told otherwise: set once by a
  * service from its config, or by the CLI from the cluster it addresses (like the gRPC certificate).
+ * With `ca`, every connection requires TLS and verifies the server against that CA (issue 19).
  */
-export function configureProcessNats(seed: string | undefined): void {
+export function configureProcessNats(seed: string | undefined, ca?: string): void {
   processNkeySeed = seed;
+  processNatsCa = ca;
 }
 
-/** `connect()` options that present the process's (or the given) NKey, or none. */
-export function natsAuthOptions(seed: string | undefined = processNkeySeed): { authenticator?: ReturnType<typeof nkeyAuthenticator> } {
-  return seed === undefined ? {} : { authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)) };
+/** True when this process's NATS connections require TLS (a CA is configured). */
+export function processNatsTlsOn(): boolean {
+  return processNatsCa !== undefined;
+}
+
+/** TLS `connect()` options: the server must offer TLS with a certificate from `ca` (PEM); or none. */
+export function natsTlsOptions(ca: string | undefined = processNatsCa): { tls?: { ca: string } } {
+  return ca === undefined ? {} : { tls: { ca } };
+}
+
+/** `connect()` options that present the process's (or the given) NKey and require TLS when a CA is set. */
+export function natsAuthOptions(
+  seed: string | undefined = processNkeySeed,
+  ca: string | undefined = processNatsCa,
+): { authenticator?: ReturnType<typeof nkeyAuthenticator>; tls?: { ca: string } } {
+  return { ...(seed === undefined ? {} : { authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)) }), ...natsTlsOptions(ca) };
 }
 
 export interface NatsConnectOptions {
@@ -66,6 +106,8 @@ export interface NatsConnectOptions {
   readonly connectTimeoutMs?: number;
   /** NKey seed (`SU…`) of this connection's NATS identity; default: the process's (configureProcessNats). */
   readonly nkeySeed?: string;
+  /** PEM CA the server's certificate must chain to (TLS required); default: the process's. */
+  readonly caPem?: string;
   /** Counts and logs what the server refused; default: the process-wide one. */
   readonly violations?: NatsPermissionViolations;
 }
@@ -134,9 +176,9 @@ export async function connectNats(options: NatsConnectOptions): Promise<NatsConn
     reconnectJitter: options.reconnectJitterMs ?? 100,
     waitOnFirstConnect: options.waitOnFirstConnect ?? true,
     timeout: options.connectTimeoutMs ?? 2_000,
-    ...natsAuthOptions(options.nkeySeed ?? processNkeySeed),
+    ...natsAuthOptions(options.nkeySeed ?? processNkeySeed, options.caPem ?? processNatsCa),
   });
-  logger.info(`nats ${options.name}: connected to ${nc.getServer()}`);
+  logger.info(`nats ${options.name}: connected to ${nc.getServer()}${(options.caPem ?? processNatsCa) === undefined ? '' : ' over TLS'}`);
   void watchStatus(nc, options.name, logger, options.violations ?? processViolations);
   return nc;
 }

@@ -1,7 +1,7 @@
 import { ConfigError, errorMessage } from '@lockfabric/ports';
 import { formatConfig, loadConfig } from '@lockfabric/config';
 import type { Config, NodeRole } from '@lockfabric/config';
-import { configureProcessNats, configureProcessTls, connectNats, processNatsViolations, resolveNkeySeed, consoleLogger, createSubjects, loadTlsMaterial, processPeerGuard, startHealthServer, startHeartbeat, tlsFilesIn } from '@lockfabric/live';
+import { configureProcessNats, configureProcessTls, connectNats, processNatsViolations, resolveNatsCa, resolveNkeySeed, consoleLogger, createSubjects, loadTlsMaterial, processPeerGuard, startHealthServer, startHeartbeat, tlsFilesIn } from '@lockfabric/live';
 import type { HeartbeatPublisher, Logger, Subjects } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/realtime';
 import { MetricsRegistry, initMetricsExport, initTelemetry } from '@lockfabric/telemetry';
@@ -206,7 +206,10 @@ function natsCredentials(role: NodeRole, config: Config, logger: Logger): string
     const { seed, from } = resolveNkeySeed(config.nats.seedFile);
     if (seed === undefined) logger.warn('NATS WITHOUT CREDENTIALS: no nats.seedFile and no standard seed file; a server that requires authentication will refuse this service');
     else logger.info(`NATS identity from ${from}`);
-    configureProcessNats(seed);
+    const tls = resolveNatsCa(config.nats.caFile);
+    if (tls.ca === undefined) logger.warn('NATS WITHOUT TLS: no nats.caFile and no standard CA file; NATS traffic is plaintext');
+    else logger.info(`NATS over TLS, server verified against ${tls.from}`);
+    configureProcessNats(seed, tls.ca);
     return seed;
   } catch (error) {
     if (error instanceof ConfigError) {

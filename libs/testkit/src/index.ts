@@ -24,5 +24,6 @@ export {
   type FuzzResult,
 } from './fuzz.js';
 export { protoBytes, protoMessage } from './proto-arbitrary.js';
+export { probePlaintextNats, type PlaintextProbe } from './nats-probe.js';
 export { startRedisServer, type RedisServerHandle } from './redis-server.js';
 export * from './otlp/index.js';

@@ -75,28 +75,48 @@ export function certificateFiles(dir: string, name: string): TlsFiles {
  * with the identity as its only URI SAN and localhost names for local clusters.
  */
 export function issueCertificate(ca: ClusterCa, name: string, identity: ServiceIdentity): TlsFiles {
+  return issue(ca, name, { commonName: `${identity.role}/${identity.node}`, unit: identity.role }, [
+    { type: 6, value: identityUri(identity) },
+    { type: 2, value: 'localhost' },
+    { type: 7, ip: '127.0.0.1' },
+  ]);
+}
+
+/** DNS names the NATS server certificate covers beside localhost/127.0.0.1: its compose and Kubernetes names (dev and bench namespaces). */
+export const NATS_SERVER_HOSTS = [
+  'nats',
+  'nats-0.nats',
+  ...['lockfabric-dev', 'lockfabric-bench'].flatMap((ns) => [`nats.${ns}.svc`, `nats-0.nats.${ns}.svc`, `nats-0.nats.${ns}.svc.cluster.local`]),
+] as const;
+
+/**
+ * Issues the NATS server's certificate (issue 19): no service identity (clients only verify the
+ * server, by host name), valid for loopback and `hosts`.
+ */
+export function issueNatsServerCertificate(ca: ClusterCa, name: string, hosts: readonly string[] = NATS_SERVER_HOSTS): TlsFiles {
+  return issue(ca, name, { commonName: 'nats', unit: 'nats' }, [
+    { type: 2, value: 'localhost' },
+    ...hosts.map((value) => ({ type: 2, value })),
+    { type: 7, ip: '127.0.0.1' },
+  ]);
+}
+
+function issue(ca: ClusterCa, name: string, subject: { commonName: string; unit: string }, altNames: object[]): TlsFiles {
   const keys = rsaKeyPair();
   const cert = forge.pki.createCertificate();
   cert.serialNumber = serial();
   cert.publicKey = keys.publicKey;
   validity(cert, VALID_DAYS);
   cert.setSubject([
-    { name: 'commonName', value: `${identity.role}/${identity.node}` },
-    { name: 'organizationalUnitName', value: identity.role },
+    { name: 'commonName', value: subject.commonName },
+    { name: 'organizationalUnitName', value: subject.unit },
   ]);
   cert.setIssuer(ca.cert.subject.attributes);
   cert.setExtensions([
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: true, clientAuth: true },
-    {
-      name: 'subjectAltName',
-      altNames: [
-        { type: 6, value: identityUri(identity) },
-        { type: 2, value: 'localhost' },
-        { type: 7, ip: '127.0.0.1' },
-      ],
-    },
+    { name: 'subjectAltName', altNames },
   ]);
   cert.sign(ca.key, forge.md.sha256.create());
   const files = certificateFiles(ca.dir, name);

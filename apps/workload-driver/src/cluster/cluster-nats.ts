@@ -1,10 +1,15 @@
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configureProcessNats, consoleLogger, createSubjects, readNkeySeed } from '@lockfabric/live';
+import { configureProcessNats, consoleLogger, createSubjects, readNatsCa, readNkeySeed } from '@lockfabric/live';
+import { issueNatsServerCertificate, type ClusterCa } from './certificates.js';
 import { createIdentities, natsAuthorizationConfig, type ServiceSpec } from './nats-auth.js';
+import { natsServerTlsBlock } from './nats-tls.js';
 
 /** Environment that points the CLI at a NATS identity of its own (a remote cluster). */
 export const CLI_NATS_SEED_ENV = 'LOCKFABRIC_NATS_SEED_FILE';
+
+/** Environment that points the CLI at the CA of a remote cluster's NATS server (then it connects over TLS). */
+export const CLI_NATS_CA_ENV = 'LOCKFABRIC_NATS_CA_FILE';
 
 /** The service (process) names a local cluster runs, with the NATS identity each gets. */
 export interface NatsAuthPlan {
@@ -16,7 +21,7 @@ export interface NatsAuthPlan {
 export interface LocalNatsAuth {
   /** nats-server config file holding the users and their permissions (public keys only). */
   readonly serverConfig: string;
-  /** `--nats.seed-file=…` for the service `name`. */
+  /** `--nats.seed-file=…` (and `--nats.ca-file=…` with TLS) for the service `name`. */
   flagsFor(name: string): string[];
 }
 
@@ -30,13 +35,19 @@ export function operatorSeedFile(clusterDir: string): string {
   return join(natsDir(clusterDir), 'operator.seed');
 }
 
+/** The CA its clients verify the NATS server with; present only when that cluster's NATS is TLS. */
+export function natsCaFile(clusterDir: string): string {
+  return join(natsDir(clusterDir), 'ca.crt');
+}
+
 /**
  * A fresh NKey per service and one for the operator, and the nats-server config granting each only
- * its subjects (issue 19 item 2); nothing with `insecure`.
+ * its subjects (issue 19 item 2); with the cluster's `ca`, a server certificate and a `tls {}`
+ * block, so every connection is TLS verified against that CA. Nothing with `insecure`.
  */
-export function prepareLocalNatsAuth(clusterDir: string, plan: NatsAuthPlan, insecure: boolean): LocalNatsAuth | undefined {
+export function prepareLocalNatsAuth(clusterDir: string, plan: NatsAuthPlan, insecure: boolean, ca?: ClusterCa): LocalNatsAuth | undefined {
   if (insecure) {
-    consoleLogger.warn(`cluster ${plan.cluster}: NATS AUTHENTICATION IS OFF (--insecure): any local process may publish or subscribe to any subject`);
+    consoleLogger.warn(`cluster ${plan.cluster}: NATS AUTHENTICATION AND TLS ARE OFF (--insecure): any local process may read, publish or subscribe to any subject`);
     return undefined;
   }
   const dir = natsDir(clusterDir);
@@ -51,25 +62,32 @@ export function prepareLocalNatsAuth(clusterDir: string, plan: NatsAuthPlan, ins
     chmodSync(file, 0o600);
     seedFiles.set(names[i] as string, file);
   });
+  let tlsBlock = '';
+  if (ca) {
+    const server = issueNatsServerCertificate(ca, 'nats-server');
+    copyFileSync(server.ca, natsCaFile(clusterDir));
+    tlsBlock = natsServerTlsBlock(server);
+  }
   const serverConfig = join(dir, 'nats-server.conf');
-  writeFileSync(serverConfig, natsAuthorizationConfig(createSubjects(plan.cluster), specs, identities), { mode: 0o600 });
+  writeFileSync(serverConfig, tlsBlock + natsAuthorizationConfig(createSubjects(plan.cluster), specs, identities), { mode: 0o600 });
   return {
     serverConfig,
     flagsFor: (name) => {
       const file = seedFiles.get(name);
       if (file === undefined) throw new Error(`no NATS identity was made for ${name}`);
-      return [`--nats.seed-file=${file}`];
+      return [`--nats.seed-file=${file}`, ...(ca ? [`--nats.ca-file=${natsCaFile(clusterDir)}`] : [])];
     },
   };
 }
 
 /**
  * Chooses the NATS identity this CLI process presents: LOCKFABRIC_NATS_SEED_FILE when set, else
- * the operator seed of the cluster in `clusterDir` when it has one, else none.
+ * the operator seed of the cluster in `clusterDir` when it has one, else none; and likewise the CA
+ * (LOCKFABRIC_NATS_CA_FILE, else the cluster's nats/ca.crt) that makes its connections TLS.
  */
 export function useClusterNats(clusterDir: string, mode: 'mtls' | 'insecure' | undefined, env: NodeJS.ProcessEnv = process.env): void {
-  const fromEnv = env[CLI_NATS_SEED_ENV];
-  const local = operatorSeedFile(clusterDir);
-  const file = fromEnv || (mode !== 'insecure' && existsSync(local) ? local : undefined);
-  configureProcessNats(file === undefined ? undefined : readNkeySeed(file));
+  const pick = (fromEnv: string | undefined, local: string) => fromEnv || (mode !== 'insecure' && existsSync(local) ? local : undefined);
+  const seedFile = pick(env[CLI_NATS_SEED_ENV], operatorSeedFile(clusterDir));
+  const caFile = pick(env[CLI_NATS_CA_ENV], natsCaFile(clusterDir));
+  configureProcessNats(seedFile === undefined ? undefined : readNkeySeed(seedFile), caFile === undefined ? undefined : readNatsCa(caFile));
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { configureProcessTls, consoleLogger, loadTlsMaterial } from '@lockfabric/live';
 import type { ServiceRole } from '@lockfabric/live';
-import { createClusterCa, issueCertificate, operatorFiles } from './certificates.js';
+import { createClusterCa, issueCertificate, operatorFiles, type ClusterCa } from './certificates.js';
 
 export { CLI_TLS_ENV, cliTlsFromEnv } from './cli-tls-env.js';
 import { cliTlsFromEnv } from './cli-tls-env.js';
@@ -18,6 +18,8 @@ export function useClusterTls(clusterDir: string, mode: 'mtls' | 'insecure' | un
 /** What a service of a local cluster is started with, per process name. */
 export interface LocalTls {
   readonly dir: string;
+  /** The run's CA (it also signs the NATS server's certificate). */
+  readonly ca: ClusterCa;
   /** Flags for the service `name` with `identity`; its certificate is issued on first use. */
   flagsFor(name: string, role: ServiceRole, node: string): string[];
 }
@@ -33,6 +35,7 @@ export function prepareLocalTls(clusterDir: string, cluster: string, insecure: b
   issueCertificate(ca, 'operator', { role: 'operator', node: 'cli' });
   return {
     dir,
+    ca,
     flagsFor: (name, role, node) => {
       const files = issueCertificate(ca, name, { role, node });
       return [`--tls.ca=${files.ca}`, `--tls.cert=${files.cert}`, `--tls.key=${files.key}`];

@@ -129,7 +129,11 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           ],
         },
         options.insecure ?? false,
+        // The cut proxy reads NATS frames to drop chosen deliveries (`chaos partition --subjects`),
+        // which TLS would hide from it: a cut-proxy cluster (fault testing) keeps NATS plaintext.
+        options.withCutProxy ? undefined : tls?.ca,
       );
+  if (natsAuth && tls && options.withCutProxy) say('NATS TLS is off on this --cut-proxy cluster (the proxy must read NATS frames); NKey auth stays on');
   // Seeds of an earlier run would be presented to a server that does not know them.
   if (!natsAuth) rmSync(natsDir(dir), { recursive: true, force: true });
   // This process (the CLI) talks to the cluster as its operator.
@@ -160,7 +164,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           say(`nats-server could not bind port ${port}; trying another`);
         }
       }
-      say(`nats-server on ${natsUrl}`);
+      say(`nats-server on ${natsUrl}${natsAuth && tls ? ' (TLS, NKeys)' : ''}`);
     }
     if (options.withRedis) {
       const redis = await startClusterRedis(dir);

@@ -5,7 +5,7 @@ import { createSubjects } from '@lockfabric/live';
 import { startNatsServer, type NatsServerHandle } from '@lockfabric/testkit';
 import { connect, nkeyAuthenticator, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { roleNatsCredentials, rolePermissions, type NatsRoleName } from './nats-role-auth.js';
+import { computePodSeedName, roleNatsCredentials, rolePermissions, type NatsRoleName } from './nats-role-auth.js';
 
 // The per-role server config `certs create` writes for Kubernetes, on a real nats-server: a compute
 // pod's key cannot publish membership, recovery orders or switch egress; the coordinator's can.
@@ -78,5 +78,42 @@ describe('per-role NATS permissions (real nats-server)', () => {
     expect(mutant).not.toBe(real.serverConfig);
     const r = await forgeAs({ ...real, serverConfig: mutant }, 'compute-node');
     expect(r.heard.sort()).toEqual([...FORGED].sort());
+  });
+});
+
+describe('per-pod compute NKeys (certs create --compute-nodes; real nats-server)', () => {
+  /** What the driver hears when compute pod `pod` (node 1) publishes node 2's heartbeat and then its own. */
+  async function podForges(config: { seeds: Record<string, string>; serverConfig: string }, seed: string): Promise<{ heard: string[]; refused: string[] }> {
+    const server = await serverWith(config.serverConfig);
+    const observer = await as(server, config.seeds['driver']!);
+    const heard: string[] = [];
+    observer.nc.subscribe('lf.>', { callback: (_e, m) => void heard.push(m.subject) });
+    await observer.nc.flush();
+    const pod = await as(server, seed);
+    const forged = subjects.heartbeat('compute', '2');
+    const own = subjects.heartbeat('compute', '1');
+    pod.nc.publish(forged, new Uint8Array([1]));
+    pod.nc.subscribe(subjects.nodePackets(2));
+    pod.nc.publish(own, new Uint8Array([1]));
+    await pod.nc.flush();
+    for (let i = 0; i < 400 && !heard.includes(own); i++) await new Promise((r) => setTimeout(r, 25));
+    return { heard, refused: pod.refused };
+  }
+
+  it("refuses compute-node-0 (node 1) node 2's heartbeat and packets, and allows its own heartbeat", async () => {
+    const config = roleNatsCredentials(undefined, { count: 2, idBase: 1 });
+    expect(Object.keys(config.podSeeds)).toEqual([computePodSeedName(0), computePodSeedName(1)]);
+    expect(config.seeds['compute-node']).toBeUndefined();
+    const r = await podForges(config, config.podSeeds[computePodSeedName(0)]!);
+    expect(r.heard).toContain(subjects.heartbeat('compute', '1'));
+    expect(r.heard).not.toContain(subjects.heartbeat('compute', '2'));
+    for (let i = 0; i < 400 && r.refused.length < 2; i++) await new Promise((res) => setTimeout(res, 25));
+    expect(r.refused.sort()).toEqual([subjects.heartbeat('compute', '2'), subjects.nodePackets(2)].sort());
+  });
+
+  it('catches the shared role key (mutant): with it, a compute pod publishes another node\'s heartbeat', async () => {
+    const role = roleNatsCredentials();
+    const r = await podForges(role, role.seeds['compute-node']);
+    expect(r.heard).toContain(subjects.heartbeat('compute', '2'));
   });
 });

@@ -1,4 +1,4 @@
-import { processTlsOn } from '@lockfabric/live';
+import { processNatsTlsOn, processTlsOn } from '@lockfabric/live';
 import { writeHistoryJsonl } from '@lockfabric/check';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
@@ -337,7 +337,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
       const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs, skipReleaseProbability });
       bar.done();
-      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, lockResets: protocolById(protocol).lockResets === true, ...(result.memoryNic ? { nicVerbsByNode: result.memoryNic.verbs } : {}) }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', ...(result.placement ? { placement: result.placement } : {}), ...(result.memoryNic && Object.keys(result.memoryNic.utilisation).length > 0 ? { nicUtilisation: result.memoryNic.utilisation } : {}) };
+      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, lockResets: protocolById(protocol).lockResets === true, ...(result.memoryNic ? { nicVerbsByNode: result.memoryNic.verbs } : {}) }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', natsTls: processNatsTlsOn() ? 'tls' : 'plaintext', ...(result.placement ? { placement: result.placement } : {}), ...(result.memoryNic && Object.keys(result.memoryNic.utilisation).length > 0 ? { nicUtilisation: result.memoryNic.utilisation } : {}) };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };

@@ -30,10 +30,12 @@ export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live 
   --cut-proxy           relay every service's NATS connection and data-plane gRPC ports through
                         a cut proxy, so \`lockfabric chaos partition\` cuts a node off for real
                         (costs throughput: leave it off for benchmarks; without it partition
-                        falls back to SIGSTOP)
-  --insecure            no TLS: plaintext gRPC, any local process may call anything (logged
-                        loudly). Default: a CA for this cluster in DIR/tls, a certificate per
-                        process, and the CLI acting as the cluster's operator
+                        falls back to SIGSTOP). NATS stays plaintext (auth on): the proxy
+                        reads its frames
+  --insecure            no TLS: plaintext gRPC and NATS, any local process may call or publish
+                        anything (logged loudly). Default: a CA for this cluster in DIR/tls, a
+                        certificate per process (and for nats-server, TLS only), and the CLI
+                        acting as the cluster's operator
   --cpu-prof DIR        every Node.js service writes a V8 CPU profile into DIR when it stops
                         (\`cluster down\`); open it in Chrome DevTools or VS Code`;
 
@@ -76,7 +78,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
     case 'up': {
       const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, ...(memoryIopsCap ? { memoryIopsCap } : {}), switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, insecure: values['insecure'] === true, ...(typeof values['cpu-prof'] === 'string' ? { cpuProfileDir: resolve(values['cpu-prof']) } : {}), withRedis: true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
-      else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}, gRPC ${state.tls === 'mtls' ? `mutual TLS (CA and certificates in ${dir}/tls)` : 'INSECURE'}, NATS ${existsSync(join(dir, 'nats', 'nats-server.conf')) ? `NKey auth per service (seeds in ${dir}/nats)` : 'WITHOUT AUTH'}; state in ${dir}/cluster.json`);
+      else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}, gRPC ${state.tls === 'mtls' ? `mutual TLS (CA and certificates in ${dir}/tls)` : 'INSECURE'}, NATS ${existsSync(join(dir, 'nats', 'nats-server.conf')) ? `NKey auth per service${existsSync(join(dir, 'nats', 'ca.crt')) ? ' over TLS' : ''} (seeds in ${dir}/nats)` : 'WITHOUT AUTH'}; state in ${dir}/cluster.json`);
       return 0;
     }
     case 'down': {

@@ -54,6 +54,8 @@ export interface BenchReport {
   readonly unknownOps?: number;
   /** Live: gRPC transport security the run used (mutual TLS unless the cluster was started --insecure). */
   readonly tls?: 'mtls' | 'insecure';
+  /** Live: whether NATS connections were TLS (on with gRPC TLS unless the cluster was started --insecure). */
+  readonly natsTls?: 'tls' | 'plaintext';
   /** Live: compute nodes of the cluster that were down at the start and left out. */
   readonly skippedNodes?: readonly string[];
   /** Live: compute nodes the coordinator declared dead during the run (ms from the first event). */
@@ -233,6 +235,7 @@ export function describeReport(report: BenchReport): string {
   for (const n of report.notStarted ?? []) lines.push(`  did not start       ${n.error}`);
   for (const d of report.declaredDead ?? []) lines.push(`  declared dead       compute node ${d.node} at +${d.atMs.toFixed(0)} ms (${d.reason}): fenced; its refused releases end its holds there`);
   if (report.tls) lines.push(`  gRPC transport      ${report.tls === 'mtls' ? 'mutual TLS' : 'INSECURE (plaintext, no peer identity)'}`);
+  if (report.natsTls) lines.push(`  NATS transport      ${report.natsTls === 'tls' ? 'TLS (server verified against the cluster CA)' : 'PLAINTEXT'}`);
   if (report.skippedNodes?.length) lines.push(`  not running         ${report.skippedNodes.join(', ')} (left out of the run)`);
   if (report.switchGrantShare !== undefined) lines.push(`  switch-decided      ${report.switchGrants ?? 0} grants (${(report.switchGrantShare * 100).toFixed(1)} % of acquires)`);
   if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
