@@ -41,7 +41,11 @@ describe('live chaos: the memory node dies and restarts with empty memory', () =
     const run = runLive({ state: cluster.state, protocol: 'caslock', spec: { ...spec, durationMs: 2_000 }, tolerateNodeFailures: true });
     // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
     run.catch(() => undefined);
-    await sleep(700);
+    // Kill once every compute node's clients are working (a fixed sleep lost the race under load).
+    for (const node of [1, 2]) {
+      const compute = chaos.process(`compute-${node}`);
+      await waitFor(async () => (await metric(compute, 'lockfabric_lock_operations_total', 'protocol="caslock"')) >= 5, 30_000, `compute-${node}'s first operations`);
+    }
     const killedAtNs = liveNowNs();
     await chaos.kill('memory-0');
     const during = await run;
