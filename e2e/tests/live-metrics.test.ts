@@ -146,7 +146,7 @@ describe('live metrics: every service serves valid Prometheus text whose series 
       const garbage = Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x01]);
       nc.publish(subjects.switchIn(0), garbage);
       nc.publish(subjects.heartbeat('compute', '77'), garbage);
-      nc.publish(subjects.nodeMessages(compute.node), garbage);
+      nc.publish(subjects.nodeMessages(compute.node, 0), garbage);
       await nc.flush();
     } finally {
       await nc.drain();

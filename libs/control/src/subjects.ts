@@ -33,8 +33,16 @@ export interface Subjects {
   switchIn(rack: number): string;
   /** Switch egress to a machine. */
   nodePackets(machine: NodeId): string;
-  /** Client-to-client SENDs for the clients of a compute node. */
-  nodeMessages(machine: NodeId): string;
+  /**
+   * Client-to-client SENDs from the clients of machine `from` to those of machine `machine`. The
+   * sender is in the subject so that the server's permissions can hold each node to its own id and
+   * the receiver can take the sender from the subject rather than from the payload.
+   */
+  nodeMessages(machine: NodeId, from: NodeId): string;
+  /** Matches nodeMessages(machine, any sender): what a node subscribes to. */
+  nodeInbox(machine: NodeId): string;
+  /** Matches nodeMessages(any machine, from): what node `from` may publish. */
+  nodeOutbox(from: NodeId): string;
   heartbeat(role: string, id: string): string;
   /** Matches every heartbeat(role, id). */
   heartbeatAll(): string;
@@ -64,7 +72,9 @@ export function createSubjects(cluster: string): Subjects {
     prefix,
     switchIn: (rack) => `${prefix}.sw.${id('rack', rack)}.in`,
     nodePackets: (machine) => `${prefix}.node.${id('machine', machine)}.pkt`,
-    nodeMessages: (machine) => `${prefix}.node.${id('machine', machine)}.msg`,
+    nodeMessages: (machine, from) => `${prefix}.node.${id('machine', machine)}.msg.${id('from', from)}`,
+    nodeInbox: (machine) => `${prefix}.node.${id('machine', machine)}.msg.*`,
+    nodeOutbox: (from) => `${prefix}.node.*.msg.${id('from', from)}`,
     heartbeat: (role, instance) => `${prefix}.hb.${token('role', role)}.${token('id', instance)}`,
     heartbeatAll: () => `${prefix}.hb.*.*`,
     membership: () => `${prefix}.ctl.membership`,

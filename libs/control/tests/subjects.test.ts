@@ -8,7 +8,9 @@ describe('subjects', () => {
     expect(s.prefix).toBe('lf.prod-1');
     expect(s.switchIn(0)).toBe('lf.prod-1.sw.0.in');
     expect(s.nodePackets(12)).toBe('lf.prod-1.node.12.pkt');
-    expect(s.nodeMessages(12)).toBe('lf.prod-1.node.12.msg');
+    expect(s.nodeMessages(12, 3)).toBe('lf.prod-1.node.12.msg.3');
+    expect(s.nodeInbox(12)).toBe('lf.prod-1.node.12.msg.*');
+    expect(s.nodeOutbox(3)).toBe('lf.prod-1.node.*.msg.3');
     expect(s.heartbeat('memory', 'mn-0')).toBe('lf.prod-1.hb.memory.mn-0');
     expect(s.heartbeatAll()).toBe('lf.prod-1.hb.*.*');
     expect(s.membership()).toBe('lf.prod-1.ctl.membership');

@@ -76,7 +76,7 @@ export class MailboxHub {
     this.nc = options.nc;
     this.node = options.node;
     this.subjects = options.subjects;
-    this.subject = options.subjects.nodeMessages(options.node);
+    this.subject = options.subjects.nodeInbox(options.node);
     this.clock = options.clock ?? new RealClock();
     this.queueBound = options.queueBound ?? 1024;
     this.maxClients = options.maxClients ?? 65_536;
@@ -123,7 +123,7 @@ export class MailboxHub {
       return;
     }
     try {
-      this.nc.publish(this.subjects.nodeMessages(message.to.node), encodeMessage(message), tracePublishOptions(message.trace));
+      this.nc.publish(this.subjects.nodeMessages(message.to.node, this.node), encodeMessage(message), tracePublishOptions(message.trace));
       this.counters.sent++;
     } catch (error) {
       // The port promises nothing about delivery; a closed connection loses the message, counted.
@@ -139,8 +139,12 @@ export class MailboxHub {
     }
     let message: Message;
     try {
-      message = decodeMessage(msg.data, this.subject);
-      if (message.to.node !== this.node) throw new MalformedInputError(this.subject, `message for node ${message.to.node} arrived at node ${this.node}`);
+      message = decodeMessage(msg.data, msg.subject);
+      if (message.to.node !== this.node) throw new MalformedInputError(msg.subject, `message for node ${message.to.node} arrived at node ${this.node}`);
+      // The sender is the subject's last token, which the server lets only that node publish; a
+      // payload naming another node is a forgery (or a bug) and is dropped.
+      const sender = Number(msg.subject.slice(msg.subject.lastIndexOf('.') + 1));
+      if (message.from.node !== sender) throw new MalformedInputError(msg.subject, `message claims to be from node ${message.from.node} but was published by node ${sender}`);
     } catch (decodeError) {
       this.malformed.record(this.subject, decodeError);
       return;

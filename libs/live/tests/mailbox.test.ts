@@ -69,7 +69,7 @@ describe('MailboxHub', () => {
   it('takes the trace context from the NATS header when the body has none', async () => {
     const receiver = hubB.mailbox(4);
     const body = encodeMessage({ kind: 'wake', from: { node: 1, client: 1 }, to: receiver.self, lock: 1 });
-    ncA.publish(subjects.nodeMessages(2), body, tracePublishOptions(trace));
+    ncA.publish(subjects.nodeMessages(2, 1), body, tracePublishOptions(trace));
     expect((await receiver.receive(() => true, { deadlineNs: soon() }))?.trace).toStrictEqual(trace);
   });
 
@@ -123,14 +123,18 @@ describe('MailboxHub', () => {
     expect(kept.map((m) => m?.lock)).toEqual([0, 1, 2]);
   });
 
-  it('counts and drops malformed and misrouted payloads, and keeps delivering', async () => {
+  it('counts and drops malformed, misrouted and forged-sender payloads, and keeps delivering', async () => {
     const before = malformedB.count();
-    ncA.publish(subjects.nodeMessages(2), new Uint8Array([0xff, 0xff, 0xff]));
-    ncA.publish(subjects.nodeMessages(2), encodeMessage({ kind: 'wake', from: { node: 1, client: 1 }, to: { node: 5, client: 0 }, lock: 0 }));
+    ncA.publish(subjects.nodeMessages(2, 1), new Uint8Array([0xff, 0xff, 0xff]));
+    ncA.publish(subjects.nodeMessages(2, 1), encodeMessage({ kind: 'wake', from: { node: 1, client: 1 }, to: { node: 5, client: 0 }, lock: 0 }));
+    // Published as node 1 but naming node 3 as the sender: the subject wins, the message is dropped.
+    ncA.publish(subjects.nodeMessages(2, 1), encodeMessage({ kind: 'wake', from: { node: 3, client: 1 }, to: { node: 2, client: 40 }, lock: 66 }));
     const receiver = hubB.mailbox(40);
     const next = receiver.receive(() => true, { deadlineNs: soon() });
     hubA.mailbox(1).send({ kind: 'wake', to: receiver.self, lock: 77 });
-    expect((await next)?.lock).toBe(77);
-    expect(malformedB.count(subjects.nodeMessages(2)) - before).toBe(2);
+    const delivered = await next;
+    expect(delivered?.lock).toBe(77);
+    expect(delivered?.from).toStrictEqual({ node: 1, client: 1 });
+    expect(malformedB.count(subjects.nodeInbox(2)) - before).toBe(3);
   });
 });

@@ -57,12 +57,12 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
     case 'compute': {
       const machine = Number(service.id);
       return {
-        publish: [subjects.heartbeat('compute', service.id), subjects.switchIn(rack), subjects.nodeMessages(machine).replace(/\.node\.\d+\./, '.node.*.'), subjects.fissStuck()],
+        publish: [subjects.heartbeat('compute', service.id), subjects.switchIn(rack), subjects.nodeOutbox(machine), subjects.fissStuck()],
         subscribe: [
           // Its own heartbeat too: the rejoin watch (libs/control) listens for it.
           subjects.heartbeat('compute', service.id),
           subjects.nodePackets(machine),
-          subjects.nodeMessages(machine),
+          subjects.nodeInbox(machine),
           subjects.membership(),
           subjects.recoveryAll(),
           subjects.faultAll(),
@@ -77,7 +77,7 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
     case 'memory':
       // A memory node runs server-side protocol services (its own mailbox) that answer compute nodes'
       // clients, and reports its part of a compute node's recovery (fence, table clear) on recovery.phase.
-      return { publish: [subjects.heartbeat('memory', service.id), subjects.nodeMessages(0).replace(/\.node\.0\./, '.node.*.'), subjects.recovery('phase')], subscribe: [subjects.nodeMessages(Number(service.id)), subjects.membership(), subjects.recoveryAll(), subjects.faultAll(), INBOX], allowResponses: true };
+      return { publish: [subjects.heartbeat('memory', service.id), subjects.nodeOutbox(Number(service.id)), subjects.recovery('phase')], subscribe: [subjects.nodeInbox(Number(service.id)), subjects.membership(), subjects.recoveryAll(), subjects.faultAll(), INBOX], allowResponses: true };
     case 'switch':
       return {
         publish: [subjects.heartbeat('switch', service.id), subjects.nodePackets(0).replace(/\.node\.0\./, '.node.*.'), subjects.fissSwitch()],

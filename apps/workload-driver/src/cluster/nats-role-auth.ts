@@ -24,12 +24,12 @@ export function rolePermissions(role: NatsRoleName): Permissions {
       return everything;
     case 'compute-node':
       return {
-        publish: [`${P}.hb.compute.*`, `${P}.sw.*.in`, `${P}.node.*.msg`, `${P}.ctl.fiss.stuck`],
-        subscribe: [`${P}.hb.compute.*`, `${P}.node.*.pkt`, `${P}.node.*.msg`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.*.*`, `${P}.ctl.queue.*.*`, INBOX],
+        publish: [`${P}.hb.compute.*`, `${P}.sw.*.in`, `${P}.node.*.msg.*`, `${P}.ctl.fiss.stuck`],
+        subscribe: [`${P}.hb.compute.*`, `${P}.node.*.pkt`, `${P}.node.*.msg.*`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.*.*`, `${P}.ctl.queue.*.*`, INBOX],
         allowResponses: true,
       };
     case 'memory-node':
-      return { publish: [`${P}.hb.memory.*`, `${P}.node.*.msg`, `${P}.ctl.recovery.phase`], subscribe: [`${P}.node.*.msg`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, INBOX], allowResponses: true };
+      return { publish: [`${P}.hb.memory.*`, `${P}.node.*.msg.*`, `${P}.ctl.recovery.phase`], subscribe: [`${P}.node.*.msg.*`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, INBOX], allowResponses: true };
     case 'switch':
       return {
         publish: [`${P}.hb.switch.*`, `${P}.node.*.pkt`, `${P}.ctl.fiss.switch`],
@@ -52,8 +52,9 @@ export interface ComputePods {
  */
 export function computePodPermissions(id: number): Permissions {
   return {
-    publish: [`${P}.hb.compute.${id}`, `${P}.sw.*.in`, `${P}.node.*.msg`, `${P}.ctl.fiss.stuck`],
-    subscribe: [`${P}.hb.compute.${id}`, `${P}.node.${id}.pkt`, `${P}.node.${id}.msg`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.${id}.*`, `${P}.ctl.queue.${id}.*`, INBOX],
+    // The sender is the mailbox subject's last token: a pod may send only as its own node.
+    publish: [`${P}.hb.compute.${id}`, `${P}.sw.*.in`, `${P}.node.*.msg.${id}`, `${P}.ctl.fiss.stuck`],
+    subscribe: [`${P}.hb.compute.${id}`, `${P}.node.${id}.pkt`, `${P}.node.${id}.msg.*`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.${id}.*`, `${P}.ctl.queue.${id}.*`, INBOX],
     allowResponses: true,
   };
 }
