@@ -11,7 +11,8 @@ const depConstraints = [
   { sourceTag: 'type:realtime', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:wire', 'type:port'] },
   { sourceTag: 'type:model', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
-  { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:port', 'type:protocol'] },
+  // A protocol may ship a switch program over the switch model's pipeline API (NetLock).
+  { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:port', 'type:protocol', 'type:switch-model'] },
   { sourceTag: 'type:check', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:config', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:telemetry', onlyDependOnLibsWithTags: ['type:port'] },
