@@ -139,6 +139,59 @@ export default tseslint.config(
     },
   },
   {
+    // A protocol is one module that apps reach only through the catalog (libs/locks/catalog); a
+    // separate rule name so it adds to, rather than replaces, the no-restricted-imports above.
+    // The files below still name FissLock, DSLR, CASLock or DRTM modules and are listed until those
+    // move behind the catalog (issue 14): the list may only shrink.
+    files: ['apps/**/*.ts'],
+    ignores: [
+      'apps/coordinator/src/index.ts',
+      'apps/coordinator/src/coordinator.ts',
+      'apps/coordinator/src/nats-participants.ts',
+      'apps/coordinator/src/lock-admin/lock-admin-service.ts',
+      'apps/coordinator/src/switch-control/grpc-decider-control.ts',
+      'apps/coordinator/tests/fiss-admission.test.ts',
+      'apps/coordinator/tests/fiss-recovery-hook.test.ts',
+      'apps/compute-node/src/fiss-pool.ts',
+      'apps/compute-node/src/main.ts',
+      'apps/compute-node/tests/fiss-stuck-reporter.test.ts',
+      'apps/compute-node/tests/fiss-recovery-responder.test.ts',
+      'apps/memory-node/src/table-recovery.ts',
+      'apps/memory-node/tests/memory-executor-fencing.test.ts',
+      'apps/switch-dataplane/tests/fisslock-recovery.test.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@lockfabric/(lock-(?!catalog$)[a-z0-9-]+|control-fisslock)(/.*)?$',
+              message: 'apps reach a protocol through @lockfabric/lock-catalog, never by its module name',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Libraries never depend on an app (apps wire libraries, not the other way round).
+    files: ['libs/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@lockfabric/(workload-driver|coordinator|compute-node|memory-node|switch-dataplane)(/.*)?$',
+              message: 'a library may not import an app',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Top-level consumers: live tests and benchmarks drive the built apps (launcher, CLI runs).
     files: ['e2e/**/*.ts', 'tools/bench/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
