@@ -141,14 +141,13 @@ export default tseslint.config(
   {
     // A protocol is one module that apps reach only through the catalog (libs/locks/catalog); a
     // separate rule name so it adds to, rather than replaces, the no-restricted-imports above.
-    // The files below still name FissLock, DSLR, CASLock or DRTM modules and are listed until those
+    // The files below still name FissLock (control-fisslock), CASLock or DRTM modules and are listed until those
     // move behind the catalog (issue 14): the list may only shrink.
     files: ['apps/**/*.ts'],
     ignores: [
       'apps/coordinator/src/index.ts',
       'apps/coordinator/src/coordinator.ts',
       'apps/coordinator/src/nats-participants.ts',
-      'apps/coordinator/src/lock-admin/lock-admin-service.ts',
       'apps/coordinator/src/switch-control/grpc-decider-control.ts',
       'apps/coordinator/tests/fiss-admission.test.ts',
       'apps/coordinator/tests/fiss-recovery-hook.test.ts',
@@ -158,7 +157,6 @@ export default tseslint.config(
       'apps/compute-node/tests/fiss-recovery-responder.test.ts',
       'apps/memory-node/src/table-recovery.ts',
       'apps/memory-node/tests/memory-executor-fencing.test.ts',
-      'apps/switch-dataplane/tests/fisslock-recovery.test.ts',
     ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
