@@ -11,7 +11,8 @@ const depConstraints = [
   { sourceTag: 'type:realtime', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:wire', 'type:port'] },
   { sourceTag: 'type:model', onlyDependOnLibsWithTags: ['type:port', 'type:model'] },
-  { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:port', 'type:protocol'] },
+  // A protocol may ship a switch program over the switch model's pipeline API (NetLock).
+  { sourceTag: 'type:protocol', onlyDependOnLibsWithTags: ['type:port', 'type:protocol', 'type:switch-model'] },
   { sourceTag: 'type:check', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:config', onlyDependOnLibsWithTags: ['type:port'] },
   { sourceTag: 'type:telemetry', onlyDependOnLibsWithTags: ['type:port'] },
@@ -133,6 +134,57 @@ export default tseslint.config(
                 'FissSwitchAdmissionSchema',
               ],
               message: 'control-plane messages are handled in libs/control (apps only wire it to NATS, gRPC and metrics)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // A protocol is one module that apps reach only through the catalog (libs/locks/catalog); a
+    // separate rule name so it adds to, rather than replaces, the no-restricted-imports above.
+    // The files below still name FissLock (control-fisslock), CASLock or DRTM modules and are listed until those
+    // move behind the catalog (issue 14): the list may only shrink.
+    files: ['apps/**/*.ts'],
+    ignores: [
+      'apps/coordinator/src/index.ts',
+      'apps/coordinator/src/coordinator.ts',
+      'apps/coordinator/src/nats-participants.ts',
+      'apps/coordinator/src/switch-control/grpc-decider-control.ts',
+      'apps/coordinator/tests/fiss-admission.test.ts',
+      'apps/coordinator/tests/fiss-recovery-hook.test.ts',
+      'apps/compute-node/src/fiss-pool.ts',
+      'apps/compute-node/src/main.ts',
+      'apps/compute-node/tests/fiss-stuck-reporter.test.ts',
+      'apps/compute-node/tests/fiss-recovery-responder.test.ts',
+      'apps/memory-node/src/table-recovery.ts',
+      'apps/memory-node/tests/memory-executor-fencing.test.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@lockfabric/(lock-(?!catalog$)[a-z0-9-]+|control-fisslock)(/.*)?$',
+              message: 'apps reach a protocol through @lockfabric/lock-catalog, never by its module name',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Libraries never depend on an app (apps wire libraries, not the other way round).
+    files: ['libs/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@lockfabric/(workload-driver|coordinator|compute-node|memory-node|switch-dataplane)(/.*)?$',
+              message: 'a library may not import an app',
             },
           ],
         },

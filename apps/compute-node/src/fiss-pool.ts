@@ -1,6 +1,6 @@
 import type { FissPoolHandle } from '@lockfabric/control-fisslock';
-import { existingAgentPool, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-fisslock';
-import type { AgentPool } from '@lockfabric/lock-fisslock';
+import { existingAgentPool, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-catalog';
+import type { AgentPool } from '@lockfabric/lock-catalog';
 import type { NodeId } from '@lockfabric/ports';
 import type { CurrentRun } from '@lockfabric/run-host';
 

@@ -1,6 +1,6 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ServerReport } from '@lockfabric/lock-fisslock';
+import type { ServerReport } from '@lockfabric/lock-catalog';
 import { GatedSwitchPort, FissWireError, machineOrdersFromWire, startFissRecoveryResponder } from '@lockfabric/control-fisslock';
 import type { FissResponder, FissResponderDeps, RecoveryPool } from '@lockfabric/control-fisslock';
 import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';

@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { startFissStuckReporter } from '@lockfabric/control-fisslock';
 import { NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/realtime';
-import type { AgentPool, StuckReport } from '@lockfabric/lock-fisslock';
+import type { AgentPool, StuckReport } from '@lockfabric/lock-catalog';
 import { startNatsServer } from '@lockfabric/testkit';
 import type { NatsServerHandle } from '@lockfabric/testkit';
 import { FissStuckLockSchema } from '@lockfabric/wire';

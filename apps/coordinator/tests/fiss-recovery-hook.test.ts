@@ -5,7 +5,7 @@ import { FissCallError, startFissRecoveryHook } from '@lockfabric/control-fisslo
 import type { FissRecoveryHook, FissRecoveryHookDeps, FissSwitchControl, HookParticipant } from '@lockfabric/control-fisslock';
 import { MalformedInputCounter, NatsControlBus, announceFissSwitch, connectNats, createSubjects } from '@lockfabric/live';
 import { FissStuckLockSchema } from '@lockfabric/wire';
-import type { MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
+import type { MachineOrders, ServerReport } from '@lockfabric/lock-catalog';
 import type { NodeId } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/realtime';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

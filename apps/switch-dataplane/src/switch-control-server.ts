@@ -4,7 +4,8 @@ import type { Logger, MalformedInputCounter } from '@lockfabric/live';
 import { guardedServer, rawMethodOf } from '@lockfabric/live';
 import { ConfigError, MalformedInputError } from '@lockfabric/ports';
 import { RegisterAccessError, SwitchControlError } from '@lockfabric/switch';
-import type { NetLockProgram, Switch, SwitchProgram } from '@lockfabric/switch';
+import type { NetLockProgram } from '@lockfabric/lock-catalog';
+import type { Switch, SwitchProgram } from '@lockfabric/switch';
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import {
   DescribeSwitchResponseSchema,

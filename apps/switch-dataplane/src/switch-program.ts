@@ -1,5 +1,6 @@
 import { ConfigError } from '@lockfabric/ports';
-import { fissLockDecider, forwardProgram, netlockProgram } from '@lockfabric/switch';
+import { netlockProgram } from '@lockfabric/lock-catalog';
+import { fissLockDecider, forwardProgram } from '@lockfabric/switch';
 import type { SwitchProgram } from '@lockfabric/switch';
 import { checkSettingsApply } from './switch-program-settings.js';
 import type { SwitchProgramSettings } from './switch-program-settings.js';

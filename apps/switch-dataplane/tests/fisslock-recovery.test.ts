@@ -1,8 +1,8 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { SwitchLink, connectNats, createSubjects, grpcPath } from '@lockfabric/live';
-import { DECIDER_ARRAYS, FENCE_WINDOW, FLAG_HAS_AGENT, writeSwitchImage } from '@lockfabric/lock-fisslock';
-import type { DeciderControl } from '@lockfabric/lock-fisslock';
+import { DECIDER_ARRAYS, FENCE_WINDOW, FLAG_HAS_AGENT, writeSwitchImage } from '@lockfabric/lock-catalog';
+import type { DeciderControl } from '@lockfabric/lock-catalog';
 import type { LockPacket } from '@lockfabric/ports';
 import { fissLockDecider } from '@lockfabric/switch';
 import { ReadRegistersRequestSchema, ReadRegistersResponseSchema, SwitchControlService, WriteRegistersRequestSchema } from '@lockfabric/wire';

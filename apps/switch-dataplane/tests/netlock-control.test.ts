@@ -4,7 +4,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { SwitchLink, connectNats, createSubjects, grpcPath } from '@lockfabric/live';
 import type { LockPacket } from '@lockfabric/ports';
-import { NETLOCK_FLAG_SWITCH, netlockProgram } from '@lockfabric/switch';
+import { NETLOCK_FLAG_SWITCH, netlockProgram } from '@lockfabric/lock-catalog';
 import {
   DescribeSwitchRequestSchema,
   DescribeSwitchResponseSchema,

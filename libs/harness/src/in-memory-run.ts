@@ -160,7 +160,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     memoryNodes: options.memoryNodes ?? 1,
     ...(options.jitterNs !== undefined ? { jitterNs: options.jitterNs } : {}),
     ...(options.trace ? { trace: options.trace } : {}),
-    ...(protocol.switchProgram ? { switchProgram: buildSwitchProgram(protocol.switchProgram, spec, options.protocolOptions) } : {}),
+    ...(protocol.switchProgram ? { switchProgram: buildSwitchProgram(protocol.switchProgram, spec, options.protocolOptions, protocol.buildSwitchProgram?.bind(protocol)) } : {}),
     ...(options.switchFaults ? { switchFaults: options.switchFaults } : {}),
     ...(options.switchLinks ? { switchLinks: options.switchLinks } : {}),
     ...(lockManagerCpu ? { lockManagerCpu } : {}),

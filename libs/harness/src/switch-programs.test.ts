@@ -41,6 +41,6 @@ describe('buildSwitchProgram: the fisslock decider from the run options', () => 
 
   it('builds forward and netlock as before', () => {
     expect(buildSwitchProgram('forward', spec(64)).name).toBe('forward');
-    expect(buildSwitchProgram('netlock', spec(64)).name).toBe('netlock');
+    expect(() => buildSwitchProgram('netlock', spec(64))).toThrow(/built by its protocol's module/);
   });
 });

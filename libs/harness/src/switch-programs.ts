@@ -1,16 +1,14 @@
 import { ConfigError } from '@lockfabric/ports';
-import type { ProtocolOptions, SwitchProgramName } from '@lockfabric/locks-common';
+import type { LockPacket } from '@lockfabric/ports';
+import type { ProtocolDefinition, ProtocolOptions, SwitchProgramName } from '@lockfabric/locks-common';
 import { SeededRandom } from '@lockfabric/sim';
-import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS, FISSLOCK_POLICIES, allocateSwitchQueues, fissLockDecider, forwardProgram, lockCapacity, netlockProgram, profileLockTrace } from '@lockfabric/switch';
-import type { FissLockDeciderOptions, FissLockPolicy, NetLockProgram, SwitchProgram } from '@lockfabric/switch';
+import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS, FISSLOCK_POLICIES, fissLockDecider, forwardProgram, lockCapacity } from '@lockfabric/switch';
+import type { FissLockDeciderOptions, FissLockPolicy, SwitchProgram } from '@lockfabric/switch';
 import type { InMemoryCluster } from '@lockfabric/sim';
 import type { InProcessPurge } from '@lockfabric/control';
 import { createKeyChooser } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 
-/** Requests sampled from the workload to profile lock popularity before a NetLock run. */
-const PROFILE_SAMPLES = 20_000;
-const NETLOCK_SLOT_BUDGET = 4_096;
 /** Locks the decider holds at least: small tables still spread over the decider's MAUs (each split array needs a part per stage). */
 const MIN_DECIDER_LOCKS = 1_024;
 
@@ -42,34 +40,40 @@ export function fissLockDeciderOptions(spec: WorkloadSpec, protocolOptions: Prot
 }
 
 /**
- * The switch program a protocol asks for, built from the switch model library with the run's
- * protocol options. NetLock's hot-lock queues are chosen the way its paper does: profile a pre-run
- * trace (here sampled from the same workload, with its own seed) and solve the slot knapsack.
+ * The switch program a protocol asks for. A protocol whose program lives in its own module
+ * (NetLock) builds it through `own` (its definition's `buildSwitchProgram`), given a pre-run trace
+ * sampled from the same workload with its own seed; the others come from the switch model library
+ * with the run's protocol options.
  */
-export function buildSwitchProgram(name: SwitchProgramName, spec: WorkloadSpec, protocolOptions?: ProtocolOptions): SwitchProgram {
+export function buildSwitchProgram(name: SwitchProgramName, spec: WorkloadSpec, protocolOptions?: ProtocolOptions, own?: ProtocolDefinition['buildSwitchProgram']): SwitchProgram {
+  if (own) {
+    const keys = createKeyChooser(spec, new SeededRandom((spec.seed ^ 0x5eed) >>> 0));
+    const sampleLockTrace = (samples: number) => Array.from({ length: samples }, (_, i) => ({ lock: keys.next(), requester: String(i % spec.clients) }));
+    return own({ options: protocolOptions ?? {}, sampleLockTrace });
+  }
   switch (name) {
     case 'forward':
       return forwardProgram();
     case 'fisslock':
       return fissLockDecider(fissLockDeciderOptions(spec, protocolOptions));
-    case 'netlock': {
-      const keys = createKeyChooser(spec, new SeededRandom((spec.seed ^ 0x5eed) >>> 0));
-      const trace = Array.from({ length: PROFILE_SAMPLES }, (_, i) => ({ lock: keys.next(), requester: String(i % spec.clients) }));
-      const on = (name: string) => protocolOptions?.[name] === true || protocolOptions?.[name] === 'true';
-      return netlockProgram({
-        slotBudget: NETLOCK_SLOT_BUDGET,
-        allocation: allocateSwitchQueues(profileLockTrace(trace), NETLOCK_SLOT_BUDGET),
-        ...(on('mutantUncheckedNotify') ? { mutantUncheckedNotify: true } : {}),
-        ...(on('mutantPurgeWithoutGrant') ? { mutantPurgeWithoutGrant: true } : {}),
-      });
-    }
     default:
-      throw new ConfigError([`switch program ${name} is not available in this build`]);
+      throw new ConfigError([`switch program ${name} is built by its protocol's module (pass its buildSwitchProgram)`]);
   }
 }
 
+/** The part of NetLock's switch program the sim's coordinator drives (a dead machine's purge). */
+export interface PurgingSwitchProgram extends SwitchProgram {
+  purgeMachine(machine: number): {
+    readonly removed: number;
+    readonly removedHolders: number;
+    readonly locks: readonly number[];
+    readonly grants: readonly LockPacket[];
+    readonly wasFenced: boolean;
+  };
+}
+
 /** Whether a run's switch program is NetLock's (whose dead machines the coordinator purges). */
-export function isNetLockProgram(program: SwitchProgram | undefined): program is NetLockProgram {
+export function isNetLockProgram(program: SwitchProgram | undefined): program is PurgingSwitchProgram {
   return program !== undefined && program.name === 'netlock' && 'purgeMachine' in program;
 }
 
@@ -78,7 +82,7 @@ export function isNetLockProgram(program: SwitchProgram | undefined): program is
  * register rewrite, atomic between packets), whose grants leave through the switch's egress, as
  * the switch-dataplane's PurgeNetLockMachine does live.
  */
-export function netlockPurgeOf(program: NetLockProgram, cluster: Pick<InMemoryCluster, 'emitFromSwitch'>): InProcessPurge {
+export function netlockPurgeOf(program: PurgingSwitchProgram, cluster: Pick<InMemoryCluster, 'emitFromSwitch'>): InProcessPurge {
   return (machine) => {
     const result = program.purgeMachine(machine);
     for (const grant of result.grants) cluster.emitFromSwitch(grant.dst ?? grant.machine, grant);

@@ -14,4 +14,3 @@ export * from './switch.js';
 export * from './fault-spec.js';
 export * from './faults.js';
 export * from './programs/fisslock/index.js';
-export * from './programs/netlock/index.js';

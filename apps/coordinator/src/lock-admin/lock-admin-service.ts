@@ -1,8 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { dslr, drainDslrLock, resetDslrTable } from '@lockfabric/lock-dslr';
-import { formatCounters, readDslrOptions, WordLayout } from '@lockfabric/lock-dslr';
+import { drainDslrLock, dslr, formatCounters, readDslrOptions, resetDslrTable, WordLayout } from '@lockfabric/lock-catalog';
 import { rawMethodOf, unaryHandler } from '@lockfabric/live';
 import type { Logger, MalformedInputCounter } from '@lockfabric/live';
 import { ConfigError, FabricAccessError, LockTimeoutError, MalformedInputError, errorMessage } from '@lockfabric/ports';

@@ -1,6 +1,6 @@
 import { SeededRandom } from '@lockfabric/sim';
-import { allocateSwitchQueues, profileLockTrace } from '@lockfabric/switch';
-import type { QueueAllocation } from '@lockfabric/switch';
+import { allocateSwitchQueues, profileLockTrace } from '@lockfabric/lock-catalog';
+import type { QueueAllocation } from '@lockfabric/lock-catalog';
 import { createKeyChooser } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 

@@ -84,7 +84,7 @@ function knownProtocol(id: string, reader: FlagReader): ProtocolDefinition[] {
 function optionProblems(protocol: ProtocolDefinition, options: ProtocolOptions): string[] {
   if (Object.keys(options).length === 0) return [];
   const spec = swarmMix(protocol, 1).spec;
-  const switchProgram = protocol.switchProgram ? { switchProgram: buildSwitchProgram(protocol.switchProgram, spec, options) } : {};
+  const switchProgram = protocol.switchProgram ? { switchProgram: buildSwitchProgram(protocol.switchProgram, spec, options, protocol.buildSwitchProgram?.bind(protocol)) } : {};
   const { cluster } = createSimCluster({ seed: 1, lockCount: spec.locks, entryBytes: protocol.entryBytes, computeNodes: 1, memoryNodes: 1, ...switchProgram });
   try {
     protocol.createClient(cluster.clientPorts({ node: cluster.computeNodeIds[0]!, client: 0 }), options);

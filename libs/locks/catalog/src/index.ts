@@ -1,1 +1,3 @@
 export * from './catalog.js';
+export * from './switch-programs.js';
+export * from './node-services.js';

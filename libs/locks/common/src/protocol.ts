@@ -1,4 +1,5 @@
-import type { ClientPorts, LockClient, LockMode, NicCapability, NodeId, ProtocolId } from '@lockfabric/ports';
+import type { ClientPorts, LockClient, LockId, LockMode, NicCapability, NodeId, ProtocolId } from '@lockfabric/ports';
+import type { SwitchProgram } from '@lockfabric/switch';
 import type { SwarmProfile } from './swarm-profile.js';
 
 /** Options a user can pass to a protocol (`--opt backoff=true`); each protocol validates its own. */
@@ -23,6 +24,11 @@ export interface ProtocolDefinition {
   readonly renamedOptions?: Readonly<Record<string, string>>;
   /** The switch program this protocol needs (`fabric: 'switch'`); substrates build it from libs/switch. */
   readonly switchProgram?: SwitchProgramName;
+  /**
+   * Builds this protocol's own switch program for a simulated run, for protocols whose program lives
+   * in their module (NetLock): substrates call it instead of naming the protocol.
+   */
+  buildSwitchProgram?(input: SwitchProgramInput): SwitchProgram;
   /** Servers the protocol runs on nodes beside its clients (agent pools, lock servers, recovery). */
   readonly services?: ProtocolServices;
   /** The faults `check --swarm` injects into this protocol; jitter and healing only when absent. */
@@ -71,4 +77,11 @@ export interface ProtocolServices {
   memory?(context: NodeServiceContext, options?: ProtocolOptions): NodeService;
   /** Started once on every compute node for the length of a run, before any client. */
   compute?(context: NodeServiceContext, options?: ProtocolOptions): NodeService;
+}
+
+/** What a simulated run hands a protocol's switch-program factory. */
+export interface SwitchProgramInput {
+  readonly options: ProtocolOptions;
+  /** A pre-run trace of `samples` requests drawn from the run's own workload with its own seed. */
+  sampleLockTrace(samples: number): readonly { readonly lock: LockId; readonly requester: string }[];
 }

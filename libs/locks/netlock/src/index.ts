@@ -1,3 +1,4 @@
 export * from './acquire-once.js';
 export * from './netlock.js';
 export * from './slot-echo.js';
+export * from './switch-program/index.js';

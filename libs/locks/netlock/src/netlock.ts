@@ -4,6 +4,12 @@ import { LockServer, ServerLockClient, srvLockServer } from '@lockfabric/lock-sr
 import { NS_PER_MS, NS_PER_US } from '@lockfabric/ports';
 import { withAcquireOnce } from './acquire-once.js';
 import { withSlotEcho } from './slot-echo.js';
+import { allocateSwitchQueues, profileLockTrace } from './switch-program/allocation.js';
+import { netlockProgram } from './switch-program/netlock-program.js';
+
+/** Requests in the pre-run trace a simulated run profiles, and the switch's queue slots there. */
+const SIM_PROFILE_SAMPLES = 20_000;
+const SIM_SLOT_BUDGET = 4_096;
 
 export const NETLOCK_OPTION_HELP = {
   retransmitMs: 'resend an unanswered RELEASE/cancel to the lock server after this many ms (default 5)',
@@ -59,6 +65,17 @@ export const netlock: ProtocolDefinition = {
   modes: ['shared', 'exclusive'],
   options: NETLOCK_OPTION_HELP,
   switchProgram: 'netlock',
+  // NetLock's offline step (its paper's memory allocation): profile a pre-run trace, then solve the
+  // knapsack of hot-lock queues within the switch's slot budget.
+  buildSwitchProgram: ({ options, sampleLockTrace }) => {
+    const on = (name: string) => options[name] === true || options[name] === 'true';
+    return netlockProgram({
+      slotBudget: SIM_SLOT_BUDGET,
+      allocation: allocateSwitchQueues(profileLockTrace(sampleLockTrace(SIM_PROFILE_SAMPLES)), SIM_SLOT_BUDGET),
+      ...(on('mutantUncheckedNotify') ? { mutantUncheckedNotify: true } : {}),
+      ...(on('mutantPurgeWithoutGrant') ? { mutantPurgeWithoutGrant: true } : {}),
+    });
+  },
   services: {
     compute: (context, options) => {
       const parsed = readNetLockOptions(options);

@@ -1,11 +1,10 @@
 import { LockTimeoutError } from '@lockfabric/ports';
 import type { LockMode } from '@lockfabric/ports';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { netlockProgram } from '@lockfabric/switch';
-import type { NetLockProgramOptions, QueueAllocation } from '@lockfabric/switch';
+import { netlock, netlockProgram } from '../src/index.js';
+import type { NetLockProgramOptions, QueueAllocation } from '../src/index.js';
 import { createSwitchNet, severablePorts } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
-import { netlock } from '../src/index.js';
 import { withEarlyClock } from './early-clock.js';
 
 // A compute node dies in the middle of closed-loop traffic on hot (switch-queued) locks,

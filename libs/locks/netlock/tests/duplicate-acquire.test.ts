@@ -1,10 +1,9 @@
 import { LockTimeoutError } from '@lockfabric/ports';
 import type { LockPacket } from '@lockfabric/ports';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { netlockProgram } from '@lockfabric/switch';
+import { netlock, netlockProgram } from '../src/index.js';
 import { createSwitchNet } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
-import { netlock } from '../src/index.js';
 import { withEarlyClock } from './early-clock.js';
 
 // Once a live liveness gap: a waiter whose timer wakes a little before its deadline resent

@@ -1,8 +1,7 @@
 import type { ServerLockClient } from '@lockfabric/lock-srvlock';
-import { allocateSwitchQueues, netlockProgram, profileLockTrace } from '@lockfabric/switch';
-import type { NetLockProgramOptions, QueueAllocation } from '@lockfabric/switch';
+import { allocateSwitchQueues, netlock, netlockProgram, profileLockTrace } from '../src/index.js';
+import type { NetLockProgramOptions, QueueAllocation } from '../src/index.js';
 import { describe, expect, it } from 'vitest';
-import { netlock } from '../src/index.js';
 import { createSwitchNet, runWorkload } from '@lockfabric/harness';
 
 const NODES = [1, 2, 3];

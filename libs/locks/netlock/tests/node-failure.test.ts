@@ -1,10 +1,9 @@
 import { LockTimeoutError } from '@lockfabric/ports';
 import type { LockClient } from '@lockfabric/ports';
-import { netlockProgram } from '@lockfabric/switch';
-import type { NetLockProgram, NetLockProgramOptions } from '@lockfabric/switch';
+import { netlock, netlockProgram } from '../src/index.js';
+import type { NetLockProgram, NetLockProgramOptions } from '../src/index.js';
 import { createSwitchNet, severablePorts } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
-import { netlock } from '../src/index.js';
 
 const NODES = [1, 2, 3];
 const MS = 1_000_000;

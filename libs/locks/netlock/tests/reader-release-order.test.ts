@@ -1,10 +1,9 @@
 import type { LockClient } from '@lockfabric/ports';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { netlockProgram } from '@lockfabric/switch';
-import type { NetLockProgram, NetLockProgramOptions } from '@lockfabric/switch';
+import { netlock, netlockProgram } from '../src/index.js';
+import type { NetLockProgram, NetLockProgramOptions } from '../src/index.js';
 import { createSwitchNet, severablePorts } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
-import { netlock } from '../src/index.js';
 
 // Scripted: two readers share hot lock 5 (queued in the switch), a writer waits behind
 // them, and the reader that is NOT at the head of the queue releases first. Then the reader on

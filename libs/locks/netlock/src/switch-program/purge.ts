@@ -1,5 +1,5 @@
+import type { RegisterArray } from '@lockfabric/switch';
 import type { LockMode, LockPacket } from '@lockfabric/ports';
-import type { RegisterArray } from '../../register-array.js';
 import { NETLOCK_MAX_RUN, grantPacket, packQueueState, unpackQueueState } from './queue-state.js';
 
 /** The register arrays a purge rewrites (NetLock's queue state and slot arrays). */

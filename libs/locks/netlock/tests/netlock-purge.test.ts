@@ -1,7 +1,9 @@
 import type { LockMode, LockPacket } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
-import { NETLOCK_FLAG_CONTINUE, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, Switch, netlockProgram } from '../src/index.js';
-import type { EgressAction, NetLockProgramOptions } from '../src/index.js';
+import { Switch } from '@lockfabric/switch';
+import type { EgressAction } from '@lockfabric/switch';
+import { NETLOCK_FLAG_CONTINUE, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, netlockProgram } from '../src/index.js';
+import type { NetLockProgramOptions } from '../src/index.js';
 
 // The purge of a dead machine's NetLock switch-queue entries (control plane) and the fence that
 // keeps its late packets out. Lock 7 is hot with a queue of 8 slots; machine 9 is the lock server.

@@ -1,11 +1,6 @@
+import { SwitchControlError } from '@lockfabric/switch';
+import type { EgressAction, MatchTable, PacketContext, Pipeline, RegisterArray, SwitchProgram, TableValue } from '@lockfabric/switch';
 import type { LockPacket, LockMode } from '@lockfabric/ports';
-import type { EgressAction } from '../../egress.js';
-import { SwitchControlError } from '../../errors.js';
-import type { MatchTable, TableValue } from '../../match-table.js';
-import type { PacketContext } from '../../packet-context.js';
-import type { Pipeline } from '../../pipeline.js';
-import type { SwitchProgram } from '../../program.js';
-import type { RegisterArray } from '../../register-array.js';
 import type { QueueAllocation } from './allocation.js';
 import { purgeMachineQueues } from './purge.js';
 import { NETLOCK_FLAG_CANCEL, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, NETLOCK_MAX_SLOTS, grantPacket, nextSerial, packQueueState, serialOfTag, slotOfTag, unpackQueueState } from './queue-state.js';

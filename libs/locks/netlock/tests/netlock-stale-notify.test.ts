@@ -1,7 +1,9 @@
 import type { LockMode, LockPacket } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
-import { NETLOCK_FLAG_CONTINUE, Switch, netlockProgram, serialOfTag, slotOfTag, slotTag } from '../src/index.js';
-import type { EgressAction, NetLockProgramOptions } from '../src/index.js';
+import { Switch } from '@lockfabric/switch';
+import type { EgressAction } from '@lockfabric/switch';
+import { NETLOCK_FLAG_CONTINUE, netlockProgram, serialOfTag, slotOfTag, slotTag } from '../src/index.js';
+import type { NetLockProgramOptions } from '../src/index.js';
 
 // A CONTINUE notify that its grantee's own RELEASE overtook (a delayed or reordered packet; swarm
 // seed 478) names a slot the queue has since reused. Lock 5 is hot with a queue of 3 slots.

@@ -1,0 +1,30 @@
+import { ESLint } from 'eslint';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Lints planted files (text only, never written) under the repository's own eslint.config.mjs:
+// the boundary rules must reject an app naming a protocol module and a library importing an app,
+// while an app reaching protocols through the catalog passes.
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const RULE = '@typescript-eslint/no-restricted-imports';
+
+async function restrictedImports(eslint: ESLint, file: string, text: string): Promise<string[]> {
+  const [result] = await eslint.lintText(text, { filePath: `${root}${file}` });
+  return (result?.messages ?? []).filter((m) => m.ruleId === RULE).map((m) => m.message);
+}
+
+describe('module boundaries (lint)', () => {
+  it('rejects protocol modules named by apps and apps imported by libraries; allows the catalog', async () => {
+    const eslint = new ESLint({ cwd: root });
+    const byName = await restrictedImports(eslint, 'apps/compute-node/src/planted.ts', "import { dslr } from '@lockfabric/lock-dslr';\nexport const planted = dslr;\n");
+    expect(byName).toHaveLength(1);
+    expect(byName[0]).toContain('@lockfabric/lock-catalog');
+    const control = await restrictedImports(eslint, 'apps/workload-driver/src/planted.ts', "import { startFissRecoveryHook } from '@lockfabric/control-fisslock';\nexport const planted = startFissRecoveryHook;\n");
+    expect(control).toHaveLength(1);
+    const viaCatalog = await restrictedImports(eslint, 'apps/compute-node/src/planted.ts', "import { netlockProgram } from '@lockfabric/lock-catalog';\nexport const planted = netlockProgram;\n");
+    expect(viaCatalog).toEqual([]);
+    const libToApp = await restrictedImports(eslint, 'libs/switch/src/planted.ts', "import { main } from '@lockfabric/workload-driver';\nexport const planted = main;\n");
+    expect(libToApp).toHaveLength(1);
+    expect(libToApp[0]).toContain('may not import an app');
+  }, 180_000);
+});
