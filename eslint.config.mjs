@@ -192,8 +192,8 @@ export default tseslint.config(
     },
   },
   {
-    // Top-level consumers: live tests and benchmarks drive the built apps (launcher, CLI runs).
-    files: ['e2e/**/*.ts', 'tools/bench/**/*.ts'],
+    // Top-level consumer: live tests drive the built apps (launcher, CLI runs).
+    files: ['e2e/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {

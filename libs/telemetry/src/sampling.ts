@@ -13,7 +13,7 @@ const TAIL_CANDIDATE = /^(lock|recovery)\./;
  * and grant time the rule reads) or a root span, so a slow or failed acquisition, or a failure
  * outside any lock operation, is still exported. Verbs and switch packets under an unsampled lock
  * operation are not recorded: their cost (one recorded span per verb, on the compute node and on
- * the NIC) made 1% sampling nearly as expensive as 100% (see bench-results/tracing-overhead.json),
+ * the NIC) made 1% sampling nearly as expensive as 100% (measure with `bench --substrate live --trace-ratio`),
  * and a failed verb shows up as the failed outcome of its operation.
  */
 export class RecordAllSampler implements Sampler {
