@@ -157,8 +157,6 @@ export default tseslint.config(
       'apps/compute-node/src/main.ts',
       'apps/compute-node/tests/fiss-stuck-reporter.test.ts',
       'apps/compute-node/tests/fiss-recovery-responder.test.ts',
-      'apps/memory-node/src/table-recovery.ts',
-      'apps/memory-node/tests/memory-executor-fencing.test.ts',
     ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [

@@ -1,5 +1,4 @@
-import { caslockWordAfterDeath } from '@lockfabric/lock-caslock';
-import { drtmWordAfterDeath } from '@lockfabric/lock-drtm';
+import { caslockWordAfterDeath, drtmWordAfterDeath } from '@lockfabric/lock-catalog';
 import type { Nic } from '@lockfabric/fabric';
 import type { NodeId, WorkRequest } from '@lockfabric/ports';
 

@@ -1,7 +1,6 @@
 import { FabricAccessError, lockAddress } from '@lockfabric/ports';
 import type { WorkRequest } from '@lockfabric/ports';
-import { holderTag } from '@lockfabric/lock-caslock';
-import { writeLockedWord } from '@lockfabric/lock-drtm';
+import { holderTag, writeLockedWord } from '@lockfabric/lock-catalog';
 import { describe, expect, it } from 'vitest';
 import { MemoryNodeExecutor } from '../src/memory-executor.js';
 import { recoverTable } from '../src/table-recovery.js';

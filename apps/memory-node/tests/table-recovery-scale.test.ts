@@ -1,6 +1,6 @@
 import { MAX_TRANSFER_BYTES } from '@lockfabric/fabric';
 import type { WorkRequest } from '@lockfabric/ports';
-import { holderTag } from '@lockfabric/lock-caslock';
+import { holderTag } from '@lockfabric/lock-catalog';
 import { describe, expect, it } from 'vitest';
 import { MemoryNodeExecutor } from '../src/memory-executor.js';
 import { RECOVERY_CHUNK_WORDS, recoverTable } from '../src/table-recovery.js';
