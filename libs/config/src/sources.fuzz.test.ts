@@ -16,6 +16,9 @@ interface Input {
 
 const leafValue = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.integer(), fc.string({ maxLength: 12 }), fc.constantFrom('compute', '0', '-1', '1e309', 'true', 'a,b'));
 
+/** An environment variable holds text: a JSON value's text (String() throws on a null-prototype object). */
+const asEnvText = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'));
+
 /** A file with some known keys (nested as the schema nests them) and random values. */
 const fileText = fc
   .array(fc.tuple(fc.constantFrom(...CONFIG_KEYS.map((k) => k.path)), leafValue), { maxLength: 6 })
@@ -29,7 +32,7 @@ const fileText = fc
     return JSON.stringify(doc);
   });
 const mutatedText = untrustedBytes(fileText.map((t) => new TextEncoder().encode(t))).map((b) => new TextDecoder().decode(b));
-const env = fc.dictionary(fc.oneof(fc.constantFrom(...CONFIG_KEYS.map((k) => k.env)), fc.string({ maxLength: 10 }).map((s) => `LOCKFABRIC_${s}`)), fc.oneof(fc.string({ maxLength: 12 }), leafValue.map(String)), { maxKeys: 6 });
+const env = fc.dictionary(fc.oneof(fc.constantFrom(...CONFIG_KEYS.map((k) => k.env)), fc.string({ maxLength: 10 }).map((s) => `LOCKFABRIC_${s}`)), fc.oneof(fc.string({ maxLength: 12 }), leafValue.map(asEnvText)), { maxKeys: 6 });
 
 const inputSize = ({ text, env: e }: Input): number => text.length + Object.entries(e).reduce((n, [k, v]) => n + k.length + (v?.length ?? 0), 0);
 
