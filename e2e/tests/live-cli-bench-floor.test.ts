@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
@@ -71,6 +71,11 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
     const protocols = Object.keys(FAST_PATH);
     const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocols.join(','), '--clients', '2', '--operations', '50', '--floor-ops', '100', '--json']);
     expect(code, stderr).toBe(0);
+    // TLS clients send a host name as SNI, never the IP they dial (Node's DEP0123 warning).
+    expect(stderr).not.toMatch(/DEP0123/);
+    const serviceLogs = readdirSync(cluster.dir).filter((f) => f.endsWith('.log'));
+    expect(serviceLogs.length).toBeGreaterThan(3);
+    for (const log of serviceLogs) expect(readFileSync(join(cluster.dir, log), 'utf8'), log).not.toMatch(/DEP0123/);
     const { results } = JSON.parse(stdout) as { results: { protocol: string; floor?: FloorJson }[] };
     const floors = new Map(results.map((r) => [r.protocol, r.floor]));
     for (const protocol of protocols) {

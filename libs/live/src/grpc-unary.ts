@@ -3,7 +3,7 @@ import type { DescMessage, DescMethodUnary, MessageShape } from '@bufbuild/proto
 import { Client, status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServerUnaryCall, ServiceError, handleUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import { rawMethodOf } from './grpc-raw.js';
-import { clientCredentials } from './tls/process-tls.js';
+import { clientChannelOptions, clientCredentials } from './tls/process-tls.js';
 import type { MalformedInputCounter } from './malformed-input.js';
 import { MalformedInputError, errorMessage } from '@lockfabric/ports';
 import { decodeWire } from '@lockfabric/wire';
@@ -77,7 +77,7 @@ export class UnaryClient {
     readonly address: string,
     private readonly deadlineMs = 30_000,
   ) {
-    this.client = new Client(address, clientCredentials());
+    this.client = new Client(address, clientCredentials(), clientChannelOptions());
   }
 
   call<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, request: MessageShape<I>, deadlineMs = this.deadlineMs): Promise<MessageShape<O>> {

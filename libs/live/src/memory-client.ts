@@ -15,7 +15,7 @@ import {
   type WorkRequest as WireWorkRequest,
 } from '@lockfabric/wire';
 import { asUint8Array, rawMethodOf, toBuffer } from './grpc-raw.js';
-import { clientCredentials } from './tls/process-tls.js';
+import { clientChannelOptions, clientCredentials } from './tls/process-tls.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { MalformedInputCounter } from './malformed-input.js';
 import { memoryDescriptionFromWire, type MemoryDescription } from './memory-description.js';
@@ -134,14 +134,14 @@ export class MemoryQueuePair {
     options: MemoryQueuePairOptions,
   ) {
     const keepaliveMs = options.keepaliveMs ?? 10_000;
-    this.client = new Client(address, clientCredentials(), {
+    this.client = new Client(address, clientCredentials(), clientChannelOptions({
       'grpc.keepalive_time_ms': keepaliveMs,
       'grpc.keepalive_timeout_ms': keepaliveMs,
       'grpc.keepalive_permit_without_calls': 1,
       // A restarted memory node should be found again within about a second.
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 1_000,
-    });
+    }));
     this.logger = options.logger ?? consoleLogger;
     this.malformed = options.malformed ?? new MalformedInputCounter({ logger: this.logger });
     this.maxBatchRequests = Math.max(1, options.maxBatchRequests ?? 512);

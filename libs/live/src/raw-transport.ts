@@ -7,6 +7,7 @@ import type { MemoryQueuePair } from './memory-client.js';
 import type { WorkRequest } from '@lockfabric/ports';
 import type { Subjects } from './subjects.js';
 import { channelCredentialsFor, serverCredentialsFor, type TlsMaterial } from './tls/credentials.js';
+import { clientChannelOptions, tlsChannelOptions } from './tls/process-tls.js';
 
 // The raw limits `lockfabric transport` reports next to every protocol figure (DESIGN §9): bare
 // gRPC streams and bare NATS on the same machine, with no protobuf, batching or lock logic.
@@ -75,7 +76,7 @@ function median(samples: number[]): number {
 }
 
 function openEcho(address: string, options: { tls?: TlsMaterial; credentials?: ChannelCredentials }): { client: Client; call: ClientDuplexStream<Uint8Array, Uint8Array> } {
-  const client = new Client(address, options.credentials ?? channelCredentialsFor(options.tls));
+  const client = new Client(address, options.credentials ?? channelCredentialsFor(options.tls), options.credentials ? clientChannelOptions() : tlsChannelOptions(options.tls !== undefined));
   const call = client.makeBidiStreamRequest<Uint8Array, Uint8Array>(echoMethod.path, toBuffer, asUint8Array);
   call.on('error', () => {});
   return { client, call };

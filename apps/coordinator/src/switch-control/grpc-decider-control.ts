@@ -2,7 +2,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { DescMessage, DescMethod, MessageShape } from '@bufbuild/protobuf';
 import { Client } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
-import { clientCredentials, rawMethodOf } from '@lockfabric/live';
+import { clientChannelOptions, clientCredentials, rawMethodOf } from '@lockfabric/live';
 import type { FissSwitchControl, SwitchAdmissionState } from '@lockfabric/control-fisslock';
 import {
   DescribeSwitchRequestSchema,
@@ -46,7 +46,7 @@ export class GrpcDeciderControl implements FissSwitchControl {
     readonly address: string,
     private readonly deadlineMs = 10_000,
   ) {
-    this.client = new Client(address, clientCredentials());
+    this.client = new Client(address, clientCredentials(), clientChannelOptions());
   }
 
   /** Reads the switch's arrays and admission state; call once before the recovery. */

@@ -1,7 +1,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Client } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
-import { clientCredentials, rawMethodOf } from '@lockfabric/live';
+import { clientChannelOptions, clientCredentials, rawMethodOf } from '@lockfabric/live';
 import { FaultDirection, FaultSpecSchema, SetFaultsRequestSchema, SetFaultsResponseSchema, SwitchControlService, packetTypes } from '@lockfabric/wire';
 import type { SwitchFaultDirection, SwitchFaultRequest } from './chaos-request.js';
 
@@ -35,7 +35,7 @@ export function setFaultsRequest(faults: SwitchFaultRequest): Uint8Array {
 
 /** Replaces every fault of the switch at `address` (SwitchControl.SetFaults); resolves the rules now active. */
 export function applySwitchFaults(address: string, faults: SwitchFaultRequest, timeoutMs = 5_000): Promise<number> {
-  const client = new Client(address, clientCredentials());
+  const client = new Client(address, clientCredentials(), clientChannelOptions());
   return new Promise<number>((resolve, reject) => {
     client.makeUnaryRequest(
       setFaultsMethod.path,

@@ -1,7 +1,7 @@
 import { clone, create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Client, status as GrpcStatus } from '@grpc/grpc-js';
 import type { HistoryEvent } from '@lockfabric/check';
-import { GrpcCallError, UnaryClient, clientCredentials, rawMethodOf } from '@lockfabric/live';
+import { GrpcCallError, UnaryClient, clientChannelOptions, clientCredentials, rawMethodOf } from '@lockfabric/live';
 import { ComputeNodeService, PrepareRunRequestSchema, RunEventSchema, RunRequestSchema } from '@lockfabric/wire';
 import type { RunRequest, RunResult } from '@lockfabric/wire';
 import { historyEventFromWire } from '@lockfabric/workloads';
@@ -203,7 +203,7 @@ interface NodeRunStream {
  * failure; it never rejects.
  */
 function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: number) => void, nowNs: () => number): NodeRunStream {
-  const client = new Client(addressOf(compute, compute.grpc), clientCredentials());
+  const client = new Client(addressOf(compute, compute.grpc), clientCredentials(), clientChannelOptions());
   const history: HistoryEvent[] = [];
   let result: RunResult | undefined;
   let opsReported = 0;

@@ -1,5 +1,5 @@
 import { Server } from '@grpc/grpc-js';
-import type { ChannelCredentials, ServerCredentials, ServerOptions } from '@grpc/grpc-js';
+import type { ChannelCredentials, ChannelOptions, ServerCredentials, ServerOptions } from '@grpc/grpc-js';
 import { RealClock } from '@lockfabric/realtime';
 import { consoleLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
@@ -44,6 +44,22 @@ export function processTlsOn(): boolean {
 /** Credentials for a client channel to a LockFabric server. */
 export function clientCredentials(): ChannelCredentials {
   return current.channel;
+}
+
+/**
+ * The name a TLS client sends as SNI. grpc-js would send the dialled host, usually an IP, which RFC
+ * 6066 forbids (Node warns DEP0123 on every connection); host names are not what we check anyway —
+ * the peer's identity is the SAN URI the cluster CA signed (decision record 0007).
+ */
+export const TLS_SERVER_NAME = 'lockfabric';
+
+/** Channel options for a client to a LockFabric server, `extra` included: with TLS on, the SNI name above. */
+export function clientChannelOptions(extra: ChannelOptions = {}): ChannelOptions {
+  return tlsChannelOptions(current.material !== undefined, extra);
+}
+
+export function tlsChannelOptions(tlsOn: boolean, extra: ChannelOptions = {}): ChannelOptions {
+  return tlsOn ? { ...extra, 'grpc.ssl_target_name_override': TLS_SERVER_NAME } : extra;
 }
 
 /** The guard of this process's servers: refusal counts and audit lines. */
