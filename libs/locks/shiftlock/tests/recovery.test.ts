@@ -160,30 +160,38 @@ describe('leases (spec §4.1, A11)', () => {
   });
 });
 
-describe('hardened transfer (A3): refuses to flip a lock reset under its holder', () => {
-  async function resetUnderHolder(hardenedTransfer: boolean) {
-    const s = scripted({ consecutiveWriters: 1, hardenedTransfer }, { recoveryServer: true });
-    const [w1, w2] = [s.client(0), s.client(1)];
-    const first = s.acquire(w1, 0, 'exclusive');
-    await s.until(first.settled);
-    const second = s.acquire(w2, 0, 'exclusive');
-    await s.advance(20_000); // W2 queued, its Successor in W1's mailbox
-    // A misbehaving detector resets the lock while W1 still holds it within its lease.
-    expect(await s.run(s.server!.handle({ lock: 0, era: 0n, relCnt: 0n }))).toBe('accepted');
-    const afterReset = s.entry(0);
-    const outcome = await s.run(w1.release(first.grant!)).then(
-      () => 'released',
-      (error: unknown) => error,
-    );
-    const after = s.entry(0);
-    // W2 sees the leap (in a ModeChanged from before the reset, or on its next RelCnt look) and re-enqueues.
-    expect(await s.until(second.settled, 20 * NS_PER_MS)).toBe(true);
-    expect(w2.stats.restarts).toBe(1);
-    return { s, afterReset, outcome, after, w1 };
-  }
+/** How a release ended: 'released' or the error it threw. */
+function outcomeOf(release: Promise<void>): Promise<unknown> {
+  return release.then(
+    () => 'released',
+    (error: unknown) => error,
+  );
+}
 
+/**
+ * W1 holds lock 0 with W2 queued behind it (its Successor in W1's mailbox) when a misbehaving
+ * detector resets the lock within W1's lease; then W1 releases. W2 sees the leap (in a ModeChanged
+ * from before the reset, or on its next RelCnt look) and re-enqueues.
+ */
+async function resetUnderHolder(options: Parameters<typeof scripted>[0]) {
+  const s = scripted(options, { recoveryServer: true });
+  const [w1, w2] = [s.client(0), s.client(1)];
+  const first = s.acquire(w1, 0, 'exclusive');
+  await s.until(first.settled);
+  const second = s.acquire(w2, 0, 'exclusive');
+  await s.advance(20_000);
+  expect(await s.run(s.server!.handle({ lock: 0, era: 0n, relCnt: 0n }))).toBe('accepted');
+  const afterReset = s.entry(0);
+  const outcome = await outcomeOf(s.run(w1.release(first.grant!)));
+  const after = s.entry(0);
+  expect(await s.until(second.settled, 20 * NS_PER_MS)).toBe(true);
+  expect(w2.stats.restarts).toBe(1);
+  return { s, afterReset, outcome, after, w1 };
+}
+
+describe('hardened transfer (A3): refuses to flip a lock reset under its holder', () => {
   it('default ExtFAA: flips Epoch and bumps RelCnt of the reset lock and sends ModeChanged', async () => {
-    const { afterReset, outcome, after, w1 } = await resetUnderHolder(false);
+    const { afterReset, outcome, after, w1 } = await resetUnderHolder({ consecutiveWriters: 1, hardenedTransfer: false });
     expect(outcome).toBe('released');
     expect(afterReset).toEqual({ epoch: 0, readers: 0, tail: 0n, relCnt: LEAP });
     expect(after).toEqual({ epoch: 1, readers: 0, tail: 0n, relCnt: LEAP + 1n });
@@ -191,7 +199,7 @@ describe('hardened transfer (A3): refuses to flip a lock reset under its holder'
   });
 
   it('hardened ExtCAS: the compare fails, nothing changes, the holder learns its lease was lost', async () => {
-    const { afterReset, outcome, after, w1 } = await resetUnderHolder(true);
+    const { afterReset, outcome, after, w1 } = await resetUnderHolder({ consecutiveWriters: 1, hardenedTransfer: true });
     expect(outcome).toBeInstanceOf(LeaseExpiredError);
     expect(after).toEqual(afterReset);
     expect(w1.stats.modeChangesSent).toBe(0);
@@ -200,24 +208,11 @@ describe('hardened transfer (A3): refuses to flip a lock reset under its holder'
 
 describe('a writer that finds the lock reset under it at release touches nothing and learns it', () => {
   it('handover: the RelCnt bump is a CAS from cur_rel; it fails, no Handover goes out, the waiter restarts', async () => {
-    const s = scripted({}, { recoveryServer: true });
-    const [w1, w2] = [s.client(0), s.client(1)];
-    const first = s.acquire(w1, 0, 'exclusive');
-    await s.until(first.settled);
-    const second = s.acquire(w2, 0, 'exclusive');
-    await s.advance(20_000); // W2 queued, its Successor in W1's mailbox
-    expect(await s.run(s.server!.handle({ lock: 0, era: 0n, relCnt: 0n }))).toBe('accepted');
-    const afterReset = s.entry(0);
-    const outcome = await s.run(w1.release(first.grant!)).then(
-      () => 'released',
-      (error: unknown) => error,
-    );
+    const { afterReset, outcome, after, w1 } = await resetUnderHolder({});
     expect(outcome).toBeInstanceOf(LeaseExpiredError);
     // The paper's blind FAA would have bumped the reset lock's RelCnt and handed W2 a grant from before the reset.
-    expect(s.entry(0)).toEqual(afterReset);
+    expect(after).toEqual(afterReset);
     expect(w1.stats.handoversSent).toBe(0);
-    expect(await s.until(second.settled, 20 * NS_PER_MS)).toBe(true);
-    expect(w2.stats.restarts).toBe(1);
   });
 
   it('empty queue: the release CAS finds a leapt RelCnt and reports at once instead of waiting for a Successor', async () => {
@@ -227,10 +222,7 @@ describe('a writer that finds the lock reset under it at release touches nothing
     await s.until(first.settled);
     expect(await s.run(s.server!.handle({ lock: 0, era: 0n, relCnt: 0n }))).toBe('accepted');
     const startNs = s.scheduler.nowNs();
-    const outcome = await s.run(w1.release(first.grant!)).then(
-      () => 'released',
-      (error: unknown) => error,
-    );
+    const outcome = await outcomeOf(s.run(w1.release(first.grant!)));
     expect(outcome).toBeInstanceOf(LeaseExpiredError);
     expect(w1.stats.droppedLocks).toBe(0);
     // One CAS round trip, not a lease spent waiting for a Successor that no one will send.
