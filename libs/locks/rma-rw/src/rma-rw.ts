@@ -211,7 +211,7 @@ function counters(addr: RemoteAddr): RemoteAddr {
 export const rmaRw: ProtocolDefinition = {
   id: 'rma-rw',
   // No lease and no repair: a crashed holder (writer or reader) keeps the lock (README "Failures").
-  swarm: { pauses: 'beyond-lease', memoryRestart: true },
+  swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true },
   summary: 'RMA-RW: MCS queue for writers plus reader counters, read-preferring, writer phases of up to 16 handovers',
   fabric: 'verbs',
   capabilities: ['masked-atomics', 'local-cpu-access'],
