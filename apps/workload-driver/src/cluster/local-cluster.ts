@@ -45,6 +45,12 @@ export interface LocalClusterOptions {
    * `lockfabric chaos partition` can cut a process off for real. Default false; `cluster up` sets it.
    */
   readonly withCutProxy?: boolean;
+  /**
+   * The racks whose switch input each compute node's NATS key may publish; default its own rack
+   * only. A client that sends packets to other racks' switches (locks partitioned over racks)
+   * needs them listed.
+   */
+  readonly computeSwitchRacks?: readonly number[];
   /** Plaintext gRPC and no certificates; the default is mutual TLS with a CA made for this cluster. */
   readonly insecure?: boolean;
   /** Each Node.js service writes a V8 CPU profile (`node --cpu-prof`) into this directory when it stops. */
@@ -123,7 +129,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           cluster,
           services: [
             ...Array.from({ length: memoryNodes }, (_, i) => ({ name: `memory-${i}`, role: 'memory' as const, id: String(i) })),
-            ...Array.from({ length: computeNodes }, (_, i) => ({ name: `compute-${memoryNodes + i}`, role: 'compute' as const, id: String(memoryNodes + i), rack: 0 })),
+            ...Array.from({ length: computeNodes }, (_, i) => ({ name: `compute-${memoryNodes + i}`, role: 'compute' as const, id: String(memoryNodes + i), rack: 0, ...(options.computeSwitchRacks ? { switchRacks: options.computeSwitchRacks } : {}) })),
             { name: `switch-${switchNode}`, role: 'switch' as const, id: String(switchNode), rack: 0 },
             { name: `coordinator-${switchNode + 1}`, role: 'coordinator' as const, id: String(switchNode + 1) },
           ],
