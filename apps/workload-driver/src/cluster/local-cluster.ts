@@ -8,6 +8,8 @@ import { isAlive, isRunning, sleep, spawnLogged, waitForHealth } from './process
 import { driverEntry, serviceEntry } from './paths.js';
 import type { ServiceApp } from './paths.js';
 import { prepareLocalTls, useClusterTls } from './cluster-tls.js';
+import { issueNatsServerCertificate } from './certificates.js';
+import type { TlsFiles } from '@lockfabric/live';
 import { errorMessage } from '@lockfabric/ports';
 import { natsDir, prepareLocalNatsAuth, useClusterNats } from './cluster-nats.js';
 
@@ -135,11 +137,11 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           ],
         },
         options.insecure ?? false,
-        // The cut proxy reads NATS frames to drop chosen deliveries (`chaos partition --subjects`),
-        // which TLS would hide from it: a cut-proxy cluster (fault testing) keeps NATS plaintext.
-        options.withCutProxy ? undefined : tls?.ca,
+        tls?.ca,
       );
-  if (natsAuth && tls && options.withCutProxy) say('NATS TLS is off on this --cut-proxy cluster (the proxy must read NATS frames); NKey auth stays on');
+  // The cut proxy reads NATS frames to drop chosen deliveries (`chaos partition --subjects`): it
+  // ends the services' TLS with a certificate of its own from the cluster CA and re-opens TLS to nats-server.
+  const proxyNatsTls = natsAuth && tls && options.withCutProxy ? issueNatsServerCertificate(tls.ca, 'cut-proxy') : undefined;
   // Seeds of an earlier run would be presented to a server that does not know them.
   if (!natsAuth) rmSync(natsDir(dir), { recursive: true, force: true });
   // This process (the CLI) talks to the cluster as its operator.
@@ -201,7 +203,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     }
     if (options.withCutProxy && !localNats) say(`no cut proxy: NATS at ${natsUrl} is not on this machine; \`chaos partition\` falls back to SIGSTOP`);
     if (options.withCutProxy && localNats) {
-      const proxy = await startCutProxy(dir, natsUrl, ports, (p) => (processes.push(p), save()), options.readyTimeoutMs ?? 15_000);
+      const proxy = await startCutProxy(dir, natsUrl, ports, (p) => (processes.push(p), save()), options.readyTimeoutMs ?? 15_000, proxyNatsTls);
       relayPorts = proxy.relayPorts;
       natsUrl = proxy.natsUrl;
       save();
@@ -297,7 +299,8 @@ interface ServicePorts {
 }
 
 /**
- * Starts the cut proxy with one route per relayed port: NATS (every service connects through it),
+ * Starts the cut proxy with one route per relayed port: NATS (every service connects through it;
+ * with `natsTls`, over TLS the proxy ends and re-opens),
  * each memory node's verbs port and each compute node's descriptor-memory port. Control traffic
  * (health, the driver's runs on compute.grpc, switch and coordinator gRPC) stays direct, so the
  * driver keeps observing a cut-off node.
@@ -308,6 +311,7 @@ async function startCutProxy(
   ports: ReadonlyMap<string, ServicePorts>,
   record: (p: ProcessRecord) => void,
   readyTimeoutMs: number,
+  natsTls: TlsFiles | undefined,
 ): Promise<{ record: ProcessRecord; natsUrl: string; relayPorts: Readonly<Record<string, number>> }> {
   const nats = new URL(natsUrl);
   const relayPorts: Record<string, number> = { nats: await freePort() };
@@ -319,7 +323,8 @@ async function startCutProxy(
   }
   const control = await freePort();
   const log = join(dir, 'cut-proxy.log');
-  const argv = [process.execPath, driverEntry('chaos/cut-proxy-main.js'), `--dir=${dir}`, `--control-port=${control}`, ...routes.map((r) => `--route=${r}`)];
+  const tlsFlags = natsTls ? [`--nats-tls-cert=${natsTls.cert}`, `--nats-tls-key=${natsTls.key}`, `--nats-tls-ca=${natsTls.ca}`] : [];
+  const argv = [process.execPath, driverEntry('chaos/cut-proxy-main.js'), `--dir=${dir}`, `--control-port=${control}`, ...routes.map((r) => `--route=${r}`), ...tlsFlags];
   const proxy: ProcessRecord = { name: 'cut-proxy', role: 'proxy', node: -1, pid: spawnLogged(argv, log, {}), log, health: control, argv };
   record(proxy);
   await waitForHealth(proxy, readyTimeoutMs);
