@@ -1,10 +1,9 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { findNatsServer } from './nats-binary.js';
 import { startClusterRedis } from './redis-process.js';
-import { NatsStartError, logSize, waitForNatsReady } from './nats-ready.js';
-import { isAlive, isRunning, sleep, spawnLogged, waitForHealth } from './process-control.js';
+import { locateNatsServer, startNatsServer } from '@lockfabric/nats-server';
+import { isAlive, sleep, spawnLogged, waitForHealth } from './process-control.js';
 import { driverEntry, serviceEntry } from './paths.js';
 import type { ServiceApp } from './paths.js';
 import { prepareLocalTls, useClusterTls } from './cluster-tls.js';
@@ -152,26 +151,13 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   let natsUrl = options.natsUrl ?? '';
   try {
     if (!natsUrl) {
-      const binary = findNatsServer();
-      if (!binary) throw new Error('nats-server is not installed (apt-get install nats-server) and no NATS URL was given');
+      if (!locateNatsServer()) throw new Error('nats-server is not installed (apt-get install nats-server) and no NATS URL was given');
       const log = join(dir, 'nats.log');
-      // A port probed free can be taken before nats-server binds it; then it exits and we try another.
-      for (let attempt = 1; ; attempt++) {
-        const port = await freePort();
-        const argv = [binary, ...(natsAuth ? ['-c', natsAuth.serverConfig] : []), '-a', '127.0.0.1', '-p', String(port)];
-        const fromByte = logSize(log);
-        const record: ProcessRecord = { name: 'nats', role: 'nats', node: -1, pid: spawnLogged(argv, log, {}), log, argv };
-        processes.splice(0, processes.length, record);
-        natsUrl = `nats://127.0.0.1:${port}`;
-        save();
-        try {
-          await waitForNatsReady({ pid: record.pid, port, log, fromByte, timeoutMs: options.readyTimeoutMs ?? 15_000, isAlive: isRunning });
-          break;
-        } catch (error) {
-          if (!(error instanceof NatsStartError) || !error.exited || attempt >= 3) throw error;
-          say(`nats-server could not bind port ${port}; trying another`);
-        }
-      }
+      // Detached, so it outlives this command; its pid and command line go to cluster.json (restarts, cluster down).
+      const server = await startNatsServer({ log, args: natsAuth ? ['-c', natsAuth.serverConfig] : [], freePort, startTimeoutMs: options.readyTimeoutMs ?? 15_000 });
+      processes.splice(0, processes.length, { name: 'nats', role: 'nats', node: -1, pid: server.pid, log, argv: server.argv });
+      natsUrl = server.url;
+      save();
       say(`nats-server on ${natsUrl}${natsAuth && tls ? ' (TLS, NKeys)' : ''}`);
     }
     if (options.withRedis) {
