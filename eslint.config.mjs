@@ -27,7 +27,9 @@ const depConstraints = [
   { sourceTag: 'type:harness', onlyDependOnLibsWithTags: ['type:port', 'type:random', 'type:sim', 'type:check', 'type:workload', 'type:protocol', 'type:model', 'type:control'] },
   // Run reports render what the checker and the runs produce: histories and verdicts.
   { sourceTag: 'type:report', onlyDependOnLibsWithTags: ['type:port', 'type:check'] },
-  { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:port', 'type:config'] },
+  // The one nats-server launcher: tests (through testkit) and the CLI's clusters start the server with it.
+  { sourceTag: 'type:nats-server', onlyDependOnLibsWithTags: ['type:port'] },
+  { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:port', 'type:config', 'type:nats-server'] },
   // Applications on top of the lock layer (SmallBank over Redis): workloads and ports only.
   { sourceTag: 'type:application', onlyDependOnLibsWithTags: ['type:port', 'type:workload'] },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },

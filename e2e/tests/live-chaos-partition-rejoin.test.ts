@@ -7,6 +7,7 @@ import { MemoryQueuePair, connectNats, createSubjects, silentLogger } from '@loc
 import { MemberState, MembershipViewSchema, RecoveryPhaseSchema } from '@lockfabric/wire';
 import type { MembershipView, RecoveryPhase } from '@lockfabric/wire';
 import { LocalChaos, runLive } from '@lockfabric/workload-driver';
+import { probePlaintextNats } from '@lockfabric/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
 import { FENCED_ERROR, MS, clipFencedHolds, liveNowNs, metric, nodeOf, sleep, waitFor } from './live-chaos-support.js';
@@ -56,6 +57,14 @@ describe('live chaos: a real partition of a caslock holder, fencing, and its rej
   afterAll(async () => {
     await nc?.close();
     await cluster?.stop();
+  });
+
+  it('NATS through the cut proxy stays TLS: the relay port refuses plaintext and every service verified the cluster CA', async () => {
+    const url = new URL(cluster.state.natsUrl);
+    expect(cluster.state.processes.find((p) => p.role === 'proxy')?.argv.some((a) => a.startsWith('--nats-tls-cert='))).toBe(true);
+    expect(await probePlaintextNats(url.hostname, Number(url.port))).toEqual({ tlsRequired: true, answer: 'closed' });
+    const services = cluster.state.processes.filter((p) => ['memory', 'compute', 'coordinator'].includes(p.role));
+    expect(services.filter((p) => !readFileSync(p.log, 'utf8').includes('NATS over TLS, server verified against')).map((p) => p.name)).toEqual([]);
   });
 
   it('caslock: the cut-off holder keeps running, its late releases are refused, it rejoins and runs again', async () => {

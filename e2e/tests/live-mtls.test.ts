@@ -182,7 +182,7 @@ describe('live: mutual TLS and the peer guard on every kind of gRPC service', ()
     expect(report).toMatchObject({ violations: 0, acquires: 200, tls: 'mtls', natsTls: 'tls' });
   }, 120_000);
 
-  it("NATS refuses a compute node's heartbeat, packet, mailbox message and eavesdropping as another node, its membership and recovery orders; the coordinator may publish them", async () => {
+  it("NATS refuses a compute node's heartbeat, packet, mailbox message and eavesdropping as another node, another rack's switch input, its membership and recovery orders; the coordinator may publish them", async () => {
     const subjects = createSubjects(cluster.state.cluster);
     const seed = (name: string) => join(cluster.dir, 'nats', `${name}.seed`);
     const self = cluster.state.processes.find((p) => p.role === 'compute')!.node;
@@ -192,10 +192,12 @@ describe('live: mutual TLS and the peer guard on every kind of gRPC service', ()
     // Only our marker payload counts: the real services publish heartbeats on these subjects too.
     observer.nc.subscribe(`${subjects.prefix}.>`, { callback: (_e, m) => void (m.data.length === 1 && m.data[0] === MARK ? heard.push(m.subject) : undefined) });
     await observer.nc.flush();
-    const forged = [subjects.heartbeat('compute', String(other)), subjects.heartbeat('switch', String(sw.node)), subjects.nodePackets(other), subjects.nodeMessages(self, other), subjects.membership(), subjects.recovery('failure'), subjects.recovery('order')];
+    const forged = [subjects.heartbeat('compute', String(other)), subjects.heartbeat('switch', String(sw.node)), subjects.nodePackets(other), subjects.nodeMessages(self, other), subjects.membership(), subjects.recovery('failure'), subjects.recovery('order'), subjects.switchIn(1)];
     const node = await natsAs(cluster.state.natsUrl, seed(`compute-${self}`), nats);
     for (const subject of forged) node.nc.publish(subject, new Uint8Array([MARK]));
     node.nc.subscribe(subjects.nodePackets(other));
+    // Its own rack's switch input (rack 0) is allowed; another rack's (1, above) is not.
+    node.nc.publish(subjects.switchIn(0), new Uint8Array([MARK]));
     node.nc.publish(subjects.heartbeat('compute', String(self)), new Uint8Array([MARK]));
     await node.nc.flush();
     await until('every forged publish and the eavesdropping subscription refused', () => node.refused.length >= forged.length + 1);
@@ -203,6 +205,7 @@ describe('live: mutual TLS and the peer guard on every kind of gRPC service', ()
     await until('its own heartbeat heard', () => heard.includes(subjects.heartbeat('compute', String(self))));
     expect(node.refused.sort()).toEqual([...forged.map((s) => `publish ${s}`), `subscription ${subjects.nodePackets(other)}`].sort());
     expect(heard.filter((s) => forged.includes(s))).toEqual([]);
+    expect(heard).toContain(subjects.switchIn(0));
 
     const coordinatorSeed = await natsAs(cluster.state.natsUrl, seed(coordinator.name), nats);
     const allowed = [subjects.membership(), subjects.recovery('order')];

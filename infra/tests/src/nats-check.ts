@@ -9,8 +9,8 @@ export const NATS_SECRETS: Readonly<Record<string, string>> = {
   coordinator: 'lockfabric-nats-coordinator',
 };
 
-/** Workloads whose pods each read their own seed, named after the pod (`certs create --compute-nodes N`). */
-export const PER_POD_NATS_KEYS: readonly string[] = ['compute-node'];
+/** Workloads whose pods each read their own seed, named after the pod (`certs create --compute-nodes/--memory-nodes/--switches N`). */
+export const PER_POD_NATS_KEYS: readonly string[] = ['compute-node', 'memory-node', 'switch-dataplane'];
 
 /** The nats-server config Secret; made from `lockfabric certs create`, never shipped. */
 export const NATS_SERVER_SECRET = 'nats-config';

@@ -295,19 +295,19 @@ describe('NATS TLS manifest check', () => {
   });
 });
 
-describe('per-pod compute NKeys manifest check', () => {
-  it('each compute pod reads the seed named after it; the check catches the shared role seed and a pod name defined too late', () => {
+describe('per-pod NKeys manifest check', () => {
+  it.each(['compute-node', 'memory-node', 'switch-dataplane'])('each %s pod reads the seed named after it; the check catches the shared role seed and a pod name defined too late', (set) => {
     const spec = (o: Doc) => ((o['spec'] as Doc)['template'] as Doc)['spec'] as { containers: Doc[] };
     const shared = clone(overlay('dev'));
-    const sharedEnv = spec(find(shared, 'StatefulSet', 'compute-node')).containers[0]!['env'] as Doc[];
+    const sharedEnv = spec(find(shared, 'StatefulSet', set)).containers[0]!['env'] as Doc[];
     sharedEnv.find((e) => e['name'] === 'LOCKFABRIC_NATS_SEED_FILE')!['value'] = '/var/run/secrets/lockfabric/nats/nkey.seed';
-    expect(natsProblems(shared)).toEqual(['StatefulSet/compute-node: LOCKFABRIC_NATS_SEED_FILE does not point at the seed mounted at /var/run/secrets/lockfabric/nats/$(LF_POD_NAME).seed']);
+    expect(natsProblems(shared)).toEqual([`StatefulSet/${set}: LOCKFABRIC_NATS_SEED_FILE does not point at the seed mounted at /var/run/secrets/lockfabric/nats/$(LF_POD_NAME).seed`]);
     const late = clone(overlay('dev'));
-    const c = spec(find(late, 'StatefulSet', 'compute-node')).containers[0]!;
+    const c = spec(find(late, 'StatefulSet', set)).containers[0]!;
     const env = c['env'] as Doc[];
     const pod = env.find((e) => e['name'] === 'LF_POD_NAME')!;
     c['env'] = [...env.filter((e) => e !== pod), pod];
-    expect(natsProblems(late)).toEqual(['StatefulSet/compute-node: LF_POD_NAME (metadata.name) is not defined before LOCKFABRIC_NATS_SEED_FILE, so $(LF_POD_NAME) does not expand']);
+    expect(natsProblems(late)).toEqual([`StatefulSet/${set}: LF_POD_NAME (metadata.name) is not defined before LOCKFABRIC_NATS_SEED_FILE, so $(LF_POD_NAME) does not expand`]);
   });
 });
 

@@ -11,9 +11,6 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
  */
 const PLAIN_ERRORS_ALLOWED = new Set([
   'GrpcCallError', // its `code` is the numeric gRPC status that callers compare against
-  'NatsStartError', // the nats-server launchers are being merged into one; convert with them
-  'NatsServerNotFoundError',
-  'NatsServerStartError',
 ]);
 
 /** Names of classes in `source` that extend the built-in Error (not a subclass of it). */

@@ -1,6 +1,7 @@
 import { Socket, createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { NatsDeliveryFilter, subjectMatches } from './nats-delivery-filter.js';
+import { upgradeNatsTls, type NatsTlsEnds, type NatsTlsTermination } from './nats-tls-termination.js';
 
 /** One relayed server port: clients connect to `listenPort`, the relay connects on to `upstreamPort`. */
 export interface RelayRoute {
@@ -31,6 +32,12 @@ export interface CutRelayOptions {
   /** Most relayed connections at once; more are refused (closed). Default 1024. */
   readonly maxConnections?: number;
   readonly host?: string;
+  /**
+   * NATS over TLS through the relay: on `nats` routes the relay ends the clients' TLS with a
+   * certificate of the cluster CA and opens its own TLS to nats-server, so it still reads the
+   * frames a partial partition filters (nats-tls-termination.ts). Without it NATS is relayed as bytes.
+   */
+  readonly natsTls?: NatsTlsTermination;
 }
 
 export interface RelayedConnectionStatus {
@@ -137,9 +144,12 @@ class Direction {
 
 class RelayedConnection {
   upstream: Socket | undefined;
-  readonly up: Direction;
+  /** Client to server; with TLS termination it exists once both TLS legs are up (the client sends nothing before). */
+  up: Direction | undefined;
   down: Direction | undefined;
   closed = false;
+  /** The TLS legs, when the relay terminates NATS TLS. */
+  private tlsEnds: NatsTlsEnds | undefined;
 
   constructor(
     readonly id: number,
@@ -149,8 +159,9 @@ class RelayedConnection {
     private readonly relay: CutRelay,
     private readonly maxHeldBytes: number,
     private readonly onClosed: (connection: RelayedConnection) => void,
+    private readonly natsTls: NatsTlsTermination | undefined,
   ) {
-    this.up = new Direction(downstream, undefined, maxHeldBytes, () => this.isCut());
+    if (!natsTls) this.up = new Direction(downstream, undefined, maxHeldBytes, () => this.isCut());
     // A reset behind a cut, like a close, reaches the other side only at the heal.
     downstream.on('error', () => this.closeUnlessCut());
     downstream.on('close', () => this.closeUnlessCut());
@@ -171,13 +182,13 @@ class RelayedConnection {
     }
     if (!this.upstream) {
       this.connectUpstream();
-      return this.up.heldBytes;
+      return this.up?.heldBytes ?? 0;
     }
     if (this.upstream.destroyed) {
       this.close();
       return 0;
     }
-    return this.up.flush() + (this.down?.flush() ?? 0);
+    return (this.up?.flush() ?? 0) + (this.down?.flush() ?? 0);
   }
 
   status(): RelayedConnectionStatus {
@@ -188,7 +199,7 @@ class RelayedConnection {
       ...(this.client !== undefined ? { client: this.client } : {}),
       cut: this.isCut(),
       clientClosed: this.downstream.destroyed || this.downstream.readableEnded,
-      heldUpBytes: this.up.heldBytes,
+      heldUpBytes: this.up?.heldBytes ?? 0,
       heldDownBytes: this.down?.heldBytes ?? 0,
     };
   }
@@ -196,6 +207,8 @@ class RelayedConnection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.tlsEnds?.client.destroy();
+    this.tlsEnds?.server.destroy();
     this.downstream.destroy();
     this.upstream?.destroy();
     this.onClosed(this);
@@ -213,15 +226,35 @@ class RelayedConnection {
     upstream.setNoDelay(true);
     upstream.on('error', () => this.closeUnlessCut());
     upstream.on('close', () => this.closeUnlessCut());
-    upstream.connect(this.route.upstreamPort, this.route.upstreamHost ?? '127.0.0.1', () => {
+    const host = this.route.upstreamHost ?? '127.0.0.1';
+    upstream.connect(this.route.upstreamPort, host, () => {
       if (this.closed) return void upstream.destroy();
-      const client = this.client;
-      const filter = this.route.protocol === 'nats' && client !== undefined ? new NatsDeliveryFilter((subject) => this.relay.dropsDelivery(client, subject)) : undefined;
-      this.down = new Direction(upstream, this.downstream, this.maxHeldBytes, () => this.isCut(), filter ? (chunk) => filter.feed(chunk) : undefined);
-      this.down.attach(this.downstream);
-      this.up.attach(upstream);
-      if (!this.isCut()) this.up.flush();
+      if (!this.natsTls) return this.relayBetween(this.downstream, upstream);
+      upgradeNatsTls(this.downstream, upstream, host, this.natsTls).then(
+        (ends) => {
+          if (this.closed) return void (ends.client.destroy(), ends.server.destroy());
+          this.tlsEnds = ends;
+          for (const end of [ends.client, ends.server]) {
+            end.on('error', () => this.closeUnlessCut());
+            end.on('close', () => this.closeUnlessCut());
+          }
+          this.up = new Direction(ends.client, undefined, this.maxHeldBytes, () => this.isCut());
+          this.relayBetween(ends.client, ends.server);
+        },
+        () => this.close(),
+      );
     });
+  }
+
+  /** Starts moving bytes between the client's end and the server's (plain sockets or TLS legs). */
+  private relayBetween(client: Socket, server: Socket): void {
+    const name = this.client;
+    const filter = this.route.protocol === 'nats' && name !== undefined ? new NatsDeliveryFilter((subject) => this.relay.dropsDelivery(name, subject)) : undefined;
+    this.down = new Direction(server, client, this.maxHeldBytes, () => this.isCut(), filter ? (chunk) => filter.feed(chunk) : undefined);
+    this.down.attach(client);
+    const up = this.up as Direction;
+    up.attach(server);
+    if (!this.isCut()) up.flush();
   }
 }
 
@@ -332,7 +365,8 @@ export class CutRelay {
       } catch {
         client = undefined;
       }
-      const connection = new RelayedConnection(this.nextId++, route, client, socket, this, this.options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES, (c) => this.connections.delete(c));
+      const natsTls = route.protocol === 'nats' ? this.options.natsTls : undefined;
+      const connection = new RelayedConnection(this.nextId++, route, client, socket, this, this.options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES, (c) => this.connections.delete(c), natsTls);
       this.connections.add(connection);
       socket.resume();
     });

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { createSubjects } from '@lockfabric/live';
 import { join } from 'node:path';
 import { readClusterState } from '../cluster/local-cluster.js';
-import { NatsStartError, logSize, waitForNatsReady } from '../cluster/nats-ready.js';
+import { NatsServerStartError, logSize, waitForNatsReady } from '@lockfabric/nats-server';
 import { isAlive, isRunning, isZombie, sleep, spawnLogged, waitForHealth } from '../cluster/process-control.js';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
 import type { SwitchFaultRequest } from './chaos-request.js';
@@ -204,7 +204,7 @@ export class LocalChaos {
     try {
       await waitForNatsReady({ pid: record.pid, port, log: record.log, fromByte, timeoutMs: this.readyTimeoutMs, isAlive: isRunning });
     } catch (error) {
-      if (error instanceof NatsStartError && error.exited) throw new Error(`${record.name} could not listen on its port ${port} again (taken by another process?): ${error.message}`);
+      if (error instanceof NatsServerStartError && error.exited) throw new Error(`${record.name} could not listen on its port ${port} again (taken by another process?): ${error.message}`);
       throw error;
     }
   }

@@ -1,13 +1,14 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { findNatsServer } from './nats-binary.js';
 import { startClusterRedis } from './redis-process.js';
-import { NatsStartError, logSize, waitForNatsReady } from './nats-ready.js';
-import { isAlive, isRunning, sleep, spawnLogged, waitForHealth } from './process-control.js';
+import { locateNatsServer, startNatsServer } from '@lockfabric/nats-server';
+import { isAlive, sleep, spawnLogged, waitForHealth } from './process-control.js';
 import { driverEntry, serviceEntry } from './paths.js';
 import type { ServiceApp } from './paths.js';
 import { prepareLocalTls, useClusterTls } from './cluster-tls.js';
+import { issueNatsServerCertificate } from './certificates.js';
+import type { TlsFiles } from '@lockfabric/live';
 import { errorMessage } from '@lockfabric/ports';
 import { natsDir, prepareLocalNatsAuth, useClusterNats } from './cluster-nats.js';
 
@@ -45,6 +46,12 @@ export interface LocalClusterOptions {
    * `lockfabric chaos partition` can cut a process off for real. Default false; `cluster up` sets it.
    */
   readonly withCutProxy?: boolean;
+  /**
+   * The racks whose switch input each compute node's NATS key may publish; default its own rack
+   * only. A client that sends packets to other racks' switches (locks partitioned over racks)
+   * needs them listed.
+   */
+  readonly computeSwitchRacks?: readonly number[];
   /** Plaintext gRPC and no certificates; the default is mutual TLS with a CA made for this cluster. */
   readonly insecure?: boolean;
   /** Each Node.js service writes a V8 CPU profile (`node --cpu-prof`) into this directory when it stops. */
@@ -123,17 +130,17 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           cluster,
           services: [
             ...Array.from({ length: memoryNodes }, (_, i) => ({ name: `memory-${i}`, role: 'memory' as const, id: String(i) })),
-            ...Array.from({ length: computeNodes }, (_, i) => ({ name: `compute-${memoryNodes + i}`, role: 'compute' as const, id: String(memoryNodes + i), rack: 0 })),
+            ...Array.from({ length: computeNodes }, (_, i) => ({ name: `compute-${memoryNodes + i}`, role: 'compute' as const, id: String(memoryNodes + i), rack: 0, ...(options.computeSwitchRacks ? { switchRacks: options.computeSwitchRacks } : {}) })),
             { name: `switch-${switchNode}`, role: 'switch' as const, id: String(switchNode), rack: 0 },
             { name: `coordinator-${switchNode + 1}`, role: 'coordinator' as const, id: String(switchNode + 1) },
           ],
         },
         options.insecure ?? false,
-        // The cut proxy reads NATS frames to drop chosen deliveries (`chaos partition --subjects`),
-        // which TLS would hide from it: a cut-proxy cluster (fault testing) keeps NATS plaintext.
-        options.withCutProxy ? undefined : tls?.ca,
+        tls?.ca,
       );
-  if (natsAuth && tls && options.withCutProxy) say('NATS TLS is off on this --cut-proxy cluster (the proxy must read NATS frames); NKey auth stays on');
+  // The cut proxy reads NATS frames to drop chosen deliveries (`chaos partition --subjects`): it
+  // ends the services' TLS with a certificate of its own from the cluster CA and re-opens TLS to nats-server.
+  const proxyNatsTls = natsAuth && tls && options.withCutProxy ? issueNatsServerCertificate(tls.ca, 'cut-proxy') : undefined;
   // Seeds of an earlier run would be presented to a server that does not know them.
   if (!natsAuth) rmSync(natsDir(dir), { recursive: true, force: true });
   // This process (the CLI) talks to the cluster as its operator.
@@ -144,26 +151,13 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   let natsUrl = options.natsUrl ?? '';
   try {
     if (!natsUrl) {
-      const binary = findNatsServer();
-      if (!binary) throw new Error('nats-server is not installed (apt-get install nats-server) and no NATS URL was given');
+      if (!locateNatsServer()) throw new Error('nats-server is not installed (apt-get install nats-server) and no NATS URL was given');
       const log = join(dir, 'nats.log');
-      // A port probed free can be taken before nats-server binds it; then it exits and we try another.
-      for (let attempt = 1; ; attempt++) {
-        const port = await freePort();
-        const argv = [binary, ...(natsAuth ? ['-c', natsAuth.serverConfig] : []), '-a', '127.0.0.1', '-p', String(port)];
-        const fromByte = logSize(log);
-        const record: ProcessRecord = { name: 'nats', role: 'nats', node: -1, pid: spawnLogged(argv, log, {}), log, argv };
-        processes.splice(0, processes.length, record);
-        natsUrl = `nats://127.0.0.1:${port}`;
-        save();
-        try {
-          await waitForNatsReady({ pid: record.pid, port, log, fromByte, timeoutMs: options.readyTimeoutMs ?? 15_000, isAlive: isRunning });
-          break;
-        } catch (error) {
-          if (!(error instanceof NatsStartError) || !error.exited || attempt >= 3) throw error;
-          say(`nats-server could not bind port ${port}; trying another`);
-        }
-      }
+      // Detached, so it outlives this command; its pid and command line go to cluster.json (restarts, cluster down).
+      const server = await startNatsServer({ log, args: natsAuth ? ['-c', natsAuth.serverConfig] : [], freePort, startTimeoutMs: options.readyTimeoutMs ?? 15_000 });
+      processes.splice(0, processes.length, { name: 'nats', role: 'nats', node: -1, pid: server.pid, log, argv: server.argv });
+      natsUrl = server.url;
+      save();
       say(`nats-server on ${natsUrl}${natsAuth && tls ? ' (TLS, NKeys)' : ''}`);
     }
     if (options.withRedis) {
@@ -195,7 +189,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     }
     if (options.withCutProxy && !localNats) say(`no cut proxy: NATS at ${natsUrl} is not on this machine; \`chaos partition\` falls back to SIGSTOP`);
     if (options.withCutProxy && localNats) {
-      const proxy = await startCutProxy(dir, natsUrl, ports, (p) => (processes.push(p), save()), options.readyTimeoutMs ?? 15_000);
+      const proxy = await startCutProxy(dir, natsUrl, ports, (p) => (processes.push(p), save()), options.readyTimeoutMs ?? 15_000, proxyNatsTls);
       relayPorts = proxy.relayPorts;
       natsUrl = proxy.natsUrl;
       save();
@@ -291,7 +285,8 @@ interface ServicePorts {
 }
 
 /**
- * Starts the cut proxy with one route per relayed port: NATS (every service connects through it),
+ * Starts the cut proxy with one route per relayed port: NATS (every service connects through it;
+ * with `natsTls`, over TLS the proxy ends and re-opens),
  * each memory node's verbs port and each compute node's descriptor-memory port. Control traffic
  * (health, the driver's runs on compute.grpc, switch and coordinator gRPC) stays direct, so the
  * driver keeps observing a cut-off node.
@@ -302,6 +297,7 @@ async function startCutProxy(
   ports: ReadonlyMap<string, ServicePorts>,
   record: (p: ProcessRecord) => void,
   readyTimeoutMs: number,
+  natsTls: TlsFiles | undefined,
 ): Promise<{ record: ProcessRecord; natsUrl: string; relayPorts: Readonly<Record<string, number>> }> {
   const nats = new URL(natsUrl);
   const relayPorts: Record<string, number> = { nats: await freePort() };
@@ -313,7 +309,8 @@ async function startCutProxy(
   }
   const control = await freePort();
   const log = join(dir, 'cut-proxy.log');
-  const argv = [process.execPath, driverEntry('chaos/cut-proxy-main.js'), `--dir=${dir}`, `--control-port=${control}`, ...routes.map((r) => `--route=${r}`)];
+  const tlsFlags = natsTls ? [`--nats-tls-cert=${natsTls.cert}`, `--nats-tls-key=${natsTls.key}`, `--nats-tls-ca=${natsTls.ca}`] : [];
+  const argv = [process.execPath, driverEntry('chaos/cut-proxy-main.js'), `--dir=${dir}`, `--control-port=${control}`, ...routes.map((r) => `--route=${r}`), ...tlsFlags];
   const proxy: ProcessRecord = { name: 'cut-proxy', role: 'proxy', node: -1, pid: spawnLogged(argv, log, {}), log, health: control, argv };
   record(proxy);
   await waitForHealth(proxy, readyTimeoutMs);

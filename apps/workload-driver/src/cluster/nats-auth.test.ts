@@ -13,6 +13,8 @@ const services: ServiceSpec[] = [
   { role: 'coordinator', id: 'c0' },
   { role: 'compute', id: '1', rack: 0 },
   { role: 'compute', id: '2', rack: 0 },
+  // talks to the switches of racks 0 and 1 (locks partitioned over racks)
+  { role: 'compute', id: '3', rack: 0, switchRacks: [0, 1] },
   { role: 'switch', id: '0', rack: 0 },
 ];
 const identities = createIdentities(services);
@@ -113,6 +115,50 @@ describe('NATS authentication with least-privilege permissions (real nats-server
     expect(received.sort()).toEqual([subjects.membership(), subjects.nodePackets(1)].sort());
     expect(coordinator.violations).toEqual([]);
     expect(sw.violations).toEqual([]);
+  });
+});
+
+describe('switch input limited to the racks a compute node talks to (real nats-server)', () => {
+  /** Compute node `id` publishes into rack 1's switch, then into rack 0's; what the coordinator hears. */
+  async function publishIntoRacks(server: NatsServerHandle, id: string): Promise<{ heard: string[]; violations: string[] }> {
+    const observer = await as(identity('coordinator', 'c0'), server);
+    const heard: string[] = [];
+    observer.nc.subscribe(`${subjects.prefix}.sw.*.in`, { callback: (_e, m) => void heard.push(m.subject) });
+    await observer.nc.flush();
+    const node = await as(identity('compute', id), server);
+    node.nc.publish(subjects.switchIn(1), new Uint8Array([1]));
+    node.nc.publish(subjects.switchIn(0), new Uint8Array([1]));
+    await node.nc.flush();
+    // Rack 0's input is allowed to every node here and published last on one connection.
+    await waitUntil(() => heard.includes(subjects.switchIn(0)));
+    if (!heard.includes(subjects.switchIn(1))) await waitUntil(() => node.violations.length > 0);
+    return { heard, violations: node.violations };
+  }
+
+  it("refuses another rack's switch input to a node of rack 0 and takes its own", async () => {
+    const r = await publishIntoRacks(nats, '1');
+    expect(r.heard).toEqual([subjects.switchIn(0)]);
+    expect(r.violations.filter((v) => v.includes(subjects.switchIn(1)))).toHaveLength(1);
+  });
+
+  it('takes every listed rack from a node configured with switchRacks', async () => {
+    const r = await publishIntoRacks(nats, '3');
+    expect(r.heard.sort()).toEqual([subjects.switchIn(0), subjects.switchIn(1)]);
+    expect(r.violations).toEqual([]);
+  });
+
+  it("catches the any-rack grant (mutant: compute may publish lf.*.sw.*.in)", async () => {
+    const anyRack = `${subjects.prefix}.sw.*.in`;
+    const mutant = await serverWith((subs, service) => {
+      const p = permissionsFor(subs, service);
+      return service.role === 'compute' ? { ...p, publish: [...p.publish, anyRack] } : p;
+    });
+    try {
+      const r = await publishIntoRacks(mutant, '1');
+      expect(r.heard.sort()).toEqual([subjects.switchIn(0), subjects.switchIn(1)]);
+    } finally {
+      await mutant.stop();
+    }
   });
 });
 

@@ -8,8 +8,9 @@ export const TRANSPORT_BENCH_CLUSTER = 'transport';
  * NATS identities of one cluster run and the nats-server authorization that grants each only the
  * subjects its role uses (issue 19 item 2). Each service gets an NKey user: the server stores only
  * the public key, the service holds the seed. Least privilege by role:
- * - a compute node publishes its own heartbeat, into its rack's switch, to mailboxes and the
- *   FissLock stuck-lock report; it receives only its own packets, mailbox and recovery calls;
+ * - a compute node publishes its own heartbeat, into the switches it talks to (its rack's unless
+ *   `switchRacks` says more), to mailboxes and the FissLock stuck-lock report; it receives only
+ *   its own packets, mailbox and recovery calls;
  * - only the coordinator publishes membership, failure notices and recovery orders;
  * - only a switch publishes egress to nodes.
  */
@@ -37,6 +38,12 @@ export interface ServiceSpec {
   readonly id: string;
   /** The rack a compute node is wired to, or the rack a switch serves. */
   readonly rack?: number;
+  /**
+   * Compute nodes: the racks whose switch input it may publish (default: its own rack only). A
+   * client that sends a lock's packets to the switch owning the lock id, in another rack, needs
+   * those racks listed here.
+   */
+  readonly switchRacks?: readonly number[];
 }
 
 const INBOX = '_INBOX.>';
@@ -56,8 +63,9 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
     }
     case 'compute': {
       const machine = Number(service.id);
+      const switchInputs = [...new Set(service.switchRacks ?? [rack])].map((r) => subjects.switchIn(r));
       return {
-        publish: [subjects.heartbeat('compute', service.id), subjects.switchIn(rack), subjects.nodeOutbox(machine), subjects.fissStuck()],
+        publish: [subjects.heartbeat('compute', service.id), ...switchInputs, subjects.nodeOutbox(machine), subjects.fissStuck()],
         subscribe: [
           // Its own heartbeat too: the rejoin watch (libs/control) listens for it.
           subjects.heartbeat('compute', service.id),

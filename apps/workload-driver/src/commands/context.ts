@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { ClusterState, SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState, startLocalCluster, stopLocalCluster } from '../cluster/local-cluster.js';
-import { findNatsServer } from '../cluster/nats-binary.js';
+import { locateNatsServer } from '@lockfabric/nats-server';
 
 /**
  * Clusters the CLI starts (demo, live bench, `cluster up`) suspect a member after 10 missed
@@ -48,7 +48,7 @@ export async function acquireLiveCluster(
     return { state: existing, release: async () => undefined, temporary: false, dir };
   }
   const natsUrl = process.env['NATS_URL'];
-  if (!natsUrl && !findNatsServer()) throw new Error('the live substrate needs nats-server on PATH (apt-get install nats-server) or NATS_URL');
+  if (!natsUrl && !locateNatsServer()) throw new Error('the live substrate needs nats-server on PATH (apt-get install nats-server) or NATS_URL');
   const tempDir = join(dir, '..', `run-${process.pid}`);
   out.note(`starting a temporary live cluster (logs in ${tempDir})…`);
   const state = await startLocalCluster({

@@ -7,7 +7,7 @@ import type { WorkloadSpec } from '@lockfabric/workloads';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { COST_MODEL_FLAGS, readCostModel } from '../cli/cost-model.js';
 import type { CostModel } from '@lockfabric/fabric';
-import { findNatsServer } from '../cluster/nats-binary.js';
+import { locateNatsServer } from '@lockfabric/nats-server';
 import type { ClusterState } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
 import { SwitchControlClient, runLive } from '../run/live.js';
@@ -52,7 +52,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   if (values['help']) return (console.log(DEMO_HELP), 0);
   const reader = new FlagReader(values);
   const operations = reader.number('operations', 4_000, { integer: true, min: 1 });
-  const liveAvailable = Boolean(process.env['NATS_URL']) || findNatsServer() !== undefined;
+  const liveAvailable = Boolean(process.env['NATS_URL']) || locateNatsServer() !== undefined;
   const substrate = reader.string('substrate', liveAvailable ? 'live' : 'embedded');
   if (!['live', 'embedded', 'sim'].includes(substrate)) reader.problems.push(`--substrate: expected live, embedded or sim, got ${JSON.stringify(substrate)}`);
   const reportDir = reader.string('report', DEFAULT_DEMO_REPORT_DIR);

@@ -6,8 +6,8 @@ import { createSubjects, grpcRoundTripUs, grpcStreamThroughput, loadTlsMaterial,
 import type { TlsMaterial } from '@lockfabric/live';
 import { createClusterCa, issueCertificate } from '../cluster/certificates.js';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
-import { findNatsServer } from '../cluster/nats-binary.js';
-import { startNatsForCommand } from '../cluster/nats-process.js';
+import { locateNatsServer, startNatsServer } from '@lockfabric/nats-server';
+import { freePort } from '../cluster/local-cluster.js';
 import { renderTable } from '../report/table.js';
 import { output } from './context.js';
 
@@ -39,7 +39,7 @@ export async function measureTransport(messages: number, natsUrl?: string): Prom
     const grpcStreamOpsPerSec = await grpcStreamThroughput(echo.address, { messages });
     const grpcTlsRttUs = await grpcRoundTripUs(tlsEcho.address, { messages: Math.max(1000, Math.floor(messages / 4)), tls: certs.client });
     const grpcTlsStreamOpsPerSec = await grpcStreamThroughput(tlsEcho.address, { messages, tls: certs.client });
-    const url = natsUrl ?? (nats = await startNatsForCommand()).url;
+    const url = natsUrl ?? (nats = await startNatsServer({ freePort })).url;
     const subjects = createSubjects(TRANSPORT_BENCH_CLUSTER);
     const natsRttUs = await natsRoundTripUs({ servers: url, subjects, messages: Math.max(1000, Math.floor(messages / 4)) });
     const natsPubSubMsgsPerSec = await natsPubSubThroughput({ servers: url, subjects, messages });
@@ -72,7 +72,7 @@ export async function transportCommand(argv: readonly string[]): Promise<number>
   const messages = reader.number('messages', 20_000, { integer: true, min: 100 });
   reader.done();
   const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
-  if (!natsUrl && !findNatsServer()) throw new Error('measuring NATS needs nats-server on PATH (apt-get install nats-server) or --nats-url');
+  if (!natsUrl && !locateNatsServer()) throw new Error('measuring NATS needs nats-server on PATH (apt-get install nats-server) or --nats-url');
   const out = output(values['json'] === true);
   out.note('measuring bare gRPC stream and NATS on this machine…');
   const figures = await measureTransport(messages, natsUrl);
