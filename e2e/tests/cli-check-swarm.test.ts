@@ -58,6 +58,17 @@ describe('lockfabric check --swarm', () => {
     }, 300_000);
   }
 
+  // FissLock-Local is fisslock --opt placement=home: its own seeds pass, and breaking its Lemma 1
+  // rule (a parked agent changes mode without the switch) loses exclusion (seeds 9 and 12 of these 4).
+  it('fisslock placement=home (FissLock-Local) passes 10 seeds; its mutant mutantParkedModeChange is caught', async () => {
+    const pass = await swarm(['--protocol', 'fisslock', '--seeds', '10', '--workers', '2', '--opt', 'placement=home']);
+    expect(pass.json.failures, pass.stderr).toEqual([]);
+    expect(pass.code).toBe(0);
+    const broken = await swarm(['--protocol', 'fisslock', '--first-seed', '9', '--seeds', '4', '--workers', '2', '--opt', 'placement=home', '--opt', 'mutantParkedModeChange=true']);
+    expect(broken.code).toBe(1);
+    expect(broken.json.failures.filter((f) => f.kind === 'safety').length).toBeGreaterThan(0);
+  }, 300_000);
+
   it('clock skew is a real fault: drtm claiming no skew (driftNs=0) on a 5 µs margin loses exclusion, with its Δ it does not', async () => {
     const skewBlind = await swarm(['--protocol', 'drtm', '--seeds', '100', '--workers', '2', '--opt', 'driftNs=0', '--opt', 'txMarginNs=5000']);
     expect(skewBlind.code).toBe(1);

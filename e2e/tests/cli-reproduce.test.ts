@@ -25,6 +25,7 @@ const KNOWN_OPPOSITE: Readonly<Record<string, string>> = {
   'dslr-fig8-tpcc/high-vs-retry': "DSLR's tickets and polls take the NIC ceiling as Retry-on-Fail's CAS retries do",
   'declock-fig13-p99/p99-vs-shiftlock': 'both near the NIC ceiling with few verbs per acquire; tails close',
   'shiftlock-table4-breakdown/ia-dslr': "DSLR's READ polls do not slow its FAA here (ours ≈ 0.85×)",
+  'fisslock-tpcc-latency/tpcc-parlock-latency': "mean acquire latency, not NEW/PAY transaction latency; ParLock's home requests queue on its node's one lock-manager core",
 };
 
 /**

@@ -87,6 +87,8 @@ const WORKLOAD_HELP: Readonly<Record<'transactions' | 'objectstore' | 'btree' | 
                            transactions; adds committed txn/s, per-type p50/p99, aborts by cause,
                            locks/txn and a conflict-serializability verdict (exit 1 when violated)
   --subscribers N          tatp population (100000)          --warehouses N  tpcc warehouses (10)
+  --colocate-warehouses    tpcc on sim: warehouse w and its clients on compute node w mod n, its locks
+                           homed there as ParLock homes them (FissLock §7.4; ~90 % local transactions)
   --txn-think-ns NS        execution time with all locks held (2800 tatp, 7000 tpcc, 0 trace)
   --max-attempts N         attempts of an aborted transaction before it is given up (64)
   --mutant-early-release   break 2PL on purpose (free the first lock before taking the next)

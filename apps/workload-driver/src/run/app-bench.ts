@@ -21,7 +21,7 @@ export const APP_WORKLOADS = ['objectstore', 'btree'] as const;
 const OBJECTSTORE_FLAGS = ['objects', 'object-bytes', 'get-ratio', 'mutant-skip-lock'];
 const BTREE_FLAGS = ['keys', 'fanout', 'lookup-ratio', 'insert-ratio', 'btree-max-nodes', 'mutant-unlocked-split'];
 /** Micro and transaction flags an application workload defines itself. */
-const NOT_FOR_APPS = ['locks', 'read-ratio', 'lock-ids', 'warehouses', 'subscribers', 'txn-think-ns', 'max-attempts', 'mutant-early-release'];
+const NOT_FOR_APPS = ['locks', 'read-ratio', 'lock-ids', 'warehouses', 'colocate-warehouses', 'subscribers', 'txn-think-ns', 'max-attempts', 'mutant-early-release'];
 /** DecLock §6 draws objects and keys Zipf 0.99 (Sherman's skewed setting). */
 const APP_DISTRIBUTION = 'zipf:0.99';
 

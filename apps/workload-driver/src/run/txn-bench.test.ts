@@ -32,6 +32,16 @@ describe('bench --workload', () => {
     expect((await read({ workload: 'tatp', subscribers: '1000' }, 'live')).out).toMatchObject({ timeoutMs: 2_000, transactions: { executeNs: 2_800 } });
   });
 
+  it('--colocate-warehouses puts warehouse w on compute node 1 + (w mod n) on sim, and says what is wrong elsewhere', async () => {
+    const sim = (await read({ workload: 'tpcc', warehouses: '4', 'compute-nodes': '2', 'colocate-warehouses': true })).out;
+    expect(sim).toMatchObject({ locks: 24_168, transactions: { workload: { kind: 'tpcc', warehouses: 4, colocate: [1, 2] } } });
+    expect((await read({ workload: 'tpcc', warehouses: '3', 'compute-nodes': '2', 'colocate-warehouses': true }, 'live')).problems).toEqual([
+      '--colocate-warehouses: runs on --substrate sim only',
+      '--colocate-warehouses: --warehouses 3 must be a multiple of --compute-nodes 2',
+    ]);
+    expect((await read({ workload: 'tatp', 'colocate-warehouses': true })).problems).toEqual(['--colocate-warehouses applies to --workload tpcc']);
+  });
+
   it('lists every problem at once', async () => {
     const { problems } = await read({ workload: 'tpcc', locks: '5', 'read-ratio': '0.5', subscribers: '9', warehouses: '0', 'max-attempts': '1.5' });
     expect(problems).toEqual([

@@ -13,6 +13,7 @@ import type { SmallBankCheck } from '@lockfabric/smallbank';
 export const TXN_FLAGS: Options = {
   workload: { type: 'string', short: 'w' },
   warehouses: { type: 'string' },
+  'colocate-warehouses': { type: 'boolean' },
   subscribers: { type: 'string' },
   'txn-think-ns': { type: 'string' },
   'max-attempts': { type: 'string' },
@@ -42,6 +43,20 @@ function readLongReads(values: Record<string, unknown>, reader: FlagReader): Pic
   return { longReads: { probability, scanNs, slots } };
 }
 
+/**
+ * `--colocate-warehouses` (FissLock §7.4): warehouse w and its clients on compute node w mod n,
+ * its locks homed there under ParLock's `lock mod n`. On sim the compute nodes are numbered after
+ * the one memory node, 1…n; other substrates number them by the cluster, so only sim takes it.
+ */
+function colocation(values: Record<string, unknown>, reader: FlagReader, warehouses: number, substrate: string): { colocate?: number[] } {
+  if (values['colocate-warehouses'] !== true) return {};
+  if (substrate !== 'sim') reader.problems.push('--colocate-warehouses: runs on --substrate sim only');
+  const n = Number(values['compute-nodes'] ?? 2);
+  if (!Number.isSafeInteger(n) || n < 1) return {};
+  if (warehouses % n !== 0) reader.problems.push(`--colocate-warehouses: --warehouses ${warehouses} must be a multiple of --compute-nodes ${n}`);
+  return { colocate: Array.from({ length: n }, (_, i) => 1 + i) };
+}
+
 /** Workload-shape flags that a transactional workload defines itself. */
 const MICRO_ONLY = ['locks', 'read-ratio', 'distribution', 'lock-ids', 'cs-ns'];
 
@@ -58,12 +73,13 @@ export async function readTxnWorkload(values: Record<string, unknown>, reader: F
     return spec;
   }
   const smallbank = readSmallBankWorkload(values, reader, kind === 'smallbank');
-  for (const flag of ['warehouses', 'subscribers', 'txn-think-ns', 'max-attempts', 'mutant-early-release', ...LONG_READ_FLAGS]) {
+  for (const flag of ['warehouses', 'colocate-warehouses', 'subscribers', 'txn-think-ns', 'max-attempts', 'mutant-early-release', ...LONG_READ_FLAGS]) {
     if (kind === 'micro' && given(flag)) reader.problems.push(`--${flag} applies to transactional workloads (--workload tatp|tpcc|smallbank|trace:FILE)`);
   }
   if (kind === 'micro') return spec;
   for (const flag of MICRO_ONLY) if (given(flag)) reader.problems.push(`--${flag} applies to --workload micro; ${kind} defines its own locks and modes`);
   if (kind !== 'tpcc' && given('warehouses')) reader.problems.push('--warehouses applies to --workload tpcc');
+  if (kind !== 'tpcc' && given('colocate-warehouses')) reader.problems.push('--colocate-warehouses applies to --workload tpcc');
   if (kind !== 'tatp' && given('subscribers')) reader.problems.push('--subscribers applies to --workload tatp');
   if (kind !== 'micro' && kind !== 'tpcc') for (const flag of LONG_READ_FLAGS) if (given(flag)) reader.problems.push(`--${flag} applies to --workload tpcc (DSLR Fig. 10 scans its CUSTOMER table)`);
   let workload: TxnWorkloadSpec | undefined;
@@ -71,7 +87,7 @@ export async function readTxnWorkload(values: Record<string, unknown>, reader: F
   else if (kind === 'tatp') workload = { kind, subscribers: reader.number('subscribers', TATP_DEFAULT_SUBSCRIBERS, { integer: true, min: 1 }) };
   else if (kind === 'tpcc') {
     const warehouses = reader.number('warehouses', TPCC_DEFAULT_WAREHOUSES, { integer: true, min: 1 });
-    workload = { kind, warehouses, ...readLongReads(values, reader) };
+    workload = { kind, warehouses, ...readLongReads(values, reader), ...colocation(values, reader, warehouses, substrate) };
   }
   else {
     const file = name.slice('trace:'.length);

@@ -14,6 +14,8 @@ import type { StuckReport } from './pool/stuck-watchdog.js';
 import { pendingOutlivesAbortRefusal } from './pool/abort-refusal.js';
 import { TransferAssembly } from './pool/transfer-assembly.js';
 import { LifetimeMarks } from './pool/lifetime-marks.js';
+import { HomeParking } from './pool/home-parking.js';
+import type { AgentPlacement } from './pool/home-parking.js';
 import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_VOID, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf, grantHomeOf } from './wire.js';
 import type { AckStatus } from './wire.js';
 // recovery (S1/S2 hooks) types, used only by the section at the end of AgentPool
@@ -22,6 +24,7 @@ import type { AgentRecord, MachineOrders, ServerReport } from './recovery/recove
 import { requestKey } from './recovery/recovery-state.js';
 
 export type { Agent, FissPolicy, Waiter } from './pool/agent.js';
+export type { AgentPlacement } from './pool/home-parking.js';
 
 export interface AgentPoolOptions {
   readonly policy: FissPolicy;
@@ -54,6 +57,10 @@ export interface AgentPoolOptions {
   readonly mutantReAckNewDup?: boolean;
   /** Test-only mutant: a refused timeout-free restores the machine's pending agent (the old rule; both-links seed 393). */
   readonly mutantRefusedAbortRestores?: boolean;
+  /** `home`: FissLock-Local, agents park at their lock's home (pool/home-parking.ts); needs `placeAtHomes`. Default `migrate`. */
+  readonly placement?: AgentPlacement;
+  /** Test-only mutant of FissLock-Local: a parked agent grants a local request of the other mode without the decider. */
+  readonly mutantParkedModeChange?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -95,7 +102,9 @@ export class AgentPool {
   /** Enders and held marks of this machine's packets, per lock (see timeoutFreeUnsafe). */
   private readonly marks = new LifetimeMarks();
   private readonly unsubscribe: () => void;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0 };
+  /** FissLock-Local only (placement home): this machine's parked agents. */
+  private parking: HomeParking | undefined;
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -124,11 +133,30 @@ export class AgentPool {
     this.starvation.clear();
   }
 
+  /** FissLock-Local: parks agents at their locks' ParLock homes over `computeNodes` (no-op unless placement is home). */
+  placeAtHomes(computeNodes: readonly NodeId[]): void {
+    if (this.options.placement !== 'home') return;
+    this.parking = new HomeParking(this.machine, computeNodes, this.options.mutantParkedModeChange === true);
+  }
+
   // ---- local paths (④–⑦), called by clients of this machine ----
 
   tryLocalAcquire(lid: LockId, task: number, mode: LockMode): 'granted' | 'queued' | 'no-agent' {
     const a = this.agents.get(lid);
     if (!a) return 'no-agent';
+    if (this.parking?.isParked(lid, a)) {
+      this.parking.unpark(lid);
+      if (this.parking.localRequest(a, mode) === 'free-first') {
+        // a mode change goes through the decider (Lemma 1): FREE the parked agent, then ACQUIRE
+        // on the same FIFO link, so the decider frees the lock before it decides the request
+        this.handOn(lid, a, undefined, false);
+        return 'no-agent';
+      }
+      a.holders.add(key(this.machine, task));
+      this.counters.localGrants++;
+      this.counters.parkedGrants++;
+      return 'granted';
+    }
     if (mode === 'shared' && a.mode === 'shared' && !this.blocksReaders(a)) {
       a.holders.add(key(this.machine, task)); // ④
       this.counters.localGrants++;
@@ -329,6 +357,11 @@ export class AgentPool {
       a.holders.add(k); // ② the decider already granted: count it
       a.inca = (a.inca + 1) & 0xff;
       if (p.machine === this.machine) this.watchdog.noteLocalHolder(p.lock, k);
+    } else if (this.parking?.isParked(p.lock, a)) {
+      // ③ on a parked agent (FissLock-Local): no holder will ever hand it on, so hand it on now
+      this.parking.unpark(p.lock);
+      a.wqueue.push({ mid: p.machine, task: p.task, mode: p.mode });
+      this.handOn(p.lock, a);
     } else {
       a.wqueue.push({ mid: p.machine, task: p.task, mode: p.mode }); // ③
       this.watchdog.noteWaiter(p.lock, a);
@@ -490,7 +523,17 @@ export class AgentPool {
     return true;
   }
 
-  private handOn(lid: LockId, a: Agent, releaser?: Releaser): void {
+  /** `mayPark`: false when a parked agent is freed for a mode change (FissLock-Local). */
+  private handOn(lid: LockId, a: Agent, releaser?: Releaser, mayPark = true): void {
+    if (mayPark && this.parking?.parks(lid, a) && this.agents.get(lid) === a) {
+      // FissLock-Local: the last holder at the lock's home left and nobody waits: park, no FREE
+      this.parking.park(lid);
+      this.starvation.stop(lid);
+      this.watchdog.clear(lid);
+      this.counters.parks++;
+      return;
+    }
+    this.parking?.unpark(lid);
     this.agents.delete(lid);
     this.pending.set(lid, a);
     this.starvation.stop(lid);
@@ -724,6 +767,7 @@ export class AgentPool {
     this.swapLink(this.port);
     this.agents.clear();
     this.pending.clear();
+    this.parking?.clear(); // S2 frees a lock with neither holders nor waiters: nothing stays parked
     this.dedup.clearSequenced();
     this.transfers.clear();
     this.starvation.clear();
@@ -794,6 +838,7 @@ export class AgentPool {
    * woken as ordered; the quarantine ends. Sequence windows, the dedup window and other locks stay.
    */
   applyLockRepair(lid: LockId, orders: MachineOrders): void {
+    this.parking?.unpark(lid);
     this.agents.delete(lid);
     this.pending.delete(lid);
     this.transfers.forgetLock(lid);

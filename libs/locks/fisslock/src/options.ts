@@ -1,9 +1,11 @@
 import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
-import type { FissPolicy } from './agent-pool.js';
+import type { AgentPlacement, FissPolicy } from './agent-pool.js';
 
 export interface FissLockOptions {
   readonly policy: FissPolicy;
+  /** `home` = FissLock-Local (§7.4): agents park at their lock's ParLock home instead of freeing there. */
+  readonly placement: AgentPlacement;
   /** Retransmission timeout of sequenced packets (spec §12.15). */
   readonly rtoNs: number;
   /** Minimum gap between sequenced packets on one machine's link (keeps one link FIFO under sim jitter). */
@@ -40,6 +42,7 @@ export interface FissLockOptions {
   /** Test-only mutant for the switch program (read here so the run's options agree): no INCA_BOUND on ② grants. */
   readonly mutantNoIncaBound: boolean;
   readonly mutantReAckNewDup: boolean;
+  readonly mutantParkedModeChange: boolean;
 }
 
 /** Lids travel as uint32 (packets, messages): dense range plus overflow must stay below 2^32. */
@@ -47,6 +50,7 @@ export const MAX_ID_MAP_ENTRIES = 0xffff_ffff;
 
 export const FISSLOCK_OPTION_HELP = {
   policy: 'read-preferring (default), starvation-prevention or write-preferring; must match the switch program',
+  placement: 'migrate (default: FissLock, agents follow the holders) or home (FissLock-Local, FissLock §7.4: a lock\'s agent stays parked at its home node, lock mod n as ParLock, when the lock goes idle there)',
   rtoNs: 'retransmission timeout of sequenced packets in ns (default 200000)',
   rtoMaxBackoff: 'largest multiple of rtoNs the retransmission timeout doubles up to after rounds with no ACK, reset by any ACK (default 1: fixed; the switch benchmark uses 8)',
   pacingNs: 'minimum ns between two sequenced packets of one machine (default 250: one link stays FIFO under the simulator jitter)',
@@ -68,6 +72,7 @@ export const FISSLOCK_OPTION_HELP = {
   mutantRefusedAbortRestores: 'test-only: a refused timeout-free restores its machine\'s pending agent',
   mutantNoIncaBound: 'test-only: the decider grants ② past its inca bound (127 per lifetime), so its 8-bit incarnation may wrap against the agent\'s',
   mutantReAckNewDup: 'test-only: a re-ACK of a packet bounced earlier carries the new copy\'s DUP bit alone',
+  mutantParkedModeChange: 'test-only, with placement=home: a parked agent grants a local request of the other mode without telling the switch',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
 
@@ -75,6 +80,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
   const reader = new OptionReader('fisslock', options);
   const parsed: FissLockOptions = {
     policy: reader.choice('policy', ['read-preferring', 'starvation-prevention', 'write-preferring'] as const, 'read-preferring'),
+    placement: reader.choice('placement', ['migrate', 'home'] as const, 'migrate'),
     rtoNs: reader.number('rtoNs', 200_000, { min: 1 }),
     rtoMaxBackoff: reader.number('rtoMaxBackoff', 1, { min: 1, integer: true }),
     pacingNs: reader.number('pacingNs', 250, { min: 0 }),
@@ -97,6 +103,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantRefusedAbortRestores: reader.boolean('mutantRefusedAbortRestores', false),
     mutantNoIncaBound: reader.boolean('mutantNoIncaBound', false),
     mutantReAckNewDup: reader.boolean('mutantReAckNewDup', false),
+    mutantParkedModeChange: reader.boolean('mutantParkedModeChange', false),
   };
   reader.done();
   return parsed;

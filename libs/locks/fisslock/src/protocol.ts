@@ -12,6 +12,7 @@ import { startLockIdService } from './lock-ids/id-map-service.js';
 export function startAgentPool(context: NodeServiceContext, options?: ProtocolOptions): NodeService {
   const parsed = readFissLockOptions(options);
   const pool = agentPoolFor(context.ports, parsed);
+  pool.placeAtHomes(context.computeNodes); // FissLock-Local only
   const capacity = switchCapacityOf(context.ports, parsed.switchCapacity);
   // lockIds=mapped: the id-map daemon (on its host) takes the id-map mail of the service mailbox (§6.5)
   const idMap = parsed.lockIds === 'mapped' ? startLockIdService(context, parsed, capacity) : undefined;

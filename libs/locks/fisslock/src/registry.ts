@@ -35,6 +35,8 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantForgetOnInstall: options.mutantForgetOnInstall,
       mutantReAckNewDup: options.mutantReAckNewDup,
       mutantRefusedAbortRestores: options.mutantRefusedAbortRestores,
+      placement: options.placement,
+      mutantParkedModeChange: options.mutantParkedModeChange,
     });
     byNode.set(port.machine, pool);
   }

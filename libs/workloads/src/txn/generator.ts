@@ -34,10 +34,10 @@ export function txnWorkloadOf(spec: Pick<TxnRunSpec, 'workload' | 'seed'>): TxnW
     const accounts = w.accounts ?? SMALLBANK_DEFAULT_ACCOUNTS;
     return { name: 'smallbank', lockCount: accounts, types: [...SMALLBANK_TYPES], stream: (clientKey) => smallBankStream(accounts, spec.seed, clientKey, w.mutantSkipLock === true) };
   }
-  const key = `${w.kind}:${w.kind === 'tatp' ? (w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS) : `${w.warehouses ?? TPCC_DEFAULT_WAREHOUSES}:${JSON.stringify(w.longReads ?? null)}`}:${spec.seed}`;
+  const key = `${w.kind}:${w.kind === 'tatp' ? (w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS) : `${w.warehouses ?? TPCC_DEFAULT_WAREHOUSES}:${JSON.stringify(w.longReads ?? null)}:${JSON.stringify(w.colocate ?? null)}`}:${spec.seed}`;
   let built = cache.get(key);
   if (!built) {
-    built = w.kind === 'tatp' ? tatpWorkload(w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS, spec.seed) : tpccWorkload(w.warehouses ?? TPCC_DEFAULT_WAREHOUSES, spec.seed, w.longReads);
+    built = w.kind === 'tatp' ? tatpWorkload(w.subscribers ?? TATP_DEFAULT_SUBSCRIBERS, spec.seed) : tpccWorkload(w.warehouses ?? TPCC_DEFAULT_WAREHOUSES, spec.seed, w.longReads, w.colocate);
     // A few populations at most live in one process; drop the oldest beyond that.
     if (cache.size >= 4) cache.delete(cache.keys().next().value as string);
     cache.set(key, built);
@@ -58,15 +58,16 @@ function tatpWorkload(subscribers: number, seed: number): TxnWorkload {
   };
 }
 
-function tpccWorkload(warehouses: number, seed: number, longReads: TpccLongReads | undefined): TxnWorkload {
-  const layout = new TpccLayout(warehouses, longReads);
+function tpccWorkload(warehouses: number, seed: number, longReads: TpccLongReads | undefined, colocate: readonly number[] | undefined): TxnWorkload {
+  const layout = new TpccLayout(warehouses, longReads, colocate);
   return {
     name: 'tpcc',
     lockCount: layout.lockCount,
     types: [...TPCC_MIX.map(([t]) => t), ...(layout.customerTableLock(0) !== undefined ? [TPCC_SCAN] : [])],
     stream(clientKey) {
       const random = new StreamRandom(streamSeed(seed, clientKey));
-      const home = tpccHome(layout, random);
+      // a client key is `node/client`: with co-located placement the home warehouse is one of its node's
+      const home = tpccHome(layout, random, colocate ? Number(clientKey.split('/')[0]) : undefined);
       return { next: () => nextTpccTxn(layout, home, random) };
     },
   };

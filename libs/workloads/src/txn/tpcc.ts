@@ -1,4 +1,4 @@
-import type { Random } from '@lockfabric/ports';
+import type { NodeId, Random } from '@lockfabric/ports';
 import { uniformInt } from './rng.js';
 import { pickByWeight } from './tatp.js';
 import { MAX_TXN_LOCKS, txn } from './types.js';
@@ -92,11 +92,20 @@ export class TpccLayout {
    * hierarchical locking does, so a writer queued behind a scan holds no rows meanwhile.
    */
   private readonly tables: boolean;
+  /**
+   * Co-located placement (FissLock §7.4: ParLock and FissLock-Local put a lock on the node of the
+   * clients that use it): lock ids interleave the warehouses, id = r·W + w for the r-th lock of
+   * warehouse w, so with W a multiple of the node count n, ParLock's home `id mod n` is `w mod n`
+   * for every lock of w. The client then takes a home warehouse of its own node (homeOf).
+   */
+  private readonly colocate: readonly NodeId[] | undefined;
 
   constructor(
     readonly warehouses: number,
     readonly longReads?: TpccLongReads,
+    colocate?: readonly NodeId[],
   ) {
+    this.colocate = colocate && colocate.length > 0 ? colocate : undefined;
     this.tables = longReads !== undefined && longReads.probability > 0;
     this.warehouseBase = this.tables ? warehouses : 0;
     this.districtBase = this.warehouseBase + warehouses;
@@ -111,21 +120,41 @@ export class TpccLayout {
   }
 
   warehouseLock(w: number): number {
-    return this.warehouseBase + w;
+    return this.colocate ? this.interleaved(w, 0) : this.warehouseBase + w;
   }
 
   districtLock(w: number, d: number): number {
-    return this.districtBase + w * TPCC_DISTRICTS + d;
+    return this.colocate ? this.interleaved(w, 1 + d) : this.districtBase + w * TPCC_DISTRICTS + d;
   }
 
   customerLock(w: number, d: number, c: number): number {
-    return this.customerBase + (w * TPCC_DISTRICTS + d) * CUSTOMER_LOCKS_PER_DISTRICT + Math.floor(c / TPCC_CUSTOMERS_PER_LOCK);
+    const r = d * CUSTOMER_LOCKS_PER_DISTRICT + Math.floor(c / TPCC_CUSTOMERS_PER_LOCK);
+    return this.colocate ? this.interleaved(w, 1 + TPCC_DISTRICTS + r) : this.customerBase + w * TPCC_DISTRICTS * CUSTOMER_LOCKS_PER_DISTRICT + r;
   }
 
   stockLock(w: number, item: number): number {
-    return this.stockBase + w * STOCK_LOCKS_PER_WAREHOUSE + Math.floor(item / TPCC_ITEMS_PER_LOCK);
+    const r = Math.floor(item / TPCC_ITEMS_PER_LOCK);
+    return this.colocate ? this.interleaved(w, 1 + TPCC_DISTRICTS * (1 + CUSTOMER_LOCKS_PER_DISTRICT) + r) : this.stockBase + w * STOCK_LOCKS_PER_WAREHOUSE + r;
+  }
+
+  /**
+   * The home warehouse of a client on `node`: drawn among the warehouses co-located with it when
+   * placement is co-located (see `colocate`), else among all. One draw either way.
+   */
+  homeOf(node: NodeId | undefined, random: Random): number {
+    const at = node === undefined || !this.colocate ? -1 : this.colocate.indexOf(node);
+    if (at < 0 || !this.colocate) return random.int(this.warehouses);
+    const n = this.colocate.length;
+    return at + n * random.int(Math.ceil((this.warehouses - at) / n));
+  }
+
+  private interleaved(w: number, r: number): number {
+    return r * this.warehouses + w;
   }
 }
+
+/** Locks per warehouse (warehouse row, districts, customer ranges, stock ranges). */
+export const TPCC_LOCKS_PER_WAREHOUSE = 1 + TPCC_DISTRICTS * (1 + CUSTOMER_LOCKS_PER_DISTRICT) + STOCK_LOCKS_PER_WAREHOUSE;
 
 /** TPC-C's NURand(A, x, y) with run constant C = 0 (the constant only permutes hot ids). */
 function nurand(random: Random, a: number, x: number, y: number): number {
@@ -139,8 +168,8 @@ function otherWarehouse(layout: TpccLayout, home: number, random: Random): numbe
 }
 
 /** Draws a client's home warehouse; call once, first, on its stream. */
-export function tpccHome(layout: TpccLayout, random: Random): number {
-  return random.int(layout.warehouses);
+export function tpccHome(layout: TpccLayout, random: Random, node?: NodeId): number {
+  return layout.homeOf(node, random);
 }
 
 /** Draws the next TPC-C transaction of a client with home warehouse `w`. */

@@ -2,6 +2,9 @@ import { ConfigError } from '@lockfabric/ports';
 import type { LockMode } from '@lockfabric/ports';
 import type { TpccLongReads } from './tpcc.js';
 
+/** TPCC_DEFAULT_WAREHOUSES of tpcc.ts (which imports this module, so the value is repeated here). */
+const TPCC_DEFAULT_WAREHOUSES_FOR_CHECK = 10;
+
 /** One lock a transaction takes, and in which mode. */
 export interface TxnLockRequest {
   readonly lock: number;
@@ -48,7 +51,7 @@ export function txn(type: string, wanted: readonly TxnLockRequest[]): TxnTemplat
 /** Which transactions clients run. `trace` replays a parsed FissLock-format trace (see trace.ts). */
 export type TxnWorkloadSpec =
   | { readonly kind: 'tatp'; readonly subscribers?: number }
-  | { readonly kind: 'tpcc'; readonly warehouses?: number; readonly longReads?: TpccLongReads }
+  | { readonly kind: 'tpcc'; readonly warehouses?: number; readonly longReads?: TpccLongReads; readonly colocate?: readonly number[] }
   | { readonly kind: 'trace'; readonly name?: string; readonly transactions: readonly TxnTemplate[] }
   | SmallBankWorkloadSpec;
 
@@ -117,6 +120,12 @@ export function validateTxnRunSpec(spec: TxnRunSpec, lockCount?: number): string
     if (w.subscribers !== undefined && (!Number.isSafeInteger(w.subscribers) || w.subscribers < 1)) problems.push(`tatp subscribers must be a whole number ≥ 1 (got ${String(w.subscribers)})`);
   } else if (w.kind === 'tpcc') {
     if (w.warehouses !== undefined && (!Number.isSafeInteger(w.warehouses) || w.warehouses < 1)) problems.push(`tpcc warehouses must be a whole number ≥ 1 (got ${String(w.warehouses)})`);
+    const c = w.colocate;
+    if (c !== undefined) {
+      if (!Array.isArray(c) || c.length === 0 || !c.every((n) => Number.isSafeInteger(n) && n >= 0)) problems.push('tpcc colocate must list the compute node ids (whole numbers ≥ 0) in cluster order');
+      else if ((w.warehouses ?? TPCC_DEFAULT_WAREHOUSES_FOR_CHECK) % c.length !== 0) problems.push(`tpcc colocate: warehouses (${w.warehouses ?? TPCC_DEFAULT_WAREHOUSES_FOR_CHECK}) must be a multiple of the ${c.length} compute nodes`);
+      if (w.longReads !== undefined && w.longReads.probability > 0) problems.push('tpcc colocate does not combine with longReads');
+    }
     const r = w.longReads;
     if (r !== undefined) {
       if (typeof r !== 'object' || r === null) problems.push('tpcc longReads must be an object');
