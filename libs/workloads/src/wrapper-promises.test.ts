@@ -80,8 +80,11 @@ const asyncWrapperMutant: Wrap = (inner) => ({
 });
 
 describe('bench wrappers: promises per operation', () => {
-  it('the count catches an async wrapper (mutant): it creates two promises per operation', async () => {
-    expect(await extraPromises(asyncWrapperMutant)).toEqual({ acquire: 2, release: 2 });
+  it('the count catches an async wrapper (mutant): it creates more than one promise per operation', async () => {
+    // Two on Node 20 (its own and the await's, which V8 makes while a hook watches); at least two anywhere.
+    const extra = await extraPromises(asyncWrapperMutant);
+    expect(extra.acquire).toBeGreaterThan(1);
+    expect(extra.release).toBeGreaterThan(1);
   });
 
   it('VerbAccounting.wrapClient creates one promise per operation and keeps the phase until the call settles', async () => {
