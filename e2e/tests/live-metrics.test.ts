@@ -115,6 +115,12 @@ describe('live metrics: every service serves valid Prometheus text whose series 
     const nic = await scrape(memory);
     expect(nic.get('lockfabric_nic_verbs_total')?.type).toBe('counter');
     expect(sumSamples(nic, 'lockfabric_nic_verbs_total', { opcode: 'cas' })).toBeGreaterThan(sumSamples(before.get(memory.name)!, 'lockfabric_nic_verbs_total', { opcode: 'cas' }));
+    // Every doorbell carries at least one verb: verbs per doorbell (batching) is at least 1.
+    const doorbells = sumSamples(nic, 'lockfabric_nic_doorbells_total') - sumSamples(before.get(memory.name)!, 'lockfabric_nic_doorbells_total');
+    const verbs = sumSamples(nic, 'lockfabric_nic_verbs_total') - sumSamples(before.get(memory.name)!, 'lockfabric_nic_verbs_total');
+    expect(nic.get('lockfabric_nic_doorbells_total')?.type).toBe('counter');
+    expect(doorbells).toBeGreaterThan(0);
+    expect(doorbells).toBeLessThanOrEqual(verbs);
   });
 
   it('a srvlock run through switch-dataplane moves switch packets by type and decisions', async () => {

@@ -41,6 +41,9 @@ await runService({
     let seenFenced = 0;
     let seenRecoveries = 0;
     const verbs = metrics.counter({ name: 'lockfabric_nic_verbs_total', help: "Verbs served by this node's NIC, by opcode", labelNames: ['opcode'] });
+    // Verbs per doorbell (one gRPC message) is the rate of verbs over the rate of this: batching under load.
+    const doorbells = metrics.counter({ name: 'lockfabric_nic_doorbells_total', help: "Doorbells (work-request batches, one gRPC message each) served by this node's NIC" });
+    let seenDoorbells = 0;
     const malformed = metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed frames and requests dropped', labelNames: ['kind'] });
     let seen: Record<string, number> = {};
     let seenMalformed = { frames: 0, requests: 0 };
@@ -48,7 +51,10 @@ await runService({
       ready: () => true,
       endpoints: { grpc: server.port, address: server.address, ...(localClients ? { clientsGrpc: localClients.port } : {}) },
       collectMetrics: () => {
-        const byOpcode = executor.nic.counters.snapshot().byOpcode as Record<string, number>;
+        const snapshot = executor.nic.counters.snapshot();
+        const byOpcode = snapshot.byOpcode as Record<string, number>;
+        doorbells.inc({}, snapshot.doorbells - seenDoorbells);
+        seenDoorbells = snapshot.doorbells;
         for (const [opcode, count] of Object.entries(byOpcode)) {
           verbs.inc({ opcode }, count - (seen[opcode] ?? 0));
         }

@@ -208,34 +208,39 @@ export class MemoryQueuePair {
     let resolve!: (completions: Completion[]) => void;
     const done = new Promise<Completion[]>((r) => (resolve = r));
     const post: PendingPost = { completions: new Array<Completion>(batch.length), remaining: batch.length, resolve };
-    const sendable: number[] = [];
-    batch.forEach((wr, index) => {
-      const problem = encodingProblem(wr);
-      if (problem === undefined) sendable.push(index);
-      else {
-        this.counters.rejectedLocally++;
-        post.completions[index] = { status: 'bad-request', detail: problem };
-        post.remaining--;
+    // Indexes of the requests that can travel; undefined while that is all of them (the usual case).
+    let sendable: number[] | undefined;
+    for (let index = 0; index < batch.length; index++) {
+      const problem = encodingProblem(batch[index] as WorkRequest);
+      if (problem === undefined) {
+        sendable?.push(index);
+        continue;
       }
-    });
+      sendable ??= Array.from({ length: index }, (_, i) => i);
+      this.counters.rejectedLocally++;
+      post.completions[index] = { status: 'bad-request', detail: problem };
+      post.remaining--;
+    }
+    const count = sendable?.length ?? batch.length;
     if (post.remaining === 0) {
       resolve(post.completions);
       return done;
     }
-    if (this.outstanding.size + sendable.length > this.maxOutstanding) {
+    if (this.outstanding.size + count > this.maxOutstanding) {
       // Overflow policy: refuse the newest post whole, so no post is half executed.
-      this.counters.refusedFull += sendable.length;
+      this.counters.refusedFull += count;
       const detail = `queue pair to ${this.address} already has ${this.outstanding.size} outstanding work requests (bound ${this.maxOutstanding})`;
-      for (const index of sendable) post.completions[index] = { status: 'unreachable', detail };
+      for (let k = 0; k < count; k++) post.completions[sendable?.[k] ?? k] = { status: 'unreachable', detail };
       resolve(post.completions);
       return done;
     }
 
     // One post stays in one doorbell: flush what is queued if this post would not fit with it.
-    if (this.pending.length > 0 && this.pending.length + sendable.length > this.maxBatchRequests) this.flush();
+    if (this.pending.length > 0 && this.pending.length + count > this.maxBatchRequests) this.flush();
     if (this.pending.length === 0) this.pendingTrace = options.trace;
     const ownTrace = options.trace !== undefined && !sameSpan(options.trace, this.pendingTrace) ? options.trace : undefined;
-    for (const index of sendable) {
+    for (let k = 0; k < count; k++) {
+      const index = sendable?.[k] ?? k;
       const id = this.nextId();
       this.outstanding.set(id, { post, index });
       this.pending.push(workRequestToWire(batch[index] as WorkRequest, id, ownTrace));
@@ -368,8 +373,12 @@ export class MemoryQueuePair {
       for (const id of frame) this.complete(id, answer);
       return;
     }
-    for (const wire of batch.completions) {
-      if (!this.outstanding.has(wire.id) || !frame.includes(wire.id)) {
+    const completions = batch.completions;
+    for (let i = 0; i < completions.length; i++) {
+      const wire = completions[i]!;
+      // The server answers a doorbell's requests in order: the i-th answer is normally the i-th id,
+      // so only an out-of-order answer pays for a search of the frame.
+      if (!this.outstanding.has(wire.id) || (frame[i] !== wire.id && !frame.includes(wire.id))) {
         this.malformed.record(this.source, new Error(`completion for unknown work request ${wire.id}`), this.address);
         continue;
       }

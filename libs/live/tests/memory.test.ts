@@ -318,6 +318,11 @@ describe('memory server and queue pair', () => {
     expect(fine).toEqual({ status: 'ok', value: 0n });
     expect(farOffset?.status).toBe('bad-request');
     expect(executor.batches[0]?.requests).toHaveLength(1);
+    // a good request before the bad one travels too
+    const [good, bad] = await qp.post([faa(8), faa(8, -1n)]);
+    expect(good).toEqual({ status: 'ok', value: 0n });
+    expect(bad?.status).toBe('bad-request');
+    expect(executor.batches[1]?.requests).toHaveLength(1);
     expect(await qp.post([])).toEqual([]);
 
     expect(await qp.describe()).toEqual({ ...executor.describe(), incarnation: expect.any(Number) });

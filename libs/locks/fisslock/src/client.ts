@@ -26,6 +26,9 @@ export interface FissGrant extends Grant {
 
 type Outcome = { kind: 'granted'; packet: LockPacket } | { kind: 'timeout' } | { kind: 'aborted' };
 
+/** Why an attempt's T_ACQ timer is stopped. Given as the reason, it spares a DOMException (and its stack) per acquire. */
+const ATTEMPT_SETTLED = new Error('fisslock attempt settled');
+
 /**
  * The FissLock client library (spec §4.2): local agent first (④⑤), else a sequenced ACQUIRE to
  * the decider (①②③); an attempt with no GRANT within T_ACQ is aborted with an ABORT RELEASE once
@@ -142,7 +145,7 @@ export class FissLockClient implements LockClient<FissGrant> {
       () => resolveOutcome({ kind: signal?.aborted ? 'aborted' : 'timeout' }),
     );
     const result = await outcome;
-    timer.abort();
+    timer.abort(ATTEMPT_SETTLED);
     signal?.removeEventListener('abort', onAbort);
     if (result.kind === 'granted') {
       pool.endTask(task);
