@@ -50,6 +50,7 @@ const BENCH_COMMON_HELP = `lockfabric bench — run one protocol under one workl
   --timeout-ms MS          acquire timeout                   --seed N        run seed (1)
   --opt KEY=VALUE          protocol option (repeatable)      --history FILE  write the history as JSON lines
   --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
+  --racks R                fisslock: lock ids over R switches, one per rack (FissLock §5.4); compute node i in rack i % R (1)
   --crash-probability P    sim/embedded: a client crashes instead of releasing, per release
   --skip-release-probability P  micro and dynamic: a client skips a release and carries
                            on (ShiftLock Fig. 13); the protocol must recover the lock
