@@ -13,3 +13,11 @@ export function rackOfLock(lock: LockId, racks: number): number {
 
 /** Most racks a run may have (switch ids travel in NATS subjects and the `racks` option). */
 export const MAX_RACKS = 64;
+
+/**
+ * The rack of the i-th compute node (0-based among compute nodes): round-robin, so every rack has
+ * machines as soon as there are as many nodes as racks. Sim and `cluster up` place nodes by it.
+ */
+export function rackOfComputeIndex(index: number, racks: number): number {
+  return racks <= 1 ? 0 : index % racks;
+}

@@ -1,4 +1,4 @@
-import { MAX_RACKS, rackOfLock } from '@lockfabric/ports';
+import { MAX_RACKS, rackOfComputeIndex, rackOfLock } from '@lockfabric/ports';
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import type { SwitchProgram } from '@lockfabric/switch';
 
@@ -17,10 +17,6 @@ export interface RackConfig {
   readonly programOf?: (rack: number) => SwitchProgram;
 }
 
-/** Compute-node index → rack: round-robin, so every rack has machines as soon as there are as many nodes as racks. */
-export function rackOfComputeIndex(index: number, racks: number): number {
-  return racks <= 1 ? 0 : index % racks;
-}
 
 /**
  * Where a cluster's switch packets go: each lock to its owner's switch (`rackOfLock`, shared with

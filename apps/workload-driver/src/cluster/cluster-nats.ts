@@ -52,7 +52,7 @@ export function prepareLocalNatsAuth(clusterDir: string, plan: NatsAuthPlan, ins
   }
   const dir = natsDir(clusterDir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const specs: ServiceSpec[] = [...plan.services.map(({ role, id, rack }) => ({ role, id, ...(rack === undefined ? {} : { rack }) })), { role: 'driver', id: 'operator' }];
+  const specs: ServiceSpec[] = [...plan.services.map(({ role, id, rack, racks }) => ({ role, id, ...(rack === undefined ? {} : { rack }), ...(racks === undefined ? {} : { racks }) })), { role: 'driver', id: 'operator' }];
   const identities = createIdentities(specs);
   const names = [...plan.services.map((s) => s.name), 'operator'];
   const seedFiles = new Map<string, string>();

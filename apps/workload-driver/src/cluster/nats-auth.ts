@@ -37,6 +37,8 @@ export interface ServiceSpec {
   readonly id: string;
   /** The rack a compute node is wired to, or the rack a switch serves. */
   readonly rack?: number;
+  /** Compute node of a multi-rack cluster (FissLock §5.4): it sends each lock to its owner's switch, so into every rack's. */
+  readonly racks?: number;
 }
 
 const INBOX = '_INBOX.>';
@@ -57,7 +59,7 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
     case 'compute': {
       const machine = Number(service.id);
       return {
-        publish: [subjects.heartbeat('compute', service.id), subjects.switchIn(rack), subjects.nodeOutbox(machine), subjects.fissStuck()],
+        publish: [subjects.heartbeat('compute', service.id), ...switchInputs(subjects, rack, service.racks), subjects.nodeOutbox(machine), subjects.fissStuck()],
         subscribe: [
           // Its own heartbeat too: the rejoin watch (libs/control) listens for it.
           subjects.heartbeat('compute', service.id),
@@ -85,6 +87,11 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
         allowResponses: true,
       };
   }
+}
+
+/** The switch inputs a compute node publishes to: its rack's, or every rack's when the lock ids span several. */
+function switchInputs(subjects: Subjects, rack: number, racks = 1): string[] {
+  return racks > 1 ? Array.from({ length: racks }, (_, r) => subjects.switchIn(r)) : [subjects.switchIn(rack)];
 }
 
 /** A fresh NKey user per service, for one run. */

@@ -395,13 +395,16 @@ function protocolHelp(): string {
  * A temporary live cluster's switch runs the program the protocol needs (forward, fisslock,
  * netlock), for FissLock with the clients' policy and switch capacity, so the two agree.
  */
-export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptions): { switchProgram?: string; switchSettings?: SwitchSettings } {
+export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptions): { switchProgram?: string; switchSettings?: SwitchSettings; racks?: number } {
   const program = availableProtocols().find((p) => p.id === protocol)?.switchProgram;
   if (!program) return {};
   if (program !== 'fisslock') return { switchProgram: program };
   const capacity = Number(protocolOptions['switchCapacity'] ?? '0');
   const policy = protocolOptions['policy'];
+  // --racks R: a temporary cluster gets one switch per rack (FissLock §5.4)
+  const racks = Number(protocolOptions['racks'] ?? '1');
   return {
+    ...(Number.isInteger(racks) && racks > 1 ? { racks } : {}),
     switchProgram: program,
     switchSettings: { ...(policy === undefined ? {} : { policy: String(policy) }), ...(Number.isInteger(capacity) && capacity > 0 ? { lockCount: capacity } : {}) },
   };

@@ -19,9 +19,9 @@ export function decidersOf(control: DeciderControl): readonly DeciderControl[] {
 /**
  * S3 on every rack's switch. Each switch gets the held locks it owns (`rackOfLock`), survivors'
  * windows at 0 and each failed machine's window fenced below the last seq *that* switch accepted
- * from it — a machine numbers its packets per switch (rack-links.ts), so one fence for all would
- * leave some switch's window in reach. Returns the registers written and the whole image (every
- * held lock; rack 0's seq windows) for checkRepairPlan.
+ * from it: a machine numbers its packets per switch (rack-links.ts), so each switch's fence is
+ * taken from its own register, as switchImage defines it for one. Returns the registers written
+ * and the whole image (every held lock; rack 0's seq windows) for checkRepairPlan.
  */
 export async function writeRackImages(control: DeciderControl, plan: RepairPlan, policy: FissPolicy): Promise<{ readonly image: SwitchImage; readonly written: number }> {
   const deciders = decidersOf(control);
