@@ -76,11 +76,14 @@ describe('multi-rack FissLock recovery (§5.4)', () => {
     const announced = new AnnouncedSwitches(2);
     const factory = () => fakeSwitch(0);
     expect(announced.any).toBe(false);
-    announced.record(1, '127.0.0.1:7001');
+    expect(announced.record(1, '127.0.0.1:7001')).toBe(true);
     expect(announced.complete).toBe(false);
     expect(() => announced.open(factory)).toThrow(MissingRackSwitchError);
     announced.record(0, '127.0.0.1:7000');
     expect(announced.complete).toBe(true);
+    // the racks keep announcing every second, in turn: nothing new to log
+    expect(announced.record(1, '127.0.0.1:7001')).toBe(false);
+    expect(announced.record(0, '127.0.0.1:7000')).toBe(false);
     const opened: string[] = [];
     const control = announced.open((address) => (opened.push(address), fakeSwitch(0)));
     expect(opened).toStrictEqual(['127.0.0.1:7000', '127.0.0.1:7001']);

@@ -22,7 +22,8 @@ export class AnnouncedSwitches {
 
   /** Records an announcement; true when it changed what is known. */
   record(rack: number, address: string): boolean {
-    const changed = this.byRack.get(rack) !== address || this.latest !== address;
+    // several racks announce in turn: only a rack's own address changing is news
+    const changed = this.racks > 1 ? this.byRack.get(rack) !== address : this.latest !== address;
     this.byRack.set(rack, address);
     this.latest = address;
     return changed;
