@@ -13,6 +13,7 @@ describe('a compute node of a multi-rack cluster (switch.racks)', () => {
 
   it('refuses a run that names another count, and a switch protocol that cannot partition lock ids', () => {
     expect(() => withClusterRacks(protocolById('fisslock'), { racks: '3' }, 2)).toThrow(ConfigError);
+    expect(() => withClusterRacks(protocolById('fisslock'), { racks: '2' }, 1)).toThrow(/this cluster has 1 rack/);
     expect(() => withClusterRacks(protocolById('netlock'), {}, 2)).toThrow(/netlock does not partition/);
   });
 });
