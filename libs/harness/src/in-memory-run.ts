@@ -103,6 +103,8 @@ export interface InMemoryRunOptions {
   readonly mutantShiftedRackRouting?: boolean;
   /** Test-only mutant: FissLock recovery's S3 writes rack 0's switch only. */
   readonly mutantRecoverFirstRackOnly?: boolean;
+  /** Test-only mutant: the protocol is not told the rack count, so a machine numbers its packets to every switch in one window. */
+  readonly mutantOneSeqWindow?: boolean;
 }
 
 export interface InMemoryRunResult {
@@ -160,7 +162,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   // `--racks R` or the protocol's own `racks` option (`--opt racks=R`, what a swarm reproduction line carries)
   const stated = options.protocolOptions?.['racks'];
   const racks = options.racks ?? (stated === undefined ? 1 : Number(stated));
-  if (racks !== 1 || stated !== undefined) options = { ...options, protocolOptions: rackProtocolOptions(protocol, racks, options.protocolOptions) };
+  if ((racks !== 1 || stated !== undefined) && options.mutantOneSeqWindow !== true) options = { ...options, protocolOptions: rackProtocolOptions(protocol, racks, options.protocolOptions) };
   const switchProgramOf = () => buildSwitchProgram(protocol.switchProgram!, spec, options.protocolOptions, protocol.buildSwitchProgram?.bind(protocol));
   // FissLock recovery gates each machine's switch link, as the compute node process does.
   const fissWiring = protocol.switchProgram === 'fisslock' ? new SimFissWiring(options.mutantRecoverFirstRackOnly === true) : undefined;

@@ -23,6 +23,8 @@ describe('multi-rack FissLock on sim (§5.4)', () => {
     expect(rack0).toBeGreaterThan(0);
     expect(rack1).toBeGreaterThan(0);
     expect(r.summary.acquires).toBeGreaterThan(300);
+    // one sequence window per switch: no switch ever sees a gap in a machine's numbering
+    expect(r.switchDecisions?.['seq-gap'] ?? 0).toBe(0);
   });
 
   it('with one rack every packet goes to the one switch', async () => {
@@ -34,6 +36,13 @@ describe('multi-rack FissLock on sim (§5.4)', () => {
   it('mutant: machines of rack 1 route each lock to the wrong rack’s switch — two deciders grant one lock, the checker sees it', async () => {
     const r = await runInMemory({ substrate: 'sim', protocol: fisslock, spec: { ...SPEC, readRatio: 0 }, computeNodes: 2, racks: 2, switchLinks: 'fifo', mutantShiftedRackRouting: true });
     expect(r.verdict.violations.length).toBeGreaterThan(0);
+  });
+
+  it('mutant: one sequence window over both switches — each switch sees gaps in a machine’s numbering, drops them, and acquires stall', async () => {
+    const r = await runInMemory({ substrate: 'sim', protocol: fisslock, spec: { ...SPEC, operations: 100, timeoutMs: 2 }, computeNodes: 2, racks: 2, switchLinks: 'fifo', mutantOneSeqWindow: true });
+    const timeouts = r.verdict.liveness.counts.acquireErrors['LockTimeoutError'] ?? 0;
+    expect(r.cutOff || !r.verdict.ok || timeouts > 0).toBe(true);
+    expect(r.switchDecisions?.['seq-gap'] ?? 0).toBeGreaterThan(0);
   });
 
   it('racks on a protocol that does not partition lock ids is a configuration error', async () => {
