@@ -164,6 +164,12 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   const { spec, state } = options;
   const computes = state.processes.filter((p) => p.role === 'compute');
   const memories = state.processes.filter((p) => p.role === 'memory');
+  // --racks against a cluster started with another count (its compute nodes would refuse the run one by one)
+  const askedRacks = options.protocolOptions?.['racks'];
+  const clusterRacks = state.racks ?? 1;
+  if (askedRacks !== undefined && state.processes.some((p) => p.role === 'switch') && String(askedRacks) !== String(clusterRacks)) {
+    throw new ConfigError([`--racks ${String(askedRacks)}: the cluster has ${clusterRacks} rack${clusterRacks === 1 ? '' : 's'}; start it with \`cluster up --switch-program fisslock --racks ${String(askedRacks)}\` or drop --racks`]);
+  }
   if (computes.length === 0 || memories.length === 0) throw new ConfigError(['the live cluster needs at least one memory node and one compute node']);
   const colocated = options.colocatedClients ?? 0;
   const colocation = colocationProblems(protocol, memories, colocated, spec.clients);
