@@ -3,7 +3,7 @@
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { APP_ENTRIES, machineId } from './machine-id.mjs';
+import { APP_ENTRIES, applyMachineRack, machineId, machineRack } from './machine-id.mjs';
 
 const appRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const [app, ...args] = process.argv.slice(2);
@@ -15,6 +15,7 @@ if (entry === undefined) {
 try {
   const id = machineId(process.env, hostname());
   if (id !== undefined) process.env.LOCKFABRIC_NODE_ID = String(id);
+  applyMachineRack(process.env, machineRack(process.env, hostname()));
 } catch (error) {
   console.error(`lockfabric ${app}: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(2);

@@ -38,15 +38,17 @@ export function followMembershipEpochs(nc: NatsConnection, subjects: Subjects, s
 }
 
 /**
- * `nc` as this node's switch link sees it: every publish to `switchSubject` carries the node's
+ * `nc` as this node's switch link sees it: every publish to `switchSubject` (or any of them) carries the node's
  * epoch in a header (none while it knows no epoch: no coordinator runs). The stamp is taken when a
  * batch leaves the node, so packets the recovery gate held until after S3 carry the recovery's
  * epoch. Everything else goes to `nc` unchanged; the shared link code knows nothing of epochs.
  */
-export function epochStampingNats(nc: NatsConnection, switchSubject: string, stamp: EpochStamp): NatsConnection {
+export function epochStampingNats(nc: NatsConnection, switchSubject: string | readonly string[], stamp: EpochStamp): NatsConnection {
+  // several with multi-rack FissLock: every rack's switch input this node sends to
+  const stamped = new Set(typeof switchSubject === 'string' ? [switchSubject] : switchSubject);
   const publish = (subject: string, payload?: Uint8Array | string, options?: PublishOptions): void => {
     const epoch = stamp.current;
-    if (subject !== switchSubject || epoch === undefined) return nc.publish(subject, payload, options);
+    if (!stamped.has(subject) || epoch === undefined) return nc.publish(subject, payload, options);
     const hdrs = options?.headers ?? headers();
     hdrs.set(EPOCH_HEADER, epoch.toString());
     nc.publish(subject, payload, { ...options, headers: hdrs });

@@ -38,7 +38,10 @@ await runService({
     // batches into the switch carry this node's membership epoch (the switch's admission fence)
     const epochs = new EpochStamp();
     const membershipEpochs = followMembershipEpochs(nc, subjects, epochs, malformed);
-    const switchLink = new SwitchLink({ nc: epochStampingNats(nc, subjects.switchIn(config.node.rack), epochs), subjects, machine: node, rack: config.node.rack, logger, malformed });
+    // multi-rack FissLock (§5.4): a lock's packets go to its owner's switch, any rack's
+    const racks = config.switch.racks;
+    const switchInputs = racks > 1 ? Array.from({ length: racks }, (_, r) => subjects.switchIn(r)) : [subjects.switchIn(config.node.rack)];
+    const switchLink = new SwitchLink({ nc: epochStampingNats(nc, switchInputs, epochs), subjects, machine: node, rack: config.node.rack, racks, logger, malformed });
     // FissLock recovery holds this machine's switch traffic between S2 and the end of S3
     const switchPort = new GatedSwitchPort(switchLink);
     // FailureNotices for lock servers (srvlock, parlock, NetLock's server): drop a dead node's holds.
@@ -48,7 +51,7 @@ await runService({
     const descriptorFences = followFences({ nc, subjects, fences: descriptors.fences, malformed, logger, onFence: (f) => logger.warn(`compute node ${node}: fenced compute node ${f.node} (incarnation ${f.incarnation}, epoch ${f.epoch}) from this node's queue nodes`) });
     const fencedCounter = metrics.counter({ name: 'lockfabric_compute_fenced_requests_total', help: "Peers' work requests into this node's queue nodes refused because their compute node was declared dead (fenced)" });
     let seenFenced = 0;
-    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, failures, malformed, trace: lockMetrics.trace(telemetry.trace), logger });
+    const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, racks, failures, malformed, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
     const fissRecovery = startFissRecoveryResponder({ bus, clock, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed, onEpoch: (epoch) => epochs.observe(epoch) });
     // declared dead while still running: its FissLock clients get typed errors, not timeouts

@@ -25,6 +25,8 @@ export interface CoordinatorDeps {
   /** CoordinatorService gRPC port; 0 picks a free one. */
   readonly grpcPort: number;
   readonly grpcHost?: string;
+  /** Racks whose switches decide the FissLock lock ids (`switch.racks`, §5.4): recovery writes every one. */
+  readonly racks?: number;
   readonly logger: Logger;
   /** The service's registry; a private one when omitted. */
   readonly metrics?: MetricsRegistry;
@@ -97,14 +99,14 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   // the control plane calls its FissLock driver factory once, synchronously, while it starts
   const started: { fiss?: FissRecoveryHook } = {};
   // What the process does not own (the detector's and the books' options) passes through as it is.
-  const { nc: _nc, cluster: _cluster, grpcPort: _grpcPort, grpcHost: _grpcHost, metrics: _metrics, drivers: _drivers, ...options } = deps;
+  const { nc: _nc, cluster: _cluster, grpcPort: _grpcPort, grpcHost: _grpcHost, racks, metrics: _metrics, drivers: _drivers, ...options } = deps;
   const plane = startControlPlane({
     ...options,
     bus: new NatsControlBus(nc),
     clock,
     malformed,
     fissRecovery: (context) =>
-      (started.fiss = startFissRecoveryHook({ ...context, switchControl: drivers.switchControl ?? ((address) => new GrpcDeciderControl(address)), ...(drivers.fiss ?? {}) })),
+      (started.fiss = startFissRecoveryHook({ ...context, ...(racks && racks > 1 ? { racks } : {}), switchControl: drivers.switchControl ?? ((address) => new GrpcDeciderControl(address)), ...(drivers.fiss ?? {}) })),
     netlockPurge,
     ...(drivers.queue ? { queue: drivers.queue } : {}),
     ...(drivers.netlock ? { netlock: drivers.netlock } : {}),

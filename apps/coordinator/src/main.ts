@@ -15,6 +15,7 @@ await runService({
       heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs,
       missesBeforeSuspect: config.coordinator.missesBeforeSuspect,
       grpcPort: config.coordinator.grpcPort,
+      racks: config.switch.racks,
       logger,
       metrics,
       clock,

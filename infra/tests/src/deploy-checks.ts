@@ -97,7 +97,7 @@ export interface AppInstance {
  * Loads every app container's configuration exactly as the app would (ConfigMap file, env, flags,
  * machine id from the entry point), collecting each ConfigError as a problem.
  */
-export function loadAppConfigs(objects: readonly Doc[], machineId: MachineIdFn): { instances: AppInstance[]; problems: string[] } {
+export function loadAppConfigs(objects: readonly Doc[], machineId: MachineIdFn, machineRack?: MachineIdFn): { instances: AppInstance[]; problems: string[] } {
   const instances: AppInstance[] = [];
   const problems: string[] = [];
   const files = configMapFiles(objects);
@@ -109,6 +109,9 @@ export function loadAppConfigs(objects: readonly Doc[], machineId: MachineIdFn):
         const env = containerEnv(objects, pod, c);
         const id = machineId(env, pod.name);
         if (id !== undefined) env['LOCKFABRIC_NODE_ID'] = String(id);
+        // as the image's entry point does (infra/docker/machine-id.mjs applyMachineRack)
+        const rack = machineRack?.(env, pod.name);
+        if (rack !== undefined) for (const key of ['LOCKFABRIC_NODE_RACK', 'LOCKFABRIC_SWITCH_RACK']) env[key] ??= String(rack);
         const config = loadConfig({
           role: APP_ROLES[app]!,
           argv: c.args!.slice(1),

@@ -26,7 +26,7 @@ import type { Doc } from '../src/yaml-docs.js';
 
 type MachineId = (env: Record<string, string | undefined>, hostname: string) => number | undefined;
 const machineIdModule = join(INFRA_DIR, 'docker', 'machine-id.mjs');
-const { machineId } = (await import(machineIdModule)) as { machineId: MachineId };
+const { machineId, machineRack } = (await import(machineIdModule)) as { machineId: MachineId; machineRack: MachineId };
 
 const overlay = (name: string) => renderKustomization(join(INFRA_DIR, 'k8s', 'overlays', name));
 const clone = (objects: Doc[]) => JSON.parse(JSON.stringify(objects)) as Doc[];
@@ -51,9 +51,9 @@ const FORBIDDEN: Flow[] = [
   { from: 'jaeger', to: 'memory-node', port: 50051 },
 ];
 
-describe.each(['dev', 'bench'])('overlay %s', (name) => {
+describe.each(['dev', 'bench', 'racks'])('overlay %s', (name) => {
   const objects = overlay(name);
-  const { instances, problems } = loadAppConfigs(objects, machineId);
+  const { instances, problems } = loadAppConfigs(objects, machineId, machineRack);
 
   it('renders NATS, Jaeger, the services, the workload Job, one ConfigMap and NetworkPolicies in one namespace', () => {
     const kinds = objects.map((o) => `${String(o['kind'])}/${String((o['metadata'] as Doc)['name'])}`);
@@ -84,7 +84,7 @@ describe.each(['dev', 'bench'])('overlay %s', (name) => {
     expect(machineIdProblems(instances)).toEqual([]);
     const ids = instances.map((i) => [i.pod.name, i.config.node.id] as const);
     // Stable: rendering again gives every pod the same id.
-    expect(loadAppConfigs(overlay(name), machineId).instances.map((i) => [i.pod.name, i.config.node.id] as const)).toEqual(ids);
+    expect(loadAppConfigs(overlay(name), machineId, machineRack).instances.map((i) => [i.pod.name, i.config.node.id] as const)).toEqual(ids);
     expect(ids.find(([pod]) => pod === 'memory-node-0')?.[1]).toBe(0);
   });
 
@@ -111,6 +111,24 @@ describe.each(['dev', 'bench'])('overlay %s', (name) => {
 
   it('NetworkPolicies admit the wire contract and nothing else we know of', () => {
     expect(networkProblems(objects, REQUIRED, FORBIDDEN)).toEqual([]);
+  });
+});
+
+describe('the racks overlay (multi-rack FissLock, §5.4)', () => {
+  const { instances } = loadAppConfigs(overlay('racks'), machineId, machineRack);
+  const byPod = Object.fromEntries(instances.map((i) => [i.pod.name, i.config]));
+
+  it('runs a fisslock switch per rack: switch-dataplane-r serves rack r, compute-node-i sits in rack i mod 2', () => {
+    expect(Object.fromEntries(instances.map((i) => [i.pod.name, i.config.node.id]))).toEqual({ 'memory-node-0': 0, 'compute-node-0': 1, 'compute-node-1': 2, 'switch-dataplane-0': 3, 'switch-dataplane-1': 4, 'coordinator-pod0': 5 });
+    expect([byPod['switch-dataplane-0']?.switch.rack, byPod['switch-dataplane-1']?.switch.rack]).toEqual([0, 1]);
+    expect([byPod['compute-node-0']?.node.rack, byPod['compute-node-1']?.node.rack]).toEqual([0, 1]);
+    for (const i of instances) expect(i.config.switch.racks, i.pod.name).toBe(2);
+    expect(byPod['switch-dataplane-1']?.switch.program).toBe('fisslock');
+  });
+
+  it('without the rack rule (no LF_RACKS applied) both switches would serve rack 0: the check sees it', () => {
+    const plain = loadAppConfigs(overlay('racks'), machineId).instances;
+    expect(plain.filter((i) => i.app === 'switch-dataplane').map((i) => i.config.switch.rack)).toEqual([0, 0]);
   });
 });
 

@@ -31,6 +31,7 @@ describe('formatConfig', () => {
         'compute.clients = 8',
         'switch.program = "forward"',
         'switch.rack = 0',
+        'switch.racks = 1',
         'switch.grpcPort = 50053',
         'switch.controlAddress = (unset)',
         'switch.policy = (unset)',

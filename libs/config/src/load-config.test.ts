@@ -31,7 +31,7 @@ describe('loadConfig', () => {
       node: { id: 0, role: 'compute', rack: 0 },
       memory: { grpcPort: 50051, lockCount: 65536, entryBytes: 8, dataBytes: 67108864, clients: 64 },
       compute: { grpcPort: 50052, memoryGrpcPort: 50055, memoryNodes: [], clients: 8 },
-      switch: { program: 'forward', rack: 0, grpcPort: 50053 },
+      switch: { program: 'forward', rack: 0, racks: 1, grpcPort: 50053 },
       coordinator: { heartbeatIntervalMs: 100, missesBeforeSuspect: 3, grpcPort: 50054 },
       health: { port: 8080 },
       trace: { slowMs: 10 },
@@ -94,7 +94,7 @@ describe('loadConfig', () => {
       const path = join(dir, 'config.json');
       writeFileSync(path, JSON.stringify({ switch: { program: 'fisslock', rack: 2 } }));
       const config = loadConfig({ role: 'switch', argv: [`--config=${path}`] });
-      expect(config.switch).toEqual({ program: 'fisslock', rack: 2, grpcPort: 50053 });
+      expect(config.switch).toEqual({ program: 'fisslock', rack: 2, racks: 1, grpcPort: 50053 });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -106,14 +106,14 @@ describe('loadConfig', () => {
       const path = join(dir, 'switch.json');
       writeFileSync(path, JSON.stringify({ switch: { program: 'fisslock', policy: 'write-preferring', lockCount: 1_000_000, fallbackNodes: [3, '4'] } }));
       expect(loadConfig({ role: 'switch', argv: [`--config=${path}`] }).switch).toEqual({
-        program: 'fisslock', rack: 0, grpcPort: 50053, policy: 'write-preferring', lockCount: 1_000_000, fallbackNodes: ['3', '4'],
+        program: 'fisslock', rack: 0, racks: 1, grpcPort: 50053, policy: 'write-preferring', lockCount: 1_000_000, fallbackNodes: ['3', '4'],
       });
       const overridden = loadConfig({ role: 'switch', argv: [`--config=${path}`, '--switch.lock-count=5'], env: { LOCKFABRIC_SWITCH_FALLBACK_NODES: '7, 8' } }).switch;
       expect([overridden.lockCount, overridden.fallbackNodes, overridden.policy]).toEqual([5, ['7', '8'], 'write-preferring']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    expect(loadConfig({ role: 'switch' }).switch).toEqual({ program: 'forward', rack: 0, grpcPort: 50053 });
+    expect(loadConfig({ role: 'switch' }).switch).toEqual({ program: 'forward', rack: 0, racks: 1, grpcPort: 50053 });
   });
 
   describe('errors name the key, the source and the value', () => {

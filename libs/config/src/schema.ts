@@ -142,6 +142,8 @@ const sections = {
     .object({
       program: oneOf([...SWITCH_PROGRAMS]).default('forward'),
       rack: nonNegativeInt().default(0),
+      /** Switches (racks) the FissLock lock ids are partitioned over (§5.4); compute nodes route by it, the coordinator recovers every rack's. */
+      racks: positiveInt().max(64, 'at most 64 racks').default(1),
       grpcPort: port().default(DEFAULT_PORTS.switchGrpc),
       // host:port others reach the control API at (announced to the coordinator); default 127.0.0.1:<grpcPort>.
       controlAddress: z.string().min(3).optional(),

@@ -1,4 +1,4 @@
-import { checkRepairPlan, ordersFor, repairLockState, switchImage, writeSwitchImage, DECIDER_ARRAYS } from '@lockfabric/lock-fisslock';
+import { checkRepairPlan, ordersFor, repairLockState, writeRackImages } from '@lockfabric/lock-fisslock';
 import type { DeciderControl, FissPolicy, MachineOrders, RepairPlan, ServerReport } from '@lockfabric/lock-fisslock';
 import { LockFabricError, errorMessage } from '@lockfabric/ports';
 import type { NodeId, Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
@@ -142,11 +142,9 @@ export async function runFissRecovery(params: FissRecoveryParams): Promise<FissR
 
     start = nowNs();
     open = child('S3');
-    const lastSeq = new Map<NodeId, number>();
-    for (const m of plan.failed) lastSeq.set(m, await params.control.readRegister(DECIDER_ARRAYS.seq, m % 256));
     const policy = typeof params.policy === 'function' ? params.policy() : params.policy;
-    const image = switchImage(plan, policy, (m) => lastSeq.get(m) ?? 0);
-    const written = await writeSwitchImage(params.control, image);
+    // every rack's decider (one switch unless the cluster has several racks, FissLock §5.4)
+    const { image, written } = await writeRackImages(params.control, plan, policy);
     await params.onSwitchWritten?.();
     await onEvery('S3', participants, async (p) => p.resume?.(epoch));
     steps.push({ stage: 'S3', startNs: start, endNs: nowNs(), detail: `registers=${written}` });

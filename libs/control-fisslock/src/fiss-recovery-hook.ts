@@ -11,6 +11,7 @@ import type { FissParticipant, FissRecoveryRun } from './fiss-recovery-driver.js
 import { BusFissParticipant } from './bus-participant.js';
 import { admissionSubject } from './admission-orders.js';
 import type { FissSwitchControl, FissSwitchControlFactory } from './switch-control.js';
+import { AnnouncedSwitches } from './rack-switches.js';
 
 /** A compute node as the hook drives it; `policy` is learnt from its pause. */
 export type HookParticipant = FissParticipant & { readonly policy?: FissPolicy | undefined };
@@ -53,6 +54,8 @@ export interface FissRecoveryHookDeps extends DriverContext {
   readonly trace?: Trace;
   /** The control plane of the announced switch (live: SwitchControl gRPC; sim: the switch model). */
   readonly switchControl: FissSwitchControlFactory;
+  /** Racks whose switches decide the lock ids (FissLock §5.4): recovery waits for and writes every one. Default 1. */
+  readonly racks?: number;
   /** Test seam: the participant of a compute node (request/reply on the bus by default). */
   readonly participant?: (node: NodeId) => HookParticipant;
 }
@@ -127,7 +130,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   const startedAtMs = nowMs();
   const makeParticipant = deps.participant ?? ((node: NodeId) => new BusFissParticipant(bus, subjects, node, callTimeoutMs));
   const makeControl = deps.switchControl;
-  let switchAddress: string | undefined;
+  const announced = new AnnouncedSwitches(deps.racks ?? 1);
   let queue: Promise<void> = Promise.resolve();
   let queued = 0;
   const completed: FissRecoveryRun[] = [];
@@ -161,6 +164,8 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   };
   /** The switch a recovery concerns: the restarted one when only it is concerned, else every switch. */
   const switchOf = (members: readonly RecoveredMember[]): number => {
+    // several racks: S3 rewrites every rack's decider, so every switch is fenced
+    if (announced.racks > 1) return 0;
     const first = members[0];
     return first && members.every((m) => m.role === 'switch' && m.node === first.node) ? first.node : 0;
   };
@@ -211,17 +216,19 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
     try {
       const announce = decodeWire(FissSwitchAnnounceSchema, msg.data, announceSubject);
       if (!/^[^\s:]+:\d{1,5}$/.test(announce.controlAddress)) throw new MalformedInputError(announceSubject, `control address ${JSON.stringify(announce.controlAddress)} is not host:port`);
-      if (announce.controlAddress !== switchAddress) logger.info(`fisslock recovery: switch of rack ${announce.rack} controlled at ${announce.controlAddress}`);
-      switchAddress = announce.controlAddress;
+      if (announced.record(announce.rack, announce.controlAddress)) logger.info(`fisslock recovery: switch of rack ${announce.rack} controlled at ${announce.controlAddress}`);
     } catch (decodeError) {
       deps.malformed.record(announceSubject, decodeError);
     }
   });
 
-  /** The switch's control address, waiting until `untilMs` for its announcement (a restarted coordinator hears it within a second). */
+  /**
+   * The switch's control address (every rack's, for logs), waiting until `untilMs` for the
+   * announcements (a restarted coordinator hears them within a second); undefined if none came.
+   */
   const addressBy = async (untilMs: number): Promise<string | undefined> => {
-    while (switchAddress === undefined && !closed && nowMs() < untilMs) await sleep(pollMs);
-    return switchAddress;
+    while (!announced.complete && !closed && nowMs() < untilMs) await sleep(pollMs);
+    return announced.any ? announced.label() : undefined;
   };
 
   /** Nothing ran (FissLock not in use): a compute death's fisslock action is over all the same. */
@@ -266,7 +273,13 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
       return { kind: 'done' };
     }
     const participants = deps.liveComputeNodes().filter((n) => !failed.includes(n)).map(makeParticipant);
-    const control = makeControl(address);
+    let control: FissSwitchControl;
+    try {
+      // every rack's switch with several (an unannounced one fails this attempt; it is tried again)
+      control = announced.open(makeControl);
+    } catch (error) {
+      return { kind: 'failed', error };
+    }
     try {
       await control.load();
       if (!control.arrays.includes('fisslock.free')) {
@@ -364,17 +377,18 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
     const address = await addressBy(nowMs() + announceWaitMs);
     if (closed) return;
     if (!address) return admit(member.node, deps.epoch(), true);
-    const control = makeControl(address);
     let fiss = true;
     let admission: FissSwitchControl['admission'] | undefined;
+    let control: FissSwitchControl | undefined;
     try {
+      control = announced.open(makeControl);
       await control.load();
       fiss = control.arrays.includes('fisslock.free');
       admission = control.admission;
     } catch (error) {
       logger.warn(`fisslock recovery: switch/${member.id} at ${address} did not describe itself (${errorMessage(error)}); recovered before it opens`);
     } finally {
-      control.close();
+      control?.close();
     }
     if (!fiss || admission?.open === true) {
       // open: the coordinator before this one opened it after S3 (or at its first sight), and no restart closed it since

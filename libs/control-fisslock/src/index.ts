@@ -9,3 +9,4 @@ export { BusFissParticipant, FissCallError, type FissVerb } from './bus-particip
 export { startFissRecoveryHook, type FissRecoveryHook, type FissRecoveryHookDeps, type HookParticipant, type StuckLockStats } from './fiss-recovery-hook.js';
 export { startFissStuckReporter, type FissStuckReporter, type FissStuckReporterDeps } from './fiss-stuck-reporter.js';
 export { startFissSelfFence, type FissSelfFence, type FissSelfFenceDeps } from './fiss-self-fence.js';
+export { AnnouncedSwitches, MissingRackSwitchError, rackedSwitchControl } from './rack-switches.js';

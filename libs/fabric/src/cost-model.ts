@@ -18,6 +18,8 @@ export interface CostModel {
   readonly switchLinkNs: number;
   /** Time a packet spends in the switch pipeline. */
   readonly switchPipelineNs: number;
+  /** One-way extra latency between racks (ToR → spine → ToR), paid by a packet to or from another rack's switch (FissLock §5.4). */
+  readonly interRackNs: number;
   /** `fifo`: one Ethernet link keeps send order; `jittered`: every packet draws its own delay. */
   readonly switchLinks: 'fifo' | 'jittered';
   /** Lock-manager CPU per packet a node service handles from the switch; absent: services are free. */
@@ -34,6 +36,7 @@ export const IDEAL_COST_MODEL: CostModel = Object.freeze({
   messageLatencyNs: 1_500,
   switchLinkNs: 1_000,
   switchPipelineNs: 1_000,
+  interRackNs: 2_000,
   switchLinks: 'jittered',
 });
 
@@ -66,6 +69,9 @@ export const PAPER_COST_MODEL: CostModel = Object.freeze({
   // Switch pipeline under 1 µs (FissLock §2.3); machine–switch links as one hop of the 2 µs RTT.
   switchLinkNs: 1_000,
   switchPipelineNs: 1_000,
+  // FissLock §5.4 gives no figure for a remote rack; two more switch hops (ToR → spine → ToR) at the
+  // machine–switch hop's 1 µs each: an assumption, see docs/cost-model.md.
+  interRackNs: 2_000,
   // An Ethernet link delivers in send order (FissLock §5 relies on it for its sequence numbers).
   switchLinks: 'fifo',
   // A server CPU core spends ≈ 1 µs per lock packet (FissLock §2.2, §7.1: one core per node's agent).
@@ -77,7 +83,7 @@ export const COST_MODELS: Readonly<Record<string, CostModel>> = Object.freeze({ 
 
 const NIC_COSTS = ['readBaseNs', 'writeBaseNs', 'perByteNs', 'casNs', 'faaNs', 'maskedAtomic8Ns', 'maskedAtomic16Ns'] as const;
 const NIC_CEILINGS = ['iopsCap', 'atomicIops', 'readWriteIops'] as const;
-const LATENCIES = ['verbLatencyNs', 'messageLatencyNs', 'switchLinkNs', 'switchPipelineNs'] as const;
+const LATENCIES = ['verbLatencyNs', 'messageLatencyNs', 'switchLinkNs', 'switchPipelineNs', 'interRackNs'] as const;
 
 /**
  * A model from untrusted JSON: fields left out take `base`'s value (default `paper`). Returns the

@@ -5,6 +5,7 @@ import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabr
 import { NO_FAULTS } from '@lockfabric/switch';
 import type { FaultSpec } from '@lockfabric/switch';
 import { buildSwitchProgram, isNetLockProgram, netlockPurgeOf } from './switch-programs.js';
+import { rackClusterConfig, rackProtocolOptions, switchDecisionsOfRacks, switchPacketsPerRack } from './rack-wiring.js';
 import { severablePorts } from './node-failure.js';
 import { partitionedPorts } from './partition.js';
 import type { PartitionSpec } from './partition.js';
@@ -96,6 +97,14 @@ export interface InMemoryRunOptions {
   readonly onTxnCommit?: (entry: TxnLogEntry) => void;
   /** Where the clients' verbs and phases are counted (default: a fresh one); tests pass mutant timers. */
   readonly accounting?: VerbAccounting;
+  /** Racks, one switch each, the lock ids partitioned over them (FissLock §5.4); default 1. */
+  readonly racks?: number;
+  /** Test-only mutant: machines of odd racks route each lock to the wrong rack's switch (rack-wiring.ts). */
+  readonly mutantShiftedRackRouting?: boolean;
+  /** Test-only mutant: FissLock recovery's S3 writes rack 0's switch only. */
+  readonly mutantRecoverFirstRackOnly?: boolean;
+  /** Test-only mutant: the protocol is not told the rack count, so a machine numbers its packets to every switch in one window. */
+  readonly mutantOneSeqWindow?: boolean;
 }
 
 export interface InMemoryRunResult {
@@ -133,8 +142,10 @@ export interface InMemoryRunResult {
   readonly nicLoads?: Record<string, NicLoad>;
   /** The cost model the run was charged with (sim with `costModel`). */
   readonly costModel?: CostModel;
-  /** The switch program's decisions by name (packets per decision), when the run has a switch. */
+  /** The switch program's decisions by name (packets per decision), when the run has a switch (every rack's, added up). */
   readonly switchDecisions?: Readonly<Record<string, number>>;
+  /** Packets each rack's switch processed, in rack order, when the run has a switch. */
+  readonly switchPackets?: readonly number[];
   /** The liveness probe of `heal`, once it ran. */
   readonly heal?: HealOutcome;
   /** Application runs (`spec.application`): what the clients did and the application's check. */
@@ -148,8 +159,13 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   // A cost model only means something in virtual time; it also sizes the protocol's timers to it.
   const model = options.substrate === 'sim' ? options.costModel : undefined;
   if (model) options = { ...options, protocolOptions: modelProtocolOptions(model, protocol, options.protocolOptions) };
+  // `--racks R` or the protocol's own `racks` option (`--opt racks=R`, what a swarm reproduction line carries)
+  const stated = options.protocolOptions?.['racks'];
+  const racks = options.racks ?? (stated === undefined ? 1 : Number(stated));
+  if ((racks !== 1 || stated !== undefined) && options.mutantOneSeqWindow !== true) options = { ...options, protocolOptions: rackProtocolOptions(protocol, racks, options.protocolOptions) };
+  const switchProgramOf = () => buildSwitchProgram(protocol.switchProgram!, spec, options.protocolOptions, protocol.buildSwitchProgram?.bind(protocol));
   // FissLock recovery gates each machine's switch link, as the compute node process does.
-  const fissWiring = protocol.switchProgram === 'fisslock' ? new SimFissWiring() : undefined;
+  const fissWiring = protocol.switchProgram === 'fisslock' ? new SimFissWiring(options.mutantRecoverFirstRackOnly === true) : undefined;
   const lockManagerCpu = options.lockManagerCpu ?? (model ? modelLockManagerCpu(model, protocol) : undefined);
   const clusterSpec = {
     ...(model ? modelClusterSpec(model) : {}),
@@ -160,7 +176,8 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     memoryNodes: options.memoryNodes ?? 1,
     ...(options.jitterNs !== undefined ? { jitterNs: options.jitterNs } : {}),
     ...(options.trace ? { trace: options.trace } : {}),
-    ...(protocol.switchProgram ? { switchProgram: buildSwitchProgram(protocol.switchProgram, spec, options.protocolOptions, protocol.buildSwitchProgram?.bind(protocol)) } : {}),
+    ...(protocol.switchProgram ? { switchProgram: switchProgramOf() } : {}),
+    ...(racks > 1 ? { racks: rackClusterConfig(racks, switchProgramOf, model, options.mutantShiftedRackRouting === true) } : {}),
     ...(options.switchFaults ? { switchFaults: options.switchFaults } : {}),
     ...(options.switchLinks ? { switchLinks: options.switchLinks } : {}),
     ...(lockManagerCpu ? { lockManagerCpu } : {}),
@@ -370,7 +387,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(lockManagerCpu ? { lockManagerCpu: cluster.lockManagerCpuStats() } : {}),
     ...(built.scheduler.kind === 'virtual' ? { nicLoads: cluster.nicLoads() } : {}),
     ...(model ? { costModel: model } : {}),
-    ...(cluster.switch ? { switchDecisions: cluster.switch.counters().decisions } : {}),
+    ...(cluster.switch ? { switchDecisions: switchDecisionsOfRacks(cluster), switchPackets: switchPacketsPerRack(cluster) } : {}),
     ...(healed ? { heal: healed } : {}),
     ...(application ? { application } : {}),
   };

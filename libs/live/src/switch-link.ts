@@ -1,5 +1,5 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { MalformedInputError, type LockPacket, type NodeId, type SwitchPort, errorMessage } from '@lockfabric/ports';
+import { MalformedInputError, rackOfLock, type LockPacket, type NodeId, type SwitchPort, errorMessage } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/realtime';
 import { decodePacketBatch, encodePacketBatch } from '@lockfabric/wire';
 import { consoleLogger, type Logger } from './logger.js';
@@ -139,20 +139,31 @@ export interface SwitchLinkOptions extends LinkCommon {
   readonly machine: NodeId;
   /** Rack whose switch this machine is wired to. */
   readonly rack: number;
+  /**
+   * Switches the lock ids are partitioned over (FissLock §5.4). With more than one, each packet goes
+   * to the switch that owns its lock (`rackOfLock`), this rack's or another's; default 1: all to `rack`.
+   */
+  readonly racks?: number;
 }
 
 /** The SwitchPort of one machine: packets go to its rack's switch; egress for it comes back. */
 export class SwitchLink extends PacketLinkBase implements SwitchPort {
   readonly machine: NodeId;
   private readonly handlers = new Set<(packet: LockPacket) => void>();
-  private readonly batcher: PacketBatcher;
+  /** One batcher per switch this machine sends to (one unless the lock ids span several racks). */
+  private readonly batchers: PacketBatcher[];
+  private readonly racks: number;
   private readonly subscription: Subscription;
 
   constructor(options: SwitchLinkOptions) {
     super(options);
     this.machine = options.machine;
-    const into = options.subjects.switchIn(options.rack);
-    this.batcher = new PacketBatcher((packets) => this.publishBatch(into, packets, this.machine), this.maxBatchPackets);
+    this.racks = options.racks ?? 1;
+    const batcherTo = (rack: number) => {
+      const into = options.subjects.switchIn(rack);
+      return new PacketBatcher((packets) => this.publishBatch(into, packets, this.machine), this.maxBatchPackets);
+    };
+    this.batchers = this.racks > 1 ? Array.from({ length: this.racks }, (_, rack) => batcherTo(rack)) : [batcherTo(options.rack)];
     const from = options.subjects.nodePackets(options.machine);
     this.subscription = this.nc.subscribe(from, {
       callback: (error, msg) => {
@@ -164,7 +175,7 @@ export class SwitchLink extends PacketLinkBase implements SwitchPort {
   }
 
   send(packet: LockPacket): void {
-    this.batcher.add(packet);
+    (this.batchers[rackOfLock(packet.lock, this.racks)] as PacketBatcher).add(packet);
   }
 
   onPacket(handler: (packet: LockPacket) => void): () => void {
@@ -176,12 +187,12 @@ export class SwitchLink extends PacketLinkBase implements SwitchPort {
 
   /** Publishes what this turn has batched so far. */
   flush(): void {
-    this.batcher.flush();
+    for (const batcher of this.batchers) batcher.flush();
   }
 
   /** Sends what is batched and stops receiving. */
   close(): void {
-    this.batcher.flush();
+    this.flush();
     this.subscription.unsubscribe();
     this.handlers.clear();
   }

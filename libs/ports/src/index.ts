@@ -7,3 +7,4 @@ export * from './clock.js';
 export * from './trace.js';
 export * from './lock-client.js';
 export * from './phases.js';
+export * from './racks.js';

@@ -30,6 +30,7 @@ import { SmallBankStore } from '@lockfabric/smallbank';
 import type { LiveFabric } from './live-fabric.js';
 import { RunSlot, RunSlotError } from './run-slot.js';
 import { RunSwitchPort } from './run-switch-port.js';
+import { withClusterRacks } from './rack-options.js';
 import type { Schedule } from './run-slot.js';
 import { VerbGate } from './verb-gate.js';
 import { HistoryStreamer } from './history-streamer.js';
@@ -58,6 +59,8 @@ export interface RunServiceDeps {
   readonly logger: Logger;
   /** This machine's link into its rack's switch (switch-family protocols). */
   readonly switchPort?: SwitchPort;
+  /** Switches the cluster's lock ids are partitioned over (`switch.racks`, FissLock §5.4); default 1. */
+  readonly racks?: number;
   /** Compute nodes the coordinator declared dead, for node services (lock servers) to recover their locks. */
   readonly failures?: NodeServiceContext['failures'];
   /** Where undecodable Prepare requests are counted (the node's shared counter); a private one otherwise. */
@@ -218,9 +221,11 @@ export class ComputeRunService {
   private async prepareRun(request: RunRequest, oneShot: boolean): Promise<PreparedRun> {
     if (!request.spec) throw new ConfigError(['RunRequest has no workload spec']);
     const host = hostRunOptions(request.spec.options);
-    const spec = runSpecOf({ ...request.spec, options: host.protocol });
+    const named = runSpecOf({ ...request.spec, options: host.protocol });
     const tableViaVerbs = host.mutantLocalVerbs && this.deps.hostsTable === true;
-    const protocol = protocolById(spec.protocol);
+    const protocol = protocolById(named.protocol);
+    const rackOptions = withClusterRacks(protocol, named.options, this.deps.racks ?? 1);
+    const spec = rackOptions === named.options ? named : { ...named, options: rackOptions };
     if (this.deps.hostsTable && protocol.services?.compute) {
       throw new ConfigError([`${protocol.id} runs a compute-node service; its clients cannot run on memory node ${this.deps.node}`]);
     }

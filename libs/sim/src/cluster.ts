@@ -10,6 +10,8 @@ import { InMemoryMailboxHub } from './mailbox-hub.js';
 import type { SeededRandom } from './random.js';
 import type { Scheduler } from './scheduler.js';
 import { SchedulerClock } from './scheduler-clock.js';
+import { RackTopology } from './racks.js';
+import type { RackConfig } from './racks.js';
 
 export interface InMemoryClusterConfig {
   readonly scheduler: Scheduler;
@@ -66,6 +68,8 @@ export interface InMemoryClusterConfig {
    * per-lock map outgrows the lock words (issue 15's memory budget) and no run report reads it.
    */
   readonly perLockVerbCounts?: boolean;
+  /** Several racks, each with a switch running `switchProgram`, the lock ids partitioned over them (FissLock §5.4). */
+  readonly racks?: RackConfig;
 }
 
 export const DEFAULT_SIM_NETWORK = {
@@ -94,8 +98,12 @@ export class InMemoryCluster {
   readonly clock: SchedulerClock;
   readonly mailboxes: InMemoryMailboxHub;
   private readonly nodes = new Map<NodeId, FabricNode>();
-  /** The emulated switch, when the run has a switch program. */
+  /** The emulated switch, when the run has a switch program (rack 0's with several racks). */
   readonly switch: Switch | undefined;
+  /** Every rack's switch, in rack order (one unless `racks` says more). */
+  readonly switches: readonly Switch[];
+  /** Where packets go with several racks; undefined with one switch. */
+  readonly topology: RackTopology | undefined;
   readonly switchFaults: FaultInjector | undefined;
   private readonly packetHandlers = new Map<NodeId, Set<(packet: LockPacket) => void>>();
   /** Per queue pair (client address): when its last completion is due; RC completions keep order. */
@@ -120,10 +128,20 @@ export class InMemoryCluster {
     });
     this.layout = { memoryNodes: tables, entryBytes: config.entryBytes, lockCount: config.lockCount };
     for (const node of this.memoryNodeIds) this.incarnations.set(node, 1);
+    this.topology = config.racks && config.racks.racks > 1 ? new RackTopology(config.racks, this.computeNodeIds) : undefined;
     if (config.switchProgram) {
-      this.switch = new Switch(config.switchProgram, { onProgramError: 'drop' });
+      const program = config.switchProgram;
+      // the other racks run the same program, built afresh: a program keeps its registers
+      const programOf = (rack: number): SwitchProgram => {
+        if (rack === 0) return program;
+        if (!config.racks?.programOf) throw new RangeError(`racks: ${config.racks?.racks} racks need racks.programOf to build each rack's switch program`);
+        return config.racks.programOf(rack);
+      };
+      this.switches = Array.from({ length: this.topology?.racks ?? 1 }, (_, rack) => new Switch(programOf(rack), { onProgramError: 'drop' }));
+      this.switch = this.switches[0];
       this.switchFaults = new FaultInjector(config.random, config.switchFaults ?? NO_FAULTS);
     } else {
+      this.switches = [];
       this.switch = undefined;
       this.switchFaults = undefined;
     }
@@ -289,20 +307,24 @@ export class InMemoryCluster {
   }
 
   private sendPacket(from: NodeId, packet: LockPacket): void {
-    const sw = this.switch;
+    const topology = this.topology;
+    const rack = topology ? topology.switchFor(packet, from) : 0;
+    const sw = this.switches[rack];
     const faults = this.switchFaults;
     if (!sw || !faults) return;
     const { scheduler } = this.config;
     const linkNs = scheduler.kind === 'virtual' ? (this.config.switchLinkNs ?? 1_000) : 0;
+    // another rack's switch is further away, both ways (FissLock §5.4)
+    const crossNs = (machine: NodeId) => (topology && scheduler.kind === 'virtual' ? topology.crossNs(machine, rack) : 0);
     const pipelineNs = scheduler.kind === 'virtual' ? (this.config.switchPipelineNs ?? sw.timing.pipelineLatencyNs) : 0;
     // Ingress faults act on the machine→switch link: a lost packet never reaches the pipeline, a
     // duplicate is ingested twice. As on egress, an injected delay is added after the link's order
     // is kept, so faults still reorder.
     for (const copy of faults.applyIngress(packet, from)) {
-      scheduler.at(this.linkArrival(this.uplinkLastNs, from, scheduler.nowNs() + linkNs + this.jitter()) + copy.delayNs, () => {
+      scheduler.at(this.linkArrival(this.uplinkLastNs, from, scheduler.nowNs() + linkNs + crossNs(from) + this.jitter()) + copy.delayNs, () => {
         for (const delivery of faults.apply(sw.ingest(copy.packet, from), from)) {
           const target = delivery.action.machine;
-          const arrivalNs = this.linkArrival(this.downlinkLastNs, target, scheduler.nowNs() + pipelineNs + linkNs + this.jitter());
+          const arrivalNs = this.linkArrival(this.downlinkLastNs, target, scheduler.nowNs() + pipelineNs + linkNs + crossNs(target) + this.jitter());
           scheduler.at(arrivalNs + delivery.delayNs, () => {
             for (const handler of this.packetHandlers.get(target) ?? []) handler(delivery.action.packet);
           });

@@ -5,3 +5,4 @@ export * from './mailbox-hub.js';
 export * from './cluster.js';
 export * from './substrates.js';
 export * from './lock-manager-cpu.js';
+export * from './racks.js';

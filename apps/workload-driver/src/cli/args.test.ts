@@ -23,3 +23,18 @@ describe('--lock-ids', () => {
     expect(bad.reader.problems).toEqual(['--lock-ids: lock ids "hashed" are not "dense" or "sparse"']);
   });
 });
+
+describe('--racks', () => {
+  it('becomes the protocol option racks (what reproduction lines carry); 1 adds nothing', () => {
+    const two = readWorkload(parseCommandArgs('bench', ['--racks', '2'], WORKLOAD_FLAGS), defaults);
+    expect(two.reader.problems).toEqual([]);
+    expect(two.protocolOptions).toEqual({ racks: '2' });
+    expect(workloadFlags('fisslock', two.spec, two.protocolOptions)).toContain('--opt racks=2');
+    expect(readWorkload(parseCommandArgs('bench', ['--racks', '1'], WORKLOAD_FLAGS), defaults).protocolOptions).toEqual({});
+  });
+
+  it('a bad count, or one that disagrees with --opt racks, is a problem naming the flag', () => {
+    expect(readWorkload(parseCommandArgs('bench', ['--racks', '0'], WORKLOAD_FLAGS), defaults).reader.problems).toEqual(['--racks: expected an integer ≥ 1, got "0"']);
+    expect(readWorkload(parseCommandArgs('bench', ['--racks', '2', '--opt', 'racks=3'], WORKLOAD_FLAGS), defaults).reader.problems).toEqual(['--racks 2 and --opt racks=3 disagree; give one']);
+  });
+});

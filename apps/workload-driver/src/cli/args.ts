@@ -22,6 +22,7 @@ export const WORKLOAD_FLAGS: Options = {
   seed: { type: 'string' },
   'timeout-ms': { type: 'string' },
   opt: { type: 'string', multiple: true },
+  racks: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
@@ -124,6 +125,13 @@ export function readProtocolOptions(values: Record<string, unknown>, reader: Fla
     const eq = pair.indexOf('=');
     if (eq <= 0) reader.problems.push(`--opt: expected key=value, got ${JSON.stringify(pair)}`);
     else protocolOptions[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  // --racks R: FissLock's lock ids over R switches (§5.4); the run's substrate and the protocol both read the `racks` option
+  const racks = values['racks'];
+  if (typeof racks === 'string') {
+    if (!/^[1-9]\d*$/.test(racks)) reader.problems.push(`--racks: expected an integer ≥ 1, got ${JSON.stringify(racks)}`);
+    else if (protocolOptions['racks'] !== undefined && protocolOptions['racks'] !== racks) reader.problems.push(`--racks ${racks} and --opt racks=${protocolOptions['racks']} disagree; give one`);
+    else if (racks !== '1') protocolOptions['racks'] = racks;
   }
   return protocolOptions;
 }

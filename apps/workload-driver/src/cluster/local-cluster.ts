@@ -9,7 +9,7 @@ import type { ServiceApp } from './paths.js';
 import { prepareLocalTls, useClusterTls } from './cluster-tls.js';
 import { issueNatsServerCertificate } from './certificates.js';
 import type { TlsFiles } from '@lockfabric/live';
-import { errorMessage } from '@lockfabric/ports';
+import { errorMessage, rackOfComputeIndex } from '@lockfabric/ports';
 import { natsDir, prepareLocalNatsAuth, useClusterNats } from './cluster-nats.js';
 
 export { isAlive, tail } from './process-control.js';
@@ -20,6 +20,8 @@ export interface LocalClusterOptions {
   readonly cluster?: string;
   readonly memoryNodes?: number;
   readonly computeNodes?: number;
+  /** Racks, one switch-dataplane each, the FissLock lock ids partitioned over them (§5.4); compute node i in rack i % R. Default 1. */
+  readonly racks?: number;
   readonly clientsPerComputeNode?: number;
   /** Bytes of lock table per memory node = lockCount × entryBytes. */
   readonly lockCount?: number;
@@ -96,6 +98,8 @@ export interface ClusterState {
   readonly tls?: 'mtls' | 'insecure';
   /** The cluster's redis-server (SmallBank), when it started one. */
   readonly redisUrl?: string;
+  /** Racks (switches) the FissLock lock ids are partitioned over, when more than one. */
+  readonly racks?: number;
   readonly startedAt: string;
   readonly processes: readonly ProcessRecord[];
 }
@@ -117,6 +121,9 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   const cluster = options.cluster ?? 'local';
   const memoryNodes = options.memoryNodes ?? 1;
   const computeNodes = options.computeNodes ?? 2;
+  const racks = options.racks ?? 1;
+  const rackOf = (computeIndex: number) => rackOfComputeIndex(computeIndex, racks);
+  const computeSwitchRacks = options.computeSwitchRacks ? { switchRacks: options.computeSwitchRacks } : racks > 1 ? { switchRacks: Array.from({ length: racks }, (_, r) => r) } : {};
   const processes: ProcessRecord[] = [];
   const tls = prepareLocalTls(dir, cluster, options.insecure ?? false);
   const tlsMode = tls ? 'mtls' : 'insecure';
@@ -130,9 +137,10 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           cluster,
           services: [
             ...Array.from({ length: memoryNodes }, (_, i) => ({ name: `memory-${i}`, role: 'memory' as const, id: String(i) })),
-            ...Array.from({ length: computeNodes }, (_, i) => ({ name: `compute-${memoryNodes + i}`, role: 'compute' as const, id: String(memoryNodes + i), rack: 0, ...(options.computeSwitchRacks ? { switchRacks: options.computeSwitchRacks } : {}) })),
-            { name: `switch-${switchNode}`, role: 'switch' as const, id: String(switchNode), rack: 0 },
-            { name: `coordinator-${switchNode + 1}`, role: 'coordinator' as const, id: String(switchNode + 1) },
+            // A compute node of a multi-rack cluster sends each lock to its owner's switch (FissLock §5.4), so into every rack's.
+            ...Array.from({ length: computeNodes }, (_, i) => ({ name: `compute-${memoryNodes + i}`, role: 'compute' as const, id: String(memoryNodes + i), rack: rackOf(i), ...computeSwitchRacks })),
+            ...Array.from({ length: racks }, (_, r) => ({ name: `switch-${switchNode + r}`, role: 'switch' as const, id: String(switchNode + r), rack: r })),
+            { name: `coordinator-${switchNode + racks}`, role: 'coordinator' as const, id: String(switchNode + racks) },
           ],
         },
         options.insecure ?? false,
@@ -251,14 +259,17 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
           `--compute.memory-grpc-port=${memoryGrpc}`,
           `--compute.memory-nodes=${memoryList}`,
           `--compute.clients=${options.clientsPerComputeNode ?? 256}`,
+          ...(racks > 1 ? [`--node.rack=${rackOf(i)}`, `--switch.racks=${racks}`] : []),
         ]),
       );
     }
-    if (options.withSwitch ?? true) others.push(await launch('switch-dataplane', 'switch', memoryNodes + computeNodes, ({ grpc }) => [`--switch.grpc-port=${grpc}`, `--switch.program=${options.switchProgram ?? 'forward'}`, ...switchSettingFlags(options.switchSettings)]));
-    if (options.withCoordinator ?? true) others.push(await launch('coordinator', 'coordinator', memoryNodes + computeNodes + 1, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`]));
+    // one switch-dataplane per rack (FissLock §5.4: each decides the lock ids it owns)
+    const rackFlags = (rack: number) => (racks > 1 ? [`--switch.rack=${rack}`, `--switch.racks=${racks}`] : []);
+    if (options.withSwitch ?? true) for (let r = 0; r < racks; r++) others.push(await launch('switch-dataplane', 'switch', switchNode + r, ({ grpc }) => [`--switch.grpc-port=${grpc}`, `--switch.program=${options.switchProgram ?? 'forward'}`, ...switchSettingFlags(options.switchSettings), ...rackFlags(r)]));
+    if (options.withCoordinator ?? true) others.push(await launch('coordinator', 'coordinator', switchNode + racks, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`, ...(racks > 1 ? [`--switch.racks=${racks}`] : [])]));
     await Promise.all(others.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
     for (const r of [...memoryRecords, ...others]) say(`${r.name.padEnd(14)} pid ${r.pid}  grpc :${r.grpc}  health :${r.health}  log ${r.log}`);
-    const state: ClusterState = { cluster, natsUrl, tls: tlsMode, ...(redisUrl ? { redisUrl } : {}), startedAt: new Date().toISOString(), processes };
+    const state: ClusterState = { cluster, natsUrl, tls: tlsMode, ...(redisUrl ? { redisUrl } : {}), ...(racks > 1 ? { racks } : {}), startedAt: new Date().toISOString(), processes };
     writeClusterState(dir, state);
     return state;
   } catch (error) {

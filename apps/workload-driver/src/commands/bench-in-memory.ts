@@ -54,6 +54,8 @@ export async function benchInMemory(job: InMemoryBenchJob, onProgress?: (fractio
   if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
   if (spec.application && result.application) report = { ...report, application: appReport(spec.application, result.application.log, result.application.check, result.summary.elapsedNs, Object.values(result.verbs).reduce((a, b) => a + b, 0)) };
   if (job.tickMs !== undefined) report = { ...report, timeline: benchTimeline(result.history, job.tickMs) };
+  // --racks R (FissLock §5.4): what each rack's switch processed
+  if (result.switchPackets && result.switchPackets.length > 1) report = { ...report, switchPackets: result.switchPackets };
   return { report, history: result.history, cutOff: result.cutOff };
 }
 

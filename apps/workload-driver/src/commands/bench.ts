@@ -50,6 +50,7 @@ const BENCH_COMMON_HELP = `lockfabric bench — run one protocol under one workl
   --timeout-ms MS          acquire timeout                   --seed N        run seed (1)
   --opt KEY=VALUE          protocol option (repeatable)      --history FILE  write the history as JSON lines
   --compute-nodes N        compute nodes (2)                 --cluster-dir D live: use this cluster (${DEFAULT_CLUSTER_DIR})
+  --racks R                fisslock: lock ids over R switches, one per rack (FissLock §5.4); compute node i in rack i % R (1)
   --crash-probability P    sim/embedded: a client crashes instead of releasing, per release
   --skip-release-probability P  micro and dynamic: a client skips a release and carries
                            on (ShiftLock Fig. 13); the protocol must recover the lock
@@ -396,13 +397,16 @@ function protocolHelp(): string {
  * A temporary live cluster's switch runs the program the protocol needs (forward, fisslock,
  * netlock), for FissLock with the clients' policy and switch capacity, so the two agree.
  */
-export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptions): { switchProgram?: string; switchSettings?: SwitchSettings } {
+export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptions): { switchProgram?: string; switchSettings?: SwitchSettings; racks?: number } {
   const program = availableProtocols().find((p) => p.id === protocol)?.switchProgram;
   if (!program) return {};
   if (program !== 'fisslock') return { switchProgram: program };
   const capacity = Number(protocolOptions['switchCapacity'] ?? '0');
   const policy = protocolOptions['policy'];
+  // --racks R: a temporary cluster gets one switch per rack (FissLock §5.4)
+  const racks = Number(protocolOptions['racks'] ?? '1');
   return {
+    ...(Number.isInteger(racks) && racks > 1 ? { racks } : {}),
     switchProgram: program,
     switchSettings: { ...(policy === undefined ? {} : { policy: String(policy) }), ...(Number.isInteger(capacity) && capacity > 0 ? { lockCount: capacity } : {}) },
   };

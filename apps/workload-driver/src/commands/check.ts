@@ -17,7 +17,8 @@ export const CHECK_HELP = `lockfabric check — simulation testing over a range 
   --jitter-ns NS           extra random delay per verb batch and message (default 200)
 ${COST_MODEL_HELP}
   workload flags as for bench (defaults: 8 clients, 4 locks, read ratio 0.5, 300 operations,
-  500 ns critical section, 20 ms acquire timeout); --opt KEY=VALUE for protocol options
+  500 ns critical section, 20 ms acquire timeout); --opt KEY=VALUE for protocol options;
+  --racks R (fisslock) partitions the lock ids over R switches
   --workers N              run seeds on N worker threads; output and result are the same for any N
   --json                   print one JSON object
 

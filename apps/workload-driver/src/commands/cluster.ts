@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { FISSLOCK_POLICIES, SWITCH_PROGRAMS } from '@lockfabric/config';
+import { MAX_RACKS } from '@lockfabric/ports';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { isAlive, readClusterState, startLocalCluster, stopLocalCluster } from '../cluster/local-cluster.js';
 import { renderTable } from '../report/table.js';
@@ -26,6 +27,8 @@ export const CLUSTER_HELP = `lockfabric cluster up|down|status — a local live 
                         write-preferring; runs must use the same --opt policy=
   --switch-lock-count N fisslock: locks decided on the switch (default its capacity, 1680000);
                         runs with more locks need --opt switchCapacity=N
+  --racks R             fisslock: R racks, one switch-dataplane each, the lock ids partitioned
+                        over them (FissLock §5.4); compute node i in rack i % R (default 1)
   --nats-url URL        use this NATS      --json             print one JSON object
   --cut-proxy           relay every service's NATS connection and data-plane gRPC ports through
                         a cut proxy, so \`lockfabric chaos partition\` cuts a node off for real
@@ -49,6 +52,7 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
     'switch-program': { type: 'string' },
     'switch-policy': { type: 'string' },
     'switch-lock-count': { type: 'string' },
+    racks: { type: 'string' },
     'nats-url': { type: 'string' },
     'cut-proxy': { type: 'boolean' },
     insecure: { type: 'boolean' },
@@ -70,13 +74,15 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   if (!SWITCH_PROGRAMS.includes(switchProgram as (typeof SWITCH_PROGRAMS)[number])) reader.problems.push(`--switch-program: expected one of ${SWITCH_PROGRAMS.join(', ')}, got ${JSON.stringify(switchProgram)}`);
   if (switchPolicy !== undefined && !FISSLOCK_POLICIES.includes(switchPolicy as (typeof FISSLOCK_POLICIES)[number])) reader.problems.push(`--switch-policy: expected one of ${FISSLOCK_POLICIES.join(', ')}, got ${JSON.stringify(switchPolicy)}`);
   if ((switchPolicy !== undefined || switchLockCount !== undefined) && switchProgram !== 'fisslock') reader.problems.push('--switch-policy and --switch-lock-count apply to --switch-program fisslock only');
+  const racks = reader.number('racks', 1, { integer: true, min: 1, max: MAX_RACKS });
+  if (racks > 1 && switchProgram !== 'fisslock') reader.problems.push('--racks: only --switch-program fisslock partitions lock ids over several switches');
   reader.done();
   const switchSettings = { ...(switchPolicy === undefined ? {} : { policy: switchPolicy }), ...(switchLockCount === undefined ? {} : { lockCount: switchLockCount }) };
   const out = output(values['json'] === true);
   const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
   switch (action) {
     case 'up': {
-      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, lockCount, ...(memoryIopsCap ? { memoryIopsCap } : {}), switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, insecure: values['insecure'] === true, ...(typeof values['cpu-prof'] === 'string' ? { cpuProfileDir: resolve(values['cpu-prof']) } : {}), withRedis: true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
+      const state = await startLocalCluster({ dir, computeNodes, memoryNodes, ...(racks > 1 ? { racks } : {}), lockCount, ...(memoryIopsCap ? { memoryIopsCap } : {}), switchProgram, switchSettings, env: INTERACTIVE_CLUSTER_ENV, withCutProxy: values['cut-proxy'] === true, insecure: values['insecure'] === true, ...(typeof values['cpu-prof'] === 'string' ? { cpuProfileDir: resolve(values['cpu-prof']) } : {}), withRedis: true, ...(natsUrl ? { natsUrl } : {}), onStatus: (line) => out.note(line) });
       if (out.json) console.log(JSON.stringify(state));
       else console.log(`cluster "${state.cluster}" is up: ${state.processes.length} processes, NATS ${state.natsUrl}, gRPC ${state.tls === 'mtls' ? `mutual TLS (CA and certificates in ${dir}/tls)` : 'INSECURE'}, NATS ${existsSync(join(dir, 'nats', 'nats-server.conf')) ? `NKey auth per service${existsSync(join(dir, 'nats', 'ca.crt')) ? ' over TLS' : ''} (seeds in ${dir}/nats)` : 'WITHOUT AUTH'}; state in ${dir}/cluster.json`);
       return 0;

@@ -36,7 +36,7 @@ export function withoutDownComputeNodes(state: ClusterState): { state: ClusterSt
 export async function acquireLiveCluster(
   dir: string,
   out: Output,
-  options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; memoryIopsCap?: number; env?: Record<string, string>; switchProgram?: string; switchSettings?: SwitchSettings; withCutProxy?: boolean; insecure?: boolean } = {},
+  options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; memoryIopsCap?: number; env?: Record<string, string>; switchProgram?: string; switchSettings?: SwitchSettings; racks?: number; withCutProxy?: boolean; insecure?: boolean } = {},
 ): Promise<{ state: ClusterState; release: () => Promise<void>; temporary: boolean; dir: string }> {
   const existing = readClusterState(dir);
   // A cluster with a killed member is still the user's cluster (they may be testing recovery):
@@ -61,6 +61,7 @@ export async function acquireLiveCluster(
     env: { ...INTERACTIVE_CLUSTER_ENV, ...options.env },
     ...(options.switchProgram ? { switchProgram: options.switchProgram } : {}),
     ...(options.switchSettings ? { switchSettings: options.switchSettings } : {}),
+    ...(options.racks ? { racks: options.racks } : {}),
     ...(options.withCutProxy ? { withCutProxy: true } : {}),
     ...(options.insecure ? { insecure: true } : {}),
     onStatus: (line) => out.note(`  ${line}`),

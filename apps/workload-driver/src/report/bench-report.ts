@@ -75,6 +75,8 @@ export interface BenchReport {
   readonly tracing?: TracingReport;
   /** `--tick-ms`: the run in fixed ticks from its first event. */
   readonly timeline?: readonly BenchTick[];
+  /** `--racks R` (FissLock §5.4): packets each rack's switch processed, in rack order. */
+  readonly switchPackets?: readonly number[];
   /** Application workloads (objectstore, btree): ops/s, p50/p99 per operation, verbs per op, the check. */
   readonly application?: AppReport;
   /** Protocols that reset locks (DecLock Fig. 16): resets completed, their mean and max latency, and their share of the acquires. */

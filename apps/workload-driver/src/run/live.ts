@@ -150,6 +150,8 @@ export interface LiveSwitchReport {
   readonly switchGrants: number;
   /** switchGrants ÷ acquires (0 when nothing was acquired). */
   readonly switchGrantShare: number;
+  /** Several racks (FissLock §5.4): each rack's switch grants, in rack order; `decisions` adds every rack's up. */
+  readonly switchGrantsByRack?: readonly number[];
 }
 
 export { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
@@ -162,6 +164,12 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   const { spec, state } = options;
   const computes = state.processes.filter((p) => p.role === 'compute');
   const memories = state.processes.filter((p) => p.role === 'memory');
+  // --racks against a cluster started with another count (its compute nodes would refuse the run one by one)
+  const askedRacks = options.protocolOptions?.['racks'];
+  const clusterRacks = state.racks ?? 1;
+  if (askedRacks !== undefined && state.processes.some((p) => p.role === 'switch') && String(askedRacks) !== String(clusterRacks)) {
+    throw new ConfigError([`--racks ${String(askedRacks)}: the cluster has ${clusterRacks} rack${clusterRacks === 1 ? '' : 's'}; start it with \`cluster up --switch-program fisslock --racks ${String(askedRacks)}\` or drop --racks`]);
+  }
   if (computes.length === 0 || memories.length === 0) throw new ConfigError(['the live cluster needs at least one memory node and one compute node']);
   const colocated = options.colocatedClients ?? 0;
   const colocation = colocationProblems(protocol, memories, colocated, spec.clients);
@@ -169,14 +177,18 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   await zeroLockMemory(memories, computes, spec.locks, protocol.entryBytes, colocated > 0);
   if (spec.application) await loadAppData(memories, spec.application, spec.locks);
   if (state.natsUrl) await announceTable(state, protocol.id, spec.locks);
-  const switchRecord = protocol.fabric === 'switch' ? state.processes.find((p) => p.role === 'switch' && p.grpc !== undefined) : undefined;
-  const switchControl = switchRecord ? new SwitchControlClient(addressOf(switchRecord, switchRecord.grpc)) : undefined;
+  // every rack's switch (one unless the cluster was started with --racks): each is reset and read
+  const switchRecords = protocol.fabric === 'switch' ? state.processes.filter((p) => p.role === 'switch' && p.grpc !== undefined) : [];
+  const switchControls = switchRecords.map((r) => new SwitchControlClient(addressOf(r, r.grpc as number)));
+  const switchControl = switchControls[0];
   try {
-    const setup = switchControl ? await prepareSwitch(switchControl, protocol.switchProgram, spec, options.protocolOptions) : undefined;
+    let setup: Awaited<ReturnType<typeof prepareSwitch>> | undefined;
+    for (const control of switchControls) setup ??= await prepareSwitch(control, protocol.switchProgram, spec, options.protocolOptions);
+    for (const control of switchControls.slice(1)) await prepareSwitch(control, protocol.switchProgram, spec, options.protocolOptions);
     // With a coordinator, compute nodes stamp switch packets from its first view on, and the switch drops
     // stamped packets until the coordinator opens it: a run started in between loses its first
     // packets (a lost NetLock RELEASE holds its lock for good).
-    if (switchControl && state.processes.some((p) => p.role === 'coordinator')) await awaitSwitchAdmission(switchControl, options.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS);
+    if (switchControl && state.processes.some((p) => p.role === 'coordinator')) for (const control of switchControls) await awaitSwitchAdmission(control, options.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS);
     // Read after the tables were zeroed, so the figures count the run's verbs only. Not awaited
     // before the start: the run's first verb reaches a memory node only after every compute node
     // has prepared (and described it), long after this one request; the start is not delayed.
@@ -188,14 +200,18 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
     const result = spec.application ? { ...ran, application: await checkAppLive(memories, spec.application, ran.applicationLogs ?? [], spec.locks) } : ran;
     if (!switchControl || !setup) return result;
     // The switch may be the fault: a run that survived it still reports, without the switch's side.
-    const described = await switchControl.describe().catch(() => undefined);
-    if (!described) return result;
-    const decisions = Object.fromEntries(Object.entries(described.decisions).map(([k, n]) => [k, Number(n)]));
-    const switchGrants = SWITCH_GRANT_DECISIONS.reduce((sum, d) => sum + (decisions[d] ?? 0), 0);
+    const described = await Promise.all(switchControls.map((control) => control.describe().catch(() => undefined)));
+    if (described.some((d) => d === undefined)) return result;
+    const decisionsByRack = described.map((d) => Object.fromEntries(Object.entries(d!.decisions).map(([k, n]) => [k, Number(n)])));
+    const decisions: Record<string, number> = {};
+    for (const byName of decisionsByRack) for (const [k, n] of Object.entries(byName)) decisions[k] = (decisions[k] ?? 0) + n;
+    const grantsOf = (byName: Record<string, number>) => SWITCH_GRANT_DECISIONS.reduce((sum, d) => sum + (byName[d] ?? 0), 0);
+    const switchGrants = grantsOf(decisions);
     const acquires = result.summary.acquires;
-    return { ...result, switch: { ...setup, decisions, switchGrants, switchGrantShare: acquires > 0 ? Math.min(1, switchGrants / acquires) : 0 } };
+    const byRack = switchControls.length > 1 ? { switchGrantsByRack: decisionsByRack.map(grantsOf) } : {};
+    return { ...result, switch: { ...setup, decisions, switchGrants, switchGrantShare: acquires > 0 ? Math.min(1, switchGrants / acquires) : 0, ...byRack } };
   } finally {
-    switchControl?.close();
+    for (const control of switchControls) control.close();
   }
 }
 

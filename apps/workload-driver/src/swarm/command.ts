@@ -25,6 +25,7 @@ export const SWARM_HELP = `lockfabric check --swarm [--protocol ID|all] [--seeds
   --workers N              run seeds on N worker threads; the result is the same for any N
   --print-mix              print every seed's mix, not only the failing ones
   --opt KEY=VALUE          protocol option, wins over the drawn ones (one protocol only)
+  --racks R                fisslock: lock ids over R switches (same as --opt racks=R)
 
 Exit status: 0 all seeds pass, 1 a safety (exclusion) failure, 3 a liveness failure only,
 4 a run that threw. Each failing seed prints its mix and a one-line reproduction.`;

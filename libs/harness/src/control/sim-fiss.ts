@@ -21,6 +21,9 @@ export class SimFissWiring {
    */
   private admission: SwitchAdmissionState = { open: true, epoch: 0n };
 
+  /** `mutantFirstRackOnly` (test-only): S3 writes rack 0's switch alone, as if the coordinator knew one rack. */
+  constructor(private readonly mutantFirstRackOnly = false) {}
+
   /** The cluster's `switchPortWrapper`: the machine's gate over its link. */
   readonly wrap = (machine: NodeId, link: SwitchPort): SwitchPort => {
     const gate = new GatedSwitchPort(link);
@@ -48,7 +51,9 @@ export class SimFissWiring {
       },
       switchControl: () => {
         if (!cluster.switch) throw new RangeError('FissLock recovery needs the run to have a switch');
-        return switchModelControl(cluster.switch, this.admission);
+        // S3 writes every rack's decider (FissLock §5.4; lock-fisslock writeRackImages)
+        const control = switchModelControl(cluster.switch, this.admission);
+        return cluster.switches.length > 1 && !this.mutantFirstRackOnly ? { ...control, racks: cluster.switches.map((sw) => sw.registerControl()) } : control;
       },
       admit: (order) => {
         if (order.epoch >= this.admission.epoch) this.admission = { open: order.open, epoch: order.epoch };

@@ -1,6 +1,7 @@
 import { summarizeVerdict } from '@lockfabric/check';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { runInMemory } from '../in-memory-run.js';
+import type { InMemoryRunOptions } from '../in-memory-run.js';
 import { SWARM_COMPUTE_NODES, swarmMix } from './case.js';
 import type { SwarmMix } from './case.js';
 
@@ -34,7 +35,12 @@ export function swarmReproduction(protocol: string, seed: number, options: Proto
 
 /** Runs one seed's mix on `sim`: the faulty workload, then the heal probe. */
 export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix) {
-  return runInMemory({
+  return runInMemory(swarmRunOptions(protocol, mix));
+}
+
+/** The run of one seed's mix (tests add test-only options to it). */
+export function swarmRunOptions(protocol: ProtocolDefinition, mix: SwarmMix): InMemoryRunOptions {
+  return {
     substrate: 'sim',
     protocol,
     protocolOptions: mix.options,
@@ -53,7 +59,7 @@ export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix) {
     ...(mix.coordinatorCrash ? { coordinatorCrash: mix.coordinatorCrash } : {}),
     ...(mix.memoryRestart ? { memoryRestart: mix.memoryRestart } : {}),
     ...(mix.partitions.length > 0 ? { partitions: mix.partitions } : {}),
-  });
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Clock, LockId, LockMode, LockPacket, NodeId, SpanContextRef, SwitchPort, Trace } from '@lockfabric/ports';
-import { ReliableLink } from './reliable-link.js';
+import { createSequencedLink, seqStreamOf } from './rack-links.js';
+import type { SequencedLink } from './rack-links.js';
 import { BounceBackoff } from './pool/bounce-backoff.js';
 import { holderKey } from './pool/agent.js';
 import type { Agent, FissPolicy, Waiter } from './pool/agent.js';
@@ -39,6 +40,8 @@ export interface AgentPoolOptions {
   readonly trace?: Trace;
   /** Lock ids at or above it belong to the fallback managers: the pool ignores their packets (default: all ids are the switch's). */
   readonly switchCapacity?: number;
+  /** Switches the lock ids are partitioned over (§5.4): one sequence window per switch. Default 1. */
+  readonly racks?: number;
   /** How long a RELEASE must keep coming back unprocessed before the pool takes what it waits for as lost (default 10 RTO). */
   readonly stuckAfterNs?: number;
   /** T_STUCK (spec §12.9): how long a lock may stay stuck before the watchdog reports it (0: watchdog off). */
@@ -82,7 +85,7 @@ const key = holderKey;
 export class AgentPool {
   readonly agents = new Map<LockId, Agent>();
   readonly pending = new Map<LockId, Agent>();
-  readonly link: ReliableLink;
+  readonly link: SequencedLink;
   readonly listeners = new Map<number, TaskListener>();
   /**
    * Local tasks whose request an agent recorded (ACKed ACCEPTED), possibly only a copy bounced by
@@ -91,7 +94,7 @@ export class AgentPool {
    */
   readonly recordedTasks = new Set<number>();
   private readonly dedup = new ReceiveDedup();
-  private readonly transfers = new TransferAssembly();
+  private readonly transfers = new TransferAssembly((p) => this.streamOf(p));
   private readonly backoff: BounceBackoff;
   private readonly stuck: StuckReleases;
   private readonly starvation: StarvationNotifier;
@@ -112,7 +115,7 @@ export class AgentPool {
     private readonly clock: Clock,
     readonly options: AgentPoolOptions,
   ) {
-    this.link = new ReliableLink(machine, port, clock, options.rtoNs, options.pacingNs, options.rtoMaxBackoff ?? 1);
+    this.link = createSequencedLink(machine, port, clock, options);
     this.backoff = new BounceBackoff(options.bounceBackoffNs ?? 0, options.rtoNs);
     this.stuck = new StuckReleases(options.stuckAfterNs ?? 10 * options.rtoNs);
     this.starvation = new StarvationNotifier(options.policy, options.starvePeriodNs, clock, () => this.link, (lid, a) => this.agents.get(lid) === a, machine, options.mutantNoStarve === true);
@@ -285,7 +288,7 @@ export class AgentPool {
     // stays one behind, its transfer is refused, and the holder's RELEASE only removes a waiter —
     // an agent with no holder and the refused grantee at its head, for ever (see onAcquire).
     const granted = p.type === 'acquire' && (p.flags & FLAG_GRANTED) !== 0;
-    const seen = this.dedup.seenOf(src, p.seq, granted);
+    const seen = this.dedup.seenOf(this.streamOf(p), p.seq, granted);
     if (seen !== undefined && !this.options.mutantNoDuplicateSuppression) {
       this.counters.duplicates++;
       // A re-ACK stands in for the first ACK, which may have been lost. For BOUNCED its DUP bit is
@@ -301,7 +304,7 @@ export class AgentPool {
       return;
     }
     const status = this.process(p);
-    this.dedup.record(src, p.seq, status, granted, this.clock.nowNs(), (p.flags & FLAG_DUP) !== 0);
+    this.dedup.record(this.streamOf(p), p.seq, status, granted, this.clock.nowNs(), (p.flags & FLAG_DUP) !== 0);
     this.ack(p, src, status);
   }
 
@@ -800,7 +803,7 @@ export class AgentPool {
   private swapLink(port: SwitchPort): void {
     this.link.stop();
     // `link` is readonly for clients; recovery is the one place that replaces it (new sequence space)
-    (this as unknown as { link: ReliableLink }).link = new ReliableLink(this.machine, port, this.clock, this.options.rtoNs, this.options.pacingNs, this.options.rtoMaxBackoff ?? 1);
+    (this as unknown as { link: SequencedLink }).link = createSequencedLink(this.machine, port, this.clock, this.options);
     this.link.intercept = (p) => this.interceptQuarantined(p);
   }
 
@@ -883,10 +886,15 @@ export class AgentPool {
     }
     const src = p.agent ?? p.machine;
     const granted = p.type === 'acquire' && (p.flags & FLAG_GRANTED) !== 0;
-    const seen = this.dedup.statusOf(src, p.seq, granted);
-    if (seen === undefined) this.dedup.record(src, p.seq, 'accepted', granted, this.clock.nowNs());
+    const seen = this.dedup.statusOf(this.streamOf(p), p.seq, granted);
+    if (seen === undefined) this.dedup.record(this.streamOf(p), p.seq, 'accepted', granted, this.clock.nowNs());
     this.ack(p, src, seen === undefined ? 'accepted' : seen === 'accepted' ? 'duplicate' : seen);
     return true;
+  }
+
+  /** The sender's sequence window a packet belongs to: one per machine and switch (rack-links.ts). */
+  private streamOf(p: LockPacket): number {
+    return seqStreamOf(p, this.options.racks ?? 1);
   }
 
   private watchdogView() {

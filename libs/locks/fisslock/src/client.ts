@@ -6,7 +6,7 @@ import type { AgentPool } from './agent-pool.js';
 import { fallbackClient, switchCapacityOf } from './fallback.js';
 import type { FallbackGrant } from './fallback.js';
 import type { FissLockOptions } from './options.js';
-import type { ReliableLink } from './reliable-link.js';
+import type { SequencedLink } from './rack-links.js';
 import { agentPoolFor } from './registry.js';
 import { FLAG_ABORT, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_REACHED, ackStatusOf, taskKey } from './wire.js';
 
@@ -102,7 +102,7 @@ export class FissLockClient implements LockClient<FissGrant> {
     // link and the new one numbers from 1 again; a GRANT for this request arriving after S2 (it was
     // queued or woken by the repair) must not acknowledge the new link's packet of the same number
     // (recovery README: "Pre-recovery sequence numbers are void").
-    let acquireLink: ReliableLink | undefined;
+    let acquireLink: SequencedLink | undefined;
     let acked = false;
     let reached = false;
     pool.listeners.set(task, {

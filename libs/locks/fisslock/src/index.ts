@@ -1,6 +1,7 @@
 export * from './wire.js';
 export * from './options.js';
 export * from './reliable-link.js';
+export * from './rack-links.js';
 export * from './agent-pool.js';
 export * from './pool/stuck-watchdog.js';
 export * from './registry.js';

@@ -1,6 +1,7 @@
 import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import type { AgentPlacement, FissPolicy } from './agent-pool.js';
+import { MAX_RACKS } from '@lockfabric/ports';
 
 export interface FissLockOptions {
   readonly policy: FissPolicy;
@@ -21,6 +22,8 @@ export interface FissLockOptions {
   readonly bounceBackoffNs: number;
   /** Lock ids the switch decides; ids at or above it go to the ParLock fallback managers (§6.6). 0 = the decider's default capacity for the configured lock count. */
   readonly switchCapacity: number;
+  /** Switches the lock ids are partitioned over (FissLock §5.4, `rackOfLock`); the run sets it from its topology. */
+  readonly racks: number;
   /** `dense`: application lock ids are register indexes (the paper's microbenchmark); `mapped`: sparse ids are mapped by the id-map daemon (§6.5). */
   readonly lockIds: 'dense' | 'mapped';
   /** Compute node hosting the id-map daemon; -1 = the lowest-numbered compute node of the run. */
@@ -58,6 +61,7 @@ export const FISSLOCK_OPTION_HELP = {
   starvePeriodNs: 'T_STARVE in ns (default 100000)',
   tStuckNs: 'T_STUCK in ns (spec §12.9): a lock whose agent stays without holders after a refusal, holds a task nobody on its machine knows, or whose packets keep bouncing this long is reported for a per-lock repair (default 100000000 = 10 T_ACQ; 0 = watchdog off)',
   switchCapacity: 'lock ids decided on the switch; higher ids are served by ParLock-style managers at the lock\'s home (default 0 = min(lock count, 1680000), the decider\'s capacity); must match the switch program\'s lockCount',
+  racks: 'switches the lock ids are partitioned over, one per rack (FissLock §5.4); set by the run from --racks, default 1',
   bounceBackoffNs: 'first delay in ns before re-sending a packet bounced again for the same lock; doubles up to rtoNs (default 5000, 0 = bounce at once)',
   lockIds: 'dense (default: application lock ids are register indexes) or mapped (sparse ids get indexes first come first served from the id-map daemon; clients cache them; ids past switchCapacity fall back to ParLock)',
   idMapNode: 'compute node hosting the id-map daemon with lockIds=mapped (default: the lowest-numbered compute node of the run)',
@@ -89,6 +93,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     tStuckNs: reader.number('tStuckNs', 100_000_000, { min: 0 }),
     bounceBackoffNs: reader.number('bounceBackoffNs', 5_000, { min: 0 }),
     switchCapacity: reader.number('switchCapacity', 0, { min: 0 }),
+    racks: reader.number('racks', 1, { min: 1, max: MAX_RACKS, integer: true }),
     lockIds: reader.choice('lockIds', ['dense', 'mapped'] as const, 'dense'),
     idMapNode: reader.number('idMapNode', -1, { min: 0, integer: true }),
     idMapRetryNs: reader.number('idMapRetryNs', 1_000_000, { min: 1 }),

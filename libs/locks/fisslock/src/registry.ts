@@ -27,6 +27,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       tStuckNs: options.tStuckNs,
       bounceBackoffNs: options.bounceBackoffNs,
       switchCapacity: switchCapacityOf(ports, options.switchCapacity),
+      racks: options.racks,
       trace: ports.trace,
       mutantNoDuplicateSuppression: options.mutantNoDuplicateSuppression,
       mutantNoStuckRestart: options.mutantNoStuckRestart,

@@ -1,5 +1,5 @@
 import type { Clock, LockId } from '@lockfabric/ports';
-import type { ReliableLink } from '../reliable-link.js';
+import type { SequencedLink } from '../rack-links.js';
 import type { Agent, FissPolicy } from './agent.js';
 
 /**
@@ -19,7 +19,7 @@ export class StarvationNotifier {
     private readonly periodNs: number,
     private readonly clock: Clock,
     /** The machine's current link (recovery replaces it). */
-    private readonly link: () => ReliableLink,
+    private readonly link: () => SequencedLink,
     /** Whether `a` is still the lock's live agent on this machine. */
     private readonly isLive: (lid: LockId, a: Agent) => boolean,
     private readonly machine: number,

@@ -14,8 +14,11 @@ export class TransferAssembly {
   private readonly entries = new Map<string, Waiter & { readonly lid: LockId; readonly atNs: number }>();
   private readonly grants: LockPacket[] = [];
 
+  /** `streamOf`: the sender's sequence window of a packet (its machine, and its switch with several racks). */
+  constructor(private readonly streamOf: (p: LockPacket) => number = (p) => p.agent ?? p.machine) {}
+
   addEntry(p: LockPacket, nowNs: number): void {
-    this.entries.set(`${p.agent ?? p.machine}:${p.seq}`, { mid: p.machine, task: p.task, mode: p.mode, lid: p.lock, atNs: nowNs });
+    this.entries.set(`${this.streamOf(p)}:${p.seq}`, { mid: p.machine, task: p.task, mode: p.mode, lid: p.lock, atNs: nowNs });
     // entries of a refused transfer never see their GRANT: keep the map bounded
     if (this.entries.size > 4_096) for (const [id, e] of this.entries) if (nowNs - e.atNs > ORPHAN_AFTER_NS) this.entries.delete(id);
   }
@@ -41,7 +44,7 @@ export class TransferAssembly {
     for (let i = 0; i < this.grants.length; i++) {
       const g = this.grants[i] as LockPacket;
       const count = g.flags >>> WAITER_COUNT_SHIFT;
-      const src = g.agent ?? g.machine;
+      const src = this.streamOf(g);
       const ids = Array.from({ length: count }, (_, k) => `${src}:${g.seq - count + k}`);
       if (!ids.every((id) => this.entries.has(id))) continue;
       const queue = ids.map((id) => {

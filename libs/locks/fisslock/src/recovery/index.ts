@@ -7,3 +7,4 @@ export * from './run-recovery.js';
 export * from './machine-recovery.js';
 export * from './recovery-hold.js';
 export * from './lock-repair.js';
+export * from './rack-images.js';

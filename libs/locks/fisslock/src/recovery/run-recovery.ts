@@ -5,7 +5,7 @@ import { machineRecovery } from './machine-recovery.js';
 import type { RepairPlan, ServerReport } from './recovery-state.js';
 import { ordersFor, repairLockState } from './repair.js';
 import type { RepairOptions } from './repair.js';
-import { DECIDER_ARRAYS, switchImage, writeSwitchImage } from './switch-image.js';
+import { writeRackImages } from './rack-images.js';
 import type { DeciderControl, SwitchImage } from './switch-image.js';
 
 /** Time spent in each step, by the caller's `nowNs` (virtual under sim, performance.now in the figure). */
@@ -69,10 +69,8 @@ export async function recoverInProcess(params: InProcessRecoveryParams): Promise
   s2?.setAttribute('lockfabric.recovery.held', plan.agents.length);
   s2?.end();
   const s3 = span('S3');
-  const lastSeq = new Map<NodeId, number>();
-  for (const m of plan.failed) lastSeq.set(m, await params.control.readRegister(DECIDER_ARRAYS.seq, m % 256));
-  const image = switchImage(plan, params.policy, (m) => lastSeq.get(m) ?? 0);
-  const registersWritten = await writeSwitchImage(params.control, image);
+  // every rack's decider (one switch unless the run has several racks, FissLock §5.4)
+  const { image, written: registersWritten } = await writeRackImages(params.control, plan, params.policy);
   const t3 = params.nowNs();
   s3?.setAttribute('lockfabric.recovery.registers', registersWritten);
   s3?.end();
