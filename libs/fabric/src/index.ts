@@ -13,7 +13,7 @@ export type { CostModel } from './cost-model.js';
 export { TokenBucket } from './token-bucket.js';
 export type { TokenBucketOptions } from './token-bucket.js';
 export { QueuePairVerbs } from './queue-pair-verbs.js';
-export type { CompletionReader, PostBatch, PostOne, QueuePairVerbsOptions } from './queue-pair-verbs.js';
+export type { PostBatch, QueuePairVerbsOptions } from './queue-pair-verbs.js';
 export { maskedCasResult, maskedFaaResult, widthMask } from './atomic-ops.js';
 export { deriveRkey } from './rkey.js';
 export { MAX_TRANSFER_BYTES } from './limits.js';

@@ -5,7 +5,6 @@ import { createLocalMemory } from './local-memory.js';
 import { Nic } from './nic.js';
 import { NodeMemory } from './node-memory.js';
 import { QueuePairVerbs } from './queue-pair-verbs.js';
-import type { PostOne } from './queue-pair-verbs.js';
 import { fieldBoundary, u64ToBytes } from './u64.js';
 
 /** Two nodes: 0 is a memory node, 1 a compute node with its own small region. */
@@ -60,28 +59,6 @@ describe('QueuePairVerbs', () => {
     await expect(verbs.read({ ...lockWord, node: 9 }, 8)).rejects.toMatchObject({ status: 'unreachable' });
     const silent = new QueuePairVerbs({ post: async () => [], localNode: 1 });
     await expect(silent.faa(lockWord, 1n)).rejects.toMatchObject({ status: 'unreachable' });
-  });
-
-  it('a substrate fast path for lone verbs (postOne) gives the same values and errors', async () => {
-    const { post, lockWord } = cluster();
-    let lone = 0;
-    const postOne: PostOne = async (wr, options, read) => {
-      lone++;
-      const [completion] = await post([wr], options);
-      return read(completion!, wr);
-    };
-    const verbs = new QueuePairVerbs({ post, postOne, localNode: 1 });
-    await verbs.write(lockWord, u64ToBytes(3n));
-    expect([...(await verbs.read(lockWord, 8))]).toEqual([3, 0, 0, 0, 0, 0, 0, 0]);
-    expect(await verbs.cas(lockWord, 3n, 4n)).toBe(3n);
-    expect(await verbs.maskedFaa({ ...lockWord, offset: 16 }, 16, 1n << 64n, fieldBoundary(64, 64))).toBe(0n);
-    await expect(verbs.faa({ ...lockWord, offset: 4 }, 1n)).rejects.toMatchObject({ status: 'misaligned' });
-    await expect(verbs.cas({ ...lockWord, rkey: lockWord.rkey ^ 0xff }, 0n, 1n)).rejects.toBeInstanceOf(FabricAccessError);
-    expect(lone).toBe(6);
-    // A completion without what the verb returns is an error, not undefined.
-    const empty = new QueuePairVerbs({ post, postOne: async (wr, _o, read) => read({ status: 'ok' }, wr), localNode: 1 });
-    await expect(empty.cas(lockWord, 0n, 1n)).rejects.toMatchObject({ status: 'bad-request' });
-    await expect(empty.read(lockWord, 8)).rejects.toMatchObject({ status: 'bad-request', detail: 'read of 8 bytes completed without data' });
   });
 
   it('post keeps batch order and returns every completion, failures included', async () => {

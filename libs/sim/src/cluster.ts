@@ -1,5 +1,5 @@
 import { FixedDescriptorDirectory, Nic, NicCounters, NicScheduler, NodeMemory, QueuePairVerbs, createLocalMemory, registerDescriptorRegion } from '@lockfabric/fabric';
-import type { CompletionReader, NicLoad, NicTimingModel } from '@lockfabric/fabric';
+import type { NicLoad, NicTimingModel } from '@lockfabric/fabric';
 import { FaultInjector, NO_FAULTS, Switch } from '@lockfabric/switch';
 import type { FaultSpec, SwitchProgram } from '@lockfabric/switch';
 import { noopTrace } from '@lockfabric/ports';
@@ -66,12 +66,6 @@ export interface InMemoryClusterConfig {
    * per-lock map outgrows the lock words (issue 15's memory budget) and no run report reads it.
    */
   readonly perLockVerbCounts?: boolean;
-  /**
-   * Test-only: lone verbs take the general path (`post` of a batch of one, then the completion is
-   * read in a promise reaction) instead of the one-hop fast path: the engine the promise-count
-   * test must catch.
-   */
-  readonly mutantVerbHops?: boolean;
 }
 
 export const DEFAULT_SIM_NETWORK = {
@@ -197,7 +191,6 @@ export class InMemoryCluster {
     const verbs = new QueuePairVerbs({
       localNode: address.node,
       post: (batch) => this.post(address, pair, batch, binding?.pins()),
-      ...(this.config.mutantVerbHops ? {} : { postOne: <T>(wr: WorkRequest, _options: unknown, read: CompletionReader<T>) => this.postOne(address, pair, wr, binding?.pins(), read) }),
       local: createLocalMemory(home.memory, yieldPoint),
     });
     return {
@@ -418,53 +411,23 @@ export class InMemoryCluster {
   }
 
   private post(initiator: ClientAddress, queuePair: { lastCompletionNs: number }, batch: readonly WorkRequest[], pins?: ReadonlyMap<NodeId, number>): Promise<Completion[]> {
-    const completeAtNs = this.completionNs(queuePair, batch, undefined);
-    return new Promise((resolve) => {
-      this.config.scheduler.at(completeAtNs, () => resolve(this.refusal(batch, pins) ?? this.execute(initiator.node, batch)));
-    });
-  }
-
-  /**
-   * One verb, read in the event that completes it (QueuePairVerbs' fast path): the same timing,
-   * refusal and execution as a batch of one, without the batch array or the two promise hops of
-   * `post(...).then(read)`.
-   */
-  private postOne<T>(initiator: ClientAddress, queuePair: { lastCompletionNs: number }, wr: WorkRequest, pins: ReadonlyMap<NodeId, number> | undefined, read: CompletionReader<T>): Promise<T> {
-    const completeAtNs = this.completionNs(queuePair, undefined, wr);
-    return new Promise((resolve, reject) => {
-      this.config.scheduler.at(completeAtNs, () => {
-        const refused = this.downNodes.size === 0 && !pins ? undefined : this.refusal([wr], pins);
-        let value: T;
-        try {
-          value = read(refused ? refused[0]! : this.executeOne(initiator.node, wr), wr);
-        } catch (error) {
-          return reject(error);
-        }
-        resolve(value);
-      });
-    });
-  }
-
-  /** When a post completes: `batch`, or the lone `wr`, admitted at the NICs it targets; RC order per queue pair. */
-  private completionNs(queuePair: { lastCompletionNs: number }, batch: readonly WorkRequest[] | undefined, wr: WorkRequest | undefined): number {
     const { scheduler } = this.config;
-    if (scheduler.kind !== 'virtual') return scheduler.nowNs();
-    const jitter = this.config.jitterNs > 0 ? Math.floor(this.config.random.next() * this.config.jitterNs) : 0;
-    const arrivalNs = scheduler.nowNs() + this.config.verbLatencyNs + jitter;
-    let doneNs = arrivalNs;
-    if (wr) {
-      const target = this.nodes.get(wr.addr.node);
-      if (target) doneNs = Math.max(doneNs, target.timing.admit(wr, arrivalNs).doneNs);
-    } else {
-      for (const one of batch!) {
-        const target = this.nodes.get(one.addr.node);
-        if (target) doneNs = Math.max(doneNs, target.timing.admit(one, arrivalNs).doneNs);
+    let completeAtNs = scheduler.nowNs();
+    if (scheduler.kind === 'virtual') {
+      const jitter = this.config.jitterNs > 0 ? Math.floor(this.config.random.next() * this.config.jitterNs) : 0;
+      const arrivalNs = scheduler.nowNs() + this.config.verbLatencyNs + jitter;
+      let doneNs = arrivalNs;
+      for (const wr of batch) {
+        const target = this.nodes.get(wr.addr.node);
+        if (target) doneNs = Math.max(doneNs, target.timing.admit(wr, arrivalNs).doneNs);
       }
+      // Completions of one queue pair never overtake each other (RC ordering).
+      completeAtNs = Math.max(doneNs + this.config.verbLatencyNs, queuePair.lastCompletionNs);
+      queuePair.lastCompletionNs = completeAtNs;
     }
-    // Completions of one queue pair never overtake each other (RC ordering).
-    const completeAtNs = Math.max(doneNs + this.config.verbLatencyNs, queuePair.lastCompletionNs);
-    queuePair.lastCompletionNs = completeAtNs;
-    return completeAtNs;
+    return new Promise((resolve) => {
+      scheduler.at(completeAtNs, () => resolve(this.refusal(batch, pins) ?? this.execute(initiator.node, batch)));
+    });
   }
 
   /**
@@ -482,12 +445,6 @@ export class InMemoryCluster {
       }
     }
     return undefined;
-  }
-
-  /** A batch of one, as `execute` runs it. */
-  private executeOne(initiator: NodeId, wr: WorkRequest): Completion {
-    const target = this.nodes.get(wr.addr.node);
-    return target ? target.nic.execute(wr, initiator) : { status: 'unknown-node', detail: `no node ${wr.addr.node} on this fabric` };
   }
 
   /** Applies a doorbell batch at its completion time: each verb atomically, in order. */
