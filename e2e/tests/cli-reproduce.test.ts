@@ -106,7 +106,7 @@ describe('lockfabric reproduce', () => {
     const { code, result, stderr } = await reproduce(['all', ...others.flatMap((id) => ['--figure', id]), '--workers', '2']);
     expect(code, stderr).toBe(0);
     expect(result).toMatchObject({ kind: 'reproduce', version: 1, quick: true });
-    expect(result.papers.map((p) => p.paper)).toEqual(['fisslock', 'shiftlock', 'dslr']);
+    expect(result.papers.map((p) => p.paper)).toEqual(['fisslock', 'shiftlock', 'dslr', 'declock']);
     expect(result.papers.flatMap((p) => p.experiments.map((e) => e.id))).toEqual(others);
     const headline = checkClaims(result, KNOWN_OPPOSITE);
     const fig4 = result.papers[1]!.experiments.find((e) => e.id === 'shiftlock-fig4')!;

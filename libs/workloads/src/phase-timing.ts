@@ -69,7 +69,8 @@ export class PhaseTiming {
       },
       enter: (phase) => {
         // A mark outside an operation (a release finishing after its caller gave up) is not timed.
-        if (!open) return;
+        // Re-entering the open phase (a retry loop marks it every round) changes no total.
+        if (!open || open.phase === phase) return;
         close();
         open.phase = phase;
       },

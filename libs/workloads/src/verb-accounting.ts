@@ -24,12 +24,13 @@ export class VerbAccounting {
         for (const wr of batch) count(wr.op);
         return inner.post(batch, options);
       },
-      read: (...args) => (count('read'), inner.read(...args)),
-      write: (...args) => (count('write'), inner.write(...args)),
-      cas: (...args) => (count('cas'), inner.cas(...args)),
-      faa: (...args) => (count('faa'), inner.faa(...args)),
-      maskedCas: (...args) => (count('masked-cas'), inner.maskedCas(...args)),
-      maskedFaa: (...args) => (count('masked-faa'), inner.maskedFaa(...args)),
+      // Parameters spelled out, not (...args): a rest array and a spread call per verb add up on `sim`.
+      read: (addr, length, options) => (count('read'), inner.read(addr, length, options)),
+      write: (addr, data, options) => (count('write'), inner.write(addr, data, options)),
+      cas: (addr, compare, swap, options) => (count('cas'), inner.cas(addr, compare, swap, options)),
+      faa: (addr, add, options) => (count('faa'), inner.faa(addr, add, options)),
+      maskedCas: (addr, width, compare, swap, compareMask, swapMask, options) => (count('masked-cas'), inner.maskedCas(addr, width, compare, swap, compareMask, swapMask, options)),
+      maskedFaa: (addr, width, add, boundaryMask, options) => (count('masked-faa'), inner.maskedFaa(addr, width, add, boundaryMask, options)),
       isLocal: (addr) => inner.isLocal(addr),
       cpu: inner.cpu,
     };

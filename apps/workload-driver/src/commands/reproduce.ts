@@ -5,7 +5,7 @@ import { writeReport } from '@lockfabric/report';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { COST_MODEL_FLAGS, COST_MODEL_HELP, readCostModel } from '../cli/cost-model.js';
 import { ProgressBar } from '../report/progress.js';
-import { claimsTable } from '../reproduce/claims-table.js';
+import { claimsTable, seriesTables } from '../reproduce/claims-table.js';
 import type { PaperDef, Scale } from '../reproduce/experiment.js';
 import { PAPERS } from '../reproduce/papers/index.js';
 import { estimateMs, expand, runReproduce } from '../reproduce/runner.js';
@@ -20,6 +20,7 @@ export const REPRODUCE_HELP = `lockfabric reproduce <fisslock|shiftlock|dslr|dec
   --smoke          the smallest scale, for tests
   --workers N      run points on N worker threads; the result is the same for any N (default 1)
   --json           print the ReproduceResult JSON instead of the table
+  --table          also print our measured points, one table per set of runs (a column per figure)
   --out FILE       also write the ReproduceResult JSON to FILE (lockfabric report FILE renders it)
   --report DIR     also write report.json, report.html and one SVG per experiment into DIR
   --list           list the experiments and exit
@@ -35,6 +36,7 @@ export async function reproduceCommand(argv: readonly string[]): Promise<number>
     out: { type: 'string' },
     report: { type: 'string' },
     list: { type: 'boolean' },
+    table: { type: 'boolean' },
     ...COST_MODEL_FLAGS,
     help: { type: 'boolean', short: 'h' },
   });
@@ -77,7 +79,7 @@ export async function reproduceCommand(argv: readonly string[]): Promise<number>
   const reportDir = values['report'];
   if (typeof reportDir === 'string') out.note(`report: ${(await writeReport(result, reportDir)).html}`);
   if (out.json) console.log(JSON.stringify(result));
-  else console.log(`${claimsTable(result)}\n\nwall time ${formatDuration(result.wallMs)}`);
+  else console.log(`${values['table'] ? `${seriesTables(result)}\n\n` : ''}${claimsTable(result)}\n\nwall time ${formatDuration(result.wallMs)}`);
   return 0;
 }
 

@@ -1,6 +1,6 @@
 // The text claims table `lockfabric reproduce` prints on stdout.
 import { renderTable } from '../report/table.js';
-import type { Claim, ReproduceResult } from './contract.js';
+import type { Claim, ExperimentResult, ReproduceResult } from './contract.js';
 
 const number = (value: number, unit: string): string => (Number.isFinite(value) ? `${value.toFixed(Math.abs(value) >= 100 ? 0 : 2)}${unit === '×' ? '×' : ` ${unit}`}` : 'n/a');
 
@@ -24,4 +24,27 @@ export function claimsTable(result: ReproduceResult): string {
 
 function ratioText(claim: Claim): string {
   return Number.isFinite(claim.deviation) ? (claim.deviation + 1).toFixed(2) : 'n/a';
+}
+
+/**
+ * Our measured points as text (`reproduce --table`): experiments of one paper that plot the same
+ * series at the same x (different figures of the same runs) share one table, a column per figure.
+ */
+export function seriesTables(result: ReproduceResult): string {
+  const blocks: string[] = [];
+  for (const paper of result.papers) {
+    const groups = new Map<string, ExperimentResult[]>();
+    for (const e of paper.experiments) {
+      const key = JSON.stringify([e.x.field, e.series.map((s) => [s.name, s.points.map((p) => p.x)])]);
+      groups.set(key, [...(groups.get(key) ?? []), e]);
+    }
+    for (const group of groups.values()) {
+      const first = group[0]!;
+      const rows = first.series.flatMap((s) =>
+        s.points.map((pt) => [s.name, pt.x, ...group.map((e) => e.series.find((o) => o.name === s.name)?.points.find((p) => p.x === pt.x)?.y ?? NaN)]),
+      );
+      blocks.push(`${group.map((e) => e.id).join(', ')} (${first.title})\n${renderTable(['series', first.x.label, ...group.map((e) => e.y.label)], rows)}`);
+    }
+  }
+  return blocks.join('\n\n');
 }

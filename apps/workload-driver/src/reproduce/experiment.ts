@@ -59,6 +59,10 @@ export interface Measure {
   readonly writerIaUs: number;
   readonly writerWaitUs: number;
   readonly verbsPerOp: number;
+  /** Verbs of the acquire phase alone per acquire (DecLock Fig. 3: 1 + retries or polls). */
+  readonly verbsPerAcquire: number;
+  /** The busiest memory node NIC's use of its inbound ceiling, in % (NaN on a model without one). */
+  readonly mnNicCeilingPct: number;
   readonly committedKtps: number;
   /** One recovery step's real time (recovery jobs only; NaN otherwise). */
   readonly recoveryMs: number;
@@ -147,6 +151,10 @@ const pick = (at: At, xs: readonly number[]): number => (at === 'first' ? xs[0]!
 
 /** y(a)/y(b) at one point. */
 export const ratioAt = (a: string, b: string, at: At) => (y: Lookup, xs: readonly number[]) => y(a, pick(at, xs)) / y(b, pick(at, xs));
+/** The largest y(a) over the sweep against y(a) at one point: how far a series falls from its peak. */
+export const peakOver = (a: string, at: At) => (y: Lookup, xs: readonly number[]) => Math.max(...xs.map((x) => y(a, x))) / y(a, pick(at, xs));
+/** y(a) at one point, as it is (a percentage claim). */
+export const valueAt = (a: string, at: At) => (y: Lookup, xs: readonly number[]) => y(a, pick(at, xs));
 /** The largest y(a)/y(b) over the sweep ("up to"). */
 export const maxRatio = (a: string, b: string) => (y: Lookup, xs: readonly number[]) => Math.max(...xs.map((x) => y(a, x) / y(b, x)));
 /** y(b)/y(a) at one point: how many times lower a is (latency). */

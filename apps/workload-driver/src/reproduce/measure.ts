@@ -5,6 +5,7 @@ import type { LockPacket, NodeId } from '@lockfabric/ports';
 import type { LockManagerCpuConfig } from '@lockfabric/sim';
 import { timeFissLockRecovery } from '@lockfabric/harness';
 import { txnWorkloadOf } from '@lockfabric/workloads';
+import { nicCeilingFigures } from '../report/nic-ceiling.js';
 import { runInMemory } from '../run/in-memory.js';
 import { txnReport } from '../run/txn-bench.js';
 import type { LockManagerCpuPlan, Measure, PointJob } from './experiment.js';
@@ -50,6 +51,7 @@ export async function measurePoint(job: PointJob): Promise<Measure> {
   const grants = job.lockManagerCpu ? grantTimes(result.history) : undefined;
   const txn = spec.transactions ? txnReport(result.history, spec.transactions, s.elapsedNs) : undefined;
   const verbs = Object.values(result.accounting.flat()).reduce((a, b) => a + b, 0);
+  const acquireVerbs = Object.values(result.accounting.counts.acquire).reduce((a, b) => a + b, 0);
   const writer = result.accounting.phases.meansUs()['acquire-exclusive']?.us;
   const writerIaUs = writer?.['initial-atomic'] ?? NaN;
   const writerWaitUs = writer ? Object.entries(writer).reduce((sum, [phase, us]) => (phase === 'initial-atomic' ? sum : sum + (us ?? 0)), 0) : NaN;
@@ -64,6 +66,8 @@ export async function measurePoint(job: PointJob): Promise<Measure> {
     writerIaUs,
     writerWaitUs,
     verbsPerOp: s.acquires > 0 ? verbs / s.acquires : 0,
+    verbsPerAcquire: s.acquires > 0 ? acquireVerbs / s.acquires : 0,
+    mnNicCeilingPct: memoryNicCeilingPct(result, job.memoryNodes),
     committedKtps: txn ? txn.committedPerSec / 1e3 : NaN,
     recoveryMs: NaN,
     acquires: s.acquires,
@@ -71,6 +75,15 @@ export async function measurePoint(job: PointJob): Promise<Measure> {
     checkerOk: result.verdict.ok && (txn ? txn.serializable : true),
     wallMs: performance.now() - started,
   };
+}
+
+/** The busiest memory node's share of its NIC ceiling, in % (memory nodes are nodes 0 … memoryNodes−1). */
+function memoryNicCeilingPct(result: Awaited<ReturnType<typeof runInMemory>>, memoryNodes: number): number {
+  if (!result.costModel) return NaN;
+  const use = nicCeilingFigures(result.nicLoads ?? {}, result.summary.elapsedNs, result.costModel.nic).nicUtilisation;
+  if (!use) return NaN;
+  const shares = Array.from({ length: memoryNodes }, (_, node) => use[String(node)] ?? 0);
+  return 100 * Math.max(...shares);
 }
 
 let recoveryWarm = false;
@@ -103,6 +116,8 @@ async function measureRecovery(recovery: NonNullable<PointJob['recovery']>, star
     writerIaUs: NaN,
     writerWaitUs: NaN,
     verbsPerOp: NaN,
+    verbsPerAcquire: NaN,
+    mnNicCeilingPct: NaN,
     committedKtps: NaN,
     recoveryMs: ms,
     acquires: 0,

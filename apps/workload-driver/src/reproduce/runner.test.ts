@@ -3,7 +3,7 @@ import type { ExperimentDef, Measure, PaperDef } from './experiment.js';
 import { jobOf, micro, ratioAt } from './experiment.js';
 import { assemble, expand } from './runner.js';
 
-const measure = (goodputMops: number): Measure => ({ goodputMops, p50Us: 1, p99Us: 2, p999Us: 3, meanUs: 1, grantP50Us: NaN, grantP90Us: NaN, writerIaUs: NaN, writerWaitUs: NaN, verbsPerOp: 2, committedKtps: NaN, recoveryMs: NaN, acquires: 10, failures: 0, checkerOk: true, wallMs: 1 });
+const measure = (goodputMops: number): Measure => ({ goodputMops, p50Us: 1, p99Us: 2, p999Us: 3, meanUs: 1, grantP50Us: NaN, grantP90Us: NaN, writerIaUs: NaN, writerWaitUs: NaN, verbsPerOp: 2, verbsPerAcquire: 1, mnNicCeilingPct: NaN, committedKtps: NaN, recoveryMs: NaN, acquires: 10, failures: 0, checkerOk: true, wallMs: 1 });
 
 const experiment: ExperimentDef = {
   id: 'test-fig1',

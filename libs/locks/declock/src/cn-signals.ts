@@ -217,6 +217,8 @@ function waitKey(client: number, lock: LockId, epoch: number, pos: number): stri
   return `${client}|${lock}|${epoch}|${pos}`;
 }
 
+const PUMP_STOPPED = 'client inbox: no lock operation under way';
+
 /**
  * Drains one client's mailbox into its node's signal board while the client has a lock operation
  * under way (`begin` … end), so grants and RESET_ACKs reach the board and late messages do not
@@ -248,7 +250,9 @@ export class ClientInbox {
       ended = true;
       this.active--;
       if (this.active === 0 && this.stop) {
-        this.stop.abort();
+        // A reason of our own: abort() without one builds a DOMException, stack and all, and this
+        // runs once per lock operation (a tenth of a sim run's CPU at 256 clients).
+        this.stop.abort(PUMP_STOPPED);
         this.stop = undefined;
       }
     };

@@ -6,6 +6,9 @@ import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, 
 import { localLock } from './local-table.js';
 import type { LocalLock, LocalWaiter } from './local-table.js';
 
+/** Why a local wait's timer was stopped (nothing reads it). */
+const LOCAL_WAIT_OVER = 'local wait over';
+
 export interface ShermanOptions {
   /** true: Sherman (local lock table per compute node); false: Sherman-NH, the plain CAS lock. */
   readonly hierarchy: boolean;
@@ -127,7 +130,8 @@ export class ShermanClient implements LockClient<ShermanGrant> {
       if (deadline.remainingNs() === Infinity) await Promise.race([handed, abortedPromise(signals)]);
       else await Promise.race([handed, this.ports.clock.sleep(deadline.remainingNs(), signals).catch(() => undefined)]);
     } finally {
-      timer.abort();
+      // A reason of our own: abort() without one builds a DOMException, stack and all, per wait.
+      timer.abort(LOCAL_WAIT_OVER);
     }
     if (waiter.handed) return;
     local.waiters.splice(local.waiters.indexOf(waiter), 1);

@@ -3,6 +3,9 @@ import { FabricAccessError, clientKey } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, LockPacket, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
 import { FLAG_CANCEL, FLAG_CONTINUE, FLAG_SWITCH, LocalOp, decodeNodes, localOp, modeCode, serviceAddress } from './wire.js';
 
+/** Why a wait's timer was stopped (its promise's rejection is caught where it is made). */
+const WAIT_OVER = 'wait over';
+
 /**
  * Where a lock's requests go: a packet to a lock manager's node (through the switch), or a mailbox
  * message to a node service: this node's own manager, or `node`'s (the two-sided baselines' memory-node server).
@@ -143,7 +146,7 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     const stop = new AbortController();
     const patience = this.ports.clock.sleep(this.config.retransmitNs, stop.signal).catch(() => undefined);
     await Promise.race([withdrawal, patience]);
-    stop.abort();
+    stop.abort(WAIT_OVER);
   }
 
   /** A random pause before retry `retries` after a push-back (or busy) answer. */
@@ -210,9 +213,10 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     const waitNs = untilNs - this.ports.clock.nowNs();
     if (waitNs <= 0 || signal?.aborted) return undefined;
     const wake = new AbortController();
-    const onAbort = () => wake.abort();
+    // A reason of our own: abort() without one builds a DOMException, stack and all, per wait.
+    const onAbort = () => wake.abort(WAIT_OVER);
     signal?.addEventListener('abort', onAbort, { once: true });
-    this.waiters.set(rid, () => wake.abort());
+    this.waiters.set(rid, () => wake.abort(WAIT_OVER));
     try {
       await this.ports.clock.sleep(Number.isFinite(waitNs) ? waitNs : 2 ** 52, wake.signal);
     } catch {
