@@ -1,14 +1,12 @@
 import type { LockPacket } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
-import { expandEgress } from '../../egress.js';
-import { Switch } from '../../switch.js';
+import { Switch, expandEgress } from '@lockfabric/switch';
 import { lockCapacity, mausNeeded } from './capacity.js';
 import { INCA_BOUND, fissLockDecider } from './decider.js';
 import type { FissLockDeciderOptions } from './decider.js';
-import { LockIdCache, LockIdMap } from './lock-id-map.js';
 import { ConfigError } from '@lockfabric/ports';
 import type { PacketType } from '@lockfabric/ports';
-import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_FALLBACK, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, ackStatusOf, taskKey } from './wire.js';
+import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_FALLBACK, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, ackStatusOf, taskKey } from '../wire.js';
 
 function setup(options: FissLockDeciderOptions = {}) {
   const program = fissLockDecider({ lockCount: 64, ...options });
@@ -244,16 +242,6 @@ describe('fisslock decider', () => {
     expect(arrays.filter((a) => a.name.startsWith('fisslock.mid')).map((a) => a.stage)).toEqual([7, 8, 9]);
     const withBit = new Switch(fissLockDecider({ lockCount: 1_000_000, policy: 'starvation-prevention' }));
     expect(withBit.describe().registerBytes).toBeLessThanOrEqual(2.3 * 1024 * 1024);
-  });
-
-  it('the lock-id map hands out dense ids first come first served and clients cache them', () => {
-    const map = new LockIdMap(2);
-    const cache = new LockIdCache((id) => map.map(id));
-    expect([cache.resolve(900), cache.resolve(17), cache.resolve(900), cache.resolve(5)]).toEqual([0, 1, 0, 2]);
-    expect(cache.lookups).toBe(3);
-    expect(map.onSwitch(1)).toBe(true);
-    expect(map.onSwitch(2)).toBe(false);
-    expect(map.appLockId(1)).toBe(17);
   });
 });
 

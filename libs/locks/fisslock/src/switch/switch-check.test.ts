@@ -1,8 +1,8 @@
 import { ConfigError } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
-import { checkFissLockSwitch } from './fisslock-switch-check.js';
+import { checkFissLockSwitch } from './switch-check.js';
 
-const spec = { locks: 1_000 } as Parameters<typeof checkFissLockSwitch>[1];
+const spec = 1_000;
 
 function issuesOf(...args: Parameters<typeof checkFissLockSwitch>): readonly string[] {
   try {

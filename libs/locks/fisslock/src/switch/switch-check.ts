@@ -1,13 +1,6 @@
 import { ConfigError } from '@lockfabric/ports';
-import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { fissLockDeciderOptions } from '@lockfabric/harness';
-import type { WorkloadSpec } from '@lockfabric/workloads';
-
-/** What a running switch says about its fisslock decider (SwitchControl.Describe). */
-export interface DescribedDecider {
-  readonly policy: string;
-  readonly lockCount: bigint | number;
-}
+import type { DescribedSwitchProgram, ProtocolOptions } from '@lockfabric/locks-common';
+import { fissLockDeciderOptions } from './switch-program.js';
 
 /**
  * A live FissLock run on a switch started on its own (`cluster up --switch-program fisslock`):
@@ -16,8 +9,8 @@ export interface DescribedDecider {
  * wrong answers (a write-preferring agent on a read-preferring decider; ids past the decider
  * forwarded as if the lock were remote), so it is refused before any client starts.
  */
-export function checkFissLockSwitch(described: DescribedDecider, spec: WorkloadSpec, protocolOptions: ProtocolOptions = {}): void {
-  const wanted = fissLockDeciderOptions(spec, protocolOptions);
+export function checkFissLockSwitch(described: DescribedSwitchProgram, workloadLocks: number, protocolOptions: ProtocolOptions = {}): void {
+  const wanted = fissLockDeciderOptions(workloadLocks, protocolOptions);
   const issues: string[] = [];
   if (described.policy !== wanted.policy) {
     issues.push(`the switch's fisslock decider is ${described.policy}; the clients are ${wanted.policy ?? 'read-preferring'} (give the switch --switch.policy=${wanted.policy ?? 'read-preferring'}, or the run --opt policy=${described.policy})`);
@@ -25,7 +18,7 @@ export function checkFissLockSwitch(described: DescribedDecider, spec: WorkloadS
   const switchLocks = Number(described.lockCount);
   // The clients send ids below min(locks, switchCapacity or the capacity) to the decider.
   const configured = Number(protocolOptions['switchCapacity'] ?? '0');
-  const clientSplit = configured > 0 ? configured : Math.min(spec.locks, wanted.lockCount ?? spec.locks);
+  const clientSplit = configured > 0 ? configured : Math.min(workloadLocks, wanted.lockCount ?? workloadLocks);
   if (clientSplit > switchLocks) {
     issues.push(`the switch's fisslock decider keeps ${switchLocks} locks; the clients send ids up to ${clientSplit - 1} to it (run with --opt switchCapacity=${switchLocks}, or start the switch with a larger --switch.lock-count)`);
   }

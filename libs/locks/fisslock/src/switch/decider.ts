@@ -1,13 +1,7 @@
 import { ConfigError } from '@lockfabric/ports';
 import type { LockMode, LockPacket, NodeId } from '@lockfabric/ports';
-import type { EgressAction } from '../../egress.js';
-import { SwitchControlError } from '../../errors.js';
-import type { MatchTable } from '../../match-table.js';
-import type { PacketContext } from '../../packet-context.js';
-import type { Pipeline } from '../../pipeline.js';
-import type { Ingress, SwitchProgram } from '../../program.js';
-import type { RegisterArray } from '../../register-array.js';
-import type { SplitRegisterArray } from '../../split-register-array.js';
+import { SwitchControlError } from '@lockfabric/switch';
+import type { EgressAction, Ingress, MatchTable, PacketContext, Pipeline, RegisterArray, SplitRegisterArray, SwitchProgram } from '@lockfabric/switch';
 import { byteArrayParts, lockCapacity } from './capacity.js';
 import {
   FLAG_ABORT,
@@ -23,8 +17,8 @@ import {
   MAX_MACHINE_ID,
   ackFlags,
   srcOf,
-} from './wire.js';
-import type { AckStatus } from './wire.js';
+} from '../wire.js';
+import type { AckStatus } from '../wire.js';
 
 /** Read-preferring (paper default), with the starvation bit, or write-preferring with the writer-waiting bit. */
 export type FissLockPolicy = 'read-preferring' | 'starvation-prevention' | 'write-preferring';
