@@ -1,5 +1,10 @@
-import { checkRepairPlan, ordersFor, repairLockState, switchImage, writeSwitchImage, DECIDER_ARRAYS } from '@lockfabric/lock-fisslock';
-import type { DeciderControl, FissPolicy, MachineOrders, RepairPlan, ServerReport } from '@lockfabric/lock-fisslock';
+import type { FissPolicy } from '../agent-pool.js';
+import { checkRepairPlan } from './invariants.js';
+import type { MachineOrders, RepairPlan, ServerReport } from './recovery-state.js';
+import { ordersFor, repairLockState } from './repair.js';
+import type { RepairOptions } from './repair.js';
+import { DECIDER_ARRAYS, switchImage, writeSwitchImage } from './switch-image.js';
+import type { DeciderControl, SwitchImage } from './switch-image.js';
 import { LockFabricError, errorMessage } from '@lockfabric/ports';
 import type { NodeId, Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
 
@@ -35,6 +40,10 @@ export interface FissRecoveryRun {
   readonly machines: readonly NodeId[];
   readonly steps: readonly FissStepTiming[];
   readonly plan: RepairPlan;
+  /** S1's reports and S3's image, for callers that check them (sim tests, the Fig. 17 timing). */
+  readonly reports: readonly ServerReport[];
+  readonly image: SwitchImage;
+  readonly registersWritten: number;
   readonly problems: readonly string[];
 }
 
@@ -54,6 +63,8 @@ export interface FissRecoveryParams {
   readonly onSwitchWritten?: () => void | Promise<void>;
   /** The member whose failure or restart this recovery answers (`switch/rack0`, `compute/2`), for the span. */
   readonly member?: string;
+  /** S2's repair options (test-only mutants of the repair). */
+  readonly repair?: RepairOptions;
 }
 
 /**
@@ -98,7 +109,8 @@ export const RECOVERY_ATTR = {
 } as const;
 
 /**
- * The coordinator's side of FissLock recovery (spec §7.2), after S0 (a restarted switch comes up
+ * The one S1–S3 driver (FissLock §5.3): the coordinator runs it over the control bus (live, and
+ * the sim's control plane), recoverInProcess over pools called directly. After S0 (a restarted switch comes up
  * free with seq 0): S1 pause every survivor and gather reports, S2 repair with the library's pure
  * function and send each survivor its orders, S3 write the switch through its control plane —
  * held locks only, survivors' seq windows to 0, failed machines' windows fenced. Every call
@@ -132,7 +144,7 @@ export async function runFissRecovery(params: FissRecoveryParams): Promise<FissR
     start = nowNs();
     open = child('S2');
     const input = { failed: params.failed, reports };
-    const plan = repairLockState(input);
+    const plan = repairLockState(input, params.repair);
     await onEvery('S2', participants, (p) => p.apply(epoch, ordersFor(plan, p.machine)));
     steps.push({ stage: 'S2', startNs: start, endNs: nowNs(), detail: `held=${plan.agents.length} woken=${plan.wake.length} aborted=${plan.abort.length}` });
     open?.setAttribute(RECOVERY_ATTR.held, plan.agents.length);
@@ -159,7 +171,7 @@ export async function runFissRecovery(params: FissRecoveryParams): Promise<FissR
     root?.setAttribute(RECOVERY_ATTR.held, plan.agents.length);
     root?.setAttribute(RECOVERY_ATTR.registers, written);
     root?.setAttribute(RECOVERY_ATTR.problems, problems.length);
-    return { epoch, machines: participants.map((p) => p.machine), steps, plan, problems };
+    return { epoch, machines: participants.map((p) => p.machine), steps, plan, reports, image, registersWritten: written, problems };
   } catch (error) {
     // the step that failed and the recovery both carry the error (the hook retries with a new root)
     open?.recordError(error);

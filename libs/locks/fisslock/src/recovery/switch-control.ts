@@ -1,4 +1,4 @@
-import type { DeciderControl } from '@lockfabric/lock-fisslock';
+import type { DeciderControl } from './switch-image.js';
 
 /** A switch's admission fence as its Describe reports it (switch-dataplane README "Admission"). */
 export interface SwitchAdmissionState {

@@ -1,10 +1,9 @@
 import { createInMemoryTelemetry } from '@lockfabric/telemetry';
 import { RecoveryStage } from '@lockfabric/wire';
-import type { DeciderControl, MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
+import type { DeciderControl, MachineOrders, ServerReport, FissParticipant } from '@lockfabric/lock-fisslock';
 import { describe, expect, it } from 'vitest';
 import { RecoveryBook, parseRecoveryDetail, recoveryToWire } from '@lockfabric/control';
-import { FissParticipantError, RECOVERY_ATTR, runFissRecovery } from './fiss-recovery-driver.js';
-import type { FissParticipant } from './fiss-recovery-driver.js';
+import { FissParticipantError, RECOVERY_ATTR, runFissRecovery } from '@lockfabric/lock-fisslock';
 
 /** Registers as plain arrays: what S3 wrote is what the test reads. */
 function fakeSwitch(lockCount: number): DeciderControl & { regs: Map<string, number[]> } {

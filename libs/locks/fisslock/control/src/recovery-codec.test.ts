@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { FissServerReportSchema, LockMode } from '@lockfabric/wire';
 import type { FissClientState } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';
-import { FissWireError, serverReportFromWire } from './fiss-wire.js';
+import { FissWireError, serverReportFromWire } from './recovery-codec.js';
 
 // The round trip against the compute node's half is in e2e/tests/live-fisslock-recovery-wire.test.ts.
 describe("the coordinator's half of the recovery wire", () => {

@@ -1,12 +1,11 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import type { FissPolicy, MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
+import type { FissPolicy, MachineOrders, ServerReport, FissParticipant } from '@lockfabric/lock-fisslock';
 import { LockFabricError, errorMessage } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { FissRecoveryReply } from '@lockfabric/wire';
 import type { ControlBus, Subjects } from '@lockfabric/control';
-import type { FissParticipant } from './fiss-recovery-driver.js';
-import { FissWireError, machineOrdersToWire, serverReportFromWire } from './fiss-wire.js';
+import { FissWireError, machineOrdersToWire, serverReportFromWire } from './recovery-codec.js';
 
 export type FissVerb = 'pause' | 'report' | 'apply' | 'resume';
 

@@ -3,7 +3,7 @@ import { bytesTarget, fuzzDecoder, FuzzFailure, protoBytes } from '@lockfabric/t
 import { decodeWire, FissMachineOrdersSchema } from '@lockfabric/wire';
 import { LockFabricError } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
-import { machineOrdersFromWire } from './fiss-wire.js';
+import { machineOrdersFromWire } from './recovery-codec.js';
 
 /** FissLock recovery S2 orders reach each compute node from the coordinator (FissLock §5). */
 const orders = bytesTarget('fisslock machine orders', (b) => machineOrdersFromWire(decodeWire(FissMachineOrdersSchema, b, 'fuzz'), 'fuzz'), protoBytes(FissMachineOrdersSchema));

@@ -2,7 +2,7 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { bytesTarget, fuzzDecoder, FuzzFailure, protoBytes } from '@lockfabric/testkit';
 import { decodeWire, FissServerReportSchema } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';
-import { serverReportFromWire } from './fiss-wire.js';
+import { serverReportFromWire } from './recovery-codec.js';
 
 /** FissLock recovery S1 reports reach the coordinator from every compute node (FissLock §5). */
 const report = bytesTarget('fisslock server report', (b) => serverReportFromWire(decodeWire(FissServerReportSchema, b, 'fuzz'), 'fuzz'), protoBytes(FissServerReportSchema));

@@ -1,13 +1,12 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { BusMessage, ControlBus, Logger, MalformedSink, Subjects, Unsubscribe } from '@lockfabric/control';
-import type { FissPolicy, MachineRecovery } from '@lockfabric/lock-fisslock';
+import type { FissPolicy, MachineRecovery, GatedSwitchPort } from '@lockfabric/lock-fisslock';
 import { NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { Clock, NodeId } from '@lockfabric/ports';
 import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { FissRecoveryRequest, FissServerReport } from '@lockfabric/wire';
 import type { FissVerb } from './bus-participant.js';
-import { machineOrdersFromWire, serverReportToWire } from './fiss-wire.js';
-import type { GatedSwitchPort } from './gated-switch-port.js';
+import { machineOrdersFromWire, serverReportToWire } from './recovery-codec.js';
 
 /** What recovery uses of an agent pool: its machine's recovery steps (machineRecovery, which also pauses the clients). */
 export type RecoveryPool = Pick<MachineRecovery, 'pauseForRecovery' | 'recoveryReport' | 'applyRecovery'> & Partial<Pick<MachineRecovery, 'releaseClients'>>;

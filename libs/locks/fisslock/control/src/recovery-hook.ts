@@ -1,16 +1,12 @@
-import type { FissPolicy } from '@lockfabric/lock-fisslock';
+import type { FissPolicy, AttemptPolicyOptions, FissParticipant, FissRecoveryRun, FissSwitchControl, FissSwitchControlFactory } from '@lockfabric/lock-fisslock';
 import { MalformedInputError, NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { NodeId, Trace } from '@lockfabric/ports';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { FissStuckLockSchema, FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
 import type { DriverContext, FailedCompute, FissRecoveryDriver } from '@lockfabric/control';
-import { DEFAULT_ATTEMPT_POLICY, nextStep } from './attempt-policy.js';
-import type { AttemptPolicyOptions } from './attempt-policy.js';
-import { FissParticipantError, runFissRecovery } from './fiss-recovery-driver.js';
-import type { FissParticipant, FissRecoveryRun } from './fiss-recovery-driver.js';
+import { DEFAULT_ATTEMPT_POLICY, nextStep, FissParticipantError, runFissRecovery } from '@lockfabric/lock-fisslock';
 import { BusFissParticipant } from './bus-participant.js';
 import { admissionSubject } from './admission-orders.js';
-import type { FissSwitchControl, FissSwitchControlFactory } from './switch-control.js';
 
 /** A compute node as the hook drives it; `policy` is learnt from its pause. */
 export type HookParticipant = FissParticipant & { readonly policy?: FissPolicy | undefined };
