@@ -98,22 +98,16 @@ export default tseslint.config(
   },
   {
     // The control plane runs on the sim's virtual clock as well as live: the same purity.
-    files: ['libs/locks/*/src/**/*.ts', 'libs/control/src/**/*.ts'],
+    files: ['libs/locks/*/src/**/*.ts', 'libs/locks/*/control/src/**/*.ts', 'libs/control/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: protocolPurity,
   },
   {
     // Apps wire the control plane (libs/control) to NATS, gRPC and metrics; they do not handle its
-    // messages themselves, so its logic cannot grow a second copy there. The FissLock node side and
-    // the epoch stamp of apps/compute-node have not moved to libs/control yet (listed, not hidden).
+    // messages themselves, so its logic cannot grow a second copy there. The epoch stamp of
+    // apps/compute-node has not moved to libs/control yet (listed, not hidden).
     files: ['apps/coordinator/src/**/*.ts', 'apps/compute-node/src/**/*.ts'],
-    ignores: [
-      '**/*.test.ts',
-      'apps/compute-node/src/fiss-recovery-responder.ts',
-      'apps/compute-node/src/fiss-self-fence.ts',
-      'apps/compute-node/src/fiss-stuck-reporter.ts',
-      'apps/compute-node/src/epoch-stamp.ts',
-    ],
+    ignores: ['**/*.test.ts', 'apps/compute-node/src/epoch-stamp.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -143,31 +137,18 @@ export default tseslint.config(
     },
   },
   {
-    // A protocol is one module that apps reach only through the catalog (libs/locks/catalog); a
-    // separate rule name so it adds to, rather than replaces, the no-restricted-imports above.
-    // The files below still name FissLock (control-fisslock), CASLock or DRTM modules and are listed until those
-    // move behind the catalog (issue 14): the list may only shrink.
-    files: ['apps/**/*.ts'],
-    ignores: [
-      'apps/coordinator/src/index.ts',
-      'apps/coordinator/src/coordinator.ts',
-      'apps/coordinator/src/nats-participants.ts',
-      'apps/coordinator/src/switch-control/grpc-decider-control.ts',
-      'apps/coordinator/tests/fiss-admission.test.ts',
-      'apps/coordinator/tests/fiss-recovery-hook.test.ts',
-      'apps/compute-node/src/fiss-pool.ts',
-      'apps/compute-node/src/main.ts',
-      'apps/compute-node/tests/fiss-stuck-reporter.test.ts',
-      'apps/compute-node/tests/fiss-recovery-responder.test.ts',
-    ],
+    // A protocol is one module that apps, live tests and tools reach only through the catalog
+    // (libs/locks/catalog, and its control-plane entry libs/locks/catalog/control); a separate rule
+    // name so it adds to, rather than replaces, the no-restricted-imports above. No exceptions.
+    files: ['apps/**/*.ts', 'e2e/**/*.ts', 'tools/**/*.ts', 'tools/**/*.mjs'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: '^@lockfabric/(lock-(?!catalog$)[a-z0-9-]+|control-fisslock)(/.*)?$',
-              message: 'apps reach a protocol through @lockfabric/lock-catalog, never by its module name',
+              regex: '^@lockfabric/lock-(?!catalog(-control)?$)[a-z0-9-]+(/.*)?$',
+              message: 'apps, e2e and tools reach a protocol through @lockfabric/lock-catalog (or lock-catalog-control), never by its module name',
             },
           ],
         },

@@ -88,7 +88,7 @@ describe('live chaos: a FissLock node declared dead while paused fences itself w
       else if (e.phase === 'fail' && e.error === 'LockAbortedError' && (lastInvoke.get(e.client) ?? Infinity) < stoppedAtNs) abortedWaits++;
     }
     console.log(`fenced node ${victim.node}: ${aborted.length} acquires ended with LockAbortedError (${abortedWaits} of them waiting since before the pause); failures by code ${JSON.stringify(result.summary.failuresByCode)}`);
-    // The node fenced itself (fiss-self-fence.ts: waits pending at that moment end with
+    // The node fenced itself (the FissLock self-fence: waits pending at that moment end with
     // LockAbortedError, a release of a hold from before with LeaseExpiredError) and rejoined with a
     // new incarnation (rejoin-watch.ts), which ends its run: how many typed outcomes its history
     // shows depends on what its clients were doing then (reported above); none is untyped, none

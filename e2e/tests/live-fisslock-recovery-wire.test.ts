@@ -1,9 +1,9 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { GatedSwitchPort, machineOrdersFromWire, serverReportToWire, startFissRecoveryResponder } from '@lockfabric/control-fisslock';
-import type { FissResponder, RecoveryPool } from '@lockfabric/control-fisslock';
-import { FissCallError, NatsFissParticipant, machineOrdersToWire, runFissRecovery, serverReportFromWire } from '@lockfabric/coordinator/service';
-import type { DeciderControl, MachineOrders, ServerReport } from '@lockfabric/lock-fisslock';
+import { FissCallError, GatedSwitchPort, machineOrdersFromWire, machineOrdersToWire, runFissRecovery, serverReportFromWire, serverReportToWire, startFissRecoveryResponder } from '@lockfabric/lock-catalog-control';
+import type { FissResponder, RecoveryPool } from '@lockfabric/lock-catalog-control';
+import { NatsFissParticipant } from '@lockfabric/coordinator/service';
+import type { DeciderControl, MachineOrders, ServerReport } from '@lockfabric/lock-catalog';
 import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/realtime';
 import type { LockPacket, SwitchPort } from '@lockfabric/ports';
@@ -13,7 +13,7 @@ import { FissMachineOrdersSchema, FissServerReportSchema } from '@lockfabric/wir
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The two ends of FissLock recovery over a real nats-server: the coordinator's participants and
-// driver against the compute nodes' responders (libs/control-fisslock, as the apps run them), with
+// driver against the compute nodes' responders (the FissLock module's control entry, as the apps run them), with
 // stand-in agent pools and switch control: each side encodes what it sends, and they must agree.
 const subjects = createSubjects('fisswire');
 

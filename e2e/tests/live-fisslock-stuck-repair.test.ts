@@ -8,7 +8,7 @@ import { withLiveCluster } from './live-cluster.js';
 import { MS, metric, sleep, waitFor } from './live-chaos-support.js';
 
 // Spec §12.9, live: a compute node's watchdog reports a stuck lock on ctl.fiss.stuck
-// (fiss-stuck-reporter.ts publishes exactly this message) while a FissLock run is in progress. The
+// (libs/locks/fisslock/control/src/stuck-reporter.ts publishes exactly this message) while a FissLock run is in progress. The
 // coordinator process repairs with S1–S3 over the compute-node processes — clients paused, agents
 // rebuilt, the switch rewritten and reopened at a new epoch — and the run goes on: every acquire
 // ends granted or with a typed error, and the merged history passes the checker. A second report

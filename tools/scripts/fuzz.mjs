@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const PROJECTS = ['libs/wire', 'libs/control', 'libs/control-fisslock', 'libs/workloads', 'libs/config', 'apps/compute-node'];
+const PROJECTS = ['libs/wire', 'libs/control', 'libs/locks/fisslock/control', 'libs/workloads', 'libs/config', 'apps/compute-node'];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function parse(argv) {

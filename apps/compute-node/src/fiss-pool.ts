@@ -1,4 +1,4 @@
-import type { FissPoolHandle } from '@lockfabric/control-fisslock';
+import type { FissPoolHandle } from '@lockfabric/lock-catalog-control';
 import { existingAgentPool, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-catalog';
 import type { AgentPool } from '@lockfabric/lock-catalog';
 import type { NodeId } from '@lockfabric/ports';

@@ -6,7 +6,7 @@ import { runService } from '@lockfabric/service';
 import { TotalsCounter } from '@lockfabric/telemetry';
 import { ComputeRunService, LiveFabric } from '@lockfabric/run-host';
 import { registerComputeMetrics } from './compute-metrics.js';
-import { GatedSwitchPort, startFissRecoveryResponder, startFissSelfFence, startFissStuckReporter } from '@lockfabric/control-fisslock';
+import { GatedSwitchPort, startFissRecoveryResponder, startFissSelfFence, startFissStuckReporter } from '@lockfabric/lock-catalog-control';
 import { fissAgentPoolOf, fissPoolOf } from './fiss-pool.js';
 import { EpochStamp, epochStampingNats, followMembershipEpochs } from './epoch-stamp.js';
 import { DescriptorMemoryExecutor } from './descriptor-executor.js';

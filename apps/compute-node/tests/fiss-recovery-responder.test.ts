@@ -1,8 +1,8 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ServerReport } from '@lockfabric/lock-catalog';
-import { GatedSwitchPort, FissWireError, machineOrdersFromWire, startFissRecoveryResponder } from '@lockfabric/control-fisslock';
-import type { FissResponder, FissResponderDeps, RecoveryPool } from '@lockfabric/control-fisslock';
+import { GatedSwitchPort, FissWireError, machineOrdersFromWire, startFissRecoveryResponder } from '@lockfabric/lock-catalog-control';
+import type { FissResponder, FissResponderDeps, RecoveryPool } from '@lockfabric/lock-catalog-control';
 import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/realtime';
 import type { LockPacket, SwitchPort } from '@lockfabric/ports';

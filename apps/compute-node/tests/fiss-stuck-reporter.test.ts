@@ -1,6 +1,6 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { startFissStuckReporter } from '@lockfabric/control-fisslock';
+import { startFissStuckReporter } from '@lockfabric/lock-catalog-control';
 import { NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/realtime';
 import type { AgentPool, StuckReport } from '@lockfabric/lock-catalog';

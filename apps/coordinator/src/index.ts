@@ -6,4 +6,3 @@ export { NatsFissParticipant, NatsQueueParticipant } from './nats-participants.j
 export { announceFissSwitch, announceLockTable } from '@lockfabric/live';
 // The control plane moved to libs/control; what live tests and tools import from here stays here.
 export * from '@lockfabric/control';
-export * from '@lockfabric/control-fisslock';

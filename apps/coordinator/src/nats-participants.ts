@@ -1,5 +1,5 @@
 import { BusQueueParticipant } from '@lockfabric/control';
-import { BusFissParticipant } from '@lockfabric/control-fisslock';
+import { BusFissParticipant } from '@lockfabric/lock-catalog-control';
 import type { Subjects } from '@lockfabric/control';
 import { NatsControlBus } from '@lockfabric/live';
 import type { NodeId } from '@lockfabric/ports';

@@ -1,8 +1,8 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { RecoveryBook } from '@lockfabric/control';
-import { startFissRecoveryHook } from '@lockfabric/control-fisslock';
-import type { FissRecoveryHook } from '@lockfabric/control-fisslock';
+import { startFissRecoveryHook } from '@lockfabric/lock-catalog-control';
+import type { FissRecoveryHook } from '@lockfabric/lock-catalog-control';
 import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/realtime';
 import { FissSwitchAdmissionSchema } from '@lockfabric/wire';

@@ -1,8 +1,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { RecoveryBook } from '@lockfabric/control';
-import { FissCallError, startFissRecoveryHook } from '@lockfabric/control-fisslock';
-import type { FissRecoveryHook, FissRecoveryHookDeps, FissSwitchControl, HookParticipant } from '@lockfabric/control-fisslock';
+import { FissCallError, startFissRecoveryHook } from '@lockfabric/lock-catalog-control';
+import type { FissRecoveryHook, FissRecoveryHookDeps, FissSwitchControl, HookParticipant } from '@lockfabric/lock-catalog-control';
 import { MalformedInputCounter, NatsControlBus, announceFissSwitch, connectNats, createSubjects } from '@lockfabric/live';
 import { FissStuckLockSchema } from '@lockfabric/wire';
 import type { MachineOrders, ServerReport } from '@lockfabric/lock-catalog';

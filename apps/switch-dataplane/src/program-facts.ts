@@ -1,4 +1,5 @@
-import type { FissLockDecider, SwitchProgram } from '@lockfabric/switch';
+import type { SwitchProgram } from '@lockfabric/switch';
+import type { FissLockDecider } from '@lockfabric/lock-catalog';
 
 /** What Describe, the metrics and the start line say about the loaded program beyond its registers. */
 export interface ProgramFacts {

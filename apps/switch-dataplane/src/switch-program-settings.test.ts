@@ -1,6 +1,6 @@
 import { FISSLOCK_POLICIES as CONFIG_POLICIES, MAX_SWITCH_MACHINE_ID, loadConfig } from '@lockfabric/config';
 import { ConfigError } from '@lockfabric/ports';
-import { FISSLOCK_POLICIES, MAX_MACHINE_ID } from '@lockfabric/switch';
+import { FISSLOCK_POLICIES, MAX_MACHINE_ID } from '@lockfabric/lock-catalog';
 import { describe, expect, it } from 'vitest';
 import { SWITCH_LOCK_CAPACITY, checkSettingsApply, programSettingsOf } from './switch-program-settings.js';
 

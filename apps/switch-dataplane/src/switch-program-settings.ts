@@ -1,7 +1,8 @@
 import type { Config } from '@lockfabric/config';
 import { ConfigError } from '@lockfabric/ports';
-import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS, lockCapacity } from '@lockfabric/switch';
-import type { FissLockPolicy } from '@lockfabric/switch';
+import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS } from '@lockfabric/switch';
+import { lockCapacity } from '@lockfabric/lock-catalog';
+import type { FissLockPolicy } from '@lockfabric/lock-catalog';
 
 /**
  * Settings of the data-plane program beyond its name, for the fisslock decider. They are ordinary

@@ -1,7 +1,7 @@
 import { ConfigError } from '@lockfabric/ports';
 import { SWITCH_PROGRAMS } from '@lockfabric/config';
 import { Switch } from '@lockfabric/switch';
-import type { FissLockDecider } from '@lockfabric/switch';
+import type { FissLockDecider } from '@lockfabric/lock-catalog';
 import { describe, expect, it } from 'vitest';
 import { createSwitchProgram } from './switch-program.js';
 

@@ -1,6 +1,7 @@
 import { ConfigError } from '@lockfabric/ports';
 import { netlockProgram } from '@lockfabric/lock-catalog';
-import { fissLockDecider, forwardProgram } from '@lockfabric/switch';
+import { forwardProgram } from '@lockfabric/switch';
+import { fissLockDecider } from '@lockfabric/lock-catalog';
 import type { SwitchProgram } from '@lockfabric/switch';
 import { checkSettingsApply } from './switch-program-settings.js';
 import type { SwitchProgramSettings } from './switch-program-settings.js';

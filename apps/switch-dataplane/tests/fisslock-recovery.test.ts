@@ -4,7 +4,7 @@ import { SwitchLink, connectNats, createSubjects, grpcPath } from '@lockfabric/l
 import { DECIDER_ARRAYS, FENCE_WINDOW, FLAG_HAS_AGENT, writeSwitchImage } from '@lockfabric/lock-catalog';
 import type { DeciderControl } from '@lockfabric/lock-catalog';
 import type { LockPacket } from '@lockfabric/ports';
-import { fissLockDecider } from '@lockfabric/switch';
+import { fissLockDecider } from '@lockfabric/lock-catalog';
 import { ReadRegistersRequestSchema, ReadRegistersResponseSchema, SwitchControlService, WriteRegistersRequestSchema } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchDataplane, type SwitchDataplane } from '../src/switch-dataplane.js';

@@ -56,7 +56,7 @@ export interface ControlPlaneDeps {
   readonly trace?: Trace;
   /**
    * FissLock S1–S3 after a switch restart or a compute-node death (FissLock §7.2): live,
-   * libs/control-fisslock's startFissRecoveryHook. Without one, FissLock is not driven here
+   * libs/locks/fisslock/control's startFissRecoveryHook. Without one, FissLock is not driven here
    * (`fissNotDriven`: its actions close with no steps, as when no switch announces itself).
    */
   readonly fissRecovery?: FissDriverFactory;

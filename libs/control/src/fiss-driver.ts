@@ -24,7 +24,7 @@ export interface FissDriverContext extends DriverContext {
 }
 
 /**
- * The control plane's FissLock recovery (S1–S3, FissLock §7.2): libs/control-fisslock's
+ * The control plane's FissLock recovery (S1–S3, FissLock §7.2): libs/locks/fisslock/control's
  * `startFissRecoveryHook` live. Kept behind this interface so the control plane does not depend on
  * the FissLock protocol library (whose fallbacks depend on libraries whose tests run the sim).
  */

@@ -13,4 +13,3 @@ export * from './forward-program.js';
 export * from './switch.js';
 export * from './fault-spec.js';
 export * from './faults.js';
-export * from './programs/fisslock/index.js';

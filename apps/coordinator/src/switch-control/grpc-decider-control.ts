@@ -3,7 +3,7 @@ import type { DescMessage, DescMethod, MessageShape } from '@bufbuild/protobuf';
 import { Client } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
 import { clientChannelOptions, clientCredentials, rawMethodOf } from '@lockfabric/live';
-import type { FissSwitchControl, SwitchAdmissionState } from '@lockfabric/control-fisslock';
+import type { FissSwitchControl, SwitchAdmissionState } from '@lockfabric/lock-catalog-control';
 import {
   DescribeSwitchRequestSchema,
   DescribeSwitchResponseSchema,

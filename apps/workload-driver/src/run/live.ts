@@ -12,7 +12,6 @@ import { RealClock } from '@lockfabric/realtime';
 import { RunStats, VerbAccounting, mergePhaseTimingFromWire, runSpecToWire, summarize } from '@lockfabric/workloads';
 import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
-import { checkFissLockSwitch } from './fisslock-switch-check.js';
 import { watchFailureNotices } from './failure-notices.js';
 import type { DeclaredDead } from './failure-notices.js';
 import { planNetLockQueues } from './netlock-allocation.js';
@@ -183,8 +182,8 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   const switchControl = switchControls[0];
   try {
     let setup: Awaited<ReturnType<typeof prepareSwitch>> | undefined;
-    for (const control of switchControls) setup ??= await prepareSwitch(control, protocol.switchProgram, spec, options.protocolOptions);
-    for (const control of switchControls.slice(1)) await prepareSwitch(control, protocol.switchProgram, spec, options.protocolOptions);
+    for (const control of switchControls) setup ??= await prepareSwitch(control, protocol, spec, options.protocolOptions);
+    for (const control of switchControls.slice(1)) await prepareSwitch(control, protocol, spec, options.protocolOptions);
     // With a coordinator, compute nodes stamp switch packets from its first view on, and the switch drops
     // stamped packets until the coordinator opens it: a run started in between loses its first
     // packets (a lost NetLock RELEASE holds its lock for good).
@@ -220,12 +219,13 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
  * their sequence numbers and hold no agents), and for NetLock the hot-lock queues of a profiled
  * pre-run trace, sized to the program's slot arrays.
  */
-async function prepareSwitch(control: SwitchControlClient, wanted: string | undefined, spec: WorkloadSpec, protocolOptions: ProtocolOptions | undefined): Promise<{ program: string; hotLocks: number; queueSlots: number }> {
+async function prepareSwitch(control: SwitchControlClient, protocol: ReturnType<typeof protocolById>, spec: WorkloadSpec, protocolOptions: ProtocolOptions | undefined): Promise<{ program: string; hotLocks: number; queueSlots: number }> {
+  const wanted = protocol.switchProgram;
   const description = await control.describe();
   if (wanted !== undefined && description.program !== wanted) {
     throw new ConfigError([`the switch runs program '${description.program}'; this protocol needs '${wanted}' (start the cluster with --switch-program=${wanted})`]);
   }
-  if (description.program === 'fisslock') checkFissLockSwitch(description, spec, protocolOptions);
+  protocol.checkRunningSwitch?.(description, spec.locks, protocolOptions);
   await control.reset();
   if (description.program !== 'netlock') return { program: description.program, hotLocks: 0, queueSlots: 0 };
   const lengthOf = (name: string) => description.arrays.find((a) => a.name === name)?.length ?? 0;

@@ -6,7 +6,8 @@
 import { AgentPool, recoverInProcess } from '@lockfabric/lock-fisslock';
 import type { ClientRecord, RecoveryClientView } from '@lockfabric/lock-fisslock';
 import type { Clock, LockMode, NodeId, SwitchPort } from '@lockfabric/ports';
-import { Switch, fissLockDecider } from '@lockfabric/switch';
+import { Switch } from '@lockfabric/switch';
+import { fissLockDecider } from '@lockfabric/lock-fisslock';
 
 export interface FissRecoveryTiming {
   readonly heldLocks: number;

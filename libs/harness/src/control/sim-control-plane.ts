@@ -1,8 +1,8 @@
 import { InMemoryControlBus, MalformedTally, NetLockNotInUseError, createSubjects, inProcessPurgePort, silentLogger, startControlPlane, startFailureFeed, startHeartbeatSender, startQueueRecoveryResponder, switchAnnouncement } from '@lockfabric/control';
 import type { BusScheduler, ComputeFailures, ControlPlane, FailureFeed, FissDriverFactory, HeartbeatPublisher, InProcessPurge, Logger, NetLockPurgePort, QueueResponder, QueueRun } from '@lockfabric/control';
-import { followAdmissionOrders, startFissRecoveryHook, startFissRecoveryResponder, startFissStuckReporter } from '@lockfabric/control-fisslock';
-import type { AgentPool } from '@lockfabric/lock-fisslock';
-import type { AdmissionOrder, FissPoolHandle, FissResponder, FissStuckReporter, FissSwitchControl, GatedSwitchPort } from '@lockfabric/control-fisslock';
+import { followAdmissionOrders, startFissRecoveryHook, startFissRecoveryResponder, startFissStuckReporter } from '@lockfabric/lock-fisslock-control';
+import type { AgentPool, FissSwitchControl, GatedSwitchPort } from '@lockfabric/lock-fisslock';
+import type { AdmissionOrder, FissPoolHandle, FissResponder, FissStuckReporter } from '@lockfabric/lock-fisslock-control';
 import { LockFabricError } from '@lockfabric/ports';
 import type { Clock, NodeId, Verbs } from '@lockfabric/ports';
 

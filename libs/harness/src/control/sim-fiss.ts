@@ -1,6 +1,5 @@
-import { GatedSwitchPort } from '@lockfabric/control-fisslock';
-import type { FissSwitchControl, SwitchAdmissionState } from '@lockfabric/control-fisslock';
-import { existingAgentPool, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-fisslock';
+import { GatedSwitchPort, existingAgentPool, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-fisslock';
+import type { FissSwitchControl, SwitchAdmissionState } from '@lockfabric/lock-fisslock';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import type { NodeId, SwitchPort } from '@lockfabric/ports';
 import type { InMemoryCluster } from '@lockfabric/sim';

@@ -19,10 +19,17 @@ describe('module boundaries (lint)', () => {
     const byName = await restrictedImports(eslint, 'apps/compute-node/src/planted.ts', "import { dslr } from '@lockfabric/lock-dslr';\nexport const planted = dslr;\n");
     expect(byName).toHaveLength(1);
     expect(byName[0]).toContain('@lockfabric/lock-catalog');
-    const control = await restrictedImports(eslint, 'apps/workload-driver/src/planted.ts', "import { startFissRecoveryHook } from '@lockfabric/control-fisslock';\nexport const planted = startFissRecoveryHook;\n");
+    const control = await restrictedImports(eslint, 'apps/workload-driver/src/planted.ts', "import { startFissRecoveryHook } from '@lockfabric/lock-fisslock-control';\nexport const planted = startFissRecoveryHook;\n");
     expect(control).toHaveLength(1);
+    // live tests and tools are held to the same rule (no exemptions)
+    const fromE2e = await restrictedImports(eslint, 'e2e/tests/planted.test.ts', "import type { DeciderControl } from '@lockfabric/lock-fisslock';\nexport type Planted = DeciderControl;\n");
+    expect(fromE2e).toHaveLength(1);
+    const fromTools = await restrictedImports(eslint, 'tools/bench/planted.ts', "import { fisslock } from '@lockfabric/lock-fisslock';\nexport const planted = fisslock;\n");
+    expect(fromTools).toHaveLength(1);
     const viaCatalog = await restrictedImports(eslint, 'apps/compute-node/src/planted.ts', "import { netlockProgram } from '@lockfabric/lock-catalog';\nexport const planted = netlockProgram;\n");
     expect(viaCatalog).toEqual([]);
+    const viaControlCatalog = await restrictedImports(eslint, 'apps/coordinator/src/planted.ts', "import { startFissRecoveryHook } from '@lockfabric/lock-catalog-control';\nexport const planted = startFissRecoveryHook;\n");
+    expect(viaControlCatalog).toEqual([]);
     const libToApp = await restrictedImports(eslint, 'libs/switch/src/planted.ts', "import { main } from '@lockfabric/workload-driver';\nexport const planted = main;\n");
     expect(libToApp).toHaveLength(1);
     expect(libToApp[0]).toContain('may not import an app');

@@ -22,13 +22,18 @@ export interface ProtocolDefinition {
    * (the CLI warns; saved command lines and scripts keep working).
    */
   readonly renamedOptions?: Readonly<Record<string, string>>;
-  /** The switch program this protocol needs (`fabric: 'switch'`); substrates build it from libs/switch. */
+  /** The switch program this protocol needs (`fabric: 'switch'`); `forward` comes from libs/switch, the others from `buildSwitchProgram`. */
   readonly switchProgram?: SwitchProgramName;
   /**
-   * Builds this protocol's own switch program for a simulated run, for protocols whose program lives
-   * in their module (NetLock): substrates call it instead of naming the protocol.
+   * Builds this protocol's own switch program for a simulated run (its program lives in its module:
+   * FissLock, NetLock): substrates call it instead of naming the protocol.
    */
   buildSwitchProgram?(input: SwitchProgramInput): SwitchProgram;
+  /**
+   * Refuses (ConfigError) a live switch started on its own whose program does not match what this
+   * run's clients will send it, before any client starts. Absent: any running program will do.
+   */
+  checkRunningSwitch?(described: DescribedSwitchProgram, workloadLocks: number, options?: ProtocolOptions): void;
   /** Servers the protocol runs on nodes beside its clients (agent pools, lock servers, recovery). */
   readonly services?: ProtocolServices;
   /** The faults `check --swarm` injects into this protocol; jitter and healing only when absent. */
@@ -79,9 +84,17 @@ export interface ProtocolServices {
   compute?(context: NodeServiceContext, options?: ProtocolOptions): NodeService;
 }
 
+/** What a running switch says about its program (SwitchControl.Describe). */
+export interface DescribedSwitchProgram {
+  readonly policy: string;
+  readonly lockCount: bigint | number;
+}
+
 /** What a simulated run hands a protocol's switch-program factory. */
 export interface SwitchProgramInput {
   readonly options: ProtocolOptions;
+  /** Locks in the run's workload (FissLock sizes its decider to them). */
+  readonly workloadLocks: number;
   /** A pre-run trace of `samples` requests drawn from the run's own workload with its own seed. */
   sampleLockTrace(samples: number): readonly { readonly lock: LockId; readonly requester: string }[];
 }

@@ -4,6 +4,8 @@ import { parLockHome } from '@lockfabric/lock-parlock';
 import type { NodeServiceContext } from '@lockfabric/locks-common';
 import { NS_PER_MS } from '@lockfabric/ports';
 import type { ClientPorts, LockId, SwitchPort } from '@lockfabric/ports';
+import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS } from '@lockfabric/switch';
+import { lockCapacity } from './switch/capacity.js';
 
 /**
  * Locks beyond the switch's capacity (spec §6.6): served by ParLock-style lock managers, one per
@@ -14,10 +16,9 @@ import type { ClientPorts, LockId, SwitchPort } from '@lockfabric/ports';
 
 /**
  * The switch's capacity when the protocol options do not name one: the MAU formula for the
- * default pipeline (12 MAUs of 560 000 bytes, spec §6.3). A protocol may not import the switch
- * model, so the number is restated here.
+ * default pipeline (12 MAUs of 560 000 bytes, FissLock §5.2): 1 680 000 locks.
  */
-export const DEFAULT_SWITCH_CAPACITY = 1_680_000;
+export const DEFAULT_SWITCH_CAPACITY = lockCapacity(DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS);
 
 export function switchCapacityOf(ports: ClientPorts, configured: number): number {
   return configured > 0 ? configured : Math.min(ports.locks.lockCount, DEFAULT_SWITCH_CAPACITY);

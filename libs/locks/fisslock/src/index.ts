@@ -1,4 +1,5 @@
 export * from './wire.js';
+export * from './switch/index.js';
 export * from './options.js';
 export * from './reliable-link.js';
 export * from './rack-links.js';

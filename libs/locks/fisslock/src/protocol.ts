@@ -7,6 +7,8 @@ import { RecoverableFissLockClient } from './recovery/recovery-client.js';
 import { agentPoolFor, forgetAgentPool } from './registry.js';
 import { MappedFissLockClient } from './lock-ids/mapped-client.js';
 import { startLockIdService } from './lock-ids/id-map-service.js';
+import { checkFissLockSwitch } from './switch/switch-check.js';
+import { buildFissLockSwitchProgram } from './switch/switch-program.js';
 
 /** The agent pool of one compute node (spec §2.2), started before the node's clients. */
 export function startAgentPool(context: NodeServiceContext, options?: ProtocolOptions): NodeService {
@@ -50,6 +52,8 @@ export const fisslock: ProtocolDefinition = {
   modes: ['shared', 'exclusive'],
   options: FISSLOCK_OPTION_HELP,
   switchProgram: 'fisslock',
+  buildSwitchProgram: buildFissLockSwitchProgram,
+  checkRunningSwitch: checkFissLockSwitch,
   services: { compute: startAgentPool },
   createClient: createFissLockClient,
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FISSLOCK_ARRAYS } from '@lockfabric/switch';
+import { FISSLOCK_ARRAYS } from '../src/switch/index.js';
 import { checkEndState } from './support/end-state.js';
 import { fissSim } from './support/fiss-sim.js';
 import { AgentAudit } from './support/sweep.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FISSLOCK_ARRAYS } from '@lockfabric/switch';
+import { FISSLOCK_ARRAYS } from '../src/switch/index.js';
 import { DECIDER_ARRAYS, FENCE_WINDOW, checkRepairPlan, ordersFor, repairLockState, switchImage } from '../src/recovery/index.js';
 import type { AgentRecord, ClientRecord, RepairInput, ServerReport } from '../src/recovery/index.js';
 

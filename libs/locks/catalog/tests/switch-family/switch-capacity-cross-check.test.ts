@@ -1,15 +1,16 @@
-import { DEFAULT_SWITCH_CAPACITY, switchCapacityOf } from '@lockfabric/lock-fisslock';
+import { DEFAULT_SWITCH_CAPACITY, fisslock, switchCapacityOf } from '@lockfabric/lock-fisslock';
 import type { LockPacket } from '@lockfabric/ports';
 import { createSimCluster } from '@lockfabric/sim';
-import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS, Switch, expandEgress, fissLockDecider, lockCapacity } from '@lockfabric/switch';
-import type { FissLockDecider } from '@lockfabric/switch';
+import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS, Switch, expandEgress } from '@lockfabric/switch';
+import { fissLockDecider, lockCapacity } from '@lockfabric/lock-fisslock';
+import type { FissLockDecider } from '@lockfabric/lock-fisslock';
 import { describe, expect, it } from 'vitest';
 import { buildSwitchProgram } from '@lockfabric/harness';
 
 /**
- * The FissLock client may not import the switch model, so it restates the decider's capacity
- * (DEFAULT_SWITCH_CAPACITY). This lib sees both: if they ever differ, ids between the two are sent
- * as fallback packets to a decider that takes them for its own, or the other way round.
+ * The FissLock client splits ids at DEFAULT_SWITCH_CAPACITY, the decider at its own capacity: if
+ * they ever differ, ids between the two are sent as fallback packets to a decider that takes them
+ * for its own, or the other way round. A run builds the decider through the protocol definition.
  */
 describe('switch capacity: the decider and the FissLock client agree', () => {
   it('the default decider holds exactly the capacity the client assumes', () => {
@@ -30,12 +31,12 @@ describe('switch capacity: the decider and the FissLock client agree', () => {
   it('at the boundary, the id the client sends to ParLock is the first the harness decider forwards', () => {
     const locks = DEFAULT_SWITCH_CAPACITY + 4;
     const spec = { clients: 1, locks, readRatio: 0, distribution: 'uniform' as const, operations: 1, thinkNs: 0, criticalSectionNs: 0, seed: 1 };
-    const program = buildSwitchProgram('fisslock', spec) as FissLockDecider;
+    const program = buildSwitchProgram('fisslock', spec, {}, fisslock.buildSwitchProgram) as FissLockDecider;
     const { cluster } = createSimCluster({ seed: 1, lockCount: locks, entryBytes: 8, computeNodes: 1, switchProgram: program });
     const node = cluster.computeNodeIds[0] as number;
     const clientBoundary = switchCapacityOf(cluster.clientPorts({ node, client: 0 }), 0);
     expect(clientBoundary).toBe(program.lockCount());
-    const sw = new Switch(buildSwitchProgram('fisslock', spec));
+    const sw = new Switch(buildSwitchProgram('fisslock', spec, {}, fisslock.buildSwitchProgram));
     const send = (lock: number, seq: number) => {
       const p: LockPacket = { type: 'acquire', lock, machine: node, task: 1, mode: 'exclusive', incarnation: 0, seq, flags: 0, agent: node, dst: node };
       return expandEgress(sw.ingest(p, node), node).map((c) => [c.machine, c.packet.type]);

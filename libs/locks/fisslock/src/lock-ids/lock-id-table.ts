@@ -15,8 +15,7 @@ const INITIAL_REVERSE_SLOTS = 1_024;
  * switch; the later ones are out of range and served by the ParLock fallback (§6.6). The reverse
  * map (lid → application id) is a dense array, since lids are allocated without gaps. At most
  * `maxEntries` ids are mapped; after that new ids are refused (the table is the daemon's memory
- * bound). The same logic as libs/switch's LockIdMap, restated with the bound because a protocol
- * may not import the switch model.
+ * bound).
  */
 export class LockIdTable {
   private readonly forward = new Map<number, LockId>();

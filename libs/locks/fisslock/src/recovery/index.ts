@@ -8,3 +8,7 @@ export * from './machine-recovery.js';
 export * from './recovery-hold.js';
 export * from './lock-repair.js';
 export * from './rack-images.js';
+export * from './driver.js';
+export * from './attempt-policy.js';
+export * from './gated-switch-port.js';
+export * from './switch-control.js';

@@ -1,11 +1,11 @@
-import type { NodeId, Span, Trace } from '@lockfabric/ports';
+import type { NodeId, Trace } from '@lockfabric/ports';
 import type { AgentPool, FissPolicy } from '../agent-pool.js';
-import { checkRepairPlan } from './invariants.js';
+import { runFissRecovery } from './driver.js';
+import type { FissParticipant } from './driver.js';
 import { machineRecovery } from './machine-recovery.js';
+import type { MachineRecovery } from './machine-recovery.js';
 import type { RepairPlan, ServerReport } from './recovery-state.js';
-import { ordersFor, repairLockState } from './repair.js';
 import type { RepairOptions } from './repair.js';
-import { writeRackImages } from './rack-images.js';
 import type { DeciderControl, SwitchImage } from './switch-image.js';
 
 /** Time spent in each step, by the caller's `nowNs` (virtual under sim, performance.now in the figure). */
@@ -44,39 +44,54 @@ export interface InProcessRecoveryParams {
 }
 
 /**
- * S1–S3 driven in one process (sim tests, the figure): pause every survivor, let in-flight packets
- * land, gather reports (S1), repair and apply (S2), write the switch (S3). Lock operations resume
- * when each pool has applied its orders; S3 follows in the same turn, before any packet can move.
+ * A surviving pool as a participant of the one S1–S3 driver, called directly instead of over the
+ * control bus. It is paused already (see recoverInProcess), so the driver's pause call is a no-op.
+ */
+function inProcessParticipant(pool: AgentPool, steps: MachineRecovery): FissParticipant {
+  return {
+    machine: pool.machine,
+    pause: async () => undefined,
+    report: async () => steps.recoveryReport(),
+    apply: async (_epoch, orders) => steps.applyRecovery(orders),
+  };
+}
+
+/**
+ * S1–S3 in one process (sim tests, the FissLock Fig. 17 timing): the coordinator's driver
+ * (runFissRecovery) over the survivors' pools called directly. Pauses every survivor, lets
+ * in-flight packets land (`drain`), gathers reports (S1), repairs and applies (S2), writes the
+ * switch (S3); a pool's lock operations resume when it applied its orders. S1's time is taken from
+ * the driver's step, which starts after the pause and includes the drain.
  */
 export async function recoverInProcess(params: InProcessRecoveryParams): Promise<RecoveryOutcome> {
-  const attributes = { 'lockfabric.protocol': 'fisslock', 'lockfabric.recovery.epoch': params.epoch, 'lockfabric.recovery.failed': params.failed.join(',') };
-  const root = params.trace?.startSpan('recovery', { attributes });
-  const span = (stage: string): Span | undefined => params.trace?.startSpan(`recovery.${stage}`, { attributes, ...(root?.context ? { parent: root.context } : {}) });
   const machines = params.survivors.map((pool) => ({ pool, steps: machineRecovery(pool, { mutantKeepOldAcquires: params.mutantKeepOldAcquires === true }) }));
-  const s1 = span('S1');
+  // Pause and start the drain in the caller's turn, before the driver's first await: a sim test
+  // that steps the simulator right after this call must find the drain's timer already set.
   for (const m of machines) m.steps.pauseForRecovery();
-  await params.drain?.();
-  const t0 = params.nowNs();
-  const reports = machines.map((m) => m.steps.recoveryReport());
-  const t1 = params.nowNs();
-  s1?.setAttribute('lockfabric.recovery.agents', reports.reduce((n, r) => n + r.agents.length, 0));
-  s1?.end();
-  const s2 = span('S2');
-  const input = { failed: params.failed, reports };
-  const plan = repairLockState(input, params.repair);
-  for (const m of machines) m.steps.applyRecovery(ordersFor(plan, m.pool.machine));
-  const t2 = params.nowNs();
-  s2?.setAttribute('lockfabric.recovery.held', plan.agents.length);
-  s2?.end();
-  const s3 = span('S3');
-  // every rack's decider (one switch unless the run has several racks, FissLock §5.4)
-  const { image, written: registersWritten } = await writeRackImages(params.control, plan, params.policy);
-  const t3 = params.nowNs();
-  s3?.setAttribute('lockfabric.recovery.registers', registersWritten);
-  s3?.end();
-  const problems = checkRepairPlan(input, plan, image);
-  root?.setAttribute('lockfabric.recovery.held', plan.agents.length);
-  root?.setAttribute('lockfabric.recovery.problems', problems.length);
-  root?.end();
-  return { epoch: params.epoch, plan, image, reports, times: { s1Ns: t1 - t0, s2Ns: t2 - t1, s3Ns: t3 - t2 }, registersWritten, problems };
+  const drained = params.drain?.();
+  const participants = machines.map((m) => inProcessParticipant(m.pool, m.steps));
+  const run = await runFissRecovery({
+    epoch: BigInt(params.epoch),
+    participants,
+    failed: params.failed,
+    control: params.control,
+    policy: params.policy,
+    nowNs: params.nowNs,
+    ...(drained ? { settle: () => drained } : {}),
+    ...(params.repair ? { repair: params.repair } : {}),
+    ...(params.trace ? { trace: params.trace } : {}),
+  });
+  const took = (stage: string) => {
+    const step = run.steps.find((s) => s.stage === stage);
+    return step ? step.endNs - step.startNs : 0;
+  };
+  return {
+    epoch: params.epoch,
+    plan: run.plan,
+    image: run.image,
+    reports: run.reports,
+    times: { s1Ns: took('S1'), s2Ns: took('S2'), s3Ns: took('S3') },
+    registersWritten: run.registersWritten,
+    problems: run.problems,
+  };
 }

@@ -1,5 +1,5 @@
 import type { NodeId } from '@lockfabric/ports';
-import type { LockMeta } from '@lockfabric/switch';
+import type { LockMeta } from '../../src/switch/index.js';
 import type { AgentPool } from '../../src/agent-pool.js';
 
 /** What the end of a run looks like against spec §11 (Lemma 2 and the location rule). */

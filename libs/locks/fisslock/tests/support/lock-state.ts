@@ -1,5 +1,5 @@
 import type { LockId, NodeId } from '@lockfabric/ports';
-import type { LockMeta } from '@lockfabric/switch';
+import type { LockMeta } from '../../src/switch/index.js';
 import type { AgentPool } from '../../src/agent-pool.js';
 import { RID_MASK, clientOfTask } from '../../src/wire.js';
 
