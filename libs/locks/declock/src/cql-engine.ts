@@ -63,7 +63,8 @@ export interface CqlStats {
 export class CqlEngine {
   readonly stats: CqlStats = { extraReads: 0, grantsSent: 0, resetsStarted: 0, aborts: 0, gateReads: 0 };
   readonly resetter: LockResetter;
-  private readonly timeoutNs: number;
+  /** How long a waiter waits for its grant before it resets the lock (acquireTimeoutMs + stagger). */
+  readonly timeoutNs: number;
   private readonly refetchTimeoutNs: number;
 
   constructor(
@@ -238,6 +239,26 @@ export class CqlEngine {
     if (seen.resetId === 0) return true;
     if (this.resetter.resetterDead(seen.resetId)) await this.startReset({ lock, guess: word, epoch: seen.epoch, reason: 'resetter-failed' });
     return false;
+  }
+
+  /**
+   * A local waiter waited a whole acquire timeout behind its own node's CQL hold (a crashed local
+   * holder never releases it): reset the lock as a remote waiter would (§4.4). Returns true when
+   * that hold is void — a reset of its epoch was seen, or the epoch already moved on.
+   */
+  async resetStuckHold(hold: CqlHold, tally: VerbTally): Promise<boolean> {
+    if (this.signals.resetSeen(hold.lock, hold.epoch)) return true;
+    const done = this.inbox.begin();
+    try {
+      tally.verbs++;
+      const word = await new FabricVerbs(this.ports.verbs, hold.lock).readWord(this.table.header(hold.lock));
+      const seen = this.header.decode(word);
+      if (seen.epoch !== hold.epoch) return true;
+      if (seen.resetId === 0) await this.startReset({ lock: hold.lock, guess: word, epoch: hold.epoch, reason: 'local-timeout' });
+      return this.signals.resetSeen(hold.lock, hold.epoch);
+    } finally {
+      done();
+    }
   }
 
   /** The node's gate is closed for `lock`: read the header (after a pause) until the reset is seen over. */

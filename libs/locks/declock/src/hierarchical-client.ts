@@ -9,6 +9,7 @@ import { computeNodesIn, perComputeNode } from './cn-registry.js';
 import type { CqlContext } from './cql-context.js';
 import type { CqlEngine, CqlStats } from './cql-engine.js';
 import { LocalLock, LocalWaiter } from './local-lock.js';
+import type { WakeResult } from './local-lock.js';
 import { localGrantLimit } from './options.js';
 import type { HierarchicalOptions } from './options.js';
 import { earlier } from './timestamp.js';
@@ -36,6 +37,16 @@ export class ComputeNodeLocks {
       local.lost = true;
       for (const waiter of local.wq.splice(0)) waiter.wake({ kind: 'table-lost' });
     }
+  }
+
+  /**
+   * The node's CQL hold of `lock` was reset past (its holder presumed crashed): new acquires get a
+   * new local lock; its waiters start again there. Holders of the old one still release through it.
+   */
+  dropLock(lock: LockId, local: LocalLock): void {
+    if (this.locks.get(lock) !== local) return;
+    this.locks.delete(lock);
+    for (const waiter of local.wq.splice(0)) waiter.wake({ kind: 'retry' });
   }
 
   local(lock: LockId): LocalLock {
@@ -232,8 +243,9 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
         const remote = this.options.mutantKeepTurnOnFailure ? await prefetch : await prefetch.catch(() => undefined);
         if (local.rts === undefined) local.rts = remote;
       }
-      const woken = await waiter.result;
+      const woken = await this.waitLocally(lock, local, waiter, op);
       if (woken.kind === 'withdrawn') return undefined;
+      if (woken.kind === 'retry') return token.abandoned ? undefined : this.acquireLocal(lock, mode, op, token);
       if (woken.kind === 'table-lost') throw new TableLostError(lock, 'the memory node restarted while this acquire waited on its node');
       if (woken.kind === 'granted') {
         if (woken.handover) this.linkHandover(woken.handover, lock, mode, op, token);
@@ -247,6 +259,25 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
       local.mtx.unlock();
     }
     return this.takeCql(lock, mode, ts, local, op, token);
+  }
+
+  /**
+   * Waits to be woken. A local holder that crashed never wakes anyone, and no remote waiter may
+   * come to reset the lock: after a whole acquire timeout the waiter resets its own node's CQL
+   * hold (§4.4; the drain declares the silent member failed after suspectAfterMs, so only with a
+   * finite one), and once that hold is void the node's local lock is dropped and its waiters
+   * start again.
+   */
+  private async waitLocally(lock: LockId, local: LocalLock, waiter: LocalWaiter, op: AcquireSpan): Promise<WakeResult> {
+    // Without a finite suspicion a reset never gets past a crashed holder: nothing to gain.
+    if (this.options.mutantNoLocalRecovery || !Number.isFinite(this.options.suspectAfterMs)) return waiter.result;
+    for (;;) {
+      const woken = await Promise.race([waiter.result, this.ports.clock.sleep(this.engine.timeoutNs).then(() => undefined)]);
+      if (woken) return woken;
+      const hold = local.cql;
+      if (!hold || waiter.woken || this.node.locks.get(lock) !== local) continue;
+      if ((await this.engine.resetStuckHold(hold, op).catch(() => false)) && local.cql === hold) this.node.dropLock(lock, local);
+    }
   }
 
   /** Lines 12–18 of Fig. 10: obtain the CQL lock for the node, then share it with local readers. */

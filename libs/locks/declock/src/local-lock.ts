@@ -10,6 +10,8 @@ export type WakeResult =
   | { readonly kind: 'granted'; readonly handover: SpanContextRef | undefined }
   | { readonly kind: 'reacquire' }
   | { readonly kind: 'withdrawn' }
+  /** The local lock was dropped (its hold reset past): start again on the node's new one. */
+  | { readonly kind: 'retry' }
   /** The memory node restarted: this local lock belonged to the lost table. */
   | { readonly kind: 'table-lost' };
 

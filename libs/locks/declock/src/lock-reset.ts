@@ -13,7 +13,7 @@ import { QueueSnapshot } from './queue-snapshot.js';
 import type { CqlTable } from './table-layout.js';
 import { FabricVerbs } from './fabric-verbs.js';
 
-export type ResetReason = 'queue-overflow' | 'version-wrap' | 'acquire-timeout' | 'entry-overwritten' | 'refetch-limit' | 'resetter-failed';
+export type ResetReason = 'queue-overflow' | 'version-wrap' | 'acquire-timeout' | 'entry-overwritten' | 'refetch-limit' | 'resetter-failed' | 'local-timeout';
 /** `done`: this client reset the lock; `other`: another reset is under way; `stale`: the epoch already moved on. */
 export type ResetOutcome = 'done' | 'other' | 'stale';
 

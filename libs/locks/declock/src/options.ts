@@ -84,6 +84,8 @@ export interface HierarchicalOptions extends CqlOptions {
   readonly handoff: HandoffPolicy;
   /** k of `local-bound`: local grants (handoffs and readers joining) per CQL ownership. */
   readonly localBound: number;
+  /** Test-only mutant: local waiters wait for ever behind their node's hold (no reset of a crashed local holder's hold). */
+  readonly mutantNoLocalRecovery: boolean;
   /**
    * Test-only mutant: a client whose verb fails (memory node down) while it waits locally or owns
    * the node's turn leaves without passing the turn on, so the local lock stays PENDING.
@@ -128,6 +130,7 @@ export const HIERARCHICAL_OPTION_HELP: Readonly<Record<string, string>> = {
   handoff: 'timestamp (default, DecLock), remote-prefer, local-prefer or local-bound: who gets the lock after a local holder (Fig. 14); the last three are phase-fair',
   localBound: 'k of handoff=local-bound: local grants per CQL ownership before remote waiters get a turn (default 4, as Sherman)',
   mutantNoGrantLimit: 'test-only: remote-prefer, local-prefer and local-bound grant locally without limit (broken on purpose)',
+  mutantNoLocalRecovery: 'test-only: local waiters never reset a hold their node keeps for a crashed client (broken on purpose)',
   mutantKeepTurnOnFailure: 'test-only: a client whose verb fails while it waits locally or owns the node’s turn does not pass it on (broken on purpose)',
   syncPeriodMs: 'clock sync period through the memory-node counter (default 1000; 0 = off)',
   syncNodes: 'compute nodes in a sync round (default 0: those with clients in this process)',
@@ -177,6 +180,7 @@ export function readHierarchicalOptions(protocol: string, options: ProtocolOptio
     localBound: reader.number('localBound', 4, { min: 1, integer: true }),
     mutantNoGrantLimit: reader.boolean('mutantNoGrantLimit', false),
     mutantKeepTurnOnFailure: reader.boolean('mutantKeepTurnOnFailure', false),
+    mutantNoLocalRecovery: reader.boolean('mutantNoLocalRecovery', false),
     syncPeriodMs: reader.number('syncPeriodMs', 1_000, { min: 0 }),
     syncNodes: reader.number('syncNodes', 0, { min: 0, integer: true }),
     syncTimeoutUs: reader.number('syncTimeoutUs', 1_000, { min: 1 }),
