@@ -1,5 +1,6 @@
 import { summarizeVerdict } from '@lockfabric/check';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { Trace } from '@lockfabric/ports';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { runInMemory } from '../in-memory-run.js';
 import type { InMemoryRunResult } from '../in-memory-run.js';
@@ -35,8 +36,9 @@ export function swarmReproduction(protocol: string, seed: number, options: Proto
 }
 
 /** Runs one seed's mix on `sim`: the faulty workload, then the heal probe. */
-export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix) {
+export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix, trace?: Trace) {
   return runInMemory({
+    ...(trace ? { trace } : {}),
     substrate: 'sim',
     protocol,
     protocolOptions: mix.options,
@@ -67,6 +69,8 @@ export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix) {
 export interface SwarmSeedExtras {
   /** Replaces fields of the seed's drawn workload (short acquire timeouts, say). */
   readonly spec?: Partial<WorkloadSpec>;
+  /** Receives the run's spans (a sweep counting which repair paths it reached, say). */
+  readonly trace?: Trace;
   /** Judged after exclusion, before liveness: a message is a safety failure. */
   readonly judge?: (run: InMemoryRunResult, mix: SwarmMix) => string | undefined;
 }
@@ -81,7 +85,7 @@ export async function runSwarmSeed(protocol: ProtocolDefinition, seed: number, b
   const reproduce = swarmReproduction(protocol.id, seed, base);
   const head = { protocol: protocol.id, seed, description: mix.description };
   try {
-    const result = await runSwarmMix(protocol, mix);
+    const result = await runSwarmMix(protocol, mix, extras.trace);
     const { verdict } = result;
     const judged = { ...head, digest: result.digest, simEvents: result.simEvents };
     if (verdict.violations.length > 0) return { ...judged, failure: { kind: 'safety', detail: summarizeVerdict(verdict, 2), reproduce } };
