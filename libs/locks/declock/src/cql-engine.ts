@@ -129,6 +129,9 @@ export class CqlEngine {
     try {
       tally.verbs++;
       const old = await verbs.faa(addr, acq);
+      // The FAA landed on a table that was lost before its completion came back (a cut delayed
+      // it, say): no grant may come of it (§4.6; swarm seed 851).
+      if (!this.options.mutantGrantFromLostFaa && this.tableLost()) throw new TableLostError(lock, 'the memory node restarted before this acquire’s FAA completed');
       const seen = H.decode(old);
       if (seen.resetId !== 0) return await this.withdraw(verbs, addr, acq, membership, tally, 'reset-in-progress');
       // The FAA landed before a reset's claim, but the RESET overtook its completion: leave (ack).

@@ -48,6 +48,8 @@ export interface CqlOptions {
    * reset before use, and grants and local handoffs on the lost table.
    */
   readonly mutantNoTableReset: boolean;
+  /** Test-only mutant: an acquire FAA whose completion comes after its table was lost still grants. */
+  readonly mutantGrantFromLostFaa: boolean;
 }
 
 export type FairnessPolicy = 'tf' | 'pf';
@@ -122,6 +124,7 @@ export const CQL_OPTION_HELP: Readonly<Record<string, string>> = {
   mutantBatchPastWriters: 'test-only: a writer grants readers beyond the next writer (broken on purpose)',
   mutantIgnoreResetAcks: 'test-only: a reset past a dead node does not wait for the live nodes to acknowledge (broken on purpose)',
   mutantNoTableReset: 'test-only: compute nodes keep their lock state across a memory-node restart (broken on purpose)',
+  mutantGrantFromLostFaa: 'test-only: an acquire FAA that completes after its table was lost still grants (broken on purpose)',
 };
 
 export const HIERARCHICAL_OPTION_HELP: Readonly<Record<string, string>> = {
@@ -159,6 +162,7 @@ function readCql(reader: OptionReader, entryBytes: number, spareWord: boolean): 
     mutantBatchPastWriters: reader.boolean('mutantBatchPastWriters', false),
     mutantIgnoreResetAcks: reader.boolean('mutantIgnoreResetAcks', false),
     mutantNoTableReset: reader.boolean('mutantNoTableReset', false),
+    mutantGrantFromLostFaa: reader.boolean('mutantGrantFromLostFaa', false),
   };
 }
 

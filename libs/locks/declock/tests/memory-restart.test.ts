@@ -39,4 +39,16 @@ describe('declock: memory-node restarts', () => {
     const mutant = await run(seed, true);
     expect(mutant.verdict.violations.length).toBeGreaterThan(0);
   });
+
+  // Swarm seed 851 (found by a 1 000-seed run): a client's acquire FAA landed on the old table just
+  // before the memory node crashed, and a cut of its node held the completion until long after the
+  // restart. Granted at once by it, the client held a lock on the lost table beside a client of its
+  // own node granted on the new one. An FAA that completes after its table was lost grants nothing.
+  it('swarm seed 851: no grant from an FAA that completes after the restart; the mutant breaks exclusion', async () => {
+    const fixed = await runSwarmSeed(declock, 851);
+    expect(fixed.description).toMatch(/cuts=.* memory=restart@/);
+    expect(fixed.failure, fixed.failure?.detail).toBeUndefined();
+    const mutant = await runSwarmSeed(declock, 851, { mutantGrantFromLostFaa: true });
+    expect(mutant.failure?.kind).toBe('safety');
+  });
 });
