@@ -1,8 +1,10 @@
 // Seed checks of the DSLR family's swarm sweeps, shared by libs/locks/dslr and dslr-backoff tests.
 import { runInMemory } from './in-memory-run.js';
 import { summarizeVerdict } from '@lockfabric/check';
-import type { ProtocolDefinition } from '@lockfabric/locks-common';
-import type { Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
+import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { Random, Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
+import type { InMemoryRunResult } from './in-memory-run.js';
+import type { SwarmMix } from './swarm/case.js';
 import { checkConflictFcfs } from '@lockfabric/check';
 import type { SwarmCase } from './dslr-swarm.js';
 
@@ -99,4 +101,42 @@ export async function checkSeed(protocol: ProtocolDefinition, swarm: SwarmCase, 
     if (!fcfs.ok) problems.push(`FCFS: ${JSON.stringify(fcfs.violations[0])}`);
   }
   return { problems, aborts, cas, acquires: verdict.liveness.counts.acquiresOk };
+}
+
+/**
+ * The DSLR family's sweeps on the swarm runner (`runSwarmSeed` extras): the protocol with no fault
+ * its profile claims and no small counter limit (jitter, clock drift and coordinator crashes only),
+ * where FCFS and "no repair" are promised.
+ */
+export function dslrFaultFree(protocol: ProtocolDefinition): ProtocolDefinition {
+  return { ...protocol, swarm: { options: (random: Random): ProtocolOptions => ({ leaseMs: [0.2, 0.5, 1][random.int(3)]! }) } };
+}
+
+/** Judge of a fault-free seed: no repair CAS (spec I12; fenced releases' CAS apart), no abort, FCFS (I7). */
+export function dslrFaultFreeJudge(tally: ResetCounter) {
+  return (run: InMemoryRunResult, mix: SwarmMix): string | undefined => {
+    const cas = (run.verbs['cas'] ?? 0) - tally.releaseCas;
+    if (cas > 0) return `${cas} repair CAS in a fault-free run`;
+    const aborts = run.verdict.liveness.counts.acquireErrors['LockAbortedError'] ?? 0;
+    if (aborts > 0) return `${aborts} aborts in a fault-free run`;
+    // FAA order is arrival order at the NIC: invoke times may differ from it by the jitter.
+    const fcfs = checkConflictFcfs(run.history, { slackNs: 1_000 + mix.jitterNs });
+    return fcfs.ok ? undefined : `FCFS: ${JSON.stringify(fcfs.violations[0])}`;
+  };
+}
+
+/** What a sweep under the family's faults reached, for its own assertions. */
+export interface DslrFaultyTally {
+  crashSeeds: number;
+  smallLimitSeeds: number;
+}
+
+/** Judge of a seed with the family's faults: no release refused inside its lease (a live holder skipped or reset). */
+export function dslrFaultyJudge(tally: DslrFaultyTally) {
+  return (run: InMemoryRunResult, mix: SwarmMix): string | undefined => {
+    if (mix.crashProbability > 0) tally.crashSeeds++;
+    if (Number(mix.options['counterLimit'] ?? Infinity) <= 16) tally.smallLimitSeeds++;
+    const broken = run.summary.failuresByCode['LEASE_BROKEN'] ?? 0;
+    return broken > 0 ? `lease broken: ${broken} releases found their ticket skipped or reset inside the lease` : undefined;
+  };
 }

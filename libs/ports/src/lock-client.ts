@@ -1,5 +1,5 @@
 import type { Clock, Random } from './clock.js';
-import type { ClientAddress, LockId, LockMode } from './ids.js';
+import type { ClientAddress, LockId, LockMode, NodeId } from './ids.js';
 import type { Mailbox } from './mailbox.js';
 import type { PhaseMarks } from './phases.js';
 import type { SwitchPort } from './switch-port.js';
@@ -51,6 +51,12 @@ export interface TableBinding {
    * again, then says whether its table was lost meanwhile.
    */
   settle(maxWaitMs: number): Promise<boolean>;
+  /**
+   * The incarnation of each memory node this client's verbs are pinned to (a later one is a
+   * restarted table). Optional: a protocol that keeps per-node state about the tables (DecLock's
+   * reset counters) compares them to learn of a restart before it uses that state.
+   */
+  incarnations?(): ReadonlyMap<NodeId, number>;
 }
 
 export interface AcquireOptions {

@@ -95,6 +95,7 @@ export class LiveFabric {
         pinned = pins.size > 0 ? { incarnations: pins } : undefined;
       },
       lost,
+      incarnations: () => pins,
       settle: async (maxWaitMs) => {
         await Promise.all([...pins.keys()].map((node) => this.queuePairs.get(node)?.whenUp(maxWaitMs)));
         return lost();

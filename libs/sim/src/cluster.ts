@@ -402,6 +402,7 @@ export class InMemoryCluster {
     const tables: TableBinding = {
       follow: () => void (pinned = current()),
       lost,
+      incarnations: () => pinned,
       settle: async (maxWaitMs) => {
         if (!up()) {
           const woken = new Promise<void>((resolve) => this.upWaiters.push(resolve));

@@ -1,7 +1,9 @@
 import { summarizeVerdict } from '@lockfabric/check';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { Trace } from '@lockfabric/ports';
+import type { WorkloadSpec } from '@lockfabric/workloads';
 import { runInMemory } from '../in-memory-run.js';
-import type { InMemoryRunOptions } from '../in-memory-run.js';
+import type { InMemoryRunOptions, InMemoryRunResult } from '../in-memory-run.js';
 import { SWARM_COMPUTE_NODES, swarmMix } from './case.js';
 import type { SwarmMix } from './case.js';
 
@@ -34,8 +36,8 @@ export function swarmReproduction(protocol: string, seed: number, options: Proto
 }
 
 /** Runs one seed's mix on `sim`: the faulty workload, then the heal probe. */
-export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix) {
-  return runInMemory(swarmRunOptions(protocol, mix));
+export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix, trace?: Trace) {
+  return runInMemory({ ...swarmRunOptions(protocol, mix), ...(trace ? { trace } : {}) });
 }
 
 /** The run of one seed's mix (tests add test-only options to it). */
@@ -63,18 +65,36 @@ export function swarmRunOptions(protocol: ProtocolDefinition, mix: SwarmMix): In
 }
 
 /**
+ * What a protocol's own sweep adds to a swarm seed, so that it runs on the same generator and
+ * judge as every other seed: workload changes the mix does not draw, and a judge of its own
+ * promise (MCS's FIFO order, say). Not reachable from the command line: a seed run with extras is
+ * reproduced by its test, and its description says so.
+ */
+export interface SwarmSeedExtras {
+  /** Replaces fields of the seed's drawn workload (short acquire timeouts, say). */
+  readonly spec?: Partial<WorkloadSpec>;
+  /** Receives the run's spans (a sweep counting which repair paths it reached, say). */
+  readonly trace?: Trace;
+  /** Judged after exclusion, before liveness: a message is a safety failure. */
+  readonly judge?: (run: InMemoryRunResult, mix: SwarmMix) => string | undefined;
+}
+
+/**
  * Runs one swarm seed and judges it. `base` are the caller's protocol options (`--opt`), which win
  * over the ones the profile draws; the reproduction line carries them.
  */
-export async function runSwarmSeed(protocol: ProtocolDefinition, seed: number, base: ProtocolOptions = {}): Promise<SwarmSeedResult> {
-  const mix = swarmMix(protocol, seed, base);
+export async function runSwarmSeed(protocol: ProtocolDefinition, seed: number, base: ProtocolOptions = {}, extras: SwarmSeedExtras = {}): Promise<SwarmSeedResult> {
+  const drawn = swarmMix(protocol, seed, base);
+  const mix = extras.spec ? { ...drawn, spec: { ...drawn.spec, ...extras.spec }, description: `${drawn.description} test-spec=${JSON.stringify(extras.spec)}` } : drawn;
   const reproduce = swarmReproduction(protocol.id, seed, base);
   const head = { protocol: protocol.id, seed, description: mix.description };
   try {
-    const result = await runSwarmMix(protocol, mix);
+    const result = await runSwarmMix(protocol, mix, extras.trace);
     const { verdict } = result;
     const judged = { ...head, digest: result.digest, simEvents: result.simEvents };
     if (verdict.violations.length > 0) return { ...judged, failure: { kind: 'safety', detail: summarizeVerdict(verdict, 2), reproduce } };
+    const own = extras.judge?.(result, mix);
+    if (own !== undefined) return { ...judged, failure: { kind: 'safety', detail: own, reproduce } };
     const problems: string[] = [];
     if (result.cutOff) problems.push('run cut off with acquires pending');
     if (!verdict.ok) problems.push(summarizeVerdict(verdict, 2));

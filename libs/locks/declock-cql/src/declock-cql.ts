@@ -30,7 +30,12 @@ export function declockCqlProtocol(capacity = DECLOCK_CQL_DEFAULT_CAPACITY): Pro
     modes: ['shared', 'exclusive'],
     options: CQL_OPTION_HELP,
     // Resets hear of dead compute nodes and collect RESET_ACKs through it (lock-declock node-service.ts).
-    services: { compute: (context, options) => new DeclockNodeService(context, 'declock-cql', readCqlOptions('declock-cql', options, context.ports.locks.entryBytes).capacity) },
+    services: {
+      compute: (context, options) => {
+        const parsed = readCqlOptions('declock-cql', options, context.ports.locks.entryBytes);
+        return new DeclockNodeService(context, 'declock-cql', parsed.capacity, parsed.mutantNoTableReset);
+      },
+    },
     createClient: createDeclockCqlClient,
     lockResets: true,
     sizedFor: (workload, options) => declockCqlProtocol(capacityFor(options?.['capacity'], workload.clients, capacity)),

@@ -40,6 +40,8 @@ export class FlatCqlClient implements LockClient<CqlGrant> {
     const deadline = new AcquireDeadline(clock, lock, mode, options);
     const op = new AcquireSpan(this.ports.trace, clock, this.protocol, lock, mode, clientKey(this.ports.self));
     try {
+      // A restarted memory node's locks are reset on this node before any new operation (§4.6).
+      this.engine.followTables();
       deadline.check();
       const leftover = this.leftovers.get(lock);
       if (leftover) {

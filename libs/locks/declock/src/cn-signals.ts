@@ -1,10 +1,12 @@
 import type { Clock, LockId, Mailbox, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
-import { isDeclockMessage, isResetAck, parseGrant } from './messages.js';
+import { epochOf, isDeclockMessage, isResetAck, parseGrant, tableTag, tagOf } from './messages.js';
 
 export type WaitOutcome =
   | { readonly kind: 'grant'; readonly remoteTs: number | undefined; readonly trace: SpanContextRef | undefined }
   | { readonly kind: 'reset' }
-  | { readonly kind: 'timeout' };
+  | { readonly kind: 'timeout' }
+  /** The memory node restarted: the table this wait was queued in is gone. */
+  | { readonly kind: 'table-lost' };
 
 /** True when epoch `a` comes after `b` on a ring of 2^bits epochs. */
 export function epochAfter(a: number, b: number, bits: number): boolean {
@@ -57,6 +59,7 @@ export interface Membership {
 export interface AckCollector {
   readonly lock: LockId;
   readonly epoch: number;
+  readonly tag: number;
   readonly nodes: ReadonlySet<NodeId>;
 }
 
@@ -82,12 +85,65 @@ export class CnSignals {
   private readonly idle = new Map<LockId, (() => void)[]>();
   /** Locks whose announced reset (epoch) this node has not yet seen finish. */
   private readonly gates = new Map<LockId, number>();
-  private readonly collectors = new Map<LockId, { lock: LockId; epoch: number; nodes: Set<NodeId> }>();
+  private readonly collectors = new Map<LockId, { lock: LockId; epoch: number; tag: number; nodes: Set<NodeId> }>();
+  /** The incarnation of each memory node's table this board's state belongs to. */
+  private readonly incarnations = new Map<NodeId, number>();
+  private readonly tableListeners: ((memoryNode: NodeId) => void)[] = [];
+  /** Memory-node restarts this node learnt of (and reset its state for). */
+  tablesLost = 0;
+  /** RESETs about another incarnation of the lock's table than the one this node follows; dropped. */
+  foreignResets = 0;
 
   constructor(
     readonly node: NodeId,
     readonly epochBits: number,
+    /** The memory node that holds a lock's words. */
+    private readonly memoryNodeOf: (lock: LockId) => NodeId = () => 0,
   ) {}
+
+  /**
+   * DecLock §4.6 (MN failures): a memory node that restarted serves a re-initialised table, and
+   * every lock on it must be reset before a new operation uses it. Its header and queue come back
+   * zeroed, which is the reset state; what is left is this node's own state about the old table
+   * — reset counters, gates, waits, and whatever listeners keep (local locks) — which goes now.
+   * Called with a client's pinned incarnations before each operation: a newer one than this board
+   * follows is a restart. Returns true when something was reset.
+   */
+  followTables(pins: ReadonlyMap<NodeId, number> | undefined): boolean {
+    let lost = false;
+    for (const [memoryNode, incarnation] of pins ?? []) {
+      const known = this.incarnations.get(memoryNode);
+      this.incarnations.set(memoryNode, known === undefined ? incarnation : Math.max(known, incarnation));
+      if (known === undefined || incarnation <= known) continue;
+      lost = true;
+      this.tablesLost++;
+      this.forgetTable(memoryNode);
+      for (const listener of this.tableListeners) listener(memoryNode);
+    }
+    return lost;
+  }
+
+  /** Runs `listener` whenever a memory node's table is found lost (after this board forgot it). */
+  onTableLost(listener: (memoryNode: NodeId) => void): void {
+    this.tableListeners.push(listener);
+  }
+
+  /** The tag messages about `lock` carry for the table this board follows (0: none known). */
+  tagFor(lock: LockId): number {
+    return tableTag(this.incarnations.get(this.memoryNodeOf(lock)));
+  }
+
+  private followsOtherTable(lock: LockId, tag: number): boolean {
+    return this.incarnations.has(this.memoryNodeOf(lock)) && tag !== this.tagFor(lock);
+  }
+
+  private forgetTable(memoryNode: NodeId): void {
+    const onNode = (lock: LockId) => this.memoryNodeOf(lock) === memoryNode;
+    for (const lock of [...this.announced.keys()]) if (onNode(lock)) this.announced.delete(lock);
+    for (const lock of [...this.gates.keys()]) if (onNode(lock)) this.gates.delete(lock);
+    for (const lock of [...this.collectors.keys()]) if (onNode(lock)) this.collectors.delete(lock);
+    for (const [lock, waits] of [...this.byLock]) if (onNode(lock)) for (const wait of [...waits]) wait.resolve({ kind: 'table-lost' });
+  }
 
   /** "RESET seen": a reset of the epoch this operation runs in has been announced to this CN. */
   resetSeen(lock: LockId, epoch: number): boolean {
@@ -106,8 +162,8 @@ export class CnSignals {
     }
   }
 
-  register(client: number, lock: LockId, epoch: number, pos: number): PendingWait {
-    const key = waitKey(client, lock, epoch, pos);
+  register(client: number, lock: LockId, epoch: number, pos: number, tag = 0): PendingWait {
+    const key = waitKey(client, lock, epoch, pos, tag);
     const wait = new PendingWait(key, lock, epoch, (settled) => this.forget(settled));
     this.waits.set(key, wait);
     let set = this.byLock.get(lock);
@@ -175,8 +231,8 @@ export class CnSignals {
   }
 
   /** A reset of `lock` into `epoch` run by a client of this node starts collecting RESET_ACKs. */
-  collectAcks(lock: LockId, epoch: number): AckCollector {
-    const collector = { lock, epoch, nodes: new Set<NodeId>() };
+  collectAcks(lock: LockId, epoch: number, tag = 0): AckCollector {
+    const collector = { lock, epoch, tag, nodes: new Set<NodeId>() };
     this.collectors.set(lock, collector);
     return collector;
   }
@@ -188,16 +244,22 @@ export class CnSignals {
   deliver(message: Message): void {
     if (isResetAck(message)) {
       const collector = this.collectors.get(message.lock);
-      if (collector && message.epoch !== undefined && Number(message.epoch) === collector.epoch) collector.nodes.add(message.from.node);
+      if (collector && message.epoch !== undefined && epochOf(message) === collector.epoch && tagOf(message) === collector.tag) collector.nodes.add(message.from.node);
       else this.staleAcks++;
       return;
     }
     if (message.kind === 'reset') {
-      if (message.epoch !== undefined) this.announce(message.lock, Number(message.epoch));
+      if (message.epoch === undefined) return;
+      // A reset of the lost table (or of one this node has not followed yet) must not gate this one.
+      if (this.followsOtherTable(message.lock, tagOf(message))) {
+        this.foreignResets++;
+        return;
+      }
+      this.announce(message.lock, epochOf(message));
       return;
     }
     const grant = parseGrant(message);
-    const wait = grant ? this.waits.get(waitKey(message.to.client, grant.lock, grant.epoch, grant.pos)) : undefined;
+    const wait = grant ? this.waits.get(waitKey(message.to.client, grant.lock, grant.epoch, grant.pos, grant.tag ?? 0)) : undefined;
     if (!grant || !wait) {
       this.staleGrants++;
       return;
@@ -213,8 +275,8 @@ export class CnSignals {
   }
 }
 
-function waitKey(client: number, lock: LockId, epoch: number, pos: number): string {
-  return `${client}|${lock}|${epoch}|${pos}`;
+function waitKey(client: number, lock: LockId, epoch: number, pos: number, tag: number): string {
+  return `${client}|${lock}|${epoch}|${pos}|${tag}`;
 }
 
 const PUMP_STOPPED = 'client inbox: no lock operation under way';

@@ -1,4 +1,4 @@
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, lockAddress } from '@lockfabric/ports';
 import type { ClientAddress, ClientPorts } from '@lockfabric/ports';
 import { allComputeNodes, computeNodeEntries, perComputeNode } from './cn-registry.js';
 import { ClientInbox, CnSignals } from './cn-signals.js';
@@ -53,7 +53,7 @@ export function createCqlContext(ports: ClientPorts, config: CqlContextConfig): 
         (options.allowQueueOverflow ? ' (past 2C−1 qsize spills into qhead)' : ' (raise capacity, or allowQueueOverflow=true to let overflow resets handle up to 2C−1)'),
     ]);
   }
-  const signals = perComputeNode(ports.locks, `${scopeKey}/signals`, ports.self.node, () => new CnSignals(ports.self.node, header.epochBits));
+  const signals = perComputeNode(ports.locks, `${scopeKey}/signals`, ports.self.node, () => new CnSignals(ports.self.node, header.epochBits, (lock) => lockAddress(ports.locks, lock).node));
   const inbox = new ClientInbox(ports.mailbox, signals);
   // RESET goes to every client this process knows (all of them under sim and embedded).
   const peers = (): ClientAddress[] =>

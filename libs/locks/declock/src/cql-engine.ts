@@ -1,5 +1,5 @@
 import { LOCK_ATTR } from '@lockfabric/locks-common';
-import { NS_PER_MS, clientKey } from '@lockfabric/ports';
+import { NS_PER_MS, TableLostError, clientKey } from '@lockfabric/ports';
 import type { ClientAddress, ClientPorts, Clock, LockId, LockMode, RemoteAddr, SpanContextRef } from '@lockfabric/ports';
 import type { ClientInbox, CnSignals, Membership } from './cn-signals.js';
 import { encodeEntry } from './entry.js';
@@ -9,7 +9,7 @@ import { VER_INIT, add64, sub64 } from './header.js';
 import type { HeaderFields, HeaderLayout } from './header.js';
 import { LockResetter } from './lock-reset.js';
 import type { ResetOutcome, ResetReason, ResetRequest } from './lock-reset.js';
-import { grantMessage } from './messages.js';
+import { grantMessage, tableTag } from './messages.js';
 import type { CqlOptions } from './options.js';
 import { QueueSnapshot } from './queue-snapshot.js';
 import { HEADER_BYTES } from './table-layout.js';
@@ -63,7 +63,8 @@ export interface CqlStats {
 export class CqlEngine {
   readonly stats: CqlStats = { extraReads: 0, grantsSent: 0, resetsStarted: 0, aborts: 0, gateReads: 0 };
   readonly resetter: LockResetter;
-  private readonly timeoutNs: number;
+  /** How long a waiter waits for its grant before it resets the lock (acquireTimeoutMs + stagger). */
+  readonly timeoutNs: number;
   private readonly refetchTimeoutNs: number;
 
   constructor(
@@ -83,6 +84,24 @@ export class CqlEngine {
     const stagger = (ports.self.node % 16) * options.acquireTimeoutStaggerMs;
     this.timeoutNs = (options.acquireTimeoutMs + stagger) * NS_PER_MS;
     this.refetchTimeoutNs = options.refetchTimeoutMs === 0 ? this.timeoutNs : options.refetchTimeoutMs * NS_PER_MS;
+  }
+
+  /**
+   * Before an operation: if a memory node restarted since this node's state was built, reset
+   * that state first (DecLock §4.6; CnSignals.followTables). The caller's pins were just followed.
+   */
+  followTables(): void {
+    if (!this.options.mutantNoTableReset) this.signals.followTables(this.ports.tables?.incarnations?.());
+  }
+
+  /** True when the table this client's verbs are pinned to was lost (the memory node restarted). */
+  tableLost(): boolean {
+    return !this.options.mutantNoTableReset && (this.ports.tables?.lost() ?? false);
+  }
+
+  /** The table tag this client's messages about `lock` carry: its pinned incarnation of the lock's memory node. */
+  private tagFor(lock: LockId): number {
+    return this.options.mutantNoTableReset ? 0 : tableTag(this.resetter.incarnationOf(lock));
   }
 
   /** CQL_ACQUIRE: granted, or aborted (the caller retries; `backoff` when a reset is under way). */
@@ -110,6 +129,9 @@ export class CqlEngine {
     try {
       tally.verbs++;
       const old = await verbs.faa(addr, acq);
+      // The FAA landed on a table that was lost before its completion came back (a cut delayed
+      // it, say): no grant may come of it (§4.6; swarm seed 851).
+      if (!this.options.mutantGrantFromLostFaa && this.tableLost()) throw new TableLostError(lock, 'the memory node restarted before this acquire’s FAA completed');
       const seen = H.decode(old);
       if (seen.resetId !== 0) return await this.withdraw(verbs, addr, acq, membership, tally, 'reset-in-progress');
       // The FAA landed before a reset's claim, but the RESET overtook its completion: leave (ack).
@@ -129,11 +151,15 @@ export class CqlEngine {
       // A lap of 0xFFFF would look like a never-written entry.
       if (H.lap(pos) >= VER_INIT) return await this.abortWithReset(lock, add64(old, acq), member, seen.epoch, 'version-wrap', tally);
 
-      const wait = this.signals.register(this.ports.self.client, lock, seen.epoch, pos);
+      const wait = this.signals.register(this.ports.self.client, lock, seen.epoch, pos, this.tagFor(lock));
       const entry: QueueEntry = { version: H.version(pos), ts, mode, client: this.ports.self };
       tally.verbs++;
       await verbs.writeWord(this.table.entry(lock, H.slot(pos)), encodeEntry(entry));
       const outcome = await wait.until(this.ports.clock, this.ports.clock.nowNs() + this.timeoutNs);
+      // A grant that comes after the table was lost is for a queue that no longer exists (§4.6).
+      if (outcome.kind === 'table-lost' || (outcome.kind === 'grant' && this.tableLost())) {
+        throw new TableLostError(lock, 'the memory node restarted while this acquire waited in its queue');
+      }
       if (outcome.kind === 'grant') {
         holding = true;
         return { ok: true, hold, remoteTs: outcome.remoteTs, handover: outcome.trace, waited: true };
@@ -163,6 +189,11 @@ export class CqlEngine {
     const verbs = new FabricVerbs(this.ports.verbs, lock);
     const rel = H.releaseDelta(hold.mode);
     let released: { old: bigint; data: Uint8Array };
+    if (this.tableLost()) {
+      // The hold went with the table (the memory node restarted): nothing is left to release.
+      hold.membership?.leave();
+      throw new TableLostError(lock, 'the memory node restarted while the lock was held');
+    }
     try {
       released = await verbs.faaThenRead(this.table.header(lock), rel, this.table.queue(lock), this.table.queueBytes);
     } finally {
@@ -211,6 +242,26 @@ export class CqlEngine {
     if (seen.resetId === 0) return true;
     if (this.resetter.resetterDead(seen.resetId)) await this.startReset({ lock, guess: word, epoch: seen.epoch, reason: 'resetter-failed' });
     return false;
+  }
+
+  /**
+   * A local waiter waited a whole acquire timeout behind its own node's CQL hold (a crashed local
+   * holder never releases it): reset the lock as a remote waiter would (§4.4). Returns true when
+   * that hold is void — a reset of its epoch was seen, or the epoch already moved on.
+   */
+  async resetStuckHold(hold: CqlHold, tally: VerbTally): Promise<boolean> {
+    if (this.signals.resetSeen(hold.lock, hold.epoch)) return true;
+    const done = this.inbox.begin();
+    try {
+      tally.verbs++;
+      const word = await new FabricVerbs(this.ports.verbs, hold.lock).readWord(this.table.header(hold.lock));
+      const seen = this.header.decode(word);
+      if (seen.epoch !== hold.epoch) return true;
+      if (seen.resetId === 0) await this.startReset({ lock: hold.lock, guess: word, epoch: hold.epoch, reason: 'local-timeout' });
+      return this.signals.resetSeen(hold.lock, hold.epoch);
+    } finally {
+      done();
+    }
   }
 
   /** The node's gate is closed for `lock`: read the header (after a pause) until the reset is seen over. */
@@ -346,6 +397,9 @@ export class CqlEngine {
 
   /** Grants to the successor(s), under one `lock.handover` span whose context travels in each message. */
   private notify(hold: CqlHold, targets: readonly { entry: QueueEntry; pos: number }[], remoteTs: number | undefined): void {
+    // The queue went with a lost table: its waiters were told by their own nodes (§4.6).
+    if (this.tableLost()) return;
+    const tag = this.tagFor(hold.lock);
     const span = this.ports.trace.startSpan('lock.handover', {
       attributes: {
         [LOCK_ATTR.protocol]: this.protocol,
@@ -357,7 +411,7 @@ export class CqlEngine {
       },
     });
     for (const { entry, pos } of targets) {
-      this.ports.mailbox.send(grantMessage(entry.client, { lock: hold.lock, epoch: hold.epoch, pos, remoteTs, trace: span.context }));
+      this.ports.mailbox.send(grantMessage(entry.client, { lock: hold.lock, epoch: hold.epoch, pos, remoteTs, trace: span.context, tag }));
       this.stats.grantsSent++;
     }
     span.end();

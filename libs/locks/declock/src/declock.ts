@@ -1,5 +1,5 @@
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import type { ClientPorts } from '@lockfabric/ports';
+import type { ClientPorts, Random } from '@lockfabric/ports';
 import { createCqlContext } from './cql-context.js';
 import { HierarchicalClient } from './hierarchical-client.js';
 import { DeclockNodeService } from './node-service.js';
@@ -23,9 +23,10 @@ export function createDeclockClient(ports: ClientPorts, options?: ProtocolOption
 export function declockProtocol(capacity = DECLOCK_DEFAULT_CAPACITY): ProtocolDefinition {
   return {
     id: 'declock',
-    // Dead nodes are marked through the failure feed and reset past; a crashed client on a live
-    // node is not recovered within the heal budget yet (left out until it is).
-    swarm: { nodeKill: true, partitions: true, pauses: 'beyond-lease' },
+    // Dead nodes are marked through the failure feed and reset past; a restarted memory node's
+    // locks are reset on each compute node before use (§4.6). A crashed client on a live node is
+    // not recovered within the heal budget yet (left out until it is).
+    swarm: { nodeKill: true, crashes: true, memoryRestart: true, partitions: true, pauses: 'beyond-lease', options: drawHandoff },
     summary: `DecLock: CQL queue-notify lock (FAA to enqueue, FAA+READ to release, grants CN to CN) under a timestamp-ordered per-node local lock; tf or pf (C ≤ ${capacity})`,
     fabric: 'verbs',
     capabilities: ['send'],
@@ -33,7 +34,12 @@ export function declockProtocol(capacity = DECLOCK_DEFAULT_CAPACITY): ProtocolDe
     modes: ['shared', 'exclusive'],
     options: HIERARCHICAL_OPTION_HELP,
     // Resets hear of dead compute nodes and collect RESET_ACKs through it (node-service.ts).
-    services: { compute: (context, options) => new DeclockNodeService(context, 'declock', readHierarchicalOptions('declock', options, context.ports.locks.entryBytes).capacity) },
+    services: {
+      compute: (context, options) => {
+        const parsed = readHierarchicalOptions('declock', options, context.ports.locks.entryBytes);
+        return new DeclockNodeService(context, 'declock', parsed.capacity, parsed.mutantNoTableReset);
+      },
+    },
     createClient: createDeclockClient,
     lockResets: true,
     // One queue entry per contending compute node (DecLock §4): more than 8 nodes need a larger C (Fig. 15).
@@ -44,3 +50,15 @@ export function declockProtocol(capacity = DECLOCK_DEFAULT_CAPACITY): ProtocolDe
 }
 
 export const declock: ProtocolDefinition = declockProtocol();
+
+/**
+ * Options a swarm seed draws for declock: one of DecLock's local policies (Fig. 14: TS-TF, TS-PF,
+ * Remote-Prefer, Local-Prefer, Local-Bound(k)), and a 2 ms suspicion of queue members that do not
+ * move — longer than any pause the swarm draws — so a crashed client's hold is reset past
+ * (decision 0005; the paper assumes critical sections end within a finite time).
+ */
+function drawHandoff(random: Random): ProtocolOptions {
+  const pick = random.int(5);
+  const policy: ProtocolOptions[] = [{ handoff: 'timestamp', policy: 'tf' }, { handoff: 'timestamp', policy: 'pf' }, { handoff: 'remote-prefer' }, { handoff: 'local-prefer' }, { handoff: 'local-bound', localBound: 1 + random.int(4) }];
+  return { suspectAfterMs: 2, ...policy[pick] };
+}

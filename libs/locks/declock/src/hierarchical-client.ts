@@ -1,7 +1,7 @@
 import { AcquireDeadline, AcquireSpan, LOCK_ATTR, TruncatedBackoff } from '@lockfabric/locks-common';
 import type { SpanContextRef } from '@lockfabric/ports';
-import { clientKey } from '@lockfabric/ports';
-import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode } from '@lockfabric/ports';
+import { TableLostError, clientKey, lockAddress } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, NodeId } from '@lockfabric/ports';
 import { raceDeadline } from './acquire-race.js';
 import { CnClock } from './clock-sync.js';
 import { recordGrantSpan } from './grant-span.js';
@@ -9,6 +9,7 @@ import { computeNodesIn, perComputeNode } from './cn-registry.js';
 import type { CqlContext } from './cql-context.js';
 import type { CqlEngine, CqlStats } from './cql-engine.js';
 import { LocalLock, LocalWaiter } from './local-lock.js';
+import type { WakeResult } from './local-lock.js';
 import { localGrantLimit } from './options.js';
 import type { HierarchicalOptions } from './options.js';
 import { earlier } from './timestamp.js';
@@ -24,6 +25,29 @@ export class ComputeNodeLocks {
   localHandoffs = 0;
 
   constructor(readonly clock: CnClock) {}
+
+  /**
+   * A restarted memory node's locks start afresh on this node (§4.6): new acquires get new local
+   * locks; clients still queued on the old ones fail TABLE_LOST, and holders find theirs lost.
+   */
+  dropTable(memoryNode: NodeId, memoryNodeOf: (lock: LockId) => NodeId): void {
+    for (const [lock, local] of [...this.locks]) {
+      if (memoryNodeOf(lock) !== memoryNode) continue;
+      this.locks.delete(lock);
+      local.lost = true;
+      for (const waiter of local.wq.splice(0)) waiter.wake({ kind: 'table-lost' });
+    }
+  }
+
+  /**
+   * The node's CQL hold of `lock` was reset past (its holder presumed crashed): new acquires get a
+   * new local lock; its waiters start again there. Holders of the old one still release through it.
+   */
+  dropLock(lock: LockId, local: LocalLock): void {
+    if (this.locks.get(lock) !== local) return;
+    this.locks.delete(lock);
+    for (const waiter of local.wq.splice(0)) waiter.wake({ kind: 'retry' });
+  }
 
   local(lock: LockId): LocalLock {
     let entry = this.locks.get(lock);
@@ -65,7 +89,11 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
       ports.locks,
       `${context.scopeKey}/local`,
       ports.self.node,
-      () => new ComputeNodeLocks(new CnClock(ports.clock, { periodMs: options.syncPeriodMs, timeoutUs: options.syncTimeoutUs })),
+      () => {
+        const node = new ComputeNodeLocks(new CnClock(ports.clock, { periodMs: options.syncPeriodMs, timeoutUs: options.syncTimeoutUs }));
+        context.signals.onTableLost((memoryNode) => node.dropTable(memoryNode, (lock) => lockAddress(ports.locks, lock).node));
+        return node;
+      },
     );
     this.backoff = new TruncatedBackoff(ports.random, { initialNs: options.retryBackoffInitialNs, maxNs: options.retryBackoffMaxNs, factor: 2 });
     this.grantLimit = localGrantLimit(options);
@@ -84,6 +112,8 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
     const deadline = new AcquireDeadline(clock, lock, mode, options);
     const op = new AcquireSpan(this.ports.trace, clock, this.protocol, lock, mode, clientKey(this.ports.self));
     try {
+      // A restarted memory node's locks are reset on this node before any new operation (§4.6).
+      this.engine.followTables();
       deadline.check();
       const token: Abandonable = { abandoned: false };
       const work = this.acquireLocal(lock, mode, op, token);
@@ -105,6 +135,7 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
   async release(grant: HierarchicalGrant): Promise<void> {
     const local = grant.local;
     await local.mtx.lock();
+    if (local.lost || this.engine.tableLost()) return this.releaseLost(grant, local);
     if (local.holders > 1) {
       local.holders--;
       local.mtx.unlock();
@@ -157,6 +188,28 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
     }
   }
 
+  /**
+   * A release after the memory node restarted: the hold went with the table, so no local handoff
+   * may pass it on (it would be a grant on a lock the new table may have given to another node).
+   * The next local waiter, if any, takes the CQL lock afresh; the release fails TABLE_LOST.
+   * Called with the mutex held.
+   */
+  private releaseLost(grant: HierarchicalGrant, local: LocalLock): never {
+    if (local.holders > 1) {
+      local.holders--;
+    } else {
+      local.cql?.membership?.leave();
+      local.cql = undefined;
+      local.rts = undefined;
+      const next = local.wq.shift();
+      local.state = next ? 'pending' : 'free';
+      local.holders = next ? 1 : 0;
+      next?.wake({ kind: 'reacquire' });
+    }
+    local.mtx.unlock();
+    throw new TableLostError(grant.lock, 'the memory node restarted while the lock was held');
+  }
+
   private async acquireLocal(lock: LockId, mode: LockMode, op: AcquireSpan, token: Abandonable): Promise<HierarchicalGrant | undefined> {
     const ts = this.node.clock.ts16();
     this.maybeSyncClock();
@@ -165,6 +218,10 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
     if (token.abandoned) {
       local.mtx.unlock();
       return undefined;
+    }
+    if (local.lost || this.engine.tableLost()) {
+      local.mtx.unlock();
+      throw new TableLostError(lock, 'the memory node restarted before this acquire took the lock');
     }
     if (mode === 'shared' && local.state === 'shared' && this.mayJoinShared(lock, local, ts)) {
       local.holders++;
@@ -180,11 +237,16 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
       token.leave = () => this.leave(local, waiter);
       if (local.rts === undefined) {
         // Prefetch the remote waiters' earliest timestamp (one READ of header + queue).
-        const remote = await this.engine.prefetchRemoteTs(lock, op);
+        // Only a hint: a failed READ (memory node down) leaves it unknown. Throwing here would leave
+        // this waiter in the queue, and a turn passed to it later would be lost.
+        const prefetch = this.engine.prefetchRemoteTs(lock, op);
+        const remote = this.options.mutantKeepTurnOnFailure ? await prefetch : await prefetch.catch(() => undefined);
         if (local.rts === undefined) local.rts = remote;
       }
-      const woken = await waiter.result;
+      const woken = await this.waitLocally(lock, local, waiter, op);
       if (woken.kind === 'withdrawn') return undefined;
+      if (woken.kind === 'retry') return token.abandoned ? undefined : this.acquireLocal(lock, mode, op, token);
+      if (woken.kind === 'table-lost') throw new TableLostError(lock, 'the memory node restarted while this acquire waited on its node');
       if (woken.kind === 'granted') {
         if (woken.handover) this.linkHandover(woken.handover, lock, mode, op, token);
         return { lock, mode, local };
@@ -199,11 +261,37 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
     return this.takeCql(lock, mode, ts, local, op, token);
   }
 
+  /**
+   * Waits to be woken. A local holder that crashed never wakes anyone, and no remote waiter may
+   * come to reset the lock: after a whole acquire timeout the waiter resets its own node's CQL
+   * hold (§4.4; the drain declares the silent member failed after suspectAfterMs, so only with a
+   * finite one), and once that hold is void the node's local lock is dropped and its waiters
+   * start again.
+   */
+  private async waitLocally(lock: LockId, local: LocalLock, waiter: LocalWaiter, op: AcquireSpan): Promise<WakeResult> {
+    // Without a finite suspicion a reset never gets past a crashed holder: nothing to gain.
+    if (this.options.mutantNoLocalRecovery || !Number.isFinite(this.options.suspectAfterMs)) return waiter.result;
+    for (;;) {
+      const woken = await Promise.race([waiter.result, this.ports.clock.sleep(this.engine.timeoutNs).then(() => undefined)]);
+      if (woken) return woken;
+      const hold = local.cql;
+      if (!hold || waiter.woken || this.node.locks.get(lock) !== local) continue;
+      if ((await this.engine.resetStuckHold(hold, op).catch(() => false)) && local.cql === hold) this.node.dropLock(lock, local);
+    }
+  }
+
   /** Lines 12–18 of Fig. 10: obtain the CQL lock for the node, then share it with local readers. */
   private async takeCql(lock: LockId, mode: LockMode, ts: number, local: LocalLock, op: AcquireSpan, token: Abandonable): Promise<HierarchicalGrant | undefined> {
     this.backoff.reset();
     for (;;) {
-      const attempt = await this.engine.acquire(lock, mode, ts, op);
+      let attempt: Awaited<ReturnType<CqlEngine['acquire']>>;
+      try {
+        attempt = await this.engine.acquire(lock, mode, ts, op);
+      } catch (error) {
+        // A failed verb (memory node down or restarted): the node's turn passes on, or ends.
+        if (!this.options.mutantKeepTurnOnFailure) await this.abdicate(local);
+        throw error;
+      }
       if (attempt.ok) {
         await local.mtx.lock();
         local.cql = attempt.hold;
@@ -222,7 +310,14 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
         await this.abdicate(local);
         return undefined;
       }
-      if (attempt.backoff) await this.engine.waitForResetEnd(lock, op, () => this.backoff.nextDelayNs());
+      if (attempt.backoff) {
+        try {
+          await this.engine.waitForResetEnd(lock, op, () => this.backoff.nextDelayNs());
+        } catch (error) {
+          if (!this.options.mutantKeepTurnOnFailure) await this.abdicate(local);
+          throw error;
+        }
+      }
     }
   }
 

@@ -9,7 +9,11 @@ import type { CqlHold } from './cql-engine.js';
 export type WakeResult =
   | { readonly kind: 'granted'; readonly handover: SpanContextRef | undefined }
   | { readonly kind: 'reacquire' }
-  | { readonly kind: 'withdrawn' };
+  | { readonly kind: 'withdrawn' }
+  /** The local lock was dropped (its hold reset past): start again on the node's new one. */
+  | { readonly kind: 'retry' }
+  /** The memory node restarted: this local lock belonged to the lost table. */
+  | { readonly kind: 'table-lost' };
 
 export class LocalWaiter {
   woken = false;
@@ -51,6 +55,8 @@ export class LocalLock {
   rts: number | undefined;
   /** Local grants (handoffs, readers joining) since the node took the CQL lock: what bounded handoff policies count. */
   localGrants = 0;
+  /** Set when its memory node restarted: the node's table dropped it, and it grants nothing more. */
+  lost = false;
 
   remove(waiter: LocalWaiter): boolean {
     const index = this.wq.indexOf(waiter);

@@ -7,13 +7,13 @@ import type { ClusterView } from './cluster-view.js';
 import { EMPTY_ENTRY_WORD, entryToBytes } from './entry.js';
 import { sub64 } from './header.js';
 import type { HeaderLayout } from './header.js';
-import { resetMessage } from './messages.js';
+import { resetMessage, tableTag } from './messages.js';
 import type { CqlOptions } from './options.js';
 import { QueueSnapshot } from './queue-snapshot.js';
 import type { CqlTable } from './table-layout.js';
 import { FabricVerbs } from './fabric-verbs.js';
 
-export type ResetReason = 'queue-overflow' | 'version-wrap' | 'acquire-timeout' | 'entry-overwritten' | 'refetch-limit' | 'resetter-failed';
+export type ResetReason = 'queue-overflow' | 'version-wrap' | 'acquire-timeout' | 'entry-overwritten' | 'refetch-limit' | 'resetter-failed' | 'local-timeout';
 /** `done`: this client reset the lock; `other`: another reset is under way; `stale`: the epoch already moved on. */
 export type ResetOutcome = 'done' | 'other' | 'stale';
 
@@ -92,6 +92,12 @@ export class LockResetter {
   }
 
   /** True when a header's reset id names a compute node the coordinator declared dead. */
+  /** The incarnation of `lock`'s memory node this client's verbs are pinned to (0 where tables never restart). */
+  incarnationOf(lock: LockId): number {
+    if (this.options.mutantNoTableReset) return 0;
+    return this.ports.tables?.incarnations?.().get(this.table.header(lock).node) ?? 0;
+  }
+
   resetterDead(resetId: number): boolean {
     return resetId !== 0 && resetId !== this.resetId && (this.view()?.isDead(resetId - 1) ?? false);
   }
@@ -151,7 +157,7 @@ export class LockResetter {
         span.setAttribute('declock.reset.took_over', true);
       }
       this.signals.announce(lock, nextEpoch);
-      const acks = this.signals.collectAcks(lock, nextEpoch);
+      const acks = this.signals.collectAcks(lock, nextEpoch, tableTag(this.incarnationOf(lock)));
       try {
         const services = await this.notifyQueue(verbs, lock, claimed, nextEpoch);
         await this.drainAndReinitialise(verbs, lock, claimed, nextEpoch, acks, services);
@@ -189,7 +195,7 @@ export class LockResetter {
     }
     const services = new Map<NodeId, ClientAddress>();
     for (const node of this.view()?.live() ?? []) services.set(node, { node, client: SERVICE_CLIENT });
-    for (const to of [...targets.values(), ...services.values()]) this.ports.mailbox.send(resetMessage(to, lock, nextEpoch, this.resetId));
+    for (const to of [...targets.values(), ...services.values()]) this.ports.mailbox.send(resetMessage(to, lock, nextEpoch, this.resetId, this.incarnationOf(lock)));
     return services;
   }
 
@@ -246,7 +252,7 @@ export class LockResetter {
       }
       if (services.size > 0 && clock.nowNs() >= resendAtNs) {
         const view = this.view();
-        for (const [node, to] of services) if (!acks.nodes.has(node) && !view?.isDead(node)) this.ports.mailbox.send(resetMessage(to, lock, nextEpoch, this.resetId));
+        for (const [node, to] of services) if (!acks.nodes.has(node) && !view?.isDead(node)) this.ports.mailbox.send(resetMessage(to, lock, nextEpoch, this.resetId, this.incarnationOf(lock)));
         resendNs = Math.min(RESEND_MAX_NS, resendNs * 2);
         resendAtNs = clock.nowNs() + resendNs;
       }

@@ -1,11 +1,11 @@
 import type { NodeService, NodeServiceContext } from '@lockfabric/locks-common';
-import { clientKey } from '@lockfabric/ports';
+import { clientKey, lockAddress } from '@lockfabric/ports';
 import type { Message } from '@lockfabric/ports';
 import { joinClusterView } from './cluster-view.js';
 import { perComputeNode } from './cn-registry.js';
 import { CnSignals } from './cn-signals.js';
 import { HeaderLayout } from './header.js';
-import { isDeclockMessage, isResetAnnouncement, resetAckMessage } from './messages.js';
+import { epochOf, isDeclockMessage, isResetAnnouncement, resetAckMessage, resetIncarnation, tagOf } from './messages.js';
 
 /**
  * DecLock's compute-node service (one per compute node and run, as client SERVICE_CLIENT):
@@ -15,6 +15,9 @@ import { isDeclockMessage, isResetAnnouncement, resetAckMessage } from './messag
  * - answers every RESET with a RESET_ACK to the resetter once no client of this node is a queue
  *   member of the lock (the RESET closed the node's gate first, so none becomes one before the
  *   reset is over). A repeated RESET (a resend, or a second resetter taking over) is answered again.
+ *   A RESET about a newer table incarnation than the node follows makes it reset its own state
+ *   for that memory node first (a restarted memory node, §4.6); a RESET about a lost table gets
+ *   no answer.
  */
 export class DeclockNodeService implements NodeService {
   /** Acks owed, one per (lock, resetter, epoch): a resend while one is pending adds nothing. */
@@ -28,6 +31,8 @@ export class DeclockNodeService implements NodeService {
     private readonly context: NodeServiceContext,
     protocol: string,
     capacity: number,
+    /** Test-only: the node keeps its state across memory-node restarts (options.mutantNoTableReset). */
+    private readonly ignoreTables = false,
   ) {
     const { ports } = context;
     const view = joinClusterView(ports.locks, protocol);
@@ -36,7 +41,7 @@ export class DeclockNodeService implements NodeService {
     this.unsubscribe = context.failures?.onComputeNodeFailed((node) => view.markDead(node)) ?? (() => undefined);
     const header = new HeaderLayout(capacity);
     // The same board the node's clients use (cql-context.ts registers it under this key).
-    this.signals = perComputeNode(ports.locks, `${protocol}/C${capacity}/signals`, ports.self.node, () => new CnSignals(ports.self.node, header.epochBits));
+    this.signals = perComputeNode(ports.locks, `${protocol}/C${capacity}/signals`, ports.self.node, () => new CnSignals(ports.self.node, header.epochBits, (lock) => lockAddress(ports.locks, lock).node));
     void this.pump();
   }
 
@@ -51,8 +56,12 @@ export class DeclockNodeService implements NodeService {
       for (;;) {
         const message = await mailbox.receive(isDeclockMessage, { signal: this.stopping.signal });
         if (!message) return;
+        const reset = isResetAnnouncement(message);
+        // A RESET of a newer table than the node follows tells it the memory node restarted.
+        if (reset && !this.ignoreTables) this.signals.followTables(new Map([[lockAddress(this.context.ports.locks, message.lock).node, resetIncarnation(message)]]));
         this.signals.deliver(message);
-        if (isResetAnnouncement(message)) void this.acknowledge(message);
+        const ours = this.ignoreTables || tagOf(message) === this.signals.tagFor(message.lock);
+        if (reset && ours) void this.acknowledge(message);
       }
     } catch {
       // the mailbox is gone (substrate shut down)
@@ -60,14 +69,14 @@ export class DeclockNodeService implements NodeService {
   }
 
   private async acknowledge(reset: Message): Promise<void> {
-    const epoch = Number(reset.epoch);
+    const epoch = epochOf(reset);
     const key = `${reset.lock}|${clientKey(reset.from)}|${epoch}`;
     if (this.pending.has(key)) return;
     this.pending.add(key);
     try {
       await this.signals.whenIdle(reset.lock);
       if (this.stopping.signal.aborted) return;
-      this.context.ports.mailbox.send(resetAckMessage(reset.from, reset.lock, epoch));
+      this.context.ports.mailbox.send(resetAckMessage(reset.from, reset.lock, epoch, tagOf(reset)));
       this.acksSent++;
     } finally {
       this.pending.delete(key);

@@ -43,6 +43,13 @@ export interface CqlOptions {
   readonly mutantBatchPastWriters: boolean;
   /** Test-only mutant: once a compute node is declared dead, a reset finishes without waiting for the live nodes' RESET_ACKs. */
   readonly mutantIgnoreResetAcks: boolean;
+  /**
+   * Test-only mutant: a compute node keeps its lock state across a memory-node restart (§4.6): no
+   * reset before use, and grants and local handoffs on the lost table.
+   */
+  readonly mutantNoTableReset: boolean;
+  /** Test-only mutant: an acquire FAA whose completion comes after its table was lost still grants. */
+  readonly mutantGrantFromLostFaa: boolean;
 }
 
 export type FairnessPolicy = 'tf' | 'pf';
@@ -79,6 +86,13 @@ export interface HierarchicalOptions extends CqlOptions {
   readonly handoff: HandoffPolicy;
   /** k of `local-bound`: local grants (handoffs and readers joining) per CQL ownership. */
   readonly localBound: number;
+  /** Test-only mutant: local waiters wait for ever behind their node's hold (no reset of a crashed local holder's hold). */
+  readonly mutantNoLocalRecovery: boolean;
+  /**
+   * Test-only mutant: a client whose verb fails (memory node down) while it waits locally or owns
+   * the node's turn leaves without passing the turn on, so the local lock stays PENDING.
+   */
+  readonly mutantKeepTurnOnFailure: boolean;
   /** Test-only mutant: bounded handoff policies grant locally without counting (remote waiters starve). */
   readonly mutantNoGrantLimit: boolean;
   /** Clock sync period through the memory-node counter; 0 turns sync off (timestamps use the local origin). */
@@ -109,6 +123,8 @@ export const CQL_OPTION_HELP: Readonly<Record<string, string>> = {
   mutantReaderGrant: 'test-only: readers skip waiting writers (broken on purpose)',
   mutantBatchPastWriters: 'test-only: a writer grants readers beyond the next writer (broken on purpose)',
   mutantIgnoreResetAcks: 'test-only: a reset past a dead node does not wait for the live nodes to acknowledge (broken on purpose)',
+  mutantNoTableReset: 'test-only: compute nodes keep their lock state across a memory-node restart (broken on purpose)',
+  mutantGrantFromLostFaa: 'test-only: an acquire FAA that completes after its table was lost still grants (broken on purpose)',
 };
 
 export const HIERARCHICAL_OPTION_HELP: Readonly<Record<string, string>> = {
@@ -117,6 +133,8 @@ export const HIERARCHICAL_OPTION_HELP: Readonly<Record<string, string>> = {
   handoff: 'timestamp (default, DecLock), remote-prefer, local-prefer or local-bound: who gets the lock after a local holder (Fig. 14); the last three are phase-fair',
   localBound: 'k of handoff=local-bound: local grants per CQL ownership before remote waiters get a turn (default 4, as Sherman)',
   mutantNoGrantLimit: 'test-only: remote-prefer, local-prefer and local-bound grant locally without limit (broken on purpose)',
+  mutantNoLocalRecovery: 'test-only: local waiters never reset a hold their node keeps for a crashed client (broken on purpose)',
+  mutantKeepTurnOnFailure: 'test-only: a client whose verb fails while it waits locally or owns the node’s turn does not pass it on (broken on purpose)',
   syncPeriodMs: 'clock sync period through the memory-node counter (default 1000; 0 = off)',
   syncNodes: 'compute nodes in a sync round (default 0: those with clients in this process)',
   syncTimeoutUs: 'longest poll of the sync counter (default 1000)',
@@ -143,6 +161,8 @@ function readCql(reader: OptionReader, entryBytes: number, spareWord: boolean): 
     mutantReaderGrant: reader.boolean('mutantReaderGrant', false),
     mutantBatchPastWriters: reader.boolean('mutantBatchPastWriters', false),
     mutantIgnoreResetAcks: reader.boolean('mutantIgnoreResetAcks', false),
+    mutantNoTableReset: reader.boolean('mutantNoTableReset', false),
+    mutantGrantFromLostFaa: reader.boolean('mutantGrantFromLostFaa', false),
   };
 }
 
@@ -163,6 +183,8 @@ export function readHierarchicalOptions(protocol: string, options: ProtocolOptio
     handoff,
     localBound: reader.number('localBound', 4, { min: 1, integer: true }),
     mutantNoGrantLimit: reader.boolean('mutantNoGrantLimit', false),
+    mutantKeepTurnOnFailure: reader.boolean('mutantKeepTurnOnFailure', false),
+    mutantNoLocalRecovery: reader.boolean('mutantNoLocalRecovery', false),
     syncPeriodMs: reader.number('syncPeriodMs', 1_000, { min: 0 }),
     syncNodes: reader.number('syncNodes', 0, { min: 0, integer: true }),
     syncTimeoutUs: reader.number('syncTimeoutUs', 1_000, { min: 1 }),

@@ -98,3 +98,41 @@ describe('RESET_ACK support: gate, memberships, acknowledgements', () => {
     expect(signals.staleAcks).toBe(3);
   });
 });
+
+describe('memory-node restarts (§4.6): the node resets its state about the lost table before use', () => {
+  // Locks 0..9 on memory node 0, 10.. on memory node 1.
+  const memoryNodeOf = (lock: number) => (lock < 10 ? 0 : 1);
+
+  it('a newer incarnation drops reset counters, gates and waits of that memory node only', async () => {
+    const signals = new CnSignals(1, 28, memoryNodeOf);
+    expect(signals.followTables(new Map([[0, 1], [1, 1]]))).toBe(false);
+    deliver(signals, resetMessage(me, 7, 3, 2, 1));
+    deliver(signals, resetMessage(me, 17, 3, 2, 1));
+    const waiting = signals.register(me.client, 7, 3, 5, 1);
+    expect(signals.resetSeen(7, 0) && signals.gateClosed(7)).toBe(true);
+    // The restarted table comes back at epoch 0: without the reset, epoch 3's counter would abort every acquire there.
+    expect(signals.followTables(new Map([[0, 2], [1, 1]]))).toBe(true);
+    expect(await waiting.done).toEqual({ kind: 'table-lost' });
+    expect(signals.resetSeen(7, 0) || signals.gateClosed(7)).toBe(false);
+    expect(signals.resetSeen(17, 0) && signals.gateClosed(17)).toBe(true);
+    // An older client's pins change nothing.
+    expect(signals.followTables(new Map([[0, 1]]))).toBe(false);
+    expect(signals.tablesLost).toBe(1);
+  });
+
+  it('grants, RESETs and acks of another table incarnation are dropped', async () => {
+    const signals = new CnSignals(1, 28, memoryNodeOf);
+    signals.followTables(new Map([[0, 2]]));
+    const wait = signals.register(me.client, 7, 0, 3, 2);
+    deliver(signals, grantMessage(me, { lock: 7, epoch: 0, pos: 3, remoteTs: undefined, trace: undefined, tag: 1 })); // the lost table's
+    expect(signals.staleGrants).toBe(1);
+    deliver(signals, resetMessage(me, 7, 1, 2, 1));
+    expect(signals.foreignResets).toBe(1);
+    expect(signals.gateClosed(7)).toBe(false);
+    const acks = signals.collectAcks(7, 1, 2);
+    signals.deliver({ ...resetAckMessage(me, 7, 1, 1), from: { node: 2, client: 4095 } });
+    expect([...acks.nodes]).toEqual([]);
+    deliver(signals, grantMessage(me, { lock: 7, epoch: 0, pos: 3, remoteTs: undefined, trace: undefined, tag: 2 }));
+    expect((await wait.done).kind).toBe('grant');
+  });
+});
