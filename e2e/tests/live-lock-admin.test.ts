@@ -68,11 +68,11 @@ describe('live lock admin: coordinator-driven DSLR drain and table reset', () =>
     const refused = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
     const wrongProtocol = await refused(admin.call(LockAdminService.method.resetTable, create(ResetTableRequestSchema, { table: { ...table, protocol: 'caslock' } })));
     expect(wrongProtocol).toBeInstanceOf(GrpcCallError);
-    expect((wrongProtocol as GrpcCallError).code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect((wrongProtocol as GrpcCallError).status).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect((wrongProtocol as GrpcCallError).details).toMatch(/caslock/);
     const outside = await refused(admin.call(LockAdminService.method.drainLock, create(DrainLockRequestSchema, { table, lock: LOCKS })));
-    expect((outside as GrpcCallError).code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect((outside as GrpcCallError).status).toBe(GrpcStatus.INVALID_ARGUMENT);
     const noNodes = await refused(admin.call(LockAdminService.method.resetTable, create(ResetTableRequestSchema, { table: { ...table, memoryNodes: [] } })));
-    expect((noNodes as GrpcCallError).code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect((noNodes as GrpcCallError).status).toBe(GrpcStatus.INVALID_ARGUMENT);
   });
 });

@@ -5,7 +5,7 @@ import type { ServerUnaryCall, ServiceError, handleUnaryCall, sendUnaryData } fr
 import { rawMethodOf } from './grpc-raw.js';
 import { clientChannelOptions, clientCredentials } from './tls/process-tls.js';
 import type { MalformedInputCounter } from './malformed-input.js';
-import { MalformedInputError, errorMessage } from '@lockfabric/ports';
+import { LockFabricError, MalformedInputError, errorMessage } from '@lockfabric/ports';
 import { decodeWire } from '@lockfabric/wire';
 
 /** A gRPC error whose status and details grpc-js sends as they are. */
@@ -54,15 +54,15 @@ export function unaryHandler<I extends DescMessage, O extends DescMessage>(
   };
 }
 
-/** A unary call that failed: the gRPC status code and the server's details. */
-export class GrpcCallError extends Error {
+/** A unary call that failed: the gRPC `status` and the server's details. */
+export class GrpcCallError extends LockFabricError {
+  readonly code = 'GRPC_CALL';
   constructor(
-    readonly code: GrpcStatus,
+    readonly status: GrpcStatus,
     readonly details: string,
     message: string,
   ) {
     super(message);
-    this.name = 'GrpcCallError';
   }
 }
 

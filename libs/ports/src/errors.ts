@@ -93,3 +93,25 @@ export class MalformedInputError extends LockFabricError {
     super(`malformed input from ${source}: ${detail}`);
   }
 }
+
+/** `release` was given a grant this client does not hold (already released, or from another client). */
+export class GrantNotHeldError extends LockFabricError {
+  readonly code = 'GRANT_NOT_HELD';
+  constructor(
+    readonly lock: LockId,
+    detail: string,
+  ) {
+    super(`release of lock ${lock} refused: ${detail}`);
+  }
+}
+
+/** A protocol's own invariant broke: a bug in LockFabric, never a consequence of input or faults. */
+export class InvariantError extends LockFabricError {
+  readonly code = 'INVARIANT';
+  constructor(
+    readonly protocol: string,
+    detail: string,
+  ) {
+    super(`${protocol}: internal invariant broken: ${detail}`);
+  }
+}

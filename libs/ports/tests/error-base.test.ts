@@ -9,9 +9,7 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
  * Error classes that still extend `Error` directly, and why. Everything else thrown across a
  * library boundary extends LockFabricError and carries a stable `code`.
  */
-const PLAIN_ERRORS_ALLOWED = new Set([
-  'GrpcCallError', // its `code` is the numeric gRPC status that callers compare against
-]);
+const PLAIN_ERRORS_ALLOWED = new Set<string>([]);
 
 /** Names of classes in `source` that extend the built-in Error (not a subclass of it). */
 export function plainErrorClasses(source: string): string[] {

@@ -29,7 +29,7 @@ export class GrpcNetLockPurge implements NetLockPurgePort {
     try {
       return await (this.client as UnaryClient).call(SwitchControlService.method.purgeNetLockMachine, create(PurgeNetLockMachineRequestSchema, { machine }));
     } catch (error) {
-      if (error instanceof GrpcCallError && error.code === GrpcStatus.NOT_FOUND) throw new NetLockNotInUseError(address, error.details);
+      if (error instanceof GrpcCallError && error.status === GrpcStatus.NOT_FOUND) throw new NetLockNotInUseError(address, error.details);
       throw error;
     }
   };

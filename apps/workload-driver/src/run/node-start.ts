@@ -183,7 +183,7 @@ async function prepareOnNode(compute: ProcessRecord, request: RunRequest, timeou
     await client.call(ComputeNodeService.method.prepare, create(PrepareRunRequestSchema, { run: request }));
     return 'prepared';
   } catch (error) {
-    if (error instanceof GrpcCallError && error.code === GrpcStatus.UNIMPLEMENTED) return 'unimplemented';
+    if (error instanceof GrpcCallError && error.status === GrpcStatus.UNIMPLEMENTED) return 'unimplemented';
     return new NodePrepareError(compute.node, `compute node ${compute.node} (${compute.name}) did not prepare run ${request.runId}: ${errorMessage(error)}`);
   } finally {
     client.close();

@@ -1,5 +1,5 @@
 import { AcquireDeadline, AcquireSpan, TruncatedBackoff } from '@lockfabric/locks-common';
-import { clientKey } from '@lockfabric/ports';
+import { InvariantError, clientKey } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode } from '@lockfabric/ports';
 import { raceDeadline, recordGrantSpan } from '@lockfabric/lock-declock';
 import type { CqlContext, CqlEngine, CqlHold, CqlOptions, CqlStats } from '@lockfabric/lock-declock';
@@ -52,7 +52,7 @@ export class FlatCqlClient implements LockClient<CqlGrant> {
       const work = this.acquireLoop(lock, mode, op, token);
       const raced = await raceDeadline(work, clock, deadline, options?.signal);
       if (raced.settled) {
-        if (!raced.value) throw new Error('declock-cql: acquire ended without a grant');
+        if (!raced.value) throw new InvariantError('declock-cql', 'an acquire ended without a grant');
         op.granted();
         return raced.value;
       }

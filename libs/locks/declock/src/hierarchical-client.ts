@@ -1,6 +1,6 @@
 import { AcquireDeadline, AcquireSpan, LOCK_ATTR, TruncatedBackoff } from '@lockfabric/locks-common';
 import type { SpanContextRef } from '@lockfabric/ports';
-import { TableLostError, clientKey, lockAddress } from '@lockfabric/ports';
+import { GrantNotHeldError, InvariantError, TableLostError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, NodeId } from '@lockfabric/ports';
 import { raceDeadline } from './acquire-race.js';
 import { CnClock } from './clock-sync.js';
@@ -119,7 +119,7 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
       const work = this.acquireLocal(lock, mode, op, token);
       const raced = await raceDeadline(work, clock, deadline, options?.signal);
       if (raced.settled) {
-        if (!raced.value) throw new Error('declock: acquire ended without a grant');
+        if (!raced.value) throw new InvariantError('declock', 'an acquire ended without a grant');
         op.granted();
         return raced.value;
       }
@@ -144,7 +144,7 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
     const hold = local.cql;
     if (!hold) {
       local.mtx.unlock();
-      throw new Error(`declock: release of lock ${grant.lock} whose node holds no CQL lock`);
+      throw new GrantNotHeldError(grant.lock, 'this node holds no CQL lock for it');
     }
     if (local.wq.length === 0) {
       // Last holder, nobody waiting here: release the CQL lock with the mutex held (newcomers wait briefly).
