@@ -42,6 +42,7 @@ export interface FissLockOptions {
   /** Test-only mutant for the switch program (read here so the run's options agree): no INCA_BOUND on ② grants. */
   readonly mutantNoIncaBound: boolean;
   readonly mutantReAckNewDup: boolean;
+  readonly mutantHoldGivenUp: boolean;
   readonly mutantParkedModeChange: boolean;
 }
 
@@ -72,6 +73,7 @@ export const FISSLOCK_OPTION_HELP = {
   mutantRefusedAbortRestores: 'test-only: a refused timeout-free restores its machine\'s pending agent',
   mutantNoIncaBound: 'test-only: the decider grants ② past its inca bound (127 per lifetime), so its 8-bit incarnation may wrap against the agent\'s',
   mutantReAckNewDup: 'test-only: a re-ACK of a packet bounced earlier carries the new copy\'s DUP bit alone',
+  mutantHoldGivenUp: 'test-only: a ② copy arriving after its request\'s abort was answered becomes a holder nobody releases',
   mutantParkedModeChange: 'test-only, with placement=home: a parked agent grants a local request of the other mode without telling the switch',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
@@ -103,6 +105,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantRefusedAbortRestores: reader.boolean('mutantRefusedAbortRestores', false),
     mutantNoIncaBound: reader.boolean('mutantNoIncaBound', false),
     mutantReAckNewDup: reader.boolean('mutantReAckNewDup', false),
+    mutantHoldGivenUp: reader.boolean('mutantHoldGivenUp', false),
     mutantParkedModeChange: reader.boolean('mutantParkedModeChange', false),
   };
   reader.done();

@@ -34,6 +34,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantAbortBehindAcquire: options.mutantAbortBehindAcquire,
       mutantForgetOnInstall: options.mutantForgetOnInstall,
       mutantReAckNewDup: options.mutantReAckNewDup,
+      mutantHoldGivenUp: options.mutantHoldGivenUp,
       mutantRefusedAbortRestores: options.mutantRefusedAbortRestores,
       placement: options.placement,
       mutantParkedModeChange: options.mutantParkedModeChange,
