@@ -64,6 +64,8 @@ export interface AgentPoolOptions {
   readonly mutantParkedModeChange?: boolean;
   /** Test-only mutant: a ② copy arriving after its request's abort was dropped here becomes a holder, as before (pool/given-up.ts). */
   readonly mutantHoldGivenUp?: boolean;
+  /** Test-only mutant: a GRANT taken silently for an aborted task stays held after its timeout-free is answered. */
+  readonly mutantKeepSwallowedGrant?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -109,7 +111,7 @@ export class AgentPool {
   private readonly unsubscribe: () => void;
   /** FissLock-Local only (placement home): this machine's parked agents. */
   private parking: HomeParking | undefined;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0 };
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -590,6 +592,14 @@ export class AgentPool {
   abortAnswered(task: number, ack: LockPacket): void {
     if (ack.type === 'ack' && ackStatusOf(ack.flags) === 'freed') {
       this.discardedTasks.add(task);
+      // A late GRANT of this task taken silently while the abort was out (spec §5.2: "the abort
+      // will release it"): this abort was a timeout-free and released nothing here, so the hold
+      // stays with nobody to release it (swarm lossy seed 242: a DUP copy queued at the next local
+      // agent, handed the lock by self-transfer). Release it now.
+      if (this.options.mutantKeepSwallowedGrant !== true && this.agents.get(ack.lock)?.holders.has(key(this.machine, task))) {
+        this.counters.swallowedReleased++;
+        this.tryLocalRelease(ack.lock, task);
+      }
       // other aborts of the lock circling here must not reissue at once: a bounced copy may be
       // decided again as ① to this machine, its GRANT still on the way (wide sweep, 10%, seed 364)
       if (!this.options.mutantNoStuckRestart) this.stuck.restart(ack.lock);

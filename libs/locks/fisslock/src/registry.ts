@@ -35,6 +35,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantForgetOnInstall: options.mutantForgetOnInstall,
       mutantReAckNewDup: options.mutantReAckNewDup,
       mutantHoldGivenUp: options.mutantHoldGivenUp,
+      mutantKeepSwallowedGrant: options.mutantKeepSwallowedGrant,
       mutantRefusedAbortRestores: options.mutantRefusedAbortRestores,
       placement: options.placement,
       mutantParkedModeChange: options.mutantParkedModeChange,

@@ -28,3 +28,20 @@ describe('fisslock swarm under switch loss: late ② copies of given-up requests
     }
   });
 });
+
+// Seed 242 (both links, loss 5.5 %): a lost ① GRANT; the requester's DUP copy circled while its
+// unREACHED abort freed the lock at the switch (the timeout-free). The next local request got a new
+// agent, the circling copy queued there and was handed the lock by self-transfer while the abort
+// was still unanswered, so the client took it silently ("the abort will release it"). The abort
+// came back `freed` and released nothing here: a holder nobody releases. The pool now releases it
+// when the timeout-free is answered; `mutantKeepSwallowedGrant` keeps the old behaviour.
+describe('fisslock swarm under switch loss: a grant taken silently before a timeout-free is answered', () => {
+  it('seed 242 passes, and fails liveness with mutantKeepSwallowedGrant', async () => {
+    const fixed = await runSwarmSeed(lossy, 242);
+    expect(fixed.description).toMatch(/switch=both\(loss=0\.055/);
+    expect(fixed.failure, fixed.failure?.detail).toBeUndefined();
+    const mutant = await runSwarmSeed(lossy, 242, { mutantKeepSwallowedGrant: true });
+    expect(mutant.failure?.kind).toBe('liveness');
+    expect(mutant.failure?.detail).toMatch(/not acquirable/);
+  });
+});
