@@ -23,6 +23,7 @@ import type { AckStatus } from './wire.js';
 import type { RecoveryClientView } from './recovery/recovery-client.js';
 import type { AgentRecord, MachineOrders, ServerReport } from './recovery/recovery-state.js';
 import { requestKey } from './recovery/recovery-state.js';
+import { GivenUpRequests } from './pool/given-up.js';
 
 export type { Agent, FissPolicy, Waiter } from './pool/agent.js';
 export type { AgentPlacement } from './pool/home-parking.js';
@@ -64,6 +65,10 @@ export interface AgentPoolOptions {
   readonly placement?: AgentPlacement;
   /** Test-only mutant of FissLock-Local: a parked agent grants a local request of the other mode without the decider. */
   readonly mutantParkedModeChange?: boolean;
+  /** Test-only mutant: a ② copy arriving after its request's abort was dropped here becomes a holder, as before (pool/given-up.ts). */
+  readonly mutantHoldGivenUp?: boolean;
+  /** Test-only mutant: a GRANT taken silently for an aborted task stays held after its timeout-free is answered. */
+  readonly mutantKeepSwallowedGrant?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -104,10 +109,12 @@ export class AgentPool {
   private stopped = false;
   /** Enders and held marks of this machine's packets, per lock (see timeoutFreeUnsafe). */
   private readonly marks = new LifetimeMarks();
+  /** Requests whose abort was answered here before their ② copy came: never held (pool/given-up.ts). */
+  private readonly givenUp = new GivenUpRequests();
   private readonly unsubscribe: () => void;
   /** FissLock-Local only (placement home): this machine's parked agents. */
   private parking: HomeParking | undefined;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0 };
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -359,6 +366,12 @@ export class AgentPool {
     if ((p.flags & FLAG_GRANTED) !== 0) {
       a.holders.add(k); // ② the decider already granted: count it
       a.inca = (a.inca + 1) & 0xff;
+      if (this.givenUp.has(p.lock, p.machine, p.task)) {
+        // its abort came first and was answered: count the grant, release the holder (pool/given-up.ts)
+        this.counters.lateCopiesReleased++;
+        this.releaseCore(p.lock, a, p.machine, p.task, { from: `${p.machine}/${clientOfTask(p.task)}` }, true);
+        return 'accepted';
+      }
       if (p.machine === this.machine) this.watchdog.noteLocalHolder(p.lock, k);
     } else if (this.parking?.isParked(p.lock, a)) {
       // ③ on a parked agent (FissLock-Local): no holder will ever hand it on, so hand it on now
@@ -421,6 +434,7 @@ export class AgentPool {
         // only (the FREE stays refused, acquires of the lock time out with a typed error, recovery
         // rebuilds it); a wrong bump costs exclusion.
         this.counters.droppedAborts++;
+        this.noteGivenUp(p.lock, p.machine, p.task);
         return 'accepted';
       }
     }
@@ -581,11 +595,24 @@ export class AgentPool {
   abortAnswered(task: number, ack: LockPacket): void {
     if (ack.type === 'ack' && ackStatusOf(ack.flags) === 'freed') {
       this.discardedTasks.add(task);
+      // A late GRANT of this task taken silently while the abort was out (spec §5.2: "the abort
+      // will release it"): this abort was a timeout-free and released nothing here, so the hold
+      // stays with nobody to release it (swarm lossy seed 242: a DUP copy queued at the next local
+      // agent, handed the lock by self-transfer). Release it now.
+      if (this.options.mutantKeepSwallowedGrant !== true && this.agents.get(ack.lock)?.holders.has(key(this.machine, task))) {
+        this.counters.swallowedReleased++;
+        this.tryLocalRelease(ack.lock, task);
+      }
       // other aborts of the lock circling here must not reissue at once: a bounced copy may be
       // decided again as ① to this machine, its GRANT still on the way (wide sweep, 10%, seed 364)
       if (!this.options.mutantNoStuckRestart) this.stuck.restart(ack.lock);
     }
   }
+
+  private noteGivenUp(lid: LockId, mid: NodeId, task: number): void {
+    if (this.options.mutantHoldGivenUp !== true) this.givenUp.note(lid, mid, task);
+  }
+
   private discardStale(p: LockPacket): boolean {
     return this.discardedTasks.has(p.task);
   }

@@ -35,6 +35,8 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantAbortBehindAcquire: options.mutantAbortBehindAcquire,
       mutantForgetOnInstall: options.mutantForgetOnInstall,
       mutantReAckNewDup: options.mutantReAckNewDup,
+      mutantHoldGivenUp: options.mutantHoldGivenUp,
+      mutantKeepSwallowedGrant: options.mutantKeepSwallowedGrant,
       mutantRefusedAbortRestores: options.mutantRefusedAbortRestores,
       placement: options.placement,
       mutantParkedModeChange: options.mutantParkedModeChange,

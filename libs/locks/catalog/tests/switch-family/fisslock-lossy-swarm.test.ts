@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { runSwarmSeed } from '@lockfabric/harness';
+import { fisslock } from '@lockfabric/lock-fisslock';
+
+// FissLock's swarm profile with switch loss and duplication on (`lossy`; the profile itself still
+// runs `delay`: libs/locks/fisslock/README.md "Failures and anomalies").
+const lossy = { ...fisslock, swarm: { ...fisslock.swarm, switchFaults: 'lossy' as const } };
+
+// Swarm seeds 113 and 292 under `lossy` (egress loss 6–8 %): a ② copy circled behind its own
+// request's abort at a machine with no agent; the abort reached the agent first and was dropped
+// (nothing recorded), then the copy made a holder nobody releases and the lock never freed. The
+// agent now remembers aborts it dropped and releases such a late holder at once
+// (libs/locks/fisslock/src/pool/given-up.ts); `mutantHoldGivenUp` keeps the old behaviour.
+describe('fisslock swarm under switch loss: late ② copies of given-up requests', () => {
+  it('seeds 113 and 292 are safe and every lock is acquirable after healing', async () => {
+    for (const seed of [113, 292]) {
+      const r = await runSwarmSeed(lossy, seed);
+      expect(r.description).toMatch(/switch=egress\(loss=0\.0[67]/);
+      expect(r.failure, `seed ${seed}: ${r.failure?.detail}`).toBeUndefined();
+    }
+  });
+
+  it('mutantHoldGivenUp leaves a lock nobody can take in both seeds', async () => {
+    for (const seed of [113, 292]) {
+      const r = await runSwarmSeed(lossy, seed, { mutantHoldGivenUp: true });
+      expect(r.failure?.kind, `seed ${seed}`).toBe('liveness');
+      expect(r.failure?.detail).toMatch(/not acquirable/);
+    }
+  });
+});
+
+// Seed 242 (both links, loss 5.5 %): a lost ① GRANT; the requester's DUP copy circled while its
+// unREACHED abort freed the lock at the switch (the timeout-free). The next local request got a new
+// agent, the circling copy queued there and was handed the lock by self-transfer while the abort
+// was still unanswered, so the client took it silently ("the abort will release it"). The abort
+// came back `freed` and released nothing here: a holder nobody releases. The pool now releases it
+// when the timeout-free is answered; `mutantKeepSwallowedGrant` keeps the old behaviour.
+describe('fisslock swarm under switch loss: a grant taken silently before a timeout-free is answered', () => {
+  it('seed 242 passes, and fails liveness with mutantKeepSwallowedGrant', async () => {
+    const fixed = await runSwarmSeed(lossy, 242);
+    expect(fixed.description).toMatch(/switch=both\(loss=0\.055/);
+    expect(fixed.failure, fixed.failure?.detail).toBeUndefined();
+    const mutant = await runSwarmSeed(lossy, 242, { mutantKeepSwallowedGrant: true });
+    expect(mutant.failure?.kind).toBe('liveness');
+    expect(mutant.failure?.detail).toMatch(/not acquirable/);
+  });
+});
