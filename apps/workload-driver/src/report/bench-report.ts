@@ -240,7 +240,7 @@ export function describeReport(report: BenchReport): string {
   if (report.natsTls) lines.push(`  NATS transport      ${report.natsTls === 'tls' ? 'TLS (server verified against the cluster CA)' : 'PLAINTEXT'}`);
   if (report.skippedNodes?.length) lines.push(`  not running         ${report.skippedNodes.join(', ')} (left out of the run)`);
   if (report.switchGrantShare !== undefined) lines.push(`  switch-decided      ${report.switchGrants ?? 0} grants (${(report.switchGrantShare * 100).toFixed(1)} % of acquires)`);
-  if (report.nicIops) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
+  if (report.nicIops && Object.keys(report.nicIops).length > 0) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
   if (report.nicUtilisation) lines.push(`  NIC ceiling used    ${Object.entries(report.nicUtilisation).map(([node, u]) => `${node}: ${(u * 100).toFixed(1)} % (${(report.nicThrottled?.[node] ?? 0).toLocaleString('en-US')} verbs waited)`).join(', ')}`);
   if (report.costModel) lines.push(`  cost model          ${report.costModel}`);
   if (report.transactions) lines.push(describeTxnReport(report.transactions));
