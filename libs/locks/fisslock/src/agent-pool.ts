@@ -69,6 +69,8 @@ export interface AgentPoolOptions {
   readonly mutantHoldGivenUp?: boolean;
   /** Test-only mutant: a GRANT taken silently for an aborted task stays held after its timeout-free is answered. */
   readonly mutantKeepSwallowedGrant?: boolean;
+  /** Test-only mutant: a bounced copy deferred by the back-off is still sent after a recovery replaced the link. */
+  readonly mutantResendAcrossRecovery?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -114,7 +116,7 @@ export class AgentPool {
   private readonly unsubscribe: () => void;
   /** FissLock-Local only (placement home): this machine's parked agents. */
   private parking: HomeParking | undefined;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0 };
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -703,10 +705,17 @@ export class AgentPool {
     const onAck = p.type === 'acquire' && p.machine === this.machine ? (ack: LockPacket) => this.noteRecorded(p.task, ack) : undefined;
     const delayNs = this.backoff.delayNs(p.lock, this.clock.nowNs());
     if (delayNs === 0) this.link.send(packet, onAck);
-    else
+    else {
+      // A recovery (S1–S3) in between replaces the link: S1 took every live request from its
+      // client and S2 queued or aborted it, so a copy deferred on the old link is stale, and one
+      // of a failed machine would put the dead task back in a queue (swarm lossy seed 268).
+      const bouncedOn = this.link;
       void this.clock.sleep(delayNs).then(() => {
-        if (!this.stopped) this.link.send(packet, onAck);
+        if (this.stopped) return;
+        if (this.link !== bouncedOn && this.options.mutantResendAcrossRecovery !== true) return void this.counters.staleBounces++;
+        this.link.send(packet, onAck);
       });
+    }
     return 'bounced';
   }
 

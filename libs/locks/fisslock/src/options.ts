@@ -47,6 +47,7 @@ export interface FissLockOptions {
   readonly mutantReAckNewDup: boolean;
   readonly mutantHoldGivenUp: boolean;
   readonly mutantKeepSwallowedGrant: boolean;
+  readonly mutantResendAcrossRecovery: boolean;
   readonly mutantParkedModeChange: boolean;
 }
 
@@ -80,6 +81,7 @@ export const FISSLOCK_OPTION_HELP = {
   mutantReAckNewDup: 'test-only: a re-ACK of a packet bounced earlier carries the new copy\'s DUP bit alone',
   mutantHoldGivenUp: 'test-only: a ② copy arriving after its request\'s abort was answered becomes a holder nobody releases',
   mutantKeepSwallowedGrant: 'test-only: a GRANT taken silently for an aborted task stays held after its timeout-free is answered',
+  mutantResendAcrossRecovery: 'test-only: a bounced copy the back-off deferred is still sent after a recovery (S1–S3) replaced the link',
   mutantParkedModeChange: 'test-only, with placement=home: a parked agent grants a local request of the other mode without telling the switch',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
@@ -114,6 +116,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantReAckNewDup: reader.boolean('mutantReAckNewDup', false),
     mutantHoldGivenUp: reader.boolean('mutantHoldGivenUp', false),
     mutantKeepSwallowedGrant: reader.boolean('mutantKeepSwallowedGrant', false),
+    mutantResendAcrossRecovery: reader.boolean('mutantResendAcrossRecovery', false),
     mutantParkedModeChange: reader.boolean('mutantParkedModeChange', false),
   };
   reader.done();

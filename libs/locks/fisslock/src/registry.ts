@@ -37,6 +37,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantReAckNewDup: options.mutantReAckNewDup,
       mutantHoldGivenUp: options.mutantHoldGivenUp,
       mutantKeepSwallowedGrant: options.mutantKeepSwallowedGrant,
+      mutantResendAcrossRecovery: options.mutantResendAcrossRecovery,
       mutantRefusedAbortRestores: options.mutantRefusedAbortRestores,
       placement: options.placement,
       mutantParkedModeChange: options.mutantParkedModeChange,

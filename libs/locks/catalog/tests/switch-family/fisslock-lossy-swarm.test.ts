@@ -45,3 +45,19 @@ describe('fisslock swarm under switch loss: a grant taken silently before a time
     expect(mutant.failure?.detail).toMatch(/not acquirable/);
   });
 });
+
+// Seed 268 (egress loss 1.8 %, compute node 1 killed): machine 3 was bouncing a dead-to-be
+// machine's ACQUIRE and abort with back-off when the kill came. The recovery (S1–S3) replaced the
+// link, but the deferred copies were sent on the new one afterwards: the dead task was queued
+// again, handed the lock, and its GRANT was never answered (a pending agent for ever). A deferred
+// copy now goes only on the link it was bounced on; `mutantResendAcrossRecovery` sends it anyway.
+describe('fisslock swarm under switch loss: bounced copies deferred across a recovery', () => {
+  it('seed 268 passes, and fails liveness with mutantResendAcrossRecovery', async () => {
+    const fixed = await runSwarmSeed(lossy, 268);
+    expect(fixed.description).toMatch(/kill=compute0.*switch=egress\(loss=0\.018/);
+    expect(fixed.failure, fixed.failure?.detail).toBeUndefined();
+    const mutant = await runSwarmSeed(lossy, 268, { mutantResendAcrossRecovery: true });
+    expect(mutant.failure?.kind).toBe('liveness');
+    expect(mutant.failure?.detail).toMatch(/not acquirable/);
+  });
+});
