@@ -11,7 +11,7 @@ import { locateNatsServer } from '@lockfabric/nats-server';
  */
 export const INTERACTIVE_CLUSTER_ENV: Readonly<Record<string, string>> = { LOCKFABRIC_COORDINATOR_MISSES_BEFORE_SUSPECT: '10' };
 
-export const DEFAULT_CLUSTER_DIR = join('.lockfabric', 'cluster');
+export { DEFAULT_CLUSTER_DIR } from '../cluster/cluster-dir.js';
 
 export interface Output {
   readonly json: boolean;
