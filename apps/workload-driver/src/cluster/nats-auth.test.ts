@@ -123,7 +123,7 @@ describe("the switch's echo subject (bench's NATS floor; real nats-server)", () 
   async function echoOnce(server: NatsServerHandle, echo: string): Promise<{ answered: boolean; violations: string[] }> {
     const sw = await as(identity('switch', '0'), server);
     // a refused subscription reaches its callback as an error (and may reach the status stream too)
-    sw.nc.subscribe(echo, { callback: (e, m) => (e ? sw.violations.push(String(e)) : m.respond(m.data)) });
+    sw.nc.subscribe(echo, { callback: (e, m) => void (e ? sw.violations.push(String(e)) : m.respond(m.data)) });
     await sw.nc.flush();
     const asker = await as(identity('coordinator', 'c0'), server);
     const answered = await asker.nc.request(echo, new Uint8Array([5]), { timeout: 1_000 }).then(
