@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parsePrometheusText, sumSamples } from '@lockfabric/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
 import { runCli } from './cli.js';
@@ -13,15 +14,21 @@ interface PhaseJson {
   readonly meanUs: number;
   readonly roundTrips: number;
   readonly floorUs: number;
+  readonly floorMeanUs: number;
   readonly ratioP50: number;
   readonly ratioMean: number;
 }
 type Verbs = Record<'read' | 'write' | 'cas' | 'faa' | 'maskedCas' | 'maskedFaa' | 'total', number>;
 interface FloorJson {
   readonly transport: 'grpc' | 'nats';
+  readonly floorPath: string;
   readonly rttUs: number;
+  readonly rttMeanUs: number;
   readonly grpcRttUs: number;
+  readonly grpcRttMeanUs: number;
   readonly natsRttUs: number;
+  readonly natsRttMeanUs: number;
+  readonly switchEcho: { readonly rttUs: number; readonly rttMeanUs: number; readonly exchanges: number };
   readonly operations: number;
   readonly acquire: PhaseJson;
   readonly release?: PhaseJson;
@@ -67,8 +74,16 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
     await cluster?.stop();
   });
 
+  /** Echo requests the switch has answered (its /metrics). */
+  async function switchEchoes(): Promise<number> {
+    const sw = cluster.state.processes.find((p) => p.role === 'switch')!;
+    const text = await (await fetch(`http://127.0.0.1:${sw.health}/metrics`)).text();
+    return sumSamples(parsePrometheusText(text), 'lockfabric_switch_echoes_total');
+  }
+
   it('RDMA locks over gRPC and fisslock over NATS: exact fast-path verbs and ratios to the floor measured in the run', async () => {
     const protocols = Object.keys(FAST_PATH);
+    const echoesBefore = await switchEchoes();
     const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocols.join(','), '--clients', '2', '--operations', '50', '--floor-ops', '100', '--json']);
     expect(code, stderr).toBe(0);
     // TLS clients send a host name as SNI, never the IP they dial (Node's DEP0123 warning).
@@ -78,6 +93,10 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
     for (const log of serviceLogs) expect(readFileSync(join(cluster.dir, log), 'utf8'), log).not.toMatch(/DEP0123/);
     const { results } = JSON.parse(stdout) as { results: { protocol: string; floor?: FloorJson }[] };
     const floors = new Map(results.map((r) => [r.protocol, r.floor]));
+    // the switch answered exactly the echo requests the floors say they sent: the NATS floor crossed it
+    const echoesSent = [...floors.values()].reduce((sum, f) => sum + (f?.switchEcho.exchanges ?? 0), 0);
+    expect(echoesSent).toBeGreaterThan(0);
+    expect((await switchEchoes()) - echoesBefore).toBe(echoesSent);
     for (const protocol of protocols) {
       const floor = floors.get(protocol);
       const rdma = protocol !== 'fisslock';
@@ -88,6 +107,15 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
       expect(floor!.rttUs, protocol).toBeGreaterThan(0);
       expect(floor!.acquire.roundTrips, protocol).toBe(rdma ? floor!.verbsPerAcquire.total : 1);
       expect(floor!.acquire.floorUs).toBeCloseTo(floor!.acquire.roundTrips * floor!.rttUs, 6);
+      // the mean ratio divides by the mean floor, the p50 ratio by the median one
+      expect(floor!.rttMeanUs, protocol).toBeGreaterThan(0);
+      expect(floor!.grpcRttMeanUs).toBeGreaterThan(0);
+      expect(floor!.natsRttMeanUs).toBeGreaterThan(0);
+      expect(floor!.switchEcho.rttMeanUs).toBeGreaterThan(0);
+      expect(floor!.acquire.floorMeanUs).toBeCloseTo(floor!.acquire.roundTrips * floor!.rttMeanUs, 6);
+      if (floor!.acquire.floorMeanUs > 0) expect(floor!.acquire.ratioMean).toBeCloseTo(floor!.acquire.meanUs / floor!.acquire.floorMeanUs, 1);
+      expect(floor!.floorPath, protocol).toBe(rdma ? 'grpc-memory-node' : 'nats-switch-echo');
+      expect(floor!.rttUs, protocol).toBe(rdma ? floor!.grpcRttUs : floor!.switchEcho.rttUs);
       expect(floor!.acquire.ratioP50).toBeGreaterThan(0);
       expect(floor!.memoryNode.verbsPerSec).toBeGreaterThan(0);
       expect(floor!.memoryNode.streamMsgsPerSec).toBeGreaterThan(0);

@@ -12,6 +12,7 @@ import { FaultSpecSchema, decodeWire } from '@lockfabric/wire';
 import { PacketAdmission } from './admission.js';
 import { admissionFilteredNats, followAdmissionOrders } from './admission-filter.js';
 import { Dataplane } from './dataplane.js';
+import { EchoResponder, subscribeEcho } from './echo-responder.js';
 import type { Timers } from './delayed-deliveries.js';
 import { faultFromWire, faultTargetsRack } from './fault-spec-wire.js';
 import { startSwitchControlServer } from './switch-control-server.js';
@@ -92,6 +93,10 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
   const ingressNats = admissionFilteredNats(nc, subjects.switchIn(rack), admission);
   const ingress = new SwitchIngress({ nc: ingressNats, subjects, rack, logger, malformed, onPacket: (packet, from) => dataplane.handle(packet, from) });
 
+  // the transport floor of a switch lock: requests answered with their own payload (bench --substrate live)
+  const echo = new EchoResponder(subjects.switchEcho(rack), malformed);
+  const echoSubscription = subscribeEcho(nc, subjects.switchEcho(rack), echo);
+
   const faultSubject = subjects.fault(SWITCH_FAULT_TARGET);
   const faultSubscription: Subscription = nc.subscribe(faultSubject, {
     callback: (error, msg) => {
@@ -127,7 +132,7 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
   });
   // Subscriptions are registered with the server before we call the switch ready.
   await nc.flush();
-  const collectMetrics = registerSwitchMetrics(deps.metrics ?? new MetricsRegistry(), { sw, dataplane, injector, malformed, admission });
+  const collectMetrics = registerSwitchMetrics(deps.metrics ?? new MetricsRegistry(), { sw, dataplane, injector, malformed, admission, echo });
   const facts = programFacts(deps.program);
   const locks = facts.lockCount > 0 ? `${facts.lockCount} locks of a capacity of ${facts.lockCapacity}, ` : '';
   const policy = facts.policy ? `policy ${facts.policy}, ` : '';
@@ -149,6 +154,7 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
       if (closed) return;
       closed = true;
       faultSubscription.unsubscribe();
+      echoSubscription.unsubscribe();
       admissionOrders.unsubscribe();
       dataplane.drain();
       ingress.close();

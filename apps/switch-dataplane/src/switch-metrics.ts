@@ -4,6 +4,7 @@ import { TotalsCounter } from '@lockfabric/telemetry';
 import type { MetricsRegistry } from '@lockfabric/telemetry';
 import type { PacketAdmission } from './admission.js';
 import type { Dataplane } from './dataplane.js';
+import type { EchoResponder } from './echo-responder.js';
 import { programFacts } from './program-facts.js';
 
 export interface SwitchMetricsSources {
@@ -12,6 +13,7 @@ export interface SwitchMetricsSources {
   readonly injector: FaultInjector;
   readonly malformed: MalformedInputCounter;
   readonly admission?: PacketAdmission;
+  readonly echo?: EchoResponder;
 }
 
 /**
@@ -33,6 +35,7 @@ export function registerSwitchMetrics(metrics: MetricsRegistry, sources: SwitchM
     metrics.counter({ name: 'lockfabric_switch_admission_drops_total', help: 'Batches of epoch-stamped lock packets the admission fence refused, by reason (closed, stale-epoch)', labelNames: ['reason'] }),
     'reason',
   );
+  const echoes = new TotalsCounter(metrics.counter({ name: 'lockfabric_switch_echoes_total', help: 'Requests answered on the echo subject (the transport floor bench measures)' }), undefined);
   const admissionEpoch = metrics.gauge({ name: 'lockfabric_switch_admission_epoch', help: 'Membership epoch the switch was last opened or closed with' });
   const admissionOpen = metrics.gauge({ name: 'lockfabric_switch_admission_open', help: '1 while the switch admits stamped lock packets' });
   const delayed = metrics.gauge({ name: 'lockfabric_switch_delayed_in_flight', help: 'Copies (egress) and packets (ingress) held back by delay or reorder faults' });
@@ -64,6 +67,7 @@ export function registerSwitchMetrics(metrics: MetricsRegistry, sources: SwitchM
       'ingress-reordered': ingress.reordered,
     });
     decodeErrors.update(sources.malformed.bySource());
+    if (sources.echo) echoes.update({ '': sources.echo.echoes });
     if (sources.admission) {
       admissionDrops.update(sources.admission.dropsByReason());
       admissionEpoch.set(undefined, Number(sources.admission.state.epoch));

@@ -31,6 +31,8 @@ export interface Subjects {
   readonly prefix: string;
   /** Packets into the switch of a rack. */
   switchIn(rack: number): string;
+  /** The switch of a rack answers requests here with their own payload: the transport floor of a switch lock. */
+  switchEcho(rack: number): string;
   /** Switch egress to a machine. */
   nodePackets(machine: NodeId): string;
   /**
@@ -71,6 +73,7 @@ export function createSubjects(cluster: string): Subjects {
   return {
     prefix,
     switchIn: (rack) => `${prefix}.sw.${id('rack', rack)}.in`,
+    switchEcho: (rack) => `${prefix}.sw.${id('rack', rack)}.echo`,
     nodePackets: (machine) => `${prefix}.node.${id('machine', machine)}.pkt`,
     nodeMessages: (machine, from) => `${prefix}.node.${id('machine', machine)}.msg.${id('from', from)}`,
     nodeInbox: (machine) => `${prefix}.node.${id('machine', machine)}.msg.*`,

@@ -42,15 +42,19 @@ export {
 } from './memory-server.js';
 export { MemoryQueuePair, rebindDelayMs, type MemoryQueuePairOptions, type MemoryQueuePairStats, type RebindPolicy } from './memory-client.js';
 export {
+  grpcRoundTripStats,
   grpcRoundTripUs,
   grpcStreamThroughput,
   memoryNodeVerbThroughput,
   natsPubSubThroughput,
+  natsEchoRoundTripStats,
+  natsRoundTripStats,
   natsRoundTripUs,
   startEchoServer,
   type EchoServer,
   type NatsBenchOptions,
   type RoundTripOptions,
+  type RoundTripStats,
   type ThroughputOptions,
 } from './raw-transport.js';
 export { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.js';

@@ -75,6 +75,19 @@ function median(samples: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
+/** A round trip's median and mean over the measured exchanges; `exchanges` counts warm-up ones too. */
+export interface RoundTripStats {
+  readonly p50Us: number;
+  readonly meanUs: number;
+  /** Every request sent, warm-up included: what a responder that counts its answers sees. */
+  readonly exchanges: number;
+}
+
+function stats(samples: number[], exchanges: number): RoundTripStats {
+  const meanUs = samples.length === 0 ? 0 : samples.reduce((a, b) => a + b, 0) / samples.length;
+  return { p50Us: median(samples), meanUs, exchanges };
+}
+
 function openEcho(address: string, options: { tls?: TlsMaterial; credentials?: ChannelCredentials }): { client: Client; call: ClientDuplexStream<Uint8Array, Uint8Array> } {
   const client = new Client(address, options.credentials ?? channelCredentialsFor(options.tls), options.credentials ? clientChannelOptions() : tlsChannelOptions(options.tls !== undefined));
   const call = client.makeBidiStreamRequest<Uint8Array, Uint8Array>(echoMethod.path, toBuffer, asUint8Array);
@@ -84,6 +97,11 @@ function openEcho(address: string, options: { tls?: TlsMaterial; credentials?: C
 
 /** Median gRPC stream round trip in µs with one message in flight. */
 export async function grpcRoundTripUs(address: string, options: RoundTripOptions = {}): Promise<number> {
+  return (await grpcRoundTripStats(address, options)).p50Us;
+}
+
+/** gRPC stream round trip (median and mean, µs) with one message in flight. */
+export async function grpcRoundTripStats(address: string, options: RoundTripOptions = {}): Promise<RoundTripStats> {
   const { messages = 2_000, warmup = 200, payloadBytes = 64 } = options;
   const payload = new Uint8Array(payloadBytes);
   const { client, call } = openEcho(address, options);
@@ -98,7 +116,7 @@ export async function grpcRoundTripUs(address: string, options: RoundTripOptions
       await back;
       if (i >= warmup) samples.push((performance.now() - startMs) * 1_000);
     }
-    return median(samples);
+    return stats(samples, warmup + messages);
   } finally {
     call.end();
     client.close();
@@ -167,6 +185,11 @@ async function bareConnection(servers: string, name: string): Promise<NatsConnec
 
 /** Median NATS request/reply round trip in µs, requester and responder on separate connections. */
 export async function natsRoundTripUs(options: NatsBenchOptions & RoundTripOptions): Promise<number> {
+  return (await natsRoundTripStats(options)).p50Us;
+}
+
+/** NATS request/reply round trip (median and mean, µs), requester and responder on separate connections of this process. */
+export async function natsRoundTripStats(options: NatsBenchOptions & RoundTripOptions): Promise<RoundTripStats> {
   const { messages = 2_000, warmup = 200, payloadBytes = 64 } = options;
   const subject = options.subjects.raw(`ping-${randomUUID()}`);
   const responder = await bareConnection(options.servers, 'lockfabric-raw-responder');
@@ -178,16 +201,35 @@ export async function natsRoundTripUs(options: NatsBenchOptions & RoundTripOptio
       },
     });
     await responder.flush();
-    const payload = new Uint8Array(payloadBytes);
-    const samples: number[] = [];
-    for (let i = 0; i < warmup + messages; i++) {
-      const startMs = performance.now();
-      await requester.request(subject, payload, { timeout: 5_000 });
-      if (i >= warmup) samples.push((performance.now() - startMs) * 1_000);
-    }
-    return median(samples);
+    return await requestLoop(requester, subject, { messages, warmup, payloadBytes });
   } finally {
     await Promise.all([requester.close(), responder.close()]);
+  }
+}
+
+async function requestLoop(requester: NatsConnection, subject: string, o: { messages: number; warmup: number; payloadBytes: number }): Promise<RoundTripStats> {
+  const payload = new Uint8Array(o.payloadBytes);
+  const samples: number[] = [];
+  for (let i = 0; i < o.warmup + o.messages; i++) {
+    const startMs = performance.now();
+    await requester.request(subject, payload, { timeout: 5_000 });
+    if (i >= o.warmup) samples.push((performance.now() - startMs) * 1_000);
+  }
+  return stats(samples, o.warmup + o.messages);
+}
+
+/**
+ * NATS request/reply round trip (median and mean, µs) to a responder in another process — a
+ * switch's echo subject (`subjects.switchEcho`): the path a switch lock's request and grant take,
+ * this process → nats-server → switch → nats-server → this process.
+ */
+export async function natsEchoRoundTripStats(servers: string, subject: string, options: RoundTripOptions = {}): Promise<RoundTripStats> {
+  const { messages = 2_000, warmup = 200, payloadBytes = 64 } = options;
+  const requester = await bareConnection(servers, 'lockfabric-raw-echo-requester');
+  try {
+    return await requestLoop(requester, subject, { messages, warmup, payloadBytes });
+  } finally {
+    await requester.close();
   }
 }
 

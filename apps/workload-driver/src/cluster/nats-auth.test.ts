@@ -118,6 +118,50 @@ describe('NATS authentication with least-privilege permissions (real nats-server
   });
 });
 
+describe("the switch's echo subject (bench's NATS floor; real nats-server)", () => {
+  /** The switch subscribes to `echo` and answers; the coordinator (as the CLI does) asks once. */
+  async function echoOnce(server: NatsServerHandle, echo: string): Promise<{ answered: boolean; violations: string[] }> {
+    const sw = await as(identity('switch', '0'), server);
+    // a refused subscription reaches its callback as an error (and may reach the status stream too)
+    sw.nc.subscribe(echo, { callback: (e, m) => void (e ? sw.violations.push(String(e)) : m.respond(m.data)) });
+    await sw.nc.flush();
+    const asker = await as(identity('coordinator', 'c0'), server);
+    const answered = await asker.nc.request(echo, new Uint8Array([5]), { timeout: 1_000 }).then(
+      (m) => m.data[0] === 5,
+      () => false,
+    );
+    if (!answered) await waitUntil(() => sw.violations.length > 0);
+    return { answered, violations: sw.violations };
+  }
+
+  it('lets the switch answer on its own rack’s echo subject (reply through the inbox) and nothing else', async () => {
+    expect(await echoOnce(nats, subjects.switchEcho(0))).toEqual({ answered: true, violations: [] });
+    const other = await echoOnce(nats, subjects.switchEcho(1));
+    expect(other.answered).toBe(false);
+    expect(other.violations.some((v) => v.includes(subjects.switchEcho(1)))).toBe(true);
+    // a compute node cannot stand in for the switch's echo
+    const node1 = await as(identity('compute', '1'));
+    node1.nc.subscribe(subjects.switchEcho(0), { callback: (e) => void (e && node1.violations.push(String(e))) });
+    await node1.nc.flush();
+    await waitUntil(() => node1.violations.length > 0);
+    expect(node1.violations.some((v) => v.includes(subjects.switchEcho(0)))).toBe(true);
+  });
+
+  it('catches switch permissions without the echo grant (mutant): the floor request goes unanswered', async () => {
+    const mutant = await serverWith((subs, service) => {
+      const p = permissionsFor(subs, service);
+      return service.role === 'switch' ? { ...p, subscribe: p.subscribe.filter((s) => s !== subs.switchEcho(0)) } : p;
+    });
+    try {
+      const r = await echoOnce(mutant, subjects.switchEcho(0));
+      expect(r.answered).toBe(false);
+      expect(r.violations.some((v) => v.includes(subjects.switchEcho(0)))).toBe(true);
+    } finally {
+      await mutant.stop();
+    }
+  });
+});
+
 describe('switch input limited to the racks a compute node talks to (real nats-server)', () => {
   /** Compute node `id` publishes into rack 1's switch, then into rack 0's; what the coordinator hears. */
   async function publishIntoRacks(server: NatsServerHandle, id: string): Promise<{ heard: string[]; violations: string[] }> {

@@ -89,7 +89,8 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
     case 'switch':
       return {
         publish: [subjects.heartbeat('switch', service.id), subjects.nodePackets(0).replace(/\.node\.0\./, '.node.*.'), subjects.fissSwitch()],
-        subscribe: [subjects.switchIn(rack), `${subjects.fissSwitch()}.admit`, subjects.membership(), subjects.faultAll(), subjects.recoveryAll(), INBOX],
+        // its own rack's echo subject too: the floor `bench` measures, answered through allow_responses
+        subscribe: [subjects.switchIn(rack), subjects.switchEcho(rack), `${subjects.fissSwitch()}.admit`, subjects.membership(), subjects.faultAll(), subjects.recoveryAll(), INBOX],
         allowResponses: true,
       };
   }

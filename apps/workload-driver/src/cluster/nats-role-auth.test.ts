@@ -150,12 +150,14 @@ describe('per-pod memory, switch and rack-bound compute NKeys (certs create --me
     expect(r.heard.filter((s) => forged.includes(s))).toEqual([]);
   });
 
-  it("refuses switch-dataplane-0 (rack 0, node 5) rack 1's input and node 6's heartbeat; allows its own", async () => {
+  it("refuses switch-dataplane-0 (rack 0, node 5) rack 1's input and echo and node 6's heartbeat; allows its own", async () => {
     const config = roleNatsCredentials(undefined, pods);
-    const r = await attempt(config, config.podSeeds.switch![podSeedName('switch', 0)]!, [subjects.heartbeat('switch', '6')], [subjects.switchIn(1)], subjects.heartbeat('switch', '5'));
+    const subscribe = [subjects.switchIn(1), subjects.switchEcho(1), subjects.switchEcho(0)];
+    const r = await attempt(config, config.podSeeds.switch![podSeedName('switch', 0)]!, [subjects.heartbeat('switch', '6')], subscribe, subjects.heartbeat('switch', '5'));
     expect(r.heard).toContain(subjects.heartbeat('switch', '5'));
-    await waitRefused(r, 2);
-    expect(r.refused.sort()).toEqual([subjects.heartbeat('switch', '6'), subjects.switchIn(1)].sort());
+    await waitRefused(r, 3);
+    // its own rack's echo subject (bench's NATS floor) is not refused
+    expect(r.refused.sort()).toEqual([subjects.heartbeat('switch', '6'), subjects.switchIn(1), subjects.switchEcho(1)].sort());
   });
 
   it("refuses compute-node-1 (rack 1) rack 0's switch input and takes its own rack's; --compute-switch-racks adds rack 0", async () => {

@@ -33,7 +33,7 @@ export function rolePermissions(role: NatsRoleName): Permissions {
     case 'switch':
       return {
         publish: [`${P}.hb.switch.*`, `${P}.node.*.pkt`, `${P}.ctl.fiss.switch`],
-        subscribe: [`${P}.sw.*.in`, `${P}.ctl.fiss.switch.admit`, `${P}.ctl.membership`, `${P}.ctl.fault.*`, `${P}.ctl.recovery.*`, INBOX],
+        subscribe: [`${P}.sw.*.in`, `${P}.sw.*.echo`, `${P}.ctl.fiss.switch.admit`, `${P}.ctl.membership`, `${P}.ctl.fault.*`, `${P}.ctl.recovery.*`, INBOX],
         allowResponses: true,
       };
   }
@@ -96,7 +96,7 @@ export function memoryPodPermissions(id: number): Permissions {
 export function switchPodPermissions(id: number, rack: number): Permissions {
   return {
     publish: [`${P}.hb.switch.${id}`, `${P}.node.*.pkt`, `${P}.ctl.fiss.switch`],
-    subscribe: [`${P}.sw.${rack}.in`, `${P}.ctl.fiss.switch.admit`, `${P}.ctl.membership`, `${P}.ctl.fault.*`, `${P}.ctl.recovery.*`, INBOX],
+    subscribe: [`${P}.sw.${rack}.in`, `${P}.sw.${rack}.echo`, `${P}.ctl.fiss.switch.admit`, `${P}.ctl.membership`, `${P}.ctl.fault.*`, `${P}.ctl.recovery.*`, INBOX],
     allowResponses: true,
   };
 }

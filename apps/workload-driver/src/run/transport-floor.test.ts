@@ -8,20 +8,38 @@ const verbs = (total: number) => ({ read: 0, write: 0, cas: total, faa: 0, maske
 const memoryNode = { streamMsgsPerSec: 10_000, verbsPerSec: 9_000, ratio: 0.9 };
 
 describe('floorReport', () => {
-  it('RDMA family: each phase and the whole operation against verbs × the gRPC round trip', () => {
-    const floor = floorReport('rdma', summary, { verbsPerAcquire: verbs(1), verbsPerRelease: verbs(2) }, { grpcRttUs: 20, natsRttUs: 100, memoryNode });
-    expect(floor).toMatchObject({ transport: 'grpc', rttUs: 20, operations: 100, memoryNode });
-    expect(floor.acquire).toMatchObject({ roundTrips: 1, floorUs: 20, ratioP50: 3, ratioMean: 4 });
-    expect(floor.release).toMatchObject({ roundTrips: 2, floorUs: 40, ratioP50: 1, ratioMean: 1.25 });
-    // acquire+release: p50 60+40 and mean 80+50 over 3 verbs × 20 µs
-    expect(floor.operation).toMatchObject({ p50Us: 100, meanUs: 130, roundTrips: 3, floorUs: 60, ratioP50: 1.67, ratioMean: 2.17 });
+  // gRPC: median 20 µs, mean 40 µs; NATS in-CLI 50/100; NATS through the switch 60/80
+  const rtts = { grpcRttUs: 20, grpcRttMeanUs: 40, natsRttUs: 50, natsRttMeanUs: 100 };
+  const switchEcho = { rttUs: 60, rttMeanUs: 80, exchanges: 1_400 };
+
+  it('RDMA family: p50 over verbs × the median gRPC round trip, mean over verbs × its mean', () => {
+    const floor = floorReport('rdma', summary, { verbsPerAcquire: verbs(1), verbsPerRelease: verbs(2) }, { ...rtts, memoryNode });
+    expect(floor).toMatchObject({ transport: 'grpc', floorPath: 'grpc-memory-node', rttUs: 20, rttMeanUs: 40, operations: 100, memoryNode });
+    expect(floor.acquire).toMatchObject({ roundTrips: 1, floorUs: 20, floorMeanUs: 40, ratioP50: 3, ratioMean: 2 });
+    expect(floor.release).toMatchObject({ roundTrips: 2, floorUs: 40, floorMeanUs: 80, ratioP50: 1, ratioMean: 0.63 });
+    // acquire+release: p50 60+40 and mean 80+50 over 3 verbs × 20 (mean 40) µs
+    expect(floor.operation).toMatchObject({ p50Us: 100, meanUs: 130, roundTrips: 3, floorUs: 60, floorMeanUs: 120, ratioP50: 1.67, ratioMean: 1.08 });
   });
 
-  it('switch family: one NATS exchange per acquire, no release or operation floor', () => {
-    const floor = floorReport('switch', summary, { verbsPerAcquire: verbs(0), verbsPerRelease: verbs(0) }, { grpcRttUs: 20, natsRttUs: 50 });
-    expect(floor).toMatchObject({ transport: 'nats', rttUs: 50, acquire: { roundTrips: 1, floorUs: 50, ratioP50: 1.2 } });
+  it('switch family: one exchange per acquire against the switch echo; both NATS floors reported', () => {
+    const floor = floorReport('switch', summary, { verbsPerAcquire: verbs(0), verbsPerRelease: verbs(0) }, { ...rtts, switchEcho });
+    expect(floor).toMatchObject({ transport: 'nats', floorPath: 'nats-switch-echo', rttUs: 60, rttMeanUs: 80, natsRttUs: 50, natsRttMeanUs: 100, switchEcho });
+    expect(floor.acquire).toMatchObject({ roundTrips: 1, floorUs: 60, floorMeanUs: 80, ratioP50: 1, ratioMean: 1 });
     expect(floor.release).toBeUndefined();
     expect(floor.operation).toBeUndefined();
+  });
+
+  it('switch family without a switch echo: the in-CLI NATS exchange, named as such', () => {
+    const floor = floorReport('switch', summary, { verbsPerAcquire: verbs(0), verbsPerRelease: verbs(0) }, rtts);
+    expect(floor).toMatchObject({ floorPath: 'nats-in-cli', rttUs: 50, rttMeanUs: 100, acquire: { floorUs: 50, floorMeanUs: 100, ratioP50: 1.2, ratioMean: 0.8 } });
+    expect(floor.switchEcho).toBeUndefined();
+  });
+
+  it('catches a mean ratio over the median floor (mutant): the figures differ whenever mean ≠ median', () => {
+    const floor = floorReport('rdma', summary, { verbsPerAcquire: verbs(1), verbsPerRelease: verbs(2) }, rtts);
+    const mutantRatioMean = Math.round((floor.acquire.meanUs / floor.acquire.floorUs) * 100) / 100; // the old mean / median-floor
+    expect(mutantRatioMean).toBe(4);
+    expect(floor.acquire.ratioMean).not.toBe(mutantRatioMean);
   });
 });
 

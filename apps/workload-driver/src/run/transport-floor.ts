@@ -1,4 +1,4 @@
-import { clientCredentials, createSubjects, grpcRoundTripUs, grpcStreamThroughput, MemoryQueuePair, memoryNodeVerbThroughput, natsRoundTripUs, silentLogger } from '@lockfabric/live';
+import { clientCredentials, createSubjects, grpcRoundTripStats, grpcStreamThroughput, MemoryQueuePair, memoryNodeVerbThroughput, natsEchoRoundTripStats, natsRoundTripStats, silentLogger, type RoundTripStats } from '@lockfabric/live';
 import { readFileSync } from 'node:fs';
 import type { RunSummary } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
@@ -7,12 +7,29 @@ import { TRANSPORT_BENCH_CLUSTER } from '../cluster/nats-auth.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { addressOf } from './remote-cluster.js';
 
-/** The raw round trips a live bench divides by, measured in the same run. */
+/** The raw round trips a live bench divides by, measured in the same run (median and mean, µs). */
 export interface TransportFloor {
   /** Bare gRPC stream round trip to the cluster's memory node (its echo method), over the cluster's TLS setting. */
   readonly grpcRttUs: number;
-  /** Bare NATS request/reply round trip through the cluster's nats-server. */
+  readonly grpcRttMeanUs: number;
+  /**
+   * NATS request/reply with both ends in the CLI's process, through the cluster's nats-server: two
+   * processes on the path, kept beside the switch echo for comparison.
+   */
   readonly natsRttUs: number;
+  readonly natsRttMeanUs: number;
+  /**
+   * NATS request/reply from the CLI through nats-server to the rack-0 switch's echo subject and
+   * back: the path a switch lock's request and grant take. Absent without a switch.
+   */
+  readonly switchEcho?: SwitchEchoFloor;
+}
+
+export interface SwitchEchoFloor {
+  readonly rttUs: number;
+  readonly rttMeanUs: number;
+  /** Echo requests sent (warm-up included): the switch's lockfabric_switch_echoes_total moves by this. */
+  readonly exchanges: number;
 }
 
 /** The memory node serving one-verb doorbells against the bare stream to the same process (DESIGN §9). */
@@ -38,9 +55,18 @@ const STREAM_MESSAGES = 5_000;
  */
 export async function measureRoundTrips(state: ClusterState): Promise<TransportFloor> {
   const address = memoryNodeAddress(state);
-  const grpcRttUs = await grpcRoundTripUs(address, { messages: RTT_MESSAGES / 2, credentials: clientCredentials() });
-  const natsRttUs = state.natsUrl ? await natsRoundTripUs({ servers: state.natsUrl, subjects: createSubjects(TRANSPORT_BENCH_CLUSTER), messages: RTT_MESSAGES / 2 }) : 0;
-  return { grpcRttUs, natsRttUs };
+  const grpc = await grpcRoundTripStats(address, { messages: RTT_MESSAGES / 2, credentials: clientCredentials() });
+  const none: RoundTripStats = { p50Us: 0, meanUs: 0, exchanges: 0 };
+  const nats = state.natsUrl ? await natsRoundTripStats({ servers: state.natsUrl, subjects: createSubjects(TRANSPORT_BENCH_CLUSTER), messages: RTT_MESSAGES / 2 }) : none;
+  const hasSwitch = state.processes.some((p) => p.role === 'switch');
+  const echo = state.natsUrl && hasSwitch ? await natsEchoRoundTripStats(state.natsUrl, createSubjects(state.cluster).switchEcho(0), { messages: RTT_MESSAGES / 2 }) : undefined;
+  return {
+    grpcRttUs: grpc.p50Us,
+    grpcRttMeanUs: grpc.meanUs,
+    natsRttUs: nats.p50Us,
+    natsRttMeanUs: nats.meanUs,
+    ...(echo ? { switchEcho: { rttUs: echo.p50Us, rttMeanUs: echo.meanUs, exchanges: echo.exchanges } } : {}),
+  };
 }
 
 /** The floor after a probe: round trips (averaged with `before`), then the memory node's verbs/s against the bare stream to it. */
@@ -59,9 +85,14 @@ export async function measureClusterFloor(state: ClusterState, before?: Transpor
   } finally {
     qp.close();
   }
+  const echo = after.switchEcho;
+  const echoBefore = before?.switchEcho;
   return {
     grpcRttUs: mean(after.grpcRttUs, before?.grpcRttUs),
+    grpcRttMeanUs: mean(after.grpcRttMeanUs, before?.grpcRttMeanUs),
     natsRttUs: mean(after.natsRttUs, before?.natsRttUs),
+    natsRttMeanUs: mean(after.natsRttMeanUs, before?.natsRttMeanUs),
+    ...(echo ? { switchEcho: { rttUs: mean(echo.rttUs, echoBefore?.rttUs), rttMeanUs: mean(echo.rttMeanUs, echoBefore?.rttMeanUs), exchanges: echo.exchanges + (echoBefore?.exchanges ?? 0) } } : {}),
     memoryNode: { streamMsgsPerSec, verbsPerSec, ratio: Math.round((verbsPerSec / streamMsgsPerSec) * 100) / 100 },
   };
 }
@@ -81,9 +112,13 @@ export interface PhaseFloor {
   readonly meanUs: number;
   /** Round trips the phase needs on the wire: verbs (RDMA family) or packet exchanges (switch family). */
   readonly roundTrips: number;
-  /** roundTrips × the transport's bare round trip. */
+  /** roundTrips × the transport's bare round trip (median): what p50 is divided by. */
   readonly floorUs: number;
+  /** roundTrips × the transport's mean round trip: what the mean is divided by. */
+  readonly floorMeanUs: number;
+  /** p50Us / floorUs. */
   readonly ratioP50: number;
+  /** meanUs / floorMeanUs. */
   readonly ratioMean: number;
 }
 
@@ -95,9 +130,21 @@ export interface PhaseFloor {
  */
 export interface FloorReport {
   readonly transport: 'grpc' | 'nats';
+  /**
+   * The round trip divided by: `grpc-memory-node` (gRPC stream echo of the memory node),
+   * `nats-switch-echo` (NATS through the switch process), or `nats-in-cli` (both NATS ends in the
+   * CLI, used only when the cluster has no switch).
+   */
+  readonly floorPath: 'grpc-memory-node' | 'nats-switch-echo' | 'nats-in-cli';
+  /** That round trip's median and mean (µs). */
   readonly rttUs: number;
+  readonly rttMeanUs: number;
   readonly grpcRttUs: number;
+  readonly grpcRttMeanUs: number;
+  /** NATS with both ends in the CLI's process (two processes on the path). */
   readonly natsRttUs: number;
+  readonly natsRttMeanUs: number;
+  readonly switchEcho?: SwitchEchoFloor;
   readonly operations: number;
   readonly acquire: PhaseFloor;
   readonly release?: PhaseFloor;
@@ -190,42 +237,63 @@ export function floorProbeSpec(operations: number, seed: number): WorkloadSpec {
   return { clients: 1, locks: 1_000, readRatio: 0, distribution: 'uniform', operations, thinkNs: 0, criticalSectionNs: 0, seed };
 }
 
-function phase(latency: { readonly p50: number; readonly mean: number }, roundTrips: number, rttUs: number): PhaseFloor {
-  const floorUs = roundTrips * rttUs;
-  const ratio = (us: number) => (floorUs > 0 ? Math.round((us / floorUs) * 100) / 100 : 0);
-  return { p50Us: latency.p50, meanUs: latency.mean, roundTrips, floorUs, ratioP50: ratio(latency.p50), ratioMean: ratio(latency.mean) };
+function phase(latency: { readonly p50: number; readonly mean: number }, roundTrips: number, rtt: { readonly p50: number; readonly mean: number }): PhaseFloor {
+  const floorUs = roundTrips * rtt.p50;
+  const floorMeanUs = roundTrips * rtt.mean;
+  const ratio = (us: number, floor: number) => (floor > 0 ? Math.round((us / floor) * 100) / 100 : 0);
+  // like for like: a median over the floor's median, a mean over the floor's mean
+  return { p50Us: latency.p50, meanUs: latency.mean, roundTrips, floorUs, floorMeanUs, ratioP50: ratio(latency.p50, floorUs), ratioMean: ratio(latency.mean, floorMeanUs) };
 }
 
 /** The floor report of one probe run. */
 export function floorReport(family: 'rdma' | 'switch', summary: RunSummary, probe: Pick<BenchReport, 'verbsPerAcquire' | 'verbsPerRelease'>, transport: TransportFloor & { readonly memoryNode?: MemoryNodeFloor }): FloorReport {
   const operations = summary.acquires;
-  const { grpcRttUs, natsRttUs, memoryNode } = transport;
-  const common = { grpcRttUs, natsRttUs, operations, verbsPerAcquire: probe.verbsPerAcquire, verbsPerRelease: probe.verbsPerRelease, ...(memoryNode ? { memoryNode } : {}) };
+  const { grpcRttUs, grpcRttMeanUs, natsRttUs, natsRttMeanUs, switchEcho, memoryNode } = transport;
+  const common = {
+    grpcRttUs,
+    grpcRttMeanUs,
+    natsRttUs,
+    natsRttMeanUs,
+    ...(switchEcho ? { switchEcho } : {}),
+    operations,
+    verbsPerAcquire: probe.verbsPerAcquire,
+    verbsPerRelease: probe.verbsPerRelease,
+    ...(memoryNode ? { memoryNode } : {}),
+  };
   if (family === 'switch') {
-    return { transport: 'nats', rttUs: natsRttUs, ...common, acquire: phase(summary.latencyUs, 1, natsRttUs) };
+    // the switch's echo is the path a switch lock's packets take; the in-CLI exchange only stands in without a switch
+    const rtt = switchEcho ? { p50: switchEcho.rttUs, mean: switchEcho.rttMeanUs } : { p50: natsRttUs, mean: natsRttMeanUs };
+    const floorPath = switchEcho ? 'nats-switch-echo' : 'nats-in-cli';
+    return { transport: 'nats', floorPath, rttUs: rtt.p50, rttMeanUs: rtt.mean, ...common, acquire: phase(summary.latencyUs, 1, rtt) };
   }
+  const grpc = { p50: grpcRttUs, mean: grpcRttMeanUs };
   const acquire = summary.latencyUs;
   const release = summary.releaseLatencyUs;
   return {
     transport: 'grpc',
+    floorPath: 'grpc-memory-node',
     rttUs: grpcRttUs,
+    rttMeanUs: grpcRttMeanUs,
     ...common,
-    acquire: phase(acquire, probe.verbsPerAcquire.total, grpcRttUs),
-    release: phase(release, probe.verbsPerRelease.total, grpcRttUs),
-    operation: phase({ p50: acquire.p50 + release.p50, mean: acquire.mean + release.mean }, probe.verbsPerAcquire.total + probe.verbsPerRelease.total, grpcRttUs),
+    acquire: phase(acquire, probe.verbsPerAcquire.total, grpc),
+    release: phase(release, probe.verbsPerRelease.total, grpc),
+    operation: phase({ p50: acquire.p50 + release.p50, mean: acquire.mean + release.mean }, probe.verbsPerAcquire.total + probe.verbsPerRelease.total, grpc),
   };
 }
 
 /** One line for the table: "uncontended acquire p50 165 µs = 3.75× (1 verb × 44 µs gRPC)". */
 export function describeFloor(floor: FloorReport): string {
   const unit = floor.transport === 'grpc' ? 'verb' : 'exchange';
+  const via = floor.floorPath === 'nats-switch-echo' ? 'NATS via switch' : floor.floorPath === 'nats-in-cli' ? 'NATS in-CLI' : 'gRPC';
   const part = (name: string, p: PhaseFloor) =>
-    `${name} p50 ${p.p50Us.toFixed(1)} µs (mean ${p.meanUs.toFixed(1)}) = ${p.ratioP50}× (mean ${p.ratioMean}×) of ${p.roundTrips.toFixed(2)} ${unit}${p.roundTrips === 1 ? '' : 's'} × ${floor.rttUs.toFixed(1)} µs ${floor.transport === 'grpc' ? 'gRPC' : 'NATS'}`;
+    `${name} p50 ${p.p50Us.toFixed(1)} µs (mean ${p.meanUs.toFixed(1)}) = ${p.ratioP50}× (mean ${p.ratioMean}×) of ${p.roundTrips.toFixed(2)} ${unit}${p.roundTrips === 1 ? '' : 's'} × ${floor.rttUs.toFixed(1)} µs (mean ${floor.rttMeanUs.toFixed(1)}) ${via}`;
+  const echo = floor.switchEcho;
   const node = floor.memoryNode;
   return [
     `uncontended (${floor.operations} ops, one client): ${part('acquire', floor.acquire)}`,
     ...(floor.release ? [`  ${part('release', floor.release)}`] : []),
     ...(floor.operation ? [`  ${part('acquire+release', floor.operation)}`] : []),
+    `  floors p50/mean: gRPC ${floor.grpcRttUs.toFixed(1)}/${floor.grpcRttMeanUs.toFixed(1)} µs, NATS in-CLI ${floor.natsRttUs.toFixed(1)}/${floor.natsRttMeanUs.toFixed(1)} µs${echo ? `, NATS via switch ${echo.rttUs.toFixed(1)}/${echo.rttMeanUs.toFixed(1)} µs (${echo.exchanges} echoes)` : ''}`,
     ...(node ? [`  memory node ${Math.round(node.verbsPerSec)} verbs/s = ${node.ratio}× the bare stream to it (${Math.round(node.streamMsgsPerSec)} msgs/s)`] : []),
     ...(floor.cpuUsPerOperation ? [`  processor time per operation: compute nodes ${floor.cpuUsPerOperation.compute} µs, memory nodes ${floor.cpuUsPerOperation.memory} µs`] : []),
   ].join('\n');
