@@ -1,4 +1,5 @@
 export * from './acquire-once.js';
 export * from './netlock.js';
+export * from './reliable-release.js';
 export * from './slot-echo.js';
 export * from './switch-program/index.js';

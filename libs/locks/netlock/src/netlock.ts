@@ -3,6 +3,7 @@ import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-comm
 import { LockServer, ServerLockClient, srvLockServer } from '@lockfabric/lock-srvlock';
 import { NS_PER_MS, NS_PER_US } from '@lockfabric/ports';
 import { withAcquireOnce } from './acquire-once.js';
+import { withReliableRelease } from './reliable-release.js';
 import { withSlotEcho } from './slot-echo.js';
 import { allocateSwitchQueues, profileLockTrace } from './switch-program/allocation.js';
 import { netlockProgram } from './switch-program/netlock-program.js';
@@ -12,7 +13,7 @@ const SIM_PROFILE_SAMPLES = 20_000;
 const SIM_SLOT_BUDGET = 4_096;
 
 export const NETLOCK_OPTION_HELP = {
-  retransmitMs: 'resend an unanswered RELEASE/cancel to the lock server after this many ms (default 5)',
+  retransmitMs: 'resend an unanswered RELEASE (to the switch or the lock server) or cancel after this many ms (default 5; doubling up to 64x for switch releases)',
   maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
   pushBackUs: 'bound of the random backoff after a push-back from a full switch queue, in µs (default 20)',
   mutantReleaseAllHolders: 'test-only: the lock server clears every holder on one release (broken on purpose)',
@@ -20,6 +21,8 @@ export const NETLOCK_OPTION_HELP = {
   mutantResendAcquire: 'test-only: an ACQUIRE repeated before its request was answered reaches the switch (broken on purpose)',
   mutantUncheckedNotify: 'test-only: the switch grants on a CONTINUE notify without checking its entry serial (broken on purpose)',
   mutantPurgeWithoutGrant: 'test-only: the purge of a dead machine grants nobody behind its entries (broken on purpose)',
+  mutantSendOnce: 'test-only: a RELEASE of a switch grant is sent once and never resent (the old client; broken on purpose)',
+  mutantCountDuplicateRelease: 'test-only: the switch counts a resent RELEASE again (broken on purpose)',
 };
 
 export function readNetLockOptions(options?: ProtocolOptions) {
@@ -34,6 +37,8 @@ export function readNetLockOptions(options?: ProtocolOptions) {
     // read here so that the option is validated; the switch program (harness) applies it
     mutantUncheckedNotify: reader.boolean('mutantUncheckedNotify', false),
     mutantPurgeWithoutGrant: reader.boolean('mutantPurgeWithoutGrant', false),
+    mutantSendOnce: reader.boolean('mutantSendOnce', false),
+    mutantCountDuplicateRelease: reader.boolean('mutantCountDuplicateRelease', false),
   };
   reader.done();
   return parsed;
@@ -74,6 +79,7 @@ export const netlock: ProtocolDefinition = {
       allocation: allocateSwitchQueues(profileLockTrace(sampleLockTrace(SIM_PROFILE_SAMPLES)), SIM_SLOT_BUDGET),
       ...(on('mutantUncheckedNotify') ? { mutantUncheckedNotify: true } : {}),
       ...(on('mutantPurgeWithoutGrant') ? { mutantPurgeWithoutGrant: true } : {}),
+      ...(on('mutantCountDuplicateRelease') ? { mutantCountDuplicateRelease: true } : {}),
     });
   },
   services: {
@@ -88,9 +94,11 @@ export const netlock: ProtocolDefinition = {
   createClient: (ports, options) => {
     const parsed = readNetLockOptions(options);
     const once = parsed.mutantResendAcquire ? ports : withAcquireOnce(ports);
-    return new ServerLockClient(parsed.mutantReleaseWithoutSlot ? once : withSlotEcho(once), {
+    const retransmitNs = parsed.retransmitMs * NS_PER_MS;
+    const acked = parsed.mutantSendOnce ? once : withReliableRelease(once, { retransmitNs, maxAttempts: parsed.maxAttempts });
+    return new ServerLockClient(parsed.mutantReleaseWithoutSlot ? acked : withSlotEcho(acked), {
       protocol: 'netlock',
-      retransmitNs: parsed.retransmitMs * NS_PER_MS,
+      retransmitNs,
       retransmitAcquire: false,
       maxAttempts: parsed.maxAttempts,
       pushBackNs: parsed.pushBackUs * NS_PER_US,

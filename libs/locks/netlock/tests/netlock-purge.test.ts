@@ -2,7 +2,7 @@ import type { LockMode, LockPacket } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
 import { Switch } from '@lockfabric/switch';
 import type { EgressAction } from '@lockfabric/switch';
-import { NETLOCK_FLAG_CONTINUE, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, netlockProgram } from '../src/index.js';
+import { NETLOCK_FLAG_CONTINUE, NETLOCK_FLAG_RELEASED, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, netlockProgram } from '../src/index.js';
 import type { NetLockProgramOptions } from '../src/index.js';
 
 // The purge of a dead machine's NetLock switch-queue entries (control plane) and the fence that
@@ -32,6 +32,11 @@ function setup(options: NetLockProgramOptions = {}, size = 8) {
     return result;
   };
   return { sw, program, acquire, release, send, purge };
+}
+
+/** The actions without the switch's ACK of a RELEASE (every release gets one; see 'acknowledged, and counted once'). */
+function withoutAck(actions: readonly EgressAction[]): EgressAction[] {
+  return actions.filter((a) => !(a.kind === 'unicast' && a.packet.type === 'ack'));
 }
 
 /** Machines a list of egress actions grants the lock to. */
@@ -111,7 +116,7 @@ describe('netlock purge: a dead machine’s queue entries', () => {
     acquire(1, 'shared');
     acquire(2, 'shared');
     const handover = release(4, 'exclusive');
-    expect(handover.map((a) => (a.kind === 'unicast' ? [a.machine, (a.packet.flags & NETLOCK_FLAG_CONTINUE) !== 0] : a.kind))).toEqual([[DEAD, true]]);
+    expect(withoutAck(handover).map((a) => (a.kind === 'unicast' ? [a.machine, (a.packet.flags & NETLOCK_FLAG_CONTINUE) !== 0] : a.kind))).toEqual([[DEAD, true]]);
     // DEAD dies before it sends the notify that would grant 1 (and 1's would grant 2).
     const result = purge(DEAD);
     expect(result.grants.map((g) => g.dst)).toEqual([1, 2]);
@@ -217,12 +222,12 @@ describe('netlock release: readers release in any order', () => {
     const { program, acquire, release, send } = setup();
     acquire(1, 'exclusive');
     acquire(2, 'exclusive');
-    expect(send('release', 2, 'exclusive', { incarnation: 2 })).toEqual([{ kind: 'drop', reason: 'release-stale' }]);
-    expect(send('release', 2, 'exclusive', { incarnation: 99 })).toEqual([{ kind: 'drop', reason: 'release-stale' }]);
+    expect(withoutAck(send('release', 2, 'exclusive', { incarnation: 2 }))).toEqual([{ kind: 'drop', reason: 'release-stale' }]);
+    expect(withoutAck(send('release', 2, 'exclusive', { incarnation: 99 }))).toEqual([{ kind: 'drop', reason: 'release-stale' }]);
     expect(program.queueState(LOCK)).toMatchObject({ count: 2, granted: 1 });
     expect(granted(send('release', 1, 'exclusive'))).toEqual([2]);
     release(2, 'exclusive');
-    expect(release(1, 'exclusive')).toEqual([{ kind: 'drop', reason: 'release-stale' }]);
+    expect(withoutAck(release(1, 'exclusive'))).toEqual([{ kind: 'drop', reason: 'release-stale' }]);
   });
 
   it(`a granted run holds at most ${NETLOCK_MAX_RUN} readers (the released counter's width); the next waits for the next run`, () => {
@@ -286,7 +291,7 @@ describe('netlock purge: mutants the tests must catch', () => {
     expect(program.queueState(LOCK)).toMatchObject({ count: 2, granted: 0 });
     // Nobody holds the lock, so nobody releases: 1 (and 2 behind it) wait forever. Even a stray
     // release (a protocol error) cannot move the queue: with nothing granted it is stale.
-    expect(release(2, 'exclusive')).toEqual([{ kind: 'drop', reason: 'release-stale' }]);
+    expect(withoutAck(release(2, 'exclusive'))).toEqual([{ kind: 'drop', reason: 'release-stale' }]);
     expect(program.queueState(LOCK)).toMatchObject({ count: 2, granted: 0 });
   });
 
@@ -301,5 +306,68 @@ describe('netlock purge: mutants the tests must catch', () => {
     // release ends the run while 2 still reads, and the writer is granted beside 2.
     expect(granted(release(DEAD, 'shared'))).toEqual([]);
     expect(granted(release(1, 'shared'))).toEqual([4]);
+  });
+});
+
+describe('netlock release: acknowledged, and counted once', () => {
+  const acks = (actions: readonly EgressAction[]) =>
+    actions.flatMap((a) => (a.kind === 'unicast' && a.packet.type === 'ack' ? [[a.machine, a.packet.seq, a.packet.flags === (NETLOCK_FLAG_SWITCH | NETLOCK_FLAG_RELEASED)]] : []));
+
+  it('every release is acknowledged to its sender with its request id: counted, handover, emptied and stale', () => {
+    const { acquire, send } = setup();
+    const tagOf = (actions: readonly EgressAction[]) => actions.flatMap((a) => (a.kind === 'unicast' && a.packet.type === 'grant' ? [a.packet.incarnation] : []))[0] ?? 0;
+    const t1 = tagOf(acquire(1, 'shared'));
+    const t2 = tagOf(acquire(2, 'shared'));
+    acquire(4, 'exclusive');
+    expect(acks(send('release', 1, 'shared', { seq: 101, incarnation: t1 }))).toEqual([[1, 101, true]]); // counted
+    const handover = send('release', 2, 'shared', { seq: 102, incarnation: t2 });
+    expect(granted(handover)).toEqual([4]);
+    expect(acks(handover)).toEqual([[2, 102, true]]);
+    expect(acks(send('release', 2, 'shared', { seq: 103, incarnation: 99 }))).toEqual([[2, 103, true]]); // stale
+  });
+
+  it('a repeated reader release is acknowledged but not counted: the writer waits for the last reader', () => {
+    const { program, acquire, send } = setup();
+    const grants = [1, 2, 5].map((m) => acquire(m, 'shared').find((a) => a.kind === 'unicast')!);
+    acquire(4, 'exclusive');
+    const tag = (i: number) => (grants[i]!.kind === 'unicast' ? grants[i]!.packet.incarnation : 0);
+    send('release', 1, 'shared', { incarnation: tag(0) });
+    const repeat = send('release', 1, 'shared', { incarnation: tag(0) });
+    expect(withoutAck(repeat)).toEqual([{ kind: 'drop', reason: 'release-repeat' }]);
+    expect(acks(repeat)).toHaveLength(1);
+    expect(program.queueState(LOCK)).toMatchObject({ granted: 3, released: 1 });
+    expect(granted(send('release', 2, 'shared', { incarnation: tag(1) }))).toEqual([]);
+    expect(granted(send('release', 5, 'shared', { incarnation: tag(2) }))).toEqual([4]);
+  });
+
+  it('a repeat of the last holder’s release, after its slot holds a new entry, leaves the new holder alone', () => {
+    const { program, acquire, send } = setup({}, 1);
+    const first = acquire(1, 'exclusive').find((a) => a.kind === 'unicast');
+    const tag = first?.kind === 'unicast' ? first.packet.incarnation : 0;
+    send('release', 1, 'exclusive', { incarnation: tag });
+    expect(granted(acquire(2, 'exclusive'))).toEqual([2]); // same slot, next serial
+    expect(withoutAck(send('release', 1, 'exclusive', { incarnation: tag }))).toEqual([{ kind: 'drop', reason: 'release-repeat' }]);
+    expect(program.queueState(LOCK)).toMatchObject({ count: 1, granted: 1 });
+  });
+
+  it('mutant: counting repeats, a resent reader release ends the run early and grants the writer beside a reader', () => {
+    const { acquire, send } = setup({ mutantCountDuplicateRelease: true });
+    const grants = [1, 2, 5].map((m) => acquire(m, 'shared').find((a) => a.kind === 'unicast')!);
+    acquire(4, 'exclusive');
+    const tag = (i: number) => (grants[i]!.kind === 'unicast' ? grants[i]!.packet.incarnation : 0);
+    send('release', 1, 'shared', { incarnation: tag(0) });
+    send('release', 1, 'shared', { incarnation: tag(0) });
+    expect(granted(send('release', 2, 'shared', { incarnation: tag(1) }))).toEqual([4]); // while 5 still reads
+  });
+
+  it('mutant: counting repeats, a late repeat of the last release takes the next holder’s entry out', () => {
+    const { program, acquire, send } = setup({ mutantCountDuplicateRelease: true }, 1);
+    const first = acquire(1, 'exclusive').find((a) => a.kind === 'unicast');
+    const tag = first?.kind === 'unicast' ? first.packet.incarnation : 0;
+    send('release', 1, 'exclusive', { incarnation: tag });
+    acquire(2, 'exclusive');
+    send('release', 1, 'exclusive', { incarnation: tag });
+    expect(program.queueState(LOCK)).toMatchObject({ count: 0, granted: 0 });
+    expect(granted(acquire(3, 'exclusive'))).toEqual([3]); // while 2 still writes
   });
 });

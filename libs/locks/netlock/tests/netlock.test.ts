@@ -41,7 +41,7 @@ function start(seed: number, program: NetLockProgramOptions) {
 }
 
 describe('netlock scripted exchanges', () => {
-  it('uncontended hot lock: 1 packet out + 1 in per acquire, 1 out per release, never reaching the server', async () => {
+  it('uncontended hot lock: 1 packet out + 1 in per acquire, 1 out per release (+ the switch ACK, consumed by the resend guard), never reaching the server', async () => {
     const net = start(1, { slotBudget: 64, allocation: [{ lock: 4, base: 0, size: 4 }] });
     const client = netlock.createClient(net.clientPorts({ node: 3, client: 0 })) as ServerLockClient;
     const run = (async () => {
@@ -66,7 +66,7 @@ describe('netlock scripted exchanges', () => {
       [4, 3],
     ]);
     expect(net.sent.filter((s) => s.packet.lock === 4).map((s) => `${s.from}:${s.packet.type}`)).toEqual(['3:acquire', '3:release']);
-    expect(net.delivered.filter((s) => s.packet.lock === 4).map((s) => `${s.from}:${s.packet.type}`)).toEqual(['3:grant']);
+    expect(net.delivered.filter((s) => s.packet.lock === 4).map((s) => `${s.from}:${s.packet.type}`)).toEqual(['3:grant', '3:ack']);
     expect(net.sw.counters().decisions).toMatchObject({ 'grant-switch': 1, released: 1 });
     await net.stopServices();
   });

@@ -3,7 +3,7 @@ import type { EgressAction, MatchTable, PacketContext, Pipeline, RegisterArray, 
 import type { LockPacket, LockMode } from '@lockfabric/ports';
 import type { QueueAllocation } from './allocation.js';
 import { purgeMachineQueues } from './purge.js';
-import { NETLOCK_FLAG_CANCEL, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, NETLOCK_MAX_SLOTS, grantPacket, nextSerial, packQueueState, serialOfTag, slotOfTag, unpackQueueState } from './queue-state.js';
+import { NETLOCK_FLAG_CANCEL, NETLOCK_FLAG_RELEASED, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, NETLOCK_MAX_SLOTS, grantPacket, nextSerial, packQueueState, serialOfTag, slotOfTag, unpackQueueState } from './queue-state.js';
 import type { QueueState } from './queue-state.js';
 import type { PurgeArrays, PurgeResult } from './purge.js';
 
@@ -23,6 +23,8 @@ export const NETLOCK_QSERIAL = 'netlock.qserial';
 export const NETLOCK_QENTRY = 'netlock.qentry';
 /** Per slot: the same serial again, read where a notify names the slot as its own (one access per array per packet). */
 export const NETLOCK_QENTRY_CHECK = 'netlock.qentrychk';
+/** Per slot: the serial of the last entry whose RELEASE the switch took there (a resent copy of it is only acknowledged). */
+export const NETLOCK_QRELEASED = 'netlock.qreleased';
 const NOTIFY_ORDER = 'netlock.notify';
 
 export interface NetLockProgramOptions {
@@ -52,6 +54,11 @@ export interface NetLockProgramOptions {
    * that slot by the time it arrives — behind a writer, too (swarm seed 478; README).
    */
   readonly mutantUncheckedNotify?: boolean;
+  /**
+   * Test-only mutant: a RELEASE is not checked against the serial last released in its slot, so a
+   * resent copy (its ACK was lost) is counted again and can end a shared run that others still hold.
+   */
+  readonly mutantCountDuplicateRelease?: boolean;
 }
 
 /** Table value of a hot lock: [hot index, first slot, queue size]. */
@@ -105,7 +112,7 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
     return arrays;
   };
   const install = (allocation: readonly QueueAllocation[]) => {
-    const { hot, qstate, qgone, fence, qserial, qentry, qentryCheck } = built();
+    const { hot, qstate, qgone, fence, qserial, qentry, qentryCheck, qreleased } = built();
     if (allocation.length > maxHot) throw new SwitchControlError(`netlock: ${allocation.length} hot locks exceed maxHotLocks ${maxHot}`);
     hot.clear();
     fence.fill(0);
@@ -120,6 +127,7 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
     qserial.fill(0);
     qentry.fill(0);
     qentryCheck.fill(0);
+    qreleased.fill(0);
   };
 
   return {
@@ -138,6 +146,8 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
         qserial: pipeline.addArray({ name: NETLOCK_QSERIAL, width: 16, length: maxHot, stage: 0 }),
         qentry: pipeline.addArray({ name: NETLOCK_QENTRY, width: 16, length: slotBudget, stage: 1 }),
         qentryCheck: pipeline.addArray({ name: NETLOCK_QENTRY_CHECK, width: 16, length: slotBudget, stage: 1 }),
+        // Stage 0 beside qstate: a release is recognised as a repeat before it can change the queue state.
+        qreleased: pipeline.addArray({ name: NETLOCK_QRELEASED, width: 16, length: slotBudget, stage: 0 }),
       };
       const rest = pipeline.maus.map((m) => m.index).filter((s) => s > 1);
       pipeline.declareStageOrder(NOTIFY_ORDER, [1, 0, ...rest], 'a NOTIFY (recirculated grant) reads the queue slot it names, then checks it is the next ungranted entry in the queue state');
@@ -161,7 +171,8 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
           ctx.decide('cancel-deferred');
           return [{ kind: 'bounce', packet: { ...packet, type: 'ack', flags: NETLOCK_FLAG_SWITCH, dst: packet.machine } }];
         }
-        return options.mutantPositionalRelease === true ? releasePositional(ctx, a, packet, index, base, size) : release(ctx, a, packet, index, base, size);
+        const taken = options.mutantPositionalRelease === true ? releasePositional(ctx, a, packet, index, base, size) : release(ctx, a, packet, index, base, size, options.mutantCountDuplicateRelease === true);
+        return [...taken, releaseAck(packet)];
       }
       return notify(ctx, a, packet, index, base, size, { ignoreMode: options.mutantNotifyIgnoresMode === true, unchecked: options.mutantUncheckedNotify === true });
     },
@@ -197,6 +208,12 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
 export interface NetLockArrays extends PurgeArrays {
   readonly fence: RegisterArray;
   readonly qserial: RegisterArray;
+  readonly qreleased: RegisterArray;
+}
+
+/** The switch's answer to every RELEASE it takes, repeats and stale ones included: the client resends until it sees one. */
+function releaseAck(packet: LockPacket): EgressAction {
+  return { kind: 'unicast', machine: packet.machine, packet: { ...packet, type: 'ack', flags: NETLOCK_FLAG_SWITCH | NETLOCK_FLAG_RELEASED, dst: packet.machine } };
 }
 
 /** Reads the sender's fence bit; a machine id past the fence cannot be in a queue (16-bit field) and is not fenced. */
@@ -268,8 +285,18 @@ interface ReleaseOutcome {
  * when a reader may follow it. A release naming a slot outside the run, or arriving when nothing
  * is granted, is stale and dropped.
  */
-function release(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number): EgressAction[] {
+function release(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number, countDuplicates: boolean): EgressAction[] {
   const tagged = taggedPosition(packet, base, size);
+  // The client resends a RELEASE until acknowledged, so the same one may arrive twice. The slot
+  // remembers the serial of the last entry released there; a copy naming it changes nothing.
+  const serial = serialOfTag(packet.incarnation);
+  if (typeof tagged === 'number' && serial !== 0) {
+    const repeat = ctx.update(a.qreleased, base + tagged, (last) => ({ next: serial, out: last === serial }));
+    if (repeat && !countDuplicates) {
+      ctx.decide('release-repeat');
+      return [{ kind: 'drop', reason: 'release-repeat' }];
+    }
+  }
   const decision = ctx.update<ReleaseOutcome>(a.qstate, index, (word) => {
     const s = unpackQueueState(word);
     const outside = tagged === 'foreign' || (typeof tagged === 'number' && (tagged - s.head + size) % size >= s.granted);

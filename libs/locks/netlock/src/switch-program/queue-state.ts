@@ -4,6 +4,8 @@ import type { LockMode, LockPacket } from '@lockfabric/ports';
 export const NETLOCK_FLAG_CANCEL = 1 << 0;
 export const NETLOCK_FLAG_SWITCH = 1 << 1;
 export const NETLOCK_FLAG_CONTINUE = 1 << 2;
+/** `ack` flag: the switch took (or had already taken) the RELEASE this ACK answers; the client stops resending it. */
+export const NETLOCK_FLAG_RELEASED = 1 << 3;
 
 /**
  * Most entries one granted run may hold: `released` has 7 bits and counts at most `granted - 1`
