@@ -76,13 +76,24 @@ export interface DslrFaultyTally {
   aborts: number;
 }
 
-/** Judge of a seed with the family's faults: no release refused inside its lease (a live holder skipped or reset). */
+/**
+ * Errors an acquire of the family may end with under its faults: aborted (skipped or withdrawn),
+ * timed out, or refused by a fenced or restarted table. Anything else escaped the protocol's typing.
+ */
+const TYPED_ACQUIRE_ERRORS = new Set(['LockAbortedError', 'LockTimeoutError', 'FabricAccessError']);
+
+/**
+ * Judge of a seed with the family's faults: no release refused inside its lease (a live holder
+ * skipped or reset), and no acquire failure of an untyped error.
+ */
 export function dslrFaultyJudge(tally: DslrFaultyTally) {
   return (run: InMemoryRunResult, mix: SwarmMix): string | undefined => {
     if (mix.crashProbability > 0) tally.crashSeeds++;
     if (Number(mix.options['counterLimit'] ?? Infinity) <= 16) tally.smallLimitSeeds++;
     tally.aborts += run.verdict.liveness.counts.acquireErrors['LockAbortedError'] ?? 0;
     const broken = run.summary.failuresByCode['LEASE_BROKEN'] ?? 0;
-    return broken > 0 ? `lease broken: ${broken} releases found their ticket skipped or reset inside the lease` : undefined;
+    if (broken > 0) return `lease broken: ${broken} releases found their ticket skipped or reset inside the lease`;
+    const untyped = Object.keys(run.verdict.liveness.counts.acquireErrors).filter((name) => !TYPED_ACQUIRE_ERRORS.has(name));
+    return untyped.length > 0 ? `untyped acquire failures: ${untyped.join(', ')}` : undefined;
   };
 }
