@@ -13,9 +13,9 @@ import type { CoordinatorCrashSpec, MemoryRestartOutcome, MemoryRestartSpec, Nod
 import { startRunControl } from './control/run-control.js';
 import { SimFissWiring } from './control/sim-fiss.js';
 import type { ControlPlaneOutcome } from './control/run-control.js';
-import { NS_PER_MS } from '@lockfabric/ports';
+import { NS_PER_MS, lockAddress } from '@lockfabric/ports';
 import { clientKey } from '@lockfabric/ports';
-import type { ClientAddress, Trace } from '@lockfabric/ports';
+import type { ClientAddress, LockId, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
 import type { InMemoryCluster, InMemorySubstrate, LockManagerCpuConfig, LockManagerCpuStats } from '@lockfabric/sim';
 import { AppRunLog, CS_DATA_REGION_BYTES, RunStats, VerbAccounting, appDataImages, checkAppRun, driftingPorts, pausablePorts, runClients, summarize } from '@lockfabric/workloads';
@@ -91,6 +91,8 @@ export interface InMemoryRunOptions {
    * client on a surviving compute node must acquire every lock within the budget (see healProbe).
    */
   readonly heal?: HealSpec;
+  /** Keep each lock's table word this long after the workload ended, before healing (`lockWords` of the result). */
+  readonly recordLockWordsAfterMs?: number;
   /** Per node id: the clock its clients' protocol code and its node service read (histories keep true time). */
   readonly clockDrift?: Readonly<Record<number, ClockDrift>>;
   /** Transactional runs (`spec.transactions`): receives each committed transaction of the surviving clients. */
@@ -150,6 +152,11 @@ export interface InMemoryRunResult {
   readonly heal?: HealOutcome;
   /** Application runs (`spec.application`): what the clients did and the application's check. */
   readonly application?: { readonly log: AppRunLog; readonly check: AppCheck };
+  /**
+   * With `recordLockWordsAfterMs`: each lock's first 64-bit table word that long after the
+   * workload ended, before the heal probe touched it (quiescence checks, e.g. DSLR's conservation I4).
+   */
+  readonly lockWords?: readonly bigint[];
 }
 
 /** Runs one workload on `sim` or `embedded` and checks the history. */
@@ -300,8 +307,17 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   // The failed node's clients are not waited for: severed, they may retry until their own limits.
   void victimsRun?.catch(() => undefined);
   let healed: HealOutcome | undefined;
+  let lockWords: bigint[] | undefined;
   const run = Promise.all([survivorsRun, failureDone, control.crashSchedule, memoryRestartDone])
     .then(async ([survivors]) => {
+      if (options.recordLockWordsAfterMs !== undefined) {
+        // Given-up waiters may still be releasing their tickets in the background.
+        await cluster.clock.sleep(options.recordLockWordsAfterMs * NS_PER_MS);
+        lockWords = Array.from({ length: spec.locks }, (_, lock: LockId) => {
+          const addr = lockAddress(cluster.layout, lock);
+          return cluster.node(addr.node).memory.cpuLoad(addr);
+        });
+      }
       if (options.heal) {
         cluster.switchFaults?.setSpec(NO_FAULTS);
         const probeNode = clientNodes.find((node) => node !== victimNode) ?? cluster.computeNodeIds.find((node) => node !== victimNode);
@@ -390,6 +406,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(cluster.switch ? { switchDecisions: switchDecisionsOfRacks(cluster), switchPackets: switchPacketsPerRack(cluster) } : {}),
     ...(healed ? { heal: healed } : {}),
     ...(application ? { application } : {}),
+    ...(lockWords ? { lockWords } : {}),
   };
 }
 

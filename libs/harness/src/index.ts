@@ -6,7 +6,6 @@ export * from './control/sim-control-plane.js';
 export * from './control/run-control.js';
 export * from './failure-recovery-check.js';
 export * from './pause-run.js';
-export * from './dslr-swarm.js';
 export * from './dslr-sweep-check.js';
 export * from './queue-recovery-scenario.js';
 export * from './failover-grace-scenario.js';

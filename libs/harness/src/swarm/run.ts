@@ -36,8 +36,8 @@ export function swarmReproduction(protocol: string, seed: number, options: Proto
 }
 
 /** Runs one seed's mix on `sim`: the faulty workload, then the heal probe. */
-export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix, trace?: Trace) {
-  return runInMemory({ ...swarmRunOptions(protocol, mix), ...(trace ? { trace } : {}) });
+export async function runSwarmMix(protocol: ProtocolDefinition, mix: SwarmMix, trace?: Trace, lockWordsAfterMs?: number) {
+  return runInMemory({ ...swarmRunOptions(protocol, mix), ...(trace ? { trace } : {}), ...(lockWordsAfterMs !== undefined ? { recordLockWordsAfterMs: lockWordsAfterMs } : {}) });
 }
 
 /** The run of one seed's mix (tests add test-only options to it). */
@@ -75,6 +75,8 @@ export interface SwarmSeedExtras {
   readonly spec?: Partial<WorkloadSpec>;
   /** Receives the run's spans (a sweep counting which repair paths it reached, say). */
   readonly trace?: Trace;
+  /** Keep the lock words this long after the workload ended, before healing (`run.lockWords`, for the judge). */
+  readonly lockWordsAfterMs?: number;
   /** Judged after exclusion, before liveness: a message is a safety failure. */
   readonly judge?: (run: InMemoryRunResult, mix: SwarmMix) => string | undefined;
 }
@@ -89,7 +91,7 @@ export async function runSwarmSeed(protocol: ProtocolDefinition, seed: number, b
   const reproduce = swarmReproduction(protocol.id, seed, base);
   const head = { protocol: protocol.id, seed, description: mix.description };
   try {
-    const result = await runSwarmMix(protocol, mix, extras.trace);
+    const result = await runSwarmMix(protocol, mix, extras.trace, extras.lockWordsAfterMs);
     const { verdict } = result;
     const judged = { ...head, digest: result.digest, simEvents: result.simEvents };
     if (verdict.violations.length > 0) return { ...judged, failure: { kind: 'safety', detail: summarizeVerdict(verdict, 2), reproduce } };

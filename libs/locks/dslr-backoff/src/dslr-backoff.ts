@@ -1,9 +1,9 @@
-import { DslrClient, DSLR_OPTION_HELP, crossCheckDslrOptions, dslrSwarmOptions, readDslrOptionsFrom } from '@lockfabric/lock-dslr';
+import { DslrClient, DSLR_OPTION_HELP, crossCheckDslrOptions, dslrMultiSlotOptions, dslrSwarmOptions, readDslrOptionsFrom } from '@lockfabric/lock-dslr';
 import type { DslrOptions } from '@lockfabric/lock-dslr';
 import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError } from '@lockfabric/ports';
-import type { ClientPorts } from '@lockfabric/ports';
+import type { ClientPorts, Random } from '@lockfabric/ports';
 import { DSLR_PLUS_POLICY, TruncatedExponentialPacing } from './poll-backoff.js';
 import type { PollBackoffPolicy } from './poll-backoff.js';
 
@@ -52,9 +52,20 @@ export function createDslrBackoffClient(ports: ClientPorts, options: DslrBackoff
   return new DslrClient(ports, options.dslr, pacing, 'dslr-backoff');
 }
 
+/**
+ * DSLR's swarm options plus multi-slot tickets and more small counter limits: DSLR+'s backoff
+ * paces the polls that let a frozen word's watchdog zero it, and only longer leases and frequent
+ * resets bring that path within a small run (its sweep counts the zeroings).
+ */
+export function dslrBackoffSwarmOptions(random: Random): ProtocolOptions {
+  const options = { ...dslrSwarmOptions(random), ...dslrMultiSlotOptions(random) };
+  const smaller = random.next() < 0.5 ? [8, 16][random.int(2)]! : undefined;
+  return options['counterLimit'] === undefined && smaller !== undefined ? { ...options, counterLimit: smaller } : options;
+}
+
 export const dslrBackoff: ProtocolDefinition = {
   id: 'dslr-backoff',
-  swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, pauses: 'beyond-lease', options: dslrSwarmOptions },
+  swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, pauses: 'beyond-lease', options: dslrBackoffSwarmOptions },
   summary: 'DSLR+ (DecLock’s baseline): DSLR with truncated exponential backoff between READ polls, adaptive cap',
   fabric: 'verbs',
   capabilities: [],

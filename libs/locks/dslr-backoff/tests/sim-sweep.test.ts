@@ -3,30 +3,38 @@ import { dslr } from '@lockfabric/lock-dslr';
 import type { HistoryEvent } from '@lockfabric/check';
 import { dslrBackoff } from '../src/index.js';
 import { checkConflictFcfs } from '@lockfabric/check';
-import { ResetCounter, checkSeed, hotSwarmCase, runInMemory, swarmCase } from '@lockfabric/harness';
-import type { SwarmDraw } from '@lockfabric/harness';
+import { DSLR_HOT, ResetCounter, dslrFaultFree, dslrFaultFreeJudge, dslrFaultyJudge, runInMemory, runSwarmSeed } from '@lockfabric/harness';
+import type { ProtocolOptions } from '@lockfabric/locks-common';
+import type { SwarmSeedResult } from '@lockfabric/harness';
 
-const SEEDS = 500;
-/** DSLR+ always paces with its backoff: no busy polling. */
-const DRAW: SwarmDraw = { busyPolling: false };
+// DSLR+'s sweeps on the swarm's generator and judge, with DSLR's own judges added (as DSLR's
+// sweep does). CI's `check --swarm` runs dslr-backoff seeds 1–200; this judges 100 more. Its
+// profile draws multi-slot tickets and more small counter limits than DSLR's: without them no
+// frozen word's watchdog zeroing happened in seeds 201–300 (DSLR+'s backoff paces the polls).
+const FAULTY_SEEDS = { first: 201, count: 100 };
+const FAULT_FREE_SEEDS = 40;
+const faultFree = dslrFaultFree(dslrBackoff);
 
 describe('dslr-backoff: simulation sweep', () => {
-  it(`${SEEDS} seeds of swarm runs: no violation, typed failures only, FCFS and zero CAS when fault-free`, async () => {
+  it(`${FAULTY_SEEDS.count} swarm seeds with DSLR+'s faults: no lease broken, every repair path reached`, async () => {
     const resets = new ResetCounter();
-    const findings: string[] = [];
-    let aborts = 0;
-    let crashRuns = 0;
-    for (let seed = 1; seed <= SEEDS; seed++) {
-      const swarm = swarmCase(seed, {}, DRAW);
-      const found = await checkSeed(dslrBackoff, swarm, resets);
-      if (found.problems.length > 0) findings.push(`seed ${seed} ${JSON.stringify(swarm.options)}: ${found.problems.join('; ')}`);
-      aborts += found.aborts;
-      if (swarm.crashProbability > 0) crashRuns++;
+    const reached = { crashSeeds: 0, smallLimitSeeds: 0, aborts: 0 };
+    const judge = dslrFaultyJudge(reached);
+    for (let seed = FAULTY_SEEDS.first; seed < FAULTY_SEEDS.first + FAULTY_SEEDS.count; seed++) {
+      const result = await runSwarmSeed(dslrBackoff, seed, {}, { trace: resets, judge });
+      expect(result.failure, `${result.description}\n${result.failure?.detail}`).toBeUndefined();
     }
-    expect(findings).toEqual([]);
-    expect(crashRuns).toBeGreaterThan(100);
-    expect(aborts).toBeGreaterThan(0);
+    expect(reached.crashSeeds).toBeGreaterThan(FAULTY_SEEDS.count / 4);
+    expect(reached.aborts).toBeGreaterThan(0);
     for (const cause of ['skip', 'resetter-zero', 'frozen-watchdog-zero']) expect(resets.causes[cause] ?? 0, cause).toBeGreaterThan(0);
+  }, 240_000);
+
+  it(`${FAULT_FREE_SEEDS} fault-free swarm seeds: FCFS, no repair CAS, no abort`, async () => {
+    for (let seed = 1; seed <= FAULT_FREE_SEEDS; seed++) {
+      const tally = new ResetCounter();
+      const result = await runSwarmSeed(faultFree, seed, {}, { trace: tally, judge: dslrFaultFreeJudge(tally) });
+      expect(result.failure, `${result.description}\n${result.failure?.detail}`).toBeUndefined();
+    }
   }, 240_000);
 
   it('polls more often than DSLR’s wait estimate but less than busy polling', async () => {
@@ -42,6 +50,14 @@ describe('dslr-backoff: simulation sweep', () => {
   });
 });
 
+async function firstFailure(run: (seed: number) => Promise<SwarmSeedResult>): Promise<SwarmSeedResult | undefined> {
+  for (let seed = 1; seed <= 40; seed++) {
+    const result = await run(seed);
+    if (result.failure) return result;
+  }
+  return undefined;
+}
+
 describe('dslr-backoff: mutants', () => {
   it('the FCFS checker copy fails on an overtaking writer', () => {
     const ev = (client: string, mode: 'shared' | 'exclusive', phase: 'invoke' | 'ok', timeNs: number): HistoryEvent => ({ client, lock: 0, mode, op: 'acquire', phase, timeNs });
@@ -49,15 +65,20 @@ describe('dslr-backoff: mutants', () => {
     expect(checkConflictFcfs(history, { slackNs: 1_000 }).ok).toBe(false);
   });
 
-  it('A1 (paper shared check) makes readers abort in crash-free runs within 40 seeds', async () => {
-    let found: string[] = [];
-    for (let seed = 1; seed <= 40 && found.length === 0; seed++) found = (await checkSeed(dslrBackoff, swarmCase(seed, { paperLiteralSharedCheck: true }, DRAW))).problems;
-    expect(found.join(' ')).toMatch(/aborts in a crash-free run/);
+  it('A1 (paper shared check) makes readers abort in fault-free swarm runs within 40 seeds', async () => {
+    const found = await firstFailure((seed) => {
+      const tally = new ResetCounter();
+      return runSwarmSeed(faultFree, seed, { paperLiteralSharedCheck: true }, { trace: tally, judge: dslrFaultFreeJudge(tally) });
+    });
+    // Its aborted readers withdraw their tickets: repair CAS the judge reports before the aborts.
+    expect(found?.failure?.detail).toMatch(/(repair CAS|aborts) in a fault-free run/);
   }, 120_000);
 
-  it('A4 (zero after skip) violates exclusion within 40 hot seeds', async () => {
-    let found: string[] = [];
-    for (let seed = 1; seed <= 40 && found.length === 0; seed++) found = (await checkSeed(dslrBackoff, hotSwarmCase(seed, { paperLiteralZeroAfterSkip: true }))).problems;
-    expect(found.join(' ')).toMatch(/^(exclusion|lease broken)/);
+  it('A4 (zero after skip) is unsafe within 40 hot-lock swarm seeds', async () => {
+    const hot = (options: ProtocolOptions) => (seed: number) => runSwarmSeed(dslrBackoff, seed, { ...DSLR_HOT.options, ...options }, { spec: DSLR_HOT.spec, judge: dslrFaultyJudge({ crashSeeds: 0, smallLimitSeeds: 0, aborts: 0 }) });
+    const found = await firstFailure(hot({ paperLiteralZeroAfterSkip: true }));
+    expect(found?.failure?.kind).toBe('safety');
+    // The fixed protocol passes the seed that caught the mutant.
+    expect((await hot({})(found!.seed)).failure).toBeUndefined();
   }, 120_000);
 });

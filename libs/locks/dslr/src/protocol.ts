@@ -25,6 +25,16 @@ export function dslrSwarmOptions(random: Random): ProtocolOptions {
   return { leaseMs, ...(counterLimit ? { counterLimit } : {}), ...(restartOnAbort ? { restartOnAbort } : {}) };
 }
 
+/**
+ * Multi-slot tickets (DSLR §6.1's k·λ leases) for a swarm profile that wants them: three seeds in
+ * ten take 2 or 3 slots per ticket (at most 4). Drawn after the family's options, so adding it to
+ * a profile leaves those draws as they were.
+ */
+export function dslrMultiSlotOptions(random: Random): ProtocolOptions {
+  const slots = random.next() < 0.3 ? 2 + random.int(2) : 1;
+  return slots > 1 ? { maxSlots: 4, slots } : {};
+}
+
 export const dslr: ProtocolDefinition = {
   id: 'dslr',
   // Leases short enough that dead holders are skipped within a small run (DSLR §4.6).

@@ -1,60 +1,62 @@
 /**
  * Spec I4 (conservation): once a crash-free run is quiescent, every lock word has released exactly
  * what it issued (nX == maxX, nS == maxS) or was reset to 0 — no lost release, no bounce increment
- * left behind, no ticket of a timed-out waiter left unreleased (A16), whatever the resets.
+ * left behind, no ticket of a timed-out waiter left unreleased (A16), whatever the resets. The runs
+ * are swarm seeds (`runSwarmSeed`) of a fault-free profile drawing DSLR's options (small counter
+ * limits) and multi-slot tickets, with acquire timeouts short enough that waiters give up.
  */
 import { describe, expect, it } from 'vitest';
-import { HistoryRecorder, checkHistory } from '@lockfabric/check';
-import { createSimCluster } from '@lockfabric/sim';
-import { RunStats, runClients } from '@lockfabric/workloads';
-import { WordLayout, dslr, drained, formatCounters } from '../src/index.js';
-import { swarmCase } from '@lockfabric/harness';
-import type { SwarmCase } from '@lockfabric/harness';
+import { WordLayout, dslr, dslrMultiSlotOptions, dslrSwarmOptions, drained, formatCounters } from '../src/index.js';
+import { dslrFaultFree, runSwarmSeed } from '@lockfabric/harness';
+import type { InMemoryRunResult, SwarmMix } from '@lockfabric/harness';
 
-async function quiescentWords(swarm: SwarmCase): Promise<{ words: string[]; ok: boolean; timeouts: number }> {
-  const { spec } = swarm;
-  const { cluster, scheduler } = createSimCluster({ seed: spec.seed, lockCount: spec.locks, entryBytes: dslr.entryBytes });
-  const ports = Array.from({ length: spec.clients }, (_, i) => cluster.clientPorts({ node: cluster.computeNodeIds[i % cluster.computeNodeIds.length]!, client: i }));
-  const recorder = new HistoryRecorder();
-  const run = runClients({ protocol: dslr, protocolOptions: swarm.options, spec, ports, recorder, stats: new RunStats(), clock: cluster.clock });
-  await scheduler.run();
-  await run;
-  const layout = WordLayout.of('standard', Number(swarm.options['counterLimit'] ?? 32768));
-  const table = cluster.layout.memoryNodes[0]!;
-  const memory = cluster.node(table.node).memory;
-  const words: string[] = [];
-  for (let lock = 0; lock < spec.locks; lock++) {
-    const counters = layout.decode(memory.cpuLoad({ ...table, offset: table.baseOffset + lock * 8 }));
-    if (!drained(counters)) words.push(`lock ${lock}: ${formatCounters(counters, layout)}`);
-  }
-  const verdict = checkHistory(recorder);
-  return { words, ok: verdict.ok, timeouts: verdict.liveness.counts.acquireErrors['LockTimeoutError'] ?? 0 };
+const crashFree = dslrFaultFree(dslr, (random) => ({ ...dslrSwarmOptions(random), ...dslrMultiSlotOptions(random) }));
+/** Short enough that some waiters give up (their tickets must still be released). */
+const SPEC = { timeoutMs: 0.05 };
+/** Virtual time after the workload for given-up waiters to release their tickets in the background. */
+const SETTLE_MS = 10;
+const SEEDS = 40;
+
+interface Reached {
+  timeouts: number;
+  smallLimitSeeds: number;
+  multiSlotSeeds: number;
+}
+
+/** Judge: every word drained once the workload ended and settled (before the heal probe, whose skips would repair it). */
+function conservation(reached: Reached) {
+  return (run: InMemoryRunResult, mix: SwarmMix): string | undefined => {
+    reached.timeouts += run.verdict.liveness.counts.acquireErrors['LockTimeoutError'] ?? 0;
+    if (Number(mix.options['counterLimit'] ?? Infinity) <= 16) reached.smallLimitSeeds++;
+    if (Number(mix.options['slots'] ?? 1) > 1) reached.multiSlotSeeds++;
+    const layout = WordLayout.of('standard', Number(mix.options['counterLimit'] ?? 32768));
+    const left: string[] = [];
+    for (let lock = 0; lock < mix.spec.locks; lock++) {
+      const counters = layout.decode(run.lockWords![lock]!);
+      if (!drained(counters)) left.push(`lock ${lock}: ${formatCounters(counters, layout)}`);
+    }
+    return left.length > 0 ? `not drained at quiescence: ${left.join(', ')}` : undefined;
+  };
 }
 
 describe('dslr: conservation at quiescence (I4)', () => {
-  it('every word is drained after crash-free runs, with resets, multi-slot tickets and timed-out waiters', async () => {
-    const leftovers: string[] = [];
-    let timeouts = 0;
-    let runs = 0;
-    for (let seed = 1; runs < 60; seed++) {
-      const swarm = swarmCase(seed);
-      if (swarm.crashProbability > 0) continue;
-      runs++;
-      const result = await quiescentWords(swarm);
-      timeouts += result.timeouts;
-      if (!result.ok || result.words.length > 0) leftovers.push(`seed ${seed}: ${result.ok ? '' : 'verdict failed '}${result.words.join(', ')}`);
+  it(`${SEEDS} crash-free swarm seeds: every word is drained, with resets, multi-slot tickets and timed-out waiters`, async () => {
+    const reached: Reached = { timeouts: 0, smallLimitSeeds: 0, multiSlotSeeds: 0 };
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const result = await runSwarmSeed(crashFree, seed, {}, { spec: SPEC, lockWordsAfterMs: SETTLE_MS, judge: conservation(reached) });
+      expect(result.failure, `${result.description}\n${result.failure?.detail}`).toBeUndefined();
     }
-    expect(leftovers).toEqual([]);
-    expect(timeouts).toBeGreaterThan(0);
+    expect(reached.timeouts).toBeGreaterThan(0);
+    expect(reached.smallLimitSeeds).toBeGreaterThan(0);
+    expect(reached.multiSlotSeeds).toBeGreaterThan(0);
   }, 120_000);
 
   it('the check fails when a release is lost (abandoned tickets of timed-out waiters, A16 paper-literal)', async () => {
-    let found = false;
-    for (let seed = 1; seed <= 60 && !found; seed++) {
-      const swarm = swarmCase(seed, { paperLiteralAbandonTicket: true });
-      if (swarm.crashProbability > 0 || swarm.spec.timeoutMs! > 1) continue;
-      found = (await quiescentWords(swarm)).words.length > 0;
+    let found: string | undefined;
+    for (let seed = 1; seed <= SEEDS && !found; seed++) {
+      const result = await runSwarmSeed(crashFree, seed, { paperLiteralAbandonTicket: true }, { spec: SPEC, lockWordsAfterMs: SETTLE_MS, judge: conservation({ timeouts: 0, smallLimitSeeds: 0, multiSlotSeeds: 0 }) });
+      found = result.failure?.detail;
     }
-    expect(found).toBe(true);
+    expect(found).toMatch(/not drained at quiescence/);
   }, 120_000);
 });

@@ -1,32 +1,48 @@
 /**
  * Random schedules find the paper's defects without being told where they are: for each
- * paper-literal switch (and the generation-check mutant), some seed within a small bound yields a
- * finding, while the fixed protocol passes the same seeds. A5 hangs the resetter forever, which a
- * run only shows at its horizon; its deterministic scenario is in scenarios/paper-defects.
+ * paper-literal switch (and the generation-check mutant), some swarm seed within a small bound
+ * yields a finding, while the fixed protocol passes the same seeds. The seeds are the swarm
+ * runner's (`runSwarmSeed`), on one hot lock with a counter limit of 8 (`DSLR_HOT`). A5 hangs the
+ * resetter forever, which a run only shows at its horizon; its deterministic scenario is in
+ * scenarios/paper-defects.
  */
 import { describe, expect, it } from 'vitest';
 import { dslr } from '../src/index.js';
-import { checkSeed, hotSwarmCase, swarmCase } from '@lockfabric/harness';
-import type { SwarmCase } from '@lockfabric/harness';
+import { DSLR_HOT, ResetCounter, dslrFaultFree, dslrFaultFreeJudge, dslrFaultyJudge, runSwarmSeed } from '@lockfabric/harness';
+import type { ProtocolOptions } from '@lockfabric/locks-common';
+import type { SwarmSeedResult } from '@lockfabric/harness';
 
 const BOUND = 40;
 
-async function firstFinding(make: (seed: number) => SwarmCase): Promise<{ seed: number; problems: string[] } | undefined> {
+/** One hot-lock swarm seed, judged as DSLR's faulty sweep is (a release refused inside its lease is unsafe). */
+function hotSeed(seed: number, options: ProtocolOptions = {}): Promise<SwarmSeedResult> {
+  const tally = { crashSeeds: 0, smallLimitSeeds: 0, aborts: 0 };
+  return runSwarmSeed(dslr, seed, { ...DSLR_HOT.options, ...options }, { spec: DSLR_HOT.spec, judge: dslrFaultyJudge(tally) });
+}
+
+async function firstFailure(run: (seed: number) => Promise<SwarmSeedResult>): Promise<SwarmSeedResult | undefined> {
   for (let seed = 1; seed <= BOUND; seed++) {
-    const found = await checkSeed(dslr, make(seed));
-    if (found.problems.length > 0) return { seed, problems: found.problems };
+    const result = await run(seed);
+    if (result.failure) return result;
   }
   return undefined;
 }
 
-describe('dslr: mutants caught by random schedules', () => {
+describe('dslr: mutants caught by swarm seeds', () => {
   it('the fixed protocol passes the hot swarm', async () => {
-    for (let seed = 1; seed <= 20; seed++) expect((await checkSeed(dslr, hotSwarmCase(seed))).problems, `seed ${seed}`).toEqual([]);
+    for (let seed = 1; seed <= 20; seed++) {
+      const result = await hotSeed(seed);
+      expect(result.failure, `${result.description}\n${result.failure?.detail}`).toBeUndefined();
+    }
   }, 120_000);
 
-  it('A1 (paper shared check): readers abort in crash-free runs', async () => {
-    const found = await firstFinding((seed) => swarmCase(seed, { paperLiteralSharedCheck: true }));
-    expect(found?.problems.join(' ')).toMatch(/aborts in a crash-free run/);
+  it('A1 (paper shared check): readers abort in fault-free runs', async () => {
+    const found = await firstFailure((seed) => {
+      const tally = new ResetCounter();
+      return runSwarmSeed(dslrFaultFree(dslr), seed, { paperLiteralSharedCheck: true }, { trace: tally, judge: dslrFaultFreeJudge(tally) });
+    });
+    // Its aborted readers withdraw their tickets: repair CAS the judge reports before the aborts.
+    expect(found?.failure?.detail).toMatch(/(repair CAS|aborts) in a fault-free run/);
   }, 120_000);
 
   for (const [name, flag] of [
@@ -36,10 +52,10 @@ describe('dslr: mutants caught by random schedules', () => {
     ['A6 (stall on either counter)', 'paperLiteralStallOnEither'],
     ['no generation check', 'mutantNoGenerationCheck'],
   ] as const) {
-    it(`${name}: an exclusion violation`, async () => {
-      const found = await firstFinding((seed) => hotSwarmCase(seed, { [flag]: true }));
+    it(`${name}: a safety failure`, async () => {
+      const found = await firstFailure((seed) => hotSeed(seed, { [flag]: true }));
       // Caught as an overlap, or as a release refused inside its lease (a live holder was skipped).
-      expect(found?.problems.join(' ')).toMatch(/^(exclusion|lease broken)/);
+      expect(found?.failure?.kind).toBe('safety');
     }, 120_000);
   }
 });
