@@ -81,24 +81,29 @@ describe('per-role NATS permissions (real nats-server)', () => {
   });
 });
 
+/** The subjects `seed` publishes (then `own`, published last) and subscribes; what the driver heard and what the server refused. */
+async function attempt(config: ReturnType<typeof roleNatsCredentials>, seed: string, publish: readonly string[], subscribe: readonly string[], own: string): Promise<{ heard: string[]; refused: string[] }> {
+  const server = await serverWith(config.serverConfig);
+  const observer = await as(server, config.seeds['driver']!);
+  const heard: string[] = [];
+  observer.nc.subscribe('lf.>', { callback: (_e, m) => void heard.push(m.subject) });
+  await observer.nc.flush();
+  const pod = await as(server, seed);
+  for (const s of subscribe) pod.nc.subscribe(s);
+  for (const s of publish) pod.nc.publish(s, new Uint8Array([1]));
+  pod.nc.publish(own, new Uint8Array([1]));
+  await pod.nc.flush();
+  for (let i = 0; i < 400 && !heard.includes(own); i++) await new Promise((r) => setTimeout(r, 25));
+  return { heard, refused: pod.refused };
+}
+const waitRefused = async (r: { refused: string[] }, n: number) => {
+  for (let i = 0; i < 400 && r.refused.length < n; i++) await new Promise((res) => setTimeout(res, 25));
+};
+
 describe('per-pod compute NKeys (certs create --compute-nodes; real nats-server)', () => {
   /** What the driver hears when compute pod `pod` (node 1) publishes node 2's heartbeat and then its own. */
-  async function podForges(config: { seeds: Partial<Record<string, string>>; serverConfig: string }, seed: string): Promise<{ heard: string[]; refused: string[] }> {
-    const server = await serverWith(config.serverConfig);
-    const observer = await as(server, config.seeds['driver']!);
-    const heard: string[] = [];
-    observer.nc.subscribe('lf.>', { callback: (_e, m) => void heard.push(m.subject) });
-    await observer.nc.flush();
-    const pod = await as(server, seed);
-    const forged = subjects.heartbeat('compute', '2');
-    const own = subjects.heartbeat('compute', '1');
-    pod.nc.publish(forged, new Uint8Array([1]));
-    pod.nc.subscribe(subjects.nodePackets(2));
-    pod.nc.publish(own, new Uint8Array([1]));
-    await pod.nc.flush();
-    for (let i = 0; i < 400 && !heard.includes(own); i++) await new Promise((r) => setTimeout(r, 25));
-    return { heard, refused: pod.refused };
-  }
+  const podForges = (config: ReturnType<typeof roleNatsCredentials>, seed: string) =>
+    attempt(config, seed, [subjects.heartbeat('compute', '2')], [subjects.nodePackets(2)], subjects.heartbeat('compute', '1'));
 
   it("refuses compute-node-0 (node 1) node 2's heartbeat and packets, and allows its own heartbeat", async () => {
     const config = roleNatsCredentials(undefined, { compute: { count: 2, idBase: 1 } });
@@ -107,7 +112,7 @@ describe('per-pod compute NKeys (certs create --compute-nodes; real nats-server)
     const r = await podForges(config, config.podSeeds['compute-node']![computePodSeedName(0)]!);
     expect(r.heard).toContain(subjects.heartbeat('compute', '1'));
     expect(r.heard).not.toContain(subjects.heartbeat('compute', '2'));
-    for (let i = 0; i < 400 && r.refused.length < 2; i++) await new Promise((res) => setTimeout(res, 25));
+    await waitRefused(r, 2);
     expect(r.refused.sort()).toEqual([subjects.heartbeat('compute', '2'), subjects.nodePackets(2)].sort());
   });
 
@@ -119,24 +124,6 @@ describe('per-pod compute NKeys (certs create --compute-nodes; real nats-server)
 });
 
 describe('per-pod memory, switch and rack-bound compute NKeys (certs create --memory-nodes/--switches/--compute-racks; real nats-server)', () => {
-  /** The subjects `seed` publishes (then `own`, published last) and subscribes; what the driver heard and what the server refused. */
-  async function attempt(config: ReturnType<typeof roleNatsCredentials>, seed: string, publish: readonly string[], subscribe: readonly string[], own: string): Promise<{ heard: string[]; refused: string[] }> {
-    const server = await serverWith(config.serverConfig);
-    const observer = await as(server, config.seeds['driver']!);
-    const heard: string[] = [];
-    observer.nc.subscribe('lf.>', { callback: (_e, m) => void heard.push(m.subject) });
-    await observer.nc.flush();
-    const pod = await as(server, seed);
-    for (const s of subscribe) pod.nc.subscribe(s);
-    for (const s of publish) pod.nc.publish(s, new Uint8Array([1]));
-    pod.nc.publish(own, new Uint8Array([1]));
-    await pod.nc.flush();
-    for (let i = 0; i < 400 && !heard.includes(own); i++) await new Promise((r) => setTimeout(r, 25));
-    return { heard, refused: pod.refused };
-  }
-  const waitRefused = async (r: { refused: string[] }, n: number) => {
-    for (let i = 0; i < 400 && r.refused.length < n; i++) await new Promise((res) => setTimeout(res, 25));
-  };
   const pods = { compute: { count: 2, idBase: 3, racks: [0, 1] }, memory: { count: 2, idBase: 0 }, switches: { count: 2, idBase: 5 } };
 
   it("refuses memory-node-0 (node 0) node 1's heartbeat and mailbox, and allows its own heartbeat", async () => {
