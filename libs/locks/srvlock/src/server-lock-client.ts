@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, BoundedSet, LOCK_ATTR } from '@lockfabric/locks-common';
 import { FabricAccessError, clientKey } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, LockPacket, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
 import { FLAG_CANCEL, FLAG_CONTINUE, FLAG_SWITCH, LocalOp, decodeNodes, localOp, modeCode, serviceAddress } from './wire.js';
@@ -58,6 +58,9 @@ export interface ClientTraffic {
   localMessages: number;
 }
 
+/** Given-up switch-queued requests a client remembers (see ServerLockClient.abandoned). */
+export const ABANDONED_MAX = 4_096;
+
 /**
  * Client of server lock managers: ACQUIRE → GRANT, RELEASE → ACK, each keyed by a per-client
  * request id. Timeouts and aborts withdraw the request (cancel), so the manager never keeps a
@@ -72,8 +75,12 @@ export class ServerLockClient implements LockClient<ServerGrant> {
   private readonly dead = new Set<NodeId>();
   private readonly replies = new Map<number, Reply>();
   private readonly waiters = new Map<number, () => void>();
-  /** Requests given up while a switch queue still holds them: released when their grant arrives. */
-  private readonly abandoned = new Set<number>();
+  /**
+   * Requests given up while a switch queue still holds them: released when their grant arrives.
+   * Bounded: one whose ACQUIRE was lost is never granted and would stay forever; only a client with
+   * more than ABANDONED_MAX such requests forgets the oldest.
+   */
+  private readonly abandoned = new BoundedSet<number>(ABANDONED_MAX);
   /** Requests being withdrawn: a switch grant for one of them is released at once (the cancel cannot dequeue it). */
   private readonly withdrawing = new Set<number>();
 

@@ -1,3 +1,4 @@
+import { BoundedSet } from '@lockfabric/locks-common';
 import type { LockId, NodeId } from '@lockfabric/ports';
 import { holderKey } from './agent.js';
 
@@ -15,19 +16,18 @@ export const GIVEN_UP_MAX = 4_096;
  * is released at once, as the agent does with a timeout RELEASE that finds its ② holder.
  */
 export class GivenUpRequests {
-  private readonly keys = new Set<string>();
+  private readonly keys: BoundedSet<string>;
 
-  constructor(private readonly max = GIVEN_UP_MAX) {}
+  constructor(max = GIVEN_UP_MAX) {
+    this.keys = new BoundedSet(max);
+  }
 
   get size(): number {
     return this.keys.size;
   }
 
   note(lid: LockId, mid: NodeId, task: number): void {
-    const id = `${lid}:${holderKey(mid, task)}`;
-    this.keys.delete(id);
-    this.keys.add(id);
-    if (this.keys.size > this.max) this.keys.delete(this.keys.values().next().value as string);
+    this.keys.add(`${lid}:${holderKey(mid, task)}`);
   }
 
   has(lid: LockId, mid: NodeId, task: number): boolean {
