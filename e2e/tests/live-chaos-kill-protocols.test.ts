@@ -9,7 +9,7 @@ import { LocalChaos, runLive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, dslrLiveOptions, grantsAfter, liveNowNs, metric, nodeOf, sleep, survivorsOf, waitFor } from './live-chaos-support.js';
+import { MS, dslrLiveOptions, grantsAfter, liveNowNs, metric, nodeOf, survivorsOf, waitFor } from './live-chaos-support.js';
 
 // SIGKILL a compute node whose clients hold locks, once per RDMA protocol, in one cluster of real
 // processes with a coordinator; compute-2 is restarted (a new incarnation, admitted again) between
@@ -25,6 +25,8 @@ const CLIENTS = 8;
 const MISSES = 10;
 const DETECTION_MS = 100 * MISSES;
 const LOCKS = 3;
+/** Acquires each compute node has reported before the kill: its clients are running and holding locks. */
+const STARTED_OPS = 10;
 
 /** Waiters reset after 100 ms (live holds are slower than RDMA); resets learn of dead nodes from the coordinator's notice. */
 const DECLOCK_ACQUIRE_TIMEOUT_MS = 100;
@@ -95,19 +97,26 @@ describe('live chaos: SIGKILL a compute node holding locks, every RDMA protocol'
     const victim = chaos.process('compute-2');
     const subjects = createSubjects(cluster.state.cluster);
     // compute-2 of the previous case was restarted: wait until the memory node admits it again.
-    await waitFor(async () => (await metric(memory, 'lockfabric_memory_fenced_nodes')) === 0, 15_000, 'memory node admits compute-2 again');
+    await waitFor(async () => (await metric(memory, 'lockfabric_memory_fenced_nodes')) === 0, 60_000, 'memory node admits compute-2 again');
     await announceLockTable(nc, subjects, protocol, LOCKS);
     const clearedBefore = await metric(memory, 'lockfabric_memory_dead_holds_cleared_total');
+    let opsDone: ((node: number) => number) | undefined;
     const run = runLive({
       state: cluster.state,
       protocol,
       protocolOptions: options,
       spec: { clients: CLIENTS, locks: LOCKS, readRatio: protocolById(protocol).modes.includes('shared') ? 0.3 : 0, distribution: 'uniform', durationMs: 3_000, thinkNs: 1 * MS, criticalSectionNs: 2 * MS, seed: 17, timeoutMs: TIMEOUT_MS },
       tolerateNodeFailures: true,
+      beforeNodeStart: async (_node, progress) => void (opsDone = progress.opsDone),
     });
     // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
     run.catch(() => undefined);
-    await sleep(900);
+    // Kill only once both nodes are granting locks: a fixed sleep could land before a starved
+    // compute-2 (restarted by the previous case) began its part, or while it still prepared.
+    await waitFor(() => (opsDone?.(1) ?? 0) >= STARTED_OPS && (opsDone?.(victim.node) ?? 0) >= STARTED_OPS, 30_000, `both compute nodes past ${STARTED_OPS} acquires`).catch(async (error: unknown) => {
+      const result = await run.catch(() => undefined);
+      throw new Error(`${String(error)}; compute nodes that did not run: ${JSON.stringify(result?.failedNodes ?? 'unknown')}`);
+    });
     const killedAtNs = liveNowNs();
     await chaos.kill('compute-2');
     try {
@@ -124,7 +133,7 @@ describe('live chaos: SIGKILL a compute node holding locks, every RDMA protocol'
 
   async function checkCase(protocol: string, boundMs: number | undefined, victimNode: number, killedAtNs: number, result: Awaited<ReturnType<typeof runLive>>, clearedBefore: number): Promise<void> {
     const victim = { node: victimNode };
-    expect(result.failedNodes.map((f) => f.node)).toStrictEqual([victim.node]);
+    expect(result.failedNodes.map((f) => f.node), JSON.stringify(result.failedNodes)).toStrictEqual([victim.node]);
     const survivors = survivorsOf(result, victim.node);
     expect(new Set(survivors.map(nodeOf))).toStrictEqual(new Set([1]));
     const failedClients = Object.fromEntries(Array.from({ length: CLIENTS / 2 }, (_, i) => [`${victim.node}/${i}`, killedAtNs]));
@@ -136,7 +145,7 @@ describe('live chaos: SIGKILL a compute node holding locks, every RDMA protocol'
     expect(ends.filter((e) => e.phase === 'fail' && !e.error).length, 'failures without a typed error').toBe(0);
 
     // The memory node fenced compute-2 and reported on ctl.recovery.phase (for every protocol).
-    await waitFor(async () => reports.some((r) => r.node === victim.node && r.protocol === protocol), 5_000, `${protocol}: recovery report of the memory node`);
+    await waitFor(async () => reports.some((r) => r.node === victim.node && r.protocol === protocol), 30_000, `${protocol}: recovery report of the memory node`);
     const cleared = (await metric(memory, 'lockfabric_memory_dead_holds_cleared_total')) - clearedBefore;
 
     const grants = grantsAfter(survivors, killedAtNs);

@@ -37,16 +37,20 @@ describe('live chaos: the switch restarts while the coordinator is down (FissLoc
     // The driver starts a switch run only once the coordinator opened the switch (its first sight);
     // wait for that here, so the run's agents exist when the coordinator is killed below.
     await waitFor(async () => (await metric(switchRecord, 'lockfabric_switch_admission_open')) === 1, 30_000, 'the switch opened by the first coordinator');
+    let opsDone: ((node: number) => number) | undefined;
     const run = runLive({
       state: cluster.state,
       protocol: 'fisslock',
       protocolOptions: liveOptions('fisslock'),
       // few locks for the clients: after the outage most acquires ask for a lock someone held across it
       spec: { clients: 8, locks: 12, readRatio: 0.25, distribution: 'uniform', durationMs: 18_000, thinkNs: 0, criticalSectionNs: HOLD_MS * MS, seed: 29, timeoutMs: TIMEOUT_MS },
+      beforeNodeStart: async (_node, progress) => void (opsDone = progress.opsDone),
     });
     // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
     run.catch(() => undefined);
-    await sleep(900);
+    // The outage starts once both nodes hold locks (9 s holds: a grant is a hold across it), not
+    // after a fixed sleep that a starved node may not have used to start its run.
+    await waitFor(() => (opsDone?.(1) ?? 0) >= 1 && (opsDone?.(2) ?? 0) >= 1, 30_000, 'both compute nodes holding locks');
     await chaos.kill(coordinator.name);
     const switchKilledAtNs = liveNowNs();
     await chaos.kill(switchRecord.name);
@@ -55,7 +59,7 @@ describe('live chaos: the switch restarts while the coordinator is down (FissLoc
     await chaos.restart(coordinator.name);
     const coordinatorBackAtNs = liveNowNs();
     const member = `switch/${switchRecord.node}`;
-    await waitFor(async () => stepsOf(await fissPhases(coordinator), member).length === 3, 20_000, 'S1–S3 of the switch in the restarted coordinator\'s Status').catch((error: unknown) => {
+    await waitFor(async () => stepsOf(await fissPhases(coordinator), member).length === 3, 60_000, 'S1–S3 of the switch in the restarted coordinator\'s Status').catch((error: unknown) => {
       throw new Error(`${String(error)}\ncoordinator log:\n${tail(chaos.process(coordinator.name).log, 30)}`);
     });
     const result = await run;

@@ -8,7 +8,7 @@ import { LocalChaos, liveOptions, runLive, tail } from '@lockfabric/workload-dri
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, liveNowNs, metric, nodeOf, sleep, switchOpened, waitFor } from './live-chaos-support.js';
+import { MS, liveNowNs, metric, nodeOf, switchOpened, waitFor } from './live-chaos-support.js';
 
 // A FissLock compute node paused (SIGSTOP) past its failure detection: the coordinator declares it
 // dead and runs S1–S3 over the survivor, which gets its locks. When it resumes (SIGCONT) it hears
@@ -48,22 +48,26 @@ describe('live chaos: a FissLock node declared dead while paused fences itself w
     const chaos = new LocalChaos(cluster.dir);
     const victim = chaos.process('compute-2');
     await switchOpened(cluster.state);
+    let opsDone: ((node: number) => number) | undefined;
     const run = runLive({
       state: cluster.state,
       protocol: 'fisslock',
       protocolOptions: liveOptions('fisslock'),
       spec: { clients: 8, locks: LOCKS, readRatio: 0.2, distribution: 'uniform', durationMs: 10_000, thinkNs: 1 * MS, criticalSectionNs: CS_MS * MS, seed: 29, timeoutMs: TIMEOUT_MS },
       tolerateNodeFailures: true,
+      beforeNodeStart: async (_node, progress) => void (opsDone = progress.opsDone),
     });
     // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
     run.catch(() => undefined);
-    await sleep(1_200);
+    // Pause only once both nodes are granting locks (a fixed sleep could pause a starved node
+    // before its clients began waiting): with two locks for eight clients, waits are pending then.
+    await waitFor(() => (opsDone?.(1) ?? 0) >= 2 && (opsDone?.(victim.node) ?? 0) >= 2, 30_000, 'both compute nodes granting locks');
     const stoppedAtNs = liveNowNs();
     await chaos.pause('compute-2');
     const member = `compute/${victim.node}`;
     let resumedAtNs = Number.POSITIVE_INFINITY;
     try {
-      await waitFor(async () => (await fissSteps(coordinator, member)).length === 3, 15_000, 'S1–S3 of the paused node in Status').catch((error: unknown) => {
+      await waitFor(async () => (await fissSteps(coordinator, member)).length === 3, 60_000, 'S1–S3 of the paused node in Status').catch((error: unknown) => {
         throw new Error(`${String(error)}\ncoordinator log:\n${tail(coordinator.log, 30)}`);
       });
     } finally {
@@ -99,7 +103,7 @@ describe('live chaos: a FissLock node declared dead while paused fences itself w
     expect(result.summary.failuresByCode['LOCK_ABORTED'] ?? 0).toBeGreaterThanOrEqual(aborted.length);
     const untyped = mine.filter((e) => e.phase === 'fail' && !['LockAbortedError', 'LeaseExpiredError', 'LockTimeoutError'].includes(e.error ?? ''));
     expect(untyped, 'failures of the fenced node without a typed error').toStrictEqual([]);
-    await waitFor(async () => (await metric(victim, 'lockfabric_compute_rejoins_total')) >= 1, 10_000, 'compute-2 to rejoin');
+    await waitFor(async () => (await metric(victim, 'lockfabric_compute_rejoins_total')) >= 1, 60_000, 'compute-2 to rejoin');
 
     // Declared dead at the pause (spec §7.1): what it believed afterwards is its own; its holds end there.
     const failedClients = Object.fromEntries([...new Set(mine.map((e) => e.client))].map((c) => [c, stoppedAtNs]));

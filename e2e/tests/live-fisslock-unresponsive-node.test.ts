@@ -52,26 +52,32 @@ describe('live chaos: a FissLock node that heartbeats but never answers recovery
     // The switch starts closed; the coordinator's first sight of it runs S1–S3 and opens it. That
     // recovery must be over before compute-2 stops answering, or it would be the one to exclude it.
     await waitFor(async () => (await metric(switchRecord, 'lockfabric_switch_admission_open')) === 1, 30_000, 'the switch opened after its first-sight recovery');
+    let opsDone: ((node: number) => number) | undefined;
     const run = runLive({
       state: cluster.state,
       protocol: 'fisslock',
       protocolOptions: liveOptions('fisslock'),
       spec: { clients: 8, locks: LOCKS, readRatio: 0.2, distribution: 'uniform', durationMs: 14_000, thinkNs: 1 * MS, criticalSectionNs: CS_MS * MS, seed: 31, timeoutMs: TIMEOUT_MS },
       tolerateNodeFailures: true,
+      beforeNodeStart: async (_node, progress) => void (opsDone = progress.opsDone),
     });
     // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
     run.catch(() => undefined);
-    await sleep(1_000);
+    // Cut compute-2 off only once both nodes are granting locks: a fixed sleep could land before a
+    // starved node began its run, and the survivor would have no grants to show.
+    await waitFor(() => (opsDone?.(1) ?? 0) >= 2 && (opsDone?.(victim.node) ?? 0) >= 2, 30_000, 'both compute nodes granting locks');
     const drop: Promise<ChaosOutcome> = chaos.partition('compute-2', DROP_MS, [`ctl.fiss.${victim.node}.>`]);
     drop.catch(() => undefined);
-    await sleep(200);
+    // The drop must be in place before the switch dies, or compute-2 answers the recovery.
+    const proxy = chaos.cutProxy()!;
+    await waitFor(async () => (await proxy.status()).drops.some((d) => d.target === victim.name), 30_000, 'the cut proxy dropping compute-2\'s recovery subjects');
     const killedAtNs = liveNowNs();
     await chaos.kill(switchRecord.name);
     await sleep(DETECTION_MS + 300);
     await chaos.restart(switchRecord.name);
     const member = `switch/${switchRecord.node}`;
     const sinceKill = async () => stepsOf(await fissPhases(coordinator), member).filter((s) => Number(parseRecoveryDetail(s.detail)['start_ns']) >= killedAtNs);
-    await waitFor(async () => (await sinceKill()).length >= 3, 20_000, 'S1–S3 of the switch restart in Status').catch((error: unknown) => {
+    await waitFor(async () => (await sinceKill()).length >= 3, 60_000, 'S1–S3 of the switch restart in Status').catch((error: unknown) => {
       throw new Error(`${String(error)}\ncoordinator log:\n${tail(coordinator.log, 40)}`);
     });
     const steps = await sinceKill();
@@ -101,7 +107,7 @@ describe('live chaos: a FissLock node that heartbeats but never answers recovery
     const survivorGrants = result.history.filter((e) => nodeOf(e) !== victim.node && e.op === 'acquire' && e.phase === 'ok' && e.timeNs > s3EndNs);
     expect(survivorGrants.length).toBeGreaterThan(0);
     // compute-2 fenced itself on the notice and rejoined with a new incarnation
-    await waitFor(async () => (await metric(victim, 'lockfabric_compute_rejoins_total')) >= 1, 10_000, 'compute-2 to rejoin');
+    await waitFor(async () => (await metric(victim, 'lockfabric_compute_rejoins_total')) >= 1, 60_000, 'compute-2 to rejoin');
 
     // Declared dead at the notice: what compute-2 believed afterwards is its own; its holds end there.
     const of2 = result.history.filter((e) => nodeOf(e) === victim.node);

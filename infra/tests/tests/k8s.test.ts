@@ -126,6 +126,15 @@ describe('the racks overlay (multi-rack FissLock, §5.4)', () => {
     expect(byPod['switch-dataplane-1']?.switch.program).toBe('fisslock');
   });
 
+  it('its workload Job runs fisslock over as many racks as the switches serve', () => {
+    const args = (firstContainer(find(overlay('racks'), 'Job', 'workload')) as { args: string[] }).args;
+    expect(args.slice(0, 2)).toEqual(['lockfabric', 'bench']);
+    expect(args).toContain('--protocol=fisslock');
+    const switches = instances.filter((i) => i.app === 'switch-dataplane');
+    expect(args).toContain(`--racks=${switches.length}`);
+    expect(new Set(switches.map((i) => i.config.switch.racks))).toEqual(new Set([switches.length]));
+  });
+
   it('without the rack rule (no LF_RACKS applied) both switches would serve rack 0: the check sees it', () => {
     const plain = loadAppConfigs(overlay('racks'), machineId).instances;
     expect(plain.filter((i) => i.app === 'switch-dataplane').map((i) => i.config.switch.rack)).toEqual([0, 0]);

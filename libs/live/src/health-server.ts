@@ -22,8 +22,12 @@ const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** /healthz, /readyz and /metrics for Kubernetes probes and Prometheus scrapes. */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  // `connection: close` on every answer: a scraper or test that reused an idle keep-alive socket
+  // could send its request just as the server's keep-alive timer (5 s) closed it, and get "other
+  // side closed" (nodejs/undici#3141; seen under CPU starvation). Probes and scrapes are seconds
+  // apart, so a fresh connection per request costs nothing that matters.
   const reply = (response: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8') => {
-    response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+    response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', connection: 'close' });
     response.end(body);
   };
   const handle = async (request: IncomingMessage, response: ServerResponse) => {

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHealthServer, type HealthServer } from '../src/health-server.js';
 
@@ -38,6 +39,25 @@ describe('health server', () => {
     const metrics = await fetch(`${server.url}/metrics`);
     expect([metrics.status, await metrics.text()]).toEqual([500, 'registry broken\n']);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  });
+
+  it('closes the connection after every answer, so no client reuses a socket the server may be closing', async () => {
+    server = await startHealthServer({ port: 0, host: '127.0.0.1', metrics: () => 'lockfabric_up 1\n' });
+    // A raw HTTP/1.1 request, keep-alive by default: the server must say `connection: close` and end the socket itself.
+    const socket = connect(server.port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    const ended = new Promise<void>((resolve, reject) => {
+      socket.once('end', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.write('GET /metrics HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+    await ended;
+    socket.destroy();
+    const [head] = answer.split('\r\n\r\n');
+    expect(head?.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(head?.toLowerCase().split('\r\n')).toContain('connection: close');
+    expect(answer).toContain('lockfabric_up 1\n');
   });
 
   it('frees its port on close', async () => {

@@ -169,7 +169,9 @@ export async function startCutControl(relay: CutRelay, port = 0, onEvent: (line:
 
 function reply(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent) return;
-  response.writeHead(status, { 'content-type': 'application/json' });
+  // A fresh connection per order: a heal sent about 5 s after its cut could otherwise reuse the
+  // keep-alive socket just as the server's idle timer closed it ("other side closed", nodejs/undici#3141).
+  response.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
   response.end(JSON.stringify(body) + '\n');
 }
 

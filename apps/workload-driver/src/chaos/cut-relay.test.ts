@@ -228,6 +228,23 @@ describe('cut proxy control endpoint', () => {
     expect(relay.isCut('compute-2')).toBe(false);
   });
 
+  it('closes the connection after each answer, so a later order never reuses a socket the server is closing', async () => {
+    const { server } = await control();
+    const socket = new Socket();
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    const ended = new Promise<void>((resolve, reject) => {
+      socket.once('end', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.connect(server.port, '127.0.0.1', () => socket.write('GET /status HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n'));
+    await ended;
+    socket.destroy();
+    const head = answer.split('\r\n\r\n')[0]!.toLowerCase().split('\r\n');
+    expect(head[0]).toBe('http/1.1 200 ok');
+    expect(head).toContain('connection: close');
+  });
+
   it('heals by itself once the duration is over', async () => {
     const { relay, client } = await control();
     await client.cut('compute-2', 20);

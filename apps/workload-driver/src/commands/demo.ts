@@ -11,9 +11,10 @@ import { locateNatsServer } from '@lockfabric/nats-server';
 import type { ClusterState } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
 import { SwitchControlClient, runLive } from '../run/live.js';
+import type { LiveRunResult } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
 import { addressOf } from '../run/remote-cluster.js';
-import { benchReport, formatVerbs, verdictWord } from '../report/bench-report.js';
+import { benchReport, formatByRack, formatVerbs, verdictWord } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { familyOf } from '../report/family.js';
 import { ProgressBar } from '../report/progress.js';
@@ -21,7 +22,7 @@ import { renderTable } from '../report/table.js';
 import { switchProgramOf } from './bench.js';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output } from './context.js';
 import type { Output } from './context.js';
-import { measureTransport } from './transport.js';
+import { describeTransportRoundTrips, measureTransport } from './transport.js';
 import type { TransportFigures } from './transport.js';
 import { DEMO_TXN_DEFAULT_OPERATIONS, DEMO_TXN_PROTOCOLS, demoTxnRow, demoTxnSpec, demoTxnTable, readTxnProtocols } from './demo-txn.js';
 import type { DemoTxnRow } from './demo-txn.js';
@@ -95,8 +96,9 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     console.log(`\nworkload: ${spec.clients} clients, ${spec.locks} locks, zipf 0.9, 50% shared, ${operations} acquires, 1 µs critical section`);
     console.log(`\nRDMA family (emulated NIC)\n${demoTable(rows.filter((r) => r.family === 'rdma'), false)}`);
     console.log(`\nswitch family (emulated switch; switch-decided: grants the switch made itself)\n${demoTable(rows.filter((r) => r.family === 'switch'), true)}`);
+    for (const line of demoRackLines(rows)) console.log(line);
     if (txnRows.length > 0) console.log(`\ntransactions: TPC-C, 1 warehouse, ${txn.spec.clients} clients, ${txnOperations} per protocol, strict 2PL (p50/p99: first acquire to last release)\n${demoTxnTable(txnRows)}`);
-    if (transport) console.log(`\nraw transport on this machine: gRPC stream round trip ${transport.grpcRttUs.toFixed(1)} µs, NATS round trip ${transport.natsRttUs.toFixed(1)} µs`);
+    if (transport) console.log(`\n${describeTransportRoundTrips(transport)}`);
     console.log(`\nreport with plots: ${written.html}`);
   }
   return reports.some((r) => r.violations > 0) || txnRows.some((r) => r.verdict === 'violation') ? 1 : 0;
@@ -126,6 +128,16 @@ export function demoTable(rows: readonly DemoRow[], switchFamily: boolean): stri
       r.verdict === 'ok' ? 'ok' : r.verdict === 'violation' ? `${r.violations} violations` : r.verdict,
     ]),
   );
+}
+
+/** A cluster of several racks: each switch-family row's grants per rack's switch, one line per protocol. */
+export function demoRackLines(rows: readonly BenchReport[]): string[] {
+  return rows.flatMap((r) => (r.switchGrantsByRack ? [`${r.protocol}: switch-decided grants by rack's switch: ${formatByRack(r.switchGrantsByRack)}`] : []));
+}
+
+/** A protocol's demo row from its live run: the switch figures of every rack's switch, not only rack 0's. */
+export function liveDemoReport(protocol: string, result: LiveRunResult, wallMs: number): BenchReport {
+  return benchReport({ protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs, switchDecisions: result.switch?.decisions, switchGrantsByRack: result.switch?.switchGrantsByRack });
 }
 
 async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, substrate: 'sim' | 'embedded', out: Output, txn: DemoTxnPlan, costModel: CostModel): Promise<BenchReport[]> {
@@ -194,7 +206,7 @@ async function runOneLive(state: ClusterState, protocol: ProtocolDefinition, spe
     txnBar.done();
     txn.rows.set(protocol.id, demoTxnRow(protocol.id, txn.spec, run.history, run.summary.elapsedNs, run.verdict?.violations.length));
   }
-  return benchReport({ protocol: protocol.id, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - start, switchDecisions: result.switch?.decisions });
+  return liveDemoReport(protocol.id, result, performance.now() - start);
 }
 
 /** The program the cluster's switch runs, or undefined when it has no reachable switch. */

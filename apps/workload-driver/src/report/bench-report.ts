@@ -67,6 +67,8 @@ export interface BenchReport {
   /** Switch family: grants the switch decided itself, and their share of the acquires. */
   readonly switchGrants?: number;
   readonly switchGrantShare?: number;
+  /** Live, several racks (FissLock §5.4): each rack's switch grants, in rack order (`switchGrants` adds them up). */
+  readonly switchGrantsByRack?: readonly number[];
   /** Transactional workloads (`--workload tatp|tpcc|trace:FILE`): the transaction figures and serializability verdict. */
   readonly transactions?: BenchTxnReport;
   /** Live: the protocol's uncontended latency against the bare transport measured in the same run. */
@@ -154,6 +156,8 @@ export function benchReport(input: {
   nicVerbsByNode?: Readonly<Record<string, number>>;
   /** The switch program's packets by decision over the run, when the protocol went through a switch. */
   switchDecisions?: Readonly<Record<string, number>> | undefined;
+  /** Several racks: each rack's switch grants, in rack order (kept only when there is more than one rack). */
+  switchGrantsByRack?: readonly number[] | undefined;
   /** The protocol resets locks (its definition's `lockResets`): add `resets`. */
   lockResets?: boolean;
 }): BenchReport {
@@ -188,11 +192,17 @@ export function benchReport(input: {
       ? { nicIops: Object.fromEntries(Object.entries(input.nicVerbsByNode).filter(([, n]) => n > 0).map(([node, n]) => [node, summary.elapsedNs > 0 ? n / (summary.elapsedNs / 1e9) : 0])) }
       : {}),
     ...(input.switchDecisions ? switchGrantFigures(input.switchDecisions, summary.acquires) : {}),
+    ...(input.switchGrantsByRack && input.switchGrantsByRack.length > 1 ? { switchGrantsByRack: [...input.switchGrantsByRack] } : {}),
     ...(input.simEvents !== undefined ? { simEvents: input.simEvents, nicVerbsPerSec: input.wallMs > 0 ? (totalVerbs / input.wallMs) * 1000 : 0 } : {}),
     ...(input.simEvents !== undefined && input.cpuMs !== undefined && input.cpuMs > 0
       ? { cpuMs: input.cpuMs, nicVerbsPerCpuSec: (totalVerbs / input.cpuMs) * 1000, simEventsPerCpuSec: (input.simEvents / input.cpuMs) * 1000 }
       : {}),
   };
+}
+
+/** `rack 0 120, rack 1 130`: one figure per rack's switch, in rack order. */
+export function formatByRack(values: readonly number[]): string {
+  return values.map((n, rack) => `rack ${rack} ${n}`).join(', ');
 }
 
 function resetFigures(accounting: VerbAccounting, acquires: number): BenchResets {
@@ -239,7 +249,7 @@ export function describeReport(report: BenchReport): string {
   if (report.tls) lines.push(`  gRPC transport      ${report.tls === 'mtls' ? 'mutual TLS' : 'INSECURE (plaintext, no peer identity)'}`);
   if (report.natsTls) lines.push(`  NATS transport      ${report.natsTls === 'tls' ? 'TLS (server verified against the cluster CA)' : 'PLAINTEXT'}`);
   if (report.skippedNodes?.length) lines.push(`  not running         ${report.skippedNodes.join(', ')} (left out of the run)`);
-  if (report.switchGrantShare !== undefined) lines.push(`  switch-decided      ${report.switchGrants ?? 0} grants (${(report.switchGrantShare * 100).toFixed(1)} % of acquires)`);
+  if (report.switchGrantShare !== undefined) lines.push(`  switch-decided      ${report.switchGrants ?? 0} grants (${(report.switchGrantShare * 100).toFixed(1)} % of acquires)${report.switchGrantsByRack ? `; by rack: ${formatByRack(report.switchGrantsByRack)}` : ''}`);
   if (report.nicIops && Object.keys(report.nicIops).length > 0) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
   if (report.nicUtilisation) lines.push(`  NIC ceiling used    ${Object.entries(report.nicUtilisation).map(([node, u]) => `${node}: ${(u * 100).toFixed(1)} % (${(report.nicThrottled?.[node] ?? 0).toLocaleString('en-US')} verbs waited)`).join(', ')}`);
   if (report.costModel) lines.push(`  cost model          ${report.costModel}`);

@@ -46,15 +46,18 @@ describe('swarm seed', () => {
   it('heal check: a protocol claiming to survive crashes it cannot recover from fails liveness (exit 3), not safety', async () => {
     // caslock has no lease and no repair: a crashed holder keeps its word set forever.
     const claimsCrashes = { ...caslock, swarm: { crashes: true } };
+    // Seeds 1 and 3 leave a lock held by a crashed client (0.6 s of CPU together); seed 5 heals.
+    // Seeds 2, 4 and 6 fail the same way but cost 2.5 s more, which took this test near its 20 s
+    // timeout on a loaded machine; the bound below is generous, the verdict is the seeds'.
     const results: SwarmSeedResult[] = [];
-    for (let seed = 1; seed <= 6; seed++) results.push(await runSwarmSeed(claimsCrashes, seed));
+    for (const seed of [1, 3, 5]) results.push(await runSwarmSeed(claimsCrashes, seed));
     const failed = results.filter((r) => r.failure);
-    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.map((r) => r.seed)).toStrictEqual([1, 3]);
     expect(failed.every((r) => r.failure?.kind === 'liveness')).toBe(true);
     expect(failed[0]!.failure!.detail).toMatch(/after healing, locks .* not acquirable/);
     expect(failed[0]!.failure!.reproduce).toBe(`lockfabric check --swarm --protocol caslock --first-seed ${failed[0]!.seed} --seeds 1`);
     expect(swarmExitCode(results)).toBe(3);
-  });
+  }, 120_000);
 
   it('safety check: a mutant that breaks exclusion fails safety (exit 1)', async () => {
     const results: SwarmSeedResult[] = [];

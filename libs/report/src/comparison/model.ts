@@ -57,7 +57,8 @@ export interface DemoRunReport {
   readonly version: 1;
   readonly substrate: string;
   readonly workload: Readonly<Record<string, string | number | boolean>>;
-  readonly transport?: { readonly grpcRttUs: number; readonly natsRttUs: number };
+  /** Round trips on this machine, median (and mean, from reports that have it); NATS is in-CLI: both ends in the CLI. */
+  readonly transport?: { readonly grpcRttUs: number; readonly natsRttUs: number; readonly grpcRttMeanUs?: number; readonly natsRttMeanUs?: number };
   readonly wallMs?: number;
   readonly results: readonly ComparisonRow[];
   /** The demo's transactions section: one short 2PL run per representative protocol. */

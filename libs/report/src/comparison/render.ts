@@ -56,7 +56,11 @@ function header(report: ComparisonReport): { title: string; facts: [string, stri
       ['substrate', report.substrate],
       ['workload', workload],
     ];
-    if (report.transport) facts.push(['raw transport', `gRPC round trip ${report.transport.grpcRttUs.toFixed(1)} µs, NATS round trip ${report.transport.natsRttUs.toFixed(1)} µs`]);
+    if (report.transport) {
+      const t = report.transport;
+      const mean = (value: number | undefined) => (value === undefined ? '' : ` (mean ${value.toFixed(1)})`);
+      facts.push(['raw transport', `round trip p50: gRPC stream ${t.grpcRttUs.toFixed(1)} µs${mean(t.grpcRttMeanUs)}, NATS in-CLI request/reply ${t.natsRttUs.toFixed(1)} µs${mean(t.natsRttMeanUs)}`]);
+    }
     return { title: `lockfabric demo (${report.substrate})`, facts };
   }
   const substrates = [...new Set(report.results.map((r) => r.substrate))].join(', ');
