@@ -49,7 +49,7 @@ interface Case {
   readonly boundMs: number | undefined;
 }
 
-const cases: Case[] = process.env['DBG'] ? [{ protocol: 'caslock', options: {}, boundMs: 1000 }, { protocol: 'caslock', options: {}, boundMs: 1000 }] : [
+const cases: Case[] = [
   // Fenced by the memory node, then its holder tags are CASed to free.
   { protocol: 'caslock', options: {}, boundMs: DETECTION_MS + SLACK_MS },
   // Write words of the dead machine freed after fencing; read leases (50 ms live) run out.
@@ -87,7 +87,6 @@ describe('live chaos: SIGKILL a compute node holding locks, every RDMA protocol'
   });
   afterAll(async () => {
     if (figures.length > 0) console.log(`first survivor grant per lock after SIGKILL of compute-2:\n${figures.join('\n')}`);
-    if (process.env['DBG']) for (const p of cluster.state.processes) console.log((await import('node:fs')).readFileSync(p.log, 'utf8').split('\n').filter((l) => !/^[a-z]+\.[a-zA-Z]+ = /.test(l)).slice(-25).join('\n'));
     await nc?.close();
     await cluster?.stop();
   });
