@@ -327,6 +327,8 @@ async function warmUpLive(protocol: string, state: Parameters<typeof runLive>[0]
   const run = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: warmSpec, tolerateNodeFailures: true, ...placement });
   const violations = run.verdict?.violations.length ?? 0;
   if (violations > 0) out.note(`warning: ${protocol}: the warm-up's history has ${violations} exclusion violation(s)`);
+  const failed = run.failedNodes.map((f) => f.node);
+  if (failed.length > 0) out.note(`warning: ${protocol}: compute node(s) ${failed.join(', ')} failed during the warm-up`);
   return { operations: warmSpec.operations ?? 0, acquires: run.summary.acquires, violations };
 }
 
