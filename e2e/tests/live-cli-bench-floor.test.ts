@@ -84,7 +84,7 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
   it('RDMA locks over gRPC and fisslock over NATS: exact fast-path verbs and ratios to the floor measured in the run', async () => {
     const protocols = Object.keys(FAST_PATH);
     const echoesBefore = await switchEchoes();
-    const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocols.join(','), '--clients', '2', '--operations', '50', '--floor-ops', '100', '--json']);
+    const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocols.join(','), '--clients', '2', '--operations', '50', '--floor-ops', '100', '--warmup-ops', '100', '--json']);
     expect(code, stderr).toBe(0);
     // TLS clients send a host name as SNI, never the IP they dial (Node's DEP0123 warning).
     expect(stderr).not.toMatch(/DEP0123/);
@@ -137,6 +137,37 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
     const line = (f: FloorJson | undefined) => ({ rttUs: f?.rttUs, acquire: f?.acquire.ratioP50, release: f?.release?.ratioP50, operationP50: f?.operation?.ratioP50, operationMean: f?.operation?.ratioMean, memoryNode: f?.memoryNode.ratio, cpuUsPerOperation: f?.cpuUsPerOperation });
     console.log(`live floor figures: ${JSON.stringify(Object.fromEntries([...floors].map(([p, f]) => [p, line(f)])))}`);
   }, 180_000);
+
+  /** Runs the compute nodes have completed (their /metrics). */
+  async function computeRuns(): Promise<number> {
+    let runs = 0;
+    for (const p of cluster.state.processes.filter((q) => q.role === 'compute')) {
+      const text = await (await fetch(`http://127.0.0.1:${p.health}/metrics`)).text();
+      runs += sumSamples(parsePrometheusText(text), 'lockfabric_runs_total');
+    }
+    return runs;
+  }
+
+  // A fresh service process runs a protocol in unoptimised code at first; the warm-up runs the same
+  // workload before the measured run and stays out of its figures.
+  it('--warmup-ops N runs N untimed operations first, one run more on the compute nodes, none in the figures', async () => {
+    const bench = async (warmUpOps: number) => {
+      const before = await computeRuns();
+      const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '-p', 'caslock', '-c', '1', '-n', '40', '--warmup-ops', String(warmUpOps), '--floor-ops', '0', '--json']);
+      expect(code, stderr).toBe(0);
+      return { report: JSON.parse(stdout) as { acquires: number; verbsPerAcquire: Verbs; warmUp?: { operations: number; acquires: number; violations: number } }, runs: (await computeRuns()) - before };
+    };
+    const warm = await bench(120);
+    expect(warm.report.acquires).toBe(40);
+    expect(warm.report.warmUp).toEqual({ operations: 120, acquires: 120, violations: 0 });
+    expectFastPath('caslock', 'acquire', warm.report.verbsPerAcquire, FAST_PATH['caslock']!.acquire);
+    const cold = await bench(0);
+    expect(cold.report.acquires).toBe(40);
+    expect(cold.report.warmUp).toBeUndefined();
+    // the compute nodes ran the warm-up as a run of its own before the measured one
+    expect(cold.runs).toBeGreaterThan(0);
+    expect(warm.runs).toBe(2 * cold.runs);
+  }, 120_000);
 
   it('--trace-ratio with a running cluster is a configuration error (exit 2)', async () => {
     const { code, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--trace-ratio', '2%']);

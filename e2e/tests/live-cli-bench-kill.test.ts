@@ -68,7 +68,8 @@ describe('lockfabric bench --substrate live survives a compute node SIGKILLed mi
     await waitFor(async () => (await metric(memory, 'lockfabric_memory_fenced_nodes')) === 0, 20_000, 'the memory node admits the last victim again');
     await switchOpened(cluster.state);
     const historyFile = join(cluster.dir, `${protocol}-history.jsonl`);
-    const bench = runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocol, '--clients', '9', '--locks', '6', '--duration-ms', '5000', '--think-ns', '1000000', '--cs-ns', '2000000', '--timeout-ms', '1500', ...opts, '--history', historyFile, '--json']);
+    // No warm-up: the victim is killed once its operations move, which must be the measured run's.
+    const bench = runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocol, '--clients', '9', '--locks', '6', '--duration-ms', '5000', '--think-ns', '1000000', '--cs-ns', '2000000', '--timeout-ms', '1500', '--warmup-ops', '0', ...opts, '--history', historyFile, '--json']);
     // Kill once the victim's clients are working (its operation counter moves), not after a fixed
     // sleep: on a loaded machine the CLI's start and the run's start barrier can outlast any fixed
     // wait, and a node killed before the run is no failure of the run.

@@ -11,6 +11,8 @@ import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
+import { DEFAULT_LIVE_WARMUP_OPS, warmUpSpec } from '../run/warm-up.js';
+import type { WarmUpReport } from '../run/warm-up.js';
 import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, withProcessorTime } from '../run/transport-floor.js';
 import { acquireTracedCluster, readTraceSetting } from '../run/traced-cluster.js';
 import type { TraceSetting } from '../run/otlp-sink.js';
@@ -61,6 +63,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'compute-memory-port': { type: 'string' },
     report: { type: 'string' },
     'floor-ops': { type: 'string' },
+    'warmup-ops': { type: 'string' },
     'trace-ratio': { type: 'string' },
     'colocated-clients': { type: 'string' },
     'mutant-local-verbs': { type: 'boolean' },
@@ -83,6 +86,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
   const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
   const floorOps = reader.number('floor-ops', substrate === 'live' ? 300 : 0, { integer: true, min: 0 });
+  const warmUpOps = reader.number('warmup-ops', substrate === 'live' ? DEFAULT_LIVE_WARMUP_OPS : 0, { integer: true, min: 0 });
+  if (warmUpOps > 0 && substrate !== 'live') reader.problems.push('--warmup-ops: only live runs warm their service processes up (sim and embedded have none)');
   const colocatedClients = reader.number('colocated-clients', 0, { integer: true, min: 0 });
   const tickFlagMs = reader.optionalNumber('tick-ms', { min: 0.001 });
   const mutantLocalVerbs = values['mutant-local-verbs'] === true;
@@ -124,7 +129,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     reports.push(...(await runJobs(jobs, workers, 'bench', async (job) => (await benchInMemory(job)).report)));
   }
   for (const protocol of pooled ? [] : protocols) {
-    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out });
+    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
     if (typeof historyFile === 'string') {
@@ -140,7 +145,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   if (out.json) console.log(JSON.stringify({ ...(reports.length === 1 ? reports[0] : document), ...reportHtml }));
   else console.log(reports.map(describeReport).join('\n\n'));
-  const exitCodes = reports.map((report) => (report.violations > 0 || report.transactions?.serializable === false || (report.transactions?.logMismatches.length ?? 0) > 0 || report.application?.check.ok === false || report.transactions?.smallbank?.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
+  const exitCodes = reports.map((report) => (report.violations > 0 || (report.warmUp?.violations ?? 0) > 0 || report.transactions?.serializable === false || (report.transactions?.logMismatches.length ?? 0) > 0 || report.application?.check.ok === false || report.transactions?.smallbank?.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
   // A violation outranks a liveness failure, which outranks success.
   return exitCodes.includes(1) ? 1 : exitCodes.includes(3) ? 3 : 0;
 }
@@ -191,6 +196,8 @@ interface BenchOneInput {
   readonly computeMemoryPort: number;
   /** Live: uncontended probe operations after the run (0: none). */
   readonly floorOps: number;
+  /** Live: untimed operations of the same workload before the run (0: none). */
+  readonly warmUpOps: number;
   readonly tracing: TraceSetting | undefined;
   /** Clients placed on the memory node. */
   readonly colocatedClients: number;
@@ -203,7 +210,7 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out } = input;
+  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out } = input;
   const memoryIopsCap = substrate === 'live' ? reader.optionalNumber('mn-iops', { min: 1 }) : undefined;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
   let report: BenchReport;
@@ -237,12 +244,14 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
     try {
       const runSpec = redis ? withRedis(spec, redis.url) : spec;
       if (redis) await populateAccounts(redis.url, smallbank!.accounts!);
-      const wallStart = performance.now();
       // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
+      const warmUp = await warmUpLive(protocol, state, protocolOptions, runSpec, warmUpOps, { skipReleaseProbability, colocatedClients, mutantLocalVerbs }, out);
+      const wallStart = performance.now();
       const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs, skipReleaseProbability });
       bar.done();
       report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, switchGrantsByRack: result.switch?.switchGrantsByRack, lockResets: protocolById(protocol).lockResets === true, ...(result.memoryNic ? { nicVerbsByNode: result.memoryNic.verbs } : {}) }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', natsTls: processNatsTlsOn() ? 'tls' : 'plaintext', ...(result.placement ? { placement: result.placement } : {}), ...(result.memoryNic && Object.keys(result.memoryNic.utilisation).length > 0 ? { nicUtilisation: result.memoryNic.utilisation } : {}) };
+      if (warmUp) report = { ...report, warmUp };
       for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
       history = result.history;
       if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
@@ -305,6 +314,22 @@ export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptio
     switchProgram: program,
     switchSettings: { ...(policy === undefined ? {} : { policy: String(policy) }), ...(Number.isInteger(capacity) && capacity > 0 ? { lockCount: capacity } : {}) },
   };
+}
+
+/**
+ * The run's workload, untimed and with `operations` operations, so the service processes run the
+ * protocol's path in optimised code when the measured run starts (warm-up.ts). Its history is
+ * checked: a violation is reported, as in any run.
+ */
+async function warmUpLive(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, spec: Parameters<typeof runLive>[0]['spec'], operations: number, placement: Pick<Parameters<typeof runLive>[0], 'skipReleaseProbability' | 'colocatedClients' | 'mutantLocalVerbs'>, out: Output): Promise<WarmUpReport | undefined> {
+  const warmSpec = warmUpSpec(spec, operations);
+  if (!warmSpec) return undefined;
+  const run = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: warmSpec, tolerateNodeFailures: true, ...placement });
+  const violations = run.verdict?.violations.length ?? 0;
+  if (violations > 0) out.note(`warning: ${protocol}: the warm-up's history has ${violations} exclusion violation(s)`);
+  const failed = run.failedNodes.map((f) => f.node);
+  if (failed.length > 0) out.note(`warning: ${protocol}: compute node(s) ${failed.join(', ')} failed during the warm-up`);
+  return { operations: warmSpec.operations ?? 0, acquires: run.summary.acquires, violations };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { AppReport } from '@lockfabric/workloads';
 import { verbsPerOp } from '@lockfabric/workloads';
 import { describeFloor } from '../run/transport-floor.js';
 import type { FloorReport } from '../run/transport-floor.js';
+import type { WarmUpReport } from '../run/warm-up.js';
 import type { TracingReport } from '../run/traced-cluster.js';
 
 /** The `--json` object of `lockfabric bench`, and the row `demo` prints per protocol. */
@@ -73,6 +74,8 @@ export interface BenchReport {
   readonly transactions?: BenchTxnReport;
   /** Live: the protocol's uncontended latency against the bare transport measured in the same run. */
   readonly floor?: FloorReport;
+  /** Live: the untimed operations run before the reported run (`--warmup-ops`), not in its figures. */
+  readonly warmUp?: WarmUpReport;
   /** Live with `--trace-ratio`: the sampling ratio and what the services exported. */
   readonly tracing?: TracingReport;
   /** `--tick-ms`: the run in fixed ticks from its first event. */
@@ -254,6 +257,7 @@ export function describeReport(report: BenchReport): string {
   if (report.nicUtilisation) lines.push(`  NIC ceiling used    ${Object.entries(report.nicUtilisation).map(([node, u]) => `${node}: ${(u * 100).toFixed(1)} % (${(report.nicThrottled?.[node] ?? 0).toLocaleString('en-US')} verbs waited)`).join(', ')}`);
   if (report.costModel) lines.push(`  cost model          ${report.costModel}`);
   if (report.transactions) lines.push(describeTxnReport(report.transactions));
+  if (report.warmUp) lines.push(`  warm-up             ${report.warmUp.operations} operations before the run, not counted${report.warmUp.violations > 0 ? ` (${report.warmUp.violations} exclusion violations)` : ''}`);
   if (report.floor) lines.push(describeFloor(report.floor).replace(/^/gm, '  '));
   if (report.tracing) lines.push(`  tracing             ${describeTracing(report.tracing)}`);
   if (report.timeline?.length) {
