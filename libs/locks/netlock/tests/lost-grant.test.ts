@@ -82,6 +82,30 @@ async function lostContinueGrant(options: ProtocolOptions) {
   );
 }
 
+/** W holds; R1 and R2 queue as readers; R1's CONTINUE NOTIFY is lost; R1 holds 200 µs. */
+async function lostNotify(options: ProtocolOptions) {
+  const { net, client, take, finish, log } = setup(options);
+  const w = client(1);
+  const r1 = client(2, (p) => losing(p, (q) => q.lock === LOCK && q.type === 'notify'));
+  const r2 = client(3);
+  return finish(
+    (async () => {
+      const gw = await take('w', w, 'exclusive', 1);
+      const first = take('r1', r1, 'shared', 1);
+      await net.clock.sleep(5_000);
+      const second = take('r2', r2, 'shared', 1);
+      await net.clock.sleep(5_000);
+      await w.release(gw!);
+      const g1 = await first;
+      await net.clock.sleep(200_000);
+      log.push('r1 releases');
+      await r1.release(g1!);
+      const g2 = await second;
+      if (g2) await r2.release(g2);
+    })(),
+  );
+}
+
 /** H holds 2 ms; W gives up after 0.5 ms, and the GRANT H's release hands it is lost; then N wants the lock. */
 async function lostLateGrant(options: ProtocolOptions) {
   const { net, client, take, finish } = setup(options);
@@ -152,6 +176,14 @@ describe('netlock: a lost GRANT costs time, never the lock', () => {
     expect(outcome.decisions['grant-repeat']).toBe(1);
     expect(outcome.decisions['grant-notify']).toBe(1);
     expect(outcome.queue).toMatchObject({ count: 0 });
+  });
+
+  it('a lost NOTIFY costs time only: the reader behind is granted when the run ends (old code alike)', async () => {
+    for (const options of [NEW, OLD]) {
+      const outcome = await lostNotify(options);
+      expect(outcome.log).toEqual(['w granted', 'r1 granted', 'r1 releases', 'r2 granted']);
+      expect(outcome.queue).toMatchObject({ count: 0 });
+    }
   });
 
   it('the lost GRANT of a request that timed out: the resent cancel fetches it, the client releases it, the lock moves on', async () => {
