@@ -45,8 +45,10 @@ describe('netlock: the coordinator purges a dead machine in sim', () => {
     }
   });
 
-  it('mutant: a purge that grants nobody leaves locks unacquirable after healing', async () => {
-    for (const seed of [12, 22]) {
+  // Seed 12 only: 22 fails too, but its stuck heal probe (a full queue pushing back for 50 ms)
+  // takes about 6 s of CI time against 0.8 s.
+  it('mutant: a purge that grants nobody leaves locks unacquirable after healing (seed 12)', async () => {
+    for (const seed of [12]) {
       const r = await runSwarmSeed(DELAY_ONLY, seed, { mutantPurgeWithoutGrant: true });
       expect(r.failure?.kind).toBe('liveness');
       expect(r.failure?.detail).toMatch(/after healing, locks .* not acquirable/);
