@@ -4,6 +4,7 @@ import { LockServer, ServerLockClient, srvLockServer } from '@lockfabric/lock-sr
 import { NS_PER_MS, NS_PER_US } from '@lockfabric/ports';
 import { withAcquireOnce } from './acquire-once.js';
 import { withReliableRelease } from './reliable-release.js';
+import { withRequestLedger } from './request-ledger.js';
 import { withSlotEcho } from './slot-echo.js';
 import { allocateSwitchQueues, profileLockTrace } from './switch-program/allocation.js';
 import { netlockProgram } from './switch-program/netlock-program.js';
@@ -13,7 +14,7 @@ const SIM_PROFILE_SAMPLES = 20_000;
 const SIM_SLOT_BUDGET = 4_096;
 
 export const NETLOCK_OPTION_HELP = {
-  retransmitMs: 'resend an unanswered RELEASE (to the switch or the lock server) or cancel after this many ms (default 5; doubling up to 64x for switch releases)',
+  retransmitMs: 'resend an unanswered ACQUIRE, RELEASE or cancel after this many ms (default 5; doubling up to 64x for switch releases and cancel polls)',
   maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
   pushBackUs: 'bound of the random backoff after a push-back from a full switch queue, in µs (default 20)',
   mutantReleaseAllHolders: 'test-only: the lock server clears every holder on one release (broken on purpose)',
@@ -23,6 +24,8 @@ export const NETLOCK_OPTION_HELP = {
   mutantPurgeWithoutGrant: 'test-only: the purge of a dead machine grants nobody behind its entries (broken on purpose)',
   mutantSendOnce: 'test-only: a RELEASE of a switch grant is sent once and never resent (the old client; broken on purpose)',
   mutantCountDuplicateRelease: 'test-only: the switch counts a resent RELEASE again (broken on purpose)',
+  mutantLastReleasedOnly: 'test-only: the switch knows only the serial last released per slot, so a late resent RELEASE counts against the next entry (broken on purpose)',
+  mutantGrantOnce: 'test-only: the old client and switch: an ACQUIRE is sent once, the switch never sends a GRANT again (broken on purpose)',
 };
 
 export function readNetLockOptions(options?: ProtocolOptions) {
@@ -39,6 +42,8 @@ export function readNetLockOptions(options?: ProtocolOptions) {
     mutantPurgeWithoutGrant: reader.boolean('mutantPurgeWithoutGrant', false),
     mutantSendOnce: reader.boolean('mutantSendOnce', false),
     mutantCountDuplicateRelease: reader.boolean('mutantCountDuplicateRelease', false),
+    mutantGrantOnce: reader.boolean('mutantGrantOnce', false),
+    mutantLastReleasedOnly: reader.boolean('mutantLastReleasedOnly', false),
   };
   reader.done();
   return parsed;
@@ -49,20 +54,22 @@ export function readNetLockOptions(options?: ProtocolOptions) {
  * installed in the switch's `netlock` program) are queued and granted in switch memory; every
  * other lock is served by one lock server (the lowest compute node, as SrvLock). Clients address
  * every request to the server; the switch intercepts those of hot locks. A switch grant is
- * released to the switch without acknowledgement (1 packet out + 1 in per acquire, 1 out per
+ * released to the switch and acknowledged (1 packet out + 1 in per acquire, the same per
  * release); a full switch queue answers push-back and the client retries after a random backoff.
  * A switch grant names the grantee's queue slot and the release echoes it (`withSlotEcho`), so
  * the switch marks that entry released, whatever the order readers release in.
- * A request reaches the switch queue at most once (`withAcquireOnce`): an ACQUIRE is repeated only
- * after a push-back, so a timed-out request leaves one entry, which its client releases when granted.
- * An acquire that gives up while its request sits in a switch queue releases the grant when it
+ * Unanswered ACQUIREs and cancels are resent: the switch recognises a request it queued (its
+ * per-request register) and sends a granted one's GRANT again, so a lost GRANT costs time, never
+ * the lock; `withRequestLedger` drops repeated GRANTs and releases those nobody waits for. An
+ * acquire that gives up while its request sits in a switch queue releases the grant when it
  * arrives, because the data plane cannot take an entry out of the middle of a queue. A dead
  * node's entries are taken out by the control plane instead: the coordinator's purge (README).
  */
 export const netlock: ProtocolDefinition = {
   id: 'netlock',
   // A dead node's switch-queued holds are purged by the coordinator (in sim too: the switch model's purge).
-  swarm: { pauses: 'beyond-lease', switchFaults: 'delay', nodeKill: true, memoryRestart: true },
+  // Lost and duplicated packets (switch faults, partitions) cost time only: RELEASEs, ACQUIREs and cancels are resent.
+  swarm: { pauses: 'beyond-lease', switchFaults: 'lossy', partitions: true, nodeKill: true, memoryRestart: true },
   summary: 'hot locks queued in switch memory (knapsack-allocated from a profiled trace), the rest on one lock server',
   fabric: 'switch',
   capabilities: ['send'],
@@ -80,6 +87,8 @@ export const netlock: ProtocolDefinition = {
       ...(on('mutantUncheckedNotify') ? { mutantUncheckedNotify: true } : {}),
       ...(on('mutantPurgeWithoutGrant') ? { mutantPurgeWithoutGrant: true } : {}),
       ...(on('mutantCountDuplicateRelease') ? { mutantCountDuplicateRelease: true } : {}),
+      ...(on('mutantGrantOnce') || on('mutantResendAcquire') ? { mutantForgetQueued: true } : {}),
+      ...(on('mutantLastReleasedOnly') ? { mutantLastReleasedOnly: true } : {}),
     });
   },
   services: {
@@ -93,13 +102,16 @@ export const netlock: ProtocolDefinition = {
   },
   createClient: (ports, options) => {
     const parsed = readNetLockOptions(options);
-    const once = parsed.mutantResendAcquire ? ports : withAcquireOnce(ports);
     const retransmitNs = parsed.retransmitMs * NS_PER_MS;
-    const acked = parsed.mutantSendOnce ? once : withReliableRelease(once, { retransmitNs, maxAttempts: parsed.maxAttempts });
-    return new ServerLockClient(parsed.mutantReleaseWithoutSlot ? acked : withSlotEcho(acked), {
+    const reliable = (inner: typeof ports) => (parsed.mutantSendOnce ? inner : withReliableRelease(inner, { retransmitNs, maxAttempts: parsed.maxAttempts }));
+    // The old client (mutants): each ACQUIRE sent once (or, unguarded, again on an early wake).
+    const old = parsed.mutantGrantOnce || parsed.mutantResendAcquire;
+    const link = old ? reliable(parsed.mutantResendAcquire ? ports : withAcquireOnce(ports)) : withRequestLedger(reliable(ports), { retransmitNs, maxAttempts: parsed.maxAttempts });
+    return new ServerLockClient(parsed.mutantReleaseWithoutSlot ? link : withSlotEcho(link), {
       protocol: 'netlock',
       retransmitNs,
-      retransmitAcquire: false,
+      // Resent ACQUIREs are safe: the switch recognises a request it queued and sends its GRANT again.
+      retransmitAcquire: !old,
       maxAttempts: parsed.maxAttempts,
       pushBackNs: parsed.pushBackUs * NS_PER_US,
       route: (_lock, nodes) => ({ kind: 'packet', dst: srvLockServer(nodes) }),

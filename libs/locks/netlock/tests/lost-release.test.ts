@@ -1,26 +1,9 @@
 import { LockTimeoutError } from '@lockfabric/ports';
-import type { ClientPorts, LockPacket, SwitchPort } from '@lockfabric/ports';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { createSwitchNet } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
 import { netlock, netlockProgram } from '../src/index.js';
-
-/** `ports` whose switch link loses the first `count` packets (either way) that `match` picks, as a cut or switch loss would. */
-function losing(ports: ClientPorts, match: (packet: LockPacket) => boolean, count = 1): ClientPorts & { lost: LockPacket[] } {
-  const inner = ports.switchPort!;
-  const lost: LockPacket[] = [];
-  const lose = (packet: LockPacket) => {
-    if (lost.length >= count || !match(packet)) return false;
-    lost.push(packet);
-    return true;
-  };
-  const port: SwitchPort = {
-    machine: inner.machine,
-    send: (packet) => (lose(packet) ? undefined : inner.send(packet)),
-    onPacket: (handler) => inner.onPacket((packet) => (lose(packet) ? undefined : handler(packet))),
-  };
-  return { ...ports, switchPort: port, lost };
-}
+import { losing } from './losing-link.js';
 
 /**
  * Readers 1 and 2 hold lock 7 (hot), writer 3 waits. Reader 1 loses one packet of its release

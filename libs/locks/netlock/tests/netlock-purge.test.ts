@@ -295,8 +295,11 @@ describe('netlock purge: mutants the tests must catch', () => {
     expect(program.queueState(LOCK)).toMatchObject({ count: 2, granted: 0 });
   });
 
-  it('purge without the fence lets a late release of the dead machine end a run survivors still hold', () => {
-    const { acquire, release, purge } = setup({ mutantPurgeWithoutFence: true });
+  // The purge also clears the dead hold's slot serial, which by itself refuses the late release
+  // (a release counts only while its slot holds its entry). With that check the old one too
+  // (`mutantLastReleasedOnly`), only the fence stood between the late release and the run.
+  it('purge without the fence, and without the live-serial check: a late release of the dead machine ends a run survivors still hold', () => {
+    const { acquire, release, purge } = setup({ mutantPurgeWithoutFence: true, mutantLastReleasedOnly: true });
     acquire(1, 'shared');
     acquire(DEAD, 'shared');
     acquire(2, 'shared');
@@ -306,6 +309,18 @@ describe('netlock purge: mutants the tests must catch', () => {
     // release ends the run while 2 still reads, and the writer is granted beside 2.
     expect(granted(release(DEAD, 'shared'))).toEqual([]);
     expect(granted(release(1, 'shared'))).toEqual([4]);
+  });
+
+  it('purge without the fence: the late release is still refused by its slot, and the writer waits for 2', () => {
+    const { acquire, release, purge } = setup({ mutantPurgeWithoutFence: true });
+    acquire(1, 'shared');
+    acquire(DEAD, 'shared');
+    acquire(2, 'shared');
+    acquire(4, 'exclusive');
+    purge(DEAD);
+    expect(withoutAck(release(DEAD, 'shared'))).toEqual([{ kind: 'drop', reason: 'release-repeat' }]);
+    expect(granted(release(1, 'shared'))).toEqual([]);
+    expect(granted(release(2, 'shared'))).toEqual([4]);
   });
 });
 

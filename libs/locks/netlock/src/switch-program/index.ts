@@ -2,3 +2,4 @@ export * from './allocation.js';
 export * from './queue-state.js';
 export * from './purge.js';
 export * from './netlock-program.js';
+export * from './request-register.js';

@@ -3,7 +3,9 @@ import type { EgressAction, MatchTable, PacketContext, Pipeline, RegisterArray, 
 import type { LockPacket, LockMode } from '@lockfabric/ports';
 import type { QueueAllocation } from './allocation.js';
 import { purgeMachineQueues } from './purge.js';
-import { NETLOCK_FLAG_CANCEL, NETLOCK_FLAG_RELEASED, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, NETLOCK_MAX_SLOTS, grantPacket, nextSerial, packQueueState, serialOfTag, slotOfTag, unpackQueueState } from './queue-state.js';
+import { NETLOCK_FLAG_CANCEL, NETLOCK_FLAG_GONE, NETLOCK_FLAG_RELEASED, NETLOCK_FLAG_SWITCH, NETLOCK_MAX_RUN, NETLOCK_MAX_SLOTS, grantPacket, nextSerial, packQueueState, serialOfTag, slotOfTag, slotTag, unpackQueueState } from './queue-state.js';
+import { NETLOCK_REQUEST_REGISTERS, requestIndex, requestKey, slotInQueue } from './request-register.js';
+import type { RequestPlace } from './request-register.js';
 import type { QueueState } from './queue-state.js';
 import type { PurgeArrays, PurgeResult } from './purge.js';
 
@@ -23,8 +25,16 @@ export const NETLOCK_QSERIAL = 'netlock.qserial';
 export const NETLOCK_QENTRY = 'netlock.qentry';
 /** Per slot: the same serial again, read where a notify names the slot as its own (one access per array per packet). */
 export const NETLOCK_QENTRY_CHECK = 'netlock.qentrychk';
-/** Per slot: the serial of the last entry whose RELEASE the switch took there (a resent copy of it is only acknowledged). */
-export const NETLOCK_QRELEASED = 'netlock.qreleased';
+/**
+ * Per slot: the serial of the entry in it until its RELEASE is counted, then 0. A RELEASE counts
+ * only when it names that serial: a resent copy, or a late one whose slot holds another entry
+ * now, is only acknowledged.
+ */
+export const NETLOCK_QLIVE = 'netlock.qlive';
+/** Per-request register (by machine, task, request id): the key of the request's last try (request-register.ts). */
+export const NETLOCK_QCKEY = 'netlock.qckey';
+/** Per-request register: the slot tag of that request's entry (0: its last try was pushed back). */
+export const NETLOCK_QCTAG = 'netlock.qctag';
 const NOTIFY_ORDER = 'netlock.notify';
 
 export interface NetLockProgramOptions {
@@ -59,6 +69,18 @@ export interface NetLockProgramOptions {
    * resent copy (its ACK was lost) is counted again and can end a shared run that others still hold.
    */
   readonly mutantCountDuplicateRelease?: boolean;
+  /**
+   * Test-only mutant: the old switch, which does not recognise a request already queued. Every
+   * ACQUIRE is queued (a resent or duplicated one twice), and a cancel is only deferred, so a GRANT
+   * lost on the way strands its lock (README, "Lost GRANTs and NOTIFYs").
+   */
+  readonly mutantForgetQueued?: boolean;
+  /**
+   * Test-only mutant: the older repeat check, which knew only the serial last released in a slot.
+   * A RELEASE resent late, after its slot took and released another entry, was counted against the
+   * slot's next entry and ended a run its holder still held (swarm seed 1256).
+   */
+  readonly mutantLastReleasedOnly?: boolean;
 }
 
 /** Table value of a hot lock: [hot index, first slot, queue size]. */
@@ -112,7 +134,7 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
     return arrays;
   };
   const install = (allocation: readonly QueueAllocation[]) => {
-    const { hot, qstate, qgone, fence, qserial, qentry, qentryCheck, qreleased } = built();
+    const { hot, qstate, qgone, fence, qserial, qentry, qentryCheck, qlive, qckey, qctag } = built();
     if (allocation.length > maxHot) throw new SwitchControlError(`netlock: ${allocation.length} hot locks exceed maxHotLocks ${maxHot}`);
     hot.clear();
     fence.fill(0);
@@ -127,7 +149,9 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
     qserial.fill(0);
     qentry.fill(0);
     qentryCheck.fill(0);
-    qreleased.fill(0);
+    qlive.fill(0);
+    qckey.fill(0);
+    qctag.fill(0);
   };
 
   return {
@@ -147,7 +171,10 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
         qentry: pipeline.addArray({ name: NETLOCK_QENTRY, width: 16, length: slotBudget, stage: 1 }),
         qentryCheck: pipeline.addArray({ name: NETLOCK_QENTRY_CHECK, width: 16, length: slotBudget, stage: 1 }),
         // Stage 0 beside qstate: a release is recognised as a repeat before it can change the queue state.
-        qreleased: pipeline.addArray({ name: NETLOCK_QRELEASED, width: 16, length: slotBudget, stage: 0 }),
+        qlive: pipeline.addArray({ name: NETLOCK_QLIVE, width: 16, length: slotBudget, stage: 0 }),
+        // Stage 0 beside qstate: a repeat is recognised before the queue state would change.
+        qckey: pipeline.addArray({ name: NETLOCK_QCKEY, width: 32, length: NETLOCK_REQUEST_REGISTERS, stage: 0 }),
+        qctag: pipeline.addArray({ name: NETLOCK_QCTAG, width: 32, length: NETLOCK_REQUEST_REGISTERS, stage: 0 }),
       };
       const rest = pipeline.maus.map((m) => m.index).filter((s) => s > 1);
       pipeline.declareStageOrder(NOTIFY_ORDER, [1, 0, ...rest], 'a NOTIFY (recirculated grant) reads the queue slot it names, then checks it is the next ungranted entry in the queue state');
@@ -164,14 +191,16 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
       const [index, base, size] = hit;
       // A notify reads its stage-1 slot first (declared order), so its fence check comes inside notify().
       if (packet.type !== 'notify' && fenced(ctx, a, packet)) return fencedDrop(ctx);
-      if (packet.type === 'acquire') return acquire(ctx, a, packet, index, base, size);
+      const forgetQueued = options.mutantForgetQueued === true;
+      if (packet.type === 'acquire') return acquire(ctx, a, packet, index, base, size, { forgetQueued, lastReleasedOnly: options.mutantLastReleasedOnly === true });
       if (packet.type === 'release') {
         if ((packet.flags & NETLOCK_FLAG_CANCEL) !== 0) {
-          // A queued switch entry cannot be withdrawn: tell the client to release it once granted.
+          if (!forgetQueued) return cancel(ctx, a, packet, index, base, size);
+          // The old switch: a queued entry cannot be withdrawn, so the client releases it once granted.
           ctx.decide('cancel-deferred');
           return [{ kind: 'bounce', packet: { ...packet, type: 'ack', flags: NETLOCK_FLAG_SWITCH, dst: packet.machine } }];
         }
-        const taken = options.mutantPositionalRelease === true ? releasePositional(ctx, a, packet, index, base, size) : release(ctx, a, packet, index, base, size, options.mutantCountDuplicateRelease === true);
+        const taken = options.mutantPositionalRelease === true ? releasePositional(ctx, a, packet, index, base, size) : release(ctx, a, packet, index, base, size, { countDuplicates: options.mutantCountDuplicateRelease === true, lastReleasedOnly: options.mutantLastReleasedOnly === true });
         return [...taken, releaseAck(packet)];
       }
       return notify(ctx, a, packet, index, base, size, { ignoreMode: options.mutantNotifyIgnoresMode === true, unchecked: options.mutantUncheckedNotify === true });
@@ -194,7 +223,7 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
         const [index, base, size] = value as HotEntry;
         return { lock, index, base, size };
       });
-      const result = purgeMachineQueues(a, queues, machine, { emitGrants: options.mutantPurgeWithoutGrant !== true });
+      const result = purgeMachineQueues(a, queues, machine, { emitGrants: options.mutantPurgeWithoutGrant !== true, keepLiveSerials: options.mutantLastReleasedOnly !== true });
       return { ...result, wasFenced };
     },
     isFenced(machine: number): boolean {
@@ -208,7 +237,9 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
 export interface NetLockArrays extends PurgeArrays {
   readonly fence: RegisterArray;
   readonly qserial: RegisterArray;
-  readonly qreleased: RegisterArray;
+  readonly qlive: RegisterArray;
+  readonly qckey: RegisterArray;
+  readonly qctag: RegisterArray;
 }
 
 /** The switch's answer to every RELEASE it takes, repeats and stale ones included: the client resends until it sees one. */
@@ -227,8 +258,17 @@ function fencedDrop(ctx: PacketContext): EgressAction[] {
   return [{ kind: 'drop', reason: 'fenced' }];
 }
 
-function acquire(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number): EgressAction[] {
+function acquire(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number, mutants: { readonly forgetQueued: boolean; readonly lastReleasedOnly: boolean }): EgressAction[] {
+  const { forgetQueued } = mutants;
   const exclusive = packet.mode === 'exclusive';
+  const register = requestIndex(packet.machine, packet.task, packet.seq);
+  if (!forgetQueued) {
+    // The key names this try (the client stamps its push-back count in `incarnation`). Written
+    // on every ACQUIRE: a repeat writes the same key, a new request takes the register.
+    const key = requestKey(packet.machine, packet.task, packet.seq, packet.incarnation);
+    const repeat = ctx.update(a.qckey, register, (old) => ({ next: key, out: old === key }));
+    if (repeat) return acquireRepeat(ctx, a, packet, index, base, size, register);
+  }
   const decision = ctx.update(a.qstate, index, (word) => {
     const s = unpackQueueState(word);
     if (s.count >= size) return { next: word, out: { full: true, grant: false, pos: 0 } };
@@ -239,6 +279,7 @@ function acquire(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index
     return { next: packQueueState(next), out: { full: false, grant, pos: (s.head + s.count) % size } };
   });
   if (decision.full) {
+    if (!forgetQueued) ctx.write(a.qctag, register, 0);
     ctx.decide('push-back');
     return [{ kind: 'unicast', machine: packet.machine, packet: { ...packet, type: 'push-back', flags: NETLOCK_FLAG_SWITCH, dst: packet.machine } }];
   }
@@ -247,6 +288,9 @@ function acquire(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index
     const next = nextSerial(word);
     return { next, out: next };
   });
+  // Stage 0 still: the request's register now names its entry, and the slot awaits its release.
+  if (!forgetQueued) ctx.write(a.qctag, register, slotTag(slot, serial));
+  if (!mutants.lastReleasedOnly) ctx.write(a.qlive, slot, serial);
   if (exclusive) ctx.set(a.qmode, slot);
   else ctx.clear(a.qmode, slot);
   ctx.write(a.qmachine, slot, packet.machine);
@@ -261,6 +305,67 @@ function acquire(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index
   }
   ctx.decide('grant-switch');
   return [{ kind: 'unicast', machine: packet.machine, packet: grantPacket(packet.lock, packet.mode, packet.machine, packet.task, packet.seq, slot, serial, false, packet.trace) }];
+}
+
+/**
+ * Where the request `packet` names stands, by its register's tag (read in stage 0 with the queue
+ * state, then checked in the slot arrays): the entry must lie in the queue and still be this
+ * request's (machine, task, request id, serial), or the request is absent.
+ */
+function locateRequest(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, tag: number, word: number, base: number, size: number): RequestPlace {
+  const slot = slotInQueue(tag, base, size);
+  if (slot === undefined) return { kind: 'absent' };
+  const s = unpackQueueState(word);
+  const position = (slot - base - s.head + size) % size;
+  if (position >= s.count) return { kind: 'absent' };
+  const mine = ctx.read(a.qmachine, slot) === packet.machine && ctx.read(a.qtask, slot) === packet.task && ctx.read(a.qrid, slot) === packet.seq && ctx.read(a.qentry, slot) === serialOfTag(tag);
+  if (!mine) return { kind: 'absent' };
+  if (position >= s.granted) return { kind: 'waiting', slot };
+  if (ctx.read(a.qgone, slot) === 1) return { kind: 'released', slot };
+  return { kind: 'granted', slot, lastOfRun: position === s.granted - 1 && s.count > s.granted };
+}
+
+/**
+ * An ACQUIRE of a request the switch already took (a resend after a lost GRANT, or a duplicate).
+ * Granted: send the GRANT again, with CONTINUE when a reader behind may be due (a repeated notify
+ * is harmless). Waiting: drop it, the GRANT comes when due. Absent: the last try was pushed back
+ * (or the entry is gone), so answer PUSH-BACK and the client tries again as a new attempt.
+ */
+function acquireRepeat(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number, register: number): EgressAction[] {
+  const tag = ctx.read(a.qctag, register);
+  const place = locateRequest(ctx, a, packet, tag, ctx.read(a.qstate, index), base, size);
+  if (place.kind === 'granted') {
+    ctx.decide('grant-repeat');
+    const more = packet.mode === 'shared' && place.lastOfRun;
+    return [{ kind: 'unicast', machine: packet.machine, packet: grantPacket(packet.lock, packet.mode, packet.machine, packet.task, packet.seq, place.slot, serialOfTag(tag), more, packet.trace) }];
+  }
+  if (place.kind === 'absent') {
+    ctx.decide('repeat-push-back');
+    // It keeps the try's attempt, as every PUSH-BACK does: the client ignores one for an older try.
+    return [{ kind: 'unicast', machine: packet.machine, packet: { ...packet, type: 'push-back', flags: NETLOCK_FLAG_SWITCH, dst: packet.machine } }];
+  }
+  ctx.decide('acquire-repeat');
+  return [{ kind: 'drop', reason: 'acquire-repeat' }];
+}
+
+/**
+ * A cancel of a request that timed out. A queued entry cannot leave the middle of a queue, so:
+ * granted, the GRANT goes again (the client releases it); waiting, an ACK says "deferred" and the
+ * client asks again later; absent (never queued, or released), an ACK with GONE ends it. The
+ * client keeps asking until a GRANT or GONE, so a lost GRANT costs time, never the lock.
+ */
+function cancel(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number): EgressAction[] {
+  const register = requestIndex(packet.machine, packet.task, packet.seq);
+  const known = ctx.read(a.qckey, register) === requestKey(packet.machine, packet.task, packet.seq, packet.incarnation);
+  const tag = known ? ctx.read(a.qctag, register) : 0;
+  const place = locateRequest(ctx, a, packet, tag, ctx.read(a.qstate, index), base, size);
+  if (place.kind === 'granted') {
+    ctx.decide('cancel-granted');
+    return [{ kind: 'unicast', machine: packet.machine, packet: grantPacket(packet.lock, packet.mode, packet.machine, packet.task, packet.seq, place.slot, serialOfTag(tag), false, packet.trace) }];
+  }
+  const waiting = place.kind === 'waiting';
+  ctx.decide(waiting ? 'cancel-deferred' : 'cancel-gone');
+  return [{ kind: 'unicast', machine: packet.machine, packet: { ...packet, type: 'ack', incarnation: 0, flags: NETLOCK_FLAG_SWITCH | (waiting ? 0 : NETLOCK_FLAG_GONE), dst: packet.machine } }];
 }
 
 /** Where a packet's slot tag points inside this queue: 'none' (no tag), 'foreign' (outside the queue) or the position from `base`. */
@@ -285,14 +390,17 @@ interface ReleaseOutcome {
  * when a reader may follow it. A release naming a slot outside the run, or arriving when nothing
  * is granted, is stale and dropped.
  */
-function release(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number, countDuplicates: boolean): EgressAction[] {
+function release(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index: number, base: number, size: number, mutants: { readonly countDuplicates: boolean; readonly lastReleasedOnly: boolean }): EgressAction[] {
   const tagged = taggedPosition(packet, base, size);
-  // The client resends a RELEASE until acknowledged, so the same one may arrive twice. The slot
-  // remembers the serial of the last entry released there; a copy naming it changes nothing.
+  // The client resends a RELEASE until acknowledged, so the same one may arrive twice, or late,
+  // after its slot took another entry. It counts only while the slot holds its entry unreleased.
   const serial = serialOfTag(packet.incarnation);
   if (typeof tagged === 'number' && serial !== 0) {
-    const repeat = ctx.update(a.qreleased, base + tagged, (last) => ({ next: serial, out: last === serial }));
-    if (repeat && !countDuplicates) {
+    const repeat = ctx.update(a.qlive, base + tagged, (live) => {
+      if (mutants.lastReleasedOnly) return { next: serial, out: live === serial };
+      return { next: live === serial ? 0 : live, out: live !== serial };
+    });
+    if (repeat && !mutants.countDuplicates) {
       ctx.decide('release-repeat');
       return [{ kind: 'drop', reason: 'release-repeat' }];
     }

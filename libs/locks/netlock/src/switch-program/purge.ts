@@ -1,6 +1,7 @@
 import type { RegisterArray } from '@lockfabric/switch';
 import type { LockMode, LockPacket } from '@lockfabric/ports';
-import { NETLOCK_MAX_RUN, grantPacket, packQueueState, unpackQueueState } from './queue-state.js';
+import { NETLOCK_MAX_RUN, grantPacket, packQueueState, slotTag, unpackQueueState } from './queue-state.js';
+import { requestIndex } from './request-register.js';
 
 /** The register arrays a purge rewrites (NetLock's queue state and slot arrays). */
 export interface PurgeArrays {
@@ -12,6 +13,10 @@ export interface PurgeArrays {
   readonly qgone: RegisterArray;
   readonly qentry: RegisterArray;
   readonly qentryCheck: RegisterArray;
+  /** The per-request registers (request-register.ts): a moved waiter's tag follows it. */
+  readonly qctag?: RegisterArray;
+  /** Per slot: the serial awaiting its release (netlock-program.ts); moved with a waiter, cleared for a dead hold. */
+  readonly qlive?: RegisterArray;
 }
 
 /** One hot lock's queue: its queue-state index and its slots [base, base + size). */
@@ -58,9 +63,10 @@ interface Entry {
  *    the purge grants the whole run itself, so a dead reader that never reflected its notify
  *    cannot strand the readers behind it.
  *
- * `emitGrants: false` is the test-only mutant that removes without granting.
+ * `emitGrants: false` is the test-only mutant that removes without granting; `keepLiveSerials:
+ * false` leaves `qlive` alone (the mutant of the older release check, which kept other values there).
  */
-export function purgeMachineQueues(a: PurgeArrays, queues: readonly PurgeQueue[], machine: number, options: { readonly emitGrants: boolean }): Omit<PurgeResult, 'wasFenced'> {
+export function purgeMachineQueues(a: PurgeArrays, queues: readonly PurgeQueue[], machine: number, options: { readonly emitGrants: boolean; readonly keepLiveSerials?: boolean }): Omit<PurgeResult, 'wasFenced'> {
   let removed = 0;
   let removedHolders = 0;
   const locks: number[] = [];
@@ -71,7 +77,7 @@ export function purgeMachineQueues(a: PurgeArrays, queues: readonly PurgeQueue[]
     const slotAt = (head: number, position: number) => q.base + ((head + position) % q.size);
     const read = (slot: number): Entry => ({ mode: a.qmode.get(slot) === 1 ? 'exclusive' : 'shared', machine: a.qmachine.get(slot), task: a.qtask.get(slot), rid: a.qrid.get(slot), serial: a.qentry.get(slot) });
     const run = Array.from({ length: s.granted }, (_, i) => ({ slot: slotAt(s.head, i), ...read(slotAt(s.head, i)) }));
-    const waiting = Array.from({ length: s.count - s.granted }, (_, i) => read(slotAt(s.head, s.granted + i)));
+    const waiting = Array.from({ length: s.count - s.granted }, (_, i) => ({ slot: slotAt(s.head, s.granted + i), ...read(slotAt(s.head, s.granted + i)) }));
     const deadHolds = run.filter((e) => e.machine === machine && a.qgone.get(e.slot) === 0);
     const deadWaits = waiting.filter((e) => e.machine === machine).length;
     if (deadHolds.length === 0 && deadWaits === 0) continue;
@@ -80,7 +86,10 @@ export function purgeMachineQueues(a: PurgeArrays, queues: readonly PurgeQueue[]
     locks.push(q.lock);
 
     // 1. The dead holds count as released.
-    for (const e of deadHolds) a.qgone.set(e.slot, 1);
+    for (const e of deadHolds) {
+      a.qgone.set(e.slot, 1);
+      if (options.keepLiveSerials !== false) a.qlive?.set(e.slot, 0);
+    }
     let head = s.head;
     let kept: Entry[] = run;
     let granted = s.granted;
@@ -102,6 +111,11 @@ export function purgeMachineQueues(a: PurgeArrays, queues: readonly PurgeQueue[]
       a.qgone.set(slot, 0);
       a.qentry.set(slot, e.serial);
       a.qentryCheck.set(slot, e.serial);
+      if (options.keepLiveSerials !== false) a.qlive?.set(slot, e.serial);
+      // The waiter's register still names its old slot: point it at the new one, so a resent
+      // ACQUIRE or cancel of that request finds its entry.
+      const register = a.qctag ? requestIndex(e.machine, e.task, e.rid) : -1;
+      if (a.qctag && a.qctag.get(register) === slotTag(e.slot, e.serial)) a.qctag.set(register, slotTag(slot, e.serial));
     });
     kept = [...kept, ...survivors];
     // 3. What the removal made due.

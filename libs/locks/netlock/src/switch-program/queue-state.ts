@@ -6,6 +6,8 @@ export const NETLOCK_FLAG_SWITCH = 1 << 1;
 export const NETLOCK_FLAG_CONTINUE = 1 << 2;
 /** `ack` flag: the switch took (or had already taken) the RELEASE this ACK answers; the client stops resending it. */
 export const NETLOCK_FLAG_RELEASED = 1 << 3;
+/** `ack` flag on the answer to a cancel: the switch holds no entry of that request (never queued, or already released). */
+export const NETLOCK_FLAG_GONE = 1 << 4;
 
 /**
  * Most entries one granted run may hold: `released` has 7 bits and counts at most `granted - 1`
