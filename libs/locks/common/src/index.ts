@@ -1,6 +1,7 @@
 export * from './protocol.js';
 export * from './options.js';
 export * from './backoff.js';
+export * from './bounded-map.js';
 export * from './bounded-set.js';
 export * from './deadline.js';
 export * from './op-span.js';

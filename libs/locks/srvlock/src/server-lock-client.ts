@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, BoundedSet, LOCK_ATTR } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, BoundedMap, BoundedSet, LOCK_ATTR } from '@lockfabric/locks-common';
 import { FabricAccessError, clientKey } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, LockPacket, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
 import { FLAG_CANCEL, FLAG_CONTINUE, FLAG_SWITCH, LocalOp, decodeNodes, localOp, modeCode, serviceAddress } from './wire.js';
@@ -16,7 +16,7 @@ export interface ServerLockClientConfig {
   readonly protocol: string;
   /** Resend an unanswered request after this long (requests are idempotent at the manager). */
   readonly retransmitNs: number;
-  /** Whether unanswered ACQUIREs are resent (NetLock: no — a switch queue has no duplicate filter). */
+  /** Whether unanswered ACQUIREs are resent (NetLock's switch recognises a repeat; its old-switch mutant does not). */
   readonly retransmitAcquire: boolean;
   /** Attempts at a RELEASE or cancel before giving up with FabricAccessError. */
   readonly maxAttempts: number;
@@ -61,6 +61,9 @@ export interface ClientTraffic {
 /** Given-up switch-queued requests a client remembers (see ServerLockClient.abandoned). */
 export const ABANDONED_MAX = 4_096;
 
+/** Replies a client keeps before it collects them (see ServerLockClient.replies). */
+export const REPLIES_MAX = 1_024;
+
 /**
  * Client of server lock managers: ACQUIRE → GRANT, RELEASE → ACK, each keyed by a per-client
  * request id. Timeouts and aborts withdraw the request (cancel), so the manager never keeps a
@@ -73,7 +76,12 @@ export class ServerLockClient implements LockClient<ServerGrant> {
   private computeNodes: readonly NodeId[] | undefined;
   /** Compute nodes declared dead, as last heard from this node's service (failover only; only grows). */
   private readonly dead = new Set<NodeId>();
-  private readonly replies = new Map<number, Reply>();
+  /**
+   * Replies by request id until the waiting call collects them. A late duplicate (an ACK of a release
+   * already acknowledged, a GRANT answered after a give-up) is never collected: the bound forgets the
+   * oldest. A client has a request or two outstanding at a time, so only a flood of strays evicts a live one.
+   */
+  private readonly replies = new BoundedMap<number, Reply>(REPLIES_MAX);
   private readonly waiters = new Map<number, () => void>();
   /**
    * Requests given up while a switch queue still holds them: released when their grant arrives.
@@ -89,6 +97,11 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     private readonly config: ServerLockClientConfig,
   ) {
     ports.switchPort?.onPacket((packet) => this.onPacket(packet));
+  }
+
+  /** Replies received and not yet collected (bounded by REPLIES_MAX). */
+  get uncollectedReplies(): number {
+    return this.replies.size;
   }
 
   async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<ServerGrant> {
