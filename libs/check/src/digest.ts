@@ -119,8 +119,16 @@ function canonicalIndices(columns: HistoryColumns): Uint32Array {
   const order = new Uint32Array(columns.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
   const { times, clients } = columns;
-  // Columns are already in time order, stable; this only regroups same-time events by client.
-  return order.sort((a, b) => (times[a] as number) - (times[b] as number) || (rank[clients[a] as number] as number) - (rank[clients[b] as number] as number) || a - b);
+  // Columns are already in time order, stable: only runs of same-time events need regrouping by
+  // client, each run on its own, instead of a comparator sort over the whole history.
+  const byClient = (a: number, b: number) => (rank[clients[a] as number] as number) - (rank[clients[b] as number] as number) || a - b;
+  for (let start = 0; start < order.length; ) {
+    let end = start + 1;
+    while (end < order.length && times[end] === times[start]) end++;
+    if (end - start > 1) order.subarray(start, end).sort(byClient);
+    start = end;
+  }
+  return order;
 }
 
 /**
