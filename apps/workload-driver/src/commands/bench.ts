@@ -38,6 +38,7 @@ import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNode
 import type { Output } from './context.js';
 
 import { benchHelpCommand } from './bench-help.js';
+import { benchExitCode, nothingRan } from './bench-exit.js';
 
 export { BENCH_HELP, workloadHelp } from './bench-help.js';
 
@@ -145,9 +146,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   }
   if (out.json) console.log(JSON.stringify({ ...(reports.length === 1 ? reports[0] : document), ...reportHtml }));
   else console.log(reports.map(describeReport).join('\n\n'));
-  const exitCodes = reports.map((report) => (report.violations > 0 || (report.warmUp?.violations ?? 0) > 0 || report.transactions?.serializable === false || (report.transactions?.logMismatches.length ?? 0) > 0 || report.application?.check.ok === false || report.transactions?.smallbank?.ok === false ? 1 : report.livenessViolations > 0 ? 3 : 0));
-  // A violation outranks a liveness failure, which outranks success.
-  return exitCodes.includes(1) ? 1 : exitCodes.includes(3) ? 3 : 0;
+  for (const report of reports.filter(nothingRan)) out.note(`error: ${report.protocol}: no compute node ran the workload (see "did not start")`);
+  return benchExitCode(reports);
 }
 
 /** Live colocated clients run on a memory node, which has no switch link and runs no compute-node service. */
