@@ -37,6 +37,12 @@ const depConstraints = [
   { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['*'] },
 ];
 
+// A bare `throw new Error(…)` (or `throw Error(…)`) in production source.
+const bareThrow = {
+  selector: "ThrowStatement > :matches(NewExpression, CallExpression)[callee.name='Error']",
+  message: 'throw a LockFabricError subclass with a code (libs/ports errors.ts), not a bare Error',
+};
+
 // Protocol code is pure logic over ports: no transports, no SDKs, no ambient time.
 const protocolPurity = {
   'no-restricted-imports': [
@@ -171,6 +177,13 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // One error family (libs/ports LockFabricError): what production code throws carries a stable
+    // code a caller can branch on. Tests may throw plain errors. No allow-list: nothing needs one.
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts', 'tools/**/*.mjs'],
+    ignores: ['**/*.test.ts', '**/tests/**'],
+    rules: { 'no-restricted-syntax': ['error', bareThrow] },
   },
   {
     // Top-level consumer: live tests drive the built apps (launcher, CLI runs).

@@ -19,15 +19,16 @@ export function readNkeySeed(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError([`nats.seedFile: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`]);
+    throw new ConfigError([`nats.seedFile: cannot read ${path}: ${errorMessage(error)}`]);
   }
   const seed = text.trim();
+  const notHeld = (why: string) => new ConfigError([`nats.seedFile: ${path} does not hold an NKey user seed: ${why}`]);
+  // Only user seeds (SU…): the server config lists users, and another kind would never authenticate.
+  if (!seed.startsWith('SU')) throw notHeld('not a user seed (SU…)');
   try {
-    // Only user seeds (SU…): the server config lists users, and another kind would never authenticate.
-    if (!seed.startsWith('SU')) throw new Error('not a user seed (SU…)');
     nkeys.fromSeed(new TextEncoder().encode(seed));
   } catch (error) {
-    throw new ConfigError([`nats.seedFile: ${path} does not hold an NKey user seed: ${error instanceof Error ? error.message : String(error)}`]);
+    throw notHeld(errorMessage(error));
   }
   return seed;
 }

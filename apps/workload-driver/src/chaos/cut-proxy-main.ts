@@ -9,7 +9,7 @@ import { CutRelay, parseRoute } from './cut-relay.js';
 import type { RelayRoute } from './cut-relay.js';
 import type { NatsTlsTermination } from './nats-tls-termination.js';
 import { procAttribution } from './proc-attribution.js';
-import { errorMessage } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -23,18 +23,31 @@ async function main(): Promise<void> {
       'nats-tls-ca': { type: 'string' },
     },
   });
-  let routes: RelayRoute[];
+  // Every problem with the flags is reported at once (exit 2), as the services report their config.
+  const problems: string[] = [];
+  if (!values.dir) problems.push('--dir (the cluster directory) is required');
+  if (!values['control-port'] || !/^\d{1,5}$/.test(values['control-port'])) problems.push('--control-port: expected a port number');
+  const routes: RelayRoute[] = [];
+  for (const text of values.route ?? []) {
+    try {
+      routes.push(parseRoute(text));
+    } catch (error) {
+      problems.push(errorMessage(error));
+    }
+  }
+  const tlsFiles = [values['nats-tls-cert'], values['nats-tls-key'], values['nats-tls-ca']];
+  if (tlsFiles.some((f) => f !== undefined) && !tlsFiles.every((f) => f !== undefined)) problems.push('--nats-tls-cert, --nats-tls-key and --nats-tls-ca go together');
   let natsTls: NatsTlsTermination | undefined;
-  try {
-    if (!values.dir) throw new Error('--dir (the cluster directory) is required');
-    if (!values['control-port'] || !/^\d{1,5}$/.test(values['control-port'])) throw new Error('--control-port: expected a port number');
-    routes = (values.route ?? []).map(parseRoute);
-    const tlsFiles = [values['nats-tls-cert'], values['nats-tls-key'], values['nats-tls-ca']];
-    if (tlsFiles.some((f) => f !== undefined) && !tlsFiles.every((f) => f !== undefined)) throw new Error('--nats-tls-cert, --nats-tls-key and --nats-tls-ca go together');
-    const [cert, key, ca] = tlsFiles;
-    if (cert && key && ca) natsTls = { cert: readFileSync(cert), key: readFileSync(key), ca: readFileSync(ca) };
-  } catch (error) {
-    console.error(`lockfabric cut-proxy: ${errorMessage(error)}`);
+  const [cert, key, ca] = tlsFiles;
+  if (problems.length === 0 && cert && key && ca) {
+    try {
+      natsTls = { cert: readFileSync(cert), key: readFileSync(key), ca: readFileSync(ca) };
+    } catch (error) {
+      problems.push(`--nats-tls-*: ${errorMessage(error)}`);
+    }
+  }
+  if (problems.length > 0 || !values.dir) {
+    console.error(`lockfabric cut-proxy: ${new ConfigError(problems).message}`);
     process.exit(2);
   }
   const dir = values.dir;

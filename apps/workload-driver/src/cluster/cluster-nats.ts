@@ -4,6 +4,7 @@ import { configureProcessNats, consoleLogger, createSubjects, readNatsCa, readNk
 import { issueNatsServerCertificate, type ClusterCa } from './certificates.js';
 import { createIdentities, natsAuthorizationConfig, type ServiceSpec } from './nats-auth.js';
 import { natsServerTlsBlock } from './nats-tls.js';
+import { ClusterStateError } from './errors.js';
 
 /** Environment that points the CLI at a NATS identity of its own (a remote cluster). */
 export const CLI_NATS_SEED_ENV = 'LOCKFABRIC_NATS_SEED_FILE';
@@ -74,7 +75,7 @@ export function prepareLocalNatsAuth(clusterDir: string, plan: NatsAuthPlan, ins
     serverConfig,
     flagsFor: (name) => {
       const file = seedFiles.get(name);
-      if (file === undefined) throw new Error(`no NATS identity was made for ${name}`);
+      if (file === undefined) throw new ClusterStateError(`no NATS identity was made for ${name}`);
       return [`--nats.seed-file=${file}`, ...(ca ? [`--nats.ca-file=${natsCaFile(clusterDir)}`] : [])];
     },
   };

@@ -11,6 +11,7 @@ import { issueNatsServerCertificate } from './certificates.js';
 import type { TlsFiles } from '@lockfabric/live';
 import { errorMessage, rackOfComputeIndex } from '@lockfabric/ports';
 import { natsDir, prepareLocalNatsAuth, useClusterNats } from './cluster-nats.js';
+import { ClusterStateError, MissingToolError } from './errors.js';
 
 export { isAlive, tail } from './process-control.js';
 
@@ -115,7 +116,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   mkdirSync(dir, { recursive: true });
   const existing = readClusterState(dir);
   if (existing && existing.processes.some((p) => isAlive(p.pid))) {
-    throw new Error(`a cluster is already running from ${dir} (pids ${existing.processes.map((p) => p.pid).join(', ')}); run \`lockfabric cluster down\` first`);
+    throw new ClusterStateError(`a cluster is already running from ${dir} (pids ${existing.processes.map((p) => p.pid).join(', ')}); run \`lockfabric cluster down\` first`);
   }
   const say = options.onStatus ?? (() => undefined);
   const cluster = options.cluster ?? 'local';
@@ -159,7 +160,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   let natsUrl = options.natsUrl ?? '';
   try {
     if (!natsUrl) {
-      if (!locateNatsServer()) throw new Error('nats-server is not installed (apt-get install nats-server) and no NATS URL was given');
+      if (!locateNatsServer()) throw new MissingToolError('nats-server', 'nats-server is not installed (apt-get install nats-server) and no NATS URL was given');
       const log = join(dir, 'nats.log');
       // Detached, so it outlives this command; its pid and command line go to cluster.json (restarts, cluster down).
       const server = await startNatsServer({ log, args: natsAuth ? ['-c', natsAuth.serverConfig] : [], freePort, startTimeoutMs: options.readyTimeoutMs ?? 15_000 });
@@ -335,7 +336,7 @@ export function readClusterState(dir: string): ClusterState | undefined {
   try {
     state = JSON.parse(readFileSync(path, 'utf8')) as ClusterState;
   } catch (error) {
-    throw new Error(`cannot read ${path}: ${errorMessage(error)}`);
+    throw new ClusterStateError(`cannot read ${path}: ${errorMessage(error)}`);
   }
   // A CLI command talks to one cluster: reading its state also picks the certificate to present.
   useClusterTls(dir, state.tls);

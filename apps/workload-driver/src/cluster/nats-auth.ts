@@ -1,5 +1,6 @@
 import { createUser } from '@nats-io/nkeys';
 import { createSubjects, type Subjects } from '@lockfabric/live';
+import { ClusterStateError } from './errors.js';
 
 /** The cluster name whose `raw` subjects the transport benchmark uses. */
 export const TRANSPORT_BENCH_CLUSTER = 'transport';
@@ -114,7 +115,7 @@ export function natsAuthorizationConfig(
   const list = (items: readonly string[]) => `[${items.map((s) => JSON.stringify(s)).join(', ')}]`;
   const users = services.map((service, i) => {
     const identity = identities[i];
-    if (identity === undefined || identity.role !== service.role || identity.id !== service.id) throw new Error(`no identity for ${service.role} ${service.id}`);
+    if (identity === undefined || identity.role !== service.role || identity.id !== service.id) throw new ClusterStateError(`no identity for ${service.role} ${service.id}`);
     const p = permissions(subjects, service);
     return [
       `    # ${service.role} ${service.id}`,

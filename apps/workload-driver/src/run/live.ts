@@ -18,7 +18,7 @@ import { planNetLockQueues } from './netlock-allocation.js';
 import { DEFAULT_STRAGGLER_GRACE_MS, startOnNodes } from './node-start.js';
 import type { FailedNode, NodeRunPlan } from './node-start.js';
 import { addressOf } from './remote-cluster.js';
-import { SwitchControlClient } from './switch-control.js';
+import { SwitchAdmissionTimeoutError, SwitchControlClient } from './switch-control.js';
 import { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
 import { checkAppLive, loadAppData } from './app-live.js';
 import { iopsCapOf, memoryNicVerbs, nicFigures } from './memory-nic.js';
@@ -244,7 +244,7 @@ export async function awaitSwitchAdmission(control: Pick<SwitchControlClient, 'd
     const described = await control.describe();
     if (described.admissionOpen) return;
     if (Date.now() >= deadline) {
-      throw new Error(`the switch is still closed to stamped packets after ${timeoutMs} ms (admission epoch ${described.admissionEpoch}): the coordinator has not opened it — is it running, and has it published a membership view? (see its log)`);
+      throw new SwitchAdmissionTimeoutError(`the switch is still closed to stamped packets after ${timeoutMs} ms (admission epoch ${described.admissionEpoch}): the coordinator has not opened it — is it running, and has it published a membership view? (see its log)`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
