@@ -10,6 +10,7 @@ import { prepareLocalTls, useClusterTls } from './cluster-tls.js';
 import { issueNatsServerCertificate } from './certificates.js';
 import type { TlsFiles } from '@lockfabric/live';
 import { errorMessage, rackOfComputeIndex } from '@lockfabric/ports';
+import { DEFAULT_SWITCH_PROGRAM } from '@lockfabric/lock-catalog';
 import { natsDir, prepareLocalNatsAuth, useClusterNats } from './cluster-nats.js';
 import { ClusterStateError, MissingToolError } from './errors.js';
 
@@ -266,7 +267,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     }
     // one switch-dataplane per rack (FissLock §5.4: each decides the lock ids it owns)
     const rackFlags = (rack: number) => (racks > 1 ? [`--switch.rack=${rack}`, `--switch.racks=${racks}`] : []);
-    if (options.withSwitch ?? true) for (let r = 0; r < racks; r++) others.push(await launch('switch-dataplane', 'switch', switchNode + r, ({ grpc }) => [`--switch.grpc-port=${grpc}`, `--switch.program=${options.switchProgram ?? 'forward'}`, ...switchSettingFlags(options.switchSettings), ...rackFlags(r)]));
+    if (options.withSwitch ?? true) for (let r = 0; r < racks; r++) others.push(await launch('switch-dataplane', 'switch', switchNode + r, ({ grpc }) => [`--switch.grpc-port=${grpc}`, `--switch.program=${options.switchProgram ?? DEFAULT_SWITCH_PROGRAM}`, ...switchSettingFlags(options.switchSettings), ...rackFlags(r)]));
     if (options.withCoordinator ?? true) others.push(await launch('coordinator', 'coordinator', switchNode + racks, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`, ...(racks > 1 ? [`--switch.racks=${racks}`] : [])]));
     await Promise.all(others.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
     for (const r of [...memoryRecords, ...others]) say(`${r.name.padEnd(14)} pid ${r.pid}  grpc :${r.grpc}  health :${r.health}  log ${r.log}`);

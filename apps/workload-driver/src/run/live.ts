@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { checkHistory, clipExpiredLeases, clipFencedHolds, clipLostTableHolds, failureImpact, historyDigest } from '@lockfabric/check';
 import type { FailureImpact, HistoryEvent, Verdict } from '@lockfabric/check';
 import { MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, SKIP_RELEASE_OPTION, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
-import { protocolById } from '@lockfabric/lock-catalog';
+import { protocolById, switchProgramKind } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
 import type { WorkRequest } from '@lockfabric/ports';
@@ -227,7 +227,7 @@ async function prepareSwitch(control: SwitchControlClient, protocol: ReturnType<
   }
   protocol.checkRunningSwitch?.(description, spec.locks, protocolOptions);
   await control.reset();
-  if (description.program !== 'netlock') return { program: description.program, hotLocks: 0, queueSlots: 0 };
+  if (!switchProgramKind(description.program)?.installsQueues) return { program: description.program, hotLocks: 0, queueSlots: 0 };
   const lengthOf = (name: string) => description.arrays.find((a) => a.name === name)?.length ?? 0;
   const queues = planNetLockQueues(spec, lengthOf('netlock.qmode'), lengthOf('netlock.qstate'));
   const installed = await control.installNetLockQueues(queues);
