@@ -66,7 +66,7 @@ let processNatsCa: string | undefined;
 /**
  * The NATS identity every connection of this process uses unless told otherwise: set once by a
  * service from its config, or by the CLI from the cluster it addresses (like the gRPC certificate).
- * With `ca`, every connection requires TLS and verifies the server against that CA (issue 19).
+ * With `ca`, every connection requires TLS and verifies the server against that CA.
  */
 export function configureProcessNats(seed: string | undefined, ca?: string): void {
   processNkeySeed = seed;
@@ -114,7 +114,7 @@ export interface NatsConnectOptions {
 }
 
 /**
- * Publishes or subscriptions the server refused under this identity's permissions (issue 19). The
+ * Publishes or subscriptions the server refused under this identity's permissions. The
  * server answers a refused publish with an asynchronous -ERR and keeps the connection, so the
  * service keeps serving; each refusal is counted, and logged at most once per subject per interval
  * (a bug that publishes in a loop must not fill the disk).

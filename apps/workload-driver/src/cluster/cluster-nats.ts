@@ -43,7 +43,7 @@ export function natsCaFile(clusterDir: string): string {
 
 /**
  * A fresh NKey per service and one for the operator, and the nats-server config granting each only
- * its subjects (issue 19 item 2); with the cluster's `ca`, a server certificate and a `tls {}`
+ * its subjects; with the cluster's `ca`, a server certificate and a `tls {}`
  * block, so every connection is TLS verified against that CA. Nothing with `insecure`.
  */
 export function prepareLocalNatsAuth(clusterDir: string, plan: NatsAuthPlan, insecure: boolean, ca?: ClusterCa): LocalNatsAuth | undefined {

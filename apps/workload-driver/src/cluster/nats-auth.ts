@@ -7,7 +7,7 @@ export const TRANSPORT_BENCH_CLUSTER = 'transport';
 
 /**
  * NATS identities of one cluster run and the nats-server authorization that grants each only the
- * subjects its role uses (issue 19 item 2). Each service gets an NKey user: the server stores only
+ * subjects its role uses. Each service gets an NKey user: the server stores only
  * the public key, the service holds the seed. Least privilege by role:
  * - a compute node publishes its own heartbeat, into the switches it talks to (its rack's unless
  *   `switchRacks` says more), to mailboxes and the FissLock stuck-lock report; it receives only
