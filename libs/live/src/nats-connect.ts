@@ -48,7 +48,7 @@ export function readNatsCa(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError([`nats.caFile: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`]);
+    throw new ConfigError([`nats.caFile: cannot read ${path}: ${errorMessage(error)}`]);
   }
   if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError([`nats.caFile: ${path} holds no PEM certificate`]);
   return text;
