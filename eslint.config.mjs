@@ -37,6 +37,21 @@ const depConstraints = [
   { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['*'] },
 ];
 
+// A bare `throw new Error(…)` (or `throw Error(…)`) in production source.
+const bareThrow = {
+  selector: "ThrowStatement > :matches(NewExpression, CallExpression)[callee.name='Error']",
+  message: 'throw a LockFabricError subclass with a code (libs/ports errors.ts), not a bare Error',
+};
+
+// Protocol ids (libs/ports PROTOCOL_IDS) and switch program names as string values in app code.
+// Type positions are left alone (a type cannot branch). A catalog test keeps this list equal to
+// PROTOCOL_IDS and the switch programs.
+export const PROTOCOL_NAME_LITERALS = ['caslock', 'dslr', 'dslr-backoff', 'mcs', 'drtm', 'shiftlock', 'declock', 'declock-cql', 'alock', 'fisslock', 'netlock', 'srvlock', 'parlock', 'redlock', 'rma-rw', 'ncosed', 'sherman', 'rpc', 'traditional', 'traditional-ro', 'forward'];
+const protocolIdLiteral = {
+  selector: `Literal[value=/^(${PROTOCOL_NAME_LITERALS.join('|')})$/]:not(TSLiteralType > Literal)`,
+  message: 'apps never name a protocol or switch program: ask @lockfabric/lock-catalog (capabilities, switchProgramKind, DEFAULT_* ids)',
+};
+
 // Protocol code is pure logic over ports: no transports, no SDKs, no ambient time.
 const protocolPurity = {
   'no-restricted-imports': [
@@ -171,6 +186,23 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // One error family (libs/ports LockFabricError): what production code throws carries a stable
+    // code a caller can branch on. Tests may throw plain errors. No allow-list: nothing needs one.
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts', 'tools/**/*.mjs'],
+    ignores: ['**/*.test.ts', '**/tests/**'],
+    rules: { 'no-restricted-syntax': ['error', bareThrow] },
+  },
+  {
+    // Apps ask the catalog what a protocol or switch program can do (capabilities, defaults, the
+    // program registry) instead of comparing its id. One rule entry per file set: a later block's
+    // no-restricted-syntax replaces an earlier one's, so the bare-throw selector is repeated here.
+    // Allowed: the papers' experiment tables (which protocols each paper compares is the paper's
+    // data, not a branch) and the demo's chosen one-of-each-kind list.
+    files: ['apps/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'apps/workload-driver/src/reproduce/papers/**', 'apps/workload-driver/src/commands/demo-txn.ts'],
+    rules: { 'no-restricted-syntax': ['error', bareThrow, protocolIdLiteral] },
   },
   {
     // Top-level consumer: live tests drive the built apps (launcher, CLI runs).

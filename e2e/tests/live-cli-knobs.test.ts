@@ -59,7 +59,7 @@ function acquireUsInHistory(file: string): { operations: number; us: number } {
 
 const IOPS_CAP = 1_000_000;
 
-describe('lockfabric bench --substrate live: issue 17 knobs', () => {
+describe('lockfabric bench --substrate live: knobs', () => {
   let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
   beforeAll(async () => {
     // a cap far above what the runs reach: it never throttles, but the report gives its share

@@ -17,7 +17,7 @@ import { withLiveCluster } from './live-cluster.js';
 // Mutual TLS on a cluster of real processes (TLS is the default of every live cluster): a peer
 // without a certificate, one from another CA and one with the wrong role are refused by each
 // kind of gRPC service, counted, and the cluster keeps serving its operator. On the same cluster
-// (one start, for CI time): NATS over TLS, NKey auth and per-service permissions (issue 19 item 2).
+// (one start, for CI time): NATS over TLS, NKey auth and per-service permissions.
 
 /** The one-byte payload of every test publish: no service decodes it as a valid message. */
 const MARK = 0xff;

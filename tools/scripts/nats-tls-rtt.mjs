@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// NATS round trip and connect time, plaintext against TLS, in one run on this machine (issue 19).
+// NATS round trip and connect time, plaintext against TLS, in one run on this machine.
 // Two nats-servers from the same binary, one with the `tls {}` block `cluster up` writes and a
 // certificate from a fresh cluster CA; the samples alternate between them in small rounds so
 // machine load hits both alike. Needs built dists (npm run build) and nats-server.

@@ -6,8 +6,8 @@ import type { CurrentRun } from '@lockfabric/run-host';
 
 /** The agent pool of the running (or lingering) FissLock run on `node`. */
 export function fissAgentPoolOf(run: CurrentRun | undefined, node: NodeId): AgentPool | undefined {
-  if (!run || run.protocol !== 'fisslock') return undefined;
-  return existingAgentPool(run.locks, node);
+  // Pools are registered per run's lock table by FissLock's node service alone: another protocol's run has none.
+  return run ? existingAgentPool(run.locks, node) : undefined;
 }
 
 /** The recovery steps of that pool, with its policy; none once the node fenced itself (it was declared dead: it takes no part). */

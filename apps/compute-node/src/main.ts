@@ -31,7 +31,6 @@ await runService({
     const memoryNodes: MemoryDescription[] = [];
     for (const address of config.compute.memoryNodes) memoryNodes.push(await fabric.addMemoryNode(address));
     logger.info(`connected to ${memoryNodes.length} memory node(s): ${memoryNodes.map((d) => d.node).join(', ') || 'none'}`);
-    if (!nc) throw new Error('compute-node needs NATS');
     // One count of dropped input for every decoder of this node, exported by source (subject).
     const malformed = new MalformedInputCounter({ logger });
     const mailboxes = new MailboxHub({ nc, subjects, node, logger, malformed });

@@ -7,6 +7,7 @@ import type { FissRecoveryHook, FissRecoveryHookDeps, FissSwitchControlFactory }
 import { MalformedInputCounter, NatsControlBus } from '@lockfabric/live';
 import type { Logger, Subjects } from '@lockfabric/live';
 import type { Clock, Trace } from '@lockfabric/ports';
+import { InvariantError } from '@lockfabric/ports';
 import type { RunningService } from '@lockfabric/service';
 import { RealClock } from '@lockfabric/realtime';
 import { MetricsRegistry } from '@lockfabric/telemetry';
@@ -119,7 +120,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   });
   const { membership, recoveries } = plane;
   const fiss = started.fiss;
-  if (!fiss) throw new Error('coordinator: the control plane did not start its FissLock recovery driver');
+  if (!fiss) throw new InvariantError('coordinator', 'the control plane did not start its FissLock recovery driver');
 
   const server = await startCoordinatorServer({
     port: deps.grpcPort,

@@ -7,7 +7,6 @@ await runService({
   role: 'coordinator',
   needsNats: true,
   start: async ({ config, logger, nc, subjects, metrics, clock, telemetry }) => {
-    if (!nc) throw new Error('the coordinator needs NATS');
     return startCoordinator({
       nc,
       subjects,

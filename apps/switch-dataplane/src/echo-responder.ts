@@ -30,12 +30,9 @@ export class EchoResponder {
   /** Answers one request, or counts it as malformed; never throws. */
   handle(request: EchoRequest): void {
     try {
-      if (request === null || typeof request !== 'object') throw new Error('not a NATS message');
-      if (!request.reply) throw new Error('an echo request without a reply subject');
-      const data = request.data;
-      if (!(data instanceof Uint8Array)) throw new Error('an echo payload that is not bytes');
-      if (data.length > MAX_ECHO_BYTES) throw new Error(`an echo payload of ${data.length} bytes (at most ${MAX_ECHO_BYTES})`);
-      if (!request.respond(data)) throw new Error('the answer could not be sent');
+      const problem = echoProblem(request);
+      if (problem !== undefined) return this.refuse(problem);
+      if (!request.respond(request.data)) return this.refuse('the answer could not be sent');
       this.answered++;
     } catch (error) {
       this.refuse(error);
@@ -46,6 +43,16 @@ export class EchoResponder {
   refuse(error: unknown): void {
     this.malformed.record(this.subject, error);
   }
+}
+
+/** Why `request` cannot be echoed, or undefined when it can. */
+function echoProblem(request: EchoRequest): string | undefined {
+  if (request === null || typeof request !== 'object') return 'not a NATS message';
+  if (!request.reply) return 'an echo request without a reply subject';
+  const data: unknown = request.data;
+  if (!(data instanceof Uint8Array)) return 'an echo payload that is not bytes';
+  if (data.length > MAX_ECHO_BYTES) return `an echo payload of ${data.length} bytes (at most ${MAX_ECHO_BYTES})`;
+  return undefined;
 }
 
 /** Subscribes `responder` to its subject on `nc`; unsubscribe to stop. */

@@ -49,7 +49,6 @@ await runService({
   argv,
   env,
   start: async ({ config, logger, nc, subjects, metrics, clock }) => {
-    if (!nc) throw new Error('switch-dataplane needs NATS');
     if (described.length > 0) logger.info(`program settings: ${described.join(', ')}`);
     const service = await startSwitchDataplane({
       nc,

@@ -1,5 +1,5 @@
 import type { SwitchProgram } from '@lockfabric/switch';
-import type { FissLockDecider } from '@lockfabric/lock-catalog';
+import { isFissLockDecider } from '@lockfabric/lock-catalog';
 
 /** What Describe, the metrics and the start line say about the loaded program beyond its registers. */
 export interface ProgramFacts {
@@ -9,10 +9,6 @@ export interface ProgramFacts {
   readonly lockCapacity: number;
   /** The grant policy, or '' for a program without one. */
   readonly policy: string;
-}
-
-function isFissLockDecider(program: SwitchProgram): program is FissLockDecider {
-  return program.name === 'fisslock' && typeof (program as Partial<FissLockDecider>).lockCount === 'function';
 }
 
 /** Facts of a program that has been built into a switch (the decider knows its capacity only then). */

@@ -4,7 +4,7 @@ import type { Logger, MalformedInputCounter } from '@lockfabric/live';
 import { guardedServer, rawMethodOf } from '@lockfabric/live';
 import { ConfigError, MalformedInputError } from '@lockfabric/ports';
 import { RegisterAccessError, SwitchControlError } from '@lockfabric/switch';
-import type { NetLockProgram } from '@lockfabric/lock-catalog';
+import { isNetLockProgram } from '@lockfabric/lock-catalog';
 import type { Switch, SwitchProgram } from '@lockfabric/switch';
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import {
@@ -65,10 +65,6 @@ const methods = {
   installNetLockQueues: rawMethodOf(SwitchControlService.method.installNetLockQueues),
   purgeNetLockMachine: rawMethodOf(SwitchControlService.method.purgeNetLockMachine),
 };
-
-function isNetLockProgram(program: SwitchProgram): program is NetLockProgram {
-  return program.name === 'netlock' && typeof (program as Partial<NetLockProgram>).install === 'function';
-}
 
 /** Control errors a caller can fix map to the status that says so. */
 function statusOf(error: unknown): GrpcStatus | undefined {

@@ -1,21 +1,15 @@
 import type { Config } from '@lockfabric/config';
 import { ConfigError } from '@lockfabric/ports';
 import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS } from '@lockfabric/switch';
-import { lockCapacity } from '@lockfabric/lock-catalog';
-import type { FissLockPolicy } from '@lockfabric/lock-catalog';
+import { lockCapacity, switchProgramKind } from '@lockfabric/lock-catalog';
+import type { DeciderSettings } from '@lockfabric/lock-catalog';
 
 /**
  * Settings of the data-plane program beyond its name, for the fisslock decider. They are ordinary
  * config keys (`switch.policy`, `switch.lockCount`, `switch.fallbackNodes`: file, environment or
  * flag), validated for type by libs/config; what needs the switch model is checked here.
  */
-export interface SwitchProgramSettings {
-  readonly policy?: FissLockPolicy;
-  /** Locks decided on the switch (ids at or above it go to the fallback lock managers). */
-  readonly lockCount?: number;
-  /** Machines of the fallback lock managers, for out-of-range packets that name no destination. */
-  readonly fallbackNodes?: readonly number[];
-}
+export type SwitchProgramSettings = DeciderSettings;
 
 /** The config keys that hold program settings, in the order they are reported. */
 export const SWITCH_PROGRAM_SETTING_KEYS = ['policy', 'lockCount', 'fallbackNodes'] as const satisfies readonly (keyof SwitchProgramSettings & keyof Config['switch'])[];
@@ -49,7 +43,7 @@ export function programSettingsOf(config: Config['switch']): ProgramSettingsRead
 
 /** Settings given for a program that has no use for them are a configuration error, not ignored. */
 export function checkSettingsApply(program: string, settings: SwitchProgramSettings): void {
-  if (program === 'fisslock') return;
+  if (switchProgramKind(program)?.takesDeciderSettings) return;
   const given = SWITCH_PROGRAM_SETTING_KEYS.filter((key) => settings[key] !== undefined);
   if (given.length > 0) throw new ConfigError(given.map((key) => `switch.${key}: applies to the fisslock program only (switch.program is ${program})`));
 }

@@ -15,6 +15,19 @@ describe('embedded: a run starts from the real-time protocol defaults', () => {
     expect(substrateOptions('live', 'caslock', { variant: 'rw' })).toEqual({ variant: 'rw' });
   });
 
+  it('the live defaults come from the protocols’ own modules, the same table as when the CLI kept it', () => {
+    expect(LIVE_PROTOCOL_DEFAULTS).toEqual({
+      drtm: { leaseMs: 50, driftNs: 1_000_000, txMarginNs: 20_000_000 },
+      dslr: { leaseMs: 200, waitUnitNs: 100_000 },
+      'dslr-backoff': { leaseMs: 200, waitUnitNs: 100_000 },
+      mcs: { releaseLinkTimeoutNs: 200_000_000 },
+      alock: { releaseLinkTimeoutNs: 200_000_000 },
+      'rma-rw': { releaseLinkTimeoutNs: 200_000_000, pollIntervalNs: 50_000 },
+      shiftlock: { leaseMs: 100 },
+      fisslock: { rtoNs: 250_000_000, attemptTimeoutNs: 2_000_000_000, starvePeriodNs: 20_000_000 },
+    });
+  });
+
   it.each(['fisslock', 'srvlock', 'netlock', 'parlock'])('%s on embedded: every acquire is granted and the history passes the checker', async (protocol) => {
     const result = await runInMemory({ substrate: 'embedded', protocol, protocolOptions: substrateOptions('embedded', protocol), spec, computeNodes: 3 });
     expect(result.verdict.violations).toEqual([]);

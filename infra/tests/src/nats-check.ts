@@ -1,7 +1,7 @@
 import { podSpecOf } from './kustomize.js';
 import type { Doc } from './yaml-docs.js';
 
-/** The NATS identity Secret each LockFabric workload must mount (one NKey per role; issue 19). */
+/** The NATS identity Secret each LockFabric workload must mount (one NKey per role). */
 export const NATS_SECRETS: Readonly<Record<string, string>> = {
   'memory-node': 'lockfabric-nats-memory-node',
   'compute-node': 'lockfabric-nats-compute-node',
@@ -78,7 +78,7 @@ export function natsProblems(objects: readonly Doc[]): string[] {
 }
 
 /**
- * NATS over TLS in the manifests (issue 19): the nats StatefulSet mounts the nats-tls Secret
+ * NATS over TLS in the manifests: the nats StatefulSet mounts the nats-tls Secret
  * read-only, not world-readable, where its config reads the certificate, with an fsGroup so the
  * non-root server can read a 0440 key.
  */

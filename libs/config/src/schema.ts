@@ -95,7 +95,7 @@ const sections = {
     .object({
       url: z.string(typed(NATS_URLS)).refine(isNatsUrlList, NATS_URLS).default('nats://127.0.0.1:4222'),
       /**
-       * NKey seed file of this service's NATS identity (issue 19). Unset: the standard location
+       * NKey seed file of this service's NATS identity. Unset: the standard location
        * /etc/lockfabric/nats/nkey.seed when it exists, else the connection carries no credentials.
        */
       seedFile: z.string(typed('expected a file path')).min(1, 'expected a file path').optional(),

@@ -37,3 +37,11 @@ export class ControlSubjectError extends LockFabricError {
     super(`subject ${JSON.stringify(subject)}: ${detail}`);
   }
 }
+
+/** Queue-lock recovery found no surviving compute node that runs the protocol, so nothing can reset the lock table. */
+export class QueueRecoveryNoResetterError extends LockFabricError {
+  readonly code = 'QUEUE_RECOVERY_NO_RESETTER';
+  constructor(readonly epoch: bigint) {
+    super(`queue-lock recovery (epoch ${epoch}): no survivor to reset the lock table through`);
+  }
+}

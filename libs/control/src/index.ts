@@ -1,7 +1,7 @@
 // Ports and substrates of the control plane
 export { deliverSafely, subjectMatches, type BusMessage, type BusStatus, type ControlBus, type Unsubscribe } from './bus.js';
 export { InMemoryControlBus, type BusScheduler, type InMemoryControlBusOptions } from './in-memory-bus.js';
-export { ControlBusClosedError, ControlNoRespondersError, ControlRequestTimeoutError, ControlSubjectError } from './errors.js';
+export { ControlBusClosedError, ControlNoRespondersError, ControlRequestTimeoutError, ControlSubjectError, QueueRecoveryNoResetterError } from './errors.js';
 export { MalformedTally, silentLogger, type Logger, type MalformedSink } from './logger.js';
 export { createSubjects, SubjectTokenError, type Subjects } from './subjects.js';
 // Coordinator: membership, failure detection, recovery bookkeeping and orchestration

@@ -3,6 +3,7 @@ import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabr
 import type { LockId, NodeId } from '@lockfabric/ports';
 import { forwardProgram } from '@lockfabric/switch';
 import { createSwitchNet } from './switch-net.js';
+import { ScenarioSetupError } from './errors.js';
 
 const MS = 1_000_000;
 
@@ -37,7 +38,7 @@ export async function failoverGraceScenario<S extends NodeService>(c: FailoverGr
   const net = createSwitchNet({ seed: c.seed, computeNodes: c.computeNodes, program: forwardProgram() });
   const managers = new Map<NodeId, NodeService>();
   const compute = c.protocol.services?.compute;
-  if (!compute) throw new Error(`${c.protocol.id} has no compute-node service to fail over`);
+  if (!compute) throw new ScenarioSetupError('failover grace', `${c.protocol.id} has no compute-node service to fail over`);
   net.startServices(
     {
       ...c.protocol,
@@ -73,6 +74,6 @@ export async function failoverGraceScenario<S extends NodeService>(c: FailoverGr
   const outcome = await run;
   await net.stopServices();
   const newHome = managers.get(c.waiterNode);
-  if (!newHome) throw new Error(`no manager started on node ${c.waiterNode}`);
+  if (!newHome) throw new ScenarioSetupError('failover grace', `no manager started on node ${c.waiterNode}`);
   return { ...outcome, newHome: newHome as S };
 }

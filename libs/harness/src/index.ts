@@ -20,3 +20,4 @@ export * from './control/fiss-recovery-timing.js';
 export * from './partition.js';
 export * from './cost-model-wiring.js';
 export * from './rack-wiring.js';
+export * from './errors.js';

@@ -5,6 +5,7 @@ import type { InMemoryRunResult } from './in-memory-run.js';
 import { runSwarmSeed } from './swarm/index.js';
 import type { SwarmSeedResult } from './swarm/index.js';
 import type { WorkloadSpec } from '@lockfabric/workloads';
+import { ScenarioSetupError } from './errors.js';
 
 /**
  * Message counting for protocols that talk to memory-node services over the mailbox (the
@@ -33,7 +34,7 @@ function counted(mailbox: Mailbox, onSend: (data: Uint8Array | undefined) => voi
 /** `protocol` with every client and memory-service SEND counted in `traffic`. */
 export function countingProtocol(protocol: ProtocolDefinition, traffic: Traffic): ProtocolDefinition {
   const memory = protocol.services?.memory;
-  if (!memory) throw new Error(`${protocol.id} has no memory service`);
+  if (!memory) throw new ScenarioSetupError('mailbox traffic', `${protocol.id} has no memory service`);
   const wrap = (ports: ClientPorts, onSend: (data: Uint8Array | undefined) => void): ClientPorts => ({ ...ports, mailbox: counted(ports.mailbox, onSend) });
   return {
     ...protocol,

@@ -4,6 +4,7 @@ import type { ProtocolDefinition, ProtocolOptions, QueueRecoveryRun } from '@loc
 import { clientKey } from '@lockfabric/ports';
 import type { Grant, LockClient, LockId } from '@lockfabric/ports';
 import { createSimCluster } from '@lockfabric/sim';
+import { ScenarioSetupError } from './errors.js';
 
 /** Locks of the scenario: D (dead) holds L, a survivor C holds M. */
 const L = 0;
@@ -46,7 +47,7 @@ function rig(protocol: ProtocolDefinition, options: ProtocolOptions) {
   const survivors = (...indexes: number[]) => indexes.map((i) => client(survivorNode, i)) as Client[];
   const recover = (via: Client, drainPollNs: number, mutantSkipDrain: boolean) => {
     const group = existingQueueRecoveryGroup(via.ports.locks, survivorNode);
-    if (!group) throw new Error('no recovery group: the clients did not register');
+    if (!group) throw new ScenarioSetupError('queue recovery', 'no recovery group: the clients did not register');
     return runQueueLockRecovery({
       epoch: 1n,
       participants: [groupParticipant(survivorNode, group)],

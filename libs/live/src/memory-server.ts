@@ -302,7 +302,7 @@ class QueuePairStream {
       try {
         bytes = this.answer(frame);
       } catch (error) {
-        this.logger.error(`memory server: could not answer a batch: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.error(`memory server: could not answer a batch: ${errorMessage(error)}`);
         this.settle();
         return;
       }

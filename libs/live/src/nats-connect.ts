@@ -19,15 +19,16 @@ export function readNkeySeed(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError([`nats.seedFile: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`]);
+    throw new ConfigError([`nats.seedFile: cannot read ${path}: ${errorMessage(error)}`]);
   }
   const seed = text.trim();
+  const notHeld = (why: string) => new ConfigError([`nats.seedFile: ${path} does not hold an NKey user seed: ${why}`]);
+  // Only user seeds (SU…): the server config lists users, and another kind would never authenticate.
+  if (!seed.startsWith('SU')) throw notHeld('not a user seed (SU…)');
   try {
-    // Only user seeds (SU…): the server config lists users, and another kind would never authenticate.
-    if (!seed.startsWith('SU')) throw new Error('not a user seed (SU…)');
     nkeys.fromSeed(new TextEncoder().encode(seed));
   } catch (error) {
-    throw new ConfigError([`nats.seedFile: ${path} does not hold an NKey user seed: ${error instanceof Error ? error.message : String(error)}`]);
+    throw notHeld(errorMessage(error));
   }
   return seed;
 }
@@ -47,7 +48,7 @@ export function readNatsCa(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError([`nats.caFile: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`]);
+    throw new ConfigError([`nats.caFile: cannot read ${path}: ${errorMessage(error)}`]);
   }
   if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError([`nats.caFile: ${path} holds no PEM certificate`]);
   return text;
@@ -65,7 +66,7 @@ let processNatsCa: string | undefined;
 /**
  * The NATS identity every connection of this process uses unless told otherwise: set once by a
  * service from its config, or by the CLI from the cluster it addresses (like the gRPC certificate).
- * With `ca`, every connection requires TLS and verifies the server against that CA (issue 19).
+ * With `ca`, every connection requires TLS and verifies the server against that CA.
  */
 export function configureProcessNats(seed: string | undefined, ca?: string): void {
   processNkeySeed = seed;
@@ -113,7 +114,7 @@ export interface NatsConnectOptions {
 }
 
 /**
- * Publishes or subscriptions the server refused under this identity's permissions (issue 19). The
+ * Publishes or subscriptions the server refused under this identity's permissions. The
  * server answers a refused publish with an asynchronous -ERR and keeps the connection, so the
  * service keeps serving; each refusal is counted, and logged at most once per subject per interval
  * (a bug that publishes in a loop must not fill the disk).

@@ -8,6 +8,7 @@ import type { WorkRequest } from '@lockfabric/ports';
 import type { Subjects } from './subjects.js';
 import { channelCredentialsFor, serverCredentialsFor, type TlsMaterial } from './tls/credentials.js';
 import { clientChannelOptions, tlsChannelOptions } from './tls/process-tls.js';
+import { FabricAccessError } from '@lockfabric/ports';
 
 // The raw limits `lockfabric transport` reports next to every protocol figure (DESIGN §9): bare
 // gRPC streams and bare NATS on the same machine, with no protobuf, batching or lock logic.
@@ -166,7 +167,7 @@ export async function memoryNodeVerbThroughput(qp: MemoryQueuePair, verb: WorkRe
       const done = qp.post([verb]);
       qp.flush(); // its own doorbell: one message, as in the echo benchmark
       const [completion] = await done;
-      if (completion?.status !== 'ok') throw new Error(`memory node answered ${completion?.status ?? 'nothing'}: ${completion?.detail ?? ''}`);
+      if (completion?.status !== 'ok') throw new FabricAccessError(completion?.status ?? 'unreachable', `memory node answered ${completion?.status ?? 'nothing'}: ${completion?.detail ?? ''}`);
     }
   };
   await Promise.all(Array.from({ length: window }, lane));

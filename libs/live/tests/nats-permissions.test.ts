@@ -8,7 +8,7 @@ import { connectNats, NatsPermissionViolations, readNkeySeed, resolveNkeySeed } 
 import { memoryLogger, startNatsServer, waitFor } from './support.js';
 
 // A service whose publish the server refuses under its permissions logs it once per subject per
-// interval, counts every refusal, and keeps its connection (issue 19 item 2). Real nats-server.
+// interval, counts every refusal, and keeps its connection. Real nats-server.
 
 const user = nkeys.createUser();
 const seed = new TextDecoder().decode(user.getSeed());

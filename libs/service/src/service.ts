@@ -8,15 +8,18 @@ import { MetricsRegistry, initMetricsExport, initTelemetry } from '@lockfabric/t
 import type { MetricsExport, Telemetry } from '@lockfabric/telemetry';
 import type { NatsConnection } from '@nats-io/transport-node';
 
-/** What a service's start function receives: validated config and the shared plumbing. */
-export interface ServiceContext {
+/**
+ * What a service's start function receives: validated config and the shared plumbing. `nc` is a
+ * connection for services that need NATS (runService exits when it cannot connect), else maybe none.
+ */
+export interface ServiceContext<Nats extends NatsConnection | undefined = NatsConnection | undefined> {
   readonly role: NodeRole;
   readonly config: Config;
   readonly logger: Logger;
   readonly clock: RealClock;
   readonly telemetry: Telemetry;
   readonly metrics: MetricsRegistry;
-  readonly nc: NatsConnection | undefined;
+  readonly nc: Nats;
   readonly subjects: Subjects;
 }
 
@@ -30,14 +33,16 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export interface ServiceOptions {
+interface ServiceOptionsBase {
   readonly role: NodeRole;
-  /** Services that only serve gRPC (a memory node) still heartbeat over NATS when it is reachable. */
-  readonly needsNats: boolean;
-  readonly start: (context: ServiceContext) => Promise<RunningService>;
   readonly argv?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
 }
+
+/** Services that only serve gRPC (a memory node) still heartbeat over NATS when it is reachable. */
+export type ServiceOptions =
+  | (ServiceOptionsBase & { readonly needsNats: true; readonly start: (context: ServiceContext<NatsConnection>) => Promise<RunningService> })
+  | (ServiceOptionsBase & { readonly needsNats: false; readonly start: (context: ServiceContext) => Promise<RunningService> });
 
 /**
  * The life of every LockFabric service process: validate config (exit 2 on a ConfigError), print
@@ -76,18 +81,24 @@ export async function runService(options: ServiceOptions): Promise<void> {
   };
   const metricsExport = startMetricsExport(options.role, metrics, serviceName, name, env, collect, logger);
   const subjects = createSubjects(config.cluster);
+  const connect = () => connectNats({ servers: config.nats.url.split(','), name, logger, ...(natsSeed ? { nkeySeed: natsSeed } : {}) });
+  const base = { role: options.role, config, logger, clock, telemetry, metrics, subjects };
   let nc: NatsConnection | undefined;
-  try {
-    nc = await connectNats({ servers: config.nats.url.split(','), name, logger, ...(natsSeed ? { nkeySeed: natsSeed } : {}) });
-  } catch (error) {
-    if (options.needsNats) {
+  let service: RunningService;
+  if (options.needsNats) {
+    const connected = await connect().catch((error: unknown) => {
       logger.error(`cannot reach NATS at ${config.nats.url}: ${describe(error)}`);
-      process.exit(1);
-    }
-    logger.warn(`NATS at ${config.nats.url} unreachable (${describe(error)}); serving without heartbeats`);
+      return process.exit(1);
+    });
+    nc = connected;
+    service = await options.start({ ...base, nc: connected });
+  } else {
+    nc = await connect().catch((error: unknown) => {
+      logger.warn(`NATS at ${config.nats.url} unreachable (${describe(error)}); serving without heartbeats`);
+      return undefined;
+    });
+    service = await options.start({ ...base, nc });
   }
-
-  const service = await options.start({ role: options.role, config, logger, clock, telemetry, metrics, nc, subjects });
   started.service = service;
   const health = await startHealthServer({
     port: config.health.port,

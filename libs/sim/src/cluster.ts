@@ -65,7 +65,7 @@ export interface InMemoryClusterConfig {
   readonly memoryRestarts?: boolean | 'mutant-unfenced';
   /**
    * Count NIC verbs per lock (`NicCountersSnapshot.byLock`). Off by default: over 10 M locks the
-   * per-lock map outgrows the lock words (issue 15's memory budget) and no run report reads it.
+   * per-lock map outgrows the lock words (the memory budget) and no run report reads it.
    */
   readonly perLockVerbCounts?: boolean;
   /** Several racks, each with a switch running `switchProgram`, the lock ids partitioned over them (FissLock §5.4). */

@@ -45,6 +45,11 @@ export class FuzzFailure extends LockFabricError {
   }
 }
 
+/** One input broke the decoder's contract; fast-check shrinks on it and {@link FuzzFailure} reports it. */
+class DecoderViolation extends LockFabricError {
+  readonly code = 'FUZZ_VIOLATION';
+}
+
 function render(value: unknown): string {
   const text = value instanceof Uint8Array ? `bytes ${Buffer.from(value).toString('hex')}` : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
   return text.length > 400 ? `${text.slice(0, 400)}…` : text;
@@ -107,7 +112,7 @@ export function fuzzDecoder<I, T>(target: DecoderTarget<I, T>, options: FuzzOpti
   const details = fc.check(
     fc.property(target.inputs, (input) => {
       const why = violation(target, input);
-      if (why !== undefined) throw new Error(why);
+      if (why !== undefined) throw new DecoderViolation(why);
     }),
     { numRuns: runs, seed },
   );

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { drainDslrLock, dslr, formatCounters, readDslrOptions, resetDslrTable, WordLayout } from '@lockfabric/lock-catalog';
+import { drainDslrLock, dslr, formatCounters, readDslrOptions, resetDslrTable, tableResetProtocolIds, WordLayout } from '@lockfabric/lock-catalog';
 import { rawMethodOf, unaryHandler } from '@lockfabric/live';
 import type { Logger, MalformedInputCounter } from '@lockfabric/live';
 import { ConfigError, FabricAccessError, LockTimeoutError, MalformedInputError, errorMessage } from '@lockfabric/ports';
@@ -12,7 +12,7 @@ import { connectLockTable } from './remote-lock-table.js';
 import type { RemoteLockTable } from './remote-lock-table.js';
 
 const SOURCE = 'grpc LockAdminService';
-const DSLR_FAMILY = new Set(['dslr', 'dslr-backoff']);
+const DSLR_FAMILY: ReadonlySet<string> = new Set(tableResetProtocolIds());
 const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 export interface LockAdminEvent {

@@ -204,7 +204,7 @@ export class LocalChaos {
     try {
       await waitForNatsReady({ pid: record.pid, port, log: record.log, fromByte, timeoutMs: this.readyTimeoutMs, isAlive: isRunning });
     } catch (error) {
-      if (error instanceof NatsServerStartError && error.exited) throw new Error(`${record.name} could not listen on its port ${port} again (taken by another process?): ${error.message}`);
+      if (error instanceof NatsServerStartError && error.exited) throw new ChaosTargetError(`${record.name} could not listen on its port ${port} again (taken by another process?): ${error.message}`);
       throw error;
     }
   }

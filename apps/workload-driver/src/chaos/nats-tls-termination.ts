@@ -1,6 +1,7 @@
 import { TLSSocket, checkServerIdentity, connect as tlsConnect, createSecureContext } from 'node:tls';
 import type { SecureContext } from 'node:tls';
 import type { Socket } from 'node:net';
+import { LockFabricError } from '@lockfabric/ports';
 
 /**
  * How the cut proxy carries NATS over TLS and still reads its frames (a partial partition drops
@@ -29,6 +30,11 @@ const MAX_INFO_BYTES = 64 * 1024;
 /** How long the proxy waits for INFO and for each handshake (a loaded host can be slow). */
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
+/** The proxy could not put TLS on a relayed NATS connection (the caller closes both sockets). */
+export class NatsTlsTerminationError extends LockFabricError {
+  readonly code = 'NATS_TLS_TERMINATION';
+}
+
 const contexts = new WeakMap<NatsTlsTermination, SecureContext>();
 
 function serverContext(t: NatsTlsTermination): SecureContext {
@@ -49,7 +55,7 @@ function serverContext(t: NatsTlsTermination): SecureContext {
  */
 export async function upgradeNatsTls(client: Socket, server: Socket, serverHost: string, t: NatsTlsTermination): Promise<NatsTlsEnds> {
   const info = await readInfoLine(server);
-  if (!/"tls_required"\s*:\s*true/.test(info.toString('utf8'))) throw new Error('nats-server does not require TLS, but the proxy was told to carry NATS over TLS');
+  if (!/"tls_required"\s*:\s*true/.test(info.toString('utf8'))) throw new NatsTlsTerminationError('nats-server does not require TLS, but the proxy was told to carry NATS over TLS');
   const upstream = tlsConnect({ socket: server, ca: t.ca, checkServerIdentity: (_name, cert) => checkServerIdentity(serverHost, cert) });
   await handshake(upstream, 'secureConnect', 'nats-server');
   upstream.setNoDelay(true);
@@ -64,18 +70,18 @@ export async function upgradeNatsTls(client: Socket, server: Socket, serverHost:
 function readInfoLine(server: Socket): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     let seen = Buffer.alloc(0);
-    const timer = setTimeout(() => finish(new Error('no INFO from nats-server in time')), HANDSHAKE_TIMEOUT_MS);
+    const timer = setTimeout(() => finish(new NatsTlsTerminationError('no INFO from nats-server in time')), HANDSHAKE_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       seen = Buffer.concat([seen, chunk]);
       const end = seen.indexOf('\r\n');
       if (end >= 0) {
         // The server sends nothing after INFO until the client's TLS handshake.
-        if (end + 2 !== seen.length) return finish(new Error('nats-server sent more than INFO before TLS'));
+        if (end + 2 !== seen.length) return finish(new NatsTlsTerminationError('nats-server sent more than INFO before TLS'));
         return finish(undefined, seen);
       }
-      if (seen.length > MAX_INFO_BYTES) finish(new Error(`INFO from nats-server exceeds ${MAX_INFO_BYTES} bytes`));
+      if (seen.length > MAX_INFO_BYTES) finish(new NatsTlsTerminationError(`INFO from nats-server exceeds ${MAX_INFO_BYTES} bytes`));
     };
-    const onEnd = () => finish(new Error('nats-server closed before INFO'));
+    const onEnd = () => finish(new NatsTlsTerminationError('nats-server closed before INFO'));
     const finish = (error: Error | undefined, line?: Buffer) => {
       clearTimeout(timer);
       server.off('data', onData);
@@ -94,9 +100,9 @@ function readInfoLine(server: Socket): Promise<Buffer> {
 
 function handshake(socket: TLSSocket, event: 'secure' | 'secureConnect', peer: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`TLS handshake with ${peer} did not finish in time`)), HANDSHAKE_TIMEOUT_MS);
-    const onError = (error: Error) => done(new Error(`TLS handshake with ${peer} failed: ${error.message}`));
-    const onClose = () => done(new Error(`${peer} closed during the TLS handshake`));
+    const timer = setTimeout(() => done(new NatsTlsTerminationError(`TLS handshake with ${peer} did not finish in time`)), HANDSHAKE_TIMEOUT_MS);
+    const onError = (error: Error) => done(new NatsTlsTerminationError(`TLS handshake with ${peer} failed: ${error.message}`));
+    const onClose = () => done(new NatsTlsTerminationError(`${peer} closed during the TLS handshake`));
     const onReady = () => done(undefined);
     const done = (error: Error | undefined) => {
       clearTimeout(timer);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { COST_MODELS, PAPER_COST_MODEL, parseCostModel, withOverrides } from '@lockfabric/fabric';
 import type { CostModel } from '@lockfabric/fabric';
+import { errorMessage } from '@lockfabric/ports';
 import type { FlagReader, Options } from './args.js';
 
 /** `--cost-model` for every command that runs on `sim`. */
@@ -41,7 +42,7 @@ function readModelFile(path: string, problems: string[]): CostModel | undefined 
   try {
     json = JSON.parse(text);
   } catch (error) {
-    problems.push(`--cost-model ${path}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+    problems.push(`--cost-model ${path}: not JSON (${errorMessage(error)})`);
     return undefined;
   }
   const { model, problems: found } = parseCostModel(json);

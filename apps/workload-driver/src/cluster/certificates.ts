@@ -90,7 +90,7 @@ export const NATS_SERVER_HOSTS = [
 ] as const;
 
 /**
- * Issues the NATS server's certificate (issue 19): no service identity (clients only verify the
+ * Issues the NATS server's certificate: no service identity (clients only verify the
  * server, by host name), valid for loopback and `hosts`.
  */
 export function issueNatsServerCertificate(ca: ClusterCa, name: string, hosts: readonly string[] = NATS_SERVER_HOSTS): TlsFiles {

@@ -4,6 +4,7 @@ import { configureProcessNats, consoleLogger, createSubjects, readNatsCa, readNk
 import { issueNatsServerCertificate, type ClusterCa } from './certificates.js';
 import { createIdentities, natsAuthorizationConfig, type ServiceSpec } from './nats-auth.js';
 import { natsServerTlsBlock } from './nats-tls.js';
+import { ClusterStateError } from './errors.js';
 
 /** Environment that points the CLI at a NATS identity of its own (a remote cluster). */
 export const CLI_NATS_SEED_ENV = 'LOCKFABRIC_NATS_SEED_FILE';
@@ -42,7 +43,7 @@ export function natsCaFile(clusterDir: string): string {
 
 /**
  * A fresh NKey per service and one for the operator, and the nats-server config granting each only
- * its subjects (issue 19 item 2); with the cluster's `ca`, a server certificate and a `tls {}`
+ * its subjects; with the cluster's `ca`, a server certificate and a `tls {}`
  * block, so every connection is TLS verified against that CA. Nothing with `insecure`.
  */
 export function prepareLocalNatsAuth(clusterDir: string, plan: NatsAuthPlan, insecure: boolean, ca?: ClusterCa): LocalNatsAuth | undefined {
@@ -74,7 +75,7 @@ export function prepareLocalNatsAuth(clusterDir: string, plan: NatsAuthPlan, ins
     serverConfig,
     flagsFor: (name) => {
       const file = seedFiles.get(name);
-      if (file === undefined) throw new Error(`no NATS identity was made for ${name}`);
+      if (file === undefined) throw new ClusterStateError(`no NATS identity was made for ${name}`);
       return [`--nats.seed-file=${file}`, ...(ca ? [`--nats.ca-file=${natsCaFile(clusterDir)}`] : [])];
     },
   };

@@ -10,7 +10,9 @@ import { prepareLocalTls, useClusterTls } from './cluster-tls.js';
 import { issueNatsServerCertificate } from './certificates.js';
 import type { TlsFiles } from '@lockfabric/live';
 import { errorMessage, rackOfComputeIndex } from '@lockfabric/ports';
+import { DEFAULT_SWITCH_PROGRAM } from '@lockfabric/lock-catalog';
 import { natsDir, prepareLocalNatsAuth, useClusterNats } from './cluster-nats.js';
+import { ClusterStateError, MissingToolError } from './errors.js';
 
 export { isAlive, tail } from './process-control.js';
 
@@ -115,7 +117,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   mkdirSync(dir, { recursive: true });
   const existing = readClusterState(dir);
   if (existing && existing.processes.some((p) => isAlive(p.pid))) {
-    throw new Error(`a cluster is already running from ${dir} (pids ${existing.processes.map((p) => p.pid).join(', ')}); run \`lockfabric cluster down\` first`);
+    throw new ClusterStateError(`a cluster is already running from ${dir} (pids ${existing.processes.map((p) => p.pid).join(', ')}); run \`lockfabric cluster down\` first`);
   }
   const say = options.onStatus ?? (() => undefined);
   const cluster = options.cluster ?? 'local';
@@ -159,7 +161,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   let natsUrl = options.natsUrl ?? '';
   try {
     if (!natsUrl) {
-      if (!locateNatsServer()) throw new Error('nats-server is not installed (apt-get install nats-server) and no NATS URL was given');
+      if (!locateNatsServer()) throw new MissingToolError('nats-server', 'nats-server is not installed (apt-get install nats-server) and no NATS URL was given');
       const log = join(dir, 'nats.log');
       // Detached, so it outlives this command; its pid and command line go to cluster.json (restarts, cluster down).
       const server = await startNatsServer({ log, args: natsAuth ? ['-c', natsAuth.serverConfig] : [], freePort, startTimeoutMs: options.readyTimeoutMs ?? 15_000 });
@@ -265,7 +267,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     }
     // one switch-dataplane per rack (FissLock §5.4: each decides the lock ids it owns)
     const rackFlags = (rack: number) => (racks > 1 ? [`--switch.rack=${rack}`, `--switch.racks=${racks}`] : []);
-    if (options.withSwitch ?? true) for (let r = 0; r < racks; r++) others.push(await launch('switch-dataplane', 'switch', switchNode + r, ({ grpc }) => [`--switch.grpc-port=${grpc}`, `--switch.program=${options.switchProgram ?? 'forward'}`, ...switchSettingFlags(options.switchSettings), ...rackFlags(r)]));
+    if (options.withSwitch ?? true) for (let r = 0; r < racks; r++) others.push(await launch('switch-dataplane', 'switch', switchNode + r, ({ grpc }) => [`--switch.grpc-port=${grpc}`, `--switch.program=${options.switchProgram ?? DEFAULT_SWITCH_PROGRAM}`, ...switchSettingFlags(options.switchSettings), ...rackFlags(r)]));
     if (options.withCoordinator ?? true) others.push(await launch('coordinator', 'coordinator', switchNode + racks, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`, ...(racks > 1 ? [`--switch.racks=${racks}`] : [])]));
     await Promise.all(others.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
     for (const r of [...memoryRecords, ...others]) say(`${r.name.padEnd(14)} pid ${r.pid}  grpc :${r.grpc}  health :${r.health}  log ${r.log}`);
@@ -335,7 +337,7 @@ export function readClusterState(dir: string): ClusterState | undefined {
   try {
     state = JSON.parse(readFileSync(path, 'utf8')) as ClusterState;
   } catch (error) {
-    throw new Error(`cannot read ${path}: ${errorMessage(error)}`);
+    throw new ClusterStateError(`cannot read ${path}: ${errorMessage(error)}`);
   }
   // A CLI command talks to one cluster: reading its state also picks the certificate to present.
   useClusterTls(dir, state.tls);

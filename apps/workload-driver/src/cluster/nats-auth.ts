@@ -1,12 +1,13 @@
 import { createUser } from '@nats-io/nkeys';
 import { createSubjects, type Subjects } from '@lockfabric/live';
+import { ClusterStateError } from './errors.js';
 
 /** The cluster name whose `raw` subjects the transport benchmark uses. */
 export const TRANSPORT_BENCH_CLUSTER = 'transport';
 
 /**
  * NATS identities of one cluster run and the nats-server authorization that grants each only the
- * subjects its role uses (issue 19 item 2). Each service gets an NKey user: the server stores only
+ * subjects its role uses. Each service gets an NKey user: the server stores only
  * the public key, the service holds the seed. Least privilege by role:
  * - a compute node publishes its own heartbeat, into the switches it talks to (its rack's unless
  *   `switchRacks` says more), to mailboxes and the FissLock stuck-lock report; it receives only
@@ -114,7 +115,7 @@ export function natsAuthorizationConfig(
   const list = (items: readonly string[]) => `[${items.map((s) => JSON.stringify(s)).join(', ')}]`;
   const users = services.map((service, i) => {
     const identity = identities[i];
-    if (identity === undefined || identity.role !== service.role || identity.id !== service.id) throw new Error(`no identity for ${service.role} ${service.id}`);
+    if (identity === undefined || identity.role !== service.role || identity.id !== service.id) throw new ClusterStateError(`no identity for ${service.role} ${service.id}`);
     const p = permissions(subjects, service);
     return [
       `    # ${service.role} ${service.id}`,

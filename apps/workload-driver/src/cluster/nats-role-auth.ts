@@ -54,7 +54,7 @@ export interface ComputePods extends StatefulSetPods {
 }
 
 /**
- * Which StatefulSets get a key per pod instead of the shared role key (issue 19): a pod can then
+ * Which StatefulSets get a key per pod instead of the shared role key: a pod can then
  * speak only as its own node. Switch pod `switch-dataplane-<i>` serves rack `i`.
  */
 export interface PodKeys {
@@ -112,7 +112,7 @@ export const computePodSeedName = (i: number) => podSeedName('compute-node', i);
  * A seed per role and the whole nats-server config (port 4222, monitoring 8222) naming their
  * public keys; with `tls` (paths as the server sees them), clients must connect over TLS. A role
  * with a `pods` entry gets a key per pod (`podSeeds[role]`, by seed file name) instead of one
- * shared role key (issue 19: one pod cannot speak as another).
+ * shared role key (one pod cannot speak as another).
  */
 export function roleNatsCredentials(
   tls?: TlsFiles,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClusterCa, issueNatsServerCertificate } from './certificates.js';
 import { natsCaFile, operatorSeedFile, prepareLocalNatsAuth } from './cluster-nats.js';
 
-// NATS over TLS as `cluster up` configures it (issue 19), on a real nats-server: a plaintext client
+// NATS over TLS as `cluster up` configures it, on a real nats-server: a plaintext client
 // is refused, a client trusting another CA is refused, the operator connects; and a client set up
 // for TLS refuses a server that offers none. Each check is run against a mutant to show it can fail.
 

@@ -4,7 +4,7 @@ import type { TlsFiles } from '@lockfabric/live';
 const HANDSHAKE_TIMEOUT_S = 5;
 
 /**
- * nats-server `tls {}` block (issue 19): the server presents `cert`, and every client connection
+ * nats-server `tls {}` block: the server presents `cert`, and every client connection
  * must be TLS. Clients verify the server against the cluster CA; they authenticate with their NKey,
  * not a client certificate, so the server does not ask for one (`ca_file` lets it verify one if a
  * later config adds `verify: true`).

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
+import { ProcessStartError } from './errors.js';
 
 /** What readiness checks need of a recorded process. */
 export interface ProcessUnderWatch {
@@ -39,10 +40,10 @@ export function spawnLogged(argv: readonly string[], log: string, env: Readonly<
   const fd = openSync(log, 'a');
   try {
     const [command, ...args] = argv;
-    if (!command) throw new Error(`no command line to start for ${log}`);
+    if (!command) throw new ProcessStartError(log, `no command line to start for ${log}`);
     const child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
     child.unref();
-    if (child.pid === undefined) throw new Error(`could not start ${command}`);
+    if (child.pid === undefined) throw new ProcessStartError(command, `could not start ${command}`);
     return child.pid;
   } finally {
     closeSync(fd);
@@ -53,14 +54,14 @@ export function spawnLogged(argv: readonly string[], log: string, env: Readonly<
 export async function waitForHealth(record: ProcessUnderWatch, timeoutMs: number, during = 'start'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (!isRunning(record.pid)) throw new Error(`${record.name} exited during ${during}; see ${record.log}:\n${tail(record.log)}`);
+    if (!isRunning(record.pid)) throw new ProcessStartError(record.name, `${record.name} exited during ${during}; see ${record.log}:\n${tail(record.log)}`);
     const ready = await fetch(`http://127.0.0.1:${record.health}/readyz`, { signal: AbortSignal.timeout(1_000) })
       .then((r) => r.ok)
       .catch(() => false);
     if (ready) return;
     await sleep(100);
   }
-  throw new Error(`${record.name} was not ready within ${timeoutMs} ms of its ${during}; see ${record.log}:\n${tail(record.log)}`);
+  throw new ProcessStartError(record.name, `${record.name} was not ready within ${timeoutMs} ms of its ${during}; see ${record.log}:\n${tail(record.log)}`);
 }
 
 export function tail(path: string, lines = 15): string {

@@ -3,6 +3,7 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { freePort } from './local-cluster.js';
 import { isRunning, sleep, spawnLogged } from './process-control.js';
+import { MissingToolError, ProcessStartError } from './errors.js';
 
 const START_ATTEMPTS = 3;
 const START_TIMEOUT_MS = 10_000;
@@ -29,8 +30,8 @@ export function redisArgs(port: number): string[] {
   return ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', ''];
 }
 
-function notInstalled(): Error {
-  return new Error('redis-server is not installed (apt-get install redis-server); or pass --redis URL');
+function notInstalled(): MissingToolError {
+  return new MissingToolError('redis-server', 'redis-server is not installed (apt-get install redis-server); or pass --redis URL');
 }
 
 /**
@@ -52,7 +53,7 @@ export async function startClusterRedis(dir: string): Promise<{ url: string; pid
     if (logText(log).slice(from).includes(READY_LINE) && isRunning(pid)) return { url: `redis://127.0.0.1:${port}`, pid, log, argv };
     if (isRunning(pid)) process.kill(pid, 'SIGKILL');
   }
-  throw new Error(`redis-server did not start after ${START_ATTEMPTS} attempts (see ${log})`);
+  throw new ProcessStartError('redis-server', `redis-server did not start after ${START_ATTEMPTS} attempts (see ${log})`);
 }
 
 function logText(log: string): string {
@@ -105,5 +106,5 @@ export async function startRedisForCommand(): Promise<{ url: string; stop(): Pro
     process.removeListener('exit', stopOnExit);
     if (child.exitCode === null) child.kill('SIGKILL');
   }
-  throw new Error(`redis-server did not start after ${START_ATTEMPTS} attempts${lastError ? `: ${lastError}` : ''}`);
+  throw new ProcessStartError('redis-server', `redis-server did not start after ${START_ATTEMPTS} attempts${lastError ? `: ${lastError}` : ''}`);
 }

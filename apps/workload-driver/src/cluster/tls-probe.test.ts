@@ -10,7 +10,7 @@ import { createClusterCa, issueCertificate } from './certificates.js';
 import { freePort } from './local-cluster.js';
 
 // The fail-fast check of a CLI command against real gRPC servers on real ports: one with mutual
-// TLS, one plaintext, and a port nobody listens on (issue 19: no 10 s "unreachable" for a
+// TLS, one plaintext, and a port nobody listens on (no 10 s "unreachable" for a
 // missing certificate). Each expectation is two-sided, so a check that always or never refuses fails.
 
 let dir: string;

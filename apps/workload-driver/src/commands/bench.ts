@@ -1,6 +1,6 @@
 import { processNatsTlsOn, processTlsOn } from '@lockfabric/live';
 import { writeHistoryJsonl } from '@lockfabric/check';
-import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
+import { DEFAULT_PROTOCOL_ID, availableProtocols, protocolById, switchProgramKind } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
@@ -104,7 +104,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const tickMs = tickFlagMs ?? dynamicTickMs;
   if (spec.transactions && crashProbability > 0) reader.problems.push('--crash-probability applies to --workload micro');
   if (skipReleaseProbability > 0 && (spec.transactions || spec.application)) reader.problems.push('--skip-release-probability applies to --workload micro or dynamic');
-  const protocols = readProtocolList(reader.string('protocol', 'caslock'), reader.problems);
+  const protocols = readProtocolList(reader.string('protocol', DEFAULT_PROTOCOL_ID), reader.problems);
   if (colocatedClients > 0 && substrate === 'live') reader.problems.push(...liveColocationProblems(protocols));
   const costModel = readCostModel(values, reader, true);
   if (csVerbs > 0 && (spec.transactions || spec.application)) reader.problems.push('--cs-verbs applies to --workload micro or dynamic');
@@ -304,7 +304,7 @@ export function faultFields(result: LiveRunResult, skippedNodes: readonly string
 export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptions): { switchProgram?: string; switchSettings?: SwitchSettings; racks?: number } {
   const program = availableProtocols().find((p) => p.id === protocol)?.switchProgram;
   if (!program) return {};
-  if (program !== 'fisslock') return { switchProgram: program };
+  if (!switchProgramKind(program)?.takesDeciderSettings) return { switchProgram: program };
   const capacity = Number(protocolOptions['switchCapacity'] ?? '0');
   const policy = protocolOptions['policy'];
   // --racks R: a temporary cluster gets one switch per rack (FissLock §5.4)

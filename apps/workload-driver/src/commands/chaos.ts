@@ -5,7 +5,7 @@ import { kubePlan } from '../chaos/kube-plan.js';
 import { LocalChaos } from '../chaos/local-chaos.js';
 import type { ChaosOutcome } from '../chaos/local-chaos.js';
 import { DEFAULT_CLUSTER_DIR } from './context.js';
-import { errorMessage } from '@lockfabric/ports';
+import { ConfigError, errorMessage } from '@lockfabric/ports';
 
 export const CHAOS_HELP = `lockfabric chaos <verb> <target> — break a running cluster on purpose
 
@@ -113,7 +113,7 @@ export function runLocal(chaos: LocalChaos, request: ChaosRequest): Promise<Chao
     case 'nats-restart':
       return chaos.natsRestart();
     case 'switch-faults':
-      if (!request.faults) throw new Error('switch-faults without faults');
+      if (!request.faults) throw new ConfigError(['switch-faults needs --loss, --duplicate, --reorder or --delay-ns (or --clear)']);
       return chaos.switchFaults(request.target, request.faults, request.switchGrpc);
   }
 }

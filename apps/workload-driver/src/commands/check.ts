@@ -1,4 +1,4 @@
-import { protocolById } from '@lockfabric/lock-catalog';
+import { DEFAULT_PROTOCOL_ID, protocolById } from '@lockfabric/lock-catalog';
 import { ConfigError } from '@lockfabric/ports';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
 import { COST_MODEL_FLAGS, COST_MODEL_HELP, readCostModel } from '../cli/cost-model.js';
@@ -65,7 +65,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
   const jitterNs = reader.number('jitter-ns', 200, { min: 0 });
   const workers = reader.number('workers', 1, { integer: true, min: 1, max: 64 });
-  const protocol = reader.string('protocol', 'caslock');
+  const protocol = reader.string('protocol', DEFAULT_PROTOCOL_ID);
   const costModel = readCostModel(values, reader);
   // the catalog's error lists the ids (redlock, for one, runs only in the SmallBank bench)
   try {

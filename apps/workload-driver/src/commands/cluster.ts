@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { FISSLOCK_POLICIES, SWITCH_PROGRAMS } from '@lockfabric/config';
+import { DEFAULT_SWITCH_PROGRAM, switchProgramKind } from '@lockfabric/lock-catalog';
 import { MAX_RACKS } from '@lockfabric/ports';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { isAlive, readClusterState, startLocalCluster, stopLocalCluster } from '../cluster/local-cluster.js';
@@ -68,14 +69,14 @@ export async function clusterCommand(argv: readonly string[]): Promise<number> {
   const memoryNodes = reader.number('memory-nodes', 1, { integer: true, min: 1 });
   const lockCount = reader.number('lock-count', 1_048_576, { integer: true, min: 1 });
   const memoryIopsCap = reader.optionalNumber('mn-iops', { min: 1 });
-  const switchProgram = reader.string('switch-program', 'forward');
+  const switchProgram = reader.string('switch-program', DEFAULT_SWITCH_PROGRAM);
   const switchPolicy = typeof values['switch-policy'] === 'string' ? values['switch-policy'] : undefined;
   const switchLockCount = reader.optionalNumber('switch-lock-count', { integer: true, min: 1 });
   if (!SWITCH_PROGRAMS.includes(switchProgram as (typeof SWITCH_PROGRAMS)[number])) reader.problems.push(`--switch-program: expected one of ${SWITCH_PROGRAMS.join(', ')}, got ${JSON.stringify(switchProgram)}`);
   if (switchPolicy !== undefined && !FISSLOCK_POLICIES.includes(switchPolicy as (typeof FISSLOCK_POLICIES)[number])) reader.problems.push(`--switch-policy: expected one of ${FISSLOCK_POLICIES.join(', ')}, got ${JSON.stringify(switchPolicy)}`);
-  if ((switchPolicy !== undefined || switchLockCount !== undefined) && switchProgram !== 'fisslock') reader.problems.push('--switch-policy and --switch-lock-count apply to --switch-program fisslock only');
+  if ((switchPolicy !== undefined || switchLockCount !== undefined) && !switchProgramKind(switchProgram)?.takesDeciderSettings) reader.problems.push('--switch-policy and --switch-lock-count apply to --switch-program fisslock only');
   const racks = reader.number('racks', 1, { integer: true, min: 1, max: MAX_RACKS });
-  if (racks > 1 && switchProgram !== 'fisslock') reader.problems.push('--racks: only --switch-program fisslock partitions lock ids over several switches');
+  if (racks > 1 && !switchProgramKind(switchProgram)?.multiRack) reader.problems.push('--racks: only --switch-program fisslock partitions lock ids over several switches');
   reader.done();
   const switchSettings = { ...(switchPolicy === undefined ? {} : { policy: switchPolicy }), ...(switchLockCount === undefined ? {} : { lockCount: switchLockCount }) };
   const out = output(values['json'] === true);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { ClusterState, SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState, startLocalCluster, stopLocalCluster } from '../cluster/local-cluster.js';
 import { locateNatsServer } from '@lockfabric/nats-server';
+import { MissingToolError } from '../cluster/errors.js';
 
 /**
  * Clusters the CLI starts (demo, live bench, `cluster up`) suspect a member after 10 missed
@@ -48,7 +49,7 @@ export async function acquireLiveCluster(
     return { state: existing, release: async () => undefined, temporary: false, dir };
   }
   const natsUrl = process.env['NATS_URL'];
-  if (!natsUrl && !locateNatsServer()) throw new Error('the live substrate needs nats-server on PATH (apt-get install nats-server) or NATS_URL');
+  if (!natsUrl && !locateNatsServer()) throw new MissingToolError('nats-server', 'the live substrate needs nats-server on PATH (apt-get install nats-server) or NATS_URL');
   const tempDir = join(dir, '..', `run-${process.pid}`);
   out.note(`starting a temporary live cluster (logs in ${tempDir})…`);
   const state = await startLocalCluster({

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { availableProtocols } from '@lockfabric/lock-catalog';
+import { DEFAULT_SWITCH_PROGRAM, availableProtocols } from '@lockfabric/lock-catalog';
 import type { ProtocolDefinition } from '@lockfabric/locks-common';
 import { writeReport } from '@lockfabric/report';
 import type { DemoRunReport } from '@lockfabric/report';
@@ -180,7 +180,7 @@ async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: Workl
   }
   // One temporary cluster per switch program, started after the previous one stopped.
   const byProgram = new Map<string, ProtocolDefinition[]>();
-  for (const p of later) byProgram.set(p.switchProgram ?? 'forward', [...(byProgram.get(p.switchProgram ?? 'forward') ?? []), p]);
+  for (const p of later) byProgram.set(p.switchProgram ?? DEFAULT_SWITCH_PROGRAM, [...(byProgram.get(p.switchProgram ?? DEFAULT_SWITCH_PROGRAM) ?? []), p]);
   for (const [program, group] of byProgram) {
     const own = await acquireLiveCluster(join(DEFAULT_CLUSTER_DIR, '..', `demo-${program}`), out, switchProgramOf((group[0] as ProtocolDefinition).id, {}));
     try {

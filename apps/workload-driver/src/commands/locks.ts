@@ -1,6 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { UnaryClient, assertTransportSecurityMatches } from '@lockfabric/live';
 import { ConfigError } from '@lockfabric/ports';
+import { tableResetProtocolIds } from '@lockfabric/lock-catalog';
 import { DrainLockRequestSchema, LockAdminService, ResetTableRequestSchema } from '@lockfabric/wire';
 import type { LockTableTarget } from '@lockfabric/wire';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
@@ -45,7 +46,7 @@ export async function locksCommand(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const reader = new FlagReader(values);
-  const protocol = reader.string('protocol', 'dslr');
+  const protocol = reader.string('protocol', tableResetProtocolIds()[0]);
   const lockCount = reader.number('locks', 1024, { integer: true, min: 1 });
   const lock = reader.optionalNumber('lock', { integer: true, min: 0 });
   const timeoutMs = reader.number('timeout-ms', 10_000, { integer: true, min: 1 });

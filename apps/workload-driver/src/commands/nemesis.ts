@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { summarizeVerdict, writeHistoryJsonl } from '@lockfabric/check';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, errorMessage } from '@lockfabric/ports';
+import { DEFAULT_PROTOCOL_ID } from '@lockfabric/lock-catalog';
 import { timelineFromHistory, writeFaultReport } from '@lockfabric/report';
 import type { FaultReport, FaultWindow } from '@lockfabric/report';
 import { RealClock } from '@lockfabric/realtime';
@@ -111,7 +112,7 @@ export async function nemesisCommand(argv: readonly string[]): Promise<number> {
   if (spec.durationMs === undefined) reader.problems.push('--duration-ms: a nemesis run is bounded by time (--operations alone cannot place the faults)');
   if (spec.durationMs !== undefined && spec.durationMs < 2 * quietMs + faultDurationMs) reader.problems.push(`--duration-ms ${spec.durationMs}: too short for one fault of ~${faultDurationMs} ms between two quiet stretches of ${quietMs} ms`);
   reader.done();
-  const protocol = reader.string('protocol', 'caslock');
+  const protocol = reader.string('protocol', DEFAULT_PROTOCOL_ID);
   const out = output(values['json'] === true);
   const reportDir = reader.string('report', join('.lockfabric', 'nemesis', `${protocol}-seed${spec.seed}`));
   const command = ['lockfabric nemesis', ...workloadFlags(protocol, spec, protocolOptions), `--faults ${faults.join(',')}`, `--interval-ms ${intervalMs}`, `--fault-duration-ms ${faultDurationMs}`, `--quiet-ms ${quietMs}`, `--heal-budget-ms ${healBudgetMs}`].join(' ');

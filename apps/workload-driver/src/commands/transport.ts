@@ -10,6 +10,7 @@ import { locateNatsServer, startNatsServer } from '@lockfabric/nats-server';
 import { freePort } from '../cluster/local-cluster.js';
 import { renderTable } from '../report/table.js';
 import { output } from './context.js';
+import { MissingToolError } from '../cluster/errors.js';
 
 export const TRANSPORT_HELP = `lockfabric transport — the raw limits of this machine's transports
 
@@ -112,7 +113,7 @@ export async function transportCommand(argv: readonly string[]): Promise<number>
   const messages = reader.number('messages', 20_000, { integer: true, min: 100 });
   reader.done();
   const natsUrl = typeof values['nats-url'] === 'string' ? values['nats-url'] : process.env['NATS_URL'];
-  if (!natsUrl && !locateNatsServer()) throw new Error('measuring NATS needs nats-server on PATH (apt-get install nats-server) or --nats-url');
+  if (!natsUrl && !locateNatsServer()) throw new MissingToolError('nats-server', 'measuring NATS needs nats-server on PATH (apt-get install nats-server) or --nats-url');
   const out = output(values['json'] === true);
   out.note('measuring bare gRPC stream and NATS on this machine…');
   const figures = await measureTransport(messages, natsUrl);

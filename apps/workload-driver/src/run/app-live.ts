@@ -70,7 +70,7 @@ export async function loadAppData(memories: readonly ProcessRecord[], app: AppSp
 /** READ-only verbs over the driver's queue pairs: all the application check needs. */
 function readingVerbs(nodes: readonly DataNode[]): Verbs {
   const byNode = new Map(nodes.map((n) => [n.node, n]));
-  const unsupported = () => Promise.reject(new Error('the driver only reads application data'));
+  const unsupported = () => Promise.reject(new FabricAccessError('unsupported', 'the driver only reads application data'));
   return {
     post: unsupported,
     read: async (addr: RemoteAddr, length: number) => {
@@ -87,7 +87,7 @@ function readingVerbs(nodes: readonly DataNode[]): Verbs {
     maskedFaa: unsupported,
     isLocal: () => false,
     get cpu(): never {
-      throw new Error('the driver has no local memory');
+      throw new FabricAccessError('unsupported', 'the driver has no local memory');
     },
   };
 }

@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { checkHistory, clipExpiredLeases, clipFencedHolds, clipLostTableHolds, failureImpact, historyDigest } from '@lockfabric/check';
 import type { FailureImpact, HistoryEvent, Verdict } from '@lockfabric/check';
 import { MUTANT_KEEP_OLD_RUN_VERBS_OPTION, MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, SKIP_RELEASE_OPTION, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
-import { protocolById } from '@lockfabric/lock-catalog';
+import { protocolById, switchProgramKind } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
 import type { WorkRequest } from '@lockfabric/ports';
@@ -18,7 +18,7 @@ import { planNetLockQueues } from './netlock-allocation.js';
 import { DEFAULT_STRAGGLER_GRACE_MS, startOnNodes } from './node-start.js';
 import type { FailedNode, NodeRunPlan } from './node-start.js';
 import { addressOf } from './remote-cluster.js';
-import { SwitchControlClient } from './switch-control.js';
+import { SwitchAdmissionTimeoutError, SwitchControlClient } from './switch-control.js';
 import { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
 import { checkAppLive, loadAppData } from './app-live.js';
 import { iopsCapOf, memoryNicVerbs, nicFigures } from './memory-nic.js';
@@ -229,7 +229,7 @@ async function prepareSwitch(control: SwitchControlClient, protocol: ReturnType<
   }
   protocol.checkRunningSwitch?.(description, spec.locks, protocolOptions);
   await control.reset();
-  if (description.program !== 'netlock') return { program: description.program, hotLocks: 0, queueSlots: 0 };
+  if (!switchProgramKind(description.program)?.installsQueues) return { program: description.program, hotLocks: 0, queueSlots: 0 };
   const lengthOf = (name: string) => description.arrays.find((a) => a.name === name)?.length ?? 0;
   const queues = planNetLockQueues(spec, lengthOf('netlock.qmode'), lengthOf('netlock.qstate'));
   const installed = await control.installNetLockQueues(queues);
@@ -246,7 +246,7 @@ export async function awaitSwitchAdmission(control: Pick<SwitchControlClient, 'd
     const described = await control.describe();
     if (described.admissionOpen) return;
     if (Date.now() >= deadline) {
-      throw new Error(`the switch is still closed to stamped packets after ${timeoutMs} ms (admission epoch ${described.admissionEpoch}): the coordinator has not opened it — is it running, and has it published a membership view? (see its log)`);
+      throw new SwitchAdmissionTimeoutError(`the switch is still closed to stamped packets after ${timeoutMs} ms (admission epoch ${described.admissionEpoch}): the coordinator has not opened it — is it running, and has it published a membership view? (see its log)`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -93,6 +93,17 @@ export class NodePrepareError extends LockFabricError {
   }
 }
 
+/** A compute node's run failed (and the run does not tolerate node failures); the message is the node's. */
+export class NodeRunError extends LockFabricError {
+  readonly code = 'NODE_RUN';
+  constructor(
+    readonly node: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 const EMPTY: NodeOutcome = { history: [], result: undefined };
 const runMethod = rawMethodOf(ComputeNodeService.method.run);
 
@@ -158,7 +169,7 @@ export async function startOnNodes(plans: readonly NodeRunPlan[], options: Start
       const outcome = await run.outcome;
       if (options.tolerateNodeFailures) ended(outcome);
       if (!outcome.failure) return outcome;
-      if (!options.tolerateNodeFailures) throw new Error(outcome.failure.error);
+      if (!options.tolerateNodeFailures) throw new NodeRunError(outcome.failure.node, outcome.failure.error);
       failedNodes.push({ node: outcome.failure.node, error: outcome.failure.error, run: outcome.failure });
       return outcome;
     }),

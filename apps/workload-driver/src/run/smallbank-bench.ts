@@ -4,7 +4,7 @@ import { replayTxnLog, RunStats, SMALLBANK_DEFAULT_ACCOUNTS, SMALLBANK_INITIAL_B
 import type { SmallBankWorkloadSpec, TxnRunSpec, WorkloadSpec } from '@lockfabric/workloads';
 import { RealClock } from '@lockfabric/realtime';
 import { SeededRandom } from '@lockfabric/random';
-import { RedLockClient, SmallBankStore, checkSmallBank, expectedDeltas } from '@lockfabric/smallbank';
+import { REDLOCK_PROTOCOL_ID, RedLockClient, SmallBankStore, checkSmallBank, expectedDeltas } from '@lockfabric/smallbank';
 import type { SmallBankCheck } from '@lockfabric/smallbank';
 import type { FlagReader, Options } from '../cli/args.js';
 import { startRedisForCommand } from '../cluster/redis-process.js';
@@ -17,7 +17,7 @@ export const SMALLBANK_FLAGS: Options = {
 };
 
 /** The protocol id that runs SmallBank with RedLock over Redis instead of a LockFabric protocol. */
-export const REDLOCK = 'redlock';
+export const REDLOCK = REDLOCK_PROTOCOL_ID;
 
 /** `--accounts`, `--redis`, `--mutant-skip-lock`; problems go to the reader (exit 2). */
 export function readSmallBankWorkload(values: Record<string, unknown>, reader: FlagReader, isSmallBank: boolean): SmallBankWorkloadSpec | undefined {

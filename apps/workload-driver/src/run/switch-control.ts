@@ -2,6 +2,12 @@ import { create } from '@bufbuild/protobuf';
 import { UnaryClient } from '@lockfabric/live';
 import { DescribeSwitchRequestSchema, InstallNetLockQueuesRequestSchema, ResetSwitchRequestSchema, SwitchControlService } from '@lockfabric/wire';
 import type { DescribeSwitchResponse } from '@lockfabric/wire';
+import { LockFabricError } from '@lockfabric/ports';
+
+/** The coordinator did not open the switch to stamped packets in time (no membership view reached it). */
+export class SwitchAdmissionTimeoutError extends LockFabricError {
+  readonly code = 'SWITCH_ADMISSION_TIMEOUT';
+}
 
 /** A hot lock's queue as the driver installs it: slots [base, base + size). */
 export interface NetLockQueueSpec {

@@ -6,6 +6,8 @@ import type { ClusterState } from '../cluster/local-cluster.js';
 import { TRANSPORT_BENCH_CLUSTER } from '../cluster/nats-auth.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { addressOf } from './remote-cluster.js';
+import { FabricAccessError } from '@lockfabric/ports';
+import { ClusterStateError } from '../cluster/errors.js';
 
 /** The raw round trips a live bench divides by, measured in the same run (median and mean, µs). */
 export interface TransportFloor {
@@ -80,7 +82,7 @@ export async function measureClusterFloor(state: ClusterState, before?: Transpor
   let verbsPerSec: number;
   try {
     const region = (await qp.describe()).regions.find((r) => r.region === 0);
-    if (!region) throw new Error(`memory node at ${address} has no lock table (region 0)`);
+    if (!region) throw new FabricAccessError('unknown-region', `memory node at ${address} has no lock table (region 0)`);
     verbsPerSec = await memoryNodeVerbThroughput(qp, { op: 'read', addr: { node: memory.node, region: 0, rkey: region.rkey, offset: 0 }, length: 8 }, { messages: STREAM_MESSAGES });
   } finally {
     qp.close();
@@ -99,7 +101,7 @@ export async function measureClusterFloor(state: ClusterState, before?: Transpor
 
 function memoryNodeAddress(state: ClusterState): string {
   const memory = state.processes.find((p) => p.role === 'memory');
-  if (!memory) throw new Error('the live cluster has no memory node to measure the floor against');
+  if (!memory) throw new ClusterStateError('the live cluster has no memory node to measure the floor against');
   return addressOf(memory, memory.grpc);
 }
 

@@ -2,6 +2,7 @@ import { runQueueLockRecovery } from '@lockfabric/locks-common';
 import type { QueueRecoveryRun } from '@lockfabric/locks-common';
 import { NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
+import { QueueRecoveryNoResetterError } from '../errors.js';
 import type { DriverContext } from '../driver-context.js';
 import { BusQueueParticipant } from './bus-queue-participant.js';
 
@@ -88,7 +89,7 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
         deadNodes: member ? [member.node] : [],
         resetTable: async () => {
           const resetter = participants.find((p) => p.protocol !== undefined);
-          if (!resetter) throw new Error('no survivor to reset the lock table through');
+          if (!resetter) throw new QueueRecoveryNoResetterError(epoch);
           await resetter.reset(epoch);
         },
         nowNs: () => deps.clock.nowNs(),

@@ -63,7 +63,7 @@ describe('parlock', () => {
   });
 });
 
-// The seed sweep runs on the swarm runner (one generator, one checker path, issue 13): every
+// The seed sweep runs on the swarm runner (one generator, one checker path): every
 // seed draws its own workload and fault mix (pauses, node kills, memory restarts, partitions,
 // switch delay, a coordinator crash) and must be safe, then live after healing. CI's
 // e2e/tests/cli-check-swarm.test.ts runs seeds 1–200 through the CLI; these are the next 60.

@@ -14,6 +14,8 @@ export function createAlockClient(ports: ClientPorts, options?: ProtocolOptions,
 
 export const alock: ProtocolDefinition = {
   id: 'alock',
+  // Live: wait up to 200 ms for a successor's link before cutting the queue, so a slow but live one is not cut.
+  liveDefaults: { releaseLinkTimeoutNs: 200_000_000 },
   swarm: { pauses: 'beyond-lease', colocatedClients: true, nodeKill: true, partitions: true, options: alockSwarmOptions },
   summary: 'asymmetric lock: local (CPU-only) and remote (verbs) MCS cohorts with Peterson arbitration and budgets',
   fabric: 'verbs',

@@ -24,6 +24,17 @@ import type { ProtocolId } from '@lockfabric/ports';
 /** Every protocol LockFabric can run, by its DESIGN §10 id. */
 const PROTOCOLS: ReadonlyMap<ProtocolId, ProtocolDefinition> = new Map([caslock, dslr, dslrBackoff, mcs, drtm, shiftlock, declock, declockCql, alock, fisslock, netlock, srvlock, parlock, rmaRw, ncosed, sherman, rpc, traditional, traditionalRo].map((p) => [p.id, p]));
 
+/** The protocol a command runs when none is named: CASLock, the simplest RDMA lock. */
+export const DEFAULT_PROTOCOL_ID: ProtocolId = caslock.id;
+
+/**
+ * Protocols whose lock table the coordinator can reset and drain (LockAdmin: DSLR's counters are
+ * zeroed table-wide, DSLR §4.9); the first is the default of `lockfabric locks`.
+ */
+export function tableResetProtocolIds(): readonly [ProtocolId, ...ProtocolId[]] {
+  return [dslr.id, dslrBackoff.id];
+}
+
 export function availableProtocols(): ProtocolDefinition[] {
   return PROTOCOL_IDS.flatMap((id) => {
     const protocol = PROTOCOLS.get(id);

@@ -1,3 +1,4 @@
 export * from './catalog.js';
 export * from './switch-programs.js';
 export * from './node-services.js';
+export * from './program-kinds.js';

@@ -1,5 +1,7 @@
 import { ESLint } from 'eslint';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { PROTOCOL_IDS } from '@lockfabric/ports';
+import { switchProgramKinds } from '../src/index.js';
 import { describe, expect, it } from 'vitest';
 
 // Lints planted files (text only, never written) under the repository's own eslint.config.mjs:
@@ -33,5 +35,28 @@ describe('module boundaries (lint)', () => {
     const libToApp = await restrictedImports(eslint, 'libs/switch/src/planted.ts', "import { main } from '@lockfabric/workload-driver';\nexport const planted = main;\n");
     expect(libToApp).toHaveLength(1);
     expect(libToApp[0]).toContain('may not import an app');
+  }, 180_000);
+
+  it('rejects an app comparing a protocol id or switch program name; the id list matches the catalog', async () => {
+    const eslint = new ESLint({ cwd: root });
+    const syntax = async (file: string, text: string) => {
+      const [result] = await eslint.lintText(text, { filePath: `${root}${file}` });
+      return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+    };
+    // planted mutants: the branches this rule replaced with catalog lookups
+    const byId = await syntax('apps/compute-node/src/planted.ts', "export const planted = (protocol: string): boolean => protocol !== 'fisslock';\n");
+    expect(byId).toHaveLength(1);
+    expect(byId[0]).toContain('lock-catalog');
+    expect(await syntax('apps/workload-driver/src/commands/planted.ts', "export const planted = (p?: string): string => p ?? 'forward';\n")).toHaveLength(1);
+    expect(await syntax('apps/switch-dataplane/src/planted.ts', "export function planted(p: string): number {\n  switch (p) {\n    case 'netlock':\n      return 1;\n    default:\n      return 0;\n  }\n}\n")).toHaveLength(1);
+    expect(await syntax('apps/workload-driver/src/run/planted.ts', "export const planted = { 'dslr-backoff': 1 };\n")).toHaveLength(1);
+    // a bare throw in an app is still refused beside it (one no-restricted-syntax entry per file set)
+    expect(await syntax('apps/coordinator/src/planted.ts', "export function planted(): never {\n  throw new Error('x');\n}\n")).toHaveLength(1);
+    // what passes: type positions, words inside messages, tests, and the papers' experiment tables
+    expect(await syntax('apps/coordinator/src/planted.ts', "export type Planted = 'netlock' | 'queue';\nexport const planted = 'only the fisslock program';\n")).toEqual([]);
+    expect(await syntax('apps/compute-node/src/planted.test.ts', "export const planted = 'fisslock';\n")).toEqual([]);
+    expect(await syntax('apps/workload-driver/src/reproduce/papers/planted.ts', "export const planted = { protocol: 'dslr' };\n")).toEqual([]);
+    const config = (await import(pathToFileURL(`${root}eslint.config.mjs`).href)) as { PROTOCOL_NAME_LITERALS: readonly string[] };
+    expect([...config.PROTOCOL_NAME_LITERALS].sort()).toEqual([...PROTOCOL_IDS, ...switchProgramKinds().map((k) => k.name)].filter((id, i, all) => all.indexOf(id) === i).sort());
   }, 180_000);
 });

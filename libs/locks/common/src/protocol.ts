@@ -34,6 +34,12 @@ export interface ProtocolDefinition {
    * run's clients will send it, before any client starts. Absent: any running program will do.
    */
   checkRunningSwitch?(described: DescribedSwitchProgram, workloadLocks: number, options?: ProtocolOptions): void;
+  /**
+   * Options for the wall-clock substrates (live, embedded), where a verb over gRPC takes ~100 µs
+   * rather than the ~2 µs of RDMA hardware the papers' defaults assume; `--opt` flags win over
+   * them. Absent: the protocol's own defaults serve there too.
+   */
+  readonly liveDefaults?: ProtocolOptions;
   /** Servers the protocol runs on nodes beside its clients (agent pools, lock servers, recovery). */
   readonly services?: ProtocolServices;
   /** The faults `check --swarm` injects into this protocol; jitter and healing only when absent. */

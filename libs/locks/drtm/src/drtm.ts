@@ -226,6 +226,8 @@ export class DrtmClient implements LockClient<DrtmGrant> {
 
 export const drtm: ProtocolDefinition = {
   id: 'drtm',
+  // Live: a lease long enough for a verb over gRPC (~100 µs, not RDMA's ~2 µs), clocks as loose as processes'.
+  liveDefaults: { leaseMs: 50, driftNs: 1_000_000, txMarginNs: 20_000_000 },
   // Write locks have no lease: a dead writer keeps its lock (DrTM relies on its transaction layer).
   // Clocks may be off by up to 40 µs between nodes, inside the default Δ = 50 µs (driftNs).
   swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true, clockSkewNs: 40_000 },

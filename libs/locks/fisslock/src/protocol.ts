@@ -40,6 +40,10 @@ export function createFissLockClient(ports: ClientPorts, options?: ProtocolOptio
 
 export const fisslock: ProtocolDefinition = {
   id: 'fisslock',
+  // Live: the timers assume a switch round trip of a few µs; over NATS one takes 1–50 ms on a loaded
+  // machine, so with these sim defaults every attempt would time out before its GRANT. The RTO stays
+  // well above a loaded round trip: spurious resends feed the duplicate paths (README).
+  liveDefaults: { rtoNs: 250_000_000, attemptTimeoutNs: 2_000_000_000, starvePeriodNs: 20_000_000 },
   // A dead machine's agents are rebuilt by the coordinator's S1–S3 (in sim too). Loss and duplication
   // can leave a lock for the per-lock repair that the agent pool's stuck-lock watchdog asks for
   // (FissLock §7; check --swarm --protocol fisslock --first-seed 24 under 'lossy'), which sim does

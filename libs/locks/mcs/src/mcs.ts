@@ -466,6 +466,8 @@ function u64Bytes(value: bigint): Uint8Array {
 
 export const mcs: ProtocolDefinition = {
   id: 'mcs',
+  // Live: wait up to 200 ms for a successor's link before cutting the queue, so a slow but live one is not cut.
+  liveDefaults: { releaseLinkTimeoutNs: 200_000_000 },
   // A dead node's holders and waiters are repaired by the coordinator's queue-lock recovery.
   swarm: { nodeKill: true, pauses: 'beyond-lease', memoryRestart: true, partitions: true },
   summary: 'RDMA MCS queue lock: fetch-and-store on the tail, WRITE handover into queue nodes in descriptor slots (mutex: shared acquires are held exclusively)',

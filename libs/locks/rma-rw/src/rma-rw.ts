@@ -225,6 +225,8 @@ function counters(addr: RemoteAddr): RemoteAddr {
 
 export const rmaRw: ProtocolDefinition = {
   id: 'rma-rw',
+  // Live: a 200 ms successor-link wait (as MCS) and reader polls near one live round trip.
+  liveDefaults: { releaseLinkTimeoutNs: 200_000_000, pollIntervalNs: 50_000 },
   // No lease and no repair: a crashed holder (writer or reader) keeps the lock (README "Failures").
   swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true },
   summary: 'RMA-RW: MCS queue for writers plus reader counters, read-preferring, writer phases of up to 16 handovers',

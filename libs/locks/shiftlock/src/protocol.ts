@@ -6,6 +6,9 @@ import { ShiftLockRecoveryServer } from './recovery-server.js';
 
 export const shiftlock: ProtocolDefinition = {
   id: 'shiftlock',
+  // Live: T_lease 10 ms assumes RDMA hold times; a loaded live node stalls for tens of ms, and every
+  // stall past 3·T_lease resets a lock under a live holder (fenced, but the hold is lost).
+  liveDefaults: { leaseMs: 100 },
   // Lease-based failure detection and era-fenced reset recover dead holders and waiters (ShiftLock §3.5).
   // T_lease short enough that 3·T_lease detection fits a small run's heal budget.
   swarm: { crashes: true, nodeKill: true, memoryRestart: true, pauses: 'beyond-lease', options: (random) => ({ leaseMs: [0.5, 1, 2][random.int(3)]! }) },

@@ -1,4 +1,4 @@
-import { LockFabricError } from '@lockfabric/ports';
+import { LockFabricError, errorMessage } from '@lockfabric/ports';
 import type { AnyValue, KeyValue } from './gen/opentelemetry/proto/common/v1/common_pb.js';
 import type { Resource } from './gen/opentelemetry/proto/resource/v1/resource_pb.js';
 
@@ -82,6 +82,6 @@ export function decoding<T>(what: string, decode: () => T): T {
     return decode();
   } catch (error) {
     if (error instanceof OtlpDecodeError) throw error;
-    throw new OtlpDecodeError(`bad OTLP ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new OtlpDecodeError(`bad OTLP ${what}: ${errorMessage(error)}`, { cause: error });
   }
 }

@@ -10,13 +10,15 @@ export function encodeAppSpec(app: AppSpec): string {
 }
 
 export function decodeAppSpec(text: string): AppSpec {
+  const refuse = (why: string) => new ConfigError([`option ${APP_WIRE_OPTION} is not an application spec: ${why}`]);
+  let app: unknown;
   try {
-    const app = JSON.parse(text) as AppSpec;
-    if (typeof app !== 'object' || app === null) throw new Error('not an object');
-    return app;
+    app = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError([`option ${APP_WIRE_OPTION} is not an application spec: ${errorMessage(error)}`]);
+    throw refuse(errorMessage(error));
   }
+  if (typeof app !== 'object' || app === null) throw refuse('not an object');
+  return app as AppSpec;
 }
 
 /** A compute node's application log as JSON (tags as hex strings: JSON has no 64-bit integers). */

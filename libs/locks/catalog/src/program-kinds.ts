@@ -1,0 +1,74 @@
+import { fissLockDecider } from '@lockfabric/lock-fisslock';
+import type { FissLockDecider, FissLockPolicy } from '@lockfabric/lock-fisslock';
+import { netlockProgram } from '@lockfabric/lock-netlock';
+import type { NetLockProgram } from '@lockfabric/lock-netlock';
+import type { SwitchProgramName } from '@lockfabric/locks-common';
+import { forwardProgram } from '@lockfabric/switch';
+import type { SwitchProgram } from '@lockfabric/switch';
+
+/** Settings of a program that decides locks in registers (`switch.policy`, `switch.lockCount`, `switch.fallbackNodes`). */
+export interface DeciderSettings {
+  readonly policy?: FissLockPolicy;
+  /** Locks decided on the switch (ids at or above it go to the fallback lock managers). */
+  readonly lockCount?: number;
+  /** Machines of the fallback lock managers, for out-of-range packets that name no destination. */
+  readonly fallbackNodes?: readonly number[];
+}
+
+/**
+ * One switch program of this build, described by what it can do rather than by its name, so that
+ * the switch data plane and the CLI ask these questions instead of comparing program names.
+ */
+export interface SwitchProgramKind {
+  readonly name: SwitchProgramName;
+  /** Takes {@link DeciderSettings} (the FissLock decider); any other program refuses them. */
+  readonly takesDeciderSettings: boolean;
+  /** Lock ids partition over one switch per rack (FissLock §5.4). */
+  readonly multiRack: boolean;
+  /** The control plane installs its hot-lock queues before a run (NetLock's hot-lock allocation). */
+  readonly installsQueues: boolean;
+  create(settings: DeciderSettings): SwitchProgram;
+}
+
+const KINDS: readonly SwitchProgramKind[] = [
+  { name: 'forward', takesDeciderSettings: false, multiRack: false, installsQueues: false, create: () => forwardProgram() },
+  // Live NetLock starts with no hot-lock queues: the lock server serves every lock until an
+  // allocation is installed through the control plane (sim profiles a pre-run trace instead).
+  { name: 'netlock', takesDeciderSettings: false, multiRack: false, installsQueues: true, create: () => netlockProgram() },
+  {
+    name: 'fisslock',
+    takesDeciderSettings: true,
+    multiRack: true,
+    installsQueues: false,
+    // Without a lock count, the decider at its full capacity (1.68 M locks in 12 MAUs).
+    create: (s) =>
+      fissLockDecider({
+        ...(s.policy === undefined ? {} : { policy: s.policy }),
+        ...(s.lockCount === undefined ? {} : { lockCount: s.lockCount }),
+        ...(s.fallbackNodes === undefined ? {} : { fallbackNodes: s.fallbackNodes }),
+      }),
+  },
+];
+
+/** The program a switch runs when none is named: plain forwarding, no locks in the switch. */
+export const DEFAULT_SWITCH_PROGRAM: SwitchProgramName = 'forward';
+
+/** Every switch program this build can load. */
+export function switchProgramKinds(): readonly SwitchProgramKind[] {
+  return KINDS;
+}
+
+/** The program called `name`, or undefined when this build has none by that name. */
+export function switchProgramKind(name: string): SwitchProgramKind | undefined {
+  return KINDS.find((k) => k.name === name);
+}
+
+/** The loaded program is the FissLock decider (Describe reports its capacity and policy). */
+export function isFissLockDecider(program: SwitchProgram): program is FissLockDecider {
+  return program.name === 'fisslock' && typeof (program as Partial<FissLockDecider>).lockCount === 'function';
+}
+
+/** The loaded program is NetLock's (its control plane installs queues and purges machines). */
+export function isNetLockProgram(program: SwitchProgram): program is NetLockProgram {
+  return program.name === 'netlock' && typeof (program as Partial<NetLockProgram>).install === 'function';
+}
