@@ -64,4 +64,4 @@ export { GrpcCallError, UnaryClient, grpcError, unaryHandler, type GrpcError, ty
 export { FenceTable, fencedDetail, refuseFenced, type Fence, type FenceTableOptions, type ViewMember } from './fence-table.js';
 export { followFences, type FenceFeed, type FenceFeedOptions } from './fence-feed.js';
 export * from './tls/index.js';
-export { MUTANT_LOCAL_VERBS_OPTION, SKIP_RELEASE_OPTION, hostRunOptions, type HostRunOptions } from './run-options.js';
+export { MUTANT_KEEP_OLD_RUN_VERBS_OPTION, MUTANT_LOCAL_VERBS_OPTION, SKIP_RELEASE_OPTION, hostRunOptions, type HostRunOptions } from './run-options.js';

@@ -47,6 +47,8 @@ const prepareMethod = rawMethodOf(ComputeNodeService.method.prepare);
 const describeMethod = rawMethodOf(ComputeNodeService.method.describe);
 const PROGRESS_INTERVAL_MS = 250;
 const HISTORY_FLUSH_MS = 50;
+/** How long a new run waits for the previous run's verbs already on their way (none, normally). */
+const OLD_RUN_DRAIN_MS = 2_000;
 
 export interface RunServiceDeps {
   readonly node: NodeId;
@@ -239,6 +241,13 @@ export class ComputeRunService {
     const computeNodeIds = Object.keys(request.peers).map(Number).filter((id) => !memoryNodeIds.includes(id));
     if (!computeNodeIds.includes(this.deps.node) && !this.deps.hostsTable) computeNodeIds.push(this.deps.node);
     computeNodeIds.sort((a, b) => a - b);
+    // The previous run's clients may still be running (a waiter that gave up watches its queue
+    // node for a grant that never comes); this run's clients reuse those queue nodes. Their verbs
+    // are refused from here on, and those already on their way land before this run starts.
+    if (!host.mutantKeepOldRunVerbs) {
+      this.gate.replaceRun(request.runId);
+      if (!(await this.gate.drain(OLD_RUN_DRAIN_MS))) this.deps.logger.warn(`compute node ${this.deps.node}: ${this.gate.inflightBatches} verb batch(es) of the previous run still in flight after ${OLD_RUN_DRAIN_MS} ms; preparing run ${request.runId} anyway`);
+    }
     // The previous run's node service stops before this run's starts: both would answer the same packets.
     await this.stopLingering();
     // Mail still queued for this node's clients is the previous run's: with the barrier no client

@@ -38,6 +38,20 @@ describe('VerbGate', () => {
     expect((await next).map((c) => c.status)).toStrictEqual(['ok']);
   });
 
+  it("replaceRun refuses the earlier run's clients with a reason naming the new run; the new run's pass", async () => {
+    const gate = new VerbGate(2);
+    const fabric = heldFabric();
+    const leftover = gate.open(fabric.post);
+    gate.replaceRun('run-7');
+    const refused = await leftover([read]);
+    expect(fabric.sent).toHaveLength(0);
+    expect(refused[0]).toMatchObject({ status: 'unreachable', detail: expect.stringMatching(/run run-7 replaced the run/) as unknown });
+    const current = gate.open(fabric.post)([read]);
+    expect(fabric.sent).toHaveLength(1);
+    fabric.completeAll();
+    expect((await current).map((c) => c.status)).toStrictEqual(['ok']);
+  });
+
   it('drain waits for the batches in flight, and reports when they outlast the bound', async () => {
     const gate = new VerbGate(2);
     const fabric = heldFabric();

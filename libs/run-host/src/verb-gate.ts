@@ -7,10 +7,15 @@ export type PostFn = (batch: readonly WorkRequest[], options?: PostOptions) => P
  * posts through a gate opened before `retire` complete `unreachable` without leaving the node, and
  * `drain` waits for the batches already on their way. Together they ensure no verb of the retired
  * incarnation reaches a memory node after the next incarnation has been admitted there.
+ *
+ * `replaceRun` closes the gates the same way when the next run is prepared: a client of an earlier
+ * run may still be running (an MCS waiter that gave up keeps watching its queue node for a grant
+ * that a cut queue never sends), and the next run's client of the same index reuses that queue
+ * node, so such a leftover would act on the new run's locks.
  */
 export class VerbGate {
   private generation = 0;
-  private reason = '';
+  private refusal = '';
   private inflight = 0;
 
   constructor(private readonly node: number) {}
@@ -29,7 +34,7 @@ export class VerbGate {
     const settled = () => void this.inflight--;
     return (batch, options) => {
       if (generation !== this.generation) {
-        const detail = `aborted: compute node ${this.node} was declared dead and rejoined (${this.reason}); this client's verbs are refused locally`;
+        const detail = this.refusal;
         return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail })));
       }
       let done: Promise<Completion[]>;
@@ -44,10 +49,19 @@ export class VerbGate {
     };
   }
 
-  /** Closes every gate opened so far. */
+  /** Closes every gate opened so far: this node's incarnation was declared dead. */
   retire(reason: string): void {
+    this.close(`compute node ${this.node} was declared dead and rejoined (${reason})`);
+  }
+
+  /** Closes every gate opened so far: their clients belong to a run that `runId` replaces. */
+  replaceRun(runId: string): void {
+    this.close(`run ${runId} replaced the run this client belonged to`);
+  }
+
+  private close(why: string): void {
     this.generation++;
-    this.reason = reason;
+    this.refusal = `aborted: ${why}; this client's verbs are refused locally`;
   }
 
   /** Waits until no batch is in flight, at most `timeoutMs`; true when drained. */

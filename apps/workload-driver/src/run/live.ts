@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { checkHistory, clipExpiredLeases, clipFencedHolds, clipLostTableHolds, failureImpact, historyDigest } from '@lockfabric/check';
 import type { FailureImpact, HistoryEvent, Verdict } from '@lockfabric/check';
-import { MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, SKIP_RELEASE_OPTION, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { MUTANT_KEEP_OLD_RUN_VERBS_OPTION, MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, SKIP_RELEASE_OPTION, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
@@ -72,6 +72,8 @@ export interface LiveRunOptions {
   readonly skipReleaseProbability?: number;
   /** Test-only: the memory node's clients reach its table with verbs (MUTANT_LOCAL_VERBS_OPTION). */
   readonly mutantLocalVerbs?: boolean;
+  /** Test-only: compute nodes leave the previous run's clients' verbs open (MUTANT_KEEP_OLD_RUN_VERBS_OPTION). */
+  readonly mutantKeepOldRunVerbs?: boolean;
 }
 
 /** What one group of clients did, with its own latency and verbs: local (on the memory node) or remote. */
@@ -276,6 +278,7 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
     const nodeSpec: WorkloadSpec = { ...spec, clients: shares[k]!, ...(opShares ? { operations: opShares[k]! } : {}), seed: spec.seed + k * 7919 };
     const hostOptions: Record<string, string> = options.mutantLocalVerbs && compute.role === 'memory' ? { [MUTANT_LOCAL_VERBS_OPTION]: 'true' } : {};
     if (options.skipReleaseProbability) hostOptions[SKIP_RELEASE_OPTION] = String(options.skipReleaseProbability);
+    if (options.mutantKeepOldRunVerbs) hostOptions[MUTANT_KEEP_OLD_RUN_VERBS_OPTION] = 'true';
     const request = create(RunRequestSchema, {
       runId: `run-${started}`,
       spec: runSpecToWire({ protocol: protocol.id, workload: nodeSpec, options: { ...stringify(options.protocolOptions), ...hostOptions } }),

@@ -1,5 +1,6 @@
 import { caslock } from '@lockfabric/lock-caslock';
 import { describe, expect, it } from 'vitest';
+import { swarmMix } from './case.js';
 import { runSwarmSeed } from './run.js';
 
 // A protocol's own sweep runs on the swarm's generator and judge, adding a workload change and a
@@ -22,5 +23,21 @@ describe('swarm seed extras', () => {
     const judged = await runSwarmSeed(caslock, 3, {}, { judge: () => undefined });
     expect(judged.failure).toBeUndefined();
     expect(judged.digest).toBe(plain.digest);
+  });
+
+  it('minColocatedClients puts that many clients on the memory node, unless the mix restarts it', async () => {
+    // caslock's profile places nobody on the memory node; seed 2 draws no restart, seed 1 does.
+    expect(swarmMix(caslock, 2).memoryRestart).toBeUndefined();
+    expect(swarmMix(caslock, 1).memoryRestart).toBeDefined();
+    const onMemoryNode = (history: readonly { readonly client: string }[]) => new Set(history.filter((e) => e.client.startsWith('0/')).map((e) => e.client)).size;
+    let seen: number | undefined;
+    const raised = await runSwarmSeed(caslock, 2, {}, { minColocatedClients: 2, judge: (run) => ((seen = onMemoryNode(run.history.events())), undefined) });
+    expect(seen).toBe(2);
+    expect(raised.description).toContain('test-colocated=2');
+    const plain = await runSwarmSeed(caslock, 2, {}, { judge: (run) => ((seen = onMemoryNode(run.history.events())), undefined) });
+    expect(seen).toBe(0);
+    expect(plain.description).not.toContain('test-colocated');
+    const restarted = await runSwarmSeed(caslock, 1, {}, { minColocatedClients: 2 });
+    expect(restarted.description).not.toContain('test-colocated');
   });
 });

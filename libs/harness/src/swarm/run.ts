@@ -77,6 +77,11 @@ export interface SwarmSeedExtras {
   readonly trace?: Trace;
   /** Keep the lock words this long after the workload ended, before healing (`run.lockWords`, for the judge). */
   readonly lockWordsAfterMs?: number;
+  /**
+   * At least this many clients on the memory node (ALock's sweep wants both cohorts in every
+   * seed). A mix with a memory restart keeps its draw: the restart does not model co-located clients.
+   */
+  readonly minColocatedClients?: number;
   /** Judged after exclusion, before liveness: a message is a safety failure. */
   readonly judge?: (run: InMemoryRunResult, mix: SwarmMix) => string | undefined;
 }
@@ -86,8 +91,7 @@ export interface SwarmSeedExtras {
  * over the ones the profile draws; the reproduction line carries them.
  */
 export async function runSwarmSeed(protocol: ProtocolDefinition, seed: number, base: ProtocolOptions = {}, extras: SwarmSeedExtras = {}): Promise<SwarmSeedResult> {
-  const drawn = swarmMix(protocol, seed, base);
-  const mix = extras.spec ? { ...drawn, spec: { ...drawn.spec, ...extras.spec }, description: `${drawn.description} test-spec=${JSON.stringify(extras.spec)}` } : drawn;
+  const mix = withExtras(swarmMix(protocol, seed, base), extras);
   const reproduce = swarmReproduction(protocol.id, seed, base);
   const head = { protocol: protocol.id, seed, description: mix.description };
   try {
@@ -111,6 +115,15 @@ export async function runSwarmSeed(protocol: ProtocolDefinition, seed: number, b
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
     return { ...head, digest: '', simEvents: 0, failure: { kind: 'error', detail, reproduce } };
   }
+}
+
+/** The seed's mix with the extras' workload changes, each named in its description. */
+function withExtras(drawn: SwarmMix, extras: SwarmSeedExtras): SwarmMix {
+  let mix = drawn;
+  if (extras.spec) mix = { ...mix, spec: { ...mix.spec, ...extras.spec }, description: `${mix.description} test-spec=${JSON.stringify(extras.spec)}` };
+  const atLeast = Math.min(extras.minColocatedClients ?? 0, mix.spec.clients);
+  if (atLeast > mix.colocatedClients && !mix.memoryRestart) mix = { ...mix, colocatedClients: atLeast, description: `${mix.description} test-colocated=${atLeast}` };
+  return mix;
 }
 
 /** Exit status of a set of results: a safety failure beats an error beats a liveness failure. */

@@ -5,6 +5,7 @@ import { AlockClient } from './alock-client.js';
 import { ENTRY_BYTES } from './layout.js';
 import type { AlockObserver } from './observer.js';
 import { ALOCK_OPTION_HELP, readAlockOptions } from './options.js';
+import { alockSwarmOptions } from './swarm-options.js';
 
 /** A client whose protocol steps are reported to `observer` (tests check the spec's invariants with it). */
 export function createAlockClient(ports: ClientPorts, options?: ProtocolOptions, observer?: AlockObserver): AlockClient {
@@ -13,7 +14,7 @@ export function createAlockClient(ports: ClientPorts, options?: ProtocolOptions,
 
 export const alock: ProtocolDefinition = {
   id: 'alock',
-  swarm: { pauses: 'beyond-lease', colocatedClients: true, nodeKill: true, partitions: true },
+  swarm: { pauses: 'beyond-lease', colocatedClients: true, nodeKill: true, partitions: true, options: alockSwarmOptions },
   summary: 'asymmetric lock: local (CPU-only) and remote (verbs) MCS cohorts with Peterson arbitration and budgets',
   fabric: 'verbs',
   capabilities: ['local-cpu-access'],

@@ -1,42 +1,41 @@
 import { runInMemory } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
 import { alock } from '../src/index.js';
-import { describeCase, runSwarmCase, swarmCase } from './support/swarm.js';
+import { FAULT_FREE, runAlockSeed } from './support/swarm-judge.js';
 
 /**
- * 500 seeds of mixed local and remote clients (every seed has both), each seed its own mix of
- * clients, locks, budgets, poll periods, schedule jitter, compute and memory nodes, and timeouts.
- * Every run must pass the history checker (exclusion, liveness: each acquire ok or a typed failure)
- * and ALock's own invariants over the protocol steps (I1, I5, I6 bounded overtaking, I7, I10).
+ * Swarm seeds (the one generator and judge every protocol's sweep uses) with no fault ALock's
+ * profile claims, at least one client on the memory node in every seed, and ALock's options drawn
+ * per seed (budgets, poll periods, Peterson read shape, same-node stores). Every seed must pass the
+ * swarm's judge (exclusion, every acquire ok or typed, every lock acquirable after the run) and
+ * ALock's invariants over the protocol steps (I1, I5, I6 bounded overtaking, I7, I10). Seeds
+ * 201 on: CI's `check --swarm` runs 1–200 with ALock's faults. A fifth of the seeds use 20 µs
+ * acquire timeouts, so waiters give up while queued.
  */
-const SEEDS = Number(process.env.LOCKFABRIC_SIM_SEEDS ?? 500); // more seeds: LOCKFABRIC_SIM_SEEDS=5000
+const FIRST = 201;
+const SEEDS = Number(process.env.LOCKFABRIC_SIM_SEEDS ?? 200); // more seeds: LOCKFABRIC_SIM_SEEDS=2000
 const CHUNK = 100;
+const spec = (seed: number) => ({ timeoutMs: seed % 5 === 0 ? 0.02 : 20 });
 
-const totals = { acquires: 0, failedAcquires: 0, abandoned: 0, headWaits: 0, reacquired: 0, passed: 0, localOnlyVerbs: 0, singleNodeSeeds: 0 };
+const totals = { acquires: 0, failedAcquires: 0, abandoned: 0, headWaits: 0, reacquired: 0, passed: 0, memoryNodeVerbs: 0 };
 
-describe('alock: simulation sweep, local and remote clients together', () => {
-  for (let first = 1; first <= SEEDS; first += CHUNK) {
-    const last = Math.min(SEEDS, first + CHUNK - 1);
+describe('alock: swarm seeds, local and remote clients together', () => {
+  for (let first = FIRST; first < FIRST + SEEDS; first += CHUNK) {
+    const last = Math.min(FIRST + SEEDS - 1, first + CHUNK - 1);
     it(`seeds ${first}–${last}: no violations, every acquire completes or fails typed, invariants hold`, async () => {
       const failures: string[] = [];
       for (let seed = first; seed <= last; seed++) {
-        const c = swarmCase(seed);
-        const result = await runSwarmCase(c);
-        const { run, invariants } = result;
-        const failedTyped = run.verdict.liveness.counts.acquiresFailed;
-        const ok = run.verdict.ok && !run.cutOff && invariants.ok && invariants.maxOvertakes <= Math.max(c.protocolOptions.localBudget, c.protocolOptions.remoteBudget);
-        if (!ok) failures.push(describeCase(c, result));
+        const { result, run, invariants } = await runAlockSeed(seed, { swarm: FAULT_FREE, spec: spec(seed) });
+        if (result.failure) failures.push(`${result.description}\n  ${result.failure.kind}: ${result.failure.detail}`);
+        if (!run || !invariants) continue;
         totals.acquires += run.verdict.liveness.counts.acquiresOk;
-        totals.failedAcquires += failedTyped;
+        totals.failedAcquires += run.verdict.liveness.counts.acquiresFailed;
         totals.abandoned += invariants.abandoned;
         totals.headWaits += invariants.headWaits;
         totals.reacquired += invariants.entries.reacquired;
         totals.passed += invariants.entries.passed;
-        if (c.memoryNodes === 1) {
-          // Every co-located client is local to every lock: the memory node must never initiate a verb.
-          totals.singleNodeSeeds++;
-          for (const counters of Object.values(run.nicCounters)) totals.localOnlyVerbs += counters.byInitiator['0']?.verbs ?? 0;
-        }
+        // Local clients reach the lock with CPU instructions: the memory node (0) never initiates a verb.
+        for (const counters of Object.values(run.nicCounters)) totals.memoryNodeVerbs += counters.byInitiator['0']?.verbs ?? 0;
       }
       expect(failures, failures.join('\n')).toEqual([]);
     }, 180_000);
@@ -48,8 +47,7 @@ describe('alock: simulation sweep, local and remote clients together', () => {
     expect(totals.reacquired).toBeGreaterThan(SEEDS * 10);
     expect(totals.headWaits).toBeGreaterThan(SEEDS * 20);
     expect(totals.abandoned).toBeGreaterThan(SEEDS);
-    expect(totals.singleNodeSeeds).toBeGreaterThan(SEEDS * 0.6);
-    expect(totals.localOnlyVerbs).toBe(0);
+    expect(totals.memoryNodeVerbs).toBe(0);
   });
 });
 

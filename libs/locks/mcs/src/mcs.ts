@@ -42,6 +42,8 @@ export interface McsOptions {
   readonly mutantSkipNodeReset: boolean;
   /** Test-only mutant: hand the lock over (and take a handover) on a queue whose lock table was lost. */
   readonly mutantHandoverAcrossRestart: boolean;
+  /** Test-only mutant: a failed enqueue swap did not run, so its queue node is reused as it was. */
+  readonly mutantReuseAfterFailedSwap: boolean;
 }
 
 /**
@@ -59,6 +61,7 @@ export const MCS_OPTION_HELP = {
   mutantUnboundedReleaseWait: 'test-only: wait for the successor link forever, as before the fix (hangs if the successor died)',
   mutantSkipNodeReset: 'test-only: reuse a queue node without clearing it (broken on purpose)',
   mutantHandoverAcrossRestart: 'test-only: hand over and take grants on a queue whose memory node restarted (broken on purpose)',
+  mutantReuseAfterFailedSwap: 'test-only: reuse a queue node whose enqueue swap failed under the same link generation (broken on purpose)',
 };
 
 export function readMcsOptions(options?: ProtocolOptions): McsOptions {
@@ -71,6 +74,7 @@ export function readMcsOptions(options?: ProtocolOptions): McsOptions {
     mutantUnboundedReleaseWait: reader.boolean('mutantUnboundedReleaseWait', false),
     mutantSkipNodeReset: reader.boolean('mutantSkipNodeReset', false),
     mutantHandoverAcrossRestart: reader.boolean('mutantHandoverAcrossRestart', false),
+    mutantReuseAfterFailedSwap: reader.boolean('mutantReuseAfterFailedSwap', false),
   };
   reader.done();
   return parsed;
@@ -228,7 +232,10 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
       const swap = verbs.maskedCas(addr, 8, 0n, me, 0n, ALL_BITS, { lock });
       [, previous] = await Promise.all([Promise.all(resets), swap]);
     } catch (error) {
-      // A failed status means the verb did not run: the node never entered the queue.
+      // A failed swap may still have run (live: a queue pair's broken stream fails every
+      // outstanding request, answered or not), leaving this node in the tail where a successor
+      // links into it. Bump its generation so such a link is stale when the node is reused.
+      if (!this.options.mutantReuseAfterFailedSwap) this.generations[index] = ((this.generations[index] ?? 0) + 1) % GENERATION_COUNT;
       this.nodes[index] = { kind: 'free' };
       throw error;
     }
@@ -378,6 +385,11 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
   /** True when a memory node this client's verbs were bound to has restarted since (never under the mutant). */
   private tableLost(): boolean {
     return !this.options.mutantHandoverAcrossRestart && (this.ports.tables?.lost() ?? false);
+  }
+
+  /** True when a successor of this generation has linked in behind the grant's queue node (RMA-RW's phase decision). */
+  async successorLinked(grant: McsGrant): Promise<boolean> {
+    return (await this.loadLink(grant.queueNode)) !== FREE;
   }
 
   /** The successor link of queue node `index`; FREE when unset or stale (an older generation's). */

@@ -17,6 +17,10 @@ export interface RmaRwOptions {
   readonly releaseLinkTimeoutNs: number;
   /** Test-only mutant: a writer raises the flag and holds without waiting for readers inside to leave. */
   readonly mutantSkipDrain: boolean;
+  /** Test-only mutant: any word in the queue node's `next` counts as a linked successor, stale links too. */
+  readonly mutantRawSuccessorCheck: boolean;
+  /** Passed to the writers' MCS queue: a failed enqueue swap's node is reused under the same link generation. */
+  readonly mutantReuseAfterFailedSwap: boolean;
 }
 
 export const RMA_RW_OPTION_HELP = {
@@ -25,6 +29,8 @@ export const RMA_RW_OPTION_HELP = {
   pollIntervalNs: 'ns between two READs of the counters while waiting (default 500)',
   releaseLinkTimeoutNs: `the writers' MCS queue: ns a release waits for an enqueued successor to link in (default ${DEFAULT_RELEASE_LINK_TIMEOUT_NS})`,
   mutantSkipDrain: 'test-only: writers hold without waiting for readers to leave (broken on purpose)',
+  mutantRawSuccessorCheck: 'test-only: a stale link in the queue node counts as a successor, so the phase stays open (broken on purpose)',
+  mutantReuseAfterFailedSwap: "test-only: the writers' MCS queue reuses a node whose enqueue swap failed as it was (broken on purpose)",
 };
 
 export function readRmaRwOptions(options?: ProtocolOptions): RmaRwOptions {
@@ -35,6 +41,8 @@ export function readRmaRwOptions(options?: ProtocolOptions): RmaRwOptions {
     pollIntervalNs: reader.number('pollIntervalNs', 500, { min: 1 }),
     releaseLinkTimeoutNs: reader.number('releaseLinkTimeoutNs', DEFAULT_RELEASE_LINK_TIMEOUT_NS, { min: 1 }),
     mutantSkipDrain: reader.boolean('mutantSkipDrain', false),
+    mutantRawSuccessorCheck: reader.boolean('mutantRawSuccessorCheck', false),
+    mutantReuseAfterFailedSwap: reader.boolean('mutantReuseAfterFailedSwap', false),
   };
   reader.done();
   return parsed;
@@ -69,7 +77,10 @@ export class RmaRwClient implements LockClient<RmaRwGrant> {
     private readonly ports: ClientPorts,
     private readonly options: RmaRwOptions,
   ) {
-    this.queue = new McsClient(ports, readMcsOptions({ pollIntervalNs: options.pollIntervalNs, releaseLinkTimeoutNs: options.releaseLinkTimeoutNs }));
+    this.queue = new McsClient(
+      ports,
+      readMcsOptions({ pollIntervalNs: options.pollIntervalNs, releaseLinkTimeoutNs: options.releaseLinkTimeoutNs, mutantReuseAfterFailedSwap: options.mutantReuseAfterFailedSwap }),
+    );
     this.key = clientKey(ports.self);
   }
 
@@ -173,7 +184,11 @@ export class RmaRwClient implements LockClient<RmaRwGrant> {
 
   private async releaseExclusive(addr: RemoteAddr, lock: LockId, queue: McsGrant, position: number): Promise<void> {
     const { verbs, descriptors } = this.ports;
-    const successorLinked = (await verbs.cpu.load(fieldAddr(descriptors.self, queue.queueNode, NEXT_OFFSET))) !== 0n;
+    // Only a link of the node's current generation is a successor: a stale one (a waiter the queue
+    // was cut after, or one that linked behind a lost enqueue) never gets this hand-over.
+    const successorLinked = this.options.mutantRawSuccessorCheck
+      ? (await verbs.cpu.load(fieldAddr(descriptors.self, queue.queueNode, NEXT_OFFSET))) !== 0n
+      : await this.queue.successorLinked(queue);
     if (successorLinked && position < this.options.writerThreshold) {
       // Stay in the writer phase: the successor finds the flag up and the phase one longer.
       const bytes = new Uint8Array(8);
