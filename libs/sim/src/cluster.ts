@@ -129,6 +129,8 @@ export class InMemoryCluster {
   private upWaiters: (() => void)[] = [];
   /** Per initiating node: its batches in flight, with `flushableQueuePairs` only. */
   private readonly inFlight = new Map<NodeId, Set<InFlightBatch>>();
+  /** Nodes whose queue pairs are breaking (`breakQueuePairs`): no completion comes back until the flush. */
+  private readonly breaking = new Map<NodeId, number>();
 
   constructor(readonly config: InMemoryClusterConfig) {
     if (config.memoryNodes < 1) throw new RangeError('an in-memory cluster needs at least one memory node');
@@ -478,8 +480,10 @@ export class InMemoryCluster {
       const entry: InFlightBatch = { batch, pins, pair, resolve };
       inFlight.add(entry);
       this.config.scheduler.at(completeAtNs, () => {
-        // A flushed batch was answered already.
-        if (inFlight.delete(entry)) resolve(this.refusal(batch, pins) ?? this.execute(node, batch));
+        // A flushed batch was answered already; on a breaking connection the flush answers it.
+        if (this.breaking.has(node) || !inFlight.has(entry)) return;
+        inFlight.delete(entry);
+        resolve(this.refusal(batch, pins) ?? this.execute(node, batch));
       });
     });
   }
@@ -513,6 +517,23 @@ export class InMemoryCluster {
       resolve(batch.map(() => ({ status: 'unreachable' as const, detail: `queue pair of node ${node} flushed: its connection broke with the request in flight` })));
     }
     return { flushed, ran };
+  }
+
+  /**
+   * The connection of `node`'s queue pairs goes silent for `durationNs` before the break is seen
+   * (a keep-alive timing out): what is in flight now or posted meanwhile gets no completion, and
+   * then all of it is flushed (`flushQueuePairs`). `done` receives the flush's counts.
+   */
+  breakQueuePairs(node: NodeId, durationNs: number, applied: () => boolean, done: (outcome: { flushed: number; ran: number }) => void = () => {}): void {
+    if (!this.config.flushableQueuePairs) throw new RangeError('breakQueuePairs: the cluster was built without flushableQueuePairs');
+    // Counted: two overlapping breaks of one node keep it silent until the later one ends.
+    this.breaking.set(node, (this.breaking.get(node) ?? 0) + 1);
+    this.config.scheduler.at(this.config.scheduler.nowNs() + durationNs, () => {
+      const left = (this.breaking.get(node) ?? 1) - 1;
+      if (left > 0) this.breaking.set(node, left);
+      else this.breaking.delete(node);
+      done(this.flushQueuePairs(node, applied));
+    });
   }
 
   /**

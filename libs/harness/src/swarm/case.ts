@@ -104,7 +104,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     `switch=${switchRule ? describeRule(switchRule) : 'none'}`,
     ...(partitions.length > 0 ? [`cuts=${partitions.map((p) => `n${p.node}@${(p.atNs / 1e3).toFixed(0)}us+${(p.durationNs / 1e3).toFixed(0)}us`).join(',')}`] : []),
     ...(memoryRestart ? [`memory=restart@${memoryRestart.atMs.toFixed(2)}ms+${memoryRestart.downMs.toFixed(2)}ms`] : []),
-    ...(flushedVerbs ? [`flush=${flushedVerbs.instants.map((f) => `n${f.node}@${(f.atNs / 1e3).toFixed(0)}us`).join(',')}${partitions.length > 0 ? '+cuts' : ''}`] : []),
+    ...(flushedVerbs ? [`flush=${flushedVerbs.instants.map((f) => `n${f.node}@${(f.atNs / 1e3).toFixed(0)}us+${(f.silentNs / 1e3).toFixed(0)}us`).join(',')}${partitions.length > 0 ? '+cuts' : ''}`] : []),
     ...(Object.keys(options).length > 0 ? [`opts=${Object.entries(options).map(([k, v]) => `${k}=${String(v)}`).join(',')}`] : []),
   ].join(' ');
   return {
@@ -174,14 +174,15 @@ function drawPartitions(r: SeededRandom, expectedNs: number, detectionMs: number
 }
 
 /**
- * Two seeds in five break one compute node's queue pairs one to three times within the workload
- * (and at each of its cuts' starts, if the seed has cuts); the coin of each flushed verb is seeded here.
+ * Two seeds in five break one compute node's queue pairs one to three times within the workload,
+ * each after 1–31 µs of silence (and at each of its cuts' starts, if the seed has cuts); the coin
+ * of each flushed verb is seeded here.
  */
 function drawFlushedVerbs(r: SeededRandom, expectedNs: number): FlushedVerbsSpec | undefined {
   const on = r.next() < 0.4;
   const node = 1 + r.int(SWARM_COMPUTE_NODES);
   const count = 1 + r.int(3);
-  const instants = Array.from({ length: count }, () => ({ node, atNs: Math.round(expectedNs * (0.05 + r.next() * 0.9)) }));
+  const instants = Array.from({ length: count }, () => ({ node, atNs: Math.round(expectedNs * (0.05 + r.next() * 0.9)), silentNs: 1_000 + r.int(30_000) }));
   const seed = r.int(2 ** 31);
   return on ? { instants, onCuts: true, seed } : undefined;
 }
