@@ -65,7 +65,7 @@ export function dslrBackoffSwarmOptions(random: Random): ProtocolOptions {
 
 export const dslrBackoff: ProtocolDefinition = {
   id: 'dslr-backoff',
-  swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, pauses: 'beyond-lease', options: dslrBackoffSwarmOptions },
+  swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', options: dslrBackoffSwarmOptions },
   summary: 'DSLR+ (DecLock’s baseline): DSLR with truncated exponential backoff between READ polls, adaptive cap',
   fabric: 'verbs',
   capabilities: [],

@@ -38,7 +38,7 @@ export function dslrMultiSlotOptions(random: Random): ProtocolOptions {
 export const dslr: ProtocolDefinition = {
   id: 'dslr',
   // Leases short enough that dead holders are skipped within a small run (DSLR §4.6).
-  swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, pauses: 'beyond-lease', options: dslrSwarmOptions },
+  swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', options: dslrSwarmOptions },
   summary: 'DSLR (SIGMOD 2018): RDMA bakery lock, four 16-bit counters in one word; FAA to acquire and release, READ polls, leases, counter resets',
   fabric: 'verbs',
   capabilities: [],

@@ -62,7 +62,7 @@ export function readNetLockOptions(options?: ProtocolOptions) {
 export const netlock: ProtocolDefinition = {
   id: 'netlock',
   // A dead node's switch-queued holds are purged by the coordinator (in sim too: the switch model's purge).
-  swarm: { pauses: 'beyond-lease', switchFaults: 'delay', nodeKill: true, memoryRestart: true },
+  swarm: { pauses: 'beyond-lease', switchFaults: 'delay', nodeKill: true, memoryRestart: true, flushedVerbs: true },
   summary: 'hot locks queued in switch memory (knapsack-allocated from a profiled trace), the rest on one lock server',
   fabric: 'switch',
   capabilities: ['send'],
