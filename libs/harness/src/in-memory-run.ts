@@ -9,6 +9,8 @@ import { rackClusterConfig, rackProtocolOptions, switchDecisionsOfRacks, switchP
 import { severablePorts } from './node-failure.js';
 import { partitionedPorts } from './partition.js';
 import type { PartitionSpec } from './partition.js';
+import { scheduleFlushedVerbs } from './flushed-verbs.js';
+import type { FlushedVerbsOutcome, FlushedVerbsSpec } from './flushed-verbs.js';
 import type { CoordinatorCrashSpec, MemoryRestartOutcome, MemoryRestartSpec, NodeFailureOutcome, NodeFailureSpec } from './node-failure.js';
 import { startRunControl } from './control/run-control.js';
 import { SimFissWiring } from './control/sim-fiss.js';
@@ -86,6 +88,8 @@ export interface InMemoryRunOptions {
   readonly pauses?: readonly PauseSpec[];
   /** Network cuts of whole nodes (the process runs on; see partitionedPorts), from the run's start. */
   readonly partitions?: readonly PartitionSpec[];
+  /** Sim, fault: lost completions (queue pairs break with verbs in flight; see FlushedVerbsSpec). */
+  readonly flushedVerbs?: FlushedVerbsSpec;
   /**
    * After the workload (and the node failure, if any): switch faults are turned off and one fresh
    * client on a surviving compute node must acquire every lock within the budget (see healProbe).
@@ -136,6 +140,8 @@ export interface InMemoryRunResult {
   readonly nodeFailure?: NodeFailureOutcome;
   /** The memory-node restart of `memoryRestart`, once it happened. */
   readonly memoryRestart?: MemoryRestartOutcome;
+  /** What `flushedVerbs` did: queue-pair breaks, verbs flushed, and how many of those ran. */
+  readonly flushedVerbs?: FlushedVerbsOutcome;
   /** What the run's control plane did, when `nodeFailure` or `coordinatorCrash` gave it one. */
   readonly control?: ControlPlaneOutcome;
   /** Lock-manager queue counters per machine, when `lockManagerCpu` was set. */
@@ -190,7 +196,9 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(lockManagerCpu ? { lockManagerCpu } : {}),
     ...(fissWiring ? { switchPortWrapper: fissWiring.wrap } : {}),
     ...(options.memoryRestart ? { memoryRestarts: options.memoryRestart.mutantUnfenced ? ('mutant-unfenced' as const) : true } : {}),
+    ...(options.flushedVerbs ? { flushableQueuePairs: true } : {}),
   };
+  if (options.flushedVerbs && options.substrate !== 'sim') throw new RangeError('flushedVerbs: lost completions are a sim fault');
   const wallStart = performance.now();
   const cpuStart = process.cpuUsage();
   const built = options.substrate === 'sim' ? createSimCluster(clusterSpec) : createEmbeddedCluster(clusterSpec);
@@ -219,6 +227,8 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.pauses || options.partitions ? { pauses: [...(options.pauses ?? []), ...(options.partitions ?? [])] } : {}),
   });
   const runStartNs = cluster.clock.nowNs();
+  let healing = false;
+  const flushed = options.flushedVerbs ? scheduleFlushedVerbs(options.flushedVerbs, options.partitions ?? [], cluster, built.scheduler, runStartNs, () => healing) : undefined;
   const cutOf = (node: number) => (options.partitions ?? []).filter((p) => p.node === node).map((p) => ({ fromNs: runStartNs + p.atNs, toNs: runStartNs + p.atNs + p.durationNs }));
   const victimNode = options.nodeFailure ? cluster.computeNodeIds[options.nodeFailure.computeNode] : undefined;
   if (options.nodeFailure && victimNode === undefined) throw new RangeError(`nodeFailure: no compute node ${options.nodeFailure.computeNode}`);
@@ -318,6 +328,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
           return cluster.node(addr.node).memory.cpuLoad(addr);
         });
       }
+      healing = true;
       if (options.heal) {
         cluster.switchFaults?.setSpec(NO_FAULTS);
         const probeNode = clientNodes.find((node) => node !== victimNode) ?? cluster.computeNodeIds.find((node) => node !== victimNode);
@@ -399,6 +410,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     cutOff,
     ...(failure ? { nodeFailure: failure } : {}),
     ...(memoryRestarted ? { memoryRestart: memoryRestarted } : {}),
+    ...(flushed ? { flushedVerbs: flushed } : {}),
     ...(control.outcome() ? { control: control.outcome() } : {}),
     ...(lockManagerCpu ? { lockManagerCpu: cluster.lockManagerCpuStats() } : {}),
     ...(built.scheduler.kind === 'virtual' ? { nicLoads: cluster.nicLoads() } : {}),

@@ -18,6 +18,7 @@ export * from './mailbox-traffic.js';
 export * from './crash-sweep.js';
 export * from './control/fiss-recovery-timing.js';
 export * from './partition.js';
+export * from './flushed-verbs.js';
 export * from './cost-model-wiring.js';
 export * from './rack-wiring.js';
 export * from './errors.js';

@@ -70,6 +70,19 @@ export interface InMemoryClusterConfig {
   readonly perLockVerbCounts?: boolean;
   /** Several racks, each with a switch running `switchProgram`, the lock ids partitioned over them (FissLock §5.4). */
   readonly racks?: RackConfig;
+  /**
+   * Queue pairs may be flushed (`flushQueuePairs`, the swarm's lost-completion fault): the cluster
+   * then keeps each node's verbs in flight. Off by default, so the verb path is as it was.
+   */
+  readonly flushableQueuePairs?: boolean;
+}
+
+/** A doorbell batch posted and not yet completed (kept only with `flushableQueuePairs`). */
+interface InFlightBatch {
+  readonly batch: readonly WorkRequest[];
+  readonly pins: ReadonlyMap<NodeId, number> | undefined;
+  readonly pair: { lastCompletionNs: number };
+  readonly resolve: (completions: Completion[]) => void;
 }
 
 export const DEFAULT_SIM_NETWORK = {
@@ -114,6 +127,10 @@ export class InMemoryCluster {
   private readonly downNodes = new Set<NodeId>();
   /** Called once when a memory node comes back (TableBinding.settle waits on them). */
   private upWaiters: (() => void)[] = [];
+  /** Per initiating node: its batches in flight, with `flushableQueuePairs` only. */
+  private readonly inFlight = new Map<NodeId, Set<InFlightBatch>>();
+  /** Nodes whose queue pairs are breaking (`breakQueuePairs`): no completion comes back until the flush. */
+  private readonly breaking = new Map<NodeId, number>();
 
   constructor(readonly config: InMemoryClusterConfig) {
     if (config.memoryNodes < 1) throw new RangeError('an in-memory cluster needs at least one memory node');
@@ -448,8 +465,74 @@ export class InMemoryCluster {
       completeAtNs = Math.max(doneNs + this.config.verbLatencyNs, queuePair.lastCompletionNs);
       queuePair.lastCompletionNs = completeAtNs;
     }
+    if (this.config.flushableQueuePairs) return this.postFlushable(initiator.node, queuePair, batch, pins, completeAtNs);
     return new Promise((resolve) => {
       scheduler.at(completeAtNs, () => resolve(this.refusal(batch, pins) ?? this.execute(initiator.node, batch)));
+    });
+  }
+
+  /** As `post`'s tail, but the batch stays findable by `flushQueuePairs` until it completes. */
+  private postFlushable(node: NodeId, pair: { lastCompletionNs: number }, batch: readonly WorkRequest[], pins: ReadonlyMap<NodeId, number> | undefined, completeAtNs: number): Promise<Completion[]> {
+    let set = this.inFlight.get(node);
+    if (!set) this.inFlight.set(node, (set = new Set()));
+    const inFlight = set;
+    return new Promise((resolve) => {
+      const entry: InFlightBatch = { batch, pins, pair, resolve };
+      inFlight.add(entry);
+      this.config.scheduler.at(completeAtNs, () => {
+        // A flushed batch was answered already; on a breaking connection the flush answers it.
+        if (this.breaking.has(node) || !inFlight.has(entry)) return;
+        inFlight.delete(entry);
+        resolve(this.refusal(batch, pins) ?? this.execute(node, batch));
+      });
+    });
+  }
+
+  /**
+   * Every queue pair of `node` breaks now, as a live queue pair does when its stream to the memory
+   * node breaks (partition, pause past keep-alive, proxy cut): each batch in flight completes
+   * `unreachable` at once, whether or not the memory node ran it. `applied` is asked once per verb,
+   * in order, and says whether that verb reached the memory node before the break; a verb after
+   * one that did not never ran either (a reliable connection runs its requests in order). The
+   * applied ones run now. Returns the verbs flushed and how many of them ran.
+   */
+  flushQueuePairs(node: NodeId, applied: () => boolean): { flushed: number; ran: number } {
+    if (!this.config.flushableQueuePairs) throw new RangeError('flushQueuePairs: the cluster was built without flushableQueuePairs');
+    const set = this.inFlight.get(node);
+    const entries = set ? [...set] : [];
+    set?.clear();
+    const nowNs = this.config.scheduler.nowNs();
+    let flushed = 0;
+    let ran = 0;
+    for (const { batch, pins, pair, resolve } of entries) {
+      let prefix = 0;
+      while (prefix < batch.length && applied()) prefix++;
+      if (prefix > 0 && !this.refusal(batch, pins)) {
+        this.execute(node, batch.slice(0, prefix));
+        ran += prefix;
+      }
+      flushed += batch.length;
+      // The next post goes over a new connection: it does not queue behind the flushed ones.
+      pair.lastCompletionNs = Math.min(pair.lastCompletionNs, nowNs);
+      resolve(batch.map(() => ({ status: 'unreachable' as const, detail: `queue pair of node ${node} flushed: its connection broke with the request in flight` })));
+    }
+    return { flushed, ran };
+  }
+
+  /**
+   * The connection of `node`'s queue pairs goes silent for `durationNs` before the break is seen
+   * (a keep-alive timing out): what is in flight now or posted meanwhile gets no completion, and
+   * then all of it is flushed (`flushQueuePairs`). `done` receives the flush's counts.
+   */
+  breakQueuePairs(node: NodeId, durationNs: number, applied: () => boolean, done: (outcome: { flushed: number; ran: number }) => void = () => {}): void {
+    if (!this.config.flushableQueuePairs) throw new RangeError('breakQueuePairs: the cluster was built without flushableQueuePairs');
+    // Counted: two overlapping breaks of one node keep it silent until the later one ends.
+    this.breaking.set(node, (this.breaking.get(node) ?? 0) + 1);
+    this.config.scheduler.at(this.config.scheduler.nowNs() + durationNs, () => {
+      const left = (this.breaking.get(node) ?? 1) - 1;
+      if (left > 0) this.breaking.set(node, left);
+      else this.breaking.delete(node);
+      done(this.flushQueuePairs(node, applied));
     });
   }
 

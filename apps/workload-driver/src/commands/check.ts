@@ -44,12 +44,14 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
     swarm: { type: 'boolean' },
     workers: { type: 'string' },
     'print-mix': { type: 'boolean' },
+    'force-faults': { type: 'string' },
     ...COST_MODEL_FLAGS,
   });
   if (values['help']) return (console.log(CHECK_HELP), 0);
   if (values['swarm'] === true && values['cost-model'] !== undefined) throw new ConfigError(['--cost-model: --swarm runs on the ideal model only for now; drop one of them']);
   if (values['swarm'] === true) return swarmCommand(values);
   if (values['print-mix'] !== undefined) throw new ConfigError(['--print-mix goes with --swarm']);
+  if (values['force-faults'] !== undefined) throw new ConfigError(['--force-faults goes with --swarm']);
   const { spec, protocolOptions, reader } = readWorkload(values, {
     clients: 8,
     locks: 4,

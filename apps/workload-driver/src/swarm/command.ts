@@ -1,7 +1,7 @@
 // `lockfabric check --swarm`: one seed derives a workload and a fault mix; safety, then liveness after healing.
 import { createHash } from 'node:crypto';
-import { buildSwitchProgram, swarmExitCode, swarmMix } from '@lockfabric/harness';
-import type { SwarmSeedResult } from '@lockfabric/harness';
+import { FORCIBLE_FAULTS, buildSwitchProgram, swarmExitCode, swarmMix, withForcedFaults } from '@lockfabric/harness';
+import type { ForcibleFault, SwarmSeedResult } from '@lockfabric/harness';
 import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, errorMessage } from '@lockfabric/ports';
@@ -17,13 +17,16 @@ const NOT_FOR_SWARM = ['clients', 'locks', 'read-ratio', 'distribution', 'lock-i
 
 export const SWARM_HELP = `lockfabric check --swarm [--protocol ID|all] [--seeds N] [--first-seed S] [--workers N] [--json]
   each seed draws its own workload and fault mix (client crashes, a compute-node kill, process
-  pauses, memory-node restarts, switch loss/duplication/reordering/delay, schedule jitter) from the faults the protocol
+  pauses, memory-node restarts, partitions, lost verb completions, switch loss/duplication/reordering/delay,
+  schedule jitter) from the faults the protocol
   declares it survives, prints it, checks exclusion over the faulty history, then heals and
   requires every lock to be acquirable again within the protocol's budget.
   --protocol ID|all        one protocol, or every protocol in turn (default all)
   --seeds N                seeds per protocol (default 100)   --first-seed S  (default 1)
   --workers N              run seeds on N worker threads; the result is the same for any N
   --print-mix              print every seed's mix, not only the failing ones
+  --force-faults LIST      turn faults on whatever the protocol's profile says (sweeping a fault before
+                           a profile claims it): ${Object.keys(FORCIBLE_FAULTS).join(', ')}
   --opt KEY=VALUE          protocol option, wins over the drawn ones (one protocol only)
   --racks R                fisslock: lock ids over R switches (same as --opt racks=R)
 
@@ -39,6 +42,7 @@ export async function swarmCommand(values: Record<string, unknown>): Promise<num
   const workers = reader.number('workers', 1, { integer: true, min: 1, max: 64 });
   const requested = reader.string('protocol', 'all');
   const options = readProtocolOptions(values, reader);
+  const force = readForcedFaults(values['force-faults'], reader);
   const protocols = requested === 'all' ? availableProtocols() : knownProtocol(requested, reader);
   if (requested === 'all' && Object.keys(options).length > 0) reader.problems.push('--opt: options belong to one protocol; give --protocol ID');
   for (const protocol of protocols) reader.problems.push(...optionProblems(protocol, options));
@@ -46,8 +50,8 @@ export async function swarmCommand(values: Record<string, unknown>): Promise<num
   const out = output(values['json'] === true);
   const printMix = values['print-mix'] === true;
   const ids = protocols.map((p) => p.id);
-  const jobs: SwarmJob[] = ids.flatMap((protocol) => Array.from({ length: seeds }, (_, i) => ({ protocol, seed: firstSeed + i, options })));
-  if (!out.json && seeds === 1) for (const p of protocols) console.log(swarmMix(p, firstSeed, options).description);
+  const jobs: SwarmJob[] = ids.flatMap((protocol) => Array.from({ length: seeds }, (_, i) => ({ protocol, seed: firstSeed + i, options, ...(force.length > 0 ? { force } : {}) })));
+  if (!out.json && seeds === 1) for (const p of protocols) console.log(swarmMix(withForcedFaults(p, force), firstSeed, options).description);
   const bar = new ProgressBar(`swarm ${requested}`, { enabled: !out.json });
   let failing = 0;
   const started = performance.now();
@@ -69,6 +73,16 @@ export async function swarmCommand(values: Record<string, unknown>): Promise<num
     console.log(`swarm: ${jobs.length} seeds on ${workers} worker(s) in ${(wallMs / 1000).toFixed(1)} s (${(jobs.length / (wallMs / 1000)).toFixed(1)} seeds/s)`);
   }
   return swarmExitCode(results);
+}
+
+/** `--force-faults a,b`: every name is checked; an unknown one is a configuration problem. */
+function readForcedFaults(value: unknown, reader: FlagReader): ForcibleFault[] {
+  if (value === undefined) return [];
+  const names = String(value).split(',').map((n) => n.trim()).filter((n) => n.length > 0);
+  const known = (n: string): n is ForcibleFault => Object.hasOwn(FORCIBLE_FAULTS, n);
+  for (const n of names) if (!known(n)) reader.problems.push(`--force-faults: unknown fault "${n}" (one of ${Object.keys(FORCIBLE_FAULTS).join(', ')})`);
+  if (names.length === 0) reader.problems.push('--force-faults: give at least one fault');
+  return [...new Set(names.filter(known))];
 }
 
 function knownProtocol(id: string, reader: FlagReader): ProtocolDefinition[] {

@@ -1,6 +1,6 @@
 // Runs swarm seeds on this thread or on worker threads; results come back in job order.
 import { runSwarmSeed } from '@lockfabric/harness';
-import type { SwarmSeedResult } from '@lockfabric/harness';
+import type { ForcibleFault, SwarmSeedResult } from '@lockfabric/harness';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { protocolById } from '@lockfabric/lock-catalog';
 import { runJobs } from '../workers/pool.js';
@@ -10,10 +10,12 @@ export interface SwarmJob {
   readonly protocol: string;
   readonly seed: number;
   readonly options: ProtocolOptions;
+  /** `--force-faults`: faults on whatever the protocol's profile says. */
+  readonly force?: readonly ForcibleFault[];
 }
 
 export function runSwarmJob(job: SwarmJob): Promise<SwarmSeedResult> {
-  return runSwarmSeed(protocolById(job.protocol), job.seed, job.options);
+  return runSwarmSeed(protocolById(job.protocol), job.seed, job.options, job.force ? { force: job.force } : {});
 }
 
 /** Runs `jobs` on `workers` threads (1: this thread); the merged list is the same for any count. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runSwarmSeed, swarmExitCode, swarmMix } from '@lockfabric/harness';
+import { runSwarmSeed, swarmExitCode, swarmMix, withForcedFaults } from '@lockfabric/harness';
 import type { SwarmSeedResult } from '@lockfabric/harness';
 import { protocolById } from '@lockfabric/lock-catalog';
 
@@ -64,5 +64,17 @@ describe('swarm seed', () => {
     for (let seed = 1; seed <= 10; seed++) results.push(await runSwarmSeed(caslock, seed, { mutantSkipCompare: true }));
     expect(results.some((r) => r.failure?.kind === 'safety')).toBe(true);
     expect(swarmExitCode(results)).toBe(1);
+  });
+});
+
+describe('check --swarm --force-faults', () => {
+  it('lists every unknown fault (exit 2) and turns a known one on in the printed mix', async () => {
+    const { swarmCommand } = await import('./command.js');
+    await expect(swarmCommand({ swarm: true, protocol: 'caslock', 'force-faults': 'bogus,flushed-verbs,nope' })).rejects.toMatchObject({
+      issues: [expect.stringMatching(/unknown fault "bogus"/), expect.stringMatching(/unknown fault "nope"/)],
+    });
+    const forced = swarmMix(withForcedFaults(caslock, ['flushed-verbs']), 1);
+    expect(forced.description).toMatch(/ flush=n\d@\d+us\+\d+us/);
+    expect(swarmMix(caslock, 1).description).not.toMatch(/flush=/);
   });
 });

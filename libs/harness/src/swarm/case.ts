@@ -6,6 +6,7 @@ import type { ClockDrift, PauseSpec, WorkloadSpec } from '@lockfabric/workloads'
 import { DEFAULT_DETECTION_MS } from '../control/run-control.js';
 import type { HealSpec } from '../heal-probe.js';
 import type { PartitionSpec } from '../partition.js';
+import type { FlushedVerbsSpec } from '../flushed-verbs.js';
 import type { CoordinatorCrashSpec, MemoryRestartSpec, NodeFailureSpec } from '../node-failure.js';
 
 /** Compute nodes of a swarm run: clients on all of them, so a killed or paused node leaves survivors. */
@@ -28,6 +29,8 @@ export interface SwarmMix {
   readonly partitions: readonly PartitionSpec[];
   /** The memory node restarts with an empty table under a new incarnation. */
   readonly memoryRestart?: MemoryRestartSpec;
+  /** Lost completions: queue pairs break with verbs in flight, which may or may not have run. */
+  readonly flushedVerbs?: FlushedVerbsSpec;
   /** Per node id: how its clock is off (rate for every protocol, offsets within the profile's skew). */
   readonly clockDrift: Readonly<Record<number, ClockDrift>>;
   /** Clients placed on the memory node (they survive a compute-node kill). */
@@ -85,6 +88,8 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
   const memoryRestart = profile.memoryRestart && colocatedClients === 0 ? restartDrawn : undefined;
   const partitionsDrawn = drawPartitions(new SeededRandom(seed * 4_093 + 17), expectedNs, killDraw?.detectionMs ?? DEFAULT_DETECTION_MS);
   const partitions = profile.partitions ? partitionsDrawn : [];
+  const flushDrawn = drawFlushedVerbs(new SeededRandom(seed * 3_571 + 43), expectedNs);
+  const flushedVerbs = profile.flushedVerbs ? flushDrawn : undefined;
   const heal: HealSpec = { budgetMs: profile.healBudgetMs ?? 50 };
   const description = [
     `${protocol.id} seed ${seed}:`,
@@ -99,6 +104,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     `switch=${switchRule ? describeRule(switchRule) : 'none'}`,
     ...(partitions.length > 0 ? [`cuts=${partitions.map((p) => `n${p.node}@${(p.atNs / 1e3).toFixed(0)}us+${(p.durationNs / 1e3).toFixed(0)}us`).join(',')}`] : []),
     ...(memoryRestart ? [`memory=restart@${memoryRestart.atMs.toFixed(2)}ms+${memoryRestart.downMs.toFixed(2)}ms`] : []),
+    ...(flushedVerbs ? [`flush=${flushedVerbs.instants.map((f) => `n${f.node}@${(f.atNs / 1e3).toFixed(0)}us+${(f.silentNs / 1e3).toFixed(0)}us`).join(',')}${partitions.length > 0 ? '+cuts' : ''}`] : []),
     ...(Object.keys(options).length > 0 ? [`opts=${Object.entries(options).map(([k, v]) => `${k}=${String(v)}`).join(',')}`] : []),
   ].join(' ');
   return {
@@ -113,6 +119,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     ...(nodeFailure ? { nodeFailure } : {}),
     ...(coordinatorCrash ? { coordinatorCrash } : {}),
     ...(memoryRestart ? { memoryRestart } : {}),
+    ...(flushedVerbs ? { flushedVerbs } : {}),
     partitions,
     clockDrift,
     colocatedClients,
@@ -164,6 +171,20 @@ function drawPartitions(r: SeededRandom, expectedNs: number, detectionMs: number
     cuts.push({ node, atNs, durationNs: Math.round(20_000 + r.next() * Math.max(0, maxNs - 20_000)) });
   }
   return on ? cuts : [];
+}
+
+/**
+ * Two seeds in five break one compute node's queue pairs one to three times within the workload,
+ * each after 1–31 µs of silence (and at each of its cuts' starts, if the seed has cuts); the coin
+ * of each flushed verb is seeded here.
+ */
+function drawFlushedVerbs(r: SeededRandom, expectedNs: number): FlushedVerbsSpec | undefined {
+  const on = r.next() < 0.4;
+  const node = 1 + r.int(SWARM_COMPUTE_NODES);
+  const count = 1 + r.int(3);
+  const instants = Array.from({ length: count }, () => ({ node, atNs: Math.round(expectedNs * (0.05 + r.next() * 0.9)), silentNs: 1_000 + r.int(30_000) }));
+  const seed = r.int(2 ** 31);
+  return on ? { instants, onCuts: true, seed } : undefined;
 }
 
 /** Two seeds in five restart the memory node within the workload; it is back after 0.05–2 ms. */

@@ -1,5 +1,5 @@
 import { summarizeVerdict } from '@lockfabric/check';
-import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { ProtocolDefinition, ProtocolOptions, SwarmProfile } from '@lockfabric/locks-common';
 import type { Trace } from '@lockfabric/ports';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { runInMemory } from '../in-memory-run.js';
@@ -30,9 +30,29 @@ export interface SwarmSeedResult {
 }
 
 /** The one-line command that reruns one swarm seed. */
-export function swarmReproduction(protocol: string, seed: number, options: ProtocolOptions = {}): string {
+export function swarmReproduction(protocol: string, seed: number, options: ProtocolOptions = {}, force: readonly ForcibleFault[] = []): string {
   const opts = Object.entries(options).map(([k, v]) => `--opt ${k}=${String(v)}`);
-  return ['lockfabric check --swarm', `--protocol ${protocol}`, `--first-seed ${seed}`, '--seeds 1', ...opts].join(' ');
+  return ['lockfabric check --swarm', `--protocol ${protocol}`, `--first-seed ${seed}`, '--seeds 1', ...opts, ...(force.length > 0 ? [`--force-faults ${force.join(',')}`] : [])].join(' ');
+}
+
+/**
+ * Faults `check --swarm --force-faults` turns on whatever the protocol's profile says: how a fault
+ * is swept over a protocol before its profile claims it. Flag name → SwarmProfile field.
+ */
+export const FORCIBLE_FAULTS = {
+  crashes: 'crashes',
+  'node-kill': 'nodeKill',
+  partitions: 'partitions',
+  'memory-restart': 'memoryRestart',
+  'flushed-verbs': 'flushedVerbs',
+} as const satisfies Record<string, keyof SwarmProfile>;
+export type ForcibleFault = keyof typeof FORCIBLE_FAULTS;
+
+/** `protocol` with the faults of `force` on in its swarm profile. */
+export function withForcedFaults(protocol: ProtocolDefinition, force: readonly ForcibleFault[]): ProtocolDefinition {
+  if (force.length === 0) return protocol;
+  const forced = Object.fromEntries(force.map((f) => [FORCIBLE_FAULTS[f], true]));
+  return { ...protocol, swarm: { ...protocol.swarm, ...forced } };
 }
 
 /** Runs one seed's mix on `sim`: the faulty workload, then the heal probe. */
@@ -61,14 +81,15 @@ export function swarmRunOptions(protocol: ProtocolDefinition, mix: SwarmMix): In
     ...(mix.coordinatorCrash ? { coordinatorCrash: mix.coordinatorCrash } : {}),
     ...(mix.memoryRestart ? { memoryRestart: mix.memoryRestart } : {}),
     ...(mix.partitions.length > 0 ? { partitions: mix.partitions } : {}),
+    ...(mix.flushedVerbs ? { flushedVerbs: mix.flushedVerbs } : {}),
   };
 }
 
 /**
  * What a protocol's own sweep adds to a swarm seed, so that it runs on the same generator and
  * judge as every other seed: workload changes the mix does not draw, and a judge of its own
- * promise (MCS's FIFO order, say). Not reachable from the command line: a seed run with extras is
- * reproduced by its test, and its description says so.
+ * promise (MCS's FIFO order, say). Not reachable from the command line (but `force`): a seed run
+ * with extras is reproduced by its test, and its description says so.
  */
 export interface SwarmSeedExtras {
   /** Replaces fields of the seed's drawn workload (short acquire timeouts, say). */
@@ -84,15 +105,18 @@ export interface SwarmSeedExtras {
   readonly minColocatedClients?: number;
   /** Judged after exclusion, before liveness: a message is a safety failure. */
   readonly judge?: (run: InMemoryRunResult, mix: SwarmMix) => string | undefined;
+  /** Faults on whatever the profile says: the CLI's `--force-faults`, the one extra a reproduction line carries. */
+  readonly force?: readonly ForcibleFault[];
 }
 
 /**
  * Runs one swarm seed and judges it. `base` are the caller's protocol options (`--opt`), which win
  * over the ones the profile draws; the reproduction line carries them.
  */
-export async function runSwarmSeed(protocol: ProtocolDefinition, seed: number, base: ProtocolOptions = {}, extras: SwarmSeedExtras = {}): Promise<SwarmSeedResult> {
+export async function runSwarmSeed(declared: ProtocolDefinition, seed: number, base: ProtocolOptions = {}, extras: SwarmSeedExtras = {}): Promise<SwarmSeedResult> {
+  const protocol = withForcedFaults(declared, extras.force ?? []);
   const mix = withExtras(swarmMix(protocol, seed, base), extras);
-  const reproduce = swarmReproduction(protocol.id, seed, base);
+  const reproduce = swarmReproduction(protocol.id, seed, base, extras.force);
   const head = { protocol: protocol.id, seed, description: mix.description };
   try {
     const result = await runSwarmMix(protocol, mix, extras.trace, extras.lockWordsAfterMs);

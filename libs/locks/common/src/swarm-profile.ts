@@ -30,6 +30,12 @@ export interface SwarmProfile {
    * Verbs and messages wait for the heal, switch packets are lost.
    */
   readonly partitions?: boolean;
+  /**
+   * Lost completions: a compute node's queue pairs break (at drawn instants, and at the start of
+   * each cut), and every verb in flight completes `unreachable` whether or not the memory node ran
+   * it, as a live queue pair flushes when its stream breaks. A failed verb may have run.
+   */
+  readonly flushedVerbs?: boolean;
   /** Some clients (up to half) run on the memory node itself, beside the lock words (ALock's local cohort). */
   readonly colocatedClients?: boolean;
   /**

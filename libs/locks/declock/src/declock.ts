@@ -26,7 +26,7 @@ export function declockProtocol(capacity = DECLOCK_DEFAULT_CAPACITY): ProtocolDe
     // Dead nodes are marked through the failure feed and reset past; a restarted memory node's
     // locks are reset on each compute node before use (§4.6). A crashed client on a live node is
     // not recovered within the heal budget yet (left out until it is).
-    swarm: { nodeKill: true, crashes: true, memoryRestart: true, partitions: true, pauses: 'beyond-lease', options: drawHandoff },
+    swarm: { nodeKill: true, crashes: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', options: drawHandoff },
     summary: `DecLock: CQL queue-notify lock (FAA to enqueue, FAA+READ to release, grants CN to CN) under a timestamp-ordered per-node local lock; tf or pf (C ≤ ${capacity})`,
     fabric: 'verbs',
     capabilities: ['send'],

@@ -40,7 +40,7 @@ export const dslr: ProtocolDefinition = {
   // Live: leases that outlast a contended hold over gRPC, and the poll unit ω near one live round trip.
   liveDefaults: { leaseMs: 200, waitUnitNs: 100_000 },
   // Leases short enough that dead holders are skipped within a small run (DSLR §4.6).
-  swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, pauses: 'beyond-lease', options: dslrSwarmOptions },
+  swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', options: dslrSwarmOptions },
   summary: 'DSLR (SIGMOD 2018): RDMA bakery lock, four 16-bit counters in one word; FAA to acquire and release, READ polls, leases, counter resets',
   fabric: 'verbs',
   capabilities: [],

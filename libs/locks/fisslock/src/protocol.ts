@@ -48,7 +48,7 @@ export const fisslock: ProtocolDefinition = {
   // can leave a lock for the per-lock repair that the agent pool's stuck-lock watchdog asks for
   // (FissLock §7; check --swarm --protocol fisslock --first-seed 24 under 'lossy'), which sim does
   // not report yet: reordering and delay only.
-  swarm: { pauses: 'beyond-lease', switchFaults: 'delay', nodeKill: true, memoryRestart: true },
+  swarm: { pauses: 'beyond-lease', switchFaults: 'delay', nodeKill: true, memoryRestart: true, flushedVerbs: true },
   summary: 'FissLock: grant decisions on the switch (18 bits per lock), agents on the holders\' machines',
   fabric: 'switch',
   capabilities: [],

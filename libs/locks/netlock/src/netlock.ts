@@ -69,7 +69,7 @@ export const netlock: ProtocolDefinition = {
   id: 'netlock',
   // A dead node's switch-queued holds are purged by the coordinator (in sim too: the switch model's purge).
   // Lost and duplicated packets (switch faults, partitions) cost time only: RELEASEs, ACQUIREs and cancels are resent.
-  swarm: { pauses: 'beyond-lease', switchFaults: 'lossy', partitions: true, nodeKill: true, memoryRestart: true },
+  swarm: { pauses: 'beyond-lease', switchFaults: 'lossy', partitions: true, nodeKill: true, memoryRestart: true, flushedVerbs: true },
   summary: 'hot locks queued in switch memory (knapsack-allocated from a profiled trace), the rest on one lock server',
   fabric: 'switch',
   capabilities: ['send'],

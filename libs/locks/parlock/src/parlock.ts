@@ -43,7 +43,7 @@ function readParLockOptions(options?: ProtocolOptions) {
 export const parlock: ProtocolDefinition = {
   id: 'parlock',
   // The home of a dead node's locks moves to the next live node after a reclaim round.
-  swarm: { nodeKill: true, memoryRestart: true, partitions: true, pauses: 'beyond-lease', switchFaults: 'delay' },
+  swarm: { nodeKill: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', switchFaults: 'delay' },
   summary: 'lock managers partitioned across compute nodes by lock home (lock mod n); local grants without packets',
   fabric: 'switch',
   capabilities: ['send'],

@@ -87,7 +87,7 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
     summary: design.summary,
     // Compute nodes die and pause; a dead node's holds are dropped on its failure notice. Memory
     // nodes do not die (their lock table would go with them).
-    swarm: { nodeKill: true, pauses: 'beyond-lease', partitions: true },
+    swarm: { nodeKill: true, pauses: 'beyond-lease', partitions: true, flushedVerbs: true },
     fabric: 'verbs',
     capabilities: ['send'],
     entryBytes: 8,

@@ -55,7 +55,7 @@ export const SRVLOCK_HOMES: LockHomes = {
 export const srvlock: ProtocolDefinition = {
   id: 'srvlock',
   // The server fails over when its node dies; the switch path is assumed lossless (no loss or duplication).
-  swarm: { nodeKill: true, memoryRestart: true, partitions: true, pauses: 'beyond-lease', switchFaults: 'delay' },
+  swarm: { nodeKill: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', switchFaults: 'delay' },
   summary: 'one dedicated lock server (lowest compute node): holders + FIFO queue per lock, over the forward program',
   fabric: 'switch',
   capabilities: ['send'],
