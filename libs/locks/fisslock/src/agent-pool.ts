@@ -3,21 +3,21 @@ import { createSequencedLink, seqStreamOf } from './rack-links.js';
 import type { SequencedLink } from './rack-links.js';
 import { BounceBackoff } from './pool/bounce-backoff.js';
 import { holderKey } from './pool/agent.js';
-import type { Agent, FissPolicy, Waiter } from './pool/agent.js';
+import type { FissPolicy, Waiter } from './pool/agent.js';
+import { NO_AGENT, step } from './pool/agent-state.js';
+import type { AgentAction, AgentEvent, AgentOutcome, AgentRules, AgentState, AgentValue, AgentCounter } from './pool/agent-state.js';
 import { startHandoverSpan } from './pool/handover-span.js';
-import type { Releaser } from './pool/handover-span.js';
 import { ReceiveDedup } from './pool/receive-dedup.js';
 import { answeredBySwitchGrant } from './pool/request-copies.js';
 import { StarvationNotifier } from './pool/starvation.js';
 import { StuckReleases } from './pool/stuck-releases.js';
 import { StuckWatchdog } from './pool/stuck-watchdog.js';
 import type { StuckReport } from './pool/stuck-watchdog.js';
-import { pendingOutlivesAbortRefusal } from './pool/abort-refusal.js';
 import { TransferAssembly } from './pool/transfer-assembly.js';
 import { LifetimeMarks } from './pool/lifetime-marks.js';
-import { HomeParking } from './pool/home-parking.js';
+import { parksAtHome } from './pool/home-parking.js';
 import type { AgentPlacement } from './pool/home-parking.js';
-import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_VOID, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf, grantHomeOf } from './wire.js';
+import { FLAG_ABORT, FLAG_BOUNCED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_VOID, ackFlags, ackStatusOf, grantHomeOf } from './wire.js';
 import type { AckStatus } from './wire.js';
 // recovery (S1/S2 hooks) types, used only by the section at the end of AgentPool
 import type { RecoveryClientView } from './recovery/recovery-client.js';
@@ -25,7 +25,8 @@ import type { AgentRecord, MachineOrders, ServerReport } from './recovery/recove
 import { requestKey } from './recovery/recovery-state.js';
 import { GivenUpRequests } from './pool/given-up.js';
 
-export type { Agent, FissPolicy, Waiter } from './pool/agent.js';
+export type { FissPolicy, Waiter } from './pool/agent.js';
+export type { AgentState, AgentValue } from './pool/agent-state.js';
 export type { AgentPlacement } from './pool/home-parking.js';
 
 export interface AgentPoolOptions {
@@ -82,41 +83,87 @@ export interface TaskListener {
 
 const key = holderKey;
 
+/** What the pool counts; read through `AgentPool.counters` (a copy). */
+export interface PoolCounters {
+  readonly bounced: number;
+  readonly duplicates: number;
+  readonly installs: number;
+  readonly localGrants: number;
+  readonly refusals: number;
+  readonly reissuedAborts: number;
+  readonly writtenOff: number;
+  readonly staleReleases: number;
+  readonly droppedAborts: number;
+  readonly voidedOnInstall: number;
+  readonly reissueDeferred: number;
+  readonly abortsBehindAcquire: number;
+  readonly queuedThenGranted: number;
+  readonly grantedTwice: number;
+  readonly orphanedCopies: number;
+  readonly stuckLocks: number;
+  readonly parks: number;
+  readonly parkedGrants: number;
+  readonly lateCopiesReleased: number;
+  readonly swallowedReleased: number;
+  readonly staleBounces: number;
+}
+
+type Counts = { -readonly [K in keyof PoolCounters]: number };
+
+const zeroCounts = (): Counts => ({ bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0 });
+
+/** An agent as recovery orders it (S2), or as a test or a harness plants it. */
+export interface AgentOrder {
+  readonly mode: LockMode;
+  readonly inca?: number;
+  readonly holders: readonly { readonly mid: NodeId; readonly task: number }[];
+  readonly wqueue: readonly Waiter[];
+}
+
 /**
  * A machine's FissLock runtime: the agent pool (spec §4.3) plus the receive path every client of
  * the machine shares — ACKs to the reliable link, GRANTs to the waiting task, lock requests and
  * refusals to the agents. One instance per machine; clients call the `tryLocal*` methods directly
- * (workflows ④–⑦ without the network) and send the rest through `link`. The bookkeeping lives in
- * src/pool: receive dedup, transfer assembly, bounce back-off, stuck releases, starvation notices.
+ * (workflows ④–⑦ without the network) and send the rest through `link`.
+ *
+ * Each lock's agent is a plain value (`AgentState`) changed only by the pure `step` of
+ * pool/agent-state.ts; this class feeds it events and carries out the actions it returns. The
+ * machine-wide bookkeeping lives in src/pool behind private state: receive dedup, transfer
+ * assembly, bounce back-off, stuck releases, starvation notices, the T_STUCK watchdog.
  */
 export class AgentPool {
-  readonly agents = new Map<LockId, Agent>();
-  readonly pending = new Map<LockId, Agent>();
-  readonly link: SequencedLink;
-  readonly listeners = new Map<number, TaskListener>();
+  /** Every lock with an agent here, live or pending (a lock without one has no entry). */
+  private readonly states = new Map<LockId, AgentState>();
+  private nextAgentId = 1;
+  private readonly rules: AgentRules;
+  private currentLink: SequencedLink;
+  private readonly listeners = new Map<number, TaskListener>();
   /**
    * Local tasks whose request an agent recorded (ACKed ACCEPTED), possibly only a copy bounced by
    * another machine: their abort must go to the agent (REACHED), never to the switch's
    * timeout-free, and they may have a transfer GRANT on its way (see mayReissueAbort).
    */
-  readonly recordedTasks = new Set<number>();
+  private readonly recordedTasks = new Set<number>();
   private readonly dedup = new ReceiveDedup();
   private readonly transfers = new TransferAssembly((p) => this.streamOf(p));
   private readonly backoff: BounceBackoff;
   private readonly stuck: StuckReleases;
   private readonly starvation: StarvationNotifier;
   /** T_STUCK watchdog (spec §12.9): stuck locks go to `onStuckLock` (the per-lock repair). */
-  readonly watchdog: StuckWatchdog;
+  private readonly watchdog: StuckWatchdog;
+  /** Where the watchdog's reports go (the per-lock repair, or the compute node's reporter). */
   onStuckLock: ((report: StuckReport) => void) | undefined;
   private stopped = false;
   /** Enders and held marks of this machine's packets, per lock (see timeoutFreeUnsafe). */
   private readonly marks = new LifetimeMarks();
   /** Requests whose abort was answered here before their ② copy came: never held (pool/given-up.ts). */
   private readonly givenUp = new GivenUpRequests();
+  /** A stale ① GRANT for a request whose abort-release already freed the lock installs nothing. */
+  private readonly discardedTasks = new Set<number>();
   private readonly unsubscribe: () => void;
-  /** FissLock-Local only (placement home): this machine's parked agents. */
-  private parking: HomeParking | undefined;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0 };
+  /** FissLock-Local only (placement home): the compute nodes whose ParLock homes agents park at. */
+  private homes: readonly NodeId[] | undefined;
+  private readonly count: Counts = zeroCounts();
 
   constructor(
     readonly machine: NodeId,
@@ -124,18 +171,45 @@ export class AgentPool {
     private readonly clock: Clock,
     readonly options: AgentPoolOptions,
   ) {
-    this.link = createSequencedLink(machine, port, clock, options);
+    this.currentLink = createSequencedLink(machine, port, clock, options);
+    this.rules = {
+      machine,
+      policy: options.policy,
+      parksHere: (lid) => this.homes !== undefined && parksAtHome(lid, machine, this.homes),
+      ...(options.mutantParkedModeChange === true ? { mutantParkedModeChange: true } : {}),
+      ...(options.mutantRefusedAbortRestores === true ? { mutantRefusedAbortRestores: true } : {}),
+    };
     this.backoff = new BounceBackoff(options.bounceBackoffNs ?? 0, options.rtoNs);
     this.stuck = new StuckReleases(options.stuckAfterNs ?? 10 * options.rtoNs);
-    this.starvation = new StarvationNotifier(options.policy, options.starvePeriodNs, clock, () => this.link, (lid, a) => this.agents.get(lid) === a, machine, options.mutantNoStarve === true);
+    this.starvation = new StarvationNotifier(options.policy, options.starvePeriodNs, clock, () => this.link, (lid) => this.agentOf(lid), machine, options.mutantNoStarve === true);
     // never shorter than the stuck-RELEASE wait (10 RTO): a slow link (live RTO 250 ms) is not a stuck lock
     const tStuckNs = options.tStuckNs ? Math.max(options.tStuckNs, options.stuckAfterNs ?? 10 * options.rtoNs) : 0;
     this.watchdog = new StuckWatchdog(tStuckNs, clock, this.watchdogView(), (r) => {
-      this.counters.stuckLocks++;
+      this.count.stuckLocks++;
       this.onStuckLock?.(r);
     });
-    this.link.intercept = (p) => this.interceptQuarantined(p);
+    this.currentLink.intercept = (p) => this.interceptQuarantined(p);
     this.unsubscribe = port.onPacket((packet) => this.receive(packet));
+  }
+
+  /** The machine's sequenced link to the switch(es); recovery replaces it (a new sequence space). */
+  get link(): SequencedLink {
+    return this.currentLink;
+  }
+
+  /** What the pool has counted so far (a copy). */
+  get counters(): PoolCounters {
+    return { ...this.count };
+  }
+
+  /** How many T_STUCK reports the watchdog made. */
+  get stuckReports(): number {
+    return this.watchdog.reports;
+  }
+
+  /** The repairer found the lock well after all (e.g. a long hold): the watchdog may report it again. */
+  dismissStuck(lid: LockId): void {
+    this.watchdog.dismiss(lid);
   }
 
   stop(): void {
@@ -148,47 +222,85 @@ export class AgentPool {
   /** FissLock-Local: parks agents at their locks' ParLock homes over `computeNodes` (no-op unless placement is home). */
   placeAtHomes(computeNodes: readonly NodeId[]): void {
     if (this.options.placement !== 'home') return;
-    this.parking = new HomeParking(this.machine, computeNodes, this.options.mutantParkedModeChange === true);
+    this.homes = [...computeNodes];
+  }
+
+  // ---- reading the agents (tests, diagnostics, recovery reports) ----
+
+  /** The lock's agent state here. */
+  stateOf(lid: LockId): AgentState {
+    return this.states.get(lid) ?? NO_AGENT;
+  }
+
+  /** The lock's live agent here, if any. */
+  agentOf(lid: LockId): AgentValue | undefined {
+    const s = this.states.get(lid);
+    return s?.kind === 'live' ? s.agent : undefined;
+  }
+
+  /** The lock's pending agent here (handed on, not yet answered), if any. */
+  pendingAgentOf(lid: LockId): AgentValue | undefined {
+    const s = this.states.get(lid);
+    return s?.kind === 'pending' ? s.agent : undefined;
+  }
+
+  /** Locks with a live agent here, with it. */
+  liveAgents(): [LockId, AgentValue][] {
+    return [...this.states].flatMap(([lid, s]) => (s.kind === 'live' ? [[lid, s.agent] as [LockId, AgentValue]] : []));
+  }
+
+  /** Locks with a pending agent here, with it. */
+  pendingAgents(): [LockId, AgentValue][] {
+    return [...this.states].flatMap(([lid, s]) => (s.kind === 'pending' ? [[lid, s.agent] as [LockId, AgentValue]] : []));
+  }
+
+  /**
+   * Puts an agent here as recovery's S2 orders it (incarnation 0 unless given), replacing what the
+   * lock had. Also how a harness or a test builds a state without running the protocol to it.
+   */
+  restoreAgent(lid: LockId, order: AgentOrder): void {
+    this.states.delete(lid);
+    const agent: AgentValue = { id: this.nextAgentId++, mode: order.mode, inca: order.inca ?? 0, holders: new Set(order.holders.map((h) => key(h.mid, h.task))), wqueue: order.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })) };
+    this.apply(lid, { type: 'restored', agent });
+  }
+
+  /** Test-only: sets a lock's state directly (e.g. an agent handed on, to check what the checks see). */
+  setStateForTest(lid: LockId, state: AgentState): void {
+    if (state.kind === 'none') this.states.delete(lid);
+    else this.states.set(lid, state);
+  }
+
+  // ---- the tasks of this machine's clients ----
+
+  /** `task` waits for its GRANT (or the end of its abort) through `listener`. */
+  listen(task: number, listener: TaskListener): void {
+    this.listeners.set(task, listener);
+  }
+
+  listenerOf(task: number): TaskListener | undefined {
+    return this.listeners.get(task);
+  }
+
+  /** The tasks of this machine waiting for a GRANT or for their abort to end. */
+  waitingTasks(): number[] {
+    return [...this.listeners.keys()];
+  }
+
+  /** Whether an agent recorded `task`'s request (its abort must go to the agent). */
+  isRecorded(task: number): boolean {
+    return this.recordedTasks.has(task);
   }
 
   // ---- local paths (④–⑦), called by clients of this machine ----
 
   tryLocalAcquire(lid: LockId, task: number, mode: LockMode): 'granted' | 'queued' | 'no-agent' {
-    const a = this.agents.get(lid);
-    if (!a) return 'no-agent';
-    if (this.parking?.isParked(lid, a)) {
-      this.parking.unpark(lid);
-      if (this.parking.localRequest(a, mode) === 'free-first') {
-        // a mode change goes through the decider (Lemma 1): FREE the parked agent, then ACQUIRE
-        // on the same FIFO link, so the decider frees the lock before it decides the request
-        this.handOn(lid, a, undefined, false);
-        return 'no-agent';
-      }
-      a.holders.add(key(this.machine, task));
-      this.counters.localGrants++;
-      this.counters.parkedGrants++;
-      return 'granted';
-    }
-    if (mode === 'shared' && a.mode === 'shared' && !this.blocksReaders(a)) {
-      a.holders.add(key(this.machine, task)); // ④
-      this.counters.localGrants++;
-      return 'granted';
-    }
-    a.wqueue.push({ mid: this.machine, task, mode }); // ⑤
-    this.watchdog.noteWaiter(lid, a);
-    if (mode === 'exclusive') this.starvation.writerQueuedLocally(lid, a);
-    else this.maybeStarve(lid, a);
-    return 'queued';
+    return this.apply(lid, { type: 'local-acquire', task, mode }) as 'granted' | 'queued' | 'no-agent';
   }
 
   /** Removes a locally queued waiter that gave up; false if it is not queued here. */
   abortLocal(lid: LockId, task: number): boolean {
-    const a = this.agents.get(lid);
-    if (!a) return false;
-    const at = a.wqueue.findIndex((w) => w.mid === this.machine && w.task === task);
-    if (at < 0) return false;
-    a.wqueue.splice(at, 1);
-    return true;
+    if (this.agentOf(lid) === undefined) return false;
+    return this.apply(lid, { type: 'local-abort', task }) === 'removed';
   }
 
   /**
@@ -198,7 +310,7 @@ export class AgentPool {
    * whose agent machine sends an unreached abort, so such an abort must go to the agent instead.
    */
   otherInterest(lid: LockId, task: number): boolean {
-    if (this.agents.has(lid) || this.pending.has(lid) || this.transfers.hasGrantFor(lid)) return true;
+    if (this.states.has(lid) || this.transfers.hasGrantFor(lid)) return true;
     for (const [t, listener] of this.listeners) if (t !== task && listener.lock === lid) return true;
     return this.timeoutFreeUnsafe(lid, task);
   }
@@ -247,11 +359,102 @@ export class AgentPool {
     return this.transfers.hasGrantFor(lid);
   }
 
-  /** `switchShared`: the hold is a ② grant (see releaseCore). */
+  /** `switchShared`: the hold is a ② grant (see agent-state.ts releaseCore). */
   tryLocalRelease(lid: LockId, task: number, acquireSpan?: SpanContextRef, switchShared = false): 'done' | 'no-agent' | 'not-found' {
-    const a = this.agents.get(lid);
-    if (!a) return 'no-agent';
-    return this.releaseCore(lid, a, this.machine, task, { from: `${this.machine}/${clientOfTask(task)}`, acquire: acquireSpan }, switchShared) ? 'done' : 'not-found';
+    return this.apply(lid, { type: 'local-release', task, switchShared, acquireSpan }) as 'done' | 'no-agent' | 'not-found';
+  }
+
+  // ---- the agents' state machine ----
+
+  /** Feeds one event to the lock's agent and carries out what it asks for, in order. */
+  private apply(lid: LockId, event: AgentEvent): AgentOutcome {
+    const next = step(this.rules, lid, this.states.get(lid) ?? NO_AGENT, event);
+    if (next.state.kind === 'none') this.states.delete(lid);
+    else this.states.set(lid, next.state);
+    for (const action of next.actions) this.perform(lid, action);
+    return next.outcome;
+  }
+
+  private perform(lid: LockId, action: AgentAction): void {
+    switch (action.kind) {
+      case 'send': {
+        const hook = action.onAck;
+        const onAck = hook ? (ack: LockPacket) => this.answered(lid, hook.kind, hook.id, ack) : undefined;
+        let packet = action.packet;
+        if (action.handover) {
+          const span = startHandoverSpan(this.options.trace, this.machine, lid, action.handover.next, action.handover.releaser);
+          if (span) packet = { ...packet, trace: span };
+        }
+        const seq = this.link.send(packet, onAck);
+        if (action.ender) this.marks.ender(lid, seq);
+        return;
+      }
+      case 'send-reached':
+        this.port.send(action.packet);
+        return;
+      case 'note-recorded':
+        this.recordedTasks.add(action.task);
+        return;
+      case 'deliver':
+        this.deliver(action.grant);
+        return;
+      case 'count':
+        this.count[action.counter satisfies AgentCounter]++;
+        return;
+      case 'void-old-handoffs':
+        this.voidOldHandoffs(lid);
+        return;
+      case 'watch-waiter':
+        this.watchdog.noteWaiter(lid, action.agent);
+        return;
+      case 'watch-local-holder':
+        this.watchdog.noteLocalHolder(lid, action.holder);
+        return;
+      case 'watch-refused':
+        this.watchdog.noteRefused(lid);
+        return;
+      case 'watch-clear':
+        this.watchdog.clear(lid);
+        return;
+      case 'starve-check':
+        this.starvation.maybeStart(lid, action.agent);
+        return;
+      case 'starve-writer-queued':
+        this.starvation.writerQueuedLocally(lid, action.agent);
+        return;
+      case 'starve-stop':
+        this.starvation.stop(lid);
+        return;
+      case 'backoff-forget':
+        this.backoff.forget(lid);
+        return;
+      case 'stuck-restart':
+        if (!this.options.mutantNoStuckRestart) this.stuck.restart(lid);
+        return;
+    }
+  }
+
+  /** The ACK of a FREE (freed or not) or of a transfer GRANT that the agent `id` sent. */
+  private answered(lid: LockId, kind: 'free-answered' | 'grant-answered', id: number, ack: LockPacket): void {
+    if (kind === 'free-answered') this.apply(lid, { type: 'free-answered', id, freed: ackStatusOf(ack.flags) === 'freed' });
+    else if (ack.type === 'ack') this.apply(lid, { type: 'grant-answered', id });
+  }
+
+  /**
+   * A FREE / transfer GRANT of an earlier agent of the lock that this machine still resends is
+   * void once a new agent is installed here: resent, it would be decided against the lock's *new*
+   * state — refused (§13.1 re-refusal) and restore the old agent next to this one (seed 52), or, if
+   * the switch never saw it, accepted (an exclusive FREE has no incarnation check) and free the new
+   * lifetime. Usually the switch accepted it and only the ACK was lost, but not always: the earlier
+   * lifetime may have ended otherwise while the packet waited behind an ingress gap (both-links
+   * seed 2). So it is not dropped from the link — its seq would stay a hole the switch waits for,
+   * dropping every later packet of this machine as a gap — but voided: the same seq now carries a
+   * filler the switch only routes back here (FLAG_VOID), and the entry ends with its ACK.
+   */
+  private voidOldHandoffs(lid: LockId): void {
+    const old = (q: LockPacket): boolean => q.lock === lid && (q.type === 'free' || (q.type === 'grant' && (q.flags & FLAG_HAS_AGENT) !== 0));
+    if (this.options.mutantForgetOnInstall === true) this.count.voidedOnInstall += this.link.forget(old);
+    else this.count.voidedOnInstall += this.link.voidOutstanding(old, (q) => ({ type: 'transfer', lock: q.lock, machine: this.machine, task: 0, mode: q.mode, incarnation: 0, flags: FLAG_VOID, dst: this.machine }));
   }
 
   // ---- receive path ----
@@ -270,7 +473,7 @@ export class AgentPool {
       // a refusal answers one of this machine's FREE/GRANT/abort-RELEASE packets: a second copy
       // (duplicated on the wire, or a stale one after the agent moved on) must not restore anything
       if (p.agent !== this.machine || !this.link.acknowledge(p.seq, p)) {
-        this.counters.duplicates++;
+        this.count.duplicates++;
         return;
       }
       return this.onRefused(p);
@@ -278,7 +481,7 @@ export class AgentPool {
     if (p.type === 'grant' && p.agent === undefined) {
       // ①/② GRANTs come from the switch unsequenced: the one request id a GRANT names is the dedup key
       if (this.dedup.isSwitchGrantDuplicate(p, this.clock.nowNs())) {
-        this.counters.duplicates++;
+        this.count.duplicates++;
         return;
       }
       // the GRANT is the ACK of every copy of the request this machine still resends (pool/request-copies.ts)
@@ -299,7 +502,7 @@ export class AgentPool {
     const granted = p.type === 'acquire' && (p.flags & FLAG_GRANTED) !== 0;
     const seen = this.dedup.seenOf(this.streamOf(p), p.seq, granted);
     if (seen !== undefined && !this.options.mutantNoDuplicateSuppression) {
-      this.counters.duplicates++;
+      this.count.duplicates++;
       // A re-ACK stands in for the first ACK, which may have been lost. For BOUNCED its DUP bit is
       // what tells the requester whether the request is on its way to be decided (§5.2 REACHED):
       // a non-DUP copy that bounced here travels on as this machine's packet and the switch decides
@@ -341,90 +544,39 @@ export class AgentPool {
     }
   }
 
+  /**
+   * A sequenced ACQUIRE (③ forwarded, ② GRANTED copy). A ② copy reaching an exclusive agent is
+   * dropped (agent-state.ts): a ② grant needs the lock held shared at the agent's machine, and that
+   * shared lifetime cannot end (accepted FREE / transfer) before the agent has counted the copy —
+   * unless its home wrote the copy off as lost (writeOffLostCopy) while it was still circling.
+   * Counted by a later exclusive agent it made a shared holder nobody releases (and an inca ahead of
+   * the decider's): the lock never freed (wide sweep, 2% seeds 16, 24; 10% seed 27). A written-off
+   * copy reaching a later *shared* agent cannot be told from a fresh one (the decider's ② copy of a
+   * bounced ③ ACQUIRE also carries BOUNCED and the bouncer as src): that needs the copy to name its
+   * home, as the ② GRANT does.
+   */
   private onAcquire(p: LockPacket): AckStatus {
     // a ② copy this pool already wrote off as lost (see onRelease) arrived after all: count nothing
     if ((p.flags & FLAG_GRANTED) !== 0 && this.stuck.takeWrittenOff(p)) return 'duplicate';
-    if (this.isOrphanedCopy(p)) {
-      this.counters.orphanedCopies++;
-      return 'duplicate';
-    }
-    const a = this.agents.get(p.lock);
-    if (!a) return this.bounce(p);
-    const k = key(p.machine, p.task);
-    const queuedAt = a.wqueue.findIndex((w) => key(w.mid, w.task) === k);
-    if ((p.flags & FLAG_GRANTED) !== 0 && queuedAt >= 0) {
-      // a DUP copy of this ACQUIRE got here first and queued it: the decider granted it (②)
-      a.wqueue.splice(queuedAt, 1);
-      this.counters.queuedThenGranted++;
-    } else if ((p.flags & FLAG_GRANTED) !== 0 && a.holders.has(k)) {
-      // Granted twice: a bounced (non-DUP) copy was decided again (§12.4) while another copy of
-      // the request was queued and granted here as a shared follower. The decider counted this
-      // one, so the agent counts it too, or its FREE/transfer is refused for ever (the client
-      // keeps one grant and releases the other as a stray). Found with a short RTO, no faults.
-      a.inca = (a.inca + 1) & 0xff;
-      this.counters.grantedTwice++;
-      return 'duplicate';
-    } else if (a.holders.has(k) || queuedAt >= 0) return 'duplicate';
-    if ((p.flags & FLAG_GRANTED) !== 0) {
-      a.holders.add(k); // ② the decider already granted: count it
-      a.inca = (a.inca + 1) & 0xff;
-      if (this.givenUp.has(p.lock, p.machine, p.task)) {
-        // its abort came first and was answered: count the grant, release the holder (pool/given-up.ts)
-        this.counters.lateCopiesReleased++;
-        this.releaseCore(p.lock, a, p.machine, p.task, { from: `${p.machine}/${clientOfTask(p.task)}` }, true);
-        return 'accepted';
-      }
-      if (p.machine === this.machine) this.watchdog.noteLocalHolder(p.lock, k);
-    } else if (this.parking?.isParked(p.lock, a)) {
-      // ③ on a parked agent (FissLock-Local): no holder will ever hand it on, so hand it on now
-      this.parking.unpark(p.lock);
-      a.wqueue.push({ mid: p.machine, task: p.task, mode: p.mode });
-      this.handOn(p.lock, a);
-    } else {
-      a.wqueue.push({ mid: p.machine, task: p.task, mode: p.mode }); // ③
-      this.watchdog.noteWaiter(p.lock, a);
-      this.maybeStarve(p.lock, a);
-    }
-    // A DUP copy bounced by another machine: the requester's own ACK said "bounced, DUP" (not
-    // REACHED) and this ACK goes to the bouncer, so the requester would abort unREACHED and the
-    // switch's timeout-free could free the lock while a transfer GRANT to it is on its way (wide
-    // sweep, 2% faults, seed 55). Tell the requester's machine (best effort: an ACK naming no seq).
-    const src = p.agent ?? p.machine;
-    if ((p.flags & FLAG_DUP) === 0 || src === p.machine) return 'accepted';
-    if (p.machine !== this.machine) {
-      this.port.send({ type: 'ack', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, seq: 0, flags: ackFlags('accepted') | FLAG_REACHED, dst: p.machine });
-    } else this.recordedTasks.add(p.task);
-    return 'accepted';
-  }
-
-  /**
-   * A ② copy reaching an exclusive agent: a ② grant needs the lock held shared at the agent's
-   * machine, and that shared lifetime cannot end (accepted FREE / transfer) before the agent has
-   * counted the copy — unless its home wrote the copy off as lost (writeOffLostCopy) while it was
-   * still circling. Counted by a later exclusive agent it made a shared holder nobody releases (and
-   * an inca ahead of the decider's): the lock never freed (wide sweep, 2% seeds 16, 24; 10% seed
-   * 27). A written-off copy reaching a later *shared* agent cannot be told from a fresh one (the
-   * decider's ② copy of a bounced ③ ACQUIRE also carries BOUNCED and the bouncer as src): that
-   * needs the copy to name its home, as the ② GRANT does.
-   */
-  private isOrphanedCopy(p: LockPacket): boolean {
-    return (p.flags & FLAG_GRANTED) !== 0 && this.agents.get(p.lock)?.mode === 'exclusive';
+    const givenUp = (p.flags & FLAG_GRANTED) !== 0 && this.givenUp.has(p.lock, p.machine, p.task);
+    const outcome = this.apply(p.lock, { type: 'acquire', packet: p, givenUp });
+    return outcome === 'bounce' ? this.bounce(p) : (outcome as AckStatus);
   }
 
   private onRelease(p: LockPacket): AckStatus {
-    const a = this.agents.get(p.lock);
-    if (a && this.releaseCore(p.lock, a, p.machine, p.task, { from: `${p.machine}/${clientOfTask(p.task)}`, acquire: p.trace }, (p.flags & FLAG_GRANTED) !== 0)) {
+    if (this.apply(p.lock, { type: 'release', packet: p }) === 'accepted') {
       this.stuck.resolved(p);
       return 'accepted';
     }
     if (this.recordedElsewhere(p)) {
-      this.counters.staleReleases++;
+      this.count.staleReleases++;
       this.stuck.resolved(p);
       return 'duplicate';
     }
+    const a = this.agentOf(p.lock);
     if (this.stuck.longEnough(p, this.clock.nowNs())) {
       if (!a && this.mayReissueAbort(p)) return this.reissueAbort(p);
-      if (a && (p.flags & FLAG_GRANTED) !== 0) return this.writeOffLostCopy(p, a);
+      if (a && (p.flags & FLAG_GRANTED) !== 0) return this.writeOffLostCopy(p);
       if (a && (p.flags & FLAG_ABORT) !== 0) {
         // An aborted request this agent never recorded. It is NOT written off as a lost ② grant
         // (which would bump inca): nothing proves the decider counted it, and the usual story is a
@@ -435,7 +587,7 @@ export class AgentPool {
         // exclusively under a shared holder (wide sweep, seed 29). A wrong drop costs liveness
         // only (the FREE stays refused, acquires of the lock time out with a typed error, recovery
         // rebuilds it); a wrong bump costs exclusion.
-        this.counters.droppedAborts++;
+        this.count.droppedAborts++;
         this.noteGivenUp(p.lock, p.machine, p.task);
         return 'accepted';
       }
@@ -460,13 +612,13 @@ export class AgentPool {
     // name this machine because a transfer GRANT to that task is on its way (first copy lost, the
     // resend pending), and the timeout-free would free a lock just handed over (wide sweep, 10%
     // faults, seed 115). Waiting is bounded: that task is granted, or aborts within T_ACQ.
-    if (p.machine !== this.machine || (p.flags & FLAG_ABORT) === 0 || this.pending.has(p.lock) || this.transfers.hasGrantFor(p.lock)) return false;
+    if (p.machine !== this.machine || (p.flags & FLAG_ABORT) === 0 || this.pendingAgentOf(p.lock) !== undefined || this.transfers.hasGrantFor(p.lock)) return false;
     // Nor while entries of a transfer of the lock to this machine arrived lately without their
     // GRANT: the decider accepted it and its first copy was lost (the sender resends it every RTO),
     // and the grantee may be recorded out of this machine's sight — the ACK of its bounced copy
     // lost (wide sweep, 10% faults, seeds 37 and 109). Entries of a refused transfer age out.
     if (this.transfers.hasEntriesFor(p.lock, this.clock.nowNs() - this.stuck.afterNs)) {
-      this.counters.reissueDeferred++;
+      this.count.reissueDeferred++;
       return false;
     }
     for (const [t, listener] of this.listeners) if (t !== p.task && listener.lock === p.lock && this.recordedTasks.has(t)) return false;
@@ -474,14 +626,14 @@ export class AgentPool {
     // lifetime would be the one the timeout-free ends (see timeoutFreeUnsafe). The abort keeps
     // circling; once the packet is answered, an agent arrived here takes the abort itself.
     if (this.timeoutFreeUnsafe(p.lock, p.task)) {
-      this.counters.abortsBehindAcquire++;
+      this.count.abortsBehindAcquire++;
       return false;
     }
     return true;
   }
 
   private reissueAbort(p: LockPacket): AckStatus {
-    this.counters.reissuedAborts++;
+    this.count.reissuedAborts++;
     const seq = this.link.send({ type: 'release', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, flags: FLAG_ABORT }, (ack) => this.abortAnswered(p.task, ack));
     this.marks.ender(p.lock, seq);
     return 'accepted';
@@ -512,86 +664,18 @@ export class AgentPool {
    * together; should the copy turn up later after all, it is ignored (`writtenOff`). Only at the
    * grant's home (see recordedElsewhere).
    */
-  private writeOffLostCopy(p: LockPacket, a: Agent): AckStatus {
-    this.counters.writtenOff++;
+  private writeOffLostCopy(p: LockPacket): AckStatus {
     this.stuck.writeOff(p);
-    a.inca = (a.inca + 1) & 0xff;
-    // a DUP copy of the lost ② copy's ACQUIRE may have queued the holder as a waiter
-    a.wqueue = a.wqueue.filter((w) => w.mid !== p.machine || w.task !== p.task);
-    if (a.holders.size === 0) this.handOn(p.lock, a);
+    this.apply(p.lock, { type: 'write-off', packet: p });
     return 'accepted';
-  }
-
-  /**
-   * Removes a holder (or an aborted waiter); hands the lock on when the last holder leaves. The
-   * release of a ② grant (`switchShared`) never matches a waiter: the waiter is a DUP copy of the
-   * same ACQUIRE that got here before the decider's ② copy (see receive); removing it would leave
-   * that copy to add a holder nobody releases. It waits for the copy (bounce) like any ② RELEASE.
-   */
-  private releaseCore(lid: LockId, a: Agent, mid: NodeId, task: number, releaser?: Releaser, switchShared = false): boolean {
-    const k = key(mid, task);
-    if (!a.holders.delete(k)) {
-      if (switchShared) return false;
-      const at = a.wqueue.findIndex((w) => key(w.mid, w.task) === k);
-      if (at < 0) return false; // the RELEASE overtook its ACQUIRE (§5.3): bounce
-      a.wqueue.splice(at, 1);
-      return true;
-    }
-    if (a.holders.size > 0) return true; // ⑥
-    this.handOn(lid, a, releaser);
-    return true;
-  }
-
-  /** `mayPark`: false when a parked agent is freed for a mode change (FissLock-Local). */
-  private handOn(lid: LockId, a: Agent, releaser?: Releaser, mayPark = true): void {
-    if (mayPark && this.parking?.parks(lid, a) && this.agents.get(lid) === a) {
-      // FissLock-Local: the last holder at the lock's home left and nobody waits: park, no FREE
-      this.parking.park(lid);
-      this.starvation.stop(lid);
-      this.watchdog.clear(lid);
-      this.counters.parks++;
-      return;
-    }
-    this.parking?.unpark(lid);
-    this.agents.delete(lid);
-    this.pending.set(lid, a);
-    this.starvation.stop(lid);
-    const next = a.wqueue[0];
-    if (!next) {
-      // ⑦
-      const seq = this.link.send({ type: 'free', lock: lid, machine: this.machine, task: 0, mode: a.mode, incarnation: a.inca, flags: 0 }, (ack) => {
-        if (ackStatusOf(ack.flags) === 'freed' && this.pending.get(lid) === a) {
-          this.pending.delete(lid);
-          this.watchdog.clear(lid);
-        }
-      });
-      this.marks.ender(lid, seq);
-      return;
-    }
-    // ⑧: the rest of the queue travels as transfer entries sequenced just before the GRANT
-    const rest = a.wqueue.slice(1);
-    rest.forEach((w, i) => this.link.send({ type: 'transfer', lock: lid, machine: w.mid, task: w.task, mode: w.mode, incarnation: i, flags: 0, dst: next.mid }));
-    const flags =
-      FLAG_HAS_AGENT |
-      (a.mode === 'shared' ? FLAG_CUR_SHARED : 0) |
-      (rest.some((w) => w.mode === 'exclusive') ? FLAG_WW_NEXT : 0) |
-      (rest.length << WAITER_COUNT_SHIFT);
-    const span = startHandoverSpan(this.options.trace, this.machine, lid, next, releaser);
-    const seq = this.link.send({ type: 'grant', lock: lid, machine: next.mid, task: next.task, mode: next.mode, incarnation: a.inca, flags, ...(span ? { trace: span } : {}) }, (ack) => {
-      if (ack.type === 'ack' && this.pending.get(lid) === a) this.pending.delete(lid);
-    });
-    this.marks.ender(lid, seq);
   }
 
   /** ① the switch granted a free lock: the GRANT carries an empty agent. */
   private onSwitchGrant(p: LockPacket): void {
     const listener = this.listeners.get(p.task);
-    if (listener === undefined && this.discardStale(p)) return;
+    if (listener === undefined && this.discardedTasks.has(p.task)) return;
     this.install(p, []);
   }
-
-  /** A stale ① GRANT for a request whose abort-release already freed the lock installs nothing. */
-  discardedTasks = new Set<number>();
 
   /** Records how this machine's abort-RELEASE of `task` was answered (client and reissued aborts). */
   abortAnswered(task: number, ack: LockPacket): void {
@@ -601,8 +685,8 @@ export class AgentPool {
       // will release it"): this abort was a timeout-free and released nothing here, so the hold
       // stays with nobody to release it (swarm lossy seed 242: a DUP copy queued at the next local
       // agent, handed the lock by self-transfer). Release it now.
-      if (this.options.mutantKeepSwallowedGrant !== true && this.agents.get(ack.lock)?.holders.has(key(this.machine, task))) {
-        this.counters.swallowedReleased++;
+      if (this.options.mutantKeepSwallowedGrant !== true && this.agentOf(ack.lock)?.holders.has(key(this.machine, task))) {
+        this.count.swallowedReleased++;
         this.tryLocalRelease(ack.lock, task);
       }
       // other aborts of the lock circling here must not reissue at once: a bounced copy may be
@@ -615,44 +699,13 @@ export class AgentPool {
     if (this.options.mutantHoldGivenUp !== true) this.givenUp.note(lid, mid, task);
   }
 
-  private discardStale(p: LockPacket): boolean {
-    return this.discardedTasks.has(p.task);
-  }
-
   private completeTransfers(): void {
     for (const { grant, queue } of this.transfers.takeComplete()) this.install(grant, queue);
   }
 
-  /** Installs an agent carried by a GRANT (① or ⑧) and grants the leading run of shared waiters with it. */
+  /** Installs an agent carried by a GRANT (① or ⑧); see agent-state.ts. */
   private install(g: LockPacket, queue: Waiter[]): void {
-    this.counters.installs++;
-    const a: Agent = { mode: g.mode, inca: 0, holders: new Set([key(g.machine, g.task)]), wqueue: queue };
-    // A FREE / transfer GRANT of an earlier agent of the lock that this machine still resends is
-    // void now: resent, it would be decided against the lock's *new* state — refused (§13.1
-    // re-refusal) and restore the old agent next to this one (seed 52), or, if the switch never saw
-    // it, accepted (an exclusive FREE has no incarnation check) and free the new lifetime. Usually
-    // the switch accepted it and only the ACK was lost, but not always: the earlier lifetime may
-    // have ended otherwise while the packet waited behind an ingress gap (both-links seed 2). So
-    // it is not dropped from the link — its seq would stay a hole the switch waits for, dropping
-    // every later packet of this machine as a gap — but voided: the same seq now carries a filler
-    // the switch only routes back here (FLAG_VOID), and the entry ends with its ACK.
-    const old = (q: LockPacket): boolean => q.lock === g.lock && (q.type === 'free' || (q.type === 'grant' && (q.flags & FLAG_HAS_AGENT) !== 0));
-    if (this.options.mutantForgetOnInstall === true) this.counters.voidedOnInstall += this.link.forget(old);
-    else this.counters.voidedOnInstall += this.link.voidOutstanding(old, (q) => ({ type: 'transfer', lock: q.lock, machine: this.machine, task: 0, mode: q.mode, incarnation: 0, flags: FLAG_VOID, dst: this.machine }));
-    this.pending.delete(g.lock);
-    this.backoff.forget(g.lock);
-    this.watchdog.clear(g.lock);
-    if (!this.options.mutantNoStuckRestart) this.stuck.restart(g.lock);
-    this.agents.set(g.lock, a);
-    if (a.mode === 'shared') {
-      while (a.wqueue[0]?.mode === 'shared') {
-        const w = a.wqueue.shift() as Waiter;
-        a.holders.add(key(w.mid, w.task));
-        this.link.send({ type: 'grant', lock: g.lock, machine: w.mid, task: w.task, mode: 'shared', incarnation: 0, flags: 0, ...(g.trace ? { trace: g.trace } : {}) });
-      }
-    }
-    this.maybeStarve(g.lock, a);
-    this.deliver(g);
+    this.apply(g.lock, { type: 'install', grant: g, queue, newId: this.nextAgentId++ });
   }
 
   /** A GRANT reaches its task; a GRANT nobody waits for is released at once (spec §5.2 stray grants). */
@@ -670,33 +723,11 @@ export class AgentPool {
 
   /** FREE or transfer GRANT refused (or a timeout-free refused): restore the agent and wait for the delayed ② copies. */
   private onRefused(p: LockPacket): void {
-    this.counters.refusals++;
-    if (this.agents.has(p.lock)) return; // never overwrite a live agent (§13.2)
-    // A refused timeout-free (§5.2) asks for an empty agent here; a pending one is an agent already,
-    // handed on by a FREE / transfer the decider has not answered yet: that packet's own answer
-    // decides it (see pendingOutlivesAbortRefusal; both-links seeds 370, 378, 393, 500)
-    if (this.options.mutantRefusedAbortRestores !== true && pendingOutlivesAbortRefusal(p, this.pending.has(p.lock))) return;
-    const a = this.pending.get(p.lock) ?? { mode: p.mode, inca: 0, holders: new Set<string>(), wqueue: [] };
-    this.pending.delete(p.lock);
-    if (p.type === 'grant') {
-      // handOn leaves the grantee at the head of the pending agent's queue (it never pops), so the
-      // refused grantee goes back only into an agent rebuilt from the packet; a second copy of it
-      // would later be granted twice — with a shared transfer, as a follower whose stray release
-      // empties the holders under a holder (wide sweep, 10% faults, seed 89)
-      const head = a.wqueue[0];
-      if (head?.mid !== p.machine || head.task !== p.task) a.wqueue.unshift({ mid: p.machine, task: p.task, mode: p.mode });
-      a.mode = (p.flags & FLAG_CUR_SHARED) !== 0 ? 'shared' : 'exclusive';
-    } else if ((p.flags & FLAG_ABORT) !== 0 && p.type === 'free') {
-      a.mode = p.mode; // built empty after a refused timeout-free
-    }
-    a.holders.clear();
-    a.inca = p.type === 'free' && (p.flags & FLAG_ABORT) !== 0 ? 0 : p.incarnation & 0xff;
-    this.agents.set(p.lock, a);
-    this.watchdog.noteRefused(p.lock);
+    this.apply(p.lock, { type: 'refused', packet: p, newId: this.nextAgentId++ });
   }
 
   private bounce(p: LockPacket): AckStatus {
-    this.counters.bounced++;
+    this.count.bounced++;
     this.watchdog.noteBounce(p.lock);
     const { seq: _seq, agent: _agent, ...rest } = p;
     const packet = { ...rest, flags: p.flags | FLAG_BOUNCED };
@@ -712,7 +743,7 @@ export class AgentPool {
       const bouncedOn = this.link;
       void this.clock.sleep(delayNs).then(() => {
         if (this.stopped) return;
-        if (this.link !== bouncedOn && this.options.mutantResendAcrossRecovery !== true) return void this.counters.staleBounces++;
+        if (this.link !== bouncedOn && this.options.mutantResendAcrossRecovery !== true) return void this.count.staleBounces++;
         this.link.send(packet, onAck);
       });
     }
@@ -748,25 +779,37 @@ export class AgentPool {
     this.port.send({ type: 'ack', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, seq: p.seq, flags, dst: src });
   }
 
-  private blocksReaders(a: Agent): boolean {
-    if (this.options.policy === 'read-preferring') return false;
-    return a.wqueue.some((w) => w.mode === 'exclusive');
-  }
-
-  /** Starvation prevention (§4.6): a writer queued behind shared holders starts the STARVE notices. */
-  private maybeStarve(lid: LockId, a: Agent): void {
-    this.starvation.maybeStart(lid, a);
-  }
-
   // ---- recovery (S1/S2 hooks) ----
   // Owned by the recovery work (src/recovery); spec §7.2.
 
   /** Clients of this machine that can say what they hold and wait for (spec §2.3), for S1. */
-  readonly recoveryClients = new Set<RecoveryClientView>();
+  private readonly recoveryClients = new Set<RecoveryClientView>();
+  private paused = false;
+  private discarded = 0;
+
+  /** A client that keeps records joins (or leaves) S1's report and S2's aborts. */
+  addRecoveryClient(client: RecoveryClientView): void {
+    this.recoveryClients.add(client);
+  }
+
+  removeRecoveryClient(client: RecoveryClientView): void {
+    this.recoveryClients.delete(client);
+  }
+
+  /** The clients that keep records, in the order they joined. */
+  recoveryClientList(): RecoveryClientView[] {
+    return [...this.recoveryClients];
+  }
+
   /** True between S1 (pause) and the end of S2 on this machine. */
-  recoveryPaused = false;
+  get recoveryPaused(): boolean {
+    return this.paused;
+  }
+
   /** Packets dropped because they were sent while paused (S2's state supersedes them). */
-  recoveryDiscarded = 0;
+  get recoveryDiscarded(): number {
+    return this.discarded;
+  }
 
   /**
    * S1, first half: no lock operation of this machine reaches the network any more. The link's
@@ -774,13 +817,13 @@ export class AgentPool {
    * packets still arriving are processed, so the report taken after the drain includes them.
    */
   pauseForRecovery(): void {
-    this.recoveryPaused = true;
-    this.swapLink({ machine: this.machine, send: () => void this.recoveryDiscarded++, onPacket: () => () => undefined });
+    this.paused = true;
+    this.swapLink({ machine: this.machine, send: () => void this.discarded++, onPacket: () => () => undefined });
   }
 
   /** S1, second half: this machine's agents (live and pending) and its clients' requests. */
   recoveryReport(): ServerReport {
-    const record = (lid: LockId, a: Agent, state: 'live' | 'pending'): AgentRecord => ({
+    const record = (lid: LockId, a: AgentValue, state: 'live' | 'pending'): AgentRecord => ({
       lid,
       machine: this.machine,
       mode: a.mode,
@@ -791,7 +834,7 @@ export class AgentPool {
       wqueue: a.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })),
       state,
     });
-    const agents = [...[...this.agents].map(([lid, a]) => record(lid, a, 'live')), ...[...this.pending].map(([lid, a]) => record(lid, a, 'pending'))];
+    const agents = [...this.liveAgents().map(([lid, a]) => record(lid, a, 'live')), ...this.pendingAgents().map(([lid, a]) => record(lid, a, 'pending'))];
     const clients = [...this.recoveryClients].flatMap((c) => c.recoveryRecords());
     return { machine: this.machine, agents, clients };
   }
@@ -804,25 +847,19 @@ export class AgentPool {
    */
   applyRecovery(orders: MachineOrders): void {
     this.swapLink(this.port);
-    this.agents.clear();
-    this.pending.clear();
-    this.parking?.clear(); // S2 frees a lock with neither holders nor waiters: nothing stays parked
+    this.states.clear(); // S2 frees a lock with neither holders nor waiters: nothing stays parked
     this.dedup.clearSequenced();
     this.transfers.clear();
     this.starvation.clear();
     this.discardedTasks.clear();
     this.recordedTasks.clear();
     this.marks.clear();
-    for (const r of orders.agents) {
-      const a: Agent = { mode: r.mode, inca: 0, holders: new Set(r.holders.map((h) => key(h.mid, h.task))), wqueue: r.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })) };
-      this.agents.set(r.lid, a);
-      this.maybeStarve(r.lid, a);
-    }
+    for (const r of orders.agents) this.restoreAgent(r.lid, r);
     for (const order of orders.abort) {
       this.listeners.delete(order.task);
       for (const c of this.recoveryClients) c.recoveryAbort(order.lid, order.task, order.reason);
     }
-    this.recoveryPaused = false;
+    this.paused = false;
     for (const w of orders.wake) {
       const grant: LockPacket = { type: 'grant', lock: w.lid, machine: w.mid, task: w.task, mode: w.mode, incarnation: 0, seq: 0, flags: 0 };
       this.listeners.get(w.task)?.granted(grant);
@@ -832,15 +869,29 @@ export class AgentPool {
   /** This machine has failed (sim and tests): nothing it does reaches the network again, nothing reaches it. */
   failStop(): void {
     this.stop();
-    this.recoveryPaused = true;
-    this.swapLink({ machine: this.machine, send: () => void this.recoveryDiscarded++, onPacket: () => () => undefined });
+    this.paused = true;
+    this.swapLink({ machine: this.machine, send: () => void this.discarded++, onPacket: () => () => undefined });
   }
 
+  /** Recovery is the one place that replaces the link (a new sequence space). */
   private swapLink(port: SwitchPort): void {
     this.link.stop();
-    // `link` is readonly for clients; recovery is the one place that replaces it (new sequence space)
-    (this as unknown as { link: SequencedLink }).link = createSequencedLink(this.machine, port, this.clock, this.options);
-    this.link.intercept = (p) => this.interceptQuarantined(p);
+    this.currentLink = createSequencedLink(this.machine, port, this.clock, this.options);
+    this.currentLink.intercept = (p) => this.interceptQuarantined(p);
+  }
+
+  /**
+   * Recovery S1: the requests of this machine still unanswered on the link settle as accepted
+   * (their tasks are in the report; S2 decides them), so nothing waits on the old link.
+   */
+  settleOutstandingAcquires(): number {
+    let settled = 0;
+    for (const p of this.link.outstandingPackets()) {
+      if (p.type !== 'acquire' || p.machine !== this.machine || !this.listeners.has(p.task)) continue;
+      const ack: LockPacket = { ...p, type: 'ack', flags: ackFlags('accepted'), dst: this.machine };
+      if (this.link.acknowledge(p.seq, ack)) settled++;
+    }
+    return settled;
   }
 
   // ---- per-lock repair (spec §12.9: T_STUCK watchdog, S1–S3 for one lock) ----
@@ -877,20 +928,13 @@ export class AgentPool {
    * woken as ordered; the quarantine ends. Sequence windows, the dedup window and other locks stay.
    */
   applyLockRepair(lid: LockId, orders: MachineOrders): void {
-    this.parking?.unpark(lid);
-    this.agents.delete(lid);
-    this.pending.delete(lid);
+    this.states.delete(lid);
     this.transfers.forgetLock(lid);
     this.starvation.stop(lid);
     this.backoff.forget(lid);
     this.stuck.restart(lid);
     this.watchdog.clear(lid);
-    for (const r of orders.agents) {
-      if (r.lid !== lid) continue;
-      const a: Agent = { mode: r.mode, inca: 0, holders: new Set(r.holders.map((h) => key(h.mid, h.task))), wqueue: r.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })) };
-      this.agents.set(lid, a);
-      this.maybeStarve(lid, a);
-    }
+    for (const r of orders.agents) if (r.lid === lid) this.restoreAgent(lid, r);
     // S2 aborts only requests their clients gave up (no machine failed): nobody waits to be failed
     for (const order of orders.abort) if (order.lid === lid) this.listeners.delete(order.task);
     this.quarantined.delete(lid);
@@ -935,9 +979,9 @@ export class AgentPool {
 
   private watchdogView() {
     return {
-      agent: (lid: LockId) => this.agents.get(lid),
-      stopped: () => this.stopped || this.recoveryPaused,
-      orphanedLocalHolder: (_lid: LockId, a: Agent): string | undefined => {
+      agent: (lid: LockId) => this.agentOf(lid),
+      stopped: () => this.stopped || this.paused,
+      orphanedLocalHolder: (_lid: LockId, a: AgentValue): string | undefined => {
         // only clients that keep records (RecoverableFissLockClient) can say a task is gone
         if (this.recoveryClients.size === 0) return undefined;
         const known = new Set([...this.recoveryClients].flatMap((c) => c.recoveryRecords()).map((r) => requestKey(r)));
@@ -947,4 +991,3 @@ export class AgentPool {
     };
   }
 }
-

@@ -104,7 +104,7 @@ describe('repairLockInProcess touches one lock only', () => {
     await sim.step(2_000_000);
     expect(grants).toHaveLength(2);
     const pool1 = sim.pool(n1);
-    const agent0 = pool1.agents.get(0);
+    const agent0 = pool1.agentOf(0);
     const seqBefore = sim.sw.readRegister(DECIDER_ARRAYS.seq, n1 % 256);
     const pools = sim.nodes.map((n) => sim.pool(n));
     const repaired = repairLockInProcess({ lid: 1, pools, control: deciderControlOf(sim.sw), policy: 'read-preferring', clock: sim.cluster.clock, quietNs: 500_000 });
@@ -114,8 +114,8 @@ describe('repairLockInProcess touches one lock only', () => {
     expect(outcome.problems).toEqual([]);
     // lock 1 is rebuilt around its holder, lock 0's agent is the same object, the seq window is untouched
     expect(outcome.held).toMatchObject({ lid: 1, mode: 'shared', mid: n1 });
-    expect([...(pool1.agents.get(1)?.holders ?? [])]).toEqual([`${n1}:${grants[1]?.task}`]);
-    expect(pool1.agents.get(0)).toBe(agent0);
+    expect([...(pool1.agentOf(1)?.holders ?? [])]).toEqual([`${n1}:${grants[1]?.task}`]);
+    expect(pool1.agentOf(0)).toBe(agent0);
     expect(sim.sw.readRegister(DECIDER_ARRAYS.seq, n1 % 256)).toBe(seqBefore);
     expect(sim.decider.meta(1)).toMatchObject({ free: false, mode: 'shared', mid: n1, inca: 0 });
     // both locks go on: released here, taken exclusively on the other machine

@@ -27,7 +27,7 @@ async function freeVoidedByTransfer(mutantForgetOnInstall: boolean) {
   const waiting = a1.acquire(0, 'exclusive'); // ③ queued at b's agent
   await sim.step();
   const staleTask = 777;
-  sim.pool(a).agents.set(0, { mode: 'exclusive', inca: 0, holders: new Set([`${a}:${staleTask}`]), wqueue: [] });
+  sim.pool(a).restoreAgent(0, { mode: 'exclusive', holders: [{ mid: a, task: staleTask }], wqueue: [] });
   // a's FREE is lost on the way to the switch until the transfer to a has arrived
   const lost = Array.from({ length: 4 }, () => sim.fault({ direction: 'out', machine: a, match: (p: LockPacket) => p.type === 'free', action: 'drop' }));
   expect(sim.pool(a).tryLocalRelease(0, staleTask)).toBe('done'); // ⑦: FREE (exclusive: no incarnation check)
