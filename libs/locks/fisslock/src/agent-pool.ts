@@ -50,18 +50,10 @@ export interface AgentPoolOptions {
   readonly tStuckNs?: number;
   /** Test-only mutant: process duplicated sequenced packets again instead of re-ACKing them. */
   readonly mutantNoDuplicateSuppression: boolean;
-  /** Test-only mutant: stuck RELEASEs keep their wait when the lock's state changes here (shows the transfer-entries guard alone). */
-  readonly mutantNoStuckRestart?: boolean;
   /** Test-only mutant: agents never tell the switch that a writer waits (no STARVE / ww notice). */
   readonly mutantNoStarve?: boolean;
-  /** Test-only mutant: an abort may take the switch's timeout-free while another local ACQUIRE of the lock is undecided (the old rule; both-links seeds 8 and 2). */
-  readonly mutantAbortBehindAcquire?: boolean;
-  /** Test-only mutant: a new agent drops the machine's unacknowledged FREE / agent GRANTs of the lock from the link instead of voiding them (the old rule; both-links seed 2). */
-  readonly mutantForgetOnInstall?: boolean;
   /** Test-only mutant: a re-ACK of a packet that bounced here takes the DUP bit of the new copy alone (the old rule). */
   readonly mutantReAckNewDup?: boolean;
-  /** Test-only mutant: a refused timeout-free restores the machine's pending agent (the old rule; both-links seed 393). */
-  readonly mutantRefusedAbortRestores?: boolean;
   /** `home`: FissLock-Local, agents park at their lock's home (pool/home-parking.ts); needs `placeAtHomes`. Default `migrate`. */
   readonly placement?: AgentPlacement;
   /** Test-only mutant of FissLock-Local: a parked agent grants a local request of the other mode without the decider. */
@@ -177,7 +169,6 @@ export class AgentPool {
       policy: options.policy,
       parksHere: (lid) => this.homes !== undefined && parksAtHome(lid, machine, this.homes),
       ...(options.mutantParkedModeChange === true ? { mutantParkedModeChange: true } : {}),
-      ...(options.mutantRefusedAbortRestores === true ? { mutantRefusedAbortRestores: true } : {}),
     };
     this.backoff = new BounceBackoff(options.bounceBackoffNs ?? 0, options.rtoNs);
     this.stuck = new StuckReleases(options.stuckAfterNs ?? 10 * options.rtoNs);
@@ -335,7 +326,6 @@ export class AgentPool {
    * Packets sent after the abort are decided after it and cannot be taken for the lifetime it ends.
    */
   timeoutFreeUnsafe(lid: LockId, task: number): boolean {
-    if (this.options.mutantAbortBehindAcquire === true) return false;
     // entries of a transfer to this machine that came lately without their GRANT: the decider may
     // have accepted it, its GRANT copy lost (the reissue's seed-109 guard, for the client's abort
     // too: FAULTS_10 wide seed 202 freed such a lifetime through a refused abort's empty agent)
@@ -429,7 +419,7 @@ export class AgentPool {
         this.backoff.forget(lid);
         return;
       case 'stuck-restart':
-        if (!this.options.mutantNoStuckRestart) this.stuck.restart(lid);
+        this.stuck.restart(lid);
         return;
     }
   }
@@ -453,8 +443,7 @@ export class AgentPool {
    */
   private voidOldHandoffs(lid: LockId): void {
     const old = (q: LockPacket): boolean => q.lock === lid && (q.type === 'free' || (q.type === 'grant' && (q.flags & FLAG_HAS_AGENT) !== 0));
-    if (this.options.mutantForgetOnInstall === true) this.count.voidedOnInstall += this.link.forget(old);
-    else this.count.voidedOnInstall += this.link.voidOutstanding(old, (q) => ({ type: 'transfer', lock: q.lock, machine: this.machine, task: 0, mode: q.mode, incarnation: 0, flags: FLAG_VOID, dst: this.machine }));
+    this.count.voidedOnInstall += this.link.voidOutstanding(old, (q) => ({ type: 'transfer', lock: q.lock, machine: this.machine, task: 0, mode: q.mode, incarnation: 0, flags: FLAG_VOID, dst: this.machine }));
   }
 
   // ---- receive path ----
@@ -691,7 +680,7 @@ export class AgentPool {
       }
       // other aborts of the lock circling here must not reissue at once: a bounced copy may be
       // decided again as ① to this machine, its GRANT still on the way (wide sweep, 10%, seed 364)
-      if (!this.options.mutantNoStuckRestart) this.stuck.restart(ack.lock);
+      this.stuck.restart(ack.lock);
     }
   }
 

@@ -5,7 +5,7 @@ import { ReliableLink } from './reliable-link.js';
 /** What the agent pool and clients use of a machine's sequenced path to the switches. */
 export type SequencedLink = Pick<
   ReliableLink,
-  'send' | 'acknowledge' | 'forget' | 'someOutstanding' | 'voidOutstanding' | 'outstandingPackets' | 'stop' | 'unacked' | 'retransmissions' | 'intercept'
+  'send' | 'acknowledge' | 'someOutstanding' | 'voidOutstanding' | 'outstandingPackets' | 'stop' | 'unacked' | 'retransmissions' | 'intercept'
 >;
 
 export interface SequencedLinkOptions {
@@ -64,10 +64,6 @@ export class RackLinks implements SequencedLink {
 
   acknowledge(seq: number, ack: LockPacket): boolean {
     return this.linkOf(ack.lock).acknowledge(seq, ack);
-  }
-
-  forget(match: (packet: LockPacket) => boolean): number {
-    return this.links.reduce((n, link) => n + link.forget(match), 0);
   }
 
   someOutstanding(match: (packet: LockPacket) => boolean): boolean {

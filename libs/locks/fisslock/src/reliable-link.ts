@@ -86,21 +86,6 @@ export class ReliableLink {
     return true;
   }
 
-  /**
-   * Stops waiting for (and resending) the outstanding packets `match` picks, without their callbacks;
-   * returns how many. Only safe for packets the switch is known to have processed (otherwise their
-   * seq stays a hole): the pool's test-only `mutantForgetOnInstall` keeps the old install rule with it.
-   */
-  forget(match: (packet: LockPacket) => boolean): number {
-    let count = 0;
-    for (const [seq, entry] of this.outstanding) {
-      if (!match(entry.packet)) continue;
-      this.outstanding.delete(seq);
-      count++;
-    }
-    return count;
-  }
-
   /** Whether an outstanding packet matches `match` (the switch may still have to process it). */
   someOutstanding(match: (packet: LockPacket) => boolean): boolean {
     for (const entry of this.outstanding.values()) if (match(entry.packet)) return true;

@@ -4,14 +4,14 @@ import type { ServerReport } from '../src/recovery/index.js';
 import type { FissGrant } from '../src/client.js';
 import { deciderControlOf, fissSim } from './support/fiss-sim.js';
 import { runWide } from './support/wide-run.js';
-import { PRE_BOTH_LINKS_RULES, expectEnd, expectSound } from './support/wide-sweep.js';
+import { expectEnd, expectSound } from './support/wide-sweep.js';
 import { FAULTS_10 } from './support/workload.js';
 
 // Spec §12.9: the T_STUCK watchdog and the per-lock S1–S3 repair (recovery/README.md "Per-lock
 // repair"). Under the current rules seeds 5 and 9 end with an agent with no holder one incarnation
 // behind the decider (5 with waiters queued), 53 with a remote ② holder nobody holds behind a
-// stalled queue. Seeds 6 and 105 replay the schedules they were found with before the both-links
-// rules (PRE_BOTH_LINKS_RULES): the same first kind, and a local ② holder nobody holds. Seed 49
+// stalled queue (seeds 6 and 105, which needed superseded rules to reach their schedules, were
+// retired: docs/decisions/0013-fisslock-agent-state-machine.md). Seed 49
 // (a remote ② holder nobody holds: its copy came after its dropped abort) no longer ends stuck
 // since src/pool/given-up.ts and replays with `mutantHoldGivenUp`.
 const STUCK_CASES: readonly { readonly seed: number; readonly protocolOptions?: Record<string, boolean> }[] = [
@@ -19,8 +19,6 @@ const STUCK_CASES: readonly { readonly seed: number; readonly protocolOptions?: 
   { seed: 9 },
   { seed: 49, protocolOptions: { mutantHoldGivenUp: true } },
   { seed: 53 },
-  { seed: 6, protocolOptions: PRE_BOTH_LINKS_RULES },
-  { seed: 105, protocolOptions: PRE_BOTH_LINKS_RULES },
 ];
 
 describe('fisslock T_STUCK watchdog with per-lock repair (spec §12.9), wide shape at FAULTS_10', () => {

@@ -353,4 +353,39 @@ describe('the transition table catches broken variants of step (mutants)', () =>
     };
     expect(failures(mutant)).toEqual(["⑧ refused: the pending agent comes back with the decider's incarnation and its grantee once at the head (wide seed 89)"]);
   });
+
+  // The rules below replaced older ones whose production flags were retired (decision 0013); the
+  // older rule, written here as a variant of step, must fail the table.
+  it('mutant (old rule): a refused timeout-free restores the pending agent (both-links seeds 393, 500: two agents)', () => {
+    const mutant: StepFn = (r, lid, s, e) => {
+      if (e.type !== 'refused' || s.kind !== 'pending' || (e.packet.flags & FLAG_ABORT) === 0) return step(r, lid, s, e);
+      const out = step(r, lid, NO_AGENT, e);
+      return { ...out, state: out.state.kind === 'live' ? { ...out.state, agent: { ...out.state.agent, id: s.agent.id, wqueue: s.agent.wqueue } } : out.state };
+    };
+    expect(failures(mutant)).toEqual(["a refused timeout-free leaves a pending agent to its own packet's answer (both-links seeds 370, 393)"]);
+  });
+
+  it('mutant (old rule): an installed agent leaves the earlier FREE / transfer GRANT of its lock on the link (both-links seed 2, seed 52)', () => {
+    const mutant: StepFn = (r, lid, s, e) => {
+      const out = step(r, lid, s, e);
+      return { ...out, actions: out.actions.filter((a) => a.kind !== 'void-old-handoffs') };
+    };
+    expect(failures(mutant)).toEqual(['⑧ install: a shared agent arrives with its queue and grants the leading readers at once']);
+  });
+
+  it('mutant (old rule): an installed agent keeps the stuck waits of its lock\'s RELEASEs (wide seeds 109, 364)', () => {
+    const mutant: StepFn = (r, lid, s, e) => {
+      const out = step(r, lid, s, e);
+      return { ...out, actions: out.actions.filter((a) => a.kind !== 'stuck-restart') };
+    };
+    expect(failures(mutant)).toEqual(['⑧ install: a shared agent arrives with its queue and grants the leading readers at once']);
+  });
+
+  it('mutant: a ② copy reaching an exclusive agent is counted (wide seeds 16, 24, 27: a shared holder nobody releases)', () => {
+    const mutant: StepFn = (r, lid, s, e) => {
+      if (e.type !== 'acquire' || s.kind !== 'live' || s.agent.mode !== 'exclusive') return step(r, lid, s, e);
+      return step(r, lid, { ...s, agent: { ...s.agent, mode: 'shared' } }, e);
+    };
+    expect(failures(mutant)).toEqual(expect.arrayContaining(['② a copy reaching an exclusive agent is dropped as orphaned (wide seeds 16, 24, 27)']));
+  });
 });

@@ -128,8 +128,6 @@ export interface AgentRules {
   readonly parksHere: (lid: number) => boolean;
   /** Test-only mutant of FissLock-Local: a parked agent grants a local request of the other mode and takes that mode (breaks Lemma 1). */
   readonly mutantParkedModeChange?: boolean;
-  /** Test-only mutant: a refused timeout-free restores the machine's pending agent (the old rule; both-links seed 393). */
-  readonly mutantRefusedAbortRestores?: boolean;
 }
 
 /** A mutable copy of an agent, private to one transition. */
@@ -420,7 +418,7 @@ class Transition {
     // A refused timeout-free (§5.2) asks for an empty agent here; a pending one is an agent already,
     // handed on by a FREE / transfer the decider has not answered yet: that packet's own answer
     // decides it (pool/abort-refusal.ts; both-links seeds 370, 378, 393, 500)
-    if (this.rules.mutantRefusedAbortRestores !== true && pendingOutlivesAbortRefusal(p, this.kind === 'pending')) return 'ignored';
+    if (pendingOutlivesAbortRefusal(p, this.kind === 'pending')) return 'ignored';
     const a: Draft = this.kind === 'pending' && this.draft ? this.draft : { id: newId, mode: p.mode, inca: 0, holders: new Set(), wqueue: [] };
     if (p.type === 'grant') {
       // handOn leaves the grantee at the head of the pending agent's queue, so the refused grantee
