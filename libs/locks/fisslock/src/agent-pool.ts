@@ -58,10 +58,6 @@ export interface AgentPoolOptions {
   readonly placement?: AgentPlacement;
   /** Test-only mutant of FissLock-Local: a parked agent grants a local request of the other mode without the decider. */
   readonly mutantParkedModeChange?: boolean;
-  /** Test-only mutant: a ② copy arriving after its request's abort was dropped here becomes a holder, as before (pool/given-up.ts). */
-  readonly mutantHoldGivenUp?: boolean;
-  /** Test-only mutant: a GRANT taken silently for an aborted task stays held after its timeout-free is answered. */
-  readonly mutantKeepSwallowedGrant?: boolean;
   /** Test-only mutant: a bounced copy deferred by the back-off is still sent after a recovery replaced the link. */
   readonly mutantResendAcrossRecovery?: boolean;
 }
@@ -671,13 +667,8 @@ export class AgentPool {
     if (ack.type === 'ack' && ackStatusOf(ack.flags) === 'freed') {
       this.discardedTasks.add(task);
       // A late GRANT of this task taken silently while the abort was out (spec §5.2: "the abort
-      // will release it"): this abort was a timeout-free and released nothing here, so the hold
-      // stays with nobody to release it (swarm lossy seed 242: a DUP copy queued at the next local
-      // agent, handed the lock by self-transfer). Release it now.
-      if (this.options.mutantKeepSwallowedGrant !== true && this.agentOf(ack.lock)?.holders.has(key(this.machine, task))) {
-        this.count.swallowedReleased++;
-        this.tryLocalRelease(ack.lock, task);
-      }
+      // will release it"): this abort was a timeout-free and released nothing here (agent-state.ts)
+      this.apply(ack.lock, { type: 'abort-freed', task });
       // other aborts of the lock circling here must not reissue at once: a bounced copy may be
       // decided again as ① to this machine, its GRANT still on the way (wide sweep, 10%, seed 364)
       this.stuck.restart(ack.lock);
@@ -685,7 +676,7 @@ export class AgentPool {
   }
 
   private noteGivenUp(lid: LockId, mid: NodeId, task: number): void {
-    if (this.options.mutantHoldGivenUp !== true) this.givenUp.note(lid, mid, task);
+    this.givenUp.note(lid, mid, task);
   }
 
   private completeTransfers(): void {

@@ -32,8 +32,6 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantNoDuplicateSuppression: options.mutantNoDuplicateSuppression,
       mutantNoStarve: options.mutantNoStarve,
       mutantReAckNewDup: options.mutantReAckNewDup,
-      mutantHoldGivenUp: options.mutantHoldGivenUp,
-      mutantKeepSwallowedGrant: options.mutantKeepSwallowedGrant,
       mutantResendAcrossRecovery: options.mutantResendAcrossRecovery,
       placement: options.placement,
       mutantParkedModeChange: options.mutantParkedModeChange,

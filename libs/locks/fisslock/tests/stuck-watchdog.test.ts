@@ -11,13 +11,11 @@ import { FAULTS_10 } from './support/workload.js';
 // repair"). Under the current rules seeds 5 and 9 end with an agent with no holder one incarnation
 // behind the decider (5 with waiters queued), 53 with a remote ② holder nobody holds behind a
 // stalled queue (seeds 6 and 105, which needed superseded rules to reach their schedules, were
-// retired: docs/decisions/0013-fisslock-agent-state-machine.md). Seed 49
-// (a remote ② holder nobody holds: its copy came after its dropped abort) no longer ends stuck
-// since src/pool/given-up.ts and replays with `mutantHoldGivenUp`.
+// retired: docs/decisions/0013-fisslock-agent-state-machine.md, with seed 49, which ends stuck only
+// under the rule before src/pool/given-up.ts).
 const STUCK_CASES: readonly { readonly seed: number; readonly protocolOptions?: Record<string, boolean> }[] = [
   { seed: 5 },
   { seed: 9 },
-  { seed: 49, protocolOptions: { mutantHoldGivenUp: true } },
   { seed: 53 },
 ];
 

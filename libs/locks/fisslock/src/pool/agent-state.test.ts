@@ -288,6 +288,20 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    name: 'a timeout-free answered freed releases the GRANT its task took silently meanwhile (swarm lossy seed 242)',
+    state: live(agent('exclusive', ['1:11'], [], 0)),
+    event: { type: 'abort-freed', task: 11 },
+    expect: {
+      outcome: 'done',
+      state: pending(agent('exclusive', [], [], 0)),
+      actions: [
+        { kind: 'count', counter: 'swallowedReleased' },
+        { kind: 'starve-stop' },
+        { kind: 'send', packet: { type: 'free', lock: LID, machine: HERE, task: 0, mode: 'exclusive', incarnation: 0, flags: 0 }, ender: true, onAck: { kind: 'free-answered', id: 5 } },
+      ],
+    },
+  },
+  {
     name: 'a queued local waiter that gives up leaves the queue',
     state: live(agent('exclusive', ['2:20'], [w(1, 11, 'exclusive'), w(3, 30, 'shared')])),
     event: { type: 'local-abort', task: 11 },
@@ -379,6 +393,16 @@ describe('the transition table catches broken variants of step (mutants)', () =>
       return { ...out, actions: out.actions.filter((a) => a.kind !== 'stuck-restart') };
     };
     expect(failures(mutant)).toEqual(['⑧ install: a shared agent arrives with its queue and grants the leading readers at once']);
+  });
+
+  it('mutant (old rule): a ② copy that comes after its request\'s abort was answered becomes a holder nobody releases (swarm 113, 292; wide 49)', () => {
+    const mutant: StepFn = (r, lid, s, e) => step(r, lid, s, e.type === 'acquire' ? { ...e, givenUp: false } : e);
+    expect(failures(mutant)).toEqual(['② a copy whose abort was answered first is counted and released at once (pool/given-up.ts)']);
+  });
+
+  it('mutant (old rule): a GRANT taken silently stays held after its timeout-free is answered (swarm 242)', () => {
+    const mutant: StepFn = (r, lid, s, e) => (e.type === 'abort-freed' ? { state: s, actions: [], outcome: 'ignored' } : step(r, lid, s, e));
+    expect(failures(mutant)).toEqual(['a timeout-free answered freed releases the GRANT its task took silently meanwhile (swarm lossy seed 242)']);
   });
 
   it('mutant: a ② copy reaching an exclusive agent is counted (wide seeds 16, 24, 27: a shared holder nobody releases)', () => {

@@ -48,7 +48,8 @@ export type AgentCounter =
   | 'grantedTwice'
   | 'orphanedCopies'
   | 'lateCopiesReleased'
-  | 'writtenOff';
+  | 'writtenOff'
+  | 'swallowedReleased';
 
 /** What the answer to a sent packet means to the agent that sent it. */
 export type AckHook = { readonly kind: 'free-answered'; readonly id: number } | { readonly kind: 'grant-answered'; readonly id: number };
@@ -98,6 +99,11 @@ export type AgentEvent =
   /** The answer (ACK) of a FREE or transfer GRANT this machine sent for the agent `id`. */
   | { readonly type: 'free-answered'; readonly id: number; readonly freed: boolean }
   | { readonly type: 'grant-answered'; readonly id: number }
+  /**
+   * This machine's abort of `task` came back freed (the switch's timeout-free, §5.2): a GRANT the
+   * task took silently while the abort was out is released now, for the abort released nothing.
+   */
+  | { readonly type: 'abort-freed'; readonly task: number }
   /** Recovery S2 (whole machine or one lock) ordered this agent here. */
   | { readonly type: 'restored'; readonly agent: AgentValue };
 
@@ -221,6 +227,15 @@ class Transition {
         this.kind = 'none';
         this.draft = undefined;
         return 'done';
+      case 'abort-freed': {
+        // swarm lossy seed 242: a DUP copy queued at the next local agent was handed the lock by
+        // self-transfer while the abort was out; nobody would ever release that holder
+        const a = this.live();
+        if (!a?.holders.has(holderKey(this.rules.machine, e.task))) return 'ignored';
+        this.count('swallowedReleased');
+        this.releaseCore(a, this.rules.machine, e.task, { from: `${this.rules.machine}/${clientOfTask(e.task)}`, acquire: undefined }, false);
+        return 'done';
+      }
       case 'restored':
         this.kind = 'live';
         this.draft = draftOf(e.agent);
