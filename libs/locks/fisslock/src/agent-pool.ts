@@ -7,7 +7,7 @@ import type { FissPolicy, Waiter } from './pool/agent.js';
 import { NO_AGENT, step } from './pool/agent-state.js';
 import type { AgentAction, AgentEvent, AgentOutcome, AgentRules, AgentState, AgentValue, AgentCounter } from './pool/agent-state.js';
 import { startHandoverSpan } from './pool/handover-span.js';
-import { ReceiveDedup } from './pool/receive-dedup.js';
+import { ReceiveDedup, reAckDup } from './pool/receive-dedup.js';
 import { answeredBySwitchGrant } from './pool/request-copies.js';
 import { StarvationNotifier } from './pool/starvation.js';
 import { StuckReleases } from './pool/stuck-releases.js';
@@ -52,8 +52,6 @@ export interface AgentPoolOptions {
   readonly mutantNoDuplicateSuppression: boolean;
   /** Test-only mutant: agents never tell the switch that a writer waits (no STARVE / ww notice). */
   readonly mutantNoStarve?: boolean;
-  /** Test-only mutant: a re-ACK of a packet that bounced here takes the DUP bit of the new copy alone (the old rule). */
-  readonly mutantReAckNewDup?: boolean;
   /** `home`: FissLock-Local, agents park at their lock's home (pool/home-parking.ts); needs `placeAtHomes`. Default `migrate`. */
   readonly placement?: AgentPlacement;
   /** Test-only mutant of FissLock-Local: a parked agent grants a local request of the other mode without the decider. */
@@ -488,16 +486,8 @@ export class AgentPool {
     const seen = this.dedup.seenOf(this.streamOf(p), p.seq, granted);
     if (seen !== undefined && !this.options.mutantNoDuplicateSuppression) {
       this.count.duplicates++;
-      // A re-ACK stands in for the first ACK, which may have been lost. For BOUNCED its DUP bit is
-      // what tells the requester whether the request is on its way to be decided (§5.2 REACHED):
-      // a non-DUP copy that bounced here travels on as this machine's packet and the switch decides
-      // it again, whatever copy comes next. So DUP only if the bounced copy and this one both carry
-      // it (a non-DUP copy reaching a server was itself decided ③ by the switch: no lost ① grant).
-      // Taking this copy's DUP bit alone told a requester whose first ACK was lost that its request
-      // might be a lost ① grant, so its abort went unREACHED and could take the switch's
-      // timeout-free (tests/reack-bounced-duplicate.test.ts; mutant `mutantReAckNewDup`).
-      const dup = seen.status === 'bounced' && this.options.mutantReAckNewDup !== true ? seen.dup && (p.flags & FLAG_DUP) !== 0 : (p.flags & FLAG_DUP) !== 0;
-      this.ack(p, src, seen.status === 'accepted' ? 'duplicate' : seen.status, dup);
+      // the re-ACK's DUP bit: see reAckDup (pool/receive-dedup.ts)
+      this.ack(p, src, seen.status === 'accepted' ? 'duplicate' : seen.status, reAckDup(seen, (p.flags & FLAG_DUP) !== 0));
       return;
     }
     const status = this.process(p);

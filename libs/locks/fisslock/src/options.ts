@@ -40,7 +40,6 @@ export interface FissLockOptions {
   readonly mutantNoStarve: boolean;
   /** Test-only mutant for the switch program (read here so the run's options agree): no INCA_BOUND on ② grants. */
   readonly mutantNoIncaBound: boolean;
-  readonly mutantReAckNewDup: boolean;
   readonly mutantResendAcrossRecovery: boolean;
   readonly mutantParkedModeChange: boolean;
 }
@@ -68,7 +67,6 @@ export const FISSLOCK_OPTION_HELP = {
   mutantIdMapPerMachine: 'test-only: every machine maps lock ids with its own table (machines disagree on register indexes)',
   mutantNoDuplicateSuppression: 'test-only: agent pools process duplicated packets again',
   mutantNoIncaBound: 'test-only: the decider grants ② past its inca bound (127 per lifetime), so its 8-bit incarnation may wrap against the agent\'s',
-  mutantReAckNewDup: 'test-only: a re-ACK of a packet bounced earlier carries the new copy\'s DUP bit alone',
   mutantResendAcrossRecovery: 'test-only: a bounced copy the back-off deferred is still sent after a recovery (S1–S3) replaced the link',
   mutantParkedModeChange: 'test-only, with placement=home: a parked agent grants a local request of the other mode without telling the switch',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
@@ -97,7 +95,6 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantIdMapPerMachine: reader.boolean('mutantIdMapPerMachine', false),
     mutantNoStarve: reader.boolean('mutantNoStarve', false),
     mutantNoIncaBound: reader.boolean('mutantNoIncaBound', false),
-    mutantReAckNewDup: reader.boolean('mutantReAckNewDup', false),
     mutantResendAcrossRecovery: reader.boolean('mutantResendAcrossRecovery', false),
     mutantParkedModeChange: reader.boolean('mutantParkedModeChange', false),
   };

@@ -31,7 +31,6 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       trace: ports.trace,
       mutantNoDuplicateSuppression: options.mutantNoDuplicateSuppression,
       mutantNoStarve: options.mutantNoStarve,
-      mutantReAckNewDup: options.mutantReAckNewDup,
       mutantResendAcrossRecovery: options.mutantResendAcrossRecovery,
       placement: options.placement,
       mutantParkedModeChange: options.mutantParkedModeChange,
