@@ -24,6 +24,7 @@ import type { RecoveryClientView } from './recovery/recovery-client.js';
 import type { AgentRecord, MachineOrders, ServerReport } from './recovery/recovery-state.js';
 import { requestKey } from './recovery/recovery-state.js';
 import { GivenUpRequests } from './pool/given-up.js';
+import { LockQuarantine } from './pool/quarantine.js';
 
 export type { FissPolicy, Waiter } from './pool/agent.js';
 export type { AgentState, AgentValue } from './pool/agent-state.js';
@@ -444,7 +445,7 @@ export class AgentPool {
 
   private receive(p: LockPacket): void {
     if (p.lock >= (this.options.switchCapacity ?? Infinity)) return; // a fallback manager's packet (§6.6)
-    if (this.quarantined.size > 0 && this.quarantined.has(p.lock) && this.absorbQuarantined(p)) return;
+    if (this.quarantined.active && this.quarantined.has(p.lock) && this.absorbQuarantined(p)) return;
     if (p.type === 'ack') {
       if (p.dst !== this.machine) return;
       if ((p.flags & FLAG_REACHED) !== 0) this.recordedTasks.add(p.task); // an agent recorded a bounced copy of a local request
@@ -867,8 +868,8 @@ export class AgentPool {
   // ---- per-lock repair (spec §12.9: T_STUCK watchdog, S1–S3 for one lock) ----
   // Driven by recovery/lock-repair.ts; the reasoning is in recovery/README.md.
 
-  /** Locks under a per-lock repair on this machine, with the last time one of their packets arrived. */
-  private readonly quarantined = new Map<LockId, number>();
+  /** Locks under a per-lock repair on this machine (pool/quarantine.ts). */
+  private readonly quarantined = new LockQuarantine();
 
   /**
    * A per-lock repair begins: from now until `applyLockRepair`, nothing of `lid` leaves this
@@ -877,13 +878,13 @@ export class AgentPool {
    * goes on. Local state of the lock may still change (a local grant or release): S1 reads it at the end.
    */
   quarantineLock(lid: LockId): void {
-    this.quarantined.set(lid, this.clock.nowNs());
+    this.quarantined.touch(lid, this.clock.nowNs());
     this.starvation.stop(lid);
   }
 
   /** What the repair's drain waits for: this machine's unacknowledged packets of `lid`, and when the last one of it arrived. */
   quarantineState(lid: LockId): { readonly unacked: number; readonly lastArrivalNs: number } {
-    return { unacked: this.link.outstandingPackets().filter((q) => q.lock === lid).length, lastArrivalNs: this.quarantined.get(lid) ?? 0 };
+    return { unacked: this.link.outstandingPackets().filter((q) => q.lock === lid).length, lastArrivalNs: this.quarantined.lastArrivalNs(lid) };
   }
 
   /** S1 for one lock: its agents here (live and pending) and the local clients' records of it. */
@@ -907,7 +908,7 @@ export class AgentPool {
     for (const r of orders.agents) if (r.lid === lid) this.restoreAgent(lid, r);
     // S2 aborts only requests their clients gave up (no machine failed): nobody waits to be failed
     for (const order of orders.abort) if (order.lid === lid) this.listeners.delete(order.task);
-    this.quarantined.delete(lid);
+    this.quarantined.end(lid);
     for (const w of orders.wake) {
       if (w.lid !== lid) continue;
       const grant: LockPacket = { type: 'grant', lock: w.lid, machine: w.mid, task: w.task, mode: w.mode, incarnation: 0, seq: 0, flags: 0 };
@@ -917,13 +918,13 @@ export class AgentPool {
 
   /** The link's answer to a send of a quarantined lock (see quarantineLock): accepted, or freed for a FREE. */
   private interceptQuarantined(p: Omit<LockPacket, 'seq' | 'agent'>): LockPacket | undefined {
-    if (this.quarantined.size === 0 || !this.quarantined.has(p.lock)) return undefined;
+    if (!this.quarantined.active || !this.quarantined.has(p.lock)) return undefined;
     return { ...p, type: 'ack', seq: 0, flags: ackFlags(p.type === 'free' ? 'freed' : 'accepted'), dst: this.machine };
   }
 
   /** An arriving packet of a quarantined lock: ACKs go on as usual (false); anything else is acknowledged and dropped. */
   private absorbQuarantined(p: LockPacket): boolean {
-    this.quarantined.set(p.lock, this.clock.nowNs());
+    this.quarantined.touch(p.lock, this.clock.nowNs());
     if (p.type === 'ack') return false;
     if ((p.flags & FLAG_INVALID) !== 0) {
       if (p.agent === this.machine) this.link.acknowledge(p.seq, p);
