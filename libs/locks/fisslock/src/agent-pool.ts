@@ -17,13 +17,14 @@ import { TransferAssembly } from './pool/transfer-assembly.js';
 import { LifetimeMarks } from './pool/lifetime-marks.js';
 import { HomeParking } from './pool/home-parking.js';
 import type { AgentPlacement } from './pool/home-parking.js';
-import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_VOID, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf, grantHomeOf } from './wire.js';
+import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTABLE, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_VOID, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, ackStatusOf, grantHomeOf } from './wire.js';
 import type { AckStatus } from './wire.js';
 // recovery (S1/S2 hooks) types, used only by the section at the end of AgentPool
 import type { RecoveryClientView } from './recovery/recovery-client.js';
 import type { AgentRecord, MachineOrders, ServerReport } from './recovery/recovery-state.js';
 import { requestKey } from './recovery/recovery-state.js';
 import { GivenUpRequests } from './pool/given-up.js';
+import { BouncedOrigins, LifetimeAnchors } from './pool/lifetime-anchors.js';
 
 export type { Agent, FissPolicy, Waiter } from './pool/agent.js';
 export type { AgentPlacement } from './pool/home-parking.js';
@@ -71,6 +72,10 @@ export interface AgentPoolOptions {
   readonly mutantKeepSwallowedGrant?: boolean;
   /** Test-only mutant: a bounced copy deferred by the back-off is still sent after a recovery replaced the link. */
   readonly mutantResendAcrossRecovery?: boolean;
+  /** Test-only mutant: a duplicate ACQUIRE is always queued as a waiter, even when its first copy was certainly granted ② (pool/lifetime-anchors.ts). */
+  readonly mutantDupNeverGranted?: boolean;
+  /** Test-only mutant: an agent restored by a repeated refusal keeps its lifetime anchors even when the lock may have moved on (wide seed 455). */
+  readonly mutantTrustReRefusal?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -113,10 +118,14 @@ export class AgentPool {
   private readonly marks = new LifetimeMarks();
   /** Requests whose abort was answered here before their ② copy came: never held (pool/given-up.ts). */
   private readonly givenUp = new GivenUpRequests();
+  /** Per agent lifetime, which senders' packets are known to be decided within it (pool/lifetime-anchors.ts). */
+  private readonly anchors = new LifetimeAnchors();
+  /** Requesters' duplicate ACQUIREs this machine bounced: the seq of the copy the decider first saw. */
+  private readonly bouncedOrigins = new BouncedOrigins();
   private readonly unsubscribe: () => void;
   /** FissLock-Local only (placement home): this machine's parked agents. */
   private parking: HomeParking | undefined;
-  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0 };
+  counters = { bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0, dupGrantsCounted: 0 };
 
   constructor(
     readonly machine: NodeId,
@@ -269,11 +278,12 @@ export class AgentPool {
     if (refusal) {
       // a refusal answers one of this machine's FREE/GRANT/abort-RELEASE packets: a second copy
       // (duplicated on the wire, or a stale one after the agent moved on) must not restore anything
+      const resent = p.agent === this.machine && this.link.resent(p.lock, p.seq);
       if (p.agent !== this.machine || !this.link.acknowledge(p.seq, p)) {
         this.counters.duplicates++;
         return;
       }
-      return this.onRefused(p);
+      return this.onRefused(p, resent);
     }
     if (p.type === 'grant' && p.agent === undefined) {
       // ①/② GRANTs come from the switch unsequenced: the one request id a GRANT names is the dedup key
@@ -283,8 +293,13 @@ export class AgentPool {
       }
       // the GRANT is the ACK of every copy of the request this machine still resends (pool/request-copies.ts)
       const answered = answeredBySwitchGrant(this.machine, p);
-      for (const q of this.link.outstandingPackets()) if (answered(q)) this.link.acknowledge(q.seq, p);
-      if ((p.flags & FLAG_HAS_AGENT) !== 0) return this.onSwitchGrant(p);
+      let decidedSeq: number | undefined; // the copy the decider granted is one of these (the latest is a safe anchor)
+      for (const q of this.link.outstandingPackets()) {
+        if (!answered(q)) continue;
+        this.link.acknowledge(q.seq, p);
+        decidedSeq = Math.max(decidedSeq ?? 0, q.seq);
+      }
+      if ((p.flags & FLAG_HAS_AGENT) !== 0) return this.onSwitchGrant(p, decidedSeq);
       return this.deliver(p);
     }
     // everything else is a sequenced packet from some server: dedup, then process and ACK
@@ -365,9 +380,17 @@ export class AgentPool {
       this.counters.grantedTwice++;
       return 'duplicate';
     } else if (a.holders.has(k) || queuedAt >= 0) return 'duplicate';
-    if ((p.flags & FLAG_GRANTED) !== 0) {
+    const dupGranted = this.isGrantedDuplicate(p, a);
+    if (dupGranted) {
+      // its ② copy, should it come after all, counts nothing (the pool's written-off record)
+      this.stuck.writeOff(p);
+      this.counters.dupGrantsCounted++;
+    }
+    if ((p.flags & FLAG_GRANTED) !== 0 || dupGranted) {
       a.holders.add(k); // ② the decider already granted: count it
       a.inca = (a.inca + 1) & 0xff;
+      // the decider made this copy while naming this agent: the sender's later packets are of this lifetime too
+      if ((p.flags & (FLAG_DUP | FLAG_BOUNCED)) === 0 && (p.agent ?? p.machine) === p.machine) this.anchors.decided(a, p.machine, p.seq);
       if (this.givenUp.has(p.lock, p.machine, p.task)) {
         // its abort came first and was answered: count the grant, release the holder (pool/given-up.ts)
         this.counters.lateCopiesReleased++;
@@ -395,6 +418,34 @@ export class AgentPool {
       this.port.send({ type: 'ack', lock: p.lock, machine: this.machine, task: p.task, mode: p.mode, incarnation: 0, seq: 0, flags: ackFlags('accepted') | FLAG_REACHED, dst: p.machine });
     } else this.recordedTasks.add(p.task);
     return 'accepted';
+  }
+
+  /**
+   * A duplicate ACQUIRE whose first copy the decider granted ② (FissLock §4.2: a duplicate is
+   * processed without updating metadata, so the decision it reads again is the one made). The
+   * decider only routes a DUP copy, but marks it GRANTABLE when held shared, no reader block and
+   * under the incarnation bound; none of these turns from false to true within one lifetime. So
+   * if the first copy was decided within this agent's lifetime (LifetimeAnchors), it was a ②
+   * grant the decider counted. When its GRANT and ② copy were both lost (swarm lossy seeds 24,
+   * 48), only this copy tells the agent: queued as a waiter, as before, its count was missing for
+   * ever and every FREE / transfer of the lock was refused. It is counted as the ② copy instead;
+   * the requester either got the GRANT after all and releases it, or aborts, and its abort removes
+   * it from the holders (§4.2 ②). The requester's seq is needed: a copy bounced by this machine
+   * carries this machine's, so the bounce remembered the requester's (BouncedOrigins).
+   */
+  private isGrantedDuplicate(p: LockPacket, a: Agent): boolean {
+    if (this.options.mutantDupNeverGranted === true) return false;
+    if ((p.flags & (FLAG_DUP | FLAG_GRANTABLE | FLAG_GRANTED)) !== (FLAG_DUP | FLAG_GRANTABLE)) return false;
+    if (p.mode !== 'shared' || a.mode !== 'shared') return false;
+    const seq = this.requesterSeqOf(p);
+    return seq !== undefined && this.anchors.decidedWithin(a, p.machine, seq);
+  }
+
+  /** The seq of a duplicate ACQUIRE as its requester numbered it, when known. */
+  private requesterSeqOf(p: LockPacket): number | undefined {
+    const src = p.agent ?? p.machine;
+    if ((p.flags & FLAG_BOUNCED) === 0) return src === p.machine ? p.seq : undefined;
+    return src === this.machine ? this.bouncedOrigins.seqOf(p.lock, p.machine, p.task) : undefined;
   }
 
   /**
@@ -584,10 +635,10 @@ export class AgentPool {
   }
 
   /** ① the switch granted a free lock: the GRANT carries an empty agent. */
-  private onSwitchGrant(p: LockPacket): void {
+  private onSwitchGrant(p: LockPacket, decidedSeq?: number): void {
     const listener = this.listeners.get(p.task);
     if (listener === undefined && this.discardStale(p)) return;
-    this.install(p, []);
+    this.install(p, [], decidedSeq);
   }
 
   /** A stale ① GRANT for a request whose abort-release already freed the lock installs nothing. */
@@ -624,9 +675,15 @@ export class AgentPool {
   }
 
   /** Installs an agent carried by a GRANT (① or ⑧) and grants the leading run of shared waiters with it. */
-  private install(g: LockPacket, queue: Waiter[]): void {
+  /** `decidedSeq`: for a ① GRANT, this machine's ACQUIRE copy the decider granted (the lifetime began there). */
+  private install(g: LockPacket, queue: Waiter[], decidedSeq?: number): void {
     this.counters.installs++;
     const a: Agent = { mode: g.mode, inca: 0, holders: new Set([key(g.machine, g.task)]), wqueue: queue };
+    // The lifetime began when the decider took this machine's ① ACQUIRE or own transfer GRANT (a
+    // self-transfer), if it was one: what this machine sent after it is of the new lifetime. Else
+    // (a transfer from elsewhere) only what it sends from now on is known to be.
+    const self = g.agent === this.machine && g.seq > 0 ? g.seq : decidedSeq;
+    this.anchors.start(a, this.machine, self ?? this.link.lastSeq(g.lock));
     // A FREE / transfer GRANT of an earlier agent of the lock that this machine still resends is
     // void now: resent, it would be decided against the lock's *new* state — refused (§13.1
     // re-refusal) and restore the old agent next to this one (seed 52), or, if the switch never saw
@@ -669,7 +726,8 @@ export class AgentPool {
   }
 
   /** FREE or transfer GRANT refused (or a timeout-free refused): restore the agent and wait for the delayed ② copies. */
-  private onRefused(p: LockPacket): void {
+  /** `resent`: the refused packet went out more than once, so the refusal may answer an earlier copy. */
+  private onRefused(p: LockPacket, resent: boolean): void {
     this.counters.refusals++;
     if (this.agents.has(p.lock)) return; // never overwrite a live agent (§13.2)
     // A refused timeout-free (§5.2) asks for an empty agent here; a pending one is an agent already,
@@ -692,7 +750,43 @@ export class AgentPool {
     a.holders.clear();
     a.inca = p.type === 'free' && (p.flags & FLAG_ABORT) !== 0 ? 0 : p.incarnation & 0xff;
     this.agents.set(p.lock, a);
+    // Refused when first sent: decided within the lifetime this agent now carries on (or, after a
+    // refused timeout-free, builds anew), so this machine's later packets are of it too. A resent
+    // packet is refused again whenever the decider's inca is ahead of its own, which a later
+    // lifetime here can also show if an earlier copy was accepted (README "Known latent gap"): then
+    // this agent is stale. Wide seed 455: FREE 933 accepted, its ACK lost; ACQUIRE 934 got the free
+    // lock (①), its GRANT lost; the resent FREE was refused again, the old agent restored, and 934's
+    // duplicate was counted as its ② grant. So after such a refusal the anchors stay only when no
+    // new lifetime can have begun here since (mayHaveMovedOn).
+    if (!resent) this.anchors.decided(a, this.machine, p.seq);
+    else if (this.options.mutantTrustReRefusal !== true && this.mayHaveMovedOn(p)) this.anchors.forget(a);
     this.watchdog.noteRefused(p.lock);
+  }
+
+  /**
+   * Whether the lock may have begun a new lifetime at this machine since the first copy of `p` (a
+   * FREE / agent GRANT of this machine, now refused again), had that copy been accepted: a
+   * transfer to this machine is under way; `p` handed the lock to a shared task here (that is
+   * such a lifetime); or an own ACQUIRE sent after `p`, still unanswered, may be its ① grant with
+   * the GRANT missing. After a FREE or a transfer elsewhere any such ACQUIRE may be; after a
+   * transfer to an exclusive task here the lock is free again only after another ender of this
+   * machine (its abort's timeout-free), so only an ACQUIRE sent after one.
+   */
+  private mayHaveMovedOn(p: LockPacket): boolean {
+    // entries from elsewhere that came lately (as in mayReissueAbort: a refused transfer's age out;
+    // a self-transfer's own entries are `p`'s, judged below)
+    if (this.transfers.hasGrantFor(p.lock) || this.transfers.hasEntriesFor(p.lock, this.clock.nowNs() - this.stuck.afterNs, this.machine)) return true;
+    const toHere = p.type === 'grant' && p.machine === this.machine;
+    if (toHere && p.mode === 'shared') return true;
+    return this.link.someOutstanding(
+      (q) =>
+        q.lock === p.lock &&
+        q.type === 'acquire' &&
+        q.machine === this.machine &&
+        q.seq > p.seq &&
+        (q.flags & (FLAG_DUP | FLAG_GRANTED)) === 0 &&
+        (!toHere || this.marks.enderBetween(p.lock, p.seq, q.seq)),
+    );
   }
 
   private bounce(p: LockPacket): AckStatus {
@@ -700,6 +794,9 @@ export class AgentPool {
     this.watchdog.noteBounce(p.lock);
     const { seq: _seq, agent: _agent, ...rest } = p;
     const packet = { ...rest, flags: p.flags | FLAG_BOUNCED };
+    if (p.type === 'acquire' && (p.flags & (FLAG_DUP | FLAG_BOUNCED | FLAG_GRANTED)) === FLAG_DUP && (p.agent ?? p.machine) === p.machine) {
+      this.bouncedOrigins.note(p.lock, p.machine, p.task, p.seq); // see isGrantedDuplicate
+    }
     // a bounced copy of this machine's own ACQUIRE: its requester only saw the first hop's ACK,
     // so whether an agent recorded it is learned here (see mayReissueAbort)
     const onAck = p.type === 'acquire' && p.machine === this.machine ? (ack: LockPacket) => this.noteRecorded(p.task, ack) : undefined;

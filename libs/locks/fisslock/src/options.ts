@@ -48,6 +48,8 @@ export interface FissLockOptions {
   readonly mutantHoldGivenUp: boolean;
   readonly mutantKeepSwallowedGrant: boolean;
   readonly mutantResendAcrossRecovery: boolean;
+  readonly mutantDupNeverGranted: boolean;
+  readonly mutantTrustReRefusal: boolean;
   readonly mutantParkedModeChange: boolean;
 }
 
@@ -82,6 +84,8 @@ export const FISSLOCK_OPTION_HELP = {
   mutantHoldGivenUp: 'test-only: a ② copy arriving after its request\'s abort was answered becomes a holder nobody releases',
   mutantKeepSwallowedGrant: 'test-only: a GRANT taken silently for an aborted task stays held after its timeout-free is answered',
   mutantResendAcrossRecovery: 'test-only: a bounced copy the back-off deferred is still sent after a recovery (S1–S3) replaced the link',
+  mutantDupNeverGranted: 'test-only: a duplicate ACQUIRE is always queued, even when its first copy was certainly granted ② in the agent\'s lifetime',
+  mutantTrustReRefusal: 'test-only: an agent restored by a repeated refusal keeps its lifetime anchors even when the lock may have moved on',
   mutantParkedModeChange: 'test-only, with placement=home: a parked agent grants a local request of the other mode without telling the switch',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
@@ -117,6 +121,8 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantHoldGivenUp: reader.boolean('mutantHoldGivenUp', false),
     mutantKeepSwallowedGrant: reader.boolean('mutantKeepSwallowedGrant', false),
     mutantResendAcrossRecovery: reader.boolean('mutantResendAcrossRecovery', false),
+    mutantDupNeverGranted: reader.boolean('mutantDupNeverGranted', false),
+    mutantTrustReRefusal: reader.boolean('mutantTrustReRefusal', false),
     mutantParkedModeChange: reader.boolean('mutantParkedModeChange', false),
   };
   reader.done();

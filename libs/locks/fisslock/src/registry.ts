@@ -38,6 +38,8 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantHoldGivenUp: options.mutantHoldGivenUp,
       mutantKeepSwallowedGrant: options.mutantKeepSwallowedGrant,
       mutantResendAcrossRecovery: options.mutantResendAcrossRecovery,
+      mutantDupNeverGranted: options.mutantDupNeverGranted,
+      mutantTrustReRefusal: options.mutantTrustReRefusal,
       mutantRefusedAbortRestores: options.mutantRefusedAbortRestores,
       placement: options.placement,
       mutantParkedModeChange: options.mutantParkedModeChange,

@@ -5,6 +5,8 @@ interface Outstanding {
   sentNs: number;
   /** How long after `sentNs` this packet counts as lost: rtoNs, doubled per resend up to the back-off bound. */
   timeoutNs: number;
+  /** Sent more than once (a retransmission): the switch may have decided an earlier copy. */
+  resent?: boolean;
   onAck?: (status: LockPacket) => void;
 }
 
@@ -60,6 +62,11 @@ export class ReliableLink {
     return [...this.outstanding.values()].map((e) => e.packet).sort((a, b) => a.seq - b.seq);
   }
 
+  /** The seq of the last packet sent on this link (0 before the first); `lock` picks the window with several racks. */
+  lastSeq(_lock: number): number {
+    return this.nextSeq;
+  }
+
   /** Sends `packet` as this machine's next sequenced packet; returns its seq. */
   send(packet: Omit<LockPacket, 'seq' | 'agent'>, onAck?: (ack: LockPacket) => void): number {
     const answer = this.intercept?.(packet);
@@ -78,6 +85,11 @@ export class ReliableLink {
   }
 
   /** Marks `seq` acknowledged by `ack` (an ACK, a refusal or a GRANT); false if it was not outstanding. */
+  /** Whether the unacknowledged packet `seq` was sent more than once; `lock` picks the window with several racks. */
+  resent(_lock: number, seq: number): boolean {
+    return this.outstanding.get(seq)?.resent === true;
+  }
+
   acknowledge(seq: number, ack: LockPacket): boolean {
     const entry = this.outstanding.get(seq);
     if (!entry) return false;
@@ -179,6 +191,7 @@ export class ReliableLink {
         for (const entry of due) {
           if (this.stopped) break;
           entry.sentNs = now;
+          entry.resent = true;
           entry.timeoutNs = Math.min(entry.timeoutNs * 2, this.rtoNs * this.maxBackoff);
           this.retransmissions++;
           this.transmit(entry.packet);
