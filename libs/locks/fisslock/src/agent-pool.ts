@@ -25,6 +25,7 @@ import type { AgentRecord, MachineOrders, ServerReport } from './recovery/recove
 import { requestKey } from './recovery/recovery-state.js';
 import { GivenUpRequests } from './pool/given-up.js';
 import { LockQuarantine } from './pool/quarantine.js';
+import { BouncedOrigins, NO_ANCHORS } from './pool/lifetime-anchors.js';
 
 export type { FissPolicy, Waiter } from './pool/agent.js';
 export type { AgentState, AgentValue } from './pool/agent-state.js';
@@ -59,6 +60,10 @@ export interface AgentPoolOptions {
   readonly mutantParkedModeChange?: boolean;
   /** Test-only mutant: a bounced copy deferred by the back-off is still sent after a recovery replaced the link. */
   readonly mutantResendAcrossRecovery?: boolean;
+  /** Test-only mutant: a duplicate ACQUIRE is always queued as a waiter, even when its first copy was certainly granted ② (pool/lifetime-anchors.ts). */
+  readonly mutantDupNeverGranted?: boolean;
+  /** Test-only mutant: an agent restored by a repeated refusal keeps its lifetime anchors even when the lock may have moved on (wide seed 455). */
+  readonly mutantTrustReRefusal?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -93,11 +98,12 @@ export interface PoolCounters {
   readonly lateCopiesReleased: number;
   readonly swallowedReleased: number;
   readonly staleBounces: number;
+  readonly dupGrantsCounted: number;
 }
 
 type Counts = { -readonly [K in keyof PoolCounters]: number };
 
-const zeroCounts = (): Counts => ({ bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0 });
+const zeroCounts = (): Counts => ({ bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0, dupGrantsCounted: 0 });
 
 /** An agent as recovery orders it (S2), or as a test or a harness plants it. */
 export interface AgentOrder {
@@ -145,6 +151,8 @@ export class AgentPool {
   private readonly marks = new LifetimeMarks();
   /** Requests whose abort was answered here before their ② copy came: never held (pool/given-up.ts). */
   private readonly givenUp = new GivenUpRequests();
+  /** Requesters' duplicate ACQUIREs this machine bounced: the seq of the copy the decider first saw. */
+  private readonly bouncedOrigins = new BouncedOrigins();
   /** A stale ① GRANT for a request whose abort-release already freed the lock installs nothing. */
   private readonly discardedTasks = new Set<number>();
   private readonly unsubscribe: () => void;
@@ -164,6 +172,7 @@ export class AgentPool {
       policy: options.policy,
       parksHere: (lid) => this.homes !== undefined && parksAtHome(lid, machine, this.homes),
       ...(options.mutantParkedModeChange === true ? { mutantParkedModeChange: true } : {}),
+      ...(options.mutantDupNeverGranted === true ? { mutantDupNeverGranted: true } : {}),
     };
     this.backoff = new BounceBackoff(options.bounceBackoffNs ?? 0, options.rtoNs);
     this.stuck = new StuckReleases(options.stuckAfterNs ?? 10 * options.rtoNs);
@@ -246,7 +255,7 @@ export class AgentPool {
    */
   restoreAgent(lid: LockId, order: AgentOrder): void {
     this.states.delete(lid);
-    const agent: AgentValue = { id: this.nextAgentId++, mode: order.mode, inca: order.inca ?? 0, holders: new Set(order.holders.map((h) => key(h.mid, h.task))), wqueue: order.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })) };
+    const agent: AgentValue = { id: this.nextAgentId++, mode: order.mode, inca: order.inca ?? 0, holders: new Set(order.holders.map((h) => key(h.mid, h.task))), wqueue: order.wqueue.map((w) => ({ mid: w.mid, task: w.task, mode: w.mode })), anchors: NO_ANCHORS };
     this.apply(lid, { type: 'restored', agent });
   }
 
@@ -413,6 +422,9 @@ export class AgentPool {
       case 'backoff-forget':
         this.backoff.forget(lid);
         return;
+      case 'stuck-write-off':
+        this.stuck.writeOff(action.packet);
+        return;
       case 'stuck-restart':
         this.stuck.restart(lid);
         return;
@@ -456,11 +468,12 @@ export class AgentPool {
     if (refusal) {
       // a refusal answers one of this machine's FREE/GRANT/abort-RELEASE packets: a second copy
       // (duplicated on the wire, or a stale one after the agent moved on) must not restore anything
+      const resent = p.agent === this.machine && this.link.resent(p.lock, p.seq);
       if (p.agent !== this.machine || !this.link.acknowledge(p.seq, p)) {
         this.count.duplicates++;
         return;
       }
-      return this.onRefused(p);
+      return this.onRefused(p, resent);
     }
     if (p.type === 'grant' && p.agent === undefined) {
       // ①/② GRANTs come from the switch unsequenced: the one request id a GRANT names is the dedup key
@@ -470,8 +483,13 @@ export class AgentPool {
       }
       // the GRANT is the ACK of every copy of the request this machine still resends (pool/request-copies.ts)
       const answered = answeredBySwitchGrant(this.machine, p);
-      for (const q of this.link.outstandingPackets()) if (answered(q)) this.link.acknowledge(q.seq, p);
-      if ((p.flags & FLAG_HAS_AGENT) !== 0) return this.onSwitchGrant(p);
+      let decidedSeq: number | undefined; // the copy the decider granted is one of these (the latest is a safe anchor)
+      for (const q of this.link.outstandingPackets()) {
+        if (!answered(q)) continue;
+        this.link.acknowledge(q.seq, p);
+        decidedSeq = Math.max(decidedSeq ?? 0, q.seq);
+      }
+      if ((p.flags & FLAG_HAS_AGENT) !== 0) return this.onSwitchGrant(p, decidedSeq);
       return this.deliver(p);
     }
     // everything else is a sequenced packet from some server: dedup, then process and ACK
@@ -534,9 +552,18 @@ export class AgentPool {
   private onAcquire(p: LockPacket): AckStatus {
     // a ② copy this pool already wrote off as lost (see onRelease) arrived after all: count nothing
     if ((p.flags & FLAG_GRANTED) !== 0 && this.stuck.takeWrittenOff(p)) return 'duplicate';
-    const givenUp = (p.flags & FLAG_GRANTED) !== 0 && this.givenUp.has(p.lock, p.machine, p.task);
-    const outcome = this.apply(p.lock, { type: 'acquire', packet: p, givenUp });
+    const givenUp = this.givenUp.has(p.lock, p.machine, p.task);
+    const requesterSeq = (p.flags & FLAG_DUP) !== 0 ? this.requesterSeqOf(p) : undefined;
+    const outcome = this.apply(p.lock, { type: 'acquire', packet: p, givenUp, requesterSeq });
     return outcome === 'bounce' ? this.bounce(p) : (outcome as AckStatus);
+  }
+
+  /** The seq of a duplicate ACQUIRE as its requester numbered it, when known (agent-state.ts grantedDuplicate). */
+  private requesterSeqOf(p: LockPacket): number | undefined {
+    const src = p.agent ?? p.machine;
+    if ((p.flags & FLAG_BOUNCED) === 0) return src === p.machine ? p.seq : undefined;
+    // a copy bounced by this machine carries this machine's seq: the bounce remembered the requester's
+    return src === this.machine ? this.bouncedOrigins.seqOf(p.lock, p.machine, p.task) : undefined;
   }
 
   private onRelease(p: LockPacket): AckStatus {
@@ -647,10 +674,10 @@ export class AgentPool {
   }
 
   /** ① the switch granted a free lock: the GRANT carries an empty agent. */
-  private onSwitchGrant(p: LockPacket): void {
+  private onSwitchGrant(p: LockPacket, decidedSeq?: number): void {
     const listener = this.listeners.get(p.task);
     if (listener === undefined && this.discardedTasks.has(p.task)) return;
-    this.install(p, []);
+    this.install(p, [], decidedSeq);
   }
 
   /** Records how this machine's abort-RELEASE of `task` was answered (client and reissued aborts). */
@@ -674,9 +701,16 @@ export class AgentPool {
     for (const { grant, queue } of this.transfers.takeComplete()) this.install(grant, queue);
   }
 
-  /** Installs an agent carried by a GRANT (① or ⑧); see agent-state.ts. */
-  private install(g: LockPacket, queue: Waiter[]): void {
-    this.apply(g.lock, { type: 'install', grant: g, queue, newId: this.nextAgentId++ });
+  /**
+   * Installs an agent carried by a GRANT (① or ⑧); see agent-state.ts. `decidedSeq`: for a ①
+   * GRANT, this machine's ACQUIRE copy the decider granted. The lifetime began when the decider
+   * took that ACQUIRE or this machine's own transfer GRANT (a self-transfer), if it was one: what
+   * this machine sent after it is of the new lifetime. Else (a transfer from elsewhere) only what
+   * it sends from now on is known to be.
+   */
+  private install(g: LockPacket, queue: Waiter[], decidedSeq?: number): void {
+    const self = g.agent === this.machine && g.seq > 0 ? g.seq : decidedSeq;
+    this.apply(g.lock, { type: 'install', grant: g, queue, newId: this.nextAgentId++, anchorSeq: self ?? this.link.lastSeq(g.lock) });
   }
 
   /** A GRANT reaches its task; a GRANT nobody waits for is released at once (spec §5.2 stray grants). */
@@ -692,9 +726,40 @@ export class AgentPool {
     }
   }
 
-  /** FREE or transfer GRANT refused (or a timeout-free refused): restore the agent and wait for the delayed ② copies. */
-  private onRefused(p: LockPacket): void {
-    this.apply(p.lock, { type: 'refused', packet: p, newId: this.nextAgentId++ });
+  /**
+   * FREE or transfer GRANT refused (or a timeout-free refused): restore the agent and wait for the
+   * delayed ② copies. `resent`: the refused packet went out more than once, so the refusal may
+   * answer an earlier copy (see agent-state.ts refused).
+   */
+  private onRefused(p: LockPacket, resent: boolean): void {
+    const movedOn = resent && this.options.mutantTrustReRefusal !== true && this.mayHaveMovedOn(p);
+    this.apply(p.lock, { type: 'refused', packet: p, newId: this.nextAgentId++, resent, movedOn });
+  }
+
+  /**
+   * Whether the lock may have begun a new lifetime at this machine since the first copy of `p` (a
+   * FREE / agent GRANT of this machine, now refused again), had that copy been accepted: a
+   * transfer to this machine is under way; `p` handed the lock to a shared task here (that is
+   * such a lifetime); or an own ACQUIRE sent after `p`, still unanswered, may be its ① grant with
+   * the GRANT missing. After a FREE or a transfer elsewhere any such ACQUIRE may be; after a
+   * transfer to an exclusive task here the lock is free again only after another ender of this
+   * machine (its abort's timeout-free), so only an ACQUIRE sent after one.
+   */
+  private mayHaveMovedOn(p: LockPacket): boolean {
+    // entries from elsewhere that came lately (as in mayReissueAbort: a refused transfer's age out;
+    // a self-transfer's own entries are `p`'s, judged below)
+    if (this.transfers.hasGrantFor(p.lock) || this.transfers.hasEntriesFor(p.lock, this.clock.nowNs() - this.stuck.afterNs, this.machine)) return true;
+    const toHere = p.type === 'grant' && p.machine === this.machine;
+    if (toHere && p.mode === 'shared') return true;
+    return this.link.someOutstanding(
+      (q) =>
+        q.lock === p.lock &&
+        q.type === 'acquire' &&
+        q.machine === this.machine &&
+        q.seq > p.seq &&
+        (q.flags & (FLAG_DUP | FLAG_GRANTED)) === 0 &&
+        (!toHere || this.marks.enderBetween(p.lock, p.seq, q.seq)),
+    );
   }
 
   private bounce(p: LockPacket): AckStatus {
@@ -702,6 +767,9 @@ export class AgentPool {
     this.watchdog.noteBounce(p.lock);
     const { seq: _seq, agent: _agent, ...rest } = p;
     const packet = { ...rest, flags: p.flags | FLAG_BOUNCED };
+    if (p.type === 'acquire' && (p.flags & (FLAG_DUP | FLAG_BOUNCED | FLAG_GRANTED)) === FLAG_DUP && (p.agent ?? p.machine) === p.machine) {
+      this.bouncedOrigins.note(p.lock, p.machine, p.task, p.seq); // see agent-state.ts grantedDuplicate
+    }
     // a bounced copy of this machine's own ACQUIRE: its requester only saw the first hop's ACK,
     // so whether an agent recorded it is learned here (see mayReissueAbort)
     const onAck = p.type === 'acquire' && p.machine === this.machine ? (ack: LockPacket) => this.noteRecorded(p.task, ack) : undefined;

@@ -5,7 +5,7 @@ import { ReliableLink } from './reliable-link.js';
 /** What the agent pool and clients use of a machine's sequenced path to the switches. */
 export type SequencedLink = Pick<
   ReliableLink,
-  'send' | 'acknowledge' | 'someOutstanding' | 'voidOutstanding' | 'outstandingPackets' | 'stop' | 'unacked' | 'retransmissions' | 'intercept'
+  'send' | 'lastSeq' | 'resent' | 'acknowledge' | 'someOutstanding' | 'voidOutstanding' | 'outstandingPackets' | 'stop' | 'unacked' | 'retransmissions' | 'intercept'
 >;
 
 export interface SequencedLinkOptions {
@@ -60,6 +60,14 @@ export class RackLinks implements SequencedLink {
 
   send(packet: Omit<LockPacket, 'seq' | 'agent'>, onAck?: (ack: LockPacket) => void): number {
     return this.linkOf(packet.lock).send(packet, onAck);
+  }
+
+  lastSeq(lock: number): number {
+    return this.linkOf(lock).lastSeq(lock);
+  }
+
+  resent(lock: number, seq: number): boolean {
+    return this.linkOf(lock).resent(lock, seq);
   }
 
   acknowledge(seq: number, ack: LockPacket): boolean {

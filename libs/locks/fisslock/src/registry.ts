@@ -32,6 +32,8 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantNoDuplicateSuppression: options.mutantNoDuplicateSuppression,
       mutantNoStarve: options.mutantNoStarve,
       mutantResendAcrossRecovery: options.mutantResendAcrossRecovery,
+      mutantDupNeverGranted: options.mutantDupNeverGranted,
+      mutantTrustReRefusal: options.mutantTrustReRefusal,
       placement: options.placement,
       mutantParkedModeChange: options.mutantParkedModeChange,
     });

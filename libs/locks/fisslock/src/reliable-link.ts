@@ -5,6 +5,8 @@ interface Outstanding {
   sentNs: number;
   /** How long after `sentNs` this packet counts as lost: rtoNs, doubled per resend up to the back-off bound. */
   timeoutNs: number;
+  /** Sent more than once (a retransmission): the switch may have decided an earlier copy. */
+  resent?: boolean;
   onAck?: (status: LockPacket) => void;
 }
 
@@ -60,6 +62,11 @@ export class ReliableLink {
     return [...this.outstanding.values()].map((e) => e.packet).sort((a, b) => a.seq - b.seq);
   }
 
+  /** The seq of the last packet sent on this link (0 before the first); `lock` picks the window with several racks. */
+  lastSeq(_lock: number): number {
+    return this.nextSeq;
+  }
+
   /** Sends `packet` as this machine's next sequenced packet; returns its seq. */
   send(packet: Omit<LockPacket, 'seq' | 'agent'>, onAck?: (ack: LockPacket) => void): number {
     const answer = this.intercept?.(packet);
@@ -75,6 +82,11 @@ export class ReliableLink {
     this.transmit(stamped);
     this.startLoop();
     return seq;
+  }
+
+  /** Whether the unacknowledged packet `seq` was sent more than once; `lock` picks the window with several racks. */
+  resent(_lock: number, seq: number): boolean {
+    return this.outstanding.get(seq)?.resent === true;
   }
 
   /** Marks `seq` acknowledged by `ack` (an ACK, a refusal or a GRANT); false if it was not outstanding. */
@@ -164,6 +176,7 @@ export class ReliableLink {
         for (const entry of due) {
           if (this.stopped) break;
           entry.sentNs = now;
+          entry.resent = true;
           entry.timeoutNs = Math.min(entry.timeoutNs * 2, this.rtoNs * this.maxBackoff);
           this.retransmissions++;
           this.transmit(entry.packet);

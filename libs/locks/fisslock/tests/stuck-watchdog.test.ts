@@ -9,14 +9,16 @@ import { FAULTS_10 } from './support/workload.js';
 
 // Spec §12.9: the T_STUCK watchdog and the per-lock S1–S3 repair (recovery/README.md "Per-lock
 // repair"). Under the current rules seeds 5 and 9 end with an agent with no holder one incarnation
-// behind the decider (5 with waiters queued), 53 with a remote ② holder nobody holds behind a
-// stalled queue (seeds 6 and 105, which needed superseded rules to reach their schedules, were
-// retired: docs/decisions/0013-fisslock-agent-state-machine.md, with seed 49, which ends stuck only
-// under the rule before src/pool/given-up.ts).
+// behind the decider (5 with waiters queued). Seed 53 (a remote ② holder nobody holds behind a
+// stalled queue) no longer ends stuck since duplicates of certain ② grants count
+// (src/pool/lifetime-anchors.ts) and replays with `mutantDupNeverGranted`. Seeds 6 and 105, which
+// needed superseded rules to reach their schedules, were retired
+// (docs/decisions/0013-fisslock-agent-state-machine.md), with seed 49, which ends stuck only under
+// the rule before src/pool/given-up.ts.
 const STUCK_CASES: readonly { readonly seed: number; readonly protocolOptions?: Record<string, boolean> }[] = [
   { seed: 5 },
   { seed: 9 },
-  { seed: 53 },
+  { seed: 53, protocolOptions: { mutantDupNeverGranted: true } },
 ];
 
 describe('fisslock T_STUCK watchdog with per-lock repair (spec §12.9), wide shape at FAULTS_10', () => {

@@ -50,3 +50,26 @@ describe('fisslock swarm under switch loss: bounced copies deferred across a rec
     expect(mutant.failure?.detail).toMatch(/not acquirable/);
   });
 });
+
+// Seeds 24, 364 and 48 (egress loss 7–9 %): the decider granted a read ② and both its GRANT and its
+// ② copy to the agent were lost. The requester's resend is a duplicate, which the decider only
+// routes, so the agent queued it as a waiter and its abort removed it: the decider had counted the
+// grant, the agent never did, and every FREE / transfer of the lock was refused from then on. The
+// decider now marks a routed duplicate it would grant ② (GRANTABLE), and an agent that knows the
+// first copy was decided within its own lifetime counts it as that ② grant (src/pool/lifetime-
+// anchors.ts). The anchor: seed 24, the install (requester on the agent's machine); 364, an earlier
+// ② copy of the requester's machine; 48 (a lost ① GRANT besides), the agent built after the refused
+// timeout-free, and duplicates its machine had bounced meanwhile. `mutantDupNeverGranted` queues
+// them as before.
+describe('fisslock swarm under switch loss: a ② grant whose GRANT and copy were both lost', () => {
+  it('seeds 24, 364 and 48 pass, and fail liveness with mutantDupNeverGranted', async () => {
+    for (const seed of [24, 364, 48]) {
+      const fixed = await runSwarmSeed(lossy, seed);
+      expect(fixed.description).toMatch(/switch=egress\(loss=0\.0[79]/);
+      expect(fixed.failure, `seed ${seed}: ${fixed.failure?.detail}`).toBeUndefined();
+      const mutant = await runSwarmSeed(lossy, seed, { mutantDupNeverGranted: true });
+      expect(mutant.failure?.kind, `seed ${seed}`).toBe('liveness');
+      expect(mutant.failure?.detail).toMatch(/not acquirable/);
+    }
+  });
+});

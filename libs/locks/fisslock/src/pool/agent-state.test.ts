@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { LockPacket } from '@lockfabric/ports';
-import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags } from '../wire.js';
+import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTABLE, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags } from '../wire.js';
 import { NO_AGENT, step } from './agent-state.js';
 import type { AgentEvent, AgentRules, AgentState, AgentValue, Step } from './agent-state.js';
 import type { Waiter } from './agent.js';
+import { NO_ANCHORS, anchorsFrom } from './lifetime-anchors.js';
+import type { Anchors } from './lifetime-anchors.js';
 
 // The agent's transitions (FissLock §4) with the exact state and actions each must give. The
 // cases are data, so the same table also judges broken variants of `step` (the mutants below).
@@ -13,7 +15,7 @@ const LID = 7;
 type StepFn = (rules: AgentRules, lid: number, state: AgentState, event: AgentEvent) => Step;
 
 const rules = (over: Partial<AgentRules> = {}): AgentRules => ({ machine: HERE, policy: 'read-preferring', parksHere: () => false, ...over });
-const agent = (mode: 'shared' | 'exclusive', holders: string[], wqueue: Waiter[] = [], inca = 0, id = 5): AgentValue => ({ id, mode, inca, holders: new Set(holders), wqueue });
+const agent = (mode: 'shared' | 'exclusive', holders: string[], wqueue: Waiter[] = [], inca = 0, id = 5, anchors: Anchors = NO_ANCHORS): AgentValue => ({ id, mode, inca, holders: new Set(holders), wqueue, anchors });
 const live = (a: AgentValue, parked = false): AgentState => ({ kind: 'live', agent: a, parked });
 const pending = (a: AgentValue): AgentState => ({ kind: 'pending', agent: a });
 const w = (mid: number, task: number, mode: 'shared' | 'exclusive'): Waiter => ({ mid, task, mode });
@@ -71,19 +73,19 @@ const CASES: readonly Case[] = [
     name: '② a GRANTED copy is counted: a holder, and one more incarnation (share-mode counting, §4.2)',
     state: live(agent('shared', ['1:10'], [], 3)),
     event: { type: 'acquire', packet: packet({ type: 'acquire', flags: FLAG_GRANTED }), givenUp: false },
-    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '2:20'], [], 4)), actions: [] },
+    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '2:20'], [], 4, 5, anchorsFrom(2, 9))), actions: [] },
   },
   {
     name: '② a copy for a task of this machine arms the orphaned-holder check',
     state: live(agent('shared', ['1:10'], [], 3)),
     event: { type: 'acquire', packet: packet({ type: 'acquire', machine: HERE, task: 12, flags: FLAG_GRANTED }), givenUp: false },
-    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '1:12'], [], 4)), actions: [{ kind: 'watch-local-holder', holder: '1:12' }] },
+    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '1:12'], [], 4, 5, anchorsFrom(HERE, 9))), actions: [{ kind: 'watch-local-holder', holder: '1:12' }] },
   },
   {
     name: '② a copy whose abort was answered first is counted and released at once (pool/given-up.ts)',
     state: live(agent('shared', ['1:10'], [], 3)),
     event: { type: 'acquire', packet: packet({ type: 'acquire', flags: FLAG_GRANTED }), givenUp: true },
-    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10'], [], 4)), actions: [{ kind: 'count', counter: 'lateCopiesReleased' }] },
+    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10'], [], 4, 5, anchorsFrom(2, 9))), actions: [{ kind: 'count', counter: 'lateCopiesReleased' }] },
   },
   {
     name: '② a copy reaching an exclusive agent is dropped as orphaned (wide seeds 16, 24, 27)',
@@ -179,10 +181,10 @@ const CASES: readonly Case[] = [
   {
     name: '⑧ install: a shared agent arrives with its queue and grants the leading readers at once',
     state: NO_AGENT,
-    event: { type: 'install', grant: packet({ type: 'grant', machine: HERE, task: 10, agent: 2, flags: FLAG_HAS_AGENT }), queue: [w(3, 30, 'shared'), w(2, 21, 'exclusive')], newId: 9 },
+    event: { type: 'install', grant: packet({ type: 'grant', machine: HERE, task: 10, agent: 2, flags: FLAG_HAS_AGENT }), queue: [w(3, 30, 'shared'), w(2, 21, 'exclusive')], newId: 9, anchorSeq: 44 },
     expect: {
       outcome: 'done',
-      state: live(agent('shared', ['1:10', '3:30'], [w(2, 21, 'exclusive')], 0, 9)),
+      state: live(agent('shared', ['1:10', '3:30'], [w(2, 21, 'exclusive')], 0, 9, anchorsFrom(HERE, 44))),
       actions: [
         { kind: 'count', counter: 'installs' },
         { kind: 'void-old-handoffs' },
@@ -190,7 +192,7 @@ const CASES: readonly Case[] = [
         { kind: 'watch-clear' },
         { kind: 'stuck-restart' },
         { kind: 'send', packet: { type: 'grant', lock: LID, machine: 3, task: 30, mode: 'shared', incarnation: 0, flags: 0 } },
-        { kind: 'starve-check', agent: agent('shared', ['1:10', '3:30'], [w(2, 21, 'exclusive')], 0, 9) },
+        { kind: 'starve-check', agent: agent('shared', ['1:10', '3:30'], [w(2, 21, 'exclusive')], 0, 9, anchorsFrom(HERE, 44)) },
         { kind: 'deliver', grant: packet({ type: 'grant', machine: HERE, task: 10, agent: 2, flags: FLAG_HAS_AGENT }) },
       ],
     },
@@ -198,25 +200,25 @@ const CASES: readonly Case[] = [
   {
     name: '⑧ refused: the pending agent comes back with the decider\'s incarnation and its grantee once at the head (wide seed 89)',
     state: pending(agent('shared', [], [w(2, 20, 'exclusive')], 2)),
-    event: { type: 'refused', packet: packet({ type: 'grant', machine: 2, task: 20, mode: 'exclusive', incarnation: 3, flags: FLAG_INVALID | FLAG_HAS_AGENT | FLAG_CUR_SHARED, agent: HERE }), newId: 9 },
-    expect: { outcome: 'done', state: live(agent('shared', [], [w(2, 20, 'exclusive')], 3)), actions: [{ kind: 'count', counter: 'refusals' }, { kind: 'watch-refused' }] },
+    event: { type: 'refused', packet: packet({ type: 'grant', machine: 2, task: 20, mode: 'exclusive', incarnation: 3, flags: FLAG_INVALID | FLAG_HAS_AGENT | FLAG_CUR_SHARED, agent: HERE }), newId: 9, resent: false, movedOn: false },
+    expect: { outcome: 'done', state: live(agent('shared', [], [w(2, 20, 'exclusive')], 3, 5, anchorsFrom(HERE, 9))), actions: [{ kind: 'count', counter: 'refusals' }, { kind: 'watch-refused' }] },
   },
   {
     name: 'a refused timeout-free leaves a pending agent to its own packet\'s answer (both-links seeds 370, 393)',
     state: pending(agent('exclusive', [], [], 1)),
-    event: { type: 'refused', packet: packet({ type: 'free', machine: HERE, flags: FLAG_INVALID | FLAG_ABORT, agent: HERE }), newId: 9 },
+    event: { type: 'refused', packet: packet({ type: 'free', machine: HERE, flags: FLAG_INVALID | FLAG_ABORT, agent: HERE }), newId: 9, resent: false, movedOn: false },
     expect: { outcome: 'ignored', state: pending(agent('exclusive', [], [], 1)), actions: [{ kind: 'count', counter: 'refusals' }] },
   },
   {
     name: 'a refused timeout-free with no agent here builds an empty one for the ② holders (§5.2)',
     state: NO_AGENT,
-    event: { type: 'refused', packet: packet({ type: 'free', machine: HERE, mode: 'shared', incarnation: 4, flags: FLAG_INVALID | FLAG_ABORT, agent: HERE }), newId: 9 },
-    expect: { outcome: 'done', state: live(agent('shared', [], [], 0, 9)), actions: [{ kind: 'count', counter: 'refusals' }, { kind: 'watch-refused' }] },
+    event: { type: 'refused', packet: packet({ type: 'free', machine: HERE, mode: 'shared', incarnation: 4, flags: FLAG_INVALID | FLAG_ABORT, agent: HERE }), newId: 9, resent: false, movedOn: false },
+    expect: { outcome: 'done', state: live(agent('shared', [], [], 0, 9, anchorsFrom(HERE, 9))), actions: [{ kind: 'count', counter: 'refusals' }, { kind: 'watch-refused' }] },
   },
   {
     name: 'a refusal never overwrites a live agent (§13.2)',
     state: live(agent('exclusive', ['1:10'])),
-    event: { type: 'refused', packet: packet({ type: 'free', machine: HERE, flags: FLAG_INVALID, agent: HERE }), newId: 9 },
+    event: { type: 'refused', packet: packet({ type: 'free', machine: HERE, flags: FLAG_INVALID, agent: HERE }), newId: 9, resent: false, movedOn: false },
     expect: { outcome: 'ignored', state: live(agent('exclusive', ['1:10'])), actions: [{ kind: 'count', counter: 'refusals' }] },
   },
   {
@@ -300,6 +302,41 @@ const CASES: readonly Case[] = [
         { kind: 'send', packet: { type: 'free', lock: LID, machine: HERE, task: 0, mode: 'exclusive', incarnation: 0, flags: 0 }, ender: true, onAck: { kind: 'free-answered', id: 5 } },
       ],
     },
+  },
+  {
+    name: 'a refusal of a resent FREE after which a lifetime may have begun here restores the agent without its anchors (wide seed 455)',
+    state: pending(agent('shared', [], [], 2, 5, anchorsFrom(HERE, 3))),
+    event: { type: 'refused', packet: packet({ type: 'free', machine: HERE, incarnation: 3, flags: FLAG_INVALID, agent: HERE }), newId: 9, resent: true, movedOn: true },
+    expect: { outcome: 'done', state: live(agent('shared', [], [], 3)), actions: [{ kind: 'count', counter: 'refusals' }, { kind: 'watch-refused' }] },
+  },
+  {
+    name: 'a duplicate the decider marks GRANTABLE, first sent within this lifetime, is counted as its lost ② grant (swarm lossy 24, 48)',
+    state: live(agent('shared', ['1:10'], [], 1, 5, anchorsFrom(2, 15))),
+    event: { type: 'acquire', packet: packet({ type: 'acquire', seq: 17, flags: FLAG_DUP | FLAG_GRANTABLE }), givenUp: false, requesterSeq: 17 },
+    expect: {
+      outcome: 'accepted',
+      state: live(agent('shared', ['1:10', '2:20'], [], 2, 5, anchorsFrom(2, 15))),
+      actions: [{ kind: 'stuck-write-off', packet: packet({ type: 'acquire', seq: 17, flags: FLAG_DUP | FLAG_GRANTABLE }) }, { kind: 'count', counter: 'dupGrantsCounted' }],
+    },
+  },
+  {
+    name: 'a GRANTABLE duplicate first sent before this lifetime is only queued (nothing proves its grant was counted here)',
+    state: live(agent('shared', ['1:10'], [], 1, 5, anchorsFrom(2, 15))),
+    event: { type: 'acquire', packet: packet({ type: 'acquire', seq: 12, flags: FLAG_DUP | FLAG_GRANTABLE }), givenUp: false, requesterSeq: 12 },
+    expect: {
+      outcome: 'accepted',
+      state: live(agent('shared', ['1:10'], [w(2, 20, 'shared')], 1, 5, anchorsFrom(2, 15))),
+      actions: [
+        { kind: 'watch-waiter', agent: agent('shared', ['1:10'], [w(2, 20, 'shared')], 1, 5, anchorsFrom(2, 15)) },
+        { kind: 'starve-check', agent: agent('shared', ['1:10'], [w(2, 20, 'shared')], 1, 5, anchorsFrom(2, 15)) },
+      ],
+    },
+  },
+  {
+    name: '② a counted copy (not DUP, not bounced) anchors its sender in this lifetime',
+    state: live(agent('shared', ['1:10'], [], 0)),
+    event: { type: 'acquire', packet: packet({ type: 'acquire', seq: 30, flags: FLAG_GRANTED }), givenUp: false },
+    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '2:20'], [], 1, 5, anchorsFrom(2, 30))), actions: [] },
   },
   {
     name: 'a queued local waiter that gives up leaves the queue',
@@ -403,6 +440,16 @@ describe('the transition table catches broken variants of step (mutants)', () =>
   it('mutant (old rule): a GRANT taken silently stays held after its timeout-free is answered (swarm 242)', () => {
     const mutant: StepFn = (r, lid, s, e) => (e.type === 'abort-freed' ? { state: s, actions: [], outcome: 'ignored' } : step(r, lid, s, e));
     expect(failures(mutant)).toEqual(['a timeout-free answered freed releases the GRANT its task took silently meanwhile (swarm lossy seed 242)']);
+  });
+
+  it('mutant (old rule): a duplicate of a certain ② grant is always queued (swarm lossy 24, 48, 364; wide watchdog seed 53)', () => {
+    const mutant: StepFn = (r, lid, s, e) => step({ ...r, mutantDupNeverGranted: true }, lid, s, e);
+    expect(failures(mutant)).toEqual(['a duplicate the decider marks GRANTABLE, first sent within this lifetime, is counted as its lost ② grant (swarm lossy 24, 48)']);
+  });
+
+  it('mutant: a refusal of a resent packet keeps the anchors whatever happened since (wide seed 455: two agents)', () => {
+    const mutant: StepFn = (r, lid, s, e) => step(r, lid, s, e.type === 'refused' ? { ...e, movedOn: false } : e);
+    expect(failures(mutant)).toEqual(['a refusal of a resent FREE after which a lifetime may have begun here restores the agent without its anchors (wide seed 455)']);
   });
 
   it('mutant: a ② copy reaching an exclusive agent is counted (wide seeds 16, 24, 27: a shared holder nobody releases)', () => {

@@ -1,10 +1,12 @@
 import type { LockMode, LockPacket, NodeId, SpanContextRef } from '@lockfabric/ports';
-import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask } from '../wire.js';
+import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTABLE, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask } from '../wire.js';
 import type { AckStatus } from '../wire.js';
 import { pendingOutlivesAbortRefusal } from './abort-refusal.js';
 import { holderKey } from './agent.js';
 import type { FissPolicy, Waiter } from './agent.js';
 import type { Releaser } from './handover-span.js';
+import { NO_ANCHORS, anchorsFrom, decidedWithin, withDecided } from './lifetime-anchors.js';
+import type { Anchors } from './lifetime-anchors.js';
 
 /**
  * One lock's agent on one machine as a plain value, and the pure transition function `step`
@@ -23,6 +25,8 @@ export interface AgentValue {
   readonly holders: ReadonlySet<string>;
   /** FIFO wait queue. */
   readonly wqueue: readonly Waiter[];
+  /** Per sender, a seq the decider is known to have decided within this lifetime (pool/lifetime-anchors.ts). */
+  readonly anchors: Anchors;
 }
 
 /**
@@ -49,7 +53,8 @@ export type AgentCounter =
   | 'orphanedCopies'
   | 'lateCopiesReleased'
   | 'writtenOff'
-  | 'swallowedReleased';
+  | 'swallowedReleased'
+  | 'dupGrantsCounted';
 
 /** What the answer to a sent packet means to the agent that sent it. */
 export type AckHook = { readonly kind: 'free-answered'; readonly id: number } | { readonly kind: 'grant-answered'; readonly id: number };
@@ -77,6 +82,8 @@ export type AgentAction =
   | { readonly kind: 'starve-writer-queued'; readonly agent: AgentValue }
   | { readonly kind: 'starve-stop' }
   | { readonly kind: 'backoff-forget' }
+  /** The ② copy of this request, should it come after all, counts nothing (StuckReleases' written-off record). */
+  | { readonly kind: 'stuck-write-off'; readonly packet: LockPacket }
   | { readonly kind: 'stuck-restart' };
 
 export type AgentEvent =
@@ -86,16 +93,28 @@ export type AgentEvent =
   | { readonly type: 'local-abort'; readonly task: number }
   /** A client of this machine releases (⑥⑦⑧); `switchShared`: the hold is a ② grant. */
   | { readonly type: 'local-release'; readonly task: number; readonly switchShared: boolean; readonly acquireSpan?: SpanContextRef | undefined }
-  /** A sequenced ACQUIRE reached the agent (③ forwarded, or ② GRANTED copy). `givenUp`: its abort was answered here first (pool/given-up.ts). */
-  | { readonly type: 'acquire'; readonly packet: LockPacket; readonly givenUp: boolean }
+  /**
+   * A sequenced ACQUIRE reached the agent (③ forwarded, or ② GRANTED copy). `givenUp`: its abort
+   * was answered here first (pool/given-up.ts). `requesterSeq`: for a duplicate, the seq its
+   * requester gave it, when known (see grantedDuplicate).
+   */
+  | { readonly type: 'acquire'; readonly packet: LockPacket; readonly givenUp: boolean; readonly requesterSeq?: number | undefined }
   /** A sequenced RELEASE (⑨ or an abort) reached this machine. */
   | { readonly type: 'release'; readonly packet: LockPacket }
   /** §13.4: the ② copy this RELEASE waits for is taken as lost; count both. */
   | { readonly type: 'write-off'; readonly packet: LockPacket }
-  /** A GRANT carrying an agent (① empty, ⑧ with its queue) arrived complete. */
-  | { readonly type: 'install'; readonly grant: LockPacket; readonly queue: readonly Waiter[]; readonly newId: number }
-  /** The decider refused this machine's FREE / transfer GRANT / timeout-free (INVALID). */
-  | { readonly type: 'refused'; readonly packet: LockPacket; readonly newId: number }
+  /**
+   * A GRANT carrying an agent (① empty, ⑧ with its queue) arrived complete. `anchorSeq`: this
+   * machine's packets after it are of the new lifetime (its ① ACQUIRE or self-transfer GRANT, else
+   * its link's last seq).
+   */
+  | { readonly type: 'install'; readonly grant: LockPacket; readonly queue: readonly Waiter[]; readonly newId: number; readonly anchorSeq: number }
+  /**
+   * The decider refused this machine's FREE / transfer GRANT / timeout-free (INVALID). `resent`:
+   * the packet went out more than once; `movedOn`: a lifetime may have begun here since its first
+   * copy (AgentPool.mayHaveMovedOn).
+   */
+  | { readonly type: 'refused'; readonly packet: LockPacket; readonly newId: number; readonly resent: boolean; readonly movedOn: boolean }
   /** The answer (ACK) of a FREE or transfer GRANT this machine sent for the agent `id`. */
   | { readonly type: 'free-answered'; readonly id: number; readonly freed: boolean }
   | { readonly type: 'grant-answered'; readonly id: number }
@@ -134,6 +153,8 @@ export interface AgentRules {
   readonly parksHere: (lid: number) => boolean;
   /** Test-only mutant of FissLock-Local: a parked agent grants a local request of the other mode and takes that mode (breaks Lemma 1). */
   readonly mutantParkedModeChange?: boolean;
+  /** Test-only mutant: a duplicate ACQUIRE is always queued, even when its first copy was certainly granted ② in this lifetime. */
+  readonly mutantDupNeverGranted?: boolean;
 }
 
 /** A mutable copy of an agent, private to one transition. */
@@ -143,9 +164,10 @@ interface Draft {
   inca: number;
   readonly holders: Set<string>;
   wqueue: Waiter[];
+  anchors: Anchors;
 }
 
-const draftOf = (a: AgentValue): Draft => ({ id: a.id, mode: a.mode, inca: a.inca, holders: new Set(a.holders), wqueue: [...a.wqueue] });
+const draftOf = (a: AgentValue): Draft => ({ id: a.id, mode: a.mode, inca: a.inca, holders: new Set(a.holders), wqueue: [...a.wqueue], anchors: a.anchors });
 
 /** One transition of one lock's agent on `rules.machine`. Pure: `state` is not changed. */
 export function step(rules: AgentRules, lid: number, state: AgentState, event: AgentEvent): Step {
@@ -177,7 +199,7 @@ class Transition {
   private state(): AgentState {
     const d = this.draft;
     if (this.kind === 'none' || !d) return NO_AGENT;
-    const agent: AgentValue = { id: d.id, mode: d.mode, inca: d.inca, holders: d.holders, wqueue: d.wqueue };
+    const agent: AgentValue = { id: d.id, mode: d.mode, inca: d.inca, holders: d.holders, wqueue: d.wqueue, anchors: d.anchors };
     return this.kind === 'live' ? { kind: 'live', agent, parked: this.parked } : { kind: 'pending', agent };
   }
 
@@ -203,7 +225,7 @@ class Transition {
         return this.releaseCore(a, this.rules.machine, e.task, releaser, e.switchShared) ? 'done' : 'not-found';
       }
       case 'acquire':
-        return this.acquire(e.packet, e.givenUp);
+        return this.acquire(e.packet, e.givenUp, e.requesterSeq);
       case 'release': {
         const a = this.live();
         const p = e.packet;
@@ -213,9 +235,9 @@ class Transition {
       case 'write-off':
         return this.writeOff(e.packet);
       case 'install':
-        return this.install(e.grant, e.queue, e.newId);
+        return this.install(e.grant, e.queue, e.newId, e.anchorSeq);
       case 'refused':
-        return this.refused(e.packet, e.newId);
+        return this.refused(e.packet, e.newId, e.resent, e.movedOn);
       case 'free-answered':
         if (!e.freed || this.kind !== 'pending' || this.draft?.id !== e.id) return 'ignored';
         this.kind = 'none';
@@ -286,7 +308,7 @@ class Transition {
   }
 
   /** A sequenced ACQUIRE at this machine: ③ queued, ② counted as a holder, or bounced (no agent here). */
-  private acquire(p: LockPacket, givenUp: boolean): AgentOutcome {
+  private acquire(p: LockPacket, givenUp: boolean, requesterSeq: number | undefined): AgentOutcome {
     const granted = (p.flags & FLAG_GRANTED) !== 0;
     const a = this.live();
     // A ② copy reaching an exclusive agent (see AgentPool: orphaned by a write-off at its home)
@@ -309,9 +331,17 @@ class Transition {
       this.count('grantedTwice');
       return 'duplicate';
     } else if (a.holders.has(k) || queuedAt >= 0) return 'duplicate';
-    if (granted) {
+    const dupGranted = this.grantedDuplicate(p, a, requesterSeq);
+    if (dupGranted) {
+      // its ② copy, should it come after all, counts nothing (the pool's written-off record)
+      this.actions.push({ kind: 'stuck-write-off', packet: p });
+      this.count('dupGrantsCounted');
+    }
+    if (granted || dupGranted) {
       a.holders.add(k); // ② the decider already granted: count it
       a.inca = (a.inca + 1) & 0xff;
+      // the decider made this copy while naming this agent: the sender's later packets are of this lifetime too
+      if ((p.flags & (FLAG_DUP | FLAG_BOUNCED)) === 0 && (p.agent ?? p.machine) === p.machine) a.anchors = withDecided(a.anchors, p.machine, p.seq);
       if (givenUp) {
         // its abort came first and was answered: count the grant, release the holder (pool/given-up.ts)
         this.count('lateCopiesReleased');
@@ -339,6 +369,24 @@ class Transition {
       this.actions.push({ kind: 'send-reached', packet: { type: 'ack', lock: p.lock, machine: this.rules.machine, task: p.task, mode: p.mode, incarnation: 0, seq: 0, flags: ackFlags('accepted') | FLAG_REACHED, dst: p.machine } });
     } else this.actions.push({ kind: 'note-recorded', task: p.task });
     return 'accepted';
+  }
+
+  /**
+   * A duplicate ACQUIRE whose first copy the decider granted ② (FissLock §4.2: a duplicate is
+   * processed without updating metadata, so the decision it reads again is the one made). The
+   * decider only routes a DUP copy, but marks it GRANTABLE when held shared, no reader block and
+   * under the incarnation bound; none of these turns from false to true within one lifetime. So
+   * if the first copy was decided within this agent's lifetime (its anchors), it was a ② grant the
+   * decider counted. When its GRANT and ② copy were both lost (swarm lossy seeds 24, 48), only this
+   * copy tells the agent: queued as a waiter its count was missing for ever and every FREE /
+   * transfer of the lock was refused. It is counted as the ② copy instead; the requester either
+   * got the GRANT after all and releases it, or aborts, and its abort removes it from the holders.
+   */
+  private grantedDuplicate(p: LockPacket, a: Draft, requesterSeq: number | undefined): boolean {
+    if (this.rules.mutantDupNeverGranted === true) return false;
+    if ((p.flags & (FLAG_DUP | FLAG_GRANTABLE | FLAG_GRANTED)) !== (FLAG_DUP | FLAG_GRANTABLE)) return false;
+    if (p.mode !== 'shared' || a.mode !== 'shared') return false;
+    return requesterSeq !== undefined && decidedWithin(a.anchors, p.machine, requesterSeq);
   }
 
   /** §13.4, one lost ② copy: count the copy and its release together (see AgentPool.onRelease). */
@@ -408,11 +456,12 @@ class Transition {
   }
 
   /** Installs an agent carried by a GRANT (① or ⑧) and grants the leading run of shared waiters with it. */
-  private install(g: LockPacket, queue: readonly Waiter[], id: number): AgentOutcome {
+  private install(g: LockPacket, queue: readonly Waiter[], id: number, anchorSeq: number): AgentOutcome {
     this.count('installs');
     // earlier FREEs / transfer GRANTs of the lock still on this machine's link are void now (AgentPool.install)
     this.actions.push({ kind: 'void-old-handoffs' }, { kind: 'backoff-forget' }, { kind: 'watch-clear' }, { kind: 'stuck-restart' });
-    const a: Draft = { id, mode: g.mode, inca: 0, holders: new Set([holderKey(g.machine, g.task)]), wqueue: [...queue] };
+    // the lifetime began at `anchorSeq` of this machine's link: what it sent after is of the new lifetime
+    const a: Draft = { id, mode: g.mode, inca: 0, holders: new Set([holderKey(g.machine, g.task)]), wqueue: [...queue], anchors: anchorsFrom(this.rules.machine, anchorSeq) };
     this.kind = 'live';
     this.draft = a;
     if (a.mode === 'shared') {
@@ -427,14 +476,14 @@ class Transition {
   }
 
   /** FREE or transfer GRANT refused (or a timeout-free refused): restore the agent and wait for the delayed ② copies. */
-  private refused(p: LockPacket, newId: number): AgentOutcome {
+  private refused(p: LockPacket, newId: number, resent: boolean, movedOn: boolean): AgentOutcome {
     this.count('refusals');
     if (this.kind === 'live') return 'ignored'; // never overwrite a live agent (§13.2)
     // A refused timeout-free (§5.2) asks for an empty agent here; a pending one is an agent already,
     // handed on by a FREE / transfer the decider has not answered yet: that packet's own answer
     // decides it (pool/abort-refusal.ts; both-links seeds 370, 378, 393, 500)
     if (pendingOutlivesAbortRefusal(p, this.kind === 'pending')) return 'ignored';
-    const a: Draft = this.kind === 'pending' && this.draft ? this.draft : { id: newId, mode: p.mode, inca: 0, holders: new Set(), wqueue: [] };
+    const a: Draft = this.kind === 'pending' && this.draft ? this.draft : { id: newId, mode: p.mode, inca: 0, holders: new Set(), wqueue: [], anchors: NO_ANCHORS };
     if (p.type === 'grant') {
       // handOn leaves the grantee at the head of the pending agent's queue, so the refused grantee
       // goes back only into an agent rebuilt from the packet; a second copy of it would later be
@@ -447,6 +496,13 @@ class Transition {
     }
     a.holders.clear();
     a.inca = p.type === 'free' && (p.flags & FLAG_ABORT) !== 0 ? 0 : p.incarnation & 0xff;
+    // Refused when first sent: decided within the lifetime this agent carries on (or, after a
+    // refused timeout-free, builds anew), so this machine's later packets are of it too. A resent
+    // packet is refused again whenever the decider's inca is ahead of its own, which a later
+    // lifetime here can also show if an earlier copy was accepted: then this agent may be stale
+    // (wide seed 455), and its anchors go unless no lifetime can have begun here since.
+    if (!resent) a.anchors = withDecided(a.anchors, this.rules.machine, p.seq);
+    else if (movedOn) a.anchors = NO_ANCHORS;
     this.kind = 'live';
     this.draft = a;
     this.parked = false;
@@ -465,6 +521,6 @@ class Transition {
 
   /** The agent as it stands at this point of the transition (for actions that look at it). */
   private snapshot(a: Draft): AgentValue {
-    return { id: a.id, mode: a.mode, inca: a.inca, holders: new Set(a.holders), wqueue: [...a.wqueue] };
+    return { id: a.id, mode: a.mode, inca: a.inca, holders: new Set(a.holders), wqueue: [...a.wqueue], anchors: a.anchors };
   }
 }
