@@ -1,7 +1,7 @@
 import type { Clock, LockId, LockMode, LockPacket, NodeId, SpanContextRef, SwitchPort, Trace } from '@lockfabric/ports';
 import { createSequencedLink, seqStreamOf } from './rack-links.js';
 import type { SequencedLink } from './rack-links.js';
-import { BounceBackoff } from './pool/bounce-backoff.js';
+import { BounceBackoff, deferredBounceLink } from './pool/bounce-backoff.js';
 import { holderKey } from './pool/agent.js';
 import type { FissPolicy, Waiter } from './pool/agent.js';
 import { NO_AGENT, step } from './pool/agent-state.js';
@@ -58,8 +58,6 @@ export interface AgentPoolOptions {
   readonly placement?: AgentPlacement;
   /** Test-only mutant of FissLock-Local: a parked agent grants a local request of the other mode without the decider. */
   readonly mutantParkedModeChange?: boolean;
-  /** Test-only mutant: a bounced copy deferred by the back-off is still sent after a recovery replaced the link. */
-  readonly mutantResendAcrossRecovery?: boolean;
   /** Test-only mutant: a duplicate ACQUIRE is always queued as a waiter, even when its first copy was certainly granted ② (pool/lifetime-anchors.ts). */
   readonly mutantDupNeverGranted?: boolean;
   /** Test-only mutant: an agent restored by a repeated refusal keeps its lifetime anchors even when the lock may have moved on (wide seed 455). */
@@ -776,14 +774,12 @@ export class AgentPool {
     const delayNs = this.backoff.delayNs(p.lock, this.clock.nowNs());
     if (delayNs === 0) this.link.send(packet, onAck);
     else {
-      // A recovery (S1–S3) in between replaces the link: S1 took every live request from its
-      // client and S2 queued or aborted it, so a copy deferred on the old link is stale, and one
-      // of a failed machine would put the dead task back in a queue (swarm lossy seed 268).
       const bouncedOn = this.link;
       void this.clock.sleep(delayNs).then(() => {
         if (this.stopped) return;
-        if (this.link !== bouncedOn && this.options.mutantResendAcrossRecovery !== true) return void this.count.staleBounces++;
-        this.link.send(packet, onAck);
+        const link = deferredBounceLink(bouncedOn, this.link); // none after a recovery replaced it
+        if (!link) return void this.count.staleBounces++;
+        link.send(packet, onAck);
       });
     }
     return 'bounced';

@@ -40,7 +40,6 @@ export interface FissLockOptions {
   readonly mutantNoStarve: boolean;
   /** Test-only mutant for the switch program (read here so the run's options agree): no INCA_BOUND on ② grants. */
   readonly mutantNoIncaBound: boolean;
-  readonly mutantResendAcrossRecovery: boolean;
   readonly mutantDupNeverGranted: boolean;
   readonly mutantTrustReRefusal: boolean;
   readonly mutantParkedModeChange: boolean;
@@ -69,7 +68,6 @@ export const FISSLOCK_OPTION_HELP = {
   mutantIdMapPerMachine: 'test-only: every machine maps lock ids with its own table (machines disagree on register indexes)',
   mutantNoDuplicateSuppression: 'test-only: agent pools process duplicated packets again',
   mutantNoIncaBound: 'test-only: the decider grants ② past its inca bound (127 per lifetime), so its 8-bit incarnation may wrap against the agent\'s',
-  mutantResendAcrossRecovery: 'test-only: a bounced copy the back-off deferred is still sent after a recovery (S1–S3) replaced the link',
   mutantDupNeverGranted: 'test-only: a duplicate ACQUIRE is always queued, even when its first copy was certainly granted ② in the agent\'s lifetime',
   mutantTrustReRefusal: 'test-only: an agent restored by a repeated refusal keeps its lifetime anchors even when the lock may have moved on',
   mutantParkedModeChange: 'test-only, with placement=home: a parked agent grants a local request of the other mode without telling the switch',
@@ -99,7 +97,6 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantIdMapPerMachine: reader.boolean('mutantIdMapPerMachine', false),
     mutantNoStarve: reader.boolean('mutantNoStarve', false),
     mutantNoIncaBound: reader.boolean('mutantNoIncaBound', false),
-    mutantResendAcrossRecovery: reader.boolean('mutantResendAcrossRecovery', false),
     mutantDupNeverGranted: reader.boolean('mutantDupNeverGranted', false),
     mutantTrustReRefusal: reader.boolean('mutantTrustReRefusal', false),
     mutantParkedModeChange: reader.boolean('mutantParkedModeChange', false),

@@ -31,7 +31,6 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       trace: ports.trace,
       mutantNoDuplicateSuppression: options.mutantNoDuplicateSuppression,
       mutantNoStarve: options.mutantNoStarve,
-      mutantResendAcrossRecovery: options.mutantResendAcrossRecovery,
       mutantDupNeverGranted: options.mutantDupNeverGranted,
       mutantTrustReRefusal: options.mutantTrustReRefusal,
       placement: options.placement,

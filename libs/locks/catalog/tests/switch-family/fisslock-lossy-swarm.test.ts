@@ -39,15 +39,13 @@ describe('fisslock swarm under switch loss: a grant taken silently before a time
 // machine's ACQUIRE and abort with back-off when the kill came. The recovery (S1–S3) replaced the
 // link, but the deferred copies were sent on the new one afterwards: the dead task was queued
 // again, handed the lock, and its GRANT was never answered (a pending agent for ever). A deferred
-// copy now goes only on the link it was bounced on; `mutantResendAcrossRecovery` sends it anyway.
+// copy now goes only on the link it was bounced on (deferredBounceLink in libs/locks/fisslock's
+// src/pool/bounce-backoff.ts; its unit test fails the old rule).
 describe('fisslock swarm under switch loss: bounced copies deferred across a recovery', () => {
-  it('seed 268 passes, and fails liveness with mutantResendAcrossRecovery', async () => {
+  it('seed 268 passes', async () => {
     const fixed = await runSwarmSeed(lossy, 268);
     expect(fixed.description).toMatch(/kill=compute0.*switch=egress\(loss=0\.018/);
     expect(fixed.failure, fixed.failure?.detail).toBeUndefined();
-    const mutant = await runSwarmSeed(lossy, 268, { mutantResendAcrossRecovery: true });
-    expect(mutant.failure?.kind).toBe('liveness');
-    expect(mutant.failure?.detail).toMatch(/not acquirable/);
   });
 });
 
