@@ -41,9 +41,9 @@ export function createFissLockClient(ports: ClientPorts, options?: ProtocolOptio
 export const fisslock: ProtocolDefinition = {
   id: 'fisslock',
   // A dead machine's agents are rebuilt by the coordinator's S1–S3 (in sim too). Loss and duplication
-  // can leave a lock for the per-lock repair that the agent pool's stuck-lock watchdog asks for
-  // (FissLock §7; check --swarm --protocol fisslock --first-seed 24 under 'lossy'), which sim does
-  // not report yet: reordering and delay only.
+  // can still leave a lock for the per-lock repair that the agent pool's stuck-lock watchdog asks for
+  // (FissLock §7; check --swarm --protocol fisslock --first-seed 351 under 'lossy', 337 with
+  // partitions), which sim runs only beside a kill or a coordinator crash: reordering and delay only.
   swarm: { pauses: 'beyond-lease', switchFaults: 'delay', nodeKill: true, memoryRestart: true },
   summary: 'FissLock: grant decisions on the switch (18 bits per lock), agents on the holders\' machines',
   fabric: 'switch',
