@@ -57,19 +57,19 @@ export async function timeFissLockRecovery(heldLocks: number, machines = 8): Pro
   const options = { policy: 'read-preferring' as const, rtoNs: 1e9, pacingNs: 0, starvePeriodNs: 1e9, mutantNoDuplicateSuppression: false };
   const pools = new Map(ids.map((m) => [m, new AgentPool(m, silentPort(m), idleClock, options)]));
   const ledgers = new Map(ids.map((m) => [m, new Ledger(m)]));
-  for (const [m, pool] of pools) pool.recoveryClients.add(ledgers.get(m)!);
+  for (const [m, pool] of pools) pool.addRecoveryClient(ledgers.get(m)!);
   let task = 0;
   for (let lid = 0; lid < heldLocks; lid++) {
     const home = ids[lid % machines]!;
     const shared = lid % 4 === 0;
     const mode: LockMode = shared ? 'shared' : 'exclusive';
     const first = ++task;
-    const holders = new Set([`${home}:${first}`]);
+    const holders = [{ mid: home, task: first }];
     ledgers.get(home)!.granted.push({ lid, task: first, mode });
     if (shared) {
       const other = ids[(lid + 1) % machines]!;
       const second = ++task;
-      holders.add(`${other}:${second}`);
+      holders.push({ mid: other, task: second });
       ledgers.get(other)!.granted.push({ lid, task: second, mode });
     }
     const wqueue = [];
@@ -79,7 +79,7 @@ export async function timeFissLockRecovery(heldLocks: number, machines = 8): Pro
       wqueue.push({ mid: waiter, task: t, mode: 'exclusive' as const });
       ledgers.get(waiter)!.waiting.push({ lid, task: t, startNs: lid });
     }
-    pools.get(home)!.agents.set(lid, { mode, inca: shared ? 1 : 0, holders, wqueue });
+    pools.get(home)!.restoreAgent(lid, { mode, inca: shared ? 1 : 0, holders, wqueue });
   }
   const failed = ids[machines - 1]!;
   sw.restart(); // the switch comes back with every register at its initial value

@@ -105,7 +105,7 @@ export class FissLockClient implements LockClient<FissGrant> {
     let acquireLink: SequencedLink | undefined;
     let acked = false;
     let reached = false;
-    pool.listeners.set(task, {
+    pool.listen(task, {
       lock,
       granted: (packet) => {
         if (acquireSeq !== undefined) acquireLink?.acknowledge(acquireSeq, packet); // a GRANT is the ACQUIRE's ACK
@@ -159,14 +159,14 @@ export class FissLockClient implements LockClient<FissGrant> {
       return switchShared ? { lock, mode, task, switchShared, grantHome: p.incarnation, ...acquireSpan } : { lock, mode, task, ...acquireSpan };
     }
     // give up on this request id: a late GRANT is taken silently and released by the abort path
-    pool.listeners.set(task, { lock, granted: () => undefined });
+    pool.listen(task, { lock, granted: () => undefined });
     if (local === 'queued' && pool.abortLocal(lock, task)) {
       pool.endTask(task);
     } else {
       const abortRelease = (): void => {
         // unreached aborts may free the lock at the switch; not while this machine has another claim on it (seed 16 regression)
         // (otherInterest includes an undecided local ACQUIRE or timeout-free of the lock: see timeoutFreeUnsafe)
-        const toAgent = reached || pool.recordedTasks.has(task) || pool.otherInterest(lock, task);
+        const toAgent = reached || pool.isRecorded(task) || pool.otherInterest(lock, task);
         const seq = pool.link.send(
           { type: 'release', lock, machine: pool.machine, task, mode, incarnation: 0, flags: FLAG_ABORT | (toAgent ? FLAG_REACHED : 0) },
           (ack) => {

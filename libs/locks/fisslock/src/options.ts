@@ -35,19 +35,13 @@ export interface FissLockOptions {
   /** Ids the daemon maps at most (dense and out-of-range together); later new ids are refused. */
   readonly idMapMaxEntries: number;
   readonly mutantNoDuplicateSuppression: boolean;
-  readonly mutantNoStuckRestart: boolean;
   /** Test-only mutant: every machine maps ids with a table of its own, so machines disagree on lids. */
   readonly mutantIdMapPerMachine: boolean;
   readonly mutantNoStarve: boolean;
-  readonly mutantAbortBehindAcquire: boolean;
-  readonly mutantForgetOnInstall: boolean;
-  readonly mutantRefusedAbortRestores: boolean;
   /** Test-only mutant for the switch program (read here so the run's options agree): no INCA_BOUND on ② grants. */
   readonly mutantNoIncaBound: boolean;
-  readonly mutantReAckNewDup: boolean;
-  readonly mutantHoldGivenUp: boolean;
-  readonly mutantKeepSwallowedGrant: boolean;
-  readonly mutantResendAcrossRecovery: boolean;
+  readonly mutantDupNeverGranted: boolean;
+  readonly mutantTrustReRefusal: boolean;
   readonly mutantParkedModeChange: boolean;
 }
 
@@ -73,15 +67,9 @@ export const FISSLOCK_OPTION_HELP = {
   idMapMaxEntries: 'ids the daemon maps at most; later new ids are refused with LockIdMapError (default 4194304)',
   mutantIdMapPerMachine: 'test-only: every machine maps lock ids with its own table (machines disagree on register indexes)',
   mutantNoDuplicateSuppression: 'test-only: agent pools process duplicated packets again',
-  mutantNoStuckRestart: 'test-only: a stuck RELEASE keeps its wait when its lock\'s state changes on the machine',
-  mutantAbortBehindAcquire: 'test-only: an abort may take the switch\'s timeout-free while another ACQUIRE of the lock from its machine is undecided',
-  mutantForgetOnInstall: 'test-only: a new agent drops its machine\'s unacknowledged FREE / transfer GRANTs of the lock instead of voiding them',
-  mutantRefusedAbortRestores: 'test-only: a refused timeout-free restores its machine\'s pending agent',
   mutantNoIncaBound: 'test-only: the decider grants ② past its inca bound (127 per lifetime), so its 8-bit incarnation may wrap against the agent\'s',
-  mutantReAckNewDup: 'test-only: a re-ACK of a packet bounced earlier carries the new copy\'s DUP bit alone',
-  mutantHoldGivenUp: 'test-only: a ② copy arriving after its request\'s abort was answered becomes a holder nobody releases',
-  mutantKeepSwallowedGrant: 'test-only: a GRANT taken silently for an aborted task stays held after its timeout-free is answered',
-  mutantResendAcrossRecovery: 'test-only: a bounced copy the back-off deferred is still sent after a recovery (S1–S3) replaced the link',
+  mutantDupNeverGranted: 'test-only: a duplicate ACQUIRE is always queued, even when its first copy was certainly granted ② in the agent\'s lifetime',
+  mutantTrustReRefusal: 'test-only: an agent restored by a repeated refusal keeps its lifetime anchors even when the lock may have moved on',
   mutantParkedModeChange: 'test-only, with placement=home: a parked agent grants a local request of the other mode without telling the switch',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
@@ -106,17 +94,11 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     idMapAttempts: reader.number('idMapAttempts', 10, { min: 1, integer: true }),
     idMapMaxEntries: reader.number('idMapMaxEntries', 4_194_304, { min: 1, max: MAX_ID_MAP_ENTRIES, integer: true }),
     mutantNoDuplicateSuppression: reader.boolean('mutantNoDuplicateSuppression', false),
-    mutantNoStuckRestart: reader.boolean('mutantNoStuckRestart', false),
     mutantIdMapPerMachine: reader.boolean('mutantIdMapPerMachine', false),
     mutantNoStarve: reader.boolean('mutantNoStarve', false),
-    mutantAbortBehindAcquire: reader.boolean('mutantAbortBehindAcquire', false),
-    mutantForgetOnInstall: reader.boolean('mutantForgetOnInstall', false),
-    mutantRefusedAbortRestores: reader.boolean('mutantRefusedAbortRestores', false),
     mutantNoIncaBound: reader.boolean('mutantNoIncaBound', false),
-    mutantReAckNewDup: reader.boolean('mutantReAckNewDup', false),
-    mutantHoldGivenUp: reader.boolean('mutantHoldGivenUp', false),
-    mutantKeepSwallowedGrant: reader.boolean('mutantKeepSwallowedGrant', false),
-    mutantResendAcrossRecovery: reader.boolean('mutantResendAcrossRecovery', false),
+    mutantDupNeverGranted: reader.boolean('mutantDupNeverGranted', false),
+    mutantTrustReRefusal: reader.boolean('mutantTrustReRefusal', false),
     mutantParkedModeChange: reader.boolean('mutantParkedModeChange', false),
   };
   reader.done();

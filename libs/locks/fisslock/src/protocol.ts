@@ -45,9 +45,9 @@ export const fisslock: ProtocolDefinition = {
   // well above a loaded round trip: spurious resends feed the duplicate paths (README).
   liveDefaults: { rtoNs: 250_000_000, attemptTimeoutNs: 2_000_000_000, starvePeriodNs: 20_000_000 },
   // A dead machine's agents are rebuilt by the coordinator's S1–S3 (in sim too). Loss and duplication
-  // can leave a lock for the per-lock repair that the agent pool's stuck-lock watchdog asks for
-  // (FissLock §7; check --swarm --protocol fisslock --first-seed 24 under 'lossy'), which sim does
-  // not report yet: reordering and delay only.
+  // can still leave a lock for the per-lock repair that the agent pool's stuck-lock watchdog asks for
+  // (FissLock §7; check --swarm --protocol fisslock --first-seed 351 under 'lossy', 337 with
+  // partitions), which sim runs only beside a kill or a coordinator crash: reordering and delay only.
   swarm: { pauses: 'beyond-lease', switchFaults: 'delay', nodeKill: true, memoryRestart: true, flushedVerbs: true },
   summary: 'FissLock: grant decisions on the switch (18 bits per lock), agents on the holders\' machines',
   fabric: 'switch',

@@ -5,7 +5,7 @@ import { ReliableLink } from './reliable-link.js';
 /** What the agent pool and clients use of a machine's sequenced path to the switches. */
 export type SequencedLink = Pick<
   ReliableLink,
-  'send' | 'acknowledge' | 'forget' | 'someOutstanding' | 'voidOutstanding' | 'outstandingPackets' | 'stop' | 'unacked' | 'retransmissions' | 'intercept'
+  'send' | 'lastSeq' | 'resent' | 'acknowledge' | 'someOutstanding' | 'voidOutstanding' | 'outstandingPackets' | 'stop' | 'unacked' | 'retransmissions' | 'intercept'
 >;
 
 export interface SequencedLinkOptions {
@@ -62,12 +62,16 @@ export class RackLinks implements SequencedLink {
     return this.linkOf(packet.lock).send(packet, onAck);
   }
 
-  acknowledge(seq: number, ack: LockPacket): boolean {
-    return this.linkOf(ack.lock).acknowledge(seq, ack);
+  lastSeq(lock: number): number {
+    return this.linkOf(lock).lastSeq(lock);
   }
 
-  forget(match: (packet: LockPacket) => boolean): number {
-    return this.links.reduce((n, link) => n + link.forget(match), 0);
+  resent(lock: number, seq: number): boolean {
+    return this.linkOf(lock).resent(lock, seq);
+  }
+
+  acknowledge(seq: number, ack: LockPacket): boolean {
+    return this.linkOf(ack.lock).acknowledge(seq, ack);
   }
 
   someOutstanding(match: (packet: LockPacket) => boolean): boolean {

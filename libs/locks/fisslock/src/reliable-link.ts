@@ -5,6 +5,8 @@ interface Outstanding {
   sentNs: number;
   /** How long after `sentNs` this packet counts as lost: rtoNs, doubled per resend up to the back-off bound. */
   timeoutNs: number;
+  /** Sent more than once (a retransmission): the switch may have decided an earlier copy. */
+  resent?: boolean;
   onAck?: (status: LockPacket) => void;
 }
 
@@ -60,6 +62,11 @@ export class ReliableLink {
     return [...this.outstanding.values()].map((e) => e.packet).sort((a, b) => a.seq - b.seq);
   }
 
+  /** The seq of the last packet sent on this link (0 before the first); `lock` picks the window with several racks. */
+  lastSeq(_lock: number): number {
+    return this.nextSeq;
+  }
+
   /** Sends `packet` as this machine's next sequenced packet; returns its seq. */
   send(packet: Omit<LockPacket, 'seq' | 'agent'>, onAck?: (ack: LockPacket) => void): number {
     const answer = this.intercept?.(packet);
@@ -77,6 +84,11 @@ export class ReliableLink {
     return seq;
   }
 
+  /** Whether the unacknowledged packet `seq` was sent more than once; `lock` picks the window with several racks. */
+  resent(_lock: number, seq: number): boolean {
+    return this.outstanding.get(seq)?.resent === true;
+  }
+
   /** Marks `seq` acknowledged by `ack` (an ACK, a refusal or a GRANT); false if it was not outstanding. */
   acknowledge(seq: number, ack: LockPacket): boolean {
     const entry = this.outstanding.get(seq);
@@ -84,21 +96,6 @@ export class ReliableLink {
     this.outstanding.delete(seq);
     entry.onAck?.(ack);
     return true;
-  }
-
-  /**
-   * Stops waiting for (and resending) the outstanding packets `match` picks, without their callbacks;
-   * returns how many. Only safe for packets the switch is known to have processed (otherwise their
-   * seq stays a hole): the pool's test-only `mutantForgetOnInstall` keeps the old install rule with it.
-   */
-  forget(match: (packet: LockPacket) => boolean): number {
-    let count = 0;
-    for (const [seq, entry] of this.outstanding) {
-      if (!match(entry.packet)) continue;
-      this.outstanding.delete(seq);
-      count++;
-    }
-    return count;
   }
 
   /** Whether an outstanding packet matches `match` (the switch may still have to process it). */
@@ -179,6 +176,7 @@ export class ReliableLink {
         for (const entry of due) {
           if (this.stopped) break;
           entry.sentNs = now;
+          entry.resent = true;
           entry.timeoutNs = Math.min(entry.timeoutNs * 2, this.rtoNs * this.maxBackoff);
           this.retransmissions++;
           this.transmit(entry.packet);

@@ -40,6 +40,13 @@ export const FLAG_FALLBACK = 1 << 11;
  * sequence slot is used; the receiving pool ACKs it and keeps nothing. The decider never reads bit 12.
  */
 export const FLAG_VOID = 1 << 12;
+/**
+ * On a duplicate ACQUIRE the decider routes (never decides again): the decider would grant it ②
+ * now — held shared, no reader block, under the incarnation bound. Within one lifetime of the lock
+ * none of these can turn from false to true, so an agent that knows the first copy was decided in
+ * its own lifetime knows that copy was granted ② (pool/lifetime-anchors.ts). Read-only on the switch.
+ */
+export const FLAG_GRANTABLE = 1 << 13;
 export const ACK_STATUS_SHIFT = 9;
 export const WAITER_COUNT_SHIFT = 16;
 export const MAX_WAITERS_PER_TRANSFER = 0xffff;

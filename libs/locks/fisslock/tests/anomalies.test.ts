@@ -5,7 +5,7 @@ import { fissSim } from './support/fiss-sim.js';
 
 const is = (type: string, flags = 0) => (p: LockPacket) => p.type === type && (p.flags & flags) === flags;
 const decisions = (sim: ReturnType<typeof fissSim>) => sim.sw.counters().decisions;
-const holders = (sim: ReturnType<typeof fissSim>, node: number, lock = 0) => [...(sim.pool(node).agents.get(lock)?.holders ?? [])];
+const holders = (sim: ReturnType<typeof fissSim>, node: number, lock = 0) => [...(sim.pool(node).agentOf(lock)?.holders ?? [])];
 
 describe('fisslock network anomalies (spec §5), one scripted fault each', () => {
   it('lost FREE: dropped once on its way to the switch, retransmitted after the RTO, the lock is freed once', async () => {
@@ -24,7 +24,7 @@ describe('fisslock network anomalies (spec §5), one scripted fault each', () =>
     expect(decisions(sim)['dup-free']).toBeUndefined();
     expect(sim.seen.filter((s) => s.to === a && s.type === 'ack').map((s) => ackStatusOf(s.flags))).toEqual(['freed']);
     expect(sim.decider.meta(0)).toMatchObject({ free: true, mid: undefined, inca: 0 });
-    expect(sim.pool(a).agents.size + sim.pool(a).pending.size).toBe(0);
+    expect(sim.pool(a).liveAgents().length + sim.pool(a).pendingAgents().length).toBe(0);
   });
 
   it('lost transfer GRANT and lost RELEASE: each retransmitted, the switch moves the agent once', async () => {
@@ -62,7 +62,7 @@ describe('fisslock network anomalies (spec §5), one scripted fault each', () =>
     expect(lostRemote.fired?.type).toBe('release');
     expect(decisions(sim)['release-routed']).toBe(1);
     expect(holders(sim, a)).toEqual([`${a}:${ga2.task}`]);
-    expect(sim.pool(a).agents.get(0)?.inca).toBe(1);
+    expect(sim.pool(a).agentOf(0)?.inca).toBe(1);
     expect(sim.decider.meta(0)).toMatchObject({ mode: 'shared', mid: a, inca: 1 });
   });
 
@@ -92,7 +92,7 @@ describe('fisslock network anomalies (spec §5), one scripted fault each', () =>
     expect(decisions(sim)['free-accepted']).toBe(1);
     expect(decisions(sim)['dup-free']).toBe(1);
     expect(sim.decider.meta(0)).toMatchObject({ free: true, mid: undefined });
-    expect(sim.pool(b).agents.size + sim.pool(b).pending.size).toBe(0);
+    expect(sim.pool(b).liveAgents().length + sim.pool(b).pendingAgents().length).toBe(0);
   });
 
   it('ACQUIRE and RELEASE reordered: the ② holder’s RELEASE reaches the agent before its copy, is bounced and served after it', async () => {
@@ -112,7 +112,7 @@ describe('fisslock network anomalies (spec §5), one scripted fault each', () =>
     expect(sim.pool(a).counters.bounced).toBeGreaterThanOrEqual(1);
     expect(sim.seen.some((s) => s.to === a && s.type === 'release' && (s.flags & FLAG_BOUNCED) !== 0)).toBe(true);
     expect(holders(sim, a)).toEqual([`${a}:${ga.task}`]);
-    expect(sim.pool(a).agents.get(0)?.inca).toBe(1);
+    expect(sim.pool(a).agentOf(0)?.inca).toBe(1);
     expect(sim.decider.meta(0)).toMatchObject({ free: false, mode: 'shared', mid: a, inca: 1 });
   });
 
@@ -127,7 +127,7 @@ describe('fisslock network anomalies (spec §5), one scripted fault each', () =>
     const ga = await gap;
     expect(late.fired).toBeDefined();
     expect(sim.pool(a).counters.bounced).toBeGreaterThanOrEqual(1);
-    expect(sim.pool(a).agents.get(0)?.wqueue.map((w) => w.mid)).toEqual([b]);
+    expect(sim.pool(a).agentOf(0)?.wqueue.map((w) => w.mid)).toEqual([b]);
     await ca.release(ga);
     await sim.step();
     const gb = await gbp;
@@ -158,7 +158,7 @@ describe('fisslock network anomalies (spec §5), one scripted fault each', () =>
       await sim.step(100_000); // the copy lands on the restored agent
       expect(late.fired).toBeDefined();
       expect(holders(sim, a)).toEqual([`${b}:${gb.task}`]);
-      expect(sim.pool(a).agents.get(0)?.inca).toBe(1);
+      expect(sim.pool(a).agentOf(0)?.inca).toBe(1);
       expect(sim.decider.meta(0)).toMatchObject({ free: false, mode: 'shared', mid: a, inca: 1 });
       await cb.release(gb); // ⑨: now the incarnations match
       await sim.step(1_000_000);
@@ -171,7 +171,7 @@ describe('fisslock network anomalies (spec §5), one scripted fault each', () =>
         expect(sim.decider.meta(0)).toMatchObject({ free: false, mode: 'exclusive', mid: c, inca: 0 });
         expect(holders(sim, c)).toEqual([`${c}:${gc.task}`]);
       }
-      expect(sim.pool(a).agents.size + sim.pool(a).pending.size).toBe(0);
+      expect(sim.pool(a).liveAgents().length + sim.pool(a).pendingAgents().length).toBe(0);
     });
   }
 });

@@ -55,9 +55,8 @@ describe('the end-state check (spec §11 properties 4, 5 at quiescence)', () => 
   it('finds a pending agent left behind, a packet never acknowledged and a task still waiting', async () => {
     const { sim, a } = await heldAtA();
     const pool = sim.pool(a);
-    const agent = pool.agents.get(0)!;
-    pool.agents.delete(0);
-    pool.pending.set(0, agent);
+    const agent = pool.agentOf(0)!;
+    pool.setStateForTest(0, { kind: 'pending', agent });
     void sim.client(a, 1).acquire(1, 'shared'); // sent, never delivered: the sim is not stepped
     const end = checkEndState(sim);
     expect(end.problems).toEqual([`lock 0: pending agent left on ${a}`, `machine ${a}: 1 packets unacknowledged`, `machine ${a}: task ${(1 << 20) | 1} still waits for lock 1`, `lock 0: held exclusive with no agent on ${a}`]);
@@ -74,7 +73,7 @@ describe('the one-agent-per-lock audit counts the agent the decider names even w
     sim.sw.writeRegister(FISSLOCK_ARRAYS.mid, 0, b + 1);
     audit.check(0);
     expect(audit.agentsPerLockMax).toBe(2);
-    expect([...sim.nodes].filter((n) => sim.pool(n).agents.has(0))).toEqual([a]);
+    expect([...sim.nodes].filter((n) => (sim.pool(n).agentOf(0) !== undefined))).toEqual([a]);
   });
 
   it('an agent in flight to the machine the decider names is one agent, not none and not two', async () => {
@@ -85,8 +84,8 @@ describe('the one-agent-per-lock audit counts the agent the decider names even w
     await client.release(grant); // ⑧: pending at A, GRANT on its way to B
     await sim.step(2_000); // the switch has accepted the transfer; B has not installed yet
     expect(sim.decider.meta(0).mid).toBe(b);
-    expect(sim.pool(b).agents.has(0)).toBe(false);
-    expect(sim.pool(a).pending.has(0)).toBe(true);
+    expect((sim.pool(b).agentOf(0) !== undefined)).toBe(false);
+    expect((sim.pool(a).pendingAgentOf(0) !== undefined)).toBe(true);
     audit.check(0);
     await sim.step();
     await waiting;

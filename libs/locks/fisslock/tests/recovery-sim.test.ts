@@ -188,7 +188,7 @@ describe('fisslock recovery fence', () => {
     await sim.step();
     expect((sim.sw.counters().decisions['seq-gap'] ?? 0) - gapsBefore).toBe(2);
     expect(sim.decider.meta(0)).toMatchObject({ free: false, mode: 'exclusive', mid: a });
-    expect([...(sim.pool(a).agents.get(0)?.holders ?? [])]).toEqual([`${a}:${grantA.task}`]);
+    expect([...(sim.pool(a).agentOf(0)?.holders ?? [])]).toEqual([`${a}:${grantA.task}`]);
     await waiterA.release(grantA);
     await sim.step();
     expect(sim.decider.meta(0).free).toBe(true);

@@ -5,8 +5,8 @@ import { fissSim } from './support/fiss-sim.js';
 
 const is = (type: string, flags = 0) => (p: LockPacket) => p.type === type && (p.flags & flags) === flags;
 const decisions = (sim: ReturnType<typeof fissSim>) => sim.sw.counters().decisions;
-const holders = (sim: ReturnType<typeof fissSim>, node: number, lock = 0) => [...(sim.pool(node).agents.get(lock)?.holders ?? [])];
-const waiters = (sim: ReturnType<typeof fissSim>, node: number, lock = 0) => (sim.pool(node).agents.get(lock)?.wqueue ?? []).map((w) => `${w.mid}:${w.task}`);
+const holders = (sim: ReturnType<typeof fissSim>, node: number, lock = 0) => [...(sim.pool(node).agentOf(lock)?.holders ?? [])];
+const waiters = (sim: ReturnType<typeof fissSim>, node: number, lock = 0) => (sim.pool(node).agentOf(lock)?.wqueue ?? []).map((w) => `${w.mid}:${w.task}`);
 
 /**
  * Once the FissLock benchmark (160 clients, Zipf 0.99, no faults, seed 8) left 23
@@ -102,7 +102,7 @@ describe('fisslock copies of one request: no stuck lock under contention', () =>
       // copy first, before the fix: the copy was answered "duplicate" (inca 0 against the decider's
       // 1) and the RELEASE took the ghost for an aborted waiter. Release first: the RELEASE removed
       // the ghost, then the copy added a holder nobody releases. Either way the lock was stuck.
-      expect(sim.pool(c).agents.get(0)?.inca).toBe(1);
+      expect(sim.pool(c).agentOf(0)?.inca).toBe(1);
       expect(holders(sim, c)).toEqual([`${c}:${gc.task}`]);
       expect(waiters(sim, c)).toEqual([]);
       expect(sim.decider.meta(0)).toMatchObject({ mode: 'shared', mid: c, inca: 1 });
@@ -133,7 +133,7 @@ describe('fisslock copies of one request: no stuck lock under contention', () =>
     await sim.step(3_000_000);
     // nothing left to write off: the copy was counted when it arrived
     expect(sim.pool(a).counters.writtenOff).toBe(0);
-    expect(sim.pool(a).agents.get(0)?.inca).toBe(1);
+    expect(sim.pool(a).agentOf(0)?.inca).toBe(1);
     expect(holders(sim, a)).toEqual([`${a}:${ga.task}`]);
     expect(waiters(sim, a)).toEqual([]);
     await handsOn(sim, a, c, () => ca.release(ga));

@@ -26,6 +26,6 @@ describe('fisslock anomalies', () => {
     expect(await p).toBeInstanceOf(LockTimeoutError);
     expect(sim.sw.counters().decisions['timeout-free']).toBeGreaterThanOrEqual(1);
     expect(sim.decider.meta(0)).toMatchObject({ free: true, mid: undefined });
-    expect(sim.pool(a).agents.size).toBe(0);
+    expect(sim.pool(a).liveAgents().length).toBe(0);
   });
 });

@@ -41,7 +41,7 @@ export function startFissStuckReporter(deps: FissStuckReporterDeps): FissStuckRe
   let published = 0;
   let suspicions = 0;
   const onStuck = (pool: AgentPool, report: StuckReport): void => {
-    pool.watchdog.dismiss(report.lid);
+    pool.dismissStuck(report.lid);
     if (report.reason === 'stalled-queue') {
       suspicions++;
       return;

@@ -2,18 +2,11 @@ import type { LockMode, NodeId } from '@lockfabric/ports';
 
 export type FissPolicy = 'read-preferring' | 'starvation-prevention' | 'write-preferring';
 
+/** A request in an agent's wait queue (the agent itself is AgentValue, pool/agent-state.ts). */
 export interface Waiter {
   readonly mid: NodeId;
   readonly task: number;
   readonly mode: LockMode;
-}
-
-/** One lock's agent (spec §2.2): holders keyed `mid:task`, FIFO wait queue. */
-export interface Agent {
-  mode: LockMode;
-  inca: number;
-  readonly holders: Set<string>;
-  wqueue: Waiter[];
 }
 
 /** The key of a holder or waiter in an agent. */

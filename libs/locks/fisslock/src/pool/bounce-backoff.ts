@@ -32,3 +32,13 @@ export class BounceBackoff {
     this.streaks.delete(lid);
   }
 }
+
+/**
+ * Where a bounced copy that the back-off deferred goes when its delay ends: on the link it was
+ * bounced on, or nowhere if a recovery (S1–S3) replaced that link meanwhile. S1 took every live
+ * request from its client and S2 queued or aborted it, so a deferred copy is stale then, and one of
+ * a failed machine would put the dead task back in a queue (swarm lossy seed 268).
+ */
+export function deferredBounceLink<L>(bouncedOn: L, current: L): L | undefined {
+  return current === bouncedOn ? current : undefined;
+}

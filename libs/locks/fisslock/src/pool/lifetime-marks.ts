@@ -39,6 +39,11 @@ export class LifetimeMarks {
     return ender !== undefined && ender > held;
   }
 
+  /** Whether this machine sent an ender of `lid` numbered strictly between `after` and `before`. */
+  enderBetween(lid: LockId, after: number, before: number): boolean {
+    return (this.enders.get(lid) ?? []).some((s) => s > after && s < before);
+  }
+
   clear(): void {
     this.enders.clear();
     this.held.clear();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReceiveDedup } from './receive-dedup.js';
+import { ReceiveDedup, reAckDup } from './receive-dedup.js';
 
 const SECOND_NS = 1_000_000_000;
 
@@ -31,5 +31,26 @@ describe('ReceiveDedup: the sequenced window', () => {
     for (let seq = 0; seq < 100; seq++) dedup.record(2, seq, 'accepted', false, seq * SECOND_NS);
     expect(dedup.sequencedSize).toBe(100);
     expect(dedup.statusOf(2, 0)).toBe('accepted');
+  });
+});
+
+describe('reAckDup: the DUP bit of a re-ACK', () => {
+  type Rule = typeof reAckDup;
+  // (what the first copy got, its DUP bit, this copy's DUP bit) → the re-ACK's DUP bit
+  const table: [Parameters<Rule>[0], boolean, boolean][] = [
+    [{ status: 'bounced', dup: false }, true, false], // the first copy bounced not DUP: it travels on, REACHED
+    [{ status: 'bounced', dup: true }, true, true],
+    [{ status: 'bounced', dup: true }, false, false],
+    [{ status: 'accepted', dup: false }, true, true],
+    [{ status: 'accepted', dup: true }, false, false],
+  ];
+  const wrong = (rule: Rule): number => table.filter(([seen, copy, want]) => rule(seen, copy) !== want).length;
+
+  it('DUP only if the bounced copy and this one both carry it; otherwise this copy\'s bit', () => {
+    expect(wrong(reAckDup)).toBe(0);
+  });
+
+  it('mutant (the old rule, the new copy\'s bit alone) fails the table: a lost first ACK left the request unREACHED', () => {
+    expect(wrong((_seen, copy) => copy)).toBe(1);
   });
 });

@@ -88,3 +88,17 @@ export class ReceiveDedup {
     this.head = 0;
   }
 }
+
+/**
+ * The DUP bit of a re-ACK (the answer to a copy already seen). A re-ACK stands in for the first
+ * ACK, which may have been lost. For BOUNCED its DUP bit tells the requester whether the request
+ * is on its way to be decided (§5.2 REACHED): a non-DUP copy that bounced here travels on as this
+ * machine's packet and the switch decides it again, whatever copy comes next. So DUP only if the
+ * bounced copy and this one both carry it. Taking this copy's DUP bit alone told a requester whose
+ * first ACK was lost that its request might be a lost ① grant, so its abort went unREACHED and
+ * could take the switch's timeout-free (tests/reack-bounced-duplicate.test.ts). Other statuses
+ * carry this copy's bit.
+ */
+export function reAckDup(seen: { readonly status: AckStatus; readonly dup: boolean }, copyDup: boolean): boolean {
+  return seen.status === 'bounced' ? seen.dup && copyDup : copyDup;
+}

@@ -1,6 +1,7 @@
 import type { Clock, LockId } from '@lockfabric/ports';
 import type { SequencedLink } from '../rack-links.js';
-import type { Agent, FissPolicy } from './agent.js';
+import type { FissPolicy } from './agent.js';
+import type { AgentValue } from './agent-state.js';
 
 /**
  * The notices by which an agent tells the switch that a writer waits (op STARVE, here `notify`;
@@ -20,22 +21,22 @@ export class StarvationNotifier {
     private readonly clock: Clock,
     /** The machine's current link (recovery replaces it). */
     private readonly link: () => SequencedLink,
-    /** Whether `a` is still the lock's live agent on this machine. */
-    private readonly isLive: (lid: LockId, a: Agent) => boolean,
+    /** The lock's live agent on this machine now. */
+    private readonly liveAgent: (lid: LockId) => AgentValue | undefined,
     private readonly machine: number,
     /** Test-only mutant: no notice is ever sent. */
     private readonly muted = false,
   ) {}
 
-  maybeStart(lid: LockId, a: Agent): void {
+  maybeStart(lid: LockId, a: AgentValue): void {
     if (this.muted || this.policy !== 'starvation-prevention' || a.mode !== 'shared' || this.starving.has(lid)) return;
     if (!a.wqueue.some((w) => w.mode === 'exclusive')) return;
     this.starving.add(lid);
-    void this.loop(lid, a);
+    void this.loop(lid, a.id);
   }
 
   /** A writer of this machine was queued at the local agent `a` (⑤). */
-  writerQueuedLocally(lid: LockId, a: Agent): void {
+  writerQueuedLocally(lid: LockId, a: AgentValue): void {
     if (this.policy === 'write-preferring' && a.mode === 'shared' && !this.muted) this.notify(lid);
     else this.maybeStart(lid, a);
   }
@@ -53,8 +54,11 @@ export class StarvationNotifier {
     this.link().send({ type: 'notify', lock: lid, machine: this.machine, task: 0, mode: 'shared', incarnation: 0, flags: 0 });
   }
 
-  private async loop(lid: LockId, a: Agent): Promise<void> {
-    while (this.starving.has(lid) && this.isLive(lid, a) && a.wqueue.some((w) => w.mode === 'exclusive')) {
+  /** Notices every period while the agent `id` stays the lock's live agent here with a writer queued. */
+  private async loop(lid: LockId, id: number): Promise<void> {
+    for (;;) {
+      const a = this.liveAgent(lid);
+      if (!this.starving.has(lid) || a?.id !== id || !a.wqueue.some((w) => w.mode === 'exclusive')) break;
       this.notify(lid);
       await this.clock.sleep(this.periodNs);
     }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '@lockfabric/ports';
-import type { Agent } from './agent.js';
+import type { Waiter } from './agent.js';
+import type { AgentValue } from './agent-state.js';
+import { NO_ANCHORS } from './lifetime-anchors.js';
+
+/** The watchdog reads agents through its view; these are mutable so a test can change one in place. */
+type Agent = AgentValue & { holders: Set<string>; wqueue: Waiter[] };
+let nextId = 1;
 import { StuckWatchdog } from './stuck-watchdog.js';
 import type { StuckReport } from './stuck-watchdog.js';
 
@@ -38,6 +44,8 @@ function setup(tStuckNs = 1_000) {
 }
 
 const agent = (holders: string[], waiters = 0): Agent => ({
+  id: nextId++,
+  anchors: NO_ANCHORS,
   mode: 'shared',
   inca: 0,
   holders: new Set(holders),

@@ -1,5 +1,5 @@
 import type { Clock, LockId } from '@lockfabric/ports';
-import type { Agent } from './agent.js';
+import type { AgentValue } from './agent-state.js';
 
 /** Why the watchdog flagged a lock (spec §12.9). */
 export type StuckReason = 'agent-without-holders' | 'orphaned-holder' | 'bouncing' | 'stalled-queue';
@@ -12,9 +12,10 @@ export interface StuckReport {
 
 /** What the watchdog reads of the pool when a suspicion comes due. */
 export interface WatchdogView {
-  agent(lid: LockId): Agent | undefined;
+  /** The lock's live agent on this machine now. */
+  agent(lid: LockId): AgentValue | undefined;
   /** A holder of this machine's agent that is a task of this machine no local client knows (undefined: cannot tell). */
-  orphanedLocalHolder(lid: LockId, a: Agent): string | undefined;
+  orphanedLocalHolder(lid: LockId, a: AgentValue): string | undefined;
   stopped(): boolean;
 }
 
@@ -80,14 +81,15 @@ export class StuckWatchdog {
   }
 
   /** A waiter was queued at this machine's agent `a` for `lid`. */
-  noteWaiter(lid: LockId, a: Agent): void {
+  noteWaiter(lid: LockId, a: AgentValue): void {
     if (!this.enabled || this.queueChecks.has(lid)) return;
     this.queueChecks.add(lid);
     const holders = [...a.holders].sort().join(',');
     void this.clock.sleep(this.tStuckNs).then(() => {
       this.queueChecks.delete(lid);
-      if (this.view.stopped() || this.view.agent(lid) !== a || a.wqueue.length === 0) return;
-      if ([...a.holders].sort().join(',') === holders) this.flag(lid, 'stalled-queue');
+      const now = this.view.agent(lid);
+      if (this.view.stopped() || now?.id !== a.id || now.wqueue.length === 0) return;
+      if ([...now.holders].sort().join(',') === holders) this.flag(lid, 'stalled-queue');
     });
   }
 

@@ -1,4 +1,4 @@
-import type { LockId, LockPacket } from '@lockfabric/ports';
+import type { LockId, LockPacket, NodeId } from '@lockfabric/ports';
 import { WAITER_COUNT_SHIFT } from '../wire.js';
 import type { Waiter } from './agent.js';
 
@@ -11,21 +11,21 @@ const ORPHAN_AFTER_NS = 1_000_000_000;
  */
 export class TransferAssembly {
   /** Entries by `src:seq`, with their lock and arrival time. */
-  private readonly entries = new Map<string, Waiter & { readonly lid: LockId; readonly atNs: number }>();
+  private readonly entries = new Map<string, Waiter & { readonly lid: LockId; readonly atNs: number; readonly src: NodeId }>();
   private readonly grants: LockPacket[] = [];
 
   /** `streamOf`: the sender's sequence window of a packet (its machine, and its switch with several racks). */
   constructor(private readonly streamOf: (p: LockPacket) => number = (p) => p.agent ?? p.machine) {}
 
   addEntry(p: LockPacket, nowNs: number): void {
-    this.entries.set(`${this.streamOf(p)}:${p.seq}`, { mid: p.machine, task: p.task, mode: p.mode, lid: p.lock, atNs: nowNs });
+    this.entries.set(`${this.streamOf(p)}:${p.seq}`, { mid: p.machine, task: p.task, mode: p.mode, lid: p.lock, atNs: nowNs, src: p.agent ?? p.machine });
     // entries of a refused transfer never see their GRANT: keep the map bounded
     if (this.entries.size > 4_096) for (const [id, e] of this.entries) if (nowNs - e.atNs > ORPHAN_AFTER_NS) this.entries.delete(id);
   }
 
-  /** Whether entries of a transfer of `lid` to this machine arrived since `sinceNs` and still wait for their GRANT. */
-  hasEntriesFor(lid: LockId, sinceNs: number): boolean {
-    for (const e of this.entries.values()) if (e.lid === lid && e.atNs >= sinceNs) return true;
+  /** Whether entries of a transfer of `lid` to this machine arrived since `sinceNs` and still wait for their GRANT (sent by another machine than `notFrom`). */
+  hasEntriesFor(lid: LockId, sinceNs: number, notFrom?: NodeId): boolean {
+    for (const e of this.entries.values()) if (e.lid === lid && e.atNs >= sinceNs && e.src !== notFrom) return true;
     return false;
   }
 

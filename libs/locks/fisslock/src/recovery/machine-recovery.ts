@@ -1,6 +1,4 @@
-import type { LockPacket } from '@lockfabric/ports';
 import type { AgentPool } from '../agent-pool.js';
-import { ackFlags } from '../wire.js';
 import type { MachineOrders, ServerReport } from './recovery-state.js';
 
 /** A client that can stop its lock operations and attempt timers while its machine is paused (S1–S2). */
@@ -53,7 +51,7 @@ const cache = new WeakMap<AgentPool, MachineRecovery>();
 export function machineRecovery(pool: AgentPool, options: MachineRecoveryOptions = {}): MachineRecovery {
   const known = cache.get(pool);
   if (known && options.mutantKeepOldAcquires !== true) return known;
-  const clients = (): PausableRecoveryClient[] => [...pool.recoveryClients] as PausableRecoveryClient[];
+  const clients = (): PausableRecoveryClient[] => pool.recoveryClientList() as PausableRecoveryClient[];
   const made: MachineRecovery = {
     pauseForRecovery: () => {
       for (const c of clients()) c.recoveryPause?.();
@@ -75,13 +73,7 @@ export function machineRecovery(pool: AgentPool, options: MachineRecoveryOptions
 
 /** Acknowledges this machine's unacknowledged ACQUIREs of waiting tasks as recorded; returns how many. */
 export function settleOldAcquires(pool: AgentPool): number {
-  let settled = 0;
-  for (const p of pool.link.outstandingPackets()) {
-    if (p.type !== 'acquire' || p.machine !== pool.machine || !pool.listeners.has(p.task)) continue;
-    const ack: LockPacket = { ...p, type: 'ack', flags: ackFlags('accepted'), dst: pool.machine };
-    if (pool.link.acknowledge(p.seq, ack)) settled++;
-  }
-  return settled;
+  return pool.settleOutstandingAcquires();
 }
 
 /** A client that can be cut off when its machine is declared failed (RecoverableFissLockClient). */
@@ -103,7 +95,7 @@ export function fenceMachine(pool: AgentPool, reason: string): number {
   if (fenced.has(pool)) return 0;
   fenced.add(pool);
   pool.failStop();
-  const clients = [...pool.recoveryClients] as AbandonableClient[];
+  const clients = pool.recoveryClientList() as AbandonableClient[];
   for (const c of clients) c.abandon?.(reason);
   return clients.length;
 }

@@ -52,7 +52,7 @@ export class RecoverableFissLockClient implements LockClient<FissGrant>, Recover
     // the pool (shared by the machine) keeps the real clock; only this client's attempts pause
     this.pool = agentPoolFor(ports, options);
     this.inner = new FissLockClient({ ...ports, clock: this.hold.clock(ports.clock) }, options);
-    this.pool.recoveryClients.add(this);
+    this.pool.addRecoveryClient(this);
   }
 
   async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<FissGrant> {
@@ -90,7 +90,7 @@ export class RecoverableFissLockClient implements LockClient<FissGrant>, Recover
   abandon(reason: string): void {
     this.closed = true;
     this.abandonedFor = reason;
-    this.pool.recoveryClients.delete(this);
+    this.pool.removeRecoveryClient(this);
     this.hold.open();
     this.current?.controller.abort(new LockAbortedError(this.current.lock, reason));
   }
@@ -108,11 +108,11 @@ export class RecoverableFissLockClient implements LockClient<FissGrant>, Recover
     const mid = this.pool.machine;
     const out: ClientRecord[] = [...this.held.values()].map((g) => ({ lid: g.lock, mid, task: g.task, mode: g.mode, state: 'granted', startNs: 0 }));
     const current = this.current;
-    const mine = [...this.pool.listeners.keys()].filter((task) => clientOfTask(task) === this.ports.self.client).sort((a, b) => a - b);
+    const mine = this.pool.waitingTasks().filter((task) => clientOfTask(task) === this.ports.self.client).sort((a, b) => a - b);
     mine.forEach((task, i) => {
       const live = current !== undefined && i === mine.length - 1;
       // a given-up attempt may be of an earlier acquire: its own lock, as its listener says
-      const lid = live ? current.lock : (this.pool.listeners.get(task)?.lock ?? current?.lock);
+      const lid = live ? current.lock : (this.pool.listenerOf(task)?.lock ?? current?.lock);
       if (lid === undefined) return;
       out.push({ lid, mid, task, mode: live || lid === current?.lock ? (current?.mode ?? 'exclusive') : 'exclusive', state: live ? 'pending' : 'aborting', startNs: current?.startNs ?? 0 });
     });
@@ -121,7 +121,7 @@ export class RecoverableFissLockClient implements LockClient<FissGrant>, Recover
 
   recoveryAbort(lid: LockId, task: number, reason: string): void {
     const current = this.current;
-    const mine = [...this.pool.listeners.keys()].filter((t) => clientOfTask(t) === this.ports.self.client);
+    const mine = this.pool.waitingTasks().filter((t) => clientOfTask(t) === this.ports.self.client);
     // only the live attempt can be failed; given-up attempts have nobody waiting on them
     if (current && current.lock === lid && mine.every((t) => t < task)) current.controller.abort(new LockAbortedError(lid, reason));
   }

@@ -6,7 +6,7 @@ import { INCA_BOUND, fissLockDecider } from './decider.js';
 import type { FissLockDeciderOptions } from './decider.js';
 import { ConfigError } from '@lockfabric/ports';
 import type { PacketType } from '@lockfabric/ports';
-import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_FALLBACK, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, ackStatusOf, taskKey } from '../wire.js';
+import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_DUP, FLAG_FALLBACK, FLAG_GRANTABLE, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, ackStatusOf, taskKey } from '../wire.js';
 
 function setup(options: FissLockDeciderOptions = {}) {
   const program = fissLockDecider({ lockCount: 64, ...options });
@@ -132,6 +132,29 @@ describe('fisslock decider', () => {
     expect(send(1, { type: 'acquire', mode: 'exclusive' }, 5)).toEqual([]);
     expect(sw.counters().decisions['seq-gap']).toBe(1);
     expect(program.meta(3).free).toBe(true);
+  });
+
+  it('a duplicate ACQUIRE is only routed, marked GRANTABLE only while a ② grant would be made now (held shared, no reader block, under the bound)', () => {
+    const routed = (out: ReturnType<ReturnType<typeof setup>['send']>) => out.map((c) => [c.to, c.type, c.flags & (FLAG_DUP | FLAG_GRANTABLE | FLAG_GRANTED)]);
+    const a = setup({ policy: 'starvation-prevention' });
+    a.send(1, { type: 'acquire', mode: 'shared' });
+    a.send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 1) }, 1);
+    expect(routed(a.send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 1) }, 1))).toEqual([[1, 'acquire', FLAG_DUP | FLAG_GRANTABLE]]);
+    // a writer's duplicate, and any duplicate once the reader block is set, is not grantable
+    expect(routed(a.send(2, { type: 'acquire', mode: 'exclusive', task: taskKey(2, 1) }, 1))).toEqual([[1, 'acquire', FLAG_DUP]]);
+    a.send(1, { type: 'notify' });
+    expect(routed(a.send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 1) }, 1))).toEqual([[1, 'acquire', FLAG_DUP]]);
+    expect(a.program.meta(3)).toMatchObject({ mode: 'shared', mid: 1, inca: 1 });
+    // held exclusive: routed plain; a stale GRANTABLE bit a bounced copy still carries is cleared
+    const b = setup();
+    b.send(1, { type: 'acquire', mode: 'exclusive' });
+    b.send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 1) }, 1);
+    expect(routed(b.send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 1), flags: FLAG_DUP | FLAG_GRANTABLE }, 2))).toEqual([[1, 'acquire', FLAG_DUP]]);
+    // at the incarnation bound a new shared ACQUIRE is forwarded (③), so its duplicate is not grantable
+    const c = setup();
+    c.send(1, { type: 'acquire', mode: 'shared' });
+    for (let k = 0; k < INCA_BOUND; k++) c.send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, k + 1) });
+    expect(routed(c.send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 1) }, 1))).toEqual([[1, 'acquire', FLAG_DUP]]);
   });
 
   it('timeout-free: an aborted, unreached RELEASE from the agent machine frees the lock; after ② grants it builds an empty agent instead', () => {

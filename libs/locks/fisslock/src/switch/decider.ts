@@ -9,6 +9,7 @@ import {
   FLAG_CUR_SHARED,
   FLAG_DUP,
   FLAG_FALLBACK,
+  FLAG_GRANTABLE,
   FLAG_GRANTED,
   FLAG_HAS_AGENT,
   FLAG_INVALID,
@@ -224,8 +225,12 @@ function acquire(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup:
     // §5.1 rule 3: a duplicate is only routed, never decided again
     const free = ctx.read(s.free, lid);
     if (free === 1) return [ack(ctx, p, src, 'duplicate', 'dup-on-free')];
+    // FissLock §4.2 processes a duplicate without touching lock metadata: the decision is read
+    // again, not made. Whether it would be ② now travels with the copy (FLAG_GRANTABLE); the agent
+    // uses it only when it knows the first copy was decided in its own lifetime.
+    const grantable = p.mode === 'shared' && ctx.read(s.rw, lid) === 1 && !(s.pref && ctx.read(s.pref, lid) === 1) && (noIncaBound || readInca(ctx, s, lid) < INCA_BOUND);
     const mid = readMid(ctx, s, lid);
-    return route(ctx, 'dup-routed', mid - 1, { ...p, flags: p.flags | FLAG_DUP });
+    return route(ctx, 'dup-routed', mid - 1, { ...p, flags: (p.flags & ~FLAG_GRANTABLE) | FLAG_DUP | (grantable ? FLAG_GRANTABLE : 0) });
   }
   const wasFree = ctx.clear(s.free, lid) === 1;
   const wantShared = p.mode === 'shared';
@@ -417,6 +422,11 @@ function routeFallback(ctx: PacketContext, s: Arrays, p: LockPacket): EgressActi
 /** Owner slot of an out-of-range lock: a multiplicative hash, mod the number of fallback nodes (spec §12.20). */
 export function fallbackSlot(lid: number, nodes: number): number {
   return (Math.imul(lid, 0x9e3779b1) >>> 0) % nodes;
+}
+
+function readInca(ctx: PacketContext, s: Arrays, lid: number): number {
+  const at = s.inca.locate(lid);
+  return ctx.read(at.array, at.offset);
 }
 
 function readMid(ctx: PacketContext, s: Arrays, lid: number): number {

@@ -43,20 +43,20 @@ export function checkEndState(sim: EndStateSource): EndState {
   const stuck: string[] = [];
   for (const node of sim.nodes) {
     const pool = sim.pool(node);
-    for (const lid of pool.pending.keys()) problems.push(`lock ${lid}: pending agent left on ${node}`);
+    for (const lid of pool.pendingAgents().map(([lid]) => lid)) problems.push(`lock ${lid}: pending agent left on ${node}`);
     if (pool.link.unacked > 0) problems.push(`machine ${node}: ${pool.link.unacked} packets unacknowledged`);
-    for (const [task, listener] of pool.listeners) problems.push(`machine ${node}: task ${task} still waits for lock ${listener.lock ?? '?'}`);
+    for (const task of pool.waitingTasks()) problems.push(`machine ${node}: task ${task} still waits for lock ${pool.listenerOf(task)?.lock ?? '?'}`);
   }
   for (let lid = 0; lid < sim.decider.lockCount(); lid++) {
     const meta = sim.decider.meta(lid);
     for (const node of sim.nodes) {
       if (sim.pool(node).awaitingTransfer(lid)) problems.push(`lock ${lid}: agent GRANT on ${node} still waits for its entries`);
-      if (!sim.pool(node).agents.has(lid)) continue;
+      if (!(sim.pool(node).agentOf(lid) !== undefined)) continue;
       if (meta.free) problems.push(`lock ${lid}: agent on ${node} for a free lock`);
       else if (meta.mid !== node) problems.push(`lock ${lid}: agent on ${node}, the decider names ${meta.mid ?? 'none'}`);
     }
     if (meta.free || meta.mid === undefined) continue;
-    const a = sim.pool(meta.mid).agents.get(lid);
+    const a = sim.pool(meta.mid).agentOf(lid);
     if (!a) {
       problems.push(`lock ${lid}: held ${meta.mode} with no agent on ${meta.mid}`);
       continue;

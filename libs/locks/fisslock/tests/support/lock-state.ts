@@ -38,7 +38,7 @@ export function lockState(sim: StateSource, lock: LockId): LockState {
   const machines: Record<string, MachineLockState> = {};
   for (const node of sim.nodes) {
     const pool = sim.pool(node);
-    const a = pool.agents.get(lock);
+    const a = pool.agentOf(lock);
     machines[letter(sim.nodes, node)] = {
       agent: a
         ? {
@@ -51,7 +51,7 @@ export function lockState(sim: StateSource, lock: LockId): LockState {
             wqueue: a.wqueue.map((w) => `${requestName(sim.nodes, w.mid, w.task)} ${w.mode === 'shared' ? 'S' : 'X'}`),
           }
         : undefined,
-      pending: pool.pending.has(lock),
+      pending: (pool.pendingAgentOf(lock) !== undefined),
       unacked: pool.link.unacked,
     };
   }

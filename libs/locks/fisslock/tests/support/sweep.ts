@@ -82,7 +82,7 @@ export class AgentAudit {
     const meta = this.sim.decider.meta(lock);
     const at = new Set<number>();
     for (const node of this.sim.nodes) {
-      const a = this.sim.pool(node).agents.get(lock);
+      const a = this.sim.pool(node).agentOf(lock);
       if (!a) continue;
       at.add(node);
       if (!meta.free && meta.mid === node && a.mode !== meta.mode) this.modeMismatch++;
@@ -97,8 +97,8 @@ export function describeStall(sim: ReturnType<typeof fissSim>, outcome: unknown)
   const lines = [`run ended: ${JSON.stringify(outcome)}`];
   for (const node of sim.nodes) {
     const pool = sim.pool(node);
-    const agents = [...pool.agents].map(([lid, a]) => `${lid}:${a.mode}/inca${a.inca}/h[${[...a.holders].join(',')}]/q[${a.wqueue.map((w) => `${w.mid}:${w.task}${w.mode[0]}`).join(',')}]`);
-    lines.push(`node ${node}: agents {${agents.join(' ')}} pending [${[...pool.pending.keys()].join(',')}] unacked ${JSON.stringify(pool.link.outstandingPackets())} listeners [${[...pool.listeners.keys()].join(',')}]`);
+    const agents = pool.liveAgents().map(([lid, a]) => `${lid}:${a.mode}/inca${a.inca}/h[${[...a.holders].join(',')}]/q[${a.wqueue.map((w) => `${w.mid}:${w.task}${w.mode[0]}`).join(',')}]`);
+    lines.push(`node ${node}: agents {${agents.join(' ')}} pending [${[...pool.pendingAgents().map(([lid]) => lid)].join(',')}] unacked ${JSON.stringify(pool.link.outstandingPackets())} listeners [${pool.waitingTasks().join(',')}]`);
   }
   for (let lid = 0; lid < sim.decider.lockCount(); lid++) lines.push(`decider ${lid}: ${JSON.stringify(sim.decider.meta(lid))}`);
   return lines.join('\n');

@@ -98,7 +98,7 @@ export async function runWide(seed: number, options: WideOptions = {}): Promise<
         if (repairing.has(report.lid)) return;
         if (report.reason === 'stalled-queue' && !lockLooksStuck(pools.map((p) => p.lockReport(report.lid)))) {
           dismissed++;
-          pool.watchdog.dismiss(report.lid);
+          pool.dismissStuck(report.lid);
           return;
         }
         repairing.add(report.lid);

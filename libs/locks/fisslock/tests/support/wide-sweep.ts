@@ -5,15 +5,6 @@ import type { WideResult } from './wide-run.js';
 import type { EndState } from './end-state.js';
 
 /**
- * The timeout-free and install rules of the both-links fixes turned back (their test-only mutants):
- * the code path, and so the exact schedules, with which the older regression seeds were found.
- * Seeds whose scenario depends on an exact schedule check it under these rules, and soundness
- * under the current ones (the fixes send some aborts REACHED and resend void packets as fillers,
- * which moves every later event of a run).
- */
-export const PRE_BOTH_LINKS_RULES = { mutantAbortBehindAcquire: true, mutantForgetOnInstall: true, mutantRefusedAbortRestores: true } as const;
-
-/**
  * What every seed must show: no exclusion violation, every acquire granted or failed with
  * LockTimeoutError, one agent per lock (live, pending or in flight), agent mode = decider mode
  * (Lemma 1), and a consistent end state (end-state.ts). A timed-out acquire (liveness under
