@@ -1,7 +1,11 @@
+import { BoundedSet } from '@lockfabric/locks-common';
 import type { LockPacket } from '@lockfabric/ports';
 import { holderKey } from './agent.js';
 
 const idOf = (p: LockPacket): string => `${p.lock}:${holderKey(p.machine, p.task)}`;
+
+/** Written-off ② copies remembered: one that never arrives would otherwise stay for the pool's lifetime. */
+export const WRITTEN_OFF_MAX = 4_096;
 
 /**
  * The lost-packet bookkeeping of RELEASEs that keep coming back unprocessed (`lid:mid:task`): when
@@ -9,7 +13,7 @@ const idOf = (p: LockPacket): string => `${p.lock}:${holderKey(p.machine, p.task
  */
 export class StuckReleases {
   private readonly since = new Map<string, number>();
-  private readonly writtenOff = new Set<string>();
+  private readonly writtenOff = new BoundedSet<string>(WRITTEN_OFF_MAX);
 
   constructor(private readonly stuckAfterNs: number) {}
 
@@ -50,6 +54,11 @@ export class StuckReleases {
   /** The ② copy this RELEASE waited for is counted as lost. */
   writeOff(p: LockPacket): void {
     this.writtenOff.add(idOf(p));
+  }
+
+  /** Written-off copies remembered now (at most WRITTEN_OFF_MAX; the oldest is forgotten first). */
+  get writtenOffKept(): number {
+    return this.writtenOff.size;
   }
 
   /** True (once) if `p` is a ② copy already written off: it must count nothing. */
