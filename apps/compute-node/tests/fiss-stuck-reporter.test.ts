@@ -14,7 +14,7 @@ const subjects = createSubjects('stucktest');
 /** The two members of an agent pool the reporter uses (the watchdog itself is tested in lock-fisslock). */
 function poolStandIn() {
   const dismissed: number[] = [];
-  const pool = { onStuckLock: undefined as ((r: StuckReport) => void) | undefined, watchdog: { dismiss: (lid: number) => void dismissed.push(lid) } };
+  const pool = { onStuckLock: undefined as ((r: StuckReport) => void) | undefined, dismissStuck: (lid: number) => void dismissed.push(lid) };
   return { pool, dismissed, asPool: pool as unknown as AgentPool };
 }
 
