@@ -23,7 +23,8 @@ const MISSES = 10;
 const DETECTION_MS = 100 * MISSES;
 const CS_MS = 100;
 const LOCKS = 8;
-const DROP_MS = 14_000;
+// Long enough that a switch restart slowed by a loaded machine still recovers inside the window.
+const DROP_MS = 24_000;
 
 describe('live chaos: a FissLock node that heartbeats but never answers recovery calls', () => {
   let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
@@ -66,10 +67,14 @@ describe('live chaos: a FissLock node that heartbeats but never answers recovery
     // Cut compute-2 off only once both nodes are granting locks: a fixed sleep could land before a
     // starved node began its run, and the survivor would have no grants to show.
     await waitFor(() => (opsDone?.(1) ?? 0) >= 2 && (opsDone?.(victim.node) ?? 0) >= 2, 30_000, 'both compute nodes granting locks');
+    // The proxy must know compute-2's NATS connection (it attributes each one to a process when it
+    // accepts it), or the drop order below would follow nothing: under CI load one run reported
+    // "0 NATS connection(s) followed … 0 message(s) dropped" and compute-2 answered the recovery.
+    const proxy = chaos.cutProxy()!;
+    await waitFor(async () => (await proxy.status()).connections.some((c) => c.server === 'nats' && c.client === victim.name && !c.clientClosed), 30_000, "the cut proxy attributing compute-2's NATS connection");
     const drop: Promise<ChaosOutcome> = chaos.partition('compute-2', DROP_MS, [`ctl.fiss.${victim.node}.>`]);
     drop.catch(() => undefined);
     // The drop must be in place before the switch dies, or compute-2 answers the recovery.
-    const proxy = chaos.cutProxy()!;
     await waitFor(async () => (await proxy.status()).drops.some((d) => d.target === victim.name), 30_000, 'the cut proxy dropping compute-2\'s recovery subjects');
     const killedAtNs = liveNowNs();
     await chaos.kill(switchRecord.name);
