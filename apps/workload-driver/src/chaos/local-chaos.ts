@@ -1,7 +1,6 @@
-import { writeFileSync } from 'node:fs';
 import { createSubjects } from '@lockfabric/live';
 import { join } from 'node:path';
-import { readClusterState } from '../cluster/local-cluster.js';
+import { readClusterState, writeClusterState } from '../cluster/local-cluster.js';
 import { NatsServerStartError, logSize, waitForNatsReady } from '@lockfabric/nats-server';
 import { isAlive, isRunning, isZombie, sleep, spawnLogged, waitForHealth } from '../cluster/process-control.js';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
@@ -235,7 +234,7 @@ export class LocalChaos {
   private replace(record: ProcessRecord): void {
     const state = this.state();
     const next: ClusterState = { ...state, processes: state.processes.map((p) => (p.name === record.name ? record : p)) };
-    writeFileSync(join(this.dir, 'cluster.json'), JSON.stringify(next, null, 2) + '\n');
+    writeClusterState(this.dir, next);
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { startClusterRedis } from './redis-process.js';
@@ -345,8 +345,16 @@ export function readClusterState(dir: string): ClusterState | undefined {
   return state;
 }
 
-function writeClusterState(dir: string, state: ClusterState): void {
-  writeFileSync(join(dir, STATE_FILE), JSON.stringify(state, null, 2) + '\n');
+/**
+ * Written whole, then renamed into place: the cut proxy reads cluster.json at every connection it
+ * accepts to learn whose it is, and `cluster up` rewrites it after every process it starts, so a
+ * reader must never see a half-written file (it would leave that connection unattributed for good).
+ */
+export function writeClusterState(dir: string, state: ClusterState): void {
+  const file = join(dir, STATE_FILE);
+  const partial = `${file}.${process.pid}.tmp`;
+  writeFileSync(partial, JSON.stringify(state, null, 2) + '\n');
+  renameSync(partial, file);
 }
 
 /** SIGTERM every process (services first, NATS last), then SIGKILL whatever is left after the grace. */
