@@ -149,6 +149,22 @@ describe('CutRelay', () => {
     await until(() => cutOff.received() === 'ack:4;', 'the cut client served after the heal');
   });
 
+  it('names a connection it could not attribute at accept when an order comes, and cuts it', async () => {
+    let known = false;
+    const { relay, upstream, port } = await relayed({ attribute: () => (known ? 'compute-2' : undefined) });
+    const client = await connect(port);
+    cleanups.push(() => void client.socket.destroy());
+    await until(() => relay.status().connections.length === 1 && upstream.sockets.length === 1, 'the connection');
+    expect(relay.status().connections[0]?.client).toBeUndefined();
+    known = true;
+    expect(relay.cut('compute-2')).toBe(1);
+    client.socket.write('late');
+    await until(() => relay.status().connections[0]?.heldUpBytes === 4, 'the write held');
+    expect(relay.status().connections[0]).toMatchObject({ client: 'compute-2', cut: true });
+    relay.heal('compute-2');
+    await until(() => client.received() === 'ack:4;', 'served after the heal');
+  });
+
   it('bounds what it holds: past maxHeldBytes the sender is back-pressured, and nothing is lost', async () => {
     const maxHeldBytes = 64 * 1024;
     const { relay, upstream, port } = await relayed({ maxHeldBytes });

@@ -154,7 +154,7 @@ class RelayedConnection {
   constructor(
     readonly id: number,
     readonly route: RelayRoute,
-    readonly client: string | undefined,
+    private clientName: string | undefined,
     readonly downstream: Socket,
     private readonly relay: CutRelay,
     private readonly maxHeldBytes: number,
@@ -168,8 +168,21 @@ class RelayedConnection {
     if (!this.isCut()) this.connectUpstream();
   }
 
+  /** The client process, once attribution named one. */
+  get client(): string | undefined {
+    return this.clientName;
+  }
+
+  /**
+   * Names the client of a connection that attribution could not name at accept (its /proc entry
+   * was not readable yet, or the process list was being rewritten); a name, once given, stays.
+   */
+  attribute(name: string | undefined): void {
+    if (this.clientName === undefined && name !== undefined && !this.closed) this.clientName = name;
+  }
+
   isCut(): boolean {
-    return this.relay.isCut(this.route.server) || (this.client !== undefined && this.relay.isCut(this.client));
+    return this.relay.isCut(this.route.server) || (this.clientName !== undefined && this.relay.isCut(this.clientName));
   }
 
   /** After a heal: connect if the cut kept the connection from reaching its server, then release held bytes. */
@@ -248,8 +261,9 @@ class RelayedConnection {
 
   /** Starts moving bytes between the client's end and the server's (plain sockets or TLS legs). */
   private relayBetween(client: Socket, server: Socket): void {
-    const name = this.client;
-    const filter = this.route.protocol === 'nats' && name !== undefined ? new NatsDeliveryFilter((subject) => this.relay.dropsDelivery(name, subject)) : undefined;
+    // Every NATS connection is parsed from its first byte, so one attributed later (on an order)
+    // can have its deliveries filtered from then on.
+    const filter = this.route.protocol === 'nats' ? new NatsDeliveryFilter((subject) => this.clientName !== undefined && this.relay.dropsDelivery(this.clientName, subject)) : undefined;
     this.down = new Direction(server, client, this.maxHeldBytes, () => this.isCut(), filter ? (chunk) => filter.feed(chunk) : undefined);
     this.down.attach(client);
     const up = this.up as Direction;
@@ -303,6 +317,7 @@ export class CutRelay {
 
   /** Cuts `target` off; idempotent. Returns how many of its connections are now cut. */
   cut(target: string): number {
+    this.reattribute();
     this.cutProcesses.add(target);
     return [...this.connections].filter((c) => c.isCut()).length;
   }
@@ -314,6 +329,7 @@ export class CutRelay {
    * connections the relay follows.
    */
   dropSubjects(target: string, subjects: readonly string[]): number {
+    this.reattribute();
     this.drops.set(target, { subjects: [...subjects], dropped: 0 });
     return [...this.connections].filter((c) => c.route.protocol === 'nats' && c.client === target).length;
   }
@@ -351,6 +367,21 @@ export class CutRelay {
     await Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
   }
 
+  /** Asks attribution again for every connection it could not name at accept, before an order acts. */
+  private reattribute(): void {
+    for (const connection of this.connections) {
+      if (connection.client === undefined) connection.attribute(this.attributionOf(connection.downstream));
+    }
+  }
+
+  private attributionOf(socket: Socket): string | undefined {
+    try {
+      return this.options.attribute?.(socket);
+    } catch {
+      return undefined;
+    }
+  }
+
   private async listen(route: RelayRoute): Promise<void> {
     const maxConnections = this.options.maxConnections ?? DEFAULT_MAX_RELAYED_CONNECTIONS;
     const server = createServer({ allowHalfOpen: true, pauseOnConnect: true, noDelay: true }, (socket) => {
@@ -359,12 +390,7 @@ export class CutRelay {
         socket.destroy();
         return;
       }
-      let client: string | undefined;
-      try {
-        client = this.options.attribute?.(socket);
-      } catch {
-        client = undefined;
-      }
+      const client = this.attributionOf(socket);
       const natsTls = route.protocol === 'nats' ? this.options.natsTls : undefined;
       const connection = new RelayedConnection(this.nextId++, route, client, socket, this, this.options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES, (c) => this.connections.delete(c), natsTls);
       this.connections.add(connection);
