@@ -11,8 +11,7 @@ import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
-import { DEFAULT_LIVE_WARMUP_OPS, warmUpSpec } from '../run/warm-up.js';
-import type { WarmUpReport } from '../run/warm-up.js';
+import { DEFAULT_LIVE_WARMUP_OPS, warmUpLive } from '../run/warm-up.js';
 import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, withProcessorTime } from '../run/transport-floor.js';
 import { acquireTracedCluster, readTraceSetting } from '../run/traced-cluster.js';
 import type { TraceSetting } from '../run/otlp-sink.js';
@@ -246,7 +245,7 @@ async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; hi
       if (redis) await populateAccounts(redis.url, smallbank!.accounts!);
       // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
       const { state, skipped } = withoutDownComputeNodes(cluster.state);
-      const warmUp = await warmUpLive(protocol, state, protocolOptions, runSpec, warmUpOps, { skipReleaseProbability, colocatedClients, mutantLocalVerbs }, out);
+      const warmUp = await warmUpLive({ protocol, state, protocolOptions, spec: runSpec, operations: warmUpOps, placement: { skipReleaseProbability, colocatedClients, mutantLocalVerbs } }, (line) => out.note(line));
       const wallStart = performance.now();
       const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs, skipReleaseProbability });
       bar.done();
@@ -314,22 +313,6 @@ export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptio
     switchProgram: program,
     switchSettings: { ...(policy === undefined ? {} : { policy: String(policy) }), ...(Number.isInteger(capacity) && capacity > 0 ? { lockCount: capacity } : {}) },
   };
-}
-
-/**
- * The run's workload, untimed and with `operations` operations, so the service processes run the
- * protocol's path in optimised code when the measured run starts (warm-up.ts). Its history is
- * checked: a violation is reported, as in any run.
- */
-async function warmUpLive(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, spec: Parameters<typeof runLive>[0]['spec'], operations: number, placement: Pick<Parameters<typeof runLive>[0], 'skipReleaseProbability' | 'colocatedClients' | 'mutantLocalVerbs'>, out: Output): Promise<WarmUpReport | undefined> {
-  const warmSpec = warmUpSpec(spec, operations);
-  if (!warmSpec) return undefined;
-  const run = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: warmSpec, tolerateNodeFailures: true, ...placement });
-  const violations = run.verdict?.violations.length ?? 0;
-  if (violations > 0) out.note(`warning: ${protocol}: the warm-up's history has ${violations} exclusion violation(s)`);
-  const failed = run.failedNodes.map((f) => f.node);
-  if (failed.length > 0) out.note(`warning: ${protocol}: compute node(s) ${failed.join(', ')} failed during the warm-up`);
-  return { operations: warmSpec.operations ?? 0, acquires: run.summary.acquires, violations };
 }
 
 /**

@@ -11,6 +11,7 @@ import { locateNatsServer } from '@lockfabric/nats-server';
 import type { ClusterState } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
 import { SwitchControlClient, runLive } from '../run/live.js';
+import { warmUpLive } from '../run/warm-up.js';
 import type { LiveRunResult } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
 import { addressOf } from '../run/remote-cluster.js';
@@ -29,6 +30,9 @@ import type { DemoTxnRow } from './demo-txn.js';
 
 export const DEFAULT_DEMO_REPORT_DIR = join('.lockfabric', 'demo');
 
+/** The demo's live warm-up per protocol, as a share of its run: 1 000 operations for the default 4 000. */
+export const DEMO_WARMUP_SHARE = 0.25;
+
 export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a short workload per protocol, compare
 
   Every protocol of both families: the RDMA family on the emulated NIC, the switch family
@@ -38,6 +42,8 @@ export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a sh
   program the cluster does not run get a temporary cluster of their own.
   --substrate S     live | embedded | sim
   --operations N    acquires per protocol (default 4000)
+  --warmup-ops N    live: operations each protocol runs untimed first, so the services run its
+                    path in optimised code (default a quarter of --operations; 0: none)
   --txn-protocols L transactions section: TPC-C (1 warehouse, strict 2PL) over these protocols
                     (default ${DEMO_TXN_PROTOCOLS.join(',')}: RDMA spin, RDMA handover, switch; none: skip)
   --txn-operations N transactions per protocol (default ${DEMO_TXN_DEFAULT_OPERATIONS})
@@ -49,7 +55,7 @@ export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a sh
 export type DemoRow = BenchReport & { readonly family: ReturnType<typeof familyOf>; readonly verdict: ReturnType<typeof verdictWord> };
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
-  const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, report: { type: 'string' }, 'txn-protocols': { type: 'string' }, 'txn-operations': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...COST_MODEL_FLAGS });
+  const values = parseCommandArgs('demo', argv, { substrate: { type: 'string' }, operations: { type: 'string' }, 'warmup-ops': { type: 'string' }, report: { type: 'string' }, 'txn-protocols': { type: 'string' }, 'txn-operations': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...COST_MODEL_FLAGS });
   if (values['help']) return (console.log(DEMO_HELP), 0);
   const reader = new FlagReader(values);
   const operations = reader.number('operations', 4_000, { integer: true, min: 1 });
@@ -57,6 +63,8 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const substrate = reader.string('substrate', liveAvailable ? 'live' : 'embedded');
   if (!['live', 'embedded', 'sim'].includes(substrate)) reader.problems.push(`--substrate: expected live, embedded or sim, got ${JSON.stringify(substrate)}`);
   const reportDir = reader.string('report', DEFAULT_DEMO_REPORT_DIR);
+  const warmUpOps = reader.number('warmup-ops', substrate === 'live' ? Math.ceil(operations * DEMO_WARMUP_SHARE) : 0, { integer: true, min: 0 });
+  if (warmUpOps > 0 && substrate !== 'live') reader.problems.push('--warmup-ops: only live runs warm their service processes up (sim and embedded have none)');
   const txnOperations = reader.number('txn-operations', DEMO_TXN_DEFAULT_OPERATIONS, { integer: true, min: 1 });
   const txnIds = readTxnProtocols(values['txn-protocols'] as string | undefined, reader.problems);
   const costModel = readCostModel(values, reader);
@@ -75,7 +83,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const protocols = [...availableProtocols().filter((p) => p.fabric === 'verbs'), ...availableProtocols().filter((p) => p.fabric === 'switch')];
   const txn: DemoTxnPlan = { ids: new Set(txnIds), spec: demoTxnSpec(txnOperations, substrate), rows: new Map() };
   const wallStart = performance.now();
-  const { reports, transport } = substrate === 'live' ? await runLiveDemo(protocols, spec, out, txn) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out, txn, costModel), transport: undefined };
+  const { reports, transport } = substrate === 'live' ? await runLiveDemo(protocols, spec, out, txn, warmUpOps) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out, txn, costModel), transport: undefined };
   // Catalog order, like the tables above; a protocol not in this build's catalog is skipped.
   const txnRows = protocols.flatMap((p) => txn.rows.get(p.id) ?? []);
   const rows: DemoRow[] = reports.map((r) => ({ ...r, family: familyOf(r.protocol), verdict: verdictWord(r) }));
@@ -163,7 +171,7 @@ async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: W
  * that cluster; each other switch program (fisslock, netlock) gets a temporary cluster, one after
  * another, since a switch runs one program from its start.
  */
-async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, out: Output, txn: DemoTxnPlan): Promise<{ reports: BenchReport[]; transport: TransportFigures | undefined }> {
+async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, out: Output, txn: DemoTxnPlan, warmUpOps: number): Promise<{ reports: BenchReport[]; transport: TransportFigures | undefined }> {
   const byId = new Map<string, BenchReport>();
   let transport: TransportFigures | undefined;
   let later: ProtocolDefinition[] = [];
@@ -174,7 +182,7 @@ async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: Workl
     const program = await switchProgramOfCluster(cluster.state);
     const here = protocols.filter((p) => p.fabric === 'verbs' || (p.switchProgram !== undefined && p.switchProgram === program));
     later = protocols.filter((p) => !here.includes(p));
-    for (const protocol of here) byId.set(protocol.id, await runOneLive(cluster.state, protocol, spec, out, txn));
+    for (const protocol of here) byId.set(protocol.id, await runOneLive(cluster.state, protocol, spec, out, txn, warmUpOps));
   } finally {
     await cluster.release();
   }
@@ -184,7 +192,7 @@ async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: Workl
   for (const [program, group] of byProgram) {
     const own = await acquireLiveCluster(join(DEFAULT_CLUSTER_DIR, '..', `demo-${program}`), out, switchProgramOf((group[0] as ProtocolDefinition).id, {}));
     try {
-      for (const protocol of group) byId.set(protocol.id, await runOneLive(own.state, protocol, spec, out, txn));
+      for (const protocol of group) byId.set(protocol.id, await runOneLive(own.state, protocol, spec, out, txn, warmUpOps));
     } finally {
       await own.release();
     }
@@ -192,7 +200,8 @@ async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: Workl
   return { reports: protocols.map((p) => byId.get(p.id)).filter((r): r is BenchReport => r !== undefined), transport };
 }
 
-async function runOneLive(state: ClusterState, protocol: ProtocolDefinition, spec: WorkloadSpec, out: Output, txn: DemoTxnPlan): Promise<BenchReport> {
+async function runOneLive(state: ClusterState, protocol: ProtocolDefinition, spec: WorkloadSpec, out: Output, txn: DemoTxnPlan, warmUpOps: number): Promise<BenchReport> {
+  const warmUp = await warmUpLive({ protocol: protocol.id, state, spec, operations: warmUpOps }, (line) => out.note(line));
   const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
   const start = performance.now();
   // A node lost mid-demo costs its clients' figures, not the whole comparison.
@@ -206,7 +215,8 @@ async function runOneLive(state: ClusterState, protocol: ProtocolDefinition, spe
     txnBar.done();
     txn.rows.set(protocol.id, demoTxnRow(protocol.id, txn.spec, run.history, run.summary.elapsedNs, run.verdict?.violations.length));
   }
-  return liveDemoReport(protocol.id, result, performance.now() - start);
+  const report = liveDemoReport(protocol.id, result, performance.now() - start);
+  return warmUp ? { ...report, warmUp } : report;
 }
 
 /** The program the cluster's switch runs, or undefined when it has no reachable switch. */

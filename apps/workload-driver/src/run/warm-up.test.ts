@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { benchCommand } from '../commands/bench.js';
+import { demoCommand } from '../commands/demo.js';
 import { warmUpSpec } from './warm-up.js';
 
 const micro: WorkloadSpec = { clients: 8, locks: 1_000, readRatio: 0.5, distribution: { zipf: 0.9 }, operations: 100_000, thinkNs: 0, criticalSectionNs: 1_000, seed: 7 };
@@ -23,5 +24,6 @@ describe('warmUpSpec', () => {
   it('is a configuration error off live, where no service process runs', async () => {
     await expect(benchCommand(['--warmup-ops', '10'])).rejects.toThrow(/--warmup-ops: only live runs warm/);
     await expect(benchCommand(['--substrate', 'embedded', '--warmup-ops', '1'])).rejects.toThrow(/--warmup-ops/);
+    await expect(demoCommand(['--substrate', 'sim', '--warmup-ops', '5'])).rejects.toThrow(/--warmup-ops: only live runs warm/);
   });
 });
