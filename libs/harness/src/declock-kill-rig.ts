@@ -1,13 +1,13 @@
-import { HistoryRecorder, checkHistory, summarizeVerdict } from '@lockfabric/check';
+import { HistoryRecorder, checkHistory } from '@lockfabric/check';
+import type { InMemoryRunResult } from './in-memory-run.js';
+import { runSwarmSeed } from './swarm/run.js';
+import type { SwarmSeedResult } from './swarm/run.js';
 import { failureRecoveryReport } from './failure-recovery-check.js';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { NS_PER_MS, clientKey } from '@lockfabric/ports';
 import type { ClientPorts, Grant, LockClient, LockId, LockMode, NodeId, Verbs, WorkRequest } from '@lockfabric/ports';
 import { createSimCluster } from '@lockfabric/sim';
-import { RunStats, runClients } from '@lockfabric/workloads';
-import type { WorkloadSpec } from '@lockfabric/workloads';
-import { mulberry32 } from '@lockfabric/random';
 
 /** A verb a client posted, as the kill switch sees it once it completed. */
 export interface VerbDone {
@@ -192,82 +192,52 @@ export function killRig(protocol: ProtocolDefinition, options: ProtocolOptions, 
 }
 
 export interface KillSweepRun {
-  readonly verdictOk: boolean;
+  /** The swarm's verdict on the seed (safety over the survivors' and the victim's history, liveness after healing). */
+  readonly swarm: SwarmSeedResult;
   readonly why: string;
   /** Per lock the dead node held or queued for: ms from the notice to the first survivor grant after it (demand-adjusted). */
   readonly recoveryAfterNoticeMs: ReadonlyMap<number, number>;
   /** Locks a survivor wanted after the notice but never got. */
   readonly neverFreed: readonly number[];
-  readonly cutOff: boolean;
   readonly survivorAcquireErrors: Readonly<Record<string, number>>;
 }
 
 /**
- * A random contended workload on three compute nodes in `sim`; the last node is killed at a
- * random moment (wherever its clients are: holding, queued, mid-release, mid-reset) and declared
- * dead `detectionMs` later. Survivors' history plus the victim's up to the kill go to the checker.
+ * A swarm seed (one generator, one checker path) with no fault but one kill: a contended workload
+ * of 8 ms on three compute nodes, one of which dies at a drawn moment (wherever its clients are:
+ * holding, queued, mid-release, mid-reset) and is declared dead `detectionMs` later by the
+ * production control plane. Reads the history for how long each lock the dead node held took to
+ * come back after the notice.
  */
-export async function killSweepRun(protocol: ProtocolDefinition, seed: number, options: ProtocolOptions, sweep: { detectionMs: number; mutate?: (spec: WorkloadSpec) => WorkloadSpec }): Promise<KillSweepRun> {
-  const r = mulberry(seed);
-  const computeNodes = 3;
-  const spec0: WorkloadSpec = {
-    clients: 6 + Math.floor(r() * 6),
-    locks: 1 + Math.floor(r() * 3),
-    readRatio: [0, 0.3, 0.5][Math.floor(r() * 3)] as number,
-    distribution: 'uniform',
-    durationMs: 12,
-    thinkNs: Math.floor(r() * 5_000),
-    criticalSectionNs: [2_000, 10_000, 20_000][Math.floor(r() * 3)] as number,
-    seed,
-    timeoutMs: 10,
-  };
-  const spec = sweep.mutate ? sweep.mutate(spec0) : spec0;
-  const killAtNs = Math.floor((1 + r() * 4) * NS_PER_MS);
-  const rig = killRig(protocol, options, { computeNodes, locks: spec.locks, seed, jitterNs: 500 });
-  const nodeOf = (i: number) => rig.cluster.computeNodeIds[i % computeNodes] as NodeId;
-  const survivorPorts: ClientPorts[] = [];
-  const victimPorts: ClientPorts[] = [];
-  for (let i = 0; i < spec.clients; i++) {
-    const node = nodeOf(i);
-    if (node === rig.victimNode) victimPorts.push(rig.portsOf(node, i));
-    else survivorPorts.push(rig.portsOf(node, i));
-  }
-  const survivorsHistory = new HistoryRecorder();
-  const victimHistory = new HistoryRecorder();
-  let noticeAtNs = 0;
-  const outcome = await rig.play(async () => {
-    const survivors = runClients({ protocol, protocolOptions: options, spec, ports: survivorPorts, recorder: survivorsHistory, stats: new RunStats(), clock: rig.cluster.clock });
-    void runClients({ protocol, protocolOptions: options, spec, ports: victimPorts, recorder: victimHistory, stats: new RunStats(), clock: rig.cluster.clock }).catch(() => undefined);
-    await rig.at(killAtNs);
-    rig.kill();
-    await rig.at(killAtNs + sweep.detectionMs * NS_PER_MS);
-    rig.declareDead();
-    noticeAtNs = rig.now();
-    await survivors;
-  }, spec.durationMs! + 20 * (spec.timeoutMs ?? 0));
-  const killed = rig.killedAtNs as number;
-  const victimKeys = victimPorts.map((p) => clientKey(p.self));
-  const events = [...survivorsHistory.events(), ...victimHistory.events().filter((e) => e.timeNs <= killed)];
-  const verdict = checkHistory(events, { failedClients: new Map(victimKeys.map((key) => [key, killed])) });
-  const report = failureRecoveryReport(events, rig.victimNode, killed);
-  const recovery = new Map<number, number>();
-  const neverFreed: number[] = [];
-  for (const lock of report.heldByDead) {
-    const grant = report.firstSurvivorGrantAfterNs.get(lock);
-    const demand = report.firstSurvivorDemandAfterNs.get(lock);
-    if (grant === undefined) {
-      if (demand !== undefined) neverFreed.push(lock);
-      continue;
+export async function killSweepRun(protocol: ProtocolDefinition, seed: number, options: ProtocolOptions, sweep: { detectionMs: number }): Promise<KillSweepRun> {
+  let judged: Omit<KillSweepRun, 'swarm' | 'why'> | undefined;
+  const judge = (run: InMemoryRunResult): undefined => {
+    const failure = run.nodeFailure;
+    if (!failure) return undefined;
+    const events = run.history.events();
+    const report = failureRecoveryReport(events, failure.node, failure.failedAtNs);
+    const recovery = new Map<number, number>();
+    const neverFreed: number[] = [];
+    for (const lock of report.heldByDead) {
+      const grant = report.firstSurvivorGrantAfterNs.get(lock);
+      const demand = report.firstSurvivorDemandAfterNs.get(lock);
+      if (grant === undefined) {
+        if (demand !== undefined) neverFreed.push(lock);
+        continue;
+      }
+      recovery.set(lock, (failure.failedAtNs + grant - Math.max(failure.reportedAtNs, failure.failedAtNs + (demand ?? 0))) / NS_PER_MS);
     }
-    recovery.set(lock, (killed + grant - Math.max(noticeAtNs, killed + (demand ?? 0))) / NS_PER_MS);
-  }
-  const errors: Record<string, number> = {};
-  for (const e of survivorsHistory.events()) if (e.phase === 'fail' && e.error) errors[e.error] = (errors[e.error] ?? 0) + 1;
-  const why = `seed ${seed} ${protocol.id} ${JSON.stringify(options)} spec ${JSON.stringify(spec)} kill at ${(killAtNs / NS_PER_MS).toFixed(3)} ms\n${summarizeVerdict(verdict)}\nheld by dead ${JSON.stringify(report.heldByDead)} recovery ${JSON.stringify([...recovery])} never ${JSON.stringify(neverFreed)} errors ${JSON.stringify(errors)}`;
-  return { verdictOk: verdict.ok, why, recoveryAfterNoticeMs: recovery, neverFreed, cutOff: !outcome.done, survivorAcquireErrors: errors };
-}
-
-/** mulberry32 from a golden-ratio-scaled seed: the sequence recorded seeds were found with. */
-function mulberry(seed: number): () => number {
-  return mulberry32(seed * 0x9e3779b1);
+    const errors: Record<string, number> = {};
+    for (const e of events) if (e.phase === 'fail' && e.error && Number(e.client.split('/')[0]) !== failure.node) errors[e.error] = (errors[e.error] ?? 0) + 1;
+    judged = { recoveryAfterNoticeMs: recovery, neverFreed, survivorAcquireErrors: errors };
+    return undefined;
+  };
+  const swarm = await runSwarmSeed({ ...protocol, swarm: {} }, seed, options, { spec: { durationMs: 8, operations: undefined, timeoutMs: 10 }, kill: { detectionMs: sweep.detectionMs }, judge });
+  const found = judged ?? { recoveryAfterNoticeMs: new Map(), neverFreed: [], survivorAcquireErrors: {} };
+  const why = [
+    swarm.description,
+    ...(swarm.failure ? [`${swarm.failure.kind}: ${swarm.failure.detail}`] : []),
+    `recovery ${JSON.stringify([...found.recoveryAfterNoticeMs])} never ${JSON.stringify(found.neverFreed)} errors ${JSON.stringify(found.survivorAcquireErrors)}`,
+  ].join('\n');
+  return { swarm, why, ...found };
 }

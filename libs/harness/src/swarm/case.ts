@@ -62,7 +62,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
   };
   const jitterNs = pick([0, 200, 1_000, 5_000]);
   // Faults are placed within the workload's expected length (a few µs of verbs per operation).
-  const expectedNs = ((spec.operations ?? 0) / spec.clients) * (spec.criticalSectionNs + spec.thinkNs + 5_000);
+  const expectedNs = expectedRunNs(spec);
   const crashDraw = r.next() < 0.5 ? 0.005 + r.next() * 0.02 : 0;
   const pauseDraws = drawPauses(r, expectedNs);
   const killDraw = drawKill(r, expectedNs);
@@ -126,6 +126,25 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
     heal,
     description,
   };
+}
+
+/** How long a workload is expected to run (a few µs of verbs per operation), where faults are placed. */
+function expectedRunNs(spec: WorkloadSpec): number {
+  if (spec.operations === undefined && spec.durationMs !== undefined) return spec.durationMs * NS_PER_MS;
+  return ((spec.operations ?? 0) / spec.clients) * (spec.criticalSectionNs + spec.thinkNs + 5_000);
+}
+
+/**
+ * A kill every seed gets (`SwarmSeedExtras.kill`), whatever its mix drew: one compute node dies
+ * within the seed's final workload, declared dead `detectionMs` later. Drawn from a stream of its
+ * own, so the seed's other draws stay as they were.
+ */
+export function forcedKill(seed: number, spec: WorkloadSpec, detectionMs: number): NodeFailureSpec {
+  const r = new SeededRandom(seed * 2_897 + 53);
+  const computeNode = r.int(SWARM_COMPUTE_NODES);
+  const withinRunMs = (expectedRunNs(spec) * (0.1 + r.next() * 0.8)) / NS_PER_MS;
+  // After the node's first heartbeat (see drawKill).
+  return { computeNode, atMs: Math.max(withinRunMs, 2 * detectionMs), detectionMs };
 }
 
 /**

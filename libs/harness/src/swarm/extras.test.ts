@@ -40,4 +40,33 @@ describe('swarm seed extras', () => {
     const restarted = await runSwarmSeed(caslock, 1, {}, { minColocatedClients: 2 });
     expect(restarted.description).not.toContain('test-colocated');
   });
+
+  it('crashProbability replaces the drawn crash rate, whatever the profile claims', async () => {
+    // caslock's profile claims no crashes: seed 2 runs crash-free unless the extras set a rate.
+    let crashed: number | undefined;
+    const judge = (run: { readonly crashed: ReadonlyMap<string, number> }) => ((crashed = run.crashed.size), undefined);
+    const plain = await runSwarmSeed(caslock, 2, {}, { judge });
+    expect(crashed).toBe(0);
+    expect(plain.description).not.toContain('test-crash');
+    // A crashed holder keeps its lock (caslock has no lease): a short heal budget keeps the probe brief.
+    const crashing = await runSwarmSeed({ ...caslock, swarm: { ...caslock.swarm, healBudgetMs: 0.1 } }, 2, {}, { crashProbability: 0.05, spec: { timeoutMs: 0.2 }, judge });
+    expect(crashed).toBeGreaterThan(0);
+    expect(crashing.description).toContain('test-crash=0.05');
+  });
+
+  it('kill gives every seed a compute-node death at the stated detection delay, whatever the profile claims', async () => {
+    // caslock's profile claims no kills: seed 2 runs without one unless the extras ask.
+    let failed: { readonly failedAtNs: number; readonly reportedAtNs: number } | undefined;
+    const judge = (run: { readonly nodeFailure?: { readonly failedAtNs: number; readonly reportedAtNs: number } }) => ((failed = run.nodeFailure), undefined);
+    const brief = { ...caslock, swarm: { ...caslock.swarm, healBudgetMs: 0.1 } };
+    const plain = await runSwarmSeed(brief, 2, {}, { judge });
+    expect(failed).toBeUndefined();
+    expect(plain.description).not.toContain('test-kill');
+    const killed = await runSwarmSeed(brief, 2, {}, { kill: { detectionMs: 0.5 }, spec: { timeoutMs: 0.2 }, judge });
+    expect(killed.description).toMatch(/test-kill=compute\d@[\d.]+ms\(detect 0.5ms\)/);
+    expect(failed).toBeDefined();
+    // Declared dead by the control plane: within one detection timeout of its last heartbeat.
+    expect(failed!.reportedAtNs).toBeGreaterThan(failed!.failedAtNs);
+    expect(failed!.reportedAtNs - failed!.failedAtNs).toBeLessThanOrEqual(0.5 * 1e6);
+  });
 });

@@ -4,7 +4,7 @@ import type { Trace } from '@lockfabric/ports';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { runInMemory } from '../in-memory-run.js';
 import type { InMemoryRunOptions, InMemoryRunResult } from '../in-memory-run.js';
-import { SWARM_COMPUTE_NODES, swarmMix } from './case.js';
+import { SWARM_COMPUTE_NODES, forcedKill, swarmMix } from './case.js';
 import type { SwarmMix } from './case.js';
 
 /**
@@ -103,6 +103,16 @@ export interface SwarmSeedExtras {
    * seed). A mix with a memory restart keeps its draw: the restart does not model co-located clients.
    */
   readonly minColocatedClients?: number;
+  /**
+   * Replaces the drawn client-crash rate (0 switches crashes off), whatever the profile claims: a
+   * sweep of what crashes cost a protocol without recovery for them (DrTM's crashed writers, say).
+   */
+  readonly crashProbability?: number;
+  /**
+   * Every seed kills a compute node (`forcedKill`), replacing any kill the mix drew, whatever the
+   * profile claims: a sweep of one protocol's recovery from a node's death (DecLock's resets, say).
+   */
+  readonly kill?: { readonly detectionMs: number };
   /** Judged after exclusion, before liveness: a message is a safety failure. */
   readonly judge?: (run: InMemoryRunResult, mix: SwarmMix) => string | undefined;
   /** Faults on whatever the profile says: the CLI's `--force-faults`, the one extra a reproduction line carries. */
@@ -147,6 +157,11 @@ function withExtras(drawn: SwarmMix, extras: SwarmSeedExtras): SwarmMix {
   if (extras.spec) mix = { ...mix, spec: { ...mix.spec, ...extras.spec }, description: `${mix.description} test-spec=${JSON.stringify(extras.spec)}` };
   const atLeast = Math.min(extras.minColocatedClients ?? 0, mix.spec.clients);
   if (atLeast > mix.colocatedClients && !mix.memoryRestart) mix = { ...mix, colocatedClients: atLeast, description: `${mix.description} test-colocated=${atLeast}` };
+  if (extras.kill) {
+    const nodeFailure = forcedKill(mix.seed, mix.spec, extras.kill.detectionMs);
+    mix = { ...mix, nodeFailure, description: `${mix.description} test-kill=compute${nodeFailure.computeNode}@${nodeFailure.atMs.toFixed(2)}ms(detect ${extras.kill.detectionMs}ms)` };
+  }
+  if (extras.crashProbability !== undefined) mix = { ...mix, crashProbability: extras.crashProbability, description: `${mix.description} test-crash=${extras.crashProbability}` };
   return mix;
 }
 

@@ -1,38 +1,21 @@
-import { collectAcquires, summarizeVerdict } from '@lockfabric/check';
-import { runInMemory } from '@lockfabric/harness';
-import type { InMemoryRunResult } from '@lockfabric/harness';
-import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { collectAcquires } from '@lockfabric/check';
+import { runSwarmSeed } from '@lockfabric/harness';
+import type { InMemoryRunResult, SwarmMix, SwarmSeedResult } from '@lockfabric/harness';
+import type { ProtocolDefinition, ProtocolOptions, SwarmProfile } from '@lockfabric/locks-common';
 import type { Span, Trace } from '@lockfabric/ports';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { checkTaskFairness, describeTaskFairViolation } from '@lockfabric/lock-declock';
 import type { TaskFairReport } from '@lockfabric/lock-declock';
-import { mulberry32 } from '@lockfabric/random';
 
-/** Deterministic parameters per seed (mulberry32). */
-export function seeded(seed: number): { int(lo: number, hi: number): number; pick<T>(values: readonly T[]): T } {
-  const next = mulberry32(seed * 0x9e3779b1);
-  return {
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: (values) => values[Math.floor(next() * values.length)] as (typeof values)[number],
-  };
-}
+/**
+ * DecLock's sweeps on the swarm runner (one generator of seeds and faults, one checker path):
+ * each seed's workload, jitter and clocks come from the swarm's mix, judged by the swarm
+ * (exclusion, liveness, the heal probe), and this file adds what DecLock's sweeps count on top:
+ * resets by reason, verbs per first-try acquire, and task-fairness (bypass) over the history.
+ */
 
-/** Small random workloads: 4–12 clients, 1–8 locks (mostly few), 100–250 ops, mixed modes. */
-export function sweepSpec(seed: number, overrides: Partial<WorkloadSpec> = {}): { spec: WorkloadSpec; computeNodes: number; jitterNs: number } {
-  const r = seeded(seed);
-  const spec: WorkloadSpec = {
-    clients: r.int(4, 12),
-    locks: r.pick([1, 1, 2, 3, 4, 8]),
-    readRatio: r.pick([0, 0.3, 0.5, 0.5, 0.8, 1]),
-    distribution: r.pick(['uniform', { zipf: 0.99 }] as const),
-    operations: r.int(100, 250),
-    thinkNs: r.int(0, 2_000),
-    criticalSectionNs: r.pick([0, 500, 1_000, 3_000]),
-    seed,
-    ...overrides,
-  };
-  return { spec, computeNodes: r.int(2, 4), jitterNs: r.pick([200, 500, 2_000]) };
-}
+/** No fault at all (jitter, clock drift and coordinator crashes only): DecLock's own options, not drawn ones. */
+export const FAULT_FREE: SwarmProfile = {};
 
 /** Counts resets (by reason) and the worst verb count of a first-try acquire. */
 export function sweepTrace(): { trace: Trace; resets: Map<string, number>; maxFirstTryAcquireVerbs: () => number } {
@@ -62,40 +45,43 @@ export function sweepTrace(): { trace: Trace; resets: Map<string, number>; maxFi
 }
 
 export interface SweepRun {
-  readonly result: InMemoryRunResult;
-  readonly fairness: TaskFairReport;
+  /** The swarm's verdict on the seed (safety, liveness after healing, errors). */
+  readonly swarm: SwarmSeedResult;
+  /** The run, when its history passed exclusion (the judge below saw it). */
+  readonly result?: InMemoryRunResult;
+  /** Task-fairness over the history (absent when exclusion failed first). */
+  readonly fairness?: TaskFairReport;
   readonly resets: Map<string, number>;
   readonly maxFirstTryAcquireVerbs: number;
   /** One line for a failing assertion: how to reproduce and what went wrong. */
   readonly why: string;
 }
 
+/** One swarm seed of `protocol` on the fault-free profile (or `swarm`), with DecLock's counts and fairness check. */
 export async function sweepRun(
   protocol: ProtocolDefinition,
   seed: number,
-  options: { protocolOptions?: ProtocolOptions; spec?: Partial<WorkloadSpec>; crashProbability?: number; fairnessBypass?: number; computeNodes?: number } = {},
+  options: { protocolOptions?: ProtocolOptions; spec?: Partial<WorkloadSpec>; crashProbability?: number; fairnessBypass?: number; swarm?: SwarmProfile } = {},
 ): Promise<SweepRun> {
-  const drawn = sweepSpec(seed, options.spec);
-  const { spec, jitterNs } = drawn;
-  const computeNodes = options.computeNodes ?? drawn.computeNodes;
   const traced = sweepTrace();
-  const result = await runInMemory({
-    substrate: 'sim',
-    protocol,
-    spec,
-    computeNodes,
-    jitterNs,
+  let judged: { result: InMemoryRunResult; fairness: TaskFairReport } | undefined;
+  const judge = (result: InMemoryRunResult, mix: SwarmMix): undefined => {
+    // Two FAAs posted closer together than the jitter may land in either order: that much slack.
+    const fairness = checkTaskFairness([...collectAcquires(result.history).values()].flat(), { slackNs: mix.jitterNs + 1_000, maxBypass: options.fairnessBypass ?? 0 });
+    judged = { result, fairness };
+    return undefined;
+  };
+  const swarm = await runSwarmSeed({ ...protocol, swarm: options.swarm ?? FAULT_FREE }, seed, options.protocolOptions ?? {}, {
     trace: traced.trace,
-    ...(options.protocolOptions ? { protocolOptions: options.protocolOptions } : {}),
-    ...(options.crashProbability ? { crashProbability: options.crashProbability } : {}),
+    judge,
+    ...(options.spec ? { spec: options.spec } : {}),
+    ...(options.crashProbability !== undefined ? { crashProbability: options.crashProbability } : {}),
   });
-  // Two FAAs posted closer together than the jitter may land in either order: that much slack.
-  const fairness = checkTaskFairness([...collectAcquires(result.history).values()].flat(), { slackNs: jitterNs + 1_000, maxBypass: options.fairnessBypass ?? 0 });
   const why = [
-    `seed ${seed} ${protocol.id} ${JSON.stringify(options.protocolOptions ?? {})} spec ${JSON.stringify(spec)} cns ${computeNodes} jitter ${jitterNs}`,
-    summarizeVerdict(result.verdict),
-    ...fairness.violations.slice(0, 3).map(describeTaskFairViolation),
-    `resets ${JSON.stringify([...traced.resets])} cutOff ${result.cutOff}`,
+    swarm.description,
+    ...(swarm.failure ? [`${swarm.failure.kind}: ${swarm.failure.detail}`] : []),
+    ...(judged?.fairness.violations.slice(0, 3).map(describeTaskFairViolation) ?? []),
+    `resets ${JSON.stringify([...traced.resets])}`,
   ].join('\n');
-  return { result, fairness, resets: traced.resets, maxFirstTryAcquireVerbs: traced.maxFirstTryAcquireVerbs(), why };
+  return { swarm, ...(judged ?? {}), resets: traced.resets, maxFirstTryAcquireVerbs: traced.maxFirstTryAcquireVerbs(), why };
 }

@@ -54,14 +54,17 @@ describe('declock: random kills under a contended workload (sim, three compute n
   // A survivor that wants the lock after the notice waits out its timeout (+ stagger of its node), then resets at once.
   const BOUND_AFTER_NOTICE_MS = TIMEOUT_MS + 2 * STAGGER_MS + 0.5;
 
-  it('seeds 1–30: exclusion and liveness hold; every lock the dead node held or queued for comes back within the bound after the notice', async () => {
-    for (let seed = 1; seed <= 30; seed++) {
+  it('seeds 1–12: exclusion and liveness hold; every lock the dead node held or queued for comes back within the bound after the notice', async () => {
+    let recovered = 0;
+    for (let seed = 1; seed <= 12; seed++) {
       const run = await killSweepRun(declock, seed, { acquireTimeoutMs: TIMEOUT_MS, acquireTimeoutStaggerMs: STAGGER_MS, policy: seed % 2 ? 'tf' : 'pf' }, { detectionMs: 2 });
-      expect(run.verdictOk, run.why).toBe(true);
-      expect(run.cutOff, run.why).toBe(false);
+      expect(run.swarm.failure, run.why).toBeUndefined();
       expect(run.neverFreed, run.why).toEqual([]);
       expect(run.survivorAcquireErrors, run.why).toEqual({});
       for (const ms of run.recoveryAfterNoticeMs.values()) expect(ms, run.why).toBeLessThanOrEqual(BOUND_AFTER_NOTICE_MS);
+      recovered += run.recoveryAfterNoticeMs.size;
     }
+    // Not vacuous: the kills left locks behind that survivors then recovered.
+    expect(recovered).toBeGreaterThan(5);
   }, 120_000);
 });

@@ -2,32 +2,13 @@ import { checkHistory } from '@lockfabric/check';
 import { runInMemory, runSwarmSeed } from '@lockfabric/harness';
 import type { InMemoryRunResult, SwarmMix } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
-import type { WorkloadSpec } from '@lockfabric/workloads';
 import { mcs } from '../src/index.js';
-import { sweepCase } from './sweep-params.js';
 
 const SWARM_SEEDS = 200;
 /** FAS order is arrival order at the NIC; invoke times may differ from it by the one-way jitter. */
 const FIFO = { slackNs: 200 };
 /** Waiters' local polling period varies by seed: it shifts when handovers are noticed. */
 const POLL_NS = [250, 600, 1_500];
-
-async function run(seed: number, protocolOptions: Record<string, number | boolean> = {}, crashProbability = 0, overrides: Partial<WorkloadSpec> = {}) {
-  const c = sweepCase(seed, overrides);
-  const result = await runInMemory({
-    substrate: 'sim',
-    protocol: mcs,
-    // Two queue nodes per client, as MCS had before transactions needed 16: a client whose waits
-    // were abandoned then has to wait for a free node, which the FIFO half of the sweep checks.
-    protocolOptions: { pollIntervalNs: POLL_NS[seed % POLL_NS.length]!, queueNodes: 2, ...protocolOptions },
-    spec: c.spec,
-    computeNodes: c.computeNodes,
-    colocatedClients: c.colocatedClients,
-    ...(crashProbability > 0 ? { crashProbability } : {}),
-  });
-  const verdict = checkHistory(result.history, { failedClients: result.crashed, fifo: FIFO });
-  return { c, result, verdict };
-}
 
 describe('mcs: simulation sweep', () => {
   // On the swarm's generator and judge (exclusion, liveness, heal probe) with no fault MCS's profile
@@ -72,26 +53,39 @@ describe('mcs: simulation sweep', () => {
   }, 120_000);
 
   it('without the coordinator-driven recovery (not run in this sweep) a crashed holder blocks its queue, and the rest fail only with typed errors', async () => {
+    // Client crashes MCS's profile does not claim (a crashed holder stays in the queue until the
+    // coordinator repairs it after a node's death): the heal probe finds such locks stuck, a
+    // liveness failure with a short budget; exclusion and typed failures must hold regardless.
+    const crashing = { ...mcs, swarm: { healBudgetMs: 0.1 } };
     let failed = 0;
+    let blocked = 0;
     for (let seed = 1; seed <= 40; seed++) {
-      const { result, verdict } = await run(seed, {}, 0.02, { timeoutMs: 0.05 });
-      expect(result.cutOff, `seed ${seed}`).toBe(false);
-      expect(verdict.violations, `seed ${seed}`).toEqual([]);
-      expect(verdict.liveness.ok, `seed ${seed}`).toBe(true);
-      failed += verdict.liveness.counts.acquiresFailed;
+      let run: InMemoryRunResult | undefined;
+      const judge = (r: InMemoryRunResult): string | undefined => {
+        run = r;
+        const untyped = Object.keys(r.verdict.liveness.counts.acquireErrors).filter((name) => name !== 'LockTimeoutError');
+        return untyped.length > 0 ? `acquires failed with ${untyped.join(', ')}` : undefined;
+      };
+      const result = await runSwarmSeed(crashing, seed, { pollIntervalNs: POLL_NS[seed % POLL_NS.length]!, queueNodes: 2 }, { crashProbability: 0.02, spec: { timeoutMs: 0.05 }, judge });
+      const why = `${result.description}\n${result.failure?.kind}: ${result.failure?.detail}`;
+      expect(run, why).toBeDefined();
+      if (result.failure) {
+        expect(result.failure.kind, why).toBe('liveness');
+        expect(result.failure.detail, why).toMatch(/^after healing, locks [\d, ]+ not acquirable/);
+        blocked++;
+      }
+      failed += run!.verdict.liveness.counts.acquiresFailed;
     }
     expect(failed).toBeGreaterThan(0);
+    expect(blocked).toBeGreaterThan(0);
   }, 60_000);
 });
 
-describe('mcs: the mutant is caught', () => {
-  // On the swarm runner (one generator of seeds and faults, one checker path for every protocol).
-  it('reusing a queue node without clearing it breaks exclusion within a few swarm seeds', async () => {
-    let caught: number | undefined;
-    for (let seed = 1; seed <= 30 && caught === undefined; seed++) {
-      if ((await runSwarmSeed(mcs, seed, { mutantSkipNodeReset: true })).failure?.kind === 'safety') caught = seed;
-    }
-    expect(caught).toBeDefined();
+describe('mcs: the mutant is caught on a pinned swarm seed', () => {
+  // MCS's own swarm profile (its faults), as `check --swarm` runs it; seed 2 was the first of 1–30 to catch it.
+  it('reusing a queue node without clearing it breaks exclusion (seed 2); MCS itself passes that seed', async () => {
+    expect((await runSwarmSeed(mcs, 2, { mutantSkipNodeReset: true })).failure?.kind).toBe('safety');
+    expect((await runSwarmSeed(mcs, 2)).failure).toBeUndefined();
   });
 });
 
