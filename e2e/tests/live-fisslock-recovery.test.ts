@@ -147,7 +147,9 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
     // its history every 50 ms, so a release it recorded just before the SIGKILL can be lost, and
     // counting the hold as open until the kill would flag the next grant (CI, seed 23: a shared
     // hold released ~6 ms before the kill overlapped the survivor's exclusive grant).
-    const diedAtNs = Math.min(killedAtNs, result.failedNodes[0]?.lastEventNs ?? killedAtNs);
+    const lastEventNs = result.nodeFailures.find((f) => f.node === victim.node)?.lastEventNs;
+    expect(lastEventNs, 'the victim streamed some history before it died').toBeDefined();
+    const diedAtNs = Math.min(killedAtNs, lastEventNs ?? killedAtNs);
     const failedClients = Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`${victim.node}/${i}`, diedAtNs]));
     const verdict = checkHistory(result.history, { failedClients, maxWaitNs: (TIMEOUT_MS + 500) * MS });
     expect(verdict.ok, summarizeVerdict(verdict)).toBe(true);
