@@ -59,7 +59,7 @@ describe('lockfabric check --swarm', () => {
   }
 
   // FissLock-Local is fisslock --opt placement=home: its own seeds pass, and breaking its Lemma 1
-  // rule (a parked agent changes mode without the switch) loses exclusion (seeds 9 and 12 of these 4).
+  // rule (a parked agent changes mode without the switch) loses exclusion (seed 9 of these 4).
   it('fisslock placement=home (FissLock-Local) passes 10 seeds; its mutant mutantParkedModeChange is caught', async () => {
     const pass = await swarm(['--protocol', 'fisslock', '--seeds', '10', '--workers', '2', '--opt', 'placement=home']);
     expect(pass.json.failures, pass.stderr).toEqual([]);
