@@ -33,9 +33,9 @@ describe('lockfabric check --swarm', () => {
   }, 900_000);
 
   // One planted mutant per family: CAS spin, lease, handover, queue-notify (two), MCS queue,
-  // cohort and lock server. (FissLock's mutants need loss and duplication, which its profile
-  // leaves out until the control plane runs in sim: docs/decisions/0005.)
-  const MUTANTS: readonly [string, string][] = [
+  // cohort, lock server and switch (FissLock re-processing duplicated packets, which its `lossy`
+  // profile draws: docs/decisions/0005).
+  const MUTANTS: readonly (readonly [string, string, number?])[] = [
     ['caslock', 'mutantSkipCompare'],
     ['drtm', 'mutantWriterIgnoresLease'],
     ['shiftlock', 'mutantSkipReaderWait'],
@@ -44,10 +44,11 @@ describe('lockfabric check --swarm', () => {
     ['mcs', 'mutantSkipNodeReset'],
     ['alock', 'mutantSkipPeterson'],
     ['srvlock', 'mutantReleaseAllHolders'],
+    ['fisslock', 'mutantNoDuplicateSuppression', 20], // seed 18 loses exclusion
   ];
-  for (const [protocol, mutant] of MUTANTS) {
+  for (const [protocol, mutant, seeds = 40] of MUTANTS) {
     it(`catches ${protocol} ${mutant} (exit 1) and prints a reproduction`, async () => {
-      const { code, json } = await swarm(['--protocol', protocol, '--seeds', '40', '--workers', '2', '--opt', `${mutant}=true`]);
+      const { code, json } = await swarm(['--protocol', protocol, '--seeds', String(seeds), '--workers', '2', '--opt', `${mutant}=true`]);
       expect(code).toBe(1);
       const safety = json.failures.filter((f) => f.kind === 'safety');
       expect(safety.length).toBeGreaterThan(0);
@@ -59,7 +60,7 @@ describe('lockfabric check --swarm', () => {
   }
 
   // FissLock-Local is fisslock --opt placement=home: its own seeds pass, and breaking its Lemma 1
-  // rule (a parked agent changes mode without the switch) loses exclusion (seeds 9 and 12 of these 4).
+  // rule (a parked agent changes mode without the switch) loses exclusion (seed 9 of these 4).
   it('fisslock placement=home (FissLock-Local) passes 10 seeds; its mutant mutantParkedModeChange is caught', async () => {
     const pass = await swarm(['--protocol', 'fisslock', '--seeds', '10', '--workers', '2', '--opt', 'placement=home']);
     expect(pass.json.failures, pass.stderr).toEqual([]);

@@ -111,6 +111,18 @@ export interface InMemoryRunOptions {
   readonly mutantRecoverFirstRackOnly?: boolean;
   /** Test-only mutant: the protocol is not told the rack count, so a machine numbers its packets to every switch in one window. */
   readonly mutantOneSeqWindow?: boolean;
+  /**
+   * Test-only mutants of the sim per-lock repair (FissLock): `unanswered`, a run that only loses
+   * packets gets no control plane, so no stuck-lock report is answered; `once-per-run`, the
+   * coordinator drops reports for the live 2 s after a repair, i.e. for the rest of a sim run.
+   */
+  readonly mutantStuckRepair?: 'unanswered' | 'once-per-run';
+}
+
+/** Switch packets of the run may be lost or duplicated: a loss or duplication rule, or a cut. */
+function losesPackets(options: InMemoryRunOptions): boolean {
+  const rules = options.switchFaults?.rules ?? [];
+  return rules.some((r) => (r.loss ?? 0) > 0 || (r.duplicate ?? 0) > 0) || (options.partitions?.length ?? 0) > 0;
 }
 
 export interface InMemoryRunResult {
@@ -223,6 +235,8 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     verbsOf: (node) => cluster.servicePorts({ node, client: SERVICE_CLIENT }).verbs,
     ...(isNetLockProgram(clusterSpec.switchProgram) ? { netlockPurge: netlockPurgeOf(clusterSpec.switchProgram, cluster) } : {}),
     ...(fissWiring ? { fiss: fissWiring.recovery(cluster, options.protocolOptions) } : {}),
+    ...(losesPackets(options) && options.mutantStuckRepair !== 'unanswered' ? { losesPackets: true } : {}),
+    ...(options.mutantStuckRepair === 'once-per-run' ? { stuckRepairIntervalMs: 2_000 } : {}),
     // The control plane treats a cut like a pause: what reaches the node over the bus waits for the heal.
     ...(options.pauses || options.partitions ? { pauses: [...(options.pauses ?? []), ...(options.partitions ?? [])] } : {}),
   });

@@ -41,6 +41,14 @@ export interface RunControlOptions {
   readonly fiss?: SimFissRecovery;
   /** Process pauses of the run: a paused node also handles control messages only when it wakes. */
   readonly pauses?: readonly PauseSpec[];
+  /**
+   * The run loses or duplicates switch packets (loss, duplication, cuts). With `fiss`, the control
+   * plane runs for it alone: loss can leave a lock only FissLock's per-lock repair frees (FissLock
+   * §7), which the coordinator runs when an agent pool's watchdog reports the lock stuck.
+   */
+  readonly losesPackets?: boolean;
+  /** See SimControlPlaneOptions.stuckRepairIntervalMs (tests). */
+  readonly stuckRepairIntervalMs?: number;
 }
 
 /** The control plane of one in-memory run, or a feed that never fires when the run has no control faults. */
@@ -58,11 +66,19 @@ export const DEFAULT_DETECTION_MS = 2;
 const DEFAULT_MISSES = 2;
 
 /**
- * Starts the sim control plane (SimControlPlane) when the run has a node failure or a coordinator
- * crash; a run without either keeps its schedule free of control traffic (a feed that never fires).
+ * Whether a run needs the control plane: a node failure, a coordinator crash, or a FissLock run
+ * that loses packets (its stuck-lock reports need a coordinator to answer them, as on live).
+ */
+export function runNeedsControl(options: Pick<RunControlOptions, 'nodeFailure' | 'coordinatorCrash' | 'fiss' | 'losesPackets'>): boolean {
+  return options.nodeFailure !== undefined || options.coordinatorCrash !== undefined || (options.fiss !== undefined && options.losesPackets === true);
+}
+
+/**
+ * Starts the sim control plane (SimControlPlane) when the run needs one (runNeedsControl); any
+ * other run keeps its schedule free of control traffic (a feed that never fires).
  */
 export function startRunControl(options: RunControlOptions): RunControl {
-  if (!options.nodeFailure && !options.coordinatorCrash) {
+  if (!runNeedsControl(options)) {
     const idle = new FailureHub();
     return {
       failuresOf: () => idle,
@@ -85,6 +101,7 @@ export function startRunControl(options: RunControlOptions): RunControl {
     queueTimings: { callTimeoutMs: 20, gateLeaseMs: 500, drainPollMs: 0.2 },
     ...(options.netlockPurge ? { netlockPurge: options.netlockPurge } : {}),
     ...(options.fiss ? { fiss: options.fiss } : {}),
+    ...(options.stuckRepairIntervalMs !== undefined ? { stuckRepairIntervalMs: options.stuckRepairIntervalMs } : {}),
   });
   for (const p of options.pauses ?? []) {
     if (p.node === undefined) continue; // a pause of single clients stops no process

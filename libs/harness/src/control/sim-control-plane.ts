@@ -52,6 +52,11 @@ export interface SimControlPlaneOptions {
    * recovery hook writes S3 through the switch model's registers.
    */
   readonly fiss?: SimFissRecovery;
+  /**
+   * Stuck-lock reports this close to the end of the last repair are dropped (live: 2 s). Default
+   * 1 ms, below the swarm's T_STUCK: at the live default a sim run got one repair in all.
+   */
+  readonly stuckRepairIntervalMs?: number;
 }
 
 /** What FissLock recovery needs of a sim run. */
@@ -313,6 +318,7 @@ export class SimControlPlane {
         settleMs: 0.05,
         announceWaitMs: 5,
         pollMs: 0.05,
+        stuckRepairIntervalMs: this.options.stuckRepairIntervalMs ?? 1,
         attempts: { culpritAttempts: 2, retryDelayMs: 1, maxRetryDelayMs: 10 },
       });
   }

@@ -44,11 +44,11 @@ export const fisslock: ProtocolDefinition = {
   // machine, so with these sim defaults every attempt would time out before its GRANT. The RTO stays
   // well above a loaded round trip: spurious resends feed the duplicate paths (README).
   liveDefaults: { rtoNs: 250_000_000, attemptTimeoutNs: 2_000_000_000, starvePeriodNs: 20_000_000 },
-  // A dead machine's agents are rebuilt by the coordinator's S1–S3 (in sim too). Loss and duplication
-  // can still leave a lock for the per-lock repair that the agent pool's stuck-lock watchdog asks for
-  // (FissLock §7; check --swarm --protocol fisslock --first-seed 351 under 'lossy', 337 with
-  // partitions), which sim runs only beside a kill or a coordinator crash: reordering and delay only.
-  swarm: { pauses: 'beyond-lease', switchFaults: 'delay', nodeKill: true, memoryRestart: true, flushedVerbs: true },
+  // A dead machine's agents are rebuilt by the coordinator's S1–S3 (in sim too). A lock that loss,
+  // duplication or a cut leave for the per-lock repair (FissLock §7) is reported by the agent pool's
+  // stuck-lock watchdog, and the sim control plane answers with the repair as the live coordinator
+  // does. T_STUCK is cut to one T_ACQ so that the repair lands within the 50 ms heal budget.
+  swarm: { pauses: 'beyond-lease', switchFaults: 'lossy', partitions: true, nodeKill: true, memoryRestart: true, flushedVerbs: true, options: () => ({ tStuckNs: 10_000_000 }) },
   summary: 'FissLock: grant decisions on the switch (18 bits per lock), agents on the holders\' machines',
   fabric: 'switch',
   capabilities: [],

@@ -3,6 +3,7 @@ import type { LockMode, NodeId } from '@lockfabric/ports';
 import { readFissLockOptions } from '../src/options.js';
 import { RecoverableFissLockClient, recoverInProcess } from '../src/recovery/index.js';
 import { fissSim, deciderControlOf as controlOf } from './support/fiss-sim.js';
+import { keepOldAcquires } from './support/old-recovery-rules.js';
 import { lcg32 } from '@lockfabric/random';
 
 
@@ -65,7 +66,7 @@ async function lostLocks(seed: number, mutant: boolean): Promise<{ lost: number[
       policy: 'read-preferring',
       nowNs: () => clock.nowNs(),
       drain: () => clock.sleep(100_000),
-      mutantKeepOldAcquires: mutant,
+      ...(mutant ? { machineSteps: keepOldAcquires } : {}),
     });
     problems = outcome.problems;
     recoveredAtNs = clock.nowNs();

@@ -3,6 +3,7 @@ import type { NodeId } from '@lockfabric/ports';
 import { readFissLockOptions } from '../src/options.js';
 import { RecoverableFissLockClient, machineRecovery, ordersFor, recoverInProcess, repairLockState, switchImage, writeSwitchImage } from '../src/recovery/index.js';
 import { fissSim, deciderControlOf as controlOf } from './support/fiss-sim.js';
+import { keepOldAcquires } from './support/old-recovery-rules.js';
 
 
 const MS = 1_000_000;
@@ -51,7 +52,7 @@ async function lostLockScenario(settleOldAcquires: boolean) {
     policy: 'read-preferring',
     nowNs: () => clock.nowNs(),
     drain: () => clock.sleep(100_000),
-    ...(settleOldAcquires ? {} : { mutantKeepOldAcquires: true }),
+    ...(settleOldAcquires ? {} : { machineSteps: keepOldAcquires }),
   });
   await sim.step(200_000);
   const outcome = await recovery;

@@ -23,14 +23,6 @@ export interface MachineRecovery {
   releaseClients(): void;
 }
 
-export interface MachineRecoveryOptions {
-  /**
-   * Test-only mutant: leave the ACQUIREs of the replaced link unsettled (the live lost-lock gap of
-   * the lost-lock gap of the README: a request queued by S2 whose attempt then times out never sends its abort).
-   */
-  readonly mutantKeepOldAcquires?: boolean;
-}
-
 const cache = new WeakMap<AgentPool, MachineRecovery>();
 
 /**
@@ -48,14 +40,14 @@ const cache = new WeakMap<AgentPool, MachineRecovery>();
  *   nobody waits for — the lock is never granted again. The pause settles those ACQUIREs first as
  *   recorded (S2 keeps every pending request as a holder or a waiter, so REACHED is true of them).
  */
-export function machineRecovery(pool: AgentPool, options: MachineRecoveryOptions = {}): MachineRecovery {
+export function machineRecovery(pool: AgentPool): MachineRecovery {
   const known = cache.get(pool);
-  if (known && options.mutantKeepOldAcquires !== true) return known;
+  if (known) return known;
   const clients = (): PausableRecoveryClient[] => pool.recoveryClientList() as PausableRecoveryClient[];
   const made: MachineRecovery = {
     pauseForRecovery: () => {
       for (const c of clients()) c.recoveryPause?.();
-      if (options.mutantKeepOldAcquires !== true) settleOldAcquires(pool);
+      settleOldAcquires(pool);
       pool.pauseForRecovery();
     },
     recoveryReport: () => pool.recoveryReport(),
@@ -67,7 +59,7 @@ export function machineRecovery(pool: AgentPool, options: MachineRecoveryOptions
       for (const c of clients()) c.recoveryResume?.();
     },
   };
-  if (options.mutantKeepOldAcquires !== true) cache.set(pool, made);
+  cache.set(pool, made);
   return made;
 }
 

@@ -37,8 +37,8 @@ export interface InProcessRecoveryParams {
   /** Waits until packets sent before the pause have arrived or been lost (the fence for in-flight packets). */
   readonly drain?: () => Promise<void>;
   readonly repair?: RepairOptions;
-  /** Test-only mutant: the pause leaves unacknowledged ACQUIREs unsettled (see machineRecovery). */
-  readonly mutantKeepOldAcquires?: boolean;
+  /** How each survivor takes part in S1 and S2 (default machineRecovery; tests pass older rules as variants of it). */
+  readonly machineSteps?: (pool: AgentPool) => MachineRecovery;
   /** `recovery.S1|S2|S3` spans (DESIGN §6), each with the recovery epoch. */
   readonly trace?: Trace;
 }
@@ -64,7 +64,8 @@ function inProcessParticipant(pool: AgentPool, steps: MachineRecovery): FissPart
  * the driver's step, which starts after the pause and includes the drain.
  */
 export async function recoverInProcess(params: InProcessRecoveryParams): Promise<RecoveryOutcome> {
-  const machines = params.survivors.map((pool) => ({ pool, steps: machineRecovery(pool, { mutantKeepOldAcquires: params.mutantKeepOldAcquires === true }) }));
+  const stepsOf = params.machineSteps ?? machineRecovery;
+  const machines = params.survivors.map((pool) => ({ pool, steps: stepsOf(pool) }));
   // Pause and start the drain in the caller's turn, before the driver's first await: a sim test
   // that steps the simulator right after this call must find the drain's timer already set.
   for (const m of machines) m.steps.pauseForRecovery();
