@@ -1,7 +1,7 @@
-import { create, toBinary } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { MalformedInputError, type Completion, type LockPacket, type Message, type SpanContextRef, type WorkRequest } from './ports.js';
 import { describe, expect, it } from 'vitest';
-import { PACKET_WRITER_MATCHES_SCHEMA, encodePacketBatchReflective } from './packet-codec.js';
+import { PACKET_WRITER_MATCHES_SCHEMA, batchEpochOf, encodePacketBatchReflective, stampBatchEpoch } from './packet-codec.js';
 import {
   completionFromWire,
   completionToWire,
@@ -168,7 +168,22 @@ describe('lock packets', () => {
       }));
       const sender = u32();
       expect(encodePacketBatch(packets, sender)).toEqual(encodePacketBatchReflective(packets, sender));
+      // a stamped batch is the schema's encoding with the epoch set, read back without decoding packets
+      const epoch = [1n, 127n, 128n, 0xffff_ffff_ffff_ffffn, BigInt(next(0xffff_ffff)) + 1n][next(5)]!;
+      const stamped = stampBatchEpoch(encodePacketBatch(packets, sender), epoch);
+      expect(stamped).toEqual(toBinary(PacketBatchSchema, { ...fromBinary(PacketBatchSchema, encodePacketBatchReflective(packets, sender)), epoch }));
+      expect(batchEpochOf(stamped)).toBe(epoch);
+      expect(batchEpochOf(encodePacketBatch(packets, sender))).toBeUndefined();
+      expect(decodePacketBatch(stamped, 'node 1').packets).toStrictEqual(decodePacketBatch(encodePacketBatch(packets, sender), 'node 1').packets);
     }
+  });
+
+  it('read no epoch from an unstamped, zero-stamped or broken frame', () => {
+    const batch = encodePacketBatch([{ type: 'grant', lock: 1, machine: 2, task: 3, mode: 'exclusive', incarnation: 0, seq: 4, flags: 0 }], 7);
+    expect(batchEpochOf(batch)).toBeUndefined();
+    expect(batchEpochOf(stampBatchEpoch(batch, 0n))).toBeUndefined();
+    expect(batchEpochOf(new Uint8Array([0x12, 0x7f]))).toBeUndefined();
+    expect(batchEpochOf(new Uint8Array())).toBeUndefined();
   });
 
   it('drop only the bad packet of a batch, and reject garbage or empty batches', () => {
