@@ -35,7 +35,7 @@ interface FloorJson {
   readonly operation?: PhaseJson;
   readonly verbsPerAcquire: Verbs;
   readonly verbsPerRelease: Verbs;
-  readonly memoryNode: { readonly streamMsgsPerSec: number; readonly verbsPerSec: number; readonly ratio: number };
+  readonly memoryNode: { readonly streamMsgsPerSec: number; readonly verbsPerSec: number; readonly ratio: number; readonly cpuUsPerMessage?: { readonly memory: { readonly echo: number; readonly verb: number }; readonly driver: { readonly echo: number; readonly verb: number } } };
   readonly cpuUsPerOperation: { readonly compute: number; readonly memory: number };
 }
 
@@ -119,6 +119,9 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
       expect(floor!.acquire.ratioP50).toBeGreaterThan(0);
       expect(floor!.memoryNode.verbsPerSec).toBeGreaterThan(0);
       expect(floor!.memoryNode.streamMsgsPerSec).toBeGreaterThan(0);
+      // a local cluster on Linux: both sides' processor time per message of both phases
+      expect(floor!.memoryNode.cpuUsPerMessage?.memory.verb).toBeGreaterThan(0);
+      expect(floor!.memoryNode.cpuUsPerMessage?.driver.echo).toBeGreaterThan(0);
       // a local cluster on Linux: processor time per operation is read from /proc
       expect(floor!.cpuUsPerOperation.compute).toBeGreaterThanOrEqual(0);
       expect(floor!.cpuUsPerOperation.memory).toBeGreaterThanOrEqual(0);
@@ -134,7 +137,7 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
     const dir = join(import.meta.dirname, '..', 'test-output');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'live-floor.json'), JSON.stringify(Object.fromEntries(floors), null, 2));
-    const line = (f: FloorJson | undefined) => ({ rttUs: f?.rttUs, acquire: f?.acquire.ratioP50, release: f?.release?.ratioP50, operationP50: f?.operation?.ratioP50, operationMean: f?.operation?.ratioMean, memoryNode: f?.memoryNode.ratio, cpuUsPerOperation: f?.cpuUsPerOperation });
+    const line = (f: FloorJson | undefined) => ({ rttUs: f?.rttUs, acquire: f?.acquire.ratioP50, release: f?.release?.ratioP50, operationP50: f?.operation?.ratioP50, operationMean: f?.operation?.ratioMean, memoryNode: f?.memoryNode.ratio, memoryNodeCpuUsPerMessage: f?.memoryNode.cpuUsPerMessage, cpuUsPerOperation: f?.cpuUsPerOperation });
     console.log(`live floor figures: ${JSON.stringify(Object.fromEntries([...floors].map(([p, f]) => [p, line(f)])))}`);
   }, 180_000);
 

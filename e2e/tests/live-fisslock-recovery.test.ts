@@ -2,7 +2,7 @@ import { checkHistory, summarizeVerdict } from '@lockfabric/check';
 import { parseRecoveryDetail } from '@lockfabric/coordinator/service';
 import { headers } from '@nats-io/transport-node';
 import { connectNats, createSubjects, silentLogger } from '@lockfabric/live';
-import { RecoveryStage, encodePacketBatch } from '@lockfabric/wire';
+import { RecoveryStage, encodePacketBatch, stampBatchEpoch } from '@lockfabric/wire';
 import { LocalChaos, liveOptions, runLive, tail } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +105,10 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
     nc.publish(createSubjects(cluster.state.cluster).switchIn(0), encodePacketBatch([probe], 999), { headers: stale });
     await nc.flush();
     await waitFor(async () => (await metric(restarted, 'lockfabric_switch_admission_drops_total', 'reason="stale-epoch"')) >= staleBefore + 1, 5_000, 'the stale-epoch batch counted');
+    // the same stamp in the batch itself, as compute nodes send it (no header)
+    nc.publish(createSubjects(cluster.state.cluster).switchIn(0), stampBatchEpoch(encodePacketBatch([probe], 999), 1n));
+    await nc.flush();
+    await waitFor(async () => (await metric(restarted, 'lockfabric_switch_admission_drops_total', 'reason="stale-epoch"')) >= staleBefore + 2, 5_000, 'the stale-epoch batch stamped in its payload counted');
     console.log(`restarted switch: ${closedDrops} stamped batches dropped while closed (before S3)`);
   });
 

@@ -1,9 +1,9 @@
 import { headers } from '@nats-io/transport-node';
 import type { NatsConnection, PublishOptions, Subscription } from '@nats-io/transport-node';
 import type { MalformedInputCounter, Subjects } from '@lockfabric/live';
-import { MembershipViewSchema, decodeWire } from '@lockfabric/wire';
+import { MembershipViewSchema, decodeWire, stampBatchEpoch } from '@lockfabric/wire';
 
-/** NATS header carrying the sender's membership epoch on a batch into a switch (switch-dataplane "Admission"). */
+/** NATS header form of the epoch stamp, still read by the switch; batches carry it in their payload. */
 export const EPOCH_HEADER = 'lockfabric-epoch';
 
 /**
@@ -38,10 +38,13 @@ export function followMembershipEpochs(nc: NatsConnection, subjects: Subjects, s
 }
 
 /**
- * `nc` as this node's switch link sees it: every publish to `switchSubject` (or any of them) carries the node's
- * epoch in a header (none while it knows no epoch: no coordinator runs). The stamp is taken when a
- * batch leaves the node, so packets the recovery gate held until after S3 carry the recovery's
- * epoch. Everything else goes to `nc` unchanged; the shared link code knows nothing of epochs.
+ * `nc` as this node's switch link sees it: every publish to `switchSubject` (or any of them) carries
+ * the node's epoch (none while it knows no epoch: no coordinator runs) in the batch itself
+ * (`stampBatchEpoch`), not in a NATS header: a header costs an encode here and a parse on the
+ * switch for every batch, which the bare NATS round trip a switch lock is set against does not
+ * pay. The stamp is taken when a batch leaves the node, so packets the recovery gate held until
+ * after S3 carry the recovery's epoch. Everything else goes to `nc` unchanged; the shared link code
+ * knows nothing of epochs.
  */
 export function epochStampingNats(nc: NatsConnection, switchSubject: string | readonly string[], stamp: EpochStamp): NatsConnection {
   // several with multi-rack FissLock: every rack's switch input this node sends to
@@ -49,6 +52,8 @@ export function epochStampingNats(nc: NatsConnection, switchSubject: string | re
   const publish = (subject: string, payload?: Uint8Array | string, options?: PublishOptions): void => {
     const epoch = stamp.current;
     if (!stamped.has(subject) || epoch === undefined) return nc.publish(subject, payload, options);
+    if (payload instanceof Uint8Array) return nc.publish(subject, stampBatchEpoch(payload, epoch), options);
+    // not an encoded batch: the header form the switch still reads
     const hdrs = options?.headers ?? headers();
     hdrs.set(EPOCH_HEADER, epoch.toString());
     nc.publish(subject, payload, { ...options, headers: hdrs });

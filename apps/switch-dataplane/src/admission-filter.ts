@@ -1,6 +1,6 @@
 import type { Msg, NatsConnection, Subscription, SubscriptionOptions } from '@nats-io/transport-node';
 import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
-import { FissSwitchAdmissionSchema, decodeWire } from '@lockfabric/wire';
+import { FissSwitchAdmissionSchema, batchEpochOf, decodeWire } from '@lockfabric/wire';
 import { EPOCH_HEADER, parseEpochStamp } from './admission.js';
 import type { PacketAdmission } from './admission.js';
 
@@ -21,7 +21,7 @@ export function admissionFilteredNats(nc: NatsConnection, ingressSubject: string
     return nc.subscribe(subject, {
       ...options,
       callback: (error, msg: Msg) => {
-        if (!error && admission.admit(parseEpochStamp(msg.headers?.get(EPOCH_HEADER) || undefined)) !== 'pass') return;
+        if (!error && admission.admit(epochStampOf(msg)) !== 'pass') return;
         callback(error, msg);
       },
     });
@@ -33,6 +33,14 @@ export function admissionFilteredNats(nc: NatsConnection, ingressSubject: string
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/**
+ * A batch's epoch stamp: the one in its payload (compute nodes stamp there), else the header form
+ * (tools, and nodes of an earlier build); a message without headers is never parsed for them.
+ */
+export function epochStampOf(msg: Pick<Msg, 'data' | 'headers'>): bigint | undefined {
+  return batchEpochOf(msg.data) ?? parseEpochStamp(msg.headers?.get(EPOCH_HEADER) || undefined);
 }
 
 export interface AdmissionOrdersDeps {

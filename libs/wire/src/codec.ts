@@ -3,7 +3,7 @@
 export { decodeWire, encodeWire } from './decode.js';
 export { EnumMapping, lockModes, messageKinds, opcodes, packetTypes, verbStatuses } from './enums.js';
 export { decodeMessage, encodeMessage, messageFromWire, messageToWire } from './message-codec.js';
-export { decodePacketBatch, encodePacketBatch, lockPacketFromWire, lockPacketToWire, type DecodedPacketBatch } from './packet-codec.js';
+export { batchEpochOf, decodePacketBatch, encodePacketBatch, stampBatchEpoch, lockPacketFromWire, lockPacketToWire, type DecodedPacketBatch } from './packet-codec.js';
 export {
   TRACEPARENT_HEADER,
   formatTraceparent,

@@ -337,7 +337,7 @@ function blankTrace(): TraceContext {
 }
 
 /** Reads a message body of `length` bytes, calling `field` for each field; unknown fields are skipped. */
-class FrameReader {
+export class FrameReader {
   private readonly reader: BinaryReader;
 
   constructor(
@@ -406,7 +406,7 @@ class FrameReader {
   }
 }
 
-function readTrace(f: FrameReader, into: TraceContext | undefined): TraceContext {
+export function readTrace(f: FrameReader, into: TraceContext | undefined): TraceContext {
   const trace = into ?? blankTrace();
   const end = f.begin();
   f.fields(end, (no, wt) => {
@@ -559,7 +559,7 @@ export function decodeCompletionBatch(bytes: Uint8Array, source: string): Comple
 }
 
 /** The reader throws plain Errors (truncation, bad UTF-8, overlong varints); they are malformed input too. */
-function guard(f: FrameReader, body: () => void): void {
+export function guard(f: FrameReader, body: () => void): void {
   try {
     body();
   } catch (error) {

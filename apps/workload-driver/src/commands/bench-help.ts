@@ -46,6 +46,8 @@ ${COST_MODEL_HELP}
   --trace-ratio R          live, temporary cluster: trace at head-sampling ratio R (0.01 or 1%; 1 = every
                            operation) or off; spans go to $OTEL_EXPORTER_OTLP_ENDPOINT when set, else to a
                            counting sink in this process (the report gives export requests and bytes)
+                           A list (off,1%) runs each protocol once per setting, each on its own cluster,
+                           and ends the table with the floor ratios side by side
   --report DIR             write report.json, report.html and SVG plots (latency CDF, throughput,
                            verbs per acquire; one plot for all protocols) into DIR
   --insecure               live: a temporary cluster without TLS (loudly logged; default mutual TLS)

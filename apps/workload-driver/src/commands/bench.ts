@@ -13,7 +13,8 @@ import { runLive } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
 import { DEFAULT_LIVE_WARMUP_OPS, warmUpLive } from '../run/warm-up.js';
 import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, withProcessorTime } from '../run/transport-floor.js';
-import { acquireTracedCluster, readTraceSetting } from '../run/traced-cluster.js';
+import { acquireTracedCluster, readTraceSettings } from '../run/traced-cluster.js';
+import { describeFloorByTracing } from '../report/floor-by-tracing.js';
 import type { TraceSetting } from '../run/otlp-sink.js';
 import type { FloorReport } from '../run/transport-floor.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
@@ -94,7 +95,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (mutantLocalVerbs && (substrate !== 'live' || colocatedClients === 0)) reader.problems.push('--mutant-local-verbs: give --substrate live and --colocated-clients N');
   if (colocatedClients > microSpec.clients) reader.problems.push(`--colocated-clients: ${colocatedClients} is more than --clients ${microSpec.clients}`);
   if (floorOps > 0 && substrate !== 'live') reader.problems.push('--floor-ops: the transport floor is a live figure (sim and embedded have no transport)');
-  const tracing = readTraceSetting(values, substrate, reader.problems);
+  const traceSettings = readTraceSettings(values, substrate, reader.problems);
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
   // Application and dynamic workloads read their own flags; every other workload must not be given them.
   const ownFlags = isAppWorkload(values) || values['workload'] === 'dynamic';
@@ -115,6 +116,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   reader.problems.push(...smallBankProblems(protocols, substrate, spec));
   if (protocols.includes(REDLOCK) && Object.keys(protocolOptions).length > 0) reader.problems.push('--opt: redlock takes no protocol options');
   if (protocols.length > 1 && typeof historyFile === 'string') reader.problems.push('--history: give one --protocol (a history file holds one run)');
+  if ((traceSettings?.length ?? 0) > 1 && typeof historyFile === 'string') reader.problems.push('--history: give one --trace-ratio setting (a history file holds one run)');
   const workers = reader.number('workers', 1, { integer: true, min: 1, max: 64 });
   // Threads would share the cores real-time runs measure on; only virtual time is unaffected.
   if (workers > 1 && substrate !== 'sim') reader.problems.push('--workers: runs several simulations at once, so only with --substrate sim');
@@ -128,7 +130,9 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     const jobs: InMemoryBenchJob[] = protocols.map((protocol) => ({ protocol, substrate: 'sim', spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, colocatedClients, tickMs, costModel }));
     reports.push(...(await runJobs(jobs, workers, 'bench', async (job) => (await benchInMemory(job)).report)));
   }
-  for (const protocol of pooled ? [] : protocols) {
+  // --trace-ratio off,1%: each protocol once per setting, each on its own temporary cluster
+  const runs = (pooled ? [] : protocols).flatMap((protocol) => (traceSettings ?? [undefined]).map((tracing) => ({ protocol, tracing })));
+  for (const { protocol, tracing } of runs) {
     const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
@@ -144,7 +148,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     out.note(`report: ${reportHtml.reportHtml}`);
   }
   if (out.json) console.log(JSON.stringify({ ...(reports.length === 1 ? reports[0] : document), ...reportHtml }));
-  else console.log(reports.map(describeReport).join('\n\n'));
+  else console.log([...reports.map(describeReport), ...((traceSettings?.length ?? 0) > 1 ? [describeFloorByTracing(reports)] : [])].join('\n\n'));
   for (const report of reports.filter(nothingRan)) out.note(`error: ${report.protocol}: no compute node ran the workload (see "did not start")`);
   return benchExitCode(reports);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTraceSetting, startOtlpSink, traceEnvironment } from './otlp-sink.js';
-import { readTraceSetting } from './traced-cluster.js';
+import { readTraceSettings } from './traced-cluster.js';
 
 describe('--trace-ratio', () => {
   it('reads off, ratios and percentages, and names what it cannot read', () => {
@@ -13,8 +13,21 @@ describe('--trace-ratio', () => {
 
   it('is a live flag: every problem with it is listed', () => {
     const problems: string[] = [];
-    readTraceSetting({ 'trace-ratio': '1%', 'compute-nodes-at': 'h:1', 'cluster-dir': '/nonexistent' }, 'sim', problems);
+    readTraceSettings({ 'trace-ratio': '1%', 'compute-nodes-at': 'h:1', 'cluster-dir': '/nonexistent' }, 'sim', problems);
     expect(problems).toStrictEqual([expect.stringMatching(/a live figure/), expect.stringMatching(/--compute-nodes-at has its tracing set/)]);
+  });
+
+  it('takes a list of settings, one temporary cluster each; a bad or repeated one is a listed problem', () => {
+    const live = (raw: string) => {
+      const problems: string[] = [];
+      return { settings: readTraceSettings({ 'trace-ratio': raw, 'cluster-dir': '/nonexistent' }, 'live', problems), problems };
+    };
+    expect(live('off,1%')).toStrictEqual({ settings: [{ off: true }, { off: false, ratio: 0.01 }], problems: [] });
+    expect(live('1%')).toStrictEqual({ settings: [{ off: false, ratio: 0.01 }], problems: [] });
+    const bad = live('off, 0.01,1%,half');
+    expect(bad.settings).toStrictEqual([{ off: true }, { off: false, ratio: 0.01 }]);
+    expect(bad.problems).toStrictEqual([expect.stringMatching(/"1%" is given twice/), expect.stringMatching(/expected off, a ratio .* got "half"/)]);
+    expect(readTraceSettings({}, 'live', [])).toBeUndefined();
   });
 
   it('gives the services a traces endpoint and ratio, or no exporter when off', () => {

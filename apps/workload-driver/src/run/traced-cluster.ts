@@ -15,14 +15,21 @@ export interface TracingReport {
 }
 
 /**
- * `--trace-ratio`: tracing is fixed when a service starts, so the flag needs the temporary cluster
- * a live bench starts itself. Problems go to `problems` (exit 2 with the others).
+ * `--trace-ratio R[,R…]`: tracing is fixed when a service starts, so the flag needs the temporary
+ * cluster a live bench starts itself — one per setting, so `off,1%` sets each protocol's floor with
+ * tracing off beside the same floor at 1 % sampling. Problems go to `problems` (exit 2 with the
+ * others); undefined when the flag is absent.
  */
-export function readTraceSetting(values: Readonly<Record<string, unknown>>, substrate: string, problems: string[]): TraceSetting | undefined {
+export function readTraceSettings(values: Readonly<Record<string, unknown>>, substrate: string, problems: string[]): TraceSetting[] | undefined {
   const raw = values['trace-ratio'];
   if (typeof raw !== 'string') return undefined;
-  const setting = parseTraceSetting(raw);
-  if (typeof setting === 'string') return void problems.push(setting);
+  const settings: TraceSetting[] = [];
+  for (const part of raw.split(',').map((p) => p.trim())) {
+    const setting = parseTraceSetting(part);
+    if (typeof setting === 'string') problems.push(setting);
+    else if (settings.some((s) => traceRatioOf(s) === traceRatioOf(setting))) problems.push(`--trace-ratio: ${JSON.stringify(part)} is given twice`);
+    else settings.push(setting);
+  }
   if (substrate !== 'live') problems.push('--trace-ratio: tracing is a live figure (give --substrate live)');
   if (values['compute-nodes-at'] !== undefined) problems.push('--trace-ratio: a cluster given by --compute-nodes-at has its tracing set already');
   const dir = typeof values['cluster-dir'] === 'string' ? values['cluster-dir'] : DEFAULT_CLUSTER_DIR;
@@ -30,7 +37,12 @@ export function readTraceSetting(values: Readonly<Record<string, unknown>>, subs
   if (running?.processes.some((p) => isAlive(p.pid))) {
     problems.push(`--trace-ratio: the running cluster in ${dir} has its tracing set already; stop it (cluster down) so bench starts its own, or start it with OTEL_EXPORTER_OTLP_ENDPOINT and LOCKFABRIC_TRACE_RATIO (docs/operations.md)`);
   }
-  return setting;
+  return settings;
+}
+
+/** The head-sampling ratio of a setting: 0 when tracing is off. */
+export function traceRatioOf(setting: TraceSetting): number {
+  return setting.off ? 0 : setting.ratio;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '@lockfabric/workloads';
-import { floorReport, processorTimePerOperation } from './transport-floor.js';
+import { cpuPerMessage, floorReport, processorTimePerOperation } from './transport-floor.js';
 
 const latency = (p50: number, mean: number) => ({ p50, p90: p50, p99: p50, p999: p50, max: p50, mean });
 const summary = { acquires: 100, latencyUs: latency(60, 80), releaseLatencyUs: latency(40, 50) } as unknown as RunSummary;
@@ -52,5 +52,20 @@ describe('processorTimePerOperation', () => {
     expect(processorTimePerOperation(idle, probe, 100)).toStrictEqual({ compute: 100, memory: 80 });
     // a busier idle interval than the probe gives 0, never a negative time
     expect(processorTimePerOperation({ ...idle, endUs: at(100_000, 100_000) }, probe, 100)).toStrictEqual({ compute: 0, memory: 0 });
+  });
+});
+
+describe('cpuPerMessage', () => {
+  it("divides each side's processor time over each phase by the phase's messages", () => {
+    const echo = { start: { memory: 1_000, driver: 500 }, end: { memory: 21_000, driver: 30_500 } };
+    const verb = { start: { memory: 21_000, driver: 30_500 }, end: { memory: 46_000, driver: 75_500 } };
+    expect(cpuPerMessage(echo, verb, 1_000)).toStrictEqual({ cpuUsPerMessage: { memory: { echo: 20, verb: 25 }, driver: { echo: 30, verb: 45 } } });
+  });
+
+  it('gives nothing when a snapshot is missing (not Linux, a remote node) or no message was sent', () => {
+    const some = { start: { memory: 0, driver: 0 }, end: { memory: 1, driver: 1 } };
+    expect(cpuPerMessage({ start: undefined, end: some.end }, some, 10)).toStrictEqual({});
+    expect(cpuPerMessage(some, { start: some.start, end: undefined }, 10)).toStrictEqual({});
+    expect(cpuPerMessage(some, some, 0)).toStrictEqual({});
   });
 });

@@ -42,6 +42,12 @@ export interface MemoryNodeFloor {
   readonly verbsPerSec: number;
   /** verbsPerSec / streamMsgsPerSec: 1 means serving a verb costs the node no more than echoing a message. */
   readonly ratio: number;
+  /**
+   * Processor time per message of each phase (µs; local clusters on Linux): the memory nodes' event
+   * loops and this CLI process, the other end of both phases. Which side's time grows from echo to
+   * verb says whether a ratio below 1 is the memory node's cost or the measuring client's.
+   */
+  readonly cpuUsPerMessage?: { readonly memory: { readonly echo: number; readonly verb: number }; readonly driver: { readonly echo: number; readonly verb: number } };
 }
 
 /** Round trips measured from the same round trip count in every run; the median is the figure. */
@@ -76,14 +82,20 @@ export async function measureClusterFloor(state: ClusterState, before?: Transpor
   const after = await measureRoundTrips(state);
   const mean = (a: number, b: number | undefined) => (b === undefined ? a : (a + b) / 2);
   const address = memoryNodeAddress(state);
+  const echoCpu = processorTimeOf(state);
   const streamMsgsPerSec = await grpcStreamThroughput(address, { messages: STREAM_MESSAGES, credentials: clientCredentials() });
+  const echoCpuEnd = processorTimeOf(state);
   const memory = state.processes.find((p) => p.role === 'memory')!;
   const qp = await MemoryQueuePair.connect(address, DRIVER_INITIATOR, { logger: silentLogger });
   let verbsPerSec: number;
+  let verbCpu: PhaseCpu | undefined;
+  let verbCpuEnd: PhaseCpu | undefined;
   try {
     const region = (await qp.describe()).regions.find((r) => r.region === 0);
     if (!region) throw new FabricAccessError('unknown-region', `memory node at ${address} has no lock table (region 0)`);
+    verbCpu = processorTimeOf(state);
     verbsPerSec = await memoryNodeVerbThroughput(qp, { op: 'read', addr: { node: memory.node, region: 0, rkey: region.rkey, offset: 0 }, length: 8 }, { messages: STREAM_MESSAGES });
+    verbCpuEnd = processorTimeOf(state);
   } finally {
     qp.close();
   }
@@ -95,7 +107,41 @@ export async function measureClusterFloor(state: ClusterState, before?: Transpor
     natsRttUs: mean(after.natsRttUs, before?.natsRttUs),
     natsRttMeanUs: mean(after.natsRttMeanUs, before?.natsRttMeanUs),
     ...(echo ? { switchEcho: { rttUs: mean(echo.rttUs, echoBefore?.rttUs), rttMeanUs: mean(echo.rttMeanUs, echoBefore?.rttMeanUs), exchanges: echo.exchanges + (echoBefore?.exchanges ?? 0) } } : {}),
-    memoryNode: { streamMsgsPerSec, verbsPerSec, ratio: Math.round((verbsPerSec / streamMsgsPerSec) * 100) / 100 },
+    memoryNode: {
+      streamMsgsPerSec,
+      verbsPerSec,
+      ratio: Math.round((verbsPerSec / streamMsgsPerSec) * 100) / 100,
+      ...cpuPerMessage({ start: echoCpu, end: echoCpuEnd }, { start: verbCpu, end: verbCpuEnd }, STREAM_MESSAGES),
+    },
+  };
+}
+
+/** Processor time (µs) so far of the memory nodes' main threads and of this process. */
+interface PhaseCpu {
+  readonly memory: number;
+  readonly driver: number;
+}
+
+function processorTimeOf(state: ClusterState): PhaseCpu | undefined {
+  const nodes = processorTimesUs(state);
+  if (!nodes) return undefined;
+  const own = process.cpuUsage();
+  return { memory: nodes.memory, driver: own.user + own.system };
+}
+
+/** Each side's processor time per message of the echo and the verb phase; nothing when a snapshot is missing. */
+export function cpuPerMessage(
+  echo: { readonly start: PhaseCpu | undefined; readonly end: PhaseCpu | undefined },
+  verb: { readonly start: PhaseCpu | undefined; readonly end: PhaseCpu | undefined },
+  messages: number,
+): Pick<MemoryNodeFloor, 'cpuUsPerMessage'> {
+  if (!echo.start || !echo.end || !verb.start || !verb.end || messages <= 0) return {};
+  const per = (from: PhaseCpu, to: PhaseCpu, side: keyof PhaseCpu) => Math.round(((to[side] - from[side]) / messages) * 10) / 10;
+  return {
+    cpuUsPerMessage: {
+      memory: { echo: per(echo.start, echo.end, 'memory'), verb: per(verb.start, verb.end, 'memory') },
+      driver: { echo: per(echo.start, echo.end, 'driver'), verb: per(verb.start, verb.end, 'driver') },
+    },
   };
 }
 
@@ -297,6 +343,7 @@ export function describeFloor(floor: FloorReport): string {
     ...(floor.operation ? [`  ${part('acquire+release', floor.operation)}`] : []),
     `  floors p50/mean: gRPC ${floor.grpcRttUs.toFixed(1)}/${floor.grpcRttMeanUs.toFixed(1)} µs, NATS in-CLI ${floor.natsRttUs.toFixed(1)}/${floor.natsRttMeanUs.toFixed(1)} µs${echo ? `, NATS via switch ${echo.rttUs.toFixed(1)}/${echo.rttMeanUs.toFixed(1)} µs (${echo.exchanges} echoes)` : ''}`,
     ...(node ? [`  memory node ${Math.round(node.verbsPerSec)} verbs/s = ${node.ratio}× the bare stream to it (${Math.round(node.streamMsgsPerSec)} msgs/s)`] : []),
+    ...(node?.cpuUsPerMessage ? [`    processor time per message, echo → verb: memory node ${node.cpuUsPerMessage.memory.echo} → ${node.cpuUsPerMessage.memory.verb} µs, this CLI ${node.cpuUsPerMessage.driver.echo} → ${node.cpuUsPerMessage.driver.verb} µs`] : []),
     ...(floor.cpuUsPerOperation ? [`  processor time per operation: compute nodes ${floor.cpuUsPerOperation.compute} µs, memory nodes ${floor.cpuUsPerOperation.memory} µs`] : []),
   ].join('\n');
 }

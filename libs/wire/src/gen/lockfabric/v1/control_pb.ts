@@ -1354,8 +1354,8 @@ export const QueueRecoveryReplySchema: GenMessage<QueueRecoveryReply> = /*@__PUR
 
 /**
  * Switch admission (the recovery fence of lock packets; apps/switch-dataplane README "Admission").
- * Compute nodes stamp the batches they publish into a switch with their membership epoch (NATS
- * header `lockfabric-epoch`). A switch-dataplane starts closed: it drops stamped packets until the
+ * Compute nodes stamp the batches they publish into a switch with their membership epoch (the
+ * PacketBatch `epoch` field). A switch-dataplane starts closed: it drops stamped packets until the
  * coordinator opens it. The coordinator publishes this on ctl.fiss.switch.admit: open at once when
  * it first sees a switch; closed at the start of a FissLock recovery and open after its S3. An
  * open switch drops stamped packets of an epoch older than `epoch`. Epochs never go down.
