@@ -52,6 +52,24 @@ const protocolIdLiteral = {
   message: 'apps never name a protocol or switch program: ask @lockfabric/lock-catalog (capabilities, switchProgramKind, DEFAULT_* ids)',
 };
 
+// A protocol module named by an import (anything under @lockfabric/lock-* but the catalog).
+const protocolModuleByName = {
+  regex: '^@lockfabric/lock-(?!catalog(-control)?$)[a-z0-9-]+(/.*)?$',
+  message: 'apps, e2e and tools reach a protocol through @lockfabric/lock-catalog (or lock-catalog-control), never by its module name',
+};
+
+// A symbol that names a protocol (its definition `dslr`, `FissRecoveryHook`, `readDslrOptions`,
+// `isNetLockProgram`, `NETLOCK_FLAG_SWITCH`, ...). Long names match anywhere in an identifier; the
+// short ones (mcs, alock, rpc) only as a whole camel-case word, so `dataLock` stays allowed.
+const PROTOCOL_WORDS = ['[Ff]iss', 'FISS', '[Dd]slr', 'DSLR', '[Nn]et[Ll]ock', 'NETLOCK', '[Cc]as[Ll]ock', 'CASLOCK', '[Dd]r[Tt][Mm]', 'DRTM', '[Ss]hift[Ll]ock', 'SHIFTLOCK', '[Dd]ec[Ll]ock', 'DECLOCK', '[Ss]rv[Ll]ock', 'SRVLOCK', '[Pp]ar[Ll]ock', 'PARLOCK', '[Rr]ma[Rr]w', 'RMA_RW', '[Ss]herman', 'SHERMAN', '[Nn][Cc]o[Ss][Ee][Dd]', 'NCOSED', '[Tt]raditional', 'TRADITIONAL', '[Rr]ed[Ll]ock', 'REDLOCK'];
+const SHORT_PROTOCOL_WORDS = '(?:^(?:mcs|alock|rpc)|(?:Mcs|MCS|ALock|Alock|ALOCK|Rpc|RPC))(?![a-z])';
+export const PROTOCOL_SYMBOL_PATTERN = `(?:${PROTOCOL_WORDS.join('|')})|${SHORT_PROTOCOL_WORDS}`;
+const protocolSymbolFromCatalog = {
+  regex: '^@lockfabric/lock-catalog(-control)?$',
+  importNamePattern: PROTOCOL_SYMBOL_PATTERN,
+  message: 'apps never name a protocol: start the catalog\'s generic hooks (coordinatorPlugins, computeNodePlugins, tableAdmin, wordAfterDeath, queueProgram, programFacts) instead of a protocol-named export',
+};
+
 // Protocol code is pure logic over ports: no transports, no SDKs, no ambient time.
 const protocolPurity = {
   'no-restricted-imports': [
@@ -161,14 +179,19 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              regex: '^@lockfabric/lock-(?!catalog(-control)?$)[a-z0-9-]+(/.*)?$',
-              message: 'apps, e2e and tools reach a protocol through @lockfabric/lock-catalog (or lock-catalog-control), never by its module name',
-            },
+            protocolModuleByName,
           ],
         },
       ],
     },
+  },
+  {
+    // Apps' production source imports no protocol-named symbol from the catalog either (issue 14:
+    // apps iterate the catalog). Tests of apps may. The module-name pattern is repeated: a later
+    // block's options for a rule replace an earlier block's for the files both match.
+    files: ['apps/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [protocolModuleByName, protocolSymbolFromCatalog] }] },
   },
   {
     // Libraries never depend on an app (apps wire libraries, not the other way round).
