@@ -43,6 +43,13 @@ const bareThrow = {
   message: 'throw a LockFabricError subclass with a code (libs/ports errors.ts), not a bare Error',
 };
 
+// A plain Error as a promise rejection or an abort reason (`reject(new Error(…))`,
+// `Promise.reject(…)`, `controller.abort(…)`): what a caller awaits carries a code too.
+const bareRejection = {
+  selector: "CallExpression:matches([callee.name='reject'], [callee.property.name=/^(reject|abort)$/]) NewExpression[callee.name='Error']",
+  message: 'reject or abort with a LockFabricError subclass with a code (libs/ports errors.ts), not a bare Error',
+};
+
 // Protocol ids (libs/ports PROTOCOL_IDS) and switch program names as string values in app code.
 // Type positions are left alone (a type cannot branch). A catalog test keeps this list equal to
 // PROTOCOL_IDS and the switch programs.
@@ -215,7 +222,7 @@ export default tseslint.config(
     // code a caller can branch on. Tests may throw plain errors. No allow-list: nothing needs one.
     files: ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts', 'tools/**/*.mjs'],
     ignores: ['**/*.test.ts', '**/tests/**'],
-    rules: { 'no-restricted-syntax': ['error', bareThrow] },
+    rules: { 'no-restricted-syntax': ['error', bareThrow, bareRejection] },
   },
   {
     // Apps ask the catalog what a protocol or switch program can do (capabilities, defaults, the
@@ -225,7 +232,7 @@ export default tseslint.config(
     // data, not a branch) and the demo's chosen one-of-each-kind list.
     files: ['apps/*/src/**/*.ts'],
     ignores: ['**/*.test.ts', 'apps/workload-driver/src/reproduce/papers/**', 'apps/workload-driver/src/commands/demo-txn.ts'],
-    rules: { 'no-restricted-syntax': ['error', bareThrow, protocolIdLiteral] },
+    rules: { 'no-restricted-syntax': ['error', bareThrow, bareRejection, protocolIdLiteral] },
   },
   {
     // Top-level consumer: live tests drive the built apps (launcher, CLI runs).
