@@ -43,6 +43,13 @@ const bareThrow = {
   message: 'throw a LockFabricError subclass with a code (libs/ports errors.ts), not a bare Error',
 };
 
+// A plain Error as a promise rejection or an abort reason (`reject(new Error(…))`,
+// `Promise.reject(…)`, `controller.abort(…)`): what a caller awaits carries a code too.
+const bareRejection = {
+  selector: "CallExpression:matches([callee.name='reject'], [callee.property.name=/^(reject|abort)$/]) NewExpression[callee.name='Error']",
+  message: 'reject or abort with a LockFabricError subclass with a code (libs/ports errors.ts), not a bare Error',
+};
+
 // Protocol ids (libs/ports PROTOCOL_IDS) and switch program names as string values in app code.
 // Type positions are left alone (a type cannot branch). A catalog test keeps this list equal to
 // PROTOCOL_IDS and the switch programs.
@@ -50,6 +57,24 @@ export const PROTOCOL_NAME_LITERALS = ['caslock', 'dslr', 'dslr-backoff', 'mcs',
 const protocolIdLiteral = {
   selector: `Literal[value=/^(${PROTOCOL_NAME_LITERALS.join('|')})$/]:not(TSLiteralType > Literal)`,
   message: 'apps never name a protocol or switch program: ask @lockfabric/lock-catalog (capabilities, switchProgramKind, DEFAULT_* ids)',
+};
+
+// A protocol module named by an import (anything under @lockfabric/lock-* but the catalog).
+const protocolModuleByName = {
+  regex: '^@lockfabric/lock-(?!catalog(-control)?$)[a-z0-9-]+(/.*)?$',
+  message: 'apps, e2e and tools reach a protocol through @lockfabric/lock-catalog (or lock-catalog-control), never by its module name',
+};
+
+// A symbol that names a protocol (its definition `dslr`, `FissRecoveryHook`, `readDslrOptions`,
+// `isNetLockProgram`, `NETLOCK_FLAG_SWITCH`, ...). Long names match anywhere in an identifier; the
+// short ones (mcs, alock, rpc) only as a whole camel-case word, so `dataLock` stays allowed.
+const PROTOCOL_WORDS = ['[Ff]iss', 'FISS', '[Dd]slr', 'DSLR', '[Nn]et[Ll]ock', 'NETLOCK', '[Cc]as[Ll]ock', 'CASLOCK', '[Dd]r[Tt][Mm]', 'DRTM', '[Ss]hift[Ll]ock', 'SHIFTLOCK', '[Dd]ec[Ll]ock', 'DECLOCK', '[Ss]rv[Ll]ock', 'SRVLOCK', '[Pp]ar[Ll]ock', 'PARLOCK', '[Rr]ma[Rr]w', 'RMA_RW', '[Ss]herman', 'SHERMAN', '[Nn][Cc]o[Ss][Ee][Dd]', 'NCOSED', '[Tt]raditional', 'TRADITIONAL', '[Rr]ed[Ll]ock', 'REDLOCK'];
+const SHORT_PROTOCOL_WORDS = '(?:^(?:mcs|alock|rpc)|(?:Mcs|MCS|ALock|Alock|ALOCK|Rpc|RPC))(?![a-z])';
+export const PROTOCOL_SYMBOL_PATTERN = `(?:${PROTOCOL_WORDS.join('|')})|${SHORT_PROTOCOL_WORDS}`;
+const protocolSymbolFromCatalog = {
+  regex: '^@lockfabric/lock-catalog(-control)?$',
+  importNamePattern: PROTOCOL_SYMBOL_PATTERN,
+  message: 'apps never name a protocol: start the catalog\'s generic hooks (coordinatorPlugins, computeNodePlugins, tableAdmin, wordAfterDeath, queueProgram, programFacts) instead of a protocol-named export',
 };
 
 // Protocol code is pure logic over ports: no transports, no SDKs, no ambient time.
@@ -161,14 +186,19 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              regex: '^@lockfabric/lock-(?!catalog(-control)?$)[a-z0-9-]+(/.*)?$',
-              message: 'apps, e2e and tools reach a protocol through @lockfabric/lock-catalog (or lock-catalog-control), never by its module name',
-            },
+            protocolModuleByName,
           ],
         },
       ],
     },
+  },
+  {
+    // Apps' production source imports no protocol-named symbol from the catalog either (issue 14:
+    // apps iterate the catalog). Tests of apps may. The module-name pattern is repeated: a later
+    // block's options for a rule replace an earlier block's for the files both match.
+    files: ['apps/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [protocolModuleByName, protocolSymbolFromCatalog] }] },
   },
   {
     // Libraries never depend on an app (apps wire libraries, not the other way round).
@@ -192,7 +222,7 @@ export default tseslint.config(
     // code a caller can branch on. Tests may throw plain errors. No allow-list: nothing needs one.
     files: ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts', 'tools/**/*.mjs'],
     ignores: ['**/*.test.ts', '**/tests/**'],
-    rules: { 'no-restricted-syntax': ['error', bareThrow] },
+    rules: { 'no-restricted-syntax': ['error', bareThrow, bareRejection] },
   },
   {
     // Apps ask the catalog what a protocol or switch program can do (capabilities, defaults, the
@@ -202,7 +232,7 @@ export default tseslint.config(
     // data, not a branch) and the demo's chosen one-of-each-kind list.
     files: ['apps/*/src/**/*.ts'],
     ignores: ['**/*.test.ts', 'apps/workload-driver/src/reproduce/papers/**', 'apps/workload-driver/src/commands/demo-txn.ts'],
-    rules: { 'no-restricted-syntax': ['error', bareThrow, protocolIdLiteral] },
+    rules: { 'no-restricted-syntax': ['error', bareThrow, bareRejection, protocolIdLiteral] },
   },
   {
     // Top-level consumer: live tests drive the built apps (launcher, CLI runs).

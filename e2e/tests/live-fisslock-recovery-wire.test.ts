@@ -1,8 +1,7 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { FissCallError, GatedSwitchPort, machineOrdersFromWire, machineOrdersToWire, runFissRecovery, serverReportFromWire, serverReportToWire, startFissRecoveryResponder } from '@lockfabric/lock-catalog-control';
+import { BusFissParticipant, FissCallError, GatedSwitchPort, machineOrdersFromWire, machineOrdersToWire, runFissRecovery, serverReportFromWire, serverReportToWire, startFissRecoveryResponder } from '@lockfabric/lock-catalog-control';
 import type { FissResponder, RecoveryPool } from '@lockfabric/lock-catalog-control';
-import { NatsFissParticipant } from '@lockfabric/coordinator/service';
 import type { DeciderControl, MachineOrders, ServerReport } from '@lockfabric/lock-catalog';
 import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/realtime';
@@ -115,7 +114,7 @@ describe('FissLock recovery over NATS: coordinator participants and compute-node
         writes.push(`${array}[${index}]=${values.join(',')}`);
       },
     };
-    const participants = [1, 2, 3].map((m) => new NatsFissParticipant(nc, subjects, m, 2_000));
+    const participants = [1, 2, 3].map((m) => new BusFissParticipant(new NatsControlBus(nc), subjects, m, 2_000));
     let t = 0;
     const run = await runFissRecovery({
       epoch: 9n,
@@ -141,13 +140,13 @@ describe('FissLock recovery over NATS: coordinator participants and compute-node
   });
 
   it('a participant surfaces refusals as FissCallError: an older epoch, an apply without a pause', async () => {
-    const participant = new NatsFissParticipant(nc, subjects, 1, 2_000);
+    const participant = new BusFissParticipant(new NatsControlBus(nc), subjects, 1, 2_000);
     await expect(participant.pause(8n)).rejects.toBeInstanceOf(FissCallError);
     await expect(participant.apply(9n, { machine: 1, agents: [], wake: [], abort: [] })).rejects.toThrow(/pause first/);
     expect(await participant.pause(10n)).toBe(true);
     await participant.apply(10n, { machine: 1, agents: [], wake: [], abort: [] });
     await participant.resume(10n);
     // a node that is not there: no answer within the timeout
-    await expect(new NatsFissParticipant(nc, subjects, 99, 200).pause(11n)).rejects.toThrow(/no answer/);
+    await expect(new BusFissParticipant(new NatsControlBus(nc), subjects, 99, 200).pause(11n)).rejects.toThrow(/no answer/);
   });
 });

@@ -6,8 +6,8 @@ import { runService } from '@lockfabric/service';
 import { TotalsCounter } from '@lockfabric/telemetry';
 import { ComputeRunService, LiveFabric } from '@lockfabric/run-host';
 import { registerComputeMetrics } from './compute-metrics.js';
-import { GatedSwitchPort, startFissRecoveryResponder, startFissSelfFence, startFissStuckReporter } from '@lockfabric/lock-catalog-control';
-import { fissAgentPoolOf, fissPoolOf } from './fiss-pool.js';
+import { computeNodePlugins } from '@lockfabric/lock-catalog-control';
+import type { SwitchPort } from '@lockfabric/ports';
 import { EpochStamp, epochStampingNats, followMembershipEpochs } from './epoch-stamp.js';
 import { DescriptorMemoryExecutor } from './descriptor-executor.js';
 
@@ -37,12 +37,14 @@ await runService({
     // batches into the switch carry this node's membership epoch (the switch's admission fence)
     const epochs = new EpochStamp();
     const membershipEpochs = followMembershipEpochs(nc, subjects, epochs, malformed);
-    // multi-rack FissLock (§5.4): a lock's packets go to its owner's switch, any rack's
+    // multi-rack switch programs: a lock's packets go to its owner's switch, any rack's
     const racks = config.switch.racks;
     const switchInputs = racks > 1 ? Array.from({ length: racks }, (_, r) => subjects.switchIn(r)) : [subjects.switchIn(config.node.rack)];
     const switchLink = new SwitchLink({ nc: epochStampingNats(nc, switchInputs, epochs), subjects, machine: node, rack: config.node.rack, racks, logger, malformed });
-    // FissLock recovery holds this machine's switch traffic between S2 and the end of S3
-    const switchPort = new GatedSwitchPort(switchLink);
+    // protocols' node-side plug-ins (recovery responders, fences, watchdog reports); one may
+    // interpose on the switch link (FissLock holds this machine's traffic during its recovery)
+    const plugins = computeNodePlugins();
+    const switchPort = plugins.reduce((link, plugin) => plugin.wrapSwitch(link), switchLink as SwitchPort);
     // FailureNotices for lock servers (srvlock, parlock, NetLock's server): drop a dead node's holds.
     // The control-plane side of this node (libs/control) over NATS: the same code the sim runs.
     const bus = new NatsControlBus(nc);
@@ -52,13 +54,13 @@ await runService({
     let seenFenced = 0;
     const runs = new ComputeRunService({ node, maxClients: config.compute.clients, fabric, memory, memoryNodes, mailboxes, switchPort, racks, failures, malformed, trace: lockMetrics.trace(telemetry.trace), logger });
     const { server, port } = await runs.listen(config.compute.grpcPort);
-    const fissRecovery = startFissRecoveryResponder({ bus, clock, subjects, node, pool: () => fissPoolOf(runs.current, node), gate: switchPort, logger, malformed, onEpoch: (epoch) => epochs.observe(epoch) });
-    // declared dead while still running: its FissLock clients get typed errors, not timeouts
-    const fissFence = startFissSelfFence({ bus, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
-    // the agent pool's T_STUCK watchdog reports go to the coordinator, which repairs with S1–S3
-    const fissStuck = startFissStuckReporter({ bus, clock, subjects, node, pool: () => fissAgentPoolOf(runs.current, node), logger });
+    const started = plugins.map((plugin) => plugin.start({ bus, clock, subjects, node, run: () => runs.current, logger, malformed, onEpoch: (epoch) => epochs.observe(epoch) }));
     // Declared dead while still running (a partition, a long stall): retire that incarnation, rejoin with a new one.
-    const rejoin = startRejoinWatch({ bus, clock, nowMs: Date.now, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => (fissFence.fence(reason), runs.retire(reason)) });
+    const rejoin = startRejoinWatch({ bus, clock, nowMs: Date.now, subjects, node, heartbeatIntervalMs: config.coordinator.heartbeatIntervalMs, logger, malformed, retire: (reason) => {
+      // declared dead while still running: plug-ins cut their clients off first (typed errors, not timeouts)
+      for (const handle of started) handle.fence(reason);
+      return runs.retire(reason);
+    } });
     const rebinds = metrics.counter({ name: 'lockfabric_compute_memory_rebinds_total', help: 'Memory-node queue-pair rebinding: downs, describe attempts, failed attempts, incarnation changes', labelNames: ['event'] });
     let seenRebinds = fabric.rebindStats();
     const rejoinCounter = metrics.counter({ name: 'lockfabric_compute_rejoins_total', help: 'Times this compute node was declared dead while running and rejoined with a new incarnation' });
@@ -86,17 +88,15 @@ await runService({
       },
       close: async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-        fissRecovery.close();
+        for (const handle of started) handle.close();
         rejoin.close();
         queueRecovery.close();
-        fissFence.close();
-        fissStuck.close();
         membershipEpochs.unsubscribe();
         failures.close();
         descriptorFences.stop();
         await runs.close();
         fabric.close();
-        switchPort.stop();
+        for (const plugin of plugins) plugin.stopSwitch();
         switchLink.close();
         await mailboxes.close();
         await memoryServer.close({ graceMs: 1_000 });

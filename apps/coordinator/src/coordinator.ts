@@ -2,15 +2,15 @@ import { create } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { membershipViewToWire, recoveryToWire, startControlPlane } from '@lockfabric/control';
 import type { ControlPlane, ControlPlaneDeps, MemberState, Membership, RecoveryBook } from '@lockfabric/control';
-import { startFissRecoveryHook } from '@lockfabric/lock-catalog-control';
-import type { FissRecoveryHook, FissRecoveryHookDeps, FissSwitchControlFactory } from '@lockfabric/lock-catalog-control';
+import { coordinatorPlugins } from '@lockfabric/lock-catalog-control';
+import type { RecoveryTimings, SwitchProgramControlFactory } from '@lockfabric/lock-catalog-control';
 import { MalformedInputCounter, NatsControlBus } from '@lockfabric/live';
 import type { Logger, Subjects } from '@lockfabric/live';
 import type { Clock, Trace } from '@lockfabric/ports';
-import { InvariantError } from '@lockfabric/ports';
 import type { RunningService } from '@lockfabric/service';
 import { RealClock } from '@lockfabric/realtime';
 import { MetricsRegistry } from '@lockfabric/telemetry';
+import { pluginCounters } from './plugin-counters.js';
 import { StatusResponseSchema } from '@lockfabric/wire';
 import { startCoordinatorServer } from './coordinator-server.js';
 import { lockAdminService } from './lock-admin/lock-admin-metrics.js';
@@ -26,7 +26,7 @@ export interface CoordinatorDeps {
   /** CoordinatorService gRPC port; 0 picks a free one. */
   readonly grpcPort: number;
   readonly grpcHost?: string;
-  /** Racks whose switches decide the FissLock lock ids (`switch.racks`, §5.4): recovery writes every one. */
+  /** Racks whose switches decide lock ids (`switch.racks`): a switch program's recovery writes every one. */
   readonly racks?: number;
   readonly logger: Logger;
   /** The service's registry; a private one when omitted. */
@@ -52,16 +52,15 @@ export interface CoordinatorDeps {
   /** Overrides of the recovery drivers (timings; test seams for the switch's control plane). */
   readonly drivers?: Pick<ControlPlaneDeps, 'queue' | 'netlock'> &
     Partial<Pick<ControlPlaneDeps, 'netlockPurge'>> & {
-      readonly fiss?: Pick<FissRecoveryHookDeps, 'callTimeoutMs' | 'settleMs' | 'announceWaitMs' | 'attempts' | 'stuckRepairIntervalMs' | 'participant'>;
-      readonly switchControl?: FissSwitchControlFactory;
+      /** Timings of the protocols' recovery plug-ins. */
+      readonly recovery?: RecoveryTimings;
+      readonly switchControl?: SwitchProgramControlFactory;
     };
 }
 
 export interface Coordinator extends RunningService {
   /** The control plane this process runs (libs/control): the same code the sim runs. */
   readonly plane: ControlPlane;
-  /** The FissLock S1–S3 hook the control plane drives (FissLock §7.2). */
-  readonly fiss: FissRecoveryHook;
   readonly membership: Membership;
   readonly recoveries: RecoveryBook;
   readonly malformed: MalformedInputCounter;
@@ -91,23 +90,20 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   const members = metrics.gauge({ name: 'lockfabric_coordinator_members', help: 'Members known to the coordinator, by state', labelNames: ['state'] });
   const decodeErrors = metrics.counter({ name: 'lockfabric_decode_errors_total', help: 'Malformed input dropped, by source', labelNames: ['source'] });
   const recoveryCount = metrics.counter({ name: 'lockfabric_coordinator_recoveries_total', help: 'Recoveries by what happened to them', labelNames: ['event'] });
-  const stuckLocks = metrics.counter({ name: 'lockfabric_coordinator_fiss_stuck_total', help: 'FissLock stuck-lock reports (ctl.fiss.stuck), by what became of them: repair (an S1–S3 queued) or coalesced (covered by one)', labelNames: ['outcome'] });
-  const seenStuck = { repairs: 0, coalesced: 0 };
   const seenDecodeErrors = new Map<string, number>();
   const drivers = deps.drivers ?? {};
   const netlockPurge = drivers.netlockPurge ?? new GrpcNetLockPurge();
 
-  // the control plane calls its FissLock driver factory once, synchronously, while it starts
-  const started: { fiss?: FissRecoveryHook } = {};
   // What the process does not own (the detector's and the books' options) passes through as it is.
   const { nc: _nc, cluster: _cluster, grpcPort: _grpcPort, grpcHost: _grpcHost, racks, metrics: _metrics, drivers: _drivers, ...options } = deps;
+  // every protocol's coordinator plug-in (recovery drivers, their counters), whichever protocols they are
+  const plugins = coordinatorPlugins({ ...(racks === undefined ? {} : { racks }), switchControl: drivers.switchControl ?? ((address) => new GrpcDeciderControl(address)), ...(drivers.recovery ? { timings: drivers.recovery } : {}) });
   const plane = startControlPlane({
     ...options,
     bus: new NatsControlBus(nc),
     clock,
     malformed,
-    fissRecovery: (context) =>
-      (started.fiss = startFissRecoveryHook({ ...context, ...(racks && racks > 1 ? { racks } : {}), switchControl: drivers.switchControl ?? ((address) => new GrpcDeciderControl(address)), ...(drivers.fiss ?? {}) })),
+    ...plugins.reduce<Partial<ControlPlaneDeps>>((merged, p) => ({ ...merged, ...p.controlPlane }), {}),
     netlockPurge,
     ...(drivers.queue ? { queue: drivers.queue } : {}),
     ...(drivers.netlock ? { netlock: drivers.netlock } : {}),
@@ -119,8 +115,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     },
   });
   const { membership, recoveries } = plane;
-  const fiss = started.fiss;
-  if (!fiss) throw new InvariantError('coordinator', 'the control plane did not start its FissLock recovery driver');
+  const pluginMetrics = pluginCounters(metrics, plugins.flatMap((p) => p.counters));
 
   const server = await startCoordinatorServer({
     port: deps.grpcPort,
@@ -135,7 +130,6 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   let closed = false;
   return {
     plane,
-    fiss,
     membership,
     recoveries,
     malformed,
@@ -146,9 +140,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
       const counts = new Map<MemberState, number>(STATES.map((state) => [state, 0]));
       for (const member of membership.detector.members()) counts.set(member.state, (counts.get(member.state) ?? 0) + 1);
       for (const [state, n] of counts) members.set({ state }, n);
-      stuckLocks.inc({ outcome: 'repair' }, fiss.stuck.repairs - seenStuck.repairs);
-      stuckLocks.inc({ outcome: 'coalesced' }, fiss.stuck.coalesced - seenStuck.coalesced);
-      Object.assign(seenStuck, { repairs: fiss.stuck.repairs, coalesced: fiss.stuck.coalesced });
+      pluginMetrics.collect();
       for (const [source, total] of Object.entries(malformed.bySource())) {
         decodeErrors.inc({ source }, total - (seenDecodeErrors.get(source) ?? 0));
         seenDecodeErrors.set(source, total);

@@ -1,16 +1,8 @@
 import { BusQueueParticipant } from '@lockfabric/control';
-import { BusFissParticipant } from '@lockfabric/lock-catalog-control';
 import type { Subjects } from '@lockfabric/control';
 import { NatsControlBus } from '@lockfabric/live';
 import type { NodeId } from '@lockfabric/ports';
 import type { NatsConnection } from '@nats-io/transport-node';
-
-/** A compute node driven through FissLock S1–S3 over a NATS connection (BusFissParticipant on NATS). */
-export class NatsFissParticipant extends BusFissParticipant {
-  constructor(nc: NatsConnection, subjects: Subjects, machine: NodeId, timeoutMs: number) {
-    super(new NatsControlBus(nc), subjects, machine, timeoutMs);
-  }
-}
 
 /** A compute node driven through queue-lock recovery over a NATS connection (BusQueueParticipant on NATS). */
 export class NatsQueueParticipant extends BusQueueParticipant {

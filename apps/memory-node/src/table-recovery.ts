@@ -1,20 +1,6 @@
-import { caslockWordAfterDeath, drtmWordAfterDeath } from '@lockfabric/lock-catalog';
+import { wordAfterDeath } from '@lockfabric/lock-catalog';
 import type { Nic } from '@lockfabric/fabric';
 import type { NodeId, WorkRequest } from '@lockfabric/ports';
-
-/** What a protocol's 8-byte lock word becomes once `deadNode` is fenced; undefined leaves it. */
-export type WordAfterDeath = (word: bigint, deadNode: NodeId) => bigint | undefined;
-
-/**
- * Protocols whose dead holders the memory node clears itself, because the word names the holder's
- * machine and the design has no lease for it. The others recover by lease, by their own services
- * (ShiftLock), or by the coordinator (FissLock; MCS and ALock: gate, drain, abort, table reset; README
- * of apps/coordinator, "Recovery per protocol").
- */
-export const WORD_RECOVERY: Readonly<Record<string, WordAfterDeath>> = {
-  caslock: caslockWordAfterDeath,
-  drtm: drtmWordAfterDeath,
-};
 
 /** Which protocol the lock table serves and for how many slots, as the last table reset said. */
 export interface TableBinding {
@@ -46,7 +32,8 @@ export const RECOVERY_CHUNK_WORDS = 8_192;
  * Call only after `deadNode` is fenced.
  */
 export function recoverTable(nic: Nic, self: NodeId, rkey: number, binding: TableBinding, deadNode: NodeId, chunkWords = RECOVERY_CHUNK_WORDS): TableRecoveryResult {
-  const rule = WORD_RECOVERY[binding.protocol];
+  // the protocols whose words name their holder's machine, with no lease (the catalog's word-recovery rules)
+  const rule = wordAfterDeath(binding.protocol);
   if (!rule || binding.entryBytes !== 8 || binding.slots <= 0) return { protocol: binding.protocol, scanned: 0, cleared: 0, supported: rule !== undefined };
   let scanned = 0;
   let cleared = 0;

@@ -1,6 +1,6 @@
 export { AVAILABLE_SWITCH_PROGRAMS, createSwitchProgram } from './switch-program.js';
 export { SWITCH_LOCK_CAPACITY, SWITCH_PROGRAM_SETTING_KEYS, checkSettingsApply, programSettingsOf, type ProgramSettingsRead, type SwitchProgramSettings } from './switch-program-settings.js';
-export { programFacts, type ProgramFacts } from './program-facts.js';
+export { programFacts, type ProgramFacts } from '@lockfabric/lock-catalog';
 export { startSwitchDataplane, SWITCH_FAULT_TARGET, type SwitchDataplane, type SwitchDataplaneDeps } from './switch-dataplane.js';
 export { Dataplane, DEFAULT_MAX_DELAYED_PACKETS, DROP_DELAY_OVERFLOW, DROP_FAULT_LOSS, DROP_INGRESS_FAULT_LOSS, DROP_INTERNAL_ERROR, DROP_PROGRAM_ERROR, type DataplaneOptions, type DataplaneStats } from './dataplane.js';
 export { DelayedDeliveries, realTimers, type Timers } from './delayed-deliveries.js';

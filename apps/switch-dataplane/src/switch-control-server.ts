@@ -4,7 +4,7 @@ import type { Logger, MalformedInputCounter } from '@lockfabric/live';
 import { guardedServer, rawMethodOf } from '@lockfabric/live';
 import { ConfigError, MalformedInputError } from '@lockfabric/ports';
 import { RegisterAccessError, SwitchControlError } from '@lockfabric/switch';
-import { isNetLockProgram } from '@lockfabric/lock-catalog';
+import { programFacts, queueProgram } from '@lockfabric/lock-catalog';
 import type { Switch, SwitchProgram } from '@lockfabric/switch';
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import {
@@ -21,7 +21,6 @@ import {
 import { faultFromWire, faultTargetsRack } from './fault-spec-wire.js';
 import { unaryHandler } from '@lockfabric/live';
 import type { PacketAdmission } from './admission.js';
-import { programFacts } from './program-facts.js';
 import type { SwitchFaults } from './switch-faults.js';
 
 /**
@@ -133,8 +132,8 @@ export async function startSwitchControlServer(options: SwitchControlOptions): P
       return create(ResetSwitchResponseSchema, { registerBytes: BigInt(sw.describe().registerBytes) });
     }),
     installNetLockQueues: unaryHandler(SwitchControlService.method.installNetLockQueues, unary, (request) => {
-      const program = options.program;
-      if (!program || !isNetLockProgram(program)) throw new SwitchControlError(`InstallNetLockQueues needs the netlock program; this switch runs '${sw.describe().program}'`);
+      const program = options.program && queueProgram(options.program);
+      if (!program) throw new SwitchControlError(`InstallNetLockQueues needs the netlock program; this switch runs '${sw.describe().program}'`);
       const queues = request.queues.map((q) => ({ lock: q.lock, base: q.base, size: q.size }));
       program.install(queues);
       const slots = queues.reduce((sum, q) => sum + q.size, 0);
@@ -142,8 +141,8 @@ export async function startSwitchControlServer(options: SwitchControlOptions): P
       return create(InstallNetLockQueuesResponseSchema, { hotLocks: queues.length, slots });
     }),
     purgeNetLockMachine: unaryHandler(SwitchControlService.method.purgeNetLockMachine, unary, (request) => {
-      const program = options.program;
-      if (!program || !isNetLockProgram(program)) throw new SwitchControlError(`PurgeNetLockMachine needs the netlock program; this switch runs '${sw.describe().program}'`);
+      const program = options.program && queueProgram(options.program);
+      if (!program) throw new SwitchControlError(`PurgeNetLockMachine needs the netlock program; this switch runs '${sw.describe().program}'`);
       const emit = options.emit;
       if (!emit) throw new SwitchControlError('PurgeNetLockMachine: this switch has no way to send control-plane packets');
       if (request.machine >= program.maxMachines) {

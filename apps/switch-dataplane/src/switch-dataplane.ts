@@ -17,7 +17,7 @@ import type { Timers } from './delayed-deliveries.js';
 import { faultFromWire, faultTargetsRack } from './fault-spec-wire.js';
 import { startSwitchControlServer } from './switch-control-server.js';
 import { SwitchFaults } from './switch-faults.js';
-import { programFacts } from './program-facts.js';
+import { programFacts } from '@lockfabric/lock-catalog';
 import { registerSwitchMetrics } from './switch-metrics.js';
 
 /** The fault target the switch listens to on `ctl.fault.<target>`. */

@@ -5,7 +5,7 @@ import type { MetricsRegistry } from '@lockfabric/telemetry';
 import type { PacketAdmission } from './admission.js';
 import type { Dataplane } from './dataplane.js';
 import type { EchoResponder } from './echo-responder.js';
-import { programFacts } from './program-facts.js';
+import { programFacts } from '@lockfabric/lock-catalog';
 
 export interface SwitchMetricsSources {
   readonly sw: Switch;

@@ -228,7 +228,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
           lastTable = msg.data;
           events.recovery?.('table');
           logger.info(`lock table now serves ${JSON.stringify(order.protocol)} (locks ${order.lockBegin}..${order.lockEnd})`);
-        } else malformed.record(msg.subject, new Error(`no recovery subject ${msg.subject} (expected ${failureSubject}, ${phaseSubject} or ${tableSubject})`));
+        } else malformed.record(msg.subject, `no recovery subject ${msg.subject} (expected ${failureSubject}, ${phaseSubject} or ${tableSubject})`);
       } catch (decodeError) {
         malformed.record(msg.subject, decodeError);
       }

@@ -6,6 +6,7 @@ import type { WorkloadSpec } from '@lockfabric/workloads';
 import type { InMemoryRunResult } from './in-memory-run.js';
 import type { SwarmMix } from './swarm/case.js';
 import { checkConflictFcfs } from '@lockfabric/check';
+import { runSwarmSeed } from './swarm/run.js';
 
 /**
  * Counts `lock.reset` spans by cause, to show which repair paths a sweep exercised, and the CAS
@@ -96,4 +97,42 @@ export function dslrFaultyJudge(tally: DslrFaultyTally) {
     const untyped = Object.keys(run.verdict.liveness.counts.acquireErrors).filter((name) => !TYPED_ACQUIRE_ERRORS.has(name));
     return untyped.length > 0 ? `untyped acquire failures: ${untyped.join(', ')}` : undefined;
   };
+}
+
+/** What a faulty sweep of the family reached, and every seed that failed (description and detail). */
+export interface DslrFaultySweep {
+  readonly reached: DslrFaultyTally;
+  readonly resets: ResetCounter;
+  readonly failures: readonly string[];
+}
+
+/**
+ * Swarm seeds `first` … `first + count - 1` of `protocol` under its faults, each judged by
+ * {@link dslrFaultyJudge}; the repair paths reached are counted across the sweep (one loop for
+ * DSLR's and DSLR+'s sweeps).
+ */
+export async function sweepDslrFaulty(protocol: ProtocolDefinition, seeds: { readonly first: number; readonly count: number }): Promise<DslrFaultySweep> {
+  const resets = new ResetCounter();
+  const reached: DslrFaultyTally = { crashSeeds: 0, smallLimitSeeds: 0, aborts: 0 };
+  const judge = dslrFaultyJudge(reached);
+  const failures: string[] = [];
+  for (let seed = seeds.first; seed < seeds.first + seeds.count; seed++) {
+    const result = await runSwarmSeed(protocol, seed, {}, { trace: resets, judge });
+    if (result.failure) failures.push(`${result.description}\n${result.failure.detail}`);
+  }
+  return { reached, resets, failures };
+}
+
+/**
+ * Fault-free swarm seeds 1 … `count` of `protocol` (wrap it with {@link dslrFaultFree}), each with
+ * its own tally judged by {@link dslrFaultFreeJudge} (FCFS, no repair CAS, no abort); the failures.
+ */
+export async function sweepDslrFaultFree(protocol: ProtocolDefinition, count: number): Promise<string[]> {
+  const failures: string[] = [];
+  for (let seed = 1; seed <= count; seed++) {
+    const tally = new ResetCounter();
+    const result = await runSwarmSeed(protocol, seed, {}, { trace: tally, judge: dslrFaultFreeJudge(tally) });
+    if (result.failure) failures.push(`${result.description}\n${result.failure.detail}`);
+  }
+  return failures;
 }

@@ -15,7 +15,7 @@ import type { CoordinatorCrashSpec, MemoryRestartOutcome, MemoryRestartSpec, Nod
 import { startRunControl } from './control/run-control.js';
 import { SimFissWiring } from './control/sim-fiss.js';
 import type { ControlPlaneOutcome } from './control/run-control.js';
-import { NS_PER_MS, lockAddress } from '@lockfabric/ports';
+import { NS_PER_MS, RunAbortedError, lockAddress } from '@lockfabric/ports';
 import { clientKey } from '@lockfabric/ports';
 import type { ClientAddress, LockId, Trace } from '@lockfabric/ports';
 import { createEmbeddedCluster, createSimCluster } from '@lockfabric/sim';
@@ -306,7 +306,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     await cluster.clock.sleep(plan.atMs * NS_PER_MS);
     const failedAtNs = cluster.clock.nowNs();
     victimDead = true;
-    victimStop.abort(new Error(`node ${node} failed`));
+    victimStop.abort(new RunAbortedError(`node ${node} failed`));
     const heard = control.nodeFailed(node);
     await victimService?.stop();
     const reportedAtNs = await heard;

@@ -12,6 +12,8 @@ import { decodeWire } from '@lockfabric/wire';
 export type GrpcError = Error & { code: GrpcStatus; details: string };
 
 export function grpcError(code: GrpcStatus, details: string): GrpcError {
+  // grpc-js's own shape (a numeric status `code`), handed to grpc-js and never to a caller: the
+  // client side turns the status into a GrpcCallError (code GRPC_CALL).
   return Object.assign(new Error(details), { code, details });
 }
 

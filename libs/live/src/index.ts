@@ -51,6 +51,7 @@ export {
   natsRoundTripStats,
   natsRoundTripUs,
   startEchoServer,
+  TransportProbeTimeoutError,
   type EchoServer,
   type NatsBenchOptions,
   type RoundTripOptions,

@@ -363,7 +363,7 @@ export class MemoryQueuePair {
     }
     const frame = this.frames.shift();
     if (frame === undefined) {
-      this.malformed.record(this.source, new Error('completion batch for no outstanding doorbell'), this.address);
+      this.malformed.record(this.source, 'completion batch for no outstanding doorbell', this.address);
       return;
     }
     const first = batch.completions[0];
@@ -379,7 +379,7 @@ export class MemoryQueuePair {
       // The server answers a doorbell's requests in order: the i-th answer is normally the i-th id,
       // so only an out-of-order answer pays for a search of the frame.
       if (!this.outstanding.has(wire.id) || (frame[i] !== wire.id && !frame.includes(wire.id))) {
-        this.malformed.record(this.source, new Error(`completion for unknown work request ${wire.id}`), this.address);
+        this.malformed.record(this.source, `completion for unknown work request ${wire.id}`, this.address);
         continue;
       }
       this.complete(wire.id, this.fromWire(wire));

@@ -187,7 +187,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
       return runnable.map(() => ({ status: 'bad-request', detail }));
     };
     const checked = (completions: Completion[]): Completion[] =>
-      completions.length === runnable.length ? completions : failed(new Error(`executor returned ${completions.length} completions for ${runnable.length} work requests`));
+      completions.length === runnable.length ? completions : failed(`executor returned ${completions.length} completions for ${runnable.length} work requests`);
     let executed: Completion[] | Promise<Completion[]>;
     try {
       const trace = traceContextFromWire(batch.trace);

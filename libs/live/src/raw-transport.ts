@@ -4,6 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { natsAuthOptions } from './nats-connect.js';
 import { asUint8Array, rawMethod, toBuffer } from './grpc-raw.js';
 import type { MemoryQueuePair } from './memory-client.js';
+import { LockFabricError } from '@lockfabric/ports';
 import type { WorkRequest } from '@lockfabric/ports';
 import type { Subjects } from './subjects.js';
 import { channelCredentialsFor, serverCredentialsFor, type TlsMaterial } from './tls/credentials.js';
@@ -15,6 +16,11 @@ import { FabricAccessError } from '@lockfabric/ports';
 // Benchmarks, not tests: they measure wall-clock time and return plain numbers.
 
 export const echoMethod = rawMethod('/lockfabric.raw.Echo/Stream', true, true);
+
+/** A transport measurement gave up: fewer messages arrived than were sent before its deadline. */
+export class TransportProbeTimeoutError extends LockFabricError {
+  readonly code = 'TRANSPORT_PROBE_TIMEOUT';
+}
 
 /** Writes every frame of a bidi stream straight back: the bare round trip, with no protobuf or lock logic. */
 export function echoStream(call: ServerDuplexStream<Uint8Array, Uint8Array>): void {
@@ -249,7 +255,7 @@ export async function natsPubSubThroughput(options: NatsBenchOptions & Throughpu
           if (++received === messages) resolve();
         },
       });
-      timer = setTimeout(() => reject(new Error(`only ${received} of ${messages} messages arrived within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(() => reject(new TransportProbeTimeoutError(`only ${received} of ${messages} messages arrived within ${timeoutMs} ms`)), timeoutMs);
     });
     await subscriber.flush();
     const payload = new Uint8Array(payloadBytes);

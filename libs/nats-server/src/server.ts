@@ -62,7 +62,7 @@ function osFreePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port from a throwaway listener'))));
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new NatsServerStartError('no port from a throwaway listener', '', false))));
     });
   });
 }

@@ -115,3 +115,14 @@ export class InvariantError extends LockFabricError {
     super(`${protocol}: internal invariant broken: ${detail}`);
   }
 }
+
+/**
+ * A run's clients were stopped from outside: the driver cancelled the run, the node was declared
+ * dead, or a failure scenario killed the node. The abort reason of such a run's signal.
+ */
+export class RunAbortedError extends LockFabricError {
+  readonly code = 'RUN_ABORTED';
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}

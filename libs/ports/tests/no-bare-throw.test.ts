@@ -29,4 +29,24 @@ describe('no bare Error thrown in production source (lint)', () => {
     expect(await bareThrows(eslint, 'libs/live/tests/planted.test.ts', planted)).toEqual([]);
     expect(await bareThrows(eslint, 'apps/workload-driver/src/cluster/planted.test.ts', planted)).toEqual([]);
   }, 180_000);
+
+  it('rejects a plain Error as a promise rejection or an abort reason; allows typed ones', async () => {
+    const eslint = new ESLint({ cwd: root });
+    // planted mutants: the shapes the last plain errors had (a gRPC callback, a wrapped throw, an abort)
+    const plain = [
+      "export const planted = new Promise<void>((resolve, reject) => setTimeout(() => reject(new Error('late')), 1));\n",
+      "export const planted = (error: unknown): Promise<never> => Promise.reject(error instanceof Error ? error : new Error(String(error)));\n",
+      "export function planted(stop: AbortController): void {\n  stop.abort(new Error('node 2 failed'));\n}\n",
+    ];
+    for (const text of plain) {
+      const found = await bareThrows(eslint, 'libs/run-host/src/planted.ts', text);
+      expect(found, text).toHaveLength(1);
+      expect(found[0]).toContain('LockFabricError');
+    }
+    // app source too, where the protocol-name selector shares the rule
+    expect(await bareThrows(eslint, 'apps/coordinator/src/planted.ts', plain[0] as string)).toHaveLength(1);
+    const typed = "import { RunAbortedError } from '@lockfabric/ports';\nexport function planted(stop: AbortController): void {\n  stop.abort(new RunAbortedError('node 2 failed'));\n}\n";
+    expect(await bareThrows(eslint, 'libs/run-host/src/planted.ts', typed)).toEqual([]);
+    expect(await bareThrows(eslint, 'libs/run-host/tests/planted.test.ts', plain[2] as string)).toEqual([]);
+  }, 180_000);
 });

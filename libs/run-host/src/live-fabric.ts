@@ -1,7 +1,7 @@
 import { MemoryQueuePair } from '@lockfabric/live';
 import type { Logger, MemoryDescription } from '@lockfabric/live';
 import type { Completion, NodeId, PostOptions, TableBinding, WorkRequest } from '@lockfabric/ports';
-import { errorMessage } from '@lockfabric/ports';
+import { FabricAccessError, errorMessage } from '@lockfabric/ports';
 
 /** A memory node that broke its stream is described again after 50 ms, doubling up to 1 s: no hot loop while it is down. */
 export const MEMORY_REBIND = { initialMs: 50, maxMs: 1_000 } as const;
@@ -148,7 +148,7 @@ export class LiveFabric {
       try {
         return Promise.resolve(this.localNic.executeBatch(batch, this.node));
       } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+        return Promise.reject(error instanceof Error ? error : new FabricAccessError('bad-request', `posting the batch threw ${String(error)}`));
       }
     }
     const qp = this.queuePairs.get(node);

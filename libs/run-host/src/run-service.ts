@@ -9,7 +9,7 @@ import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { MalformedInputCounter, grpcError, guardedServer, hostRunOptions, rawMethodOf, unaryHandler } from '@lockfabric/live';
 import type { Logger, MailboxHub, MemoryDescription } from '@lockfabric/live';
-import { ConfigError, errorMessage } from '@lockfabric/ports';
+import { ConfigError, RunAbortedError, errorMessage } from '@lockfabric/ports';
 import type { ClientPorts, LockTableLayout, NodeId, SwitchPort, Trace, Verbs } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/realtime';
 import { SeededRandom } from '@lockfabric/random';
@@ -172,7 +172,7 @@ export class ComputeRunService {
       return;
     }
     const abort = new AbortController();
-    call.on('cancelled', () => abort.abort(new Error('driver cancelled the run')));
+    call.on('cancelled', () => abort.abort(new RunAbortedError('driver cancelled the run')));
     let prepared: PreparedRun;
     try {
       prepared = await this.slot.begin(request);
@@ -210,7 +210,7 @@ export class ComputeRunService {
   async retire(reason: string, drainMs = 5_000): Promise<void> {
     this.gate.retire(reason);
     this.retirements++;
-    this.abortRun?.abort(new Error(`compute node ${this.deps.node} was declared dead: ${reason}`));
+    this.abortRun?.abort(new RunAbortedError(`compute node ${this.deps.node} was declared dead: ${reason}`));
     await this.slot.drop(`compute node ${this.deps.node} was declared dead: ${reason}`);
     if (!(await this.gate.drain(drainMs))) this.deps.logger.warn(`compute node ${this.deps.node}: ${this.gate.inflightBatches} verb batch(es) still in flight after ${drainMs} ms; rejoining anyway`);
     await this.stopLingering();

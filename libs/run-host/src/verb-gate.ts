@@ -1,3 +1,4 @@
+import { FabricAccessError } from '@lockfabric/ports';
 import type { Completion, PostOptions, WorkRequest } from '@lockfabric/ports';
 
 export type PostFn = (batch: readonly WorkRequest[], options?: PostOptions) => Promise<Completion[]>;
@@ -41,7 +42,7 @@ export class VerbGate {
       try {
         done = post(batch, options);
       } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+        return Promise.reject(error instanceof Error ? error : new FabricAccessError('bad-request', `posting the batch threw ${String(error)}`));
       }
       this.inflight++;
       done.then(settled, settled);

@@ -1,7 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { drainDslrLock, dslr, formatCounters, readDslrOptions, resetDslrTable, tableResetProtocolIds, WordLayout } from '@lockfabric/lock-catalog';
+import { tableAdmin, tableResetProtocolIds } from '@lockfabric/lock-catalog';
+import type { TableAdmin } from '@lockfabric/lock-catalog';
 import { rawMethodOf, unaryHandler } from '@lockfabric/live';
 import type { Logger, MalformedInputCounter } from '@lockfabric/live';
 import { ConfigError, FabricAccessError, LockTimeoutError, MalformedInputError, errorMessage } from '@lockfabric/ports';
@@ -12,7 +13,6 @@ import { connectLockTable } from './remote-lock-table.js';
 import type { RemoteLockTable } from './remote-lock-table.js';
 
 const SOURCE = 'grpc LockAdminService';
-const DSLR_FAMILY: ReadonlySet<string> = new Set(tableResetProtocolIds());
 const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 export interface LockAdminEvent {
@@ -47,8 +47,7 @@ export class LockAdmin {
       const startNs = this.deps.clock.nowNs();
       const remote = await this.connect(target);
       try {
-        const layout = readDslrOptions(target.options).layout;
-        const report = await resetDslrTable(remote.verbs, remote.table, { layout });
+        const report = await target.admin.reset(remote.verbs, remote.table, target.options);
         const tookNs = this.deps.clock.nowNs() - startNs;
         this.done({ action: 'reset-table', protocol: target.protocol, outcome: report.notZeroAfter.length === 0 ? 'reset' : 'leaked', tookNs });
         return create(ResetTableResponseSchema, {
@@ -70,17 +69,16 @@ export class LockAdmin {
       if (request.lock >= target.lockCount) throw new MalformedInputError(SOURCE, `lock ${request.lock} is outside the table of ${target.lockCount} locks`);
       const remote = await this.connect(target);
       try {
-        const report = await drainDslrLock(remote.verbs, remote.table, request.lock, {
+        const report = await target.admin.drain(remote.verbs, remote.table, request.lock, {
           clock: this.deps.clock,
           protocolOptions: target.options,
           timeoutMs: request.timeoutMs === 0 ? DEFAULT_DRAIN_TIMEOUT_MS : request.timeoutMs,
         });
         this.done({ action: 'drain-lock', protocol: target.protocol, outcome: report.outcome, tookNs: report.elapsedNs });
-        const dslrOptions = readDslrOptions(target.options);
         return create(DrainLockResponseSchema, {
           outcome: report.outcome,
           tookNs: BigInt(report.elapsedNs),
-          before: formatCounters(report.before, WordLayout.of(dslrOptions.layout, dslrOptions.counterLimit)),
+          before: report.before,
           verbs: report.verbs,
         });
       } finally {
@@ -102,7 +100,7 @@ export class LockAdmin {
   }
 
   private connect(target: CheckedTarget): Promise<RemoteLockTable> {
-    return connectLockTable(target.memoryNodes, dslr.entryBytes, target.lockCount, this.deps.logger);
+    return connectLockTable(target.memoryNodes, target.admin.entryBytes, target.lockCount, this.deps.logger);
   }
 
   private done(event: LockAdminEvent): void {
@@ -122,19 +120,21 @@ interface CheckedTarget {
   readonly memoryNodes: readonly string[];
   readonly lockCount: number;
   readonly options: Readonly<Record<string, string>>;
+  readonly admin: TableAdmin;
 }
 
 function checkTarget(table: LockTableTarget | undefined): CheckedTarget {
   if (!table) throw new MalformedInputError(SOURCE, 'no lock table given');
-  if (!DSLR_FAMILY.has(table.protocol)) throw new MalformedInputError(SOURCE, `protocol "${table.protocol}" has no coordinator-driven reset; one of ${[...DSLR_FAMILY].join(', ')}`);
+  const admin = tableAdmin(table.protocol);
+  if (!admin) throw new MalformedInputError(SOURCE, `protocol "${table.protocol}" has no coordinator-driven reset; one of ${tableResetProtocolIds().join(', ')}`);
   if (table.memoryNodes.length === 0) throw new MalformedInputError(SOURCE, 'no memory node addresses given');
   if (table.lockCount === 0) throw new MalformedInputError(SOURCE, 'lock_count must be at least 1');
   try {
-    readDslrOptions(table.options);
+    admin.checkOptions(table.options);
   } catch (error) {
     throw new MalformedInputError(SOURCE, errorMessage(error));
   }
-  return { protocol: table.protocol, memoryNodes: table.memoryNodes, lockCount: table.lockCount, options: table.options };
+  return { protocol: table.protocol, memoryNodes: table.memoryNodes, lockCount: table.lockCount, options: table.options, admin };
 }
 
 function grpcStatusOf(error: unknown): GrpcStatus | undefined {

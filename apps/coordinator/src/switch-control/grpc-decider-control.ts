@@ -2,8 +2,8 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { DescMessage, DescMethod, MessageShape } from '@bufbuild/protobuf';
 import { Client } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
-import { clientChannelOptions, clientCredentials, rawMethodOf } from '@lockfabric/live';
-import type { FissSwitchControl, SwitchAdmissionState } from '@lockfabric/lock-catalog-control';
+import { GrpcCallError, clientChannelOptions, clientCredentials, rawMethodOf } from '@lockfabric/live';
+import type { SwitchAdmissionState, SwitchProgramControl } from '@lockfabric/lock-catalog-control';
 import {
   DescribeSwitchRequestSchema,
   DescribeSwitchResponseSchema,
@@ -31,7 +31,7 @@ const INITIAL: Readonly<Record<string, number>> = { 'fisslock.free': 1 };
  * so callers read what they need of `seq` first (runFissRecovery does) and write it after. Any
  * other fill is written in pages.
  */
-export class GrpcDeciderControl implements FissSwitchControl {
+export class GrpcDeciderControl implements SwitchProgramControl {
   private readonly client: Client;
   private lengths = new Map<string, number>();
   private reset = false;
@@ -94,7 +94,7 @@ export class GrpcDeciderControl implements FissSwitchControl {
     const raw = rawMethodOf(method);
     return new Promise((resolve, reject) => {
       this.client.makeUnaryRequest(raw.path, raw.requestSerialize, raw.responseDeserialize, toBinary(input, request), { deadline: Date.now() + this.deadlineMs }, (error: ServiceError | null, response?: Uint8Array) => {
-        if (error) reject(new Error(`switch control ${method.name} at ${this.address}: ${error.details || error.message}`));
+        if (error) reject(new GrpcCallError(error.code, error.details, `switch control ${method.name} at ${this.address}: ${error.details || error.message}`));
         else resolve(fromBinary(output, response ?? new Uint8Array()));
       });
     });

@@ -1,7 +1,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Client } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';
-import { clientChannelOptions, clientCredentials, rawMethodOf } from '@lockfabric/live';
+import { GrpcCallError, clientChannelOptions, clientCredentials, rawMethodOf } from '@lockfabric/live';
 import { FaultDirection, FaultSpecSchema, SetFaultsRequestSchema, SetFaultsResponseSchema, SwitchControlService, packetTypes } from '@lockfabric/wire';
 import type { SwitchFaultDirection, SwitchFaultRequest } from './chaos-request.js';
 
@@ -44,7 +44,7 @@ export function applySwitchFaults(address: string, faults: SwitchFaultRequest, t
       setFaultsRequest(faults),
       { deadline: Date.now() + timeoutMs },
       (error: ServiceError | null, response?: Uint8Array) => {
-        if (error) reject(new Error(`SetFaults on switch ${address}: ${error.details || error.message}`));
+        if (error) reject(new GrpcCallError(error.code, error.details, `SetFaults on switch ${address}: ${error.details || error.message}`));
         else resolve(fromBinary(SetFaultsResponseSchema, response ?? new Uint8Array()).active);
       },
     );

@@ -72,3 +72,27 @@ export function isFissLockDecider(program: SwitchProgram): program is FissLockDe
 export function isNetLockProgram(program: SwitchProgram): program is NetLockProgram {
   return program.name === 'netlock' && typeof (program as Partial<NetLockProgram>).install === 'function';
 }
+
+/** A program whose hot-lock queues the control plane installs and purges (NetLock's). */
+export type QueueProgram = Pick<NetLockProgram, 'install' | 'purgeMachine' | 'maxMachines'>;
+
+/** The loaded program's queue control, when it has one (`installsQueues`); undefined otherwise. */
+export function queueProgram(program: SwitchProgram): QueueProgram | undefined {
+  return isNetLockProgram(program) ? program : undefined;
+}
+
+/** What Describe, the metrics and the start line say about the loaded program beyond its registers. */
+export interface ProgramFacts {
+  /** Locks whose state the program keeps in registers; 0 for a program without per-lock state. */
+  readonly lockCount: number;
+  /** Most locks the program could keep in this pipeline; 0 for a program without per-lock state. */
+  readonly lockCapacity: number;
+  /** The grant policy, or '' for a program without one. */
+  readonly policy: string;
+}
+
+/** Facts of a program that has been built into a switch (a decider knows its capacity only then). */
+export function programFacts(program: SwitchProgram): ProgramFacts {
+  if (isFissLockDecider(program)) return { lockCount: program.lockCount(), lockCapacity: program.capacity(), policy: program.policy };
+  return { lockCount: 0, lockCapacity: 0, policy: '' };
+}

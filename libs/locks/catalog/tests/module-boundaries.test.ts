@@ -28,13 +28,37 @@ describe('module boundaries (lint)', () => {
     expect(fromE2e).toHaveLength(1);
     const fromTools = await restrictedImports(eslint, 'tools/bench/planted.ts', "import { fisslock } from '@lockfabric/lock-fisslock';\nexport const planted = fisslock;\n");
     expect(fromTools).toHaveLength(1);
-    const viaCatalog = await restrictedImports(eslint, 'apps/compute-node/src/planted.ts', "import { netlockProgram } from '@lockfabric/lock-catalog';\nexport const planted = netlockProgram;\n");
+    // live tests and tools may take a protocol's pieces from the catalog by name; apps may not (below)
+    const viaCatalog = await restrictedImports(eslint, 'tools/bench/planted.ts', "import { netlockProgram } from '@lockfabric/lock-catalog';\nexport const planted = netlockProgram;\n");
     expect(viaCatalog).toEqual([]);
-    const viaControlCatalog = await restrictedImports(eslint, 'apps/coordinator/src/planted.ts', "import { startFissRecoveryHook } from '@lockfabric/lock-catalog-control';\nexport const planted = startFissRecoveryHook;\n");
+    const viaControlCatalog = await restrictedImports(eslint, 'e2e/tests/planted.test.ts', "import { startFissRecoveryHook } from '@lockfabric/lock-catalog-control';\nexport const planted = startFissRecoveryHook;\n");
     expect(viaControlCatalog).toEqual([]);
     const libToApp = await restrictedImports(eslint, 'libs/switch/src/planted.ts', "import { main } from '@lockfabric/workload-driver';\nexport const planted = main;\n");
     expect(libToApp).toHaveLength(1);
     expect(libToApp[0]).toContain('may not import an app');
+  }, 180_000);
+
+  it('rejects an app importing a protocol-named symbol from the catalog, for every protocol; allows the generic hooks', async () => {
+    const eslint = new ESLint({ cwd: root });
+    // planted mutants: the named wiring the plug-ins replaced
+    const hook = await restrictedImports(eslint, 'apps/coordinator/src/planted.ts', "import { startFissRecoveryHook } from '@lockfabric/lock-catalog-control';\nexport const planted = startFissRecoveryHook;\n");
+    expect(hook).toHaveLength(1);
+    expect(hook[0]).toContain('coordinatorPlugins');
+    const named = "import { drainDslrLock, isNetLockProgram, NETLOCK_FLAG_SWITCH } from '@lockfabric/lock-catalog';\nimport type { FissSwitchControl } from '@lockfabric/lock-catalog-control';\nexport const planted = [drainDslrLock, isNetLockProgram, NETLOCK_FLAG_SWITCH];\nexport type Planted = FissSwitchControl;\n";
+    expect(await restrictedImports(eslint, 'apps/compute-node/src/planted.ts', named)).toHaveLength(4);
+    // every protocol's definition (`rma-rw` → rmaRw) and an options type of its name (RmaRwOptions)
+    for (const id of PROTOCOL_IDS) {
+      const camel = id.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      const pascal = camel.charAt(0).toUpperCase() + camel.slice(1);
+      const text = `import { ${camel} } from '@lockfabric/lock-catalog';\nimport type { ${pascal}Options } from '@lockfabric/lock-catalog';\nexport const planted = ${camel};\nexport type Planted = ${pascal}Options;\n`;
+      expect(await restrictedImports(eslint, 'apps/workload-driver/src/run/planted.ts', text), id).toHaveLength(2);
+    }
+    // what passes: the generic hooks, words that merely contain a short id, and apps' tests
+    const generic = "import { coordinatorPlugins, computeNodePlugins } from '@lockfabric/lock-catalog-control';\nimport { tableAdmin, wordAfterDeath, queueProgram, programFacts, DEFAULT_PROTOCOL_ID, dataLock, globalLock } from '@lockfabric/lock-catalog';\nexport const planted = [coordinatorPlugins, computeNodePlugins, tableAdmin, wordAfterDeath, queueProgram, programFacts, DEFAULT_PROTOCOL_ID, dataLock, globalLock];\n";
+    expect(await restrictedImports(eslint, 'apps/coordinator/src/planted.ts', generic)).toEqual([]);
+    expect(await restrictedImports(eslint, 'apps/coordinator/tests/planted.test.ts', "import { startFissRecoveryHook } from '@lockfabric/lock-catalog-control';\nexport const planted = startFissRecoveryHook;\n")).toEqual([]);
+    // the module-name rule still holds in app source beside it (one options list per file set)
+    expect(await restrictedImports(eslint, 'apps/memory-node/src/planted.ts', "import { caslock } from '@lockfabric/lock-caslock';\nexport const planted = caslock;\n")).toHaveLength(1);
   }, 180_000);
 
   it('rejects an app comparing a protocol id or switch program name; the id list matches the catalog', async () => {

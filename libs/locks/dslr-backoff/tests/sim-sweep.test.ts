@@ -3,7 +3,7 @@ import { dslr } from '@lockfabric/lock-dslr';
 import type { HistoryEvent } from '@lockfabric/check';
 import { dslrBackoff } from '../src/index.js';
 import { checkConflictFcfs } from '@lockfabric/check';
-import { DSLR_HOT, ResetCounter, dslrFaultFree, dslrFaultFreeJudge, dslrFaultyJudge, runInMemory, runSwarmSeed } from '@lockfabric/harness';
+import { DSLR_HOT, ResetCounter, dslrFaultFree, dslrFaultFreeJudge, dslrFaultyJudge, runInMemory, runSwarmSeed, sweepDslrFaultFree, sweepDslrFaulty } from '@lockfabric/harness';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import type { SwarmSeedResult } from '@lockfabric/harness';
 
@@ -17,24 +17,15 @@ const faultFree = dslrFaultFree(dslrBackoff);
 
 describe('dslr-backoff: simulation sweep', () => {
   it(`${FAULTY_SEEDS.count} swarm seeds with DSLR+'s faults: no lease broken, every repair path reached`, async () => {
-    const resets = new ResetCounter();
-    const reached = { crashSeeds: 0, smallLimitSeeds: 0, aborts: 0 };
-    const judge = dslrFaultyJudge(reached);
-    for (let seed = FAULTY_SEEDS.first; seed < FAULTY_SEEDS.first + FAULTY_SEEDS.count; seed++) {
-      const result = await runSwarmSeed(dslrBackoff, seed, {}, { trace: resets, judge });
-      expect(result.failure, `${result.description}\n${result.failure?.detail}`).toBeUndefined();
-    }
+    const { reached, resets, failures } = await sweepDslrFaulty(dslrBackoff, FAULTY_SEEDS);
+    expect(failures).toEqual([]);
     expect(reached.crashSeeds).toBeGreaterThan(FAULTY_SEEDS.count / 4);
     expect(reached.aborts).toBeGreaterThan(0);
     for (const cause of ['skip', 'resetter-zero', 'frozen-watchdog-zero']) expect(resets.causes[cause] ?? 0, cause).toBeGreaterThan(0);
   }, 240_000);
 
   it(`${FAULT_FREE_SEEDS} fault-free swarm seeds: FCFS, no repair CAS, no abort`, async () => {
-    for (let seed = 1; seed <= FAULT_FREE_SEEDS; seed++) {
-      const tally = new ResetCounter();
-      const result = await runSwarmSeed(faultFree, seed, {}, { trace: tally, judge: dslrFaultFreeJudge(tally) });
-      expect(result.failure, `${result.description}\n${result.failure?.detail}`).toBeUndefined();
-    }
+    expect(await sweepDslrFaultFree(faultFree, FAULT_FREE_SEEDS)).toEqual([]);
   }, 240_000);
 
   it('polls more often than DSLR’s wait estimate but less than busy polling', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dslr } from '../src/index.js';
-import { ResetCounter, dslrFaultFree, dslrFaultFreeJudge, dslrFaultyJudge, runSwarmSeed } from '@lockfabric/harness';
+import { ResetCounter, dslrFaultFree, dslrFaultFreeJudge, runSwarmSeed, sweepDslrFaultFree, sweepDslrFaulty } from '@lockfabric/harness';
 
 // DSLR's sweeps on the swarm's generator and judge (exclusion, liveness, heal probe), with DSLR's
 // own judges added: no release refused inside its lease under faults, and in fault-free runs
@@ -17,24 +17,15 @@ const faulty = { ...dslr, swarm: { ...dslr.swarm, flushedVerbs: false } };
 
 describe('dslr: simulation sweep', () => {
   it(`${FAULTY_SEEDS.count} swarm seeds with DSLR's faults: no lease broken, every repair path reached`, async () => {
-    const resets = new ResetCounter();
-    const reached = { crashSeeds: 0, smallLimitSeeds: 0, aborts: 0 };
-    const judge = dslrFaultyJudge(reached);
-    for (let seed = FAULTY_SEEDS.first; seed < FAULTY_SEEDS.first + FAULTY_SEEDS.count; seed++) {
-      const result = await runSwarmSeed(faulty, seed, {}, { trace: resets, judge });
-      expect(result.failure, `${result.description}\n${result.failure?.detail}`).toBeUndefined();
-    }
+    const { reached, resets, failures } = await sweepDslrFaulty(faulty, FAULTY_SEEDS);
+    expect(failures).toEqual([]);
     expect(reached.crashSeeds).toBeGreaterThan(FAULTY_SEEDS.count / 4);
     expect(reached.smallLimitSeeds).toBeGreaterThan(FAULTY_SEEDS.count / 20);
     for (const cause of ['skip', 'resetter-zero', 'frozen-watchdog-zero']) expect(resets.causes[cause] ?? 0, cause).toBeGreaterThan(0);
   }, 240_000);
 
   it(`${FAULT_FREE_SEEDS} fault-free swarm seeds: FCFS, no repair CAS, no abort`, async () => {
-    for (let seed = 1; seed <= FAULT_FREE_SEEDS; seed++) {
-      const tally = new ResetCounter();
-      const result = await runSwarmSeed(faultFree, seed, {}, { trace: tally, judge: dslrFaultFreeJudge(tally) });
-      expect(result.failure, `${result.description}\n${result.failure?.detail}`).toBeUndefined();
-    }
+    expect(await sweepDslrFaultFree(faultFree, FAULT_FREE_SEEDS)).toEqual([]);
   }, 240_000);
 
   it('the fault-free judge can fail: counter resets every few acquires (counterLimit=8) are repair CAS it reports', async () => {

@@ -1,19 +1,13 @@
 import { FLAG_CANCEL, FLAG_SWITCH } from '@lockfabric/lock-srvlock';
 import type { ClientPorts, LockPacket, SwitchPort } from '@lockfabric/ports';
+import { nextResendNs } from './resend-backoff.js';
+import type { ResendConfig } from './resend-backoff.js';
 import { NETLOCK_FLAG_RELEASED, slotOfTag } from './switch-program/queue-state.js';
 
 /** Releases of one client awaiting the switch's ACK at once is small (one per grant just released); past this the oldest is given up. */
 export const RELIABLE_RELEASE_BOUND = 1_024;
 
-/** The resend interval doubles per attempt up to this multiple of the first, so a partition of seconds is outlasted. */
-const BACKOFF_CAP = 64;
-
-export interface ReliableReleaseConfig {
-  /** First resend after this long without an ACK. */
-  readonly retransmitNs: number;
-  /** Sends of one RELEASE before it is given up (the purge or the next run's install clears the entry then). */
-  readonly maxAttempts: number;
-}
+export type ReliableReleaseConfig = ResendConfig;
 
 /** What the guard did, for tests. */
 export interface ReliableReleaseStats {
@@ -58,7 +52,7 @@ export function withReliableRelease(ports: ClientPorts, config: ReliableReleaseC
       if (stop.aborted) return;
       stats.resent++;
       inner.send(packet);
-      waitNs = Math.min(waitNs * 2, config.retransmitNs * BACKOFF_CAP);
+      waitNs = nextResendNs(config, waitNs);
     }
     try {
       await ports.clock.sleep(waitNs, stop);

@@ -1,19 +1,13 @@
 import { FLAG_CANCEL, FLAG_CONTINUE, FLAG_SWITCH } from '@lockfabric/lock-srvlock';
 import type { ClientPorts, LockPacket, SwitchPort } from '@lockfabric/ports';
+import { nextResendNs } from './resend-backoff.js';
+import type { ResendConfig } from './resend-backoff.js';
 import { NETLOCK_FLAG_GONE } from './switch-program/queue-state.js';
 
 /** Requests one client's ledger remembers; past this the oldest finished one is forgotten first. */
 export const REQUEST_LEDGER_BOUND = 1_024;
 
-/** The cancel poll's interval doubles up to this multiple of the first, so a partition of seconds is outlasted. */
-const BACKOFF_CAP = 64;
-
-export interface RequestLedgerConfig {
-  /** First poll of a cancelled request after this long. */
-  readonly retransmitNs: number;
-  /** Polls of one cancelled request before it is given up. */
-  readonly maxAttempts: number;
-}
+export type RequestLedgerConfig = ResendConfig;
 
 /** What the ledger did, for tests. */
 export interface RequestLedgerStats {
@@ -100,7 +94,7 @@ export function withRequestLedger(ports: ClientPorts, config: RequestLedgerConfi
       if (stop.aborted || r.state !== 'cancelled') return;
       stats.polls++;
       inner.send({ ...template, incarnation: r.attempt });
-      waitNs = Math.min(waitNs * 2, config.retransmitNs * BACKOFF_CAP);
+      waitNs = nextResendNs(config, waitNs);
     }
     if (r.state === 'cancelled') {
       stats.givenUp++;

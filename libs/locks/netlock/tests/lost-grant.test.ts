@@ -56,11 +56,11 @@ async function lostFirstGrant(options: ProtocolOptions) {
   );
 }
 
-/** W holds; R1 (its first GRANT, the CONTINUE handover, is lost) and R2 queue as readers; R1 holds 200 µs. */
-async function lostContinueGrant(options: ProtocolOptions) {
+/** W holds; R1 and R2 queue as readers; R1 loses what `lost` picks of its packets; R1 holds 200 µs. */
+async function readersBehindWriter(options: ProtocolOptions, lost: (p: LockPacket) => boolean) {
   const { net, client, take, finish, log } = setup(options);
   const w = client(1);
-  const r1 = client(2, (p) => losing(p, grantTo));
+  const r1 = client(2, (p) => losing(p, lost));
   const r2 = client(3);
   return finish(
     (async () => {
@@ -82,29 +82,11 @@ async function lostContinueGrant(options: ProtocolOptions) {
   );
 }
 
-/** W holds; R1 and R2 queue as readers; R1's CONTINUE NOTIFY is lost; R1 holds 200 µs. */
-async function lostNotify(options: ProtocolOptions) {
-  const { net, client, take, finish, log } = setup(options);
-  const w = client(1);
-  const r1 = client(2, (p) => losing(p, (q) => q.lock === LOCK && q.type === 'notify'));
-  const r2 = client(3);
-  return finish(
-    (async () => {
-      const gw = await take('w', w, 'exclusive', 1);
-      const first = take('r1', r1, 'shared', 1);
-      await net.clock.sleep(5_000);
-      const second = take('r2', r2, 'shared', 1);
-      await net.clock.sleep(5_000);
-      await w.release(gw!);
-      const g1 = await first;
-      await net.clock.sleep(200_000);
-      log.push('r1 releases');
-      await r1.release(g1!);
-      const g2 = await second;
-      if (g2) await r2.release(g2);
-    })(),
-  );
-}
+/** R1's first GRANT, the CONTINUE handover, is lost. */
+const lostContinueGrant = (options: ProtocolOptions) => readersBehindWriter(options, grantTo);
+
+/** R1's CONTINUE NOTIFY is lost. */
+const lostNotify = (options: ProtocolOptions) => readersBehindWriter(options, (q) => q.lock === LOCK && q.type === 'notify');
 
 /** H holds 2 ms; W gives up after 0.5 ms, and the GRANT H's release hands it is lost; then N wants the lock. */
 async function lostLateGrant(options: ProtocolOptions) {

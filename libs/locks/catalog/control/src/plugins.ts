@@ -1,0 +1,109 @@
+import type { ControlBus, ControlPlaneDeps, Logger, MalformedSink, Subjects } from '@lockfabric/control';
+import type { FissSwitchControlFactory } from '@lockfabric/lock-fisslock';
+import type { FissRecoveryHookDeps } from '@lockfabric/lock-fisslock-control';
+import type { Clock, LockTableLayout, NodeId, SwitchPort } from '@lockfabric/ports';
+import { fisslockPlugins } from './fisslock-plugins.js';
+
+/**
+ * Node-service plug-ins: what a protocol adds to the coordinator and the compute node beyond its
+ * lock client (recovery drivers and responders, fences, watchdog reports). The apps start every
+ * plug-in listed here without knowing which protocol it belongs to; the transports (NATS, gRPC)
+ * stay the apps' and come in through the deps.
+ */
+
+/** One reading of a monotonically growing count; the app exports it as a Prometheus counter. */
+export interface CounterReading {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly total: number;
+}
+
+/** A counter a plug-in contributes to its process's metrics. */
+export interface PluginCounter {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  read(): readonly CounterReading[];
+}
+
+/** A switch program's control service as the coordinator's recovery drives it (gRPC in the app). */
+export type SwitchProgramControlFactory = FissSwitchControlFactory;
+export type { FissSwitchControl as SwitchProgramControl, SwitchAdmissionState } from '@lockfabric/lock-fisslock';
+
+/** Timings a test may shorten in the coordinator's recovery plug-ins. */
+export type RecoveryTimings = Pick<FissRecoveryHookDeps, 'callTimeoutMs' | 'settleMs' | 'announceWaitMs' | 'attempts' | 'stuckRepairIntervalMs' | 'participant'>;
+
+export interface CoordinatorPluginDeps {
+  /** Racks whose switches decide lock ids (`switch.racks`). */
+  readonly racks?: number;
+  /** Opens the control service of a switch at `address` (the app's gRPC client). */
+  readonly switchControl: SwitchProgramControlFactory;
+  readonly timings?: RecoveryTimings;
+}
+
+/** What one protocol adds to the coordinator. */
+export interface CoordinatorPlugin {
+  /** Recovery-driver factories merged into the control plane's deps (libs/control). */
+  readonly controlPlane: Partial<ControlPlaneDeps>;
+  /** Counters for the coordinator's registry; read them only after the control plane started. */
+  readonly counters: readonly PluginCounter[];
+}
+
+/** The run a compute node hosts now (or whose clients still linger): its lock table and options. */
+export interface HostedRun {
+  readonly locks: LockTableLayout;
+  readonly options: Readonly<Record<string, string | number | boolean>> | undefined;
+}
+
+export interface ComputeNodePluginDeps {
+  readonly bus: ControlBus;
+  readonly clock: Clock;
+  readonly subjects: Subjects;
+  readonly node: NodeId;
+  readonly run: () => HostedRun | undefined;
+  readonly logger: Logger;
+  readonly malformed: MalformedSink;
+  /** A membership epoch heard in a control message (the node stamps its switch batches with it). */
+  readonly onEpoch: (epoch: bigint) => void;
+}
+
+/** A started compute-node plug-in. */
+export interface ComputeNodePluginHandle {
+  /** This node was declared dead while running: cut its clients off with typed errors. */
+  fence(reason: string): void;
+  close(): void;
+}
+
+/** What one protocol adds to the compute node. */
+export interface ComputeNodePlugin {
+  /**
+   * Interposes on the node's switch link, or returns it as it is; the node's runs use what the
+   * last plug-in returned. Called once, before `start`.
+   */
+  wrapSwitch(link: SwitchPort): SwitchPort;
+  start(deps: ComputeNodePluginDeps): ComputeNodePluginHandle;
+  /** Releases what `wrapSwitch` holds, after the runs closed. */
+  stopSwitch(): void;
+}
+
+/** Protocol plug-ins by protocol id (catalog ids; a catalog test keeps them so). */
+interface ProtocolPlugins {
+  readonly coordinator?: (deps: CoordinatorPluginDeps) => CoordinatorPlugin;
+  readonly computeNode?: () => ComputeNodePlugin;
+}
+
+const PLUGINS: ReadonlyMap<string, ProtocolPlugins> = new Map([fisslockPlugins]);
+
+/** The protocol ids that have node-service plug-ins. */
+export function pluginProtocolIds(): readonly string[] {
+  return [...PLUGINS.keys()];
+}
+
+/** Every protocol's coordinator plug-in. */
+export function coordinatorPlugins(deps: CoordinatorPluginDeps): CoordinatorPlugin[] {
+  return [...PLUGINS.values()].flatMap((p) => (p.coordinator ? [p.coordinator(deps)] : []));
+}
+
+/** Every protocol's compute-node plug-in. */
+export function computeNodePlugins(): ComputeNodePlugin[] {
+  return [...PLUGINS.values()].flatMap((p) => (p.computeNode ? [p.computeNode()] : []));
+}
