@@ -21,6 +21,8 @@ export interface CasLockOptions {
   readonly mutantSkipCompare: boolean;
   /** Test-only mutant: after a verb fails `unreachable`, never read the word back (a lost CAS leaks the lock). */
   readonly mutantNoReadBack: boolean;
+  /** Test-only mutant: a new acquire does not stop a read-back still running on its word. */
+  readonly mutantNoTakeOver: boolean;
 }
 
 interface CasGrant extends Grant {
@@ -37,6 +39,7 @@ export const CASLOCK_OPTION_HELP = {
   localAtomics: 'nic (default) or cpu: how clients on the memory node itself do atomics; cpu is unsafe',
   mutantSkipCompare: 'test-only: acquire by read-then-write instead of CAS (broken on purpose)',
   mutantNoReadBack: 'test-only: never read a word back after a verb failed unreachable (leaks locks on lost completions)',
+  mutantNoTakeOver: 'test-only: an acquire leaves a running read-back of its word alone, which may free the new hold (broken on purpose)',
 };
 
 export function readCasLockOptions(options?: ProtocolOptions): CasLockOptions {
@@ -49,6 +52,7 @@ export function readCasLockOptions(options?: ProtocolOptions): CasLockOptions {
     localAtomics: reader.choice('localAtomics', ['nic', 'cpu'] as const, 'nic'),
     mutantSkipCompare: reader.boolean('mutantSkipCompare', false),
     mutantNoReadBack: reader.boolean('mutantNoReadBack', false),
+    mutantNoTakeOver: reader.boolean('mutantNoTakeOver', false),
   };
   reader.done();
   return parsed;
@@ -90,7 +94,7 @@ export class CasLockClient implements LockClient<CasGrant> {
     this.backoff?.reset();
     try {
       // A read-back of this word still running stops here: from now on this acquire decides.
-      const settling = heldAs === 'exclusive' && !viaCpu ? this.reconciler.takeOver(addr) : undefined;
+      const settling = heldAs === 'exclusive' && !viaCpu && !this.options.mutantNoTakeOver ? this.reconciler.takeOver(addr) : undefined;
       if (settling) await settling;
       deadline.check();
       if (heldAs === 'exclusive') await this.takeExclusive(addr, lock, viaCpu, deadline, op);
