@@ -29,6 +29,7 @@ describe('alock options', () => {
       sameNodeStores: false,
       releaseLinkTimeoutNs: 50_000_000,
       mutantUnboundedReleaseWait: false,
+      mutantNoReadBack: false,
       mutantSkipAbortClear: false,
       mutantNaiveLocalCas: false,
       mutantSkipPeterson: false,
