@@ -268,6 +268,10 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
       if (this.options.mutantVictimFirst) await this.writeVictim(a);
       return [a, await this.swap(a)];
     } catch (error) {
+      // A failed CAS may still have run (a flushed queue pair fails it `unreachable` either way),
+      // leaving this descriptor the tail, where a successor links into it. Bump its generation so
+      // that link is stale when the descriptor is reused: a release would hand it the wrong lock.
+      if (!this.options.mutantReuseAfterFailedSwap) this.generations[index] = ((this.generations[index] ?? 0) + 1) % REF_GENERATIONS;
       this.live.delete(a);
       this.pool.free(index);
       op.verbs += tally.verbs;

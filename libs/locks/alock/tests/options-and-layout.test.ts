@@ -30,6 +30,7 @@ describe('alock options', () => {
       releaseLinkTimeoutNs: 50_000_000,
       mutantUnboundedReleaseWait: false,
       mutantNoReadBack: false,
+      mutantReuseAfterFailedSwap: false,
       mutantSkipAbortClear: false,
       mutantNaiveLocalCas: false,
       mutantSkipPeterson: false,
