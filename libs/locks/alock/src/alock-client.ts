@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR, queueRecoveryGroup, waitWhileLocal } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, isUncertain, queueRecoveryGroup, waitWhileLocal } from '@lockfabric/locks-common';
 import type { LocalWord } from '@lockfabric/locks-common';
 import type { QueueMemberState, QueueRecoveryGroup, QueueRecoveryMember } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError, LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
@@ -94,6 +94,13 @@ interface Acquisition {
  * Uncontended verbs of a REMOTE client: CAS(T_R) + WRITE(victim) + READ(T_L) to acquire, CAS(T_R)
  * to release. A LOCAL client: none.
  */
+/** A release CAS whose outcome a read-back could not decide (see `readBackTail`). */
+const UNCERTAIN = Symbol('uncertain');
+/** Read-back pacing after a lost completion: 1 µs doubling to 0.5 ms, at most 200 verbs. */
+const READ_BACK_FIRST_WAIT_NS = 1_000;
+const READ_BACK_MAX_WAIT_NS = 500_000;
+const READ_BACK_ATTEMPTS = 200;
+
 export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember {
   private readonly pool: DescriptorPool;
   /** This node's clients of the run, as a coordinator-driven recovery sees them. */
@@ -261,6 +268,10 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
       if (this.options.mutantVictimFirst) await this.writeVictim(a);
       return [a, await this.swap(a)];
     } catch (error) {
+      // A failed CAS may still have run (a flushed queue pair fails it `unreachable` either way),
+      // leaving this descriptor the tail, where a successor links into it. Bump its generation so
+      // that link is stale when the descriptor is reused: a release would hand it the wrong lock.
+      if (!this.options.mutantReuseAfterFailedSwap) this.generations[index] = ((this.generations[index] ?? 0) + 1) % REF_GENERATIONS;
       this.live.delete(a);
       this.pool.free(index);
       op.verbs += tally.verbs;
@@ -422,15 +433,27 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
         this.emit(a, { type: 'emptied' });
         return;
       }
-      const seen = await a.access.cas(tail, a.ref, NULL_REF);
+      let seen: bigint | typeof UNCERTAIN;
+      try {
+        seen = await a.access.cas(tail, a.ref, NULL_REF);
+      } catch (error) {
+        if (!isUncertain(error) || this.options.mutantNoReadBack) throw error;
+        seen = await this.readBackTail(a, tail);
+      }
       if (seen === a.ref) {
         this.emit(a, { type: 'emptied' });
         return;
       }
       // A successor swapped in but has not linked yet: wait for its WRITE into our `next`.
       next = await this.waitForLink(a);
+      if (next === NULL_REF && seen === UNCERTAIN) {
+        // Our CAS may have emptied the cohort: never cut, the tail may be a later holder's. A link
+        // that still comes is stale once the generation moves on.
+        this.generations[a.id.index] = ((this.generations[a.id.index] ?? 0) + 1) % REF_GENERATIONS;
+        return;
+      }
       if (next === NULL_REF) {
-        await this.cutQueue(a, seen);
+        await this.cutQueue(a, seen as bigint);
         return;
       }
     }
@@ -459,6 +482,26 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
       if (!(error instanceof FabricAccessError && this.recovery.isDead(to.node))) throw error;
     } finally {
       span.end();
+    }
+  }
+
+  /**
+   * After the release's CAS of the cohort tail (me → null) failed `unreachable`, which it may have
+   * run: once the link is back, load the tail. Still me means the CAS did not run (a releasing
+   * descriptor is never swapped in again): send it again and return what it found. Anything else
+   * is UNCERTAIN: the CAS ran, or a successor swapped in behind me; the caller cannot tell which.
+   */
+  private async readBackTail(a: Acquisition, tail: RemoteAddr): Promise<bigint | typeof UNCERTAIN> {
+    let waitNs = READ_BACK_FIRST_WAIT_NS;
+    for (let attempt = 1; ; attempt++) {
+      await this.ports.clock.sleep(waitNs);
+      waitNs = Math.min(waitNs * 2, READ_BACK_MAX_WAIT_NS);
+      try {
+        if ((await a.access.load(tail)) !== a.ref) return UNCERTAIN;
+        return await a.access.cas(tail, a.ref, NULL_REF);
+      } catch (error) {
+        if (!isUncertain(error) || attempt >= READ_BACK_ATTEMPTS) throw error;
+      }
     }
   }
 

@@ -21,6 +21,10 @@ export interface AlockOptions {
   readonly releaseLinkTimeoutNs: number;
   /** Test-only: the original unbounded wait for the successor's link (hangs if it died). */
   readonly mutantUnboundedReleaseWait: boolean;
+  /** Test-only: a release CAS of the cohort tail that failed `unreachable` is not read back. */
+  readonly mutantNoReadBack: boolean;
+  /** Test-only: a descriptor whose enqueue CAS failed is reused under the same link generation. */
+  readonly mutantReuseAfterFailedSwap: boolean;
   /** Test-only: reuse a descriptor freed by a recovery abort without clearing its budget and `next` words. */
   readonly mutantSkipAbortClear: boolean;
   /** M0: the naive lock — local CPU CAS and remote CAS on one shared word (not mutually exclusive). */
@@ -51,6 +55,8 @@ export const ALOCK_OPTION_HELP: Readonly<Record<string, string>> = {
   sameNodeStores: 'true: remote-class peers on one node write each other’s descriptors with CPU stores (default false: WRITE verbs)',
   releaseLinkTimeoutNs: `ns a release waits for an enqueued successor to link in before clearing the cohort tail (default ${DEFAULT_RELEASE_LINK_TIMEOUT_NS})`,
   mutantUnboundedReleaseWait: 'test-only: wait for the successor link forever (hangs if the successor died)',
+  mutantNoReadBack: 'test-only: do not read the cohort tail back after a release CAS failed unreachable (leaks locks on lost completions)',
+  mutantReuseAfterFailedSwap: 'test-only: reuse a descriptor whose enqueue CAS failed under the same link generation (broken on purpose)',
   mutantSkipAbortClear: 'test-only: reuse a descriptor a recovery aborted without clearing it (broken on purpose)',
   mutantNaiveLocalCas: 'test-only: the naive lock mixing local CPU CAS and remote CAS on one word (broken on purpose)',
   mutantSkipPeterson: 'test-only: leaders skip the Peterson entry (broken on purpose)',
@@ -71,6 +77,8 @@ export function readAlockOptions(options?: ProtocolOptions): AlockOptions {
     sameNodeStores: reader.boolean('sameNodeStores', false),
     releaseLinkTimeoutNs: reader.number('releaseLinkTimeoutNs', DEFAULT_RELEASE_LINK_TIMEOUT_NS, { min: 1 }),
     mutantUnboundedReleaseWait: reader.boolean('mutantUnboundedReleaseWait', false),
+    mutantNoReadBack: reader.boolean('mutantNoReadBack', false),
+    mutantReuseAfterFailedSwap: reader.boolean('mutantReuseAfterFailedSwap', false),
     mutantSkipAbortClear: reader.boolean('mutantSkipAbortClear', false),
     mutantNaiveLocalCas: reader.boolean('mutantNaiveLocalCas', false),
     mutantSkipPeterson: reader.boolean('mutantSkipPeterson', false),

@@ -29,6 +29,8 @@ describe('alock options', () => {
       sameNodeStores: false,
       releaseLinkTimeoutNs: 50_000_000,
       mutantUnboundedReleaseWait: false,
+      mutantNoReadBack: false,
+      mutantReuseAfterFailedSwap: false,
       mutantSkipAbortClear: false,
       mutantNaiveLocalCas: false,
       mutantSkipPeterson: false,

@@ -1,5 +1,5 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, TruncatedBackoff } from '@lockfabric/locks-common';
-import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, TruncatedBackoff, WordReconciler, isUncertain } from '@lockfabric/locks-common';
+import type { OwnedWord, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr, Span, VerbOptions } from '@lockfabric/ports';
 import { FREE, MINUS_ONE, ONE_READER, holderTag, readerField, writerField, writerWord } from './lock-word.js';
@@ -19,6 +19,10 @@ export interface CasLockOptions {
   readonly localAtomics: 'nic' | 'cpu';
   /** Test-only mutant: read the word and write the holder if it looked free, without CAS. */
   readonly mutantSkipCompare: boolean;
+  /** Test-only mutant: after a verb fails `unreachable`, never read the word back (a lost CAS leaks the lock). */
+  readonly mutantNoReadBack: boolean;
+  /** Test-only mutant: a new acquire does not stop a read-back still running on its word. */
+  readonly mutantNoTakeOver: boolean;
 }
 
 interface CasGrant extends Grant {
@@ -34,6 +38,8 @@ export const CASLOCK_OPTION_HELP = {
   backoffMaxNs: 'backoff cap in ns (default 100000)',
   localAtomics: 'nic (default) or cpu: how clients on the memory node itself do atomics; cpu is unsafe',
   mutantSkipCompare: 'test-only: acquire by read-then-write instead of CAS (broken on purpose)',
+  mutantNoReadBack: 'test-only: never read a word back after a verb failed unreachable (leaks locks on lost completions)',
+  mutantNoTakeOver: 'test-only: an acquire leaves a running read-back of its word alone, which may free the new hold (broken on purpose)',
 };
 
 export function readCasLockOptions(options?: ProtocolOptions): CasLockOptions {
@@ -45,6 +51,8 @@ export function readCasLockOptions(options?: ProtocolOptions): CasLockOptions {
     backoffMaxNs: reader.number('backoffMaxNs', 100_000, { min: 1 }),
     localAtomics: reader.choice('localAtomics', ['nic', 'cpu'] as const, 'nic'),
     mutantSkipCompare: reader.boolean('mutantSkipCompare', false),
+    mutantNoReadBack: reader.boolean('mutantNoReadBack', false),
+    mutantNoTakeOver: reader.boolean('mutantNoTakeOver', false),
   };
   reader.done();
   return parsed;
@@ -53,10 +61,16 @@ export function readCasLockOptions(options?: ProtocolOptions): CasLockOptions {
 /**
  * The CAS spinlock every paper compares against. Uncontended verbs: exclusive variant 1 CAS to
  * acquire and 1 WRITE to release; rw variant 1 CAS / 1 CAS for writers, 1 FAA / 1 FAA for readers.
+ *
+ * Lost completions: a CAS or release that fails `unreachable` may have run. The word then says
+ * whose it is, because the tag names this client: the client reads it back once the link is up and
+ * gives up a hold of its own (`WordReconciler`); its own next acquire that finds its tag holds the
+ * lock. A reader's FAA is anonymous (a count), so a lost reader announcement is not repaired.
  */
 export class CasLockClient implements LockClient<CasGrant> {
   private readonly backoff: TruncatedBackoff | undefined;
   private readonly tag: bigint;
+  private readonly reconciler: WordReconciler;
   private currentSpan: Span | undefined;
 
   constructor(
@@ -64,6 +78,7 @@ export class CasLockClient implements LockClient<CasGrant> {
     private readonly options: CasLockOptions,
   ) {
     this.tag = holderTag(ports.self);
+    this.reconciler = new WordReconciler(ports.verbs, ports.clock);
     this.backoff = options.backoff
       ? new TruncatedBackoff(ports.random, { initialNs: options.backoffInitialNs, maxNs: options.backoffMaxNs, factor: 2 })
       : undefined;
@@ -78,12 +93,16 @@ export class CasLockClient implements LockClient<CasGrant> {
     this.currentSpan = op.span;
     this.backoff?.reset();
     try {
+      // A read-back of this word still running stops here: from now on this acquire decides.
+      const settling = heldAs === 'exclusive' && !viaCpu && !this.options.mutantNoTakeOver ? this.reconciler.takeOver(addr) : undefined;
+      if (settling) await settling;
       deadline.check();
       if (heldAs === 'exclusive') await this.takeExclusive(addr, lock, viaCpu, deadline, op);
       else await this.takeShared(addr, lock, viaCpu, deadline, op);
       op.granted();
       return { lock, mode, addr, heldAs, viaCpu };
     } catch (error) {
+      if (heldAs === 'exclusive') this.readBackIfUncertain(error, addr, lock);
       op.failed(error);
       throw error;
     } finally {
@@ -99,6 +118,7 @@ export class CasLockClient implements LockClient<CasGrant> {
     try {
       await this.releaseWord(grant);
     } catch (error) {
+      if (grant.heldAs === 'exclusive') this.readBackIfUncertain(error, grant.addr, grant.lock);
       span.recordError(error);
       throw error;
     } finally {
@@ -127,6 +147,20 @@ export class CasLockClient implements LockClient<CasGrant> {
     }
   }
 
+  /** The word as this client's hold: its tag (exclusive) or its writer field (rw). */
+  private owned(addr: RemoteAddr, lock: LockId): OwnedWord {
+    return { addr, lock, mine: (word) => this.holds(word), without: (word) => (this.options.variant === 'exclusive' ? FREE : readerField(word)) };
+  }
+
+  private holds(word: bigint): boolean {
+    return this.options.variant === 'exclusive' ? word === this.tag : writerField(word) === this.tag;
+  }
+
+  /** After a verb that may or may not have run, the word is read back once the link is up. */
+  private readBackIfUncertain(error: unknown, addr: RemoteAddr, lock: LockId): void {
+    if (isUncertain(error) && !this.options.mutantNoReadBack) this.reconciler.reconcile(this.owned(addr, lock));
+  }
+
   /** exclusive variant: CAS the tag into a free word; rw variant: CAS the writer field into a zero word. */
   private async takeExclusive(addr: RemoteAddr, lock: LockId, viaCpu: boolean, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
     const mine = this.options.variant === 'exclusive' ? this.tag : writerWord(this.tag);
@@ -140,8 +174,10 @@ export class CasLockClient implements LockClient<CasGrant> {
           await this.store(addr, lock, viaCpu, mine);
           return;
         }
-      } else if ((await this.cas(addr, lock, viaCpu, FREE, mine)) === FREE) {
-        return;
+      } else {
+        const old = await this.cas(addr, lock, viaCpu, FREE, mine);
+        // Our own tag: an earlier CAS of ours ran although its answer was lost; the hold is ours.
+        if (old === FREE || (!this.options.mutantNoReadBack && this.holds(old))) return;
       }
       op.retries++;
       // Every attempt after the first, with its backoff, is the paper's RT (ShiftLock Table 4).
@@ -212,8 +248,9 @@ export class CasLockClient implements LockClient<CasGrant> {
 
 export const caslock: ProtocolDefinition = {
   id: 'caslock',
-  // No lease and no repair: a dead holder keeps its word set (the baseline's known limit).
-  swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true },
+  // No lease and no repair: a dead holder keeps its word set (the baseline's known limit). A lost
+  // completion is repaired by the read-back of a live client (seed 13, tests/lost-completions).
+  swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true, flushedVerbs: true },
   summary: 'CAS spinlock on one 8-byte word (exclusive, or reader-writer by counting), optional backoff',
   fabric: 'verbs',
   capabilities: [],

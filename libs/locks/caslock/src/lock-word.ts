@@ -21,6 +21,11 @@ export function holderTag(holder: ClientAddress): bigint {
   return (BigInt(holder.node) << 16n) | BigInt(holder.client + 1);
 }
 
+/** The compute node whose client a holder tag names. */
+export function tagNode(tag: bigint): number {
+  return Number(tag >> 16n);
+}
+
 export function writerWord(tag: bigint): bigint {
   return tag << 32n;
 }

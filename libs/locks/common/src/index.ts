@@ -8,3 +8,4 @@ export * from './op-span.js';
 export * from './handover-span.js';
 export * from './queue-recovery.js';
 export * from './swarm-profile.js';
+export * from './word-reconciler.js';

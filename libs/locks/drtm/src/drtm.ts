@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, OptionReader, TruncatedBackoff } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, OptionReader, TruncatedBackoff, WordReconciler, isUncertain } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, LeaseExpiredError, LockFabricError, NS_PER_MS, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
@@ -19,6 +19,8 @@ export interface DrtmOptions {
   readonly sleepUntilExpiry: boolean;
   /** Test-only mutant: a writer takes over a read lease without waiting for it to expire. */
   readonly mutantWriterIgnoresLease: boolean;
+  /** Test-only mutant: after a writer's CAS fails `unreachable`, never read the word back. */
+  readonly mutantNoReadBack: boolean;
 }
 
 export const DRTM_OPTION_HELP = {
@@ -30,6 +32,7 @@ export const DRTM_OPTION_HELP = {
   backoffMaxNs: 'backoff cap in ns (default 100000)',
   sleepUntilExpiry: 'true to sleep out an unexpired read lease instead of retrying the CAS against it (default false)',
   mutantWriterIgnoresLease: 'test-only: writers CAS over unexpired read leases (broken on purpose)',
+  mutantNoReadBack: 'test-only: never read a word back after a writer CAS failed unreachable (leaks write locks on lost completions)',
 };
 
 export function readDrtmOptions(options?: ProtocolOptions): DrtmOptions {
@@ -44,6 +47,7 @@ export function readDrtmOptions(options?: ProtocolOptions): DrtmOptions {
     backoffMaxNs: reader.number('backoffMaxNs', 100_000, { min: 1 }),
     sleepUntilExpiry: reader.boolean('sleepUntilExpiry', false),
     mutantWriterIgnoresLease: reader.boolean('mutantWriterIgnoresLease', false),
+    mutantNoReadBack: reader.boolean('mutantNoReadBack', false),
   };
   reader.done();
   if (parsed.leaseNs <= parsed.driftNs + parsed.txMarginNs) {
@@ -86,16 +90,23 @@ export class LockWordCorruptedError extends LockFabricError {
  * used until `end − Δ` on its clock and a writer takes the word only after `end + Δ` on its own.
  * A reader must release within txMarginNs of its grant; later, release reports LeaseExpiredError.
  * Write locks have no lease: a writer that dies holding one blocks the lock for good.
+ *
+ * Lost completions: a writer's CAS (acquire or release) that fails `unreachable` may have run. The
+ * write-locked word names the client, so the client reads it back once the link is up and frees a
+ * write lock of its own (`WordReconciler`); its own next write acquire that finds it holds it. A
+ * reader's lost CAS needs nothing: the lease runs out.
  */
 export class DrtmClient implements LockClient<DrtmGrant> {
   private readonly backoff: TruncatedBackoff | undefined;
   private readonly locked: bigint;
+  private readonly readBack: WordReconciler;
 
   constructor(
     private readonly ports: ClientPorts,
     private readonly options: DrtmOptions,
   ) {
-    this.locked = writeLockedWord(ports.self.node);
+    this.locked = writeLockedWord(ports.self.node, ports.self.client);
+    this.readBack = new WordReconciler(ports.verbs, ports.clock);
     this.backoff = options.backoff
       ? new TruncatedBackoff(ports.random, { initialNs: options.backoffInitialNs, maxNs: options.backoffMaxNs, factor: 2 })
       : undefined;
@@ -107,11 +118,15 @@ export class DrtmClient implements LockClient<DrtmGrant> {
     const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'drtm', lock, mode, clientKey(this.ports.self));
     this.backoff?.reset();
     try {
+      // A read-back of this word still running stops here: from now on this acquire decides.
+      const settling = mode === 'exclusive' ? this.readBack.takeOver(addr) : undefined;
+      if (settling) await settling;
       deadline.check();
       const grant = mode === 'exclusive' ? await this.takeWriteLock(addr, lock, deadline, op) : await this.takeReadLease(addr, lock, deadline, op);
       op.granted();
       return grant;
     } catch (error) {
+      if (mode === 'exclusive') this.readBackIfUncertain(error, addr, lock);
       op.failed(error);
       throw error;
     }
@@ -125,8 +140,21 @@ export class DrtmClient implements LockClient<DrtmGrant> {
       }
       return;
     }
-    const found = await this.ports.verbs.cas(grant.addr, this.locked, FREE, { lock: grant.lock });
+    let found: bigint;
+    try {
+      found = await this.ports.verbs.cas(grant.addr, this.locked, FREE, { lock: grant.lock });
+    } catch (error) {
+      this.readBackIfUncertain(error, grant.addr, grant.lock);
+      throw error;
+    }
     if (found !== this.locked) throw new LockWordCorruptedError(grant.lock, found);
+  }
+
+  /** After a writer's CAS that may or may not have run, the word is read back once the link is up. */
+  private readBackIfUncertain(error: unknown, addr: RemoteAddr, lock: LockId): void {
+    if (!isUncertain(error) || this.options.mutantNoReadBack) return;
+    const locked = this.locked;
+    this.readBack.reconcile({ addr, lock, mine: (word) => word === locked, without: () => FREE });
   }
 
   private async takeWriteLock(addr: RemoteAddr, lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<DrtmGrant> {
@@ -134,7 +162,8 @@ export class DrtmClient implements LockClient<DrtmGrant> {
     for (;;) {
       op.verbs++;
       const found = await this.ports.verbs.cas(addr, expected, this.locked, { lock });
-      if (found === expected) return { lock, mode: 'exclusive', addr };
+      // Our own write lock: an earlier CAS of ours ran although its answer was lost.
+      if (found === expected || (found === this.locked && !this.options.mutantNoReadBack)) return { lock, mode: 'exclusive', addr };
       op.retries++;
       if (found === FREE) {
         // Freed since we looked: try again against the free word at once.
@@ -230,7 +259,8 @@ export const drtm: ProtocolDefinition = {
   liveDefaults: { leaseMs: 50, driftNs: 1_000_000, txMarginNs: 20_000_000 },
   // Write locks have no lease: a dead writer keeps its lock (DrTM relies on its transaction layer).
   // Clocks may be off by up to 40 µs between nodes, inside the default Δ = 50 µs (driftNs).
-  swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true, clockSkewNs: 40_000 },
+  // A lost completion is repaired by the writer's read-back (tests/lost-completions).
+  swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true, flushedVerbs: true, clockSkewNs: 40_000 },
   summary: "DrTM's lock: CAS for writers, CAS-installed read leases on synchronised clocks with a skew margin, no-op shared release",
   fabric: 'verbs',
   capabilities: [],

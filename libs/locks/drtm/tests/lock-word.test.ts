@@ -11,6 +11,13 @@ describe('drtm lock word', () => {
     expect(ownerOf(writeLockedWord(0x1ff))).toBe(0xff);
   });
 
+  it('names the writing client in bits 9..24 of a write lock, which is then no lease', () => {
+    const word = writeLockedWord(5, 2);
+    expect(word).toBe(0b1011n | (3n << 9n));
+    expect([isWriteLocked(word), ownerOf(word), leaseEndNs(word)]).toEqual([true, 5, 0]);
+    expect(writeLockedWord(5, 3)).not.toBe(word);
+  });
+
   it('keeps a read lease end in bits 9..63, rounded down to a 32 ns tick', () => {
     const word = leaseWord(1_000_031);
     expect(isWriteLocked(word)).toBe(false);

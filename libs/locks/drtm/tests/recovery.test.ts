@@ -5,6 +5,9 @@ describe('drtmWordAfterDeath', () => {
   it('frees a write lock owned by the dead machine only', () => {
     expect(drtmWordAfterDeath(writeLockedWord(2), 2)).toBe(FREE);
     expect(drtmWordAfterDeath(writeLockedWord(1), 2)).toBeUndefined();
+    // The word also names the writing client; the machine alone decides.
+    expect(drtmWordAfterDeath(writeLockedWord(2, 7), 2)).toBe(FREE);
+    expect(drtmWordAfterDeath(writeLockedWord(1, 7), 2)).toBeUndefined();
   });
 
   it('leaves read leases to expire on their own', () => {

@@ -21,7 +21,7 @@ describe('drtm: verbs without contention', () => {
     await run;
     expect(afterAcquire).toEqual({ cas: 1 });
     expect(diff(s.verbs(), afterAcquire)).toEqual({ cas: 1 });
-    expect(held).toBe(writeLockedWord(a.ports.self.node));
+    expect(held).toBe(writeLockedWord(a.ports.self.node, a.ports.self.client));
     expect(s.word(3)).toBe(0n);
   });
 
@@ -190,7 +190,7 @@ describe('drtm: leases and the skew margin', () => {
     await s.scheduler.run();
     await run;
     expect(outcome).toBeInstanceOf(LockTimeoutError);
-    expect(s.word(4)).toBe(writeLockedWord(s.client(0).ports.self.node));
+    expect(s.word(4)).toBe(writeLockedWord(s.client(0).ports.self.node, s.client(0).ports.self.client));
   });
 
   it('rejects a lease too short to use, unknown options and bad values, each with a ConfigError', () => {

@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, queueRecoveryGroup, waitWhileLocal } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, isUncertain, queueRecoveryGroup, waitWhileLocal } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions, QueueMemberState, QueueRecoveryGroup, QueueRecoveryMember } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError, LockAbortedError, TableLostError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
@@ -44,6 +44,8 @@ export interface McsOptions {
   readonly mutantHandoverAcrossRestart: boolean;
   /** Test-only mutant: a failed enqueue swap did not run, so its queue node is reused as it was. */
   readonly mutantReuseAfterFailedSwap: boolean;
+  /** Test-only mutant: a release CAS on the tail that failed `unreachable` is not read back (the node may stay the tail). */
+  readonly mutantNoReadBack: boolean;
 }
 
 /**
@@ -62,6 +64,7 @@ export const MCS_OPTION_HELP = {
   mutantSkipNodeReset: 'test-only: reuse a queue node without clearing it (broken on purpose)',
   mutantHandoverAcrossRestart: 'test-only: hand over and take grants on a queue whose memory node restarted (broken on purpose)',
   mutantReuseAfterFailedSwap: 'test-only: reuse a queue node whose enqueue swap failed under the same link generation (broken on purpose)',
+  mutantNoReadBack: 'test-only: do not read the tail back after a release CAS failed unreachable (leaks locks on lost completions)',
 };
 
 export function readMcsOptions(options?: ProtocolOptions): McsOptions {
@@ -75,6 +78,7 @@ export function readMcsOptions(options?: ProtocolOptions): McsOptions {
     mutantSkipNodeReset: reader.boolean('mutantSkipNodeReset', false),
     mutantHandoverAcrossRestart: reader.boolean('mutantHandoverAcrossRestart', false),
     mutantReuseAfterFailedSwap: reader.boolean('mutantReuseAfterFailedSwap', false),
+    mutantNoReadBack: reader.boolean('mutantNoReadBack', false),
   };
   reader.done();
   return parsed;
@@ -339,17 +343,35 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
       if (next === FREE) {
         const me = this.pointer(index);
         this.ports.phases?.enter('initial-atomic');
-        const tail = await verbs.cas(addr, me, FREE, { lock });
+        let tail: bigint | typeof UNCERTAIN;
+        try {
+          tail = await verbs.cas(addr, me, FREE, { lock });
+        } catch (error) {
+          if (!isUncertain(error) || this.options.mutantNoReadBack) throw error;
+          tail = await this.readBackTail(addr, lock, me);
+        }
         if (tail === me) {
           this.nodes[index] = { kind: 'free' };
           return;
         }
-        // The tail moved past me: a successor swapped itself in and is about to link.
-        this.ports.phases?.enter('notify-successor');
-        next = await this.waitForLink(index);
-        if (next === FREE) {
-          await this.cutQueueAfter(index, lock, addr, tail);
-          return;
+        if (tail === UNCERTAIN) {
+          // Our CAS may have freed the lock: a successor that swapped in before it links in and
+          // gets the lock; with none, leave. Never cut: the tail may be a later holder's.
+          this.ports.phases?.enter('notify-successor');
+          next = await this.waitForLink(index);
+          if (next === FREE) {
+            this.generations[index] = ((this.generations[index] ?? 0) + 1) % GENERATION_COUNT;
+            this.nodes[index] = { kind: 'free' };
+            return;
+          }
+        } else {
+          // The tail moved past me: a successor swapped itself in and is about to link.
+          this.ports.phases?.enter('notify-successor');
+          next = await this.waitForLink(index);
+          if (next === FREE) {
+            await this.cutQueueAfter(index, lock, addr, tail);
+            return;
+          }
         }
       }
       const successor = decodePointer(next);
@@ -379,6 +401,27 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
     } catch (error) {
       this.nodes[index] = { kind: 'broken' };
       throw error;
+    }
+  }
+
+  /**
+   * After the release's CAS of the tail (me → free) failed `unreachable`, which it may have run:
+   * once the link is back, read the tail. Still me means the CAS did not run (the node is
+   * `releasing`, so no new swap names it): send it again and return what it found. Anything else
+   * is UNCERTAIN: the CAS ran, or a successor swapped in behind me; the caller cannot tell which.
+   */
+  private async readBackTail(addr: RemoteAddr, lock: LockId, me: bigint): Promise<bigint | typeof UNCERTAIN> {
+    const { verbs, clock } = this.ports;
+    let waitNs = READ_BACK_FIRST_WAIT_NS;
+    for (let attempt = 1; ; attempt++) {
+      await clock.sleep(waitNs);
+      waitNs = Math.min(waitNs * 2, READ_BACK_MAX_WAIT_NS);
+      try {
+        if (u64Of(await verbs.read(addr, 8, { lock })) !== me) return UNCERTAIN;
+        return await verbs.cas(addr, me, FREE, { lock });
+      } catch (error) {
+        if (!isUncertain(error) || attempt >= READ_BACK_ATTEMPTS) throw error;
+      }
     }
   }
 
@@ -456,6 +499,17 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
   private pointer(index: number): bigint {
     return withGeneration(encodePointer({ node: this.ports.self.node, client: this.ports.self.client, index }), this.generations[index] ?? 0);
   }
+}
+
+/** A release CAS whose outcome a read-back could not decide (see `leaveTail`). */
+const UNCERTAIN = Symbol('uncertain');
+/** Read-back pacing after a lost completion: 1 µs doubling to 0.5 ms, at most 200 verbs. */
+const READ_BACK_FIRST_WAIT_NS = 1_000;
+const READ_BACK_MAX_WAIT_NS = 500_000;
+const READ_BACK_ATTEMPTS = 200;
+
+function u64Of(bytes: Uint8Array): bigint {
+  return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
 }
 
 function u64Bytes(value: bigint): Uint8Array {

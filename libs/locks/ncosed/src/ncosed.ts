@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, isUncertain } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, Message, RemoteAddr } from '@lockfabric/ports';
@@ -11,12 +11,15 @@ export interface NcosedOptions {
   readonly serveIdleNs: number;
   /** Test-only mutant: an exclusive requester granted by its predecessor skips the wait for readers. */
   readonly mutantSkipReaderDrain: boolean;
+  /** Test-only mutant: an exclusive CAS into the tail that failed `unreachable` is not read back. */
+  readonly mutantNoReadBack: boolean;
 }
 
 export const NCOSED_OPTION_HELP = {
   pollIntervalNs: 'ns between two READs while an exclusive holder waits for shared holders to leave (default 500)',
   serveIdleNs: 'ns the request loop keeps listening (answering RETRY) after the client last held or queued exclusively (default 50000000)',
   mutantSkipReaderDrain: 'test-only: a granted exclusive requester does not wait for shared holders (broken on purpose)',
+  mutantNoReadBack: 'test-only: do not read the tail back after an exclusive CAS failed unreachable (leaks locks on lost completions)',
 };
 
 export function readNcosedOptions(options?: ProtocolOptions): NcosedOptions {
@@ -25,6 +28,7 @@ export function readNcosedOptions(options?: ProtocolOptions): NcosedOptions {
     pollIntervalNs: reader.number('pollIntervalNs', 500, { min: 1 }),
     serveIdleNs: reader.number('serveIdleNs', 50_000_000, { min: 1 }),
     mutantSkipReaderDrain: reader.boolean('mutantSkipReaderDrain', false),
+    mutantNoReadBack: reader.boolean('mutantNoReadBack', false),
   };
   reader.done();
   return parsed;
@@ -176,7 +180,13 @@ export class NcosedClient implements LockClient<NcosedGrant> {
     let seen = 0n;
     for (;;) {
       op.verbs++;
-      const old = await verbs.cas(addr, seen, pack(this.tag, countOf(seen)), { lock });
+      let old: bigint;
+      try {
+        old = await verbs.cas(addr, seen, pack(this.tag, countOf(seen)), { lock });
+      } catch (error) {
+        if (!isUncertain(error) || this.options.mutantNoReadBack) throw error;
+        old = await this.readBackEnqueue(addr, lock, seen, error);
+      }
       if (old === seen) break;
       seen = old;
       op.retries++;
@@ -252,6 +262,30 @@ export class NcosedClient implements LockClient<NcosedGrant> {
     }
   }
 
+  /**
+   * After the CAS that puts this client into the tail failed `unreachable`: once the link is back,
+   * read the word. This client's tag in the tail means the CAS ran (no other verb writes it while
+   * this tenure lasts), so it replaced `seen`: the acquire goes on from there. Any other tail is
+   * not decidable (it did not run, or a later requester replaced this one since): `error` again.
+   */
+  private async readBackEnqueue(addr: RemoteAddr, lock: LockId, seen: bigint, error: unknown): Promise<bigint> {
+    let waitNs = READ_BACK_FIRST_WAIT_NS;
+    for (let attempt = 0; attempt < READ_BACK_ATTEMPTS; attempt++) {
+      await this.ports.clock.sleep(waitNs);
+      waitNs = Math.min(waitNs * 2, READ_BACK_MAX_WAIT_NS);
+      let word: bigint;
+      try {
+        word = await this.readWord(addr, lock);
+      } catch (failed) {
+        if (isUncertain(failed)) continue;
+        throw failed;
+      }
+      if (tailOf(word) === this.tag) return seen;
+      break;
+    }
+    throw error;
+  }
+
   /** The grant or RETRY answering request `id`; undefined at the deadline (none: wait for ever). */
   private awaitReply(lock: LockId, id: bigint, deadline?: AcquireDeadline): Promise<Message | undefined> {
     const match = (m: Message) => m.lock === lock && m.epoch === id && (m.kind === 'grant' || (m.kind === 'custom' && m.value === RETRY));
@@ -265,6 +299,11 @@ export class NcosedClient implements LockClient<NcosedGrant> {
     return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
   }
 }
+
+/** Read-back pacing after a lost completion: 1 µs doubling to 0.5 ms, at most 200 reads. */
+const READ_BACK_FIRST_WAIT_NS = 1_000;
+const READ_BACK_MAX_WAIT_NS = 500_000;
+const READ_BACK_ATTEMPTS = 200;
 
 export const ncosed: ProtocolDefinition = {
   id: 'ncosed',

@@ -1,3 +1,4 @@
+import type { WordReconciler } from '@lockfabric/locks-common';
 import type { LockId, NodeId } from '@lockfabric/ports';
 
 /** A client waiting on its compute node for the local lock; `wake` is called once it is handed. */
@@ -17,6 +18,8 @@ export interface LocalLock {
   remoteHeld: boolean;
   handovers: number;
   readonly waiters: LocalWaiter[];
+  /** Reads the global word back after a verb of this node on it failed uncertain (created then). */
+  readBack?: WordReconciler;
 }
 
 /** The local lock tables of one run (`locks`: the run's layout object), per compute node. */

@@ -1,6 +1,6 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, WordReconciler, isUncertain } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { FREE, holderTag } from '@lockfabric/lock-caslock';
+import { FREE, holderTag, tagNode } from '@lockfabric/lock-caslock';
 import { clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
 import { localLock } from './local-table.js';
@@ -18,6 +18,8 @@ export interface ShermanOptions {
   readonly retryPauseNs: number;
   /** Test-only mutant: a handover beyond the bound releases the global word but hands over anyway. */
   readonly mutantHandOverAfterRemoteRelease: boolean;
+  /** Test-only mutant: after a verb fails `unreachable`, never read the global word back. */
+  readonly mutantNoReadBack: boolean;
 }
 
 export const SHERMAN_OPTION_HELP = {
@@ -25,6 +27,7 @@ export const SHERMAN_OPTION_HELP = {
   maxLocalHandovers: 'consecutive handovers on one compute node before the global word is released (default 4)',
   retryPauseNs: 'ns between two failed CAS attempts on the global word (default 0: retry at once)',
   mutantHandOverAfterRemoteRelease: 'test-only: release the global word and still hand over locally (broken on purpose)',
+  mutantNoReadBack: 'test-only: never read the global word back after a verb failed unreachable (leaks locks on lost completions)',
 };
 
 export function readShermanOptions(options?: ProtocolOptions): ShermanOptions {
@@ -34,6 +37,7 @@ export function readShermanOptions(options?: ProtocolOptions): ShermanOptions {
     maxLocalHandovers: reader.number('maxLocalHandovers', 4, { min: 0, integer: true }),
     retryPauseNs: reader.number('retryPauseNs', 0, { min: 0 }),
     mutantHandOverAfterRemoteRelease: reader.boolean('mutantHandOverAfterRemoteRelease', false),
+    mutantNoReadBack: reader.boolean('mutantNoReadBack', false),
   };
   reader.done();
   return parsed;
@@ -53,10 +57,18 @@ interface ShermanGrant extends Grant {
  * to `maxLocalHandovers` times in a row. Uncontended: one CAS to acquire, one WRITE to release.
  * Sherman keeps the word in the memory NIC's on-chip memory; the emulated fabric has no such
  * memory, so here it is an ordinary lock-table word in host memory (README "On-chip memory").
+ *
+ * Lost completions: a CAS or release WRITE on the global word that fails `unreachable` may have
+ * run. The word's tag names a client, hence its node: the word is read back once the link is up
+ * and a hold that no one believes they have is given up (per client for Sherman-NH; per node with
+ * the hierarchy, where the word is the node's while `remoteHeld`). A later acquire that finds its
+ * own tag (NH) or its node's (hierarchy, with `remoteHeld` unset) holds the word.
  */
 export class ShermanClient implements LockClient<ShermanGrant> {
   private readonly tag: bigint;
   private readonly key: string;
+  /** Sherman-NH's read-back of words this client left uncertain (the hierarchy keeps one per local entry). */
+  private readonly readBack: WordReconciler;
 
   constructor(
     private readonly ports: ClientPorts,
@@ -64,6 +76,7 @@ export class ShermanClient implements LockClient<ShermanGrant> {
   ) {
     this.tag = holderTag(ports.self);
     this.key = clientKey(ports.self);
+    this.readBack = new WordReconciler(ports.verbs, ports.clock);
   }
 
   async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<ShermanGrant> {
@@ -72,11 +85,12 @@ export class ShermanClient implements LockClient<ShermanGrant> {
     const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'sherman', lock, mode, this.key);
     try {
       deadline.check();
-      if (!this.options.hierarchy) await this.takeGlobal(addr, lock, deadline, op);
+      if (!this.options.hierarchy) await this.takeFlat(addr, lock, deadline, op);
       else await this.takeHierarchical(addr, lock, deadline, op);
       op.granted();
       return { lock, mode, addr, heldAs: 'exclusive' };
     } catch (error) {
+      if (!this.options.hierarchy) this.readBackFlat(error, addr, lock);
       op.failed(error);
       throw error;
     }
@@ -90,6 +104,7 @@ export class ShermanClient implements LockClient<ShermanGrant> {
       if (!this.options.hierarchy) await this.releaseGlobal(grant.addr, grant.lock);
       else await this.passLocalLock(this.local(grant.lock), grant.addr, grant.lock);
     } catch (error) {
+      if (!this.options.hierarchy) this.readBackFlat(error, grant.addr, grant.lock);
       span.recordError(error);
       throw error;
     } finally {
@@ -108,14 +123,39 @@ export class ShermanClient implements LockClient<ShermanGrant> {
     else local.held = true;
     if (local.remoteHeld) return;
     try {
-      await this.takeGlobal(addr, lock, deadline, op);
+      const settling = local.readBack?.takeOver(addr);
+      if (settling) await settling;
+      // With `remoteHeld` unset no client of this node holds the word, so this node's tag in it is
+      // a hold left by a lost completion: the local owner takes it as its own.
+      await this.takeGlobal(addr, lock, deadline, op, (word) => tagNode(word) === this.ports.self.node);
       local.remoteHeld = true;
       local.handovers = 0;
     } catch (error) {
       // Gave up (or a verb failed) while owning the local entry: the next local waiter tries.
+      this.readBackLocal(error, local, addr, lock);
       this.passOwnership(local);
       throw error;
     }
+  }
+
+  private async takeFlat(addr: RemoteAddr, lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
+    const settling = this.readBack.takeOver(addr);
+    if (settling) await settling;
+    await this.takeGlobal(addr, lock, deadline, op, (word) => word === this.tag);
+  }
+
+  /** Sherman-NH: after a verb that may have run, read the word back and give up this client's tag. */
+  private readBackFlat(error: unknown, addr: RemoteAddr, lock: LockId): void {
+    if (!isUncertain(error) || this.options.mutantNoReadBack) return;
+    this.readBack.reconcile({ addr, lock, mine: (word) => word === this.tag, without: () => FREE });
+  }
+
+  /** Hierarchy: the node's tag is given up only while no local client owns the entry (one that does takes it over). */
+  private readBackLocal(error: unknown, local: LocalLock, addr: RemoteAddr, lock: LockId): void {
+    if (!isUncertain(error) || this.options.mutantNoReadBack) return;
+    local.readBack ??= new WordReconciler(this.ports.verbs, this.ports.clock);
+    const node = this.ports.self.node;
+    local.readBack.reconcile({ addr, lock, mine: (word) => tagNode(word) === node && !local.held, without: () => FREE });
   }
 
   /** Queue on the local entry until a releaser hands it over, or the deadline passes. */
@@ -155,6 +195,9 @@ export class ShermanClient implements LockClient<ShermanGrant> {
       local.handovers = 0;
       try {
         await this.releaseGlobal(addr, lock);
+      } catch (error) {
+        this.readBackLocal(error, local, addr, lock);
+        throw error;
       } finally {
         // The mutant keeps believing the node holds the word it just freed.
         if (this.options.mutantHandOverAfterRemoteRelease && local.waiters.length > 0) local.remoteHeld = true;
@@ -176,10 +219,12 @@ export class ShermanClient implements LockClient<ShermanGrant> {
     next.wake();
   }
 
-  private async takeGlobal(addr: RemoteAddr, lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<void> {
+  /** CAS the tag into a free word; `ours` says which taken word is already this client's (a lost completion). */
+  private async takeGlobal(addr: RemoteAddr, lock: LockId, deadline: AcquireDeadline, op: AcquireSpan, ours: (word: bigint) => boolean): Promise<void> {
     for (;;) {
       op.verbs++;
-      if ((await this.ports.verbs.cas(addr, FREE, this.tag, { lock })) === FREE) return;
+      const old = await this.ports.verbs.cas(addr, FREE, this.tag, { lock });
+      if (old === FREE || (!this.options.mutantNoReadBack && ours(old))) return;
       op.retries++;
       if (this.options.retryPauseNs > 0) await deadline.pause(this.options.retryPauseNs);
       else deadline.check();
@@ -198,7 +243,8 @@ function abortedPromise(signal: AbortSignal): Promise<void> {
 export const sherman: ProtocolDefinition = {
   id: 'sherman',
   // No lease and no repair: a crashed holder keeps the global word (and its node's local entry).
-  swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true },
+  // A lost completion is repaired by a live client's read-back (tests/lost-completions).
+  swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true, flushedVerbs: true },
   summary: "Sherman's hierarchical CAS lock: a local lock table per compute node in front of one CAS word (hierarchy=false: Sherman-NH); mutex",
   fabric: 'verbs',
   capabilities: [],
