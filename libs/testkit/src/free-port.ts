@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { TestServerError } from './test-server-error.js';
 
 /**
  * A TCP port that was free a moment ago: the OS picks it for a throwaway listener. Another process
@@ -13,7 +14,7 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
       const address = server.address();
       if (address === null || typeof address === 'string') {
         server.close();
-        reject(new Error(`could not read the port of a listener on ${host}`));
+        reject(new TestServerError(`could not read the port of a listener on ${host}`));
         return;
       }
       server.close(() => resolve(address.port));

@@ -27,3 +27,4 @@ export { protoBytes, protoMessage } from './proto-arbitrary.js';
 export { probePlaintextNats, type PlaintextProbe } from './nats-probe.js';
 export { startRedisServer, type RedisServerHandle } from './redis-server.js';
 export * from './otlp/index.js';
+export { TestServerError } from './test-server-error.js';

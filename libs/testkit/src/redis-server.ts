@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from './free-port.js';
+import { TestServerError } from './test-server-error.js';
 
 export interface RedisServerHandle {
   readonly url: string;
@@ -37,9 +38,9 @@ function spawnOnce(binary: string, port: number, timeoutMs: number): Promise<Red
   child.once('exit', () => running.delete(child));
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`redis-server on port ${port} did not start in time:\n${output}`))), timeoutMs);
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new TestServerError(`redis-server on port ${port} did not start in time:\n${output}`))), timeoutMs);
     child.once('error', (error) => (clearTimeout(timer), reject(error)));
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`redis-server on port ${port} exited during start (${code}):\n${output}`))));
+    child.once('exit', (code) => (clearTimeout(timer), reject(new TestServerError(`redis-server on port ${port} exited during start (${code}):\n${output}`))));
     child.stdout?.on('data', (chunk: Buffer) => {
       output = (output + chunk.toString('utf8')).slice(-4_000);
       if (!output.includes(READY_LINE)) return;

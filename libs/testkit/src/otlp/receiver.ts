@@ -8,6 +8,7 @@ import { decodeMetricsRequestProtobuf } from './metrics.js';
 import type { ReceivedMetric } from './metrics.js';
 import { OtlpDecodeError } from './values.js';
 import { LockFabricError } from '@lockfabric/ports';
+import { TestServerError } from '../test-server-error.js';
 
 export interface OtlpReceiverOptions {
   /** Interface to bind; loopback by default. */
@@ -137,7 +138,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         waiters.delete(waiter);
-        reject(new Error(`OTLP receiver: condition not met within ${timeoutMs} ms; ${seen()}`));
+        reject(new TestServerError(`OTLP receiver: condition not met within ${timeoutMs} ms; ${seen()}`));
       }, timeoutMs);
       const waiter: Waiter = {
         ready: () => predicate(items),
