@@ -15,7 +15,7 @@ import { StatusResponseSchema } from '@lockfabric/wire';
 import { startCoordinatorServer } from './coordinator-server.js';
 import { lockAdminService } from './lock-admin/lock-admin-metrics.js';
 import { GrpcDeciderControl } from './switch-control/grpc-decider-control.js';
-import { GrpcNetLockPurge } from './switch-control/grpc-netlock-purge.js';
+import { GrpcSwitchPurge } from './switch-control/grpc-switch-purge.js';
 
 export interface CoordinatorDeps {
   readonly nc: NatsConnection;
@@ -92,7 +92,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   const recoveryCount = metrics.counter({ name: 'lockfabric_coordinator_recoveries_total', help: 'Recoveries by what happened to them', labelNames: ['event'] });
   const seenDecodeErrors = new Map<string, number>();
   const drivers = deps.drivers ?? {};
-  const netlockPurge = drivers.netlockPurge ?? new GrpcNetLockPurge();
+  const netlockPurge = drivers.netlockPurge ?? new GrpcSwitchPurge();
 
   // What the process does not own (the detector's and the books' options) passes through as it is.
   const { nc: _nc, cluster: _cluster, grpcPort: _grpcPort, grpcHost: _grpcHost, racks, metrics: _metrics, drivers: _drivers, ...options } = deps;
