@@ -7,7 +7,7 @@ import { protocolById } from '@lockfabric/lock-catalog';
 import type { LockClient } from '@lockfabric/ports';
 import { createSimCluster } from '@lockfabric/sim';
 
-/** A protocol's `--opt` options, e.g. `{ leaseMs: 200 }`. */
+/** A protocol's `--opt` options, e.g. `{ leaseNs: 200_000_000 }`. */
 type Options = Readonly<Record<string, string | number | boolean>>;
 
 export interface Hold {

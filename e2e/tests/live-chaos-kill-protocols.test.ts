@@ -30,9 +30,9 @@ const STARTED_OPS = 10;
 
 /** Waiters reset after 100 ms (live holds are slower than RDMA); resets learn of dead nodes from the coordinator's notice. */
 const DECLOCK_ACQUIRE_TIMEOUT_MS = 100;
-/** compute-1's timeout stagger (acquireTimeoutStaggerMs 1 × node index 1). */
+/** compute-1's timeout stagger (acquireTimeoutStaggerNs 1 ms × node index 1). */
 const DECLOCK_STAGGER_MS = 1;
-const DECLOCK_OPTIONS = { acquireTimeoutMs: String(DECLOCK_ACQUIRE_TIMEOUT_MS) };
+const DECLOCK_OPTIONS = { acquireTimeoutNs: String(DECLOCK_ACQUIRE_TIMEOUT_MS * MS) };
 /**
  * DecLock: a survivor waiting behind the dead node's members times out and resets the lock; the
  * reset finishes once every live node acknowledged and the notice named compute-2 dead, so a lock
@@ -53,14 +53,14 @@ const cases: Case[] = [
   // Fenced by the memory node, then its holder tags are CASed to free.
   { protocol: 'caslock', options: {}, boundMs: DETECTION_MS + SLACK_MS },
   // Write words of the dead machine freed after fencing; read leases (50 ms live) run out.
-  { protocol: 'drtm', options: { leaseMs: '50', driftNs: '1000000', txMarginNs: '20000000' }, boundMs: DETECTION_MS + 50 + SLACK_MS },
+  { protocol: 'drtm', options: { leaseNs: '50000000', driftNs: '1000000', txMarginNs: '20000000' }, boundMs: DETECTION_MS + 50 + SLACK_MS },
   // Lease: waiters skip a stalled ticket after 2λ (+ a poll of λ/2), λ = 200 ms. Several of the
   // victim's tickets can sit ahead on one lock (a shared skip leaves dead reader slots for the next
   // writer, dslr spec §6.4), each skipped after its own stall: bound three of them (observed 1.2–1.6 s).
   { protocol: 'dslr-backoff', options: dslrLiveOptions, boundMs: 3 * 500 + SLACK_MS },
   // Lease: RelCnt watch after 3·T_lease, then the era-fenced reset of the memory-node recovery server.
   { protocol: 'shiftlock', options: {}, boundMs: 30 + SLACK_MS },
-  // A waiter that times out (acquireTimeoutMs) resets the lock; the reset finishes past the dead
+  // A waiter that times out (acquireTimeoutNs) resets the lock; the reset finishes past the dead
   // node's members at the coordinator's notice (its RESET_ACKs come from the live nodes only).
   { protocol: 'declock', options: DECLOCK_OPTIONS, boundMs: DECLOCK_BOUND_MS },
   { protocol: 'declock-cql', options: DECLOCK_OPTIONS, boundMs: DECLOCK_BOUND_MS },

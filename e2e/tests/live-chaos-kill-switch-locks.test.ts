@@ -32,7 +32,7 @@ const DETECTION_MS = 100 * MISSES;
 const LOCKS = 3;
 const VICTIM = 3;
 /** Live retransmits sized for NATS round trips; a full switch queue is retried after up to 2 ms. */
-const OPTIONS = { retransmitMs: '20', maxAttempts: '25', pushBackUs: '2000' };
+const OPTIONS = { retransmitNs: '20000000', maxAttempts: '25', pushBackNs: '2000000' };
 const PURGE_LINE = new RegExp(
   `netlock purge after compute/\\S+ \\(node ${VICTIM}\\): (\\d+) switch-queue entr(?:y|ies) removed \\((\\d+) holding\\) on (\\d+) hot lock\\(s\\), (\\d+) grant\\(s\\) sent.*?; ([\\d.]+) ms after detection`,
 );

@@ -32,7 +32,7 @@ const MISSES = 10;
 const DETECTION_MS = 100 * MISSES;
 const LOCKS = 3;
 /** Live retransmits sized for NATS round trips; a release to a dead home gives up after 25 × 20 ms. */
-const OPTIONS = { retransmitMs: '20', maxAttempts: '25' };
+const OPTIONS = { retransmitNs: '20000000', maxAttempts: '25' };
 
 interface Case {
   readonly protocol: string;

@@ -14,7 +14,7 @@ export const MS = 1_000_000;
 
 /** DSLR with leases sized for the emulated fabric (as in live-protocols), restarting skipped tickets. */
 export const DSLR_LEASE_MS = 200;
-export const dslrLiveOptions = { leaseMs: String(DSLR_LEASE_MS), waitUnitNs: '100000', restartOnAbort: 'true' };
+export const dslrLiveOptions = { leaseNs: String(DSLR_LEASE_MS * MS), waitUnitNs: '100000', restartOnAbort: 'true' };
 
 /** Failure detection of the local cluster's services: heartbeats every 100 ms, dead after 3 misses. */
 export const DETECTION_MS = 300;

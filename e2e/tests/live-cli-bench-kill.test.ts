@@ -27,7 +27,7 @@ interface Case {
 const cases: Case[] = [
   { protocol: 'caslock', family: 'RDMA spin lock', opts: [] },
   { protocol: 'declock', family: 'RDMA queue/handover lock', opts: [] },
-  { protocol: 'srvlock', family: 'switch-routed lock server', opts: ['--opt', 'retransmitMs=20', '--opt', 'maxAttempts=25'] },
+  { protocol: 'srvlock', family: 'switch-routed lock server', opts: ['--opt', 'retransmitNs=20000000', '--opt', 'maxAttempts=25'] },
 ];
 
 interface BenchJson {

@@ -130,7 +130,7 @@ describe('live metrics: every service serves valid Prometheus text whose series 
       state: cluster.state,
       protocol: 'srvlock',
       spec: { clients: 4, locks: 4, readRatio: 0.25, distribution: 'uniform', operations: 200, thinkNs: 0, criticalSectionNs: 10_000, seed: 9, timeoutMs: 10_000 },
-      protocolOptions: { retransmitMs: '20', maxAttempts: '400' },
+      protocolOptions: { retransmitNs: '20000000', maxAttempts: '400' },
     });
     expect(result.summary.acquires).toBeGreaterThan(0);
     const now = await scrape(sw);

@@ -13,7 +13,7 @@ import { withLiveCluster } from './live-cluster.js';
 // parlock manager exists; that manager then grants node 1 the same lock: exclusion overlaps.
 // With the barrier (the driver's default), node 1 was prepared before any client ran, so its
 // parlock manager granted node 2 and queues node 1 behind it.
-const serverOptions = { retransmitMs: '20', maxAttempts: '400' };
+const serverOptions = { retransmitNs: '20000000', maxAttempts: '400' };
 /** Long enough that node 1 starts while node 2 still holds (node 1 starts within ~1 s of the grant). */
 const HOLD_NS = 4e9;
 

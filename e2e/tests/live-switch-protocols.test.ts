@@ -8,7 +8,7 @@ import { withLiveCluster } from './live-cluster.js';
 // a memory node and two compute nodes over real NATS; the merged history must pass the checker.
 // Before each run the driver resets the switch and, for NetLock, installs the hot-lock queues of
 // a profiled pre-run trace; after it, it reads how many grants the switch decided.
-const serverOptions = { retransmitMs: '20', maxAttempts: '400' };
+const serverOptions = { retransmitNs: '20000000', maxAttempts: '400' };
 const groups: { program: string; protocols: string[] }[] = [
   { program: 'forward', protocols: ['srvlock', 'parlock'] },
   { program: 'netlock', protocols: ['netlock'] },

@@ -141,7 +141,7 @@ export function runRequest(runId: string, protocol: string, spec: WorkloadSpec, 
     prepared,
     recordHistory: true,
     peers: PEERS,
-    spec: runSpecToWire({ protocol, workload: spec, options: { retransmitMs: '20', maxAttempts: '400' } }),
+    spec: runSpecToWire({ protocol, workload: spec, options: { retransmitNs: '20000000', maxAttempts: '400' } }),
   });
 }
 

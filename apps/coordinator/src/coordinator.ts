@@ -15,7 +15,7 @@ import { StatusResponseSchema } from '@lockfabric/wire';
 import { startCoordinatorServer } from './coordinator-server.js';
 import { lockAdminService } from './lock-admin/lock-admin-metrics.js';
 import { GrpcDeciderControl } from './switch-control/grpc-decider-control.js';
-import { GrpcNetLockPurge } from './switch-control/grpc-netlock-purge.js';
+import { GrpcSwitchPurge } from './switch-control/grpc-switch-purge.js';
 
 export interface CoordinatorDeps {
   readonly nc: NatsConnection;
@@ -51,7 +51,7 @@ export interface CoordinatorDeps {
   readonly trace?: Trace;
   /** Overrides of the recovery drivers (timings; test seams for the switch's control plane). */
   readonly drivers?: Pick<ControlPlaneDeps, 'queue' | 'netlock'> &
-    Partial<Pick<ControlPlaneDeps, 'netlockPurge'>> & {
+    Partial<Pick<ControlPlaneDeps, 'switchPurge'>> & {
       /** Timings of the protocols' recovery plug-ins. */
       readonly recovery?: RecoveryTimings;
       readonly switchControl?: SwitchProgramControlFactory;
@@ -92,7 +92,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   const recoveryCount = metrics.counter({ name: 'lockfabric_coordinator_recoveries_total', help: 'Recoveries by what happened to them', labelNames: ['event'] });
   const seenDecodeErrors = new Map<string, number>();
   const drivers = deps.drivers ?? {};
-  const netlockPurge = drivers.netlockPurge ?? new GrpcNetLockPurge();
+  const switchPurge = drivers.switchPurge ?? new GrpcSwitchPurge();
 
   // What the process does not own (the detector's and the books' options) passes through as it is.
   const { nc: _nc, cluster: _cluster, grpcPort: _grpcPort, grpcHost: _grpcHost, racks, metrics: _metrics, drivers: _drivers, ...options } = deps;
@@ -104,7 +104,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     clock,
     malformed,
     ...plugins.reduce<Partial<ControlPlaneDeps>>((merged, p) => ({ ...merged, ...p.controlPlane }), {}),
-    netlockPurge,
+    switchPurge,
     ...(drivers.queue ? { queue: drivers.queue } : {}),
     ...(drivers.netlock ? { netlock: drivers.netlock } : {}),
     events: {

@@ -1,7 +1,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { MalformedInputCounter, announceFissSwitch, connectNats, createSubjects, rawMethodOf, startHeartbeat, unaryHandler } from '@lockfabric/live';
+import { MalformedInputCounter, announceSwitchControl, connectNats, createSubjects, rawMethodOf, startHeartbeat, unaryHandler } from '@lockfabric/live';
 import type { HeartbeatPublisher } from '@lockfabric/live';
 import {
   DescribeSwitchResponseSchema,
@@ -106,7 +106,7 @@ describe('coordinator: a FissLock recovery a live compute node does not answer (
     beat('compute', '1', 1, 1);
     beat('compute', '2', 2, 1);
     const first = beat('switch', '200', 200, 1);
-    await announceFissSwitch(ncMembers, subjects, 0, `127.0.0.1:${control.port}`);
+    await announceSwitchControl(ncMembers, subjects, 0, `127.0.0.1:${control.port}`);
     await waitFor(() => views.some((v) => v.members.filter((m) => m.state === 1).length === 3), { what: 'all three members alive in a view', timeoutMs: 10_000 });
     // the switch restarts with empty registers: S1–S3 must run, and compute node 2 does not answer
     first.stop();

@@ -3,7 +3,7 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { RecoveryBook } from '@lockfabric/control';
 import { FissCallError, startFissRecoveryHook } from '@lockfabric/lock-catalog-control';
 import type { FissRecoveryHook, FissRecoveryHookDeps, FissSwitchControl, HookParticipant } from '@lockfabric/lock-catalog-control';
-import { MalformedInputCounter, NatsControlBus, announceFissSwitch, connectNats, createSubjects } from '@lockfabric/live';
+import { MalformedInputCounter, NatsControlBus, announceSwitchControl, connectNats, createSubjects } from '@lockfabric/live';
 import { FissStuckLockSchema } from '@lockfabric/wire';
 import type { MachineOrders, ServerReport } from '@lockfabric/lock-catalog';
 import type { NodeId } from '@lockfabric/ports';
@@ -94,7 +94,7 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
     let view = false;
     let epoch = 0n;
     const { hook, book } = start({ participant: computeNode(1, 5, log), switchControl: sw.control, liveComputeNodes: () => [1], hasView: () => view, epoch: () => epoch });
-    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    await announceSwitchControl(nc, subjects, 0, '127.0.0.1:1');
     hook.switchJoined({ id: '200', node: 200, incarnation: 2n });
     // during the warm-up nothing is opened and nobody is paused: the nodes would refuse the older epoch
     await waitFor(() => sw.state.loads >= 1, { what: 'the switch described' });
@@ -122,7 +122,7 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
     const sw = fakeSwitch(true);
     const log: string[] = [];
     const { hook } = start({ participant: computeNode(1, 5, log), switchControl: sw.control, liveComputeNodes: () => [1] });
-    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    await announceSwitchControl(nc, subjects, 0, '127.0.0.1:1');
     hook.switchJoined({ id: '200', node: 200, incarnation: 2n });
     await waitFor(() => hook.admissions.length === 1, { what: 'the admission' });
     await hook.idle();
@@ -153,7 +153,7 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
       },
     });
     ref.hook = made;
-    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    await announceSwitchControl(nc, subjects, 0, '127.0.0.1:1');
     made.computeDead({ id: '3', node: 3, incarnation: 1n });
     await waitFor(() => made.admissions.at(-1)?.open === true, { what: 'the switch opened again' });
     await made.idle();
@@ -175,7 +175,7 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
     const log: string[] = [];
     let switches: NodeId[] = [200];
     const { hook, logger } = start({ participant: computeNode(1, 5, log), switchControl: sw.control, liveComputeNodes: () => [1], liveSwitches: () => switches });
-    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    await announceSwitchControl(nc, subjects, 0, '127.0.0.1:1');
     hook.switchBack({ id: '200', node: 200, incarnation: 3n });
     await hook.idle();
     expect(sw.state.loads).toBe(4);
@@ -200,7 +200,7 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
     const log: string[] = [];
     let switches: NodeId[] = [];
     const { hook, book } = start({ participant: computeNode(1, 5, log), switchControl: sw.control, liveComputeNodes: () => [1], liveSwitches: () => switches });
-    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    await announceSwitchControl(nc, subjects, 0, '127.0.0.1:1');
     hook.switchJoined({ id: '200', node: 200, incarnation: 2n });
     await hook.idle();
     expect(hook.completed).toHaveLength(0);
@@ -231,7 +231,7 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
     });
     const malformed = new MalformedInputCounter({ logger: memoryLogger() });
     const { hook } = start({ participant, switchControl: sw.control, liveComputeNodes: () => [1], malformed, stuckRepairIntervalMs: 60_000 });
-    await announceFissSwitch(nc, subjects, 0, '127.0.0.1:1');
+    await announceSwitchControl(nc, subjects, 0, '127.0.0.1:1');
     const stuck = (fields: { machine: number; lock: number; reason: string }) => toBinary(FissStuckLockSchema, create(FissStuckLockSchema, fields));
     nc.publish(subjects.fissStuck(), Uint8Array.of(0xff, 0xff)); // not a FissStuckLock
     nc.publish(subjects.fissStuck(), stuck({ machine: 1, lock: 5, reason: 'tired' })); // no such reason

@@ -1,7 +1,7 @@
 import { loadConfig } from '@lockfabric/config';
 import type { Config } from '@lockfabric/config';
 import { ConfigError } from '@lockfabric/ports';
-import { announceFissSwitch } from '@lockfabric/live';
+import { announceSwitchControl } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { startSwitchDataplane } from './switch-dataplane.js';
 import { createSwitchProgram } from './switch-program.js';
@@ -65,7 +65,7 @@ await runService({
     // lets a restarted coordinator learn it again within a second.
     const controlAddress = config.switch.controlAddress ?? `127.0.0.1:${String(service.endpoints['grpc'])}`;
     const announce = (): void => {
-      announceFissSwitch(nc, subjects, config.switch.rack, controlAddress).catch((error: unknown) => logger.warn(`switch-dataplane: could not announce ${controlAddress}: ${String(error)}`));
+      announceSwitchControl(nc, subjects, config.switch.rack, controlAddress).catch((error: unknown) => logger.warn(`switch-dataplane: could not announce ${controlAddress}: ${String(error)}`));
     };
     announce();
     const timer = setInterval(announce, ANNOUNCE_INTERVAL_MS);

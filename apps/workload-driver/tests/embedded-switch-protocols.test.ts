@@ -17,13 +17,13 @@ describe('embedded: a run starts from the real-time protocol defaults', () => {
 
   it('the live defaults come from the protocols’ own modules, the same table as when the CLI kept it', () => {
     expect(LIVE_PROTOCOL_DEFAULTS).toEqual({
-      drtm: { leaseMs: 50, driftNs: 1_000_000, txMarginNs: 20_000_000 },
-      dslr: { leaseMs: 200, waitUnitNs: 100_000 },
-      'dslr-backoff': { leaseMs: 200, waitUnitNs: 100_000 },
+      drtm: { leaseNs: 50_000_000, driftNs: 1_000_000, txMarginNs: 20_000_000 },
+      dslr: { leaseNs: 200_000_000, waitUnitNs: 100_000 },
+      'dslr-backoff': { leaseNs: 200_000_000, waitUnitNs: 100_000 },
       mcs: { releaseLinkTimeoutNs: 200_000_000 },
       alock: { releaseLinkTimeoutNs: 200_000_000 },
       'rma-rw': { releaseLinkTimeoutNs: 200_000_000, pollIntervalNs: 50_000 },
-      shiftlock: { leaseMs: 100 },
+      shiftlock: { leaseNs: 100_000_000 },
       fisslock: { rtoNs: 250_000_000, attemptTimeoutNs: 2_000_000_000, starvePeriodNs: 20_000_000 },
     });
   });

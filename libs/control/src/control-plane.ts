@@ -60,8 +60,11 @@ export interface ControlPlaneDeps {
    * (`fissNotDriven`: its actions close with no steps, as when no switch announces itself).
    */
   readonly fissRecovery?: FissDriverFactory;
-  /** The switch's NetLock purge (SwitchControl.PurgeNetLockMachine live). */
-  readonly netlockPurge: NetLockPurgePort | PurgeCall;
+  /**
+   * Drops a dead machine's entries from the running switch program (live: the app's gRPC call,
+   * SwitchControl.PurgeNetLockMachine); the NetLock purge trigger drives it.
+   */
+  readonly switchPurge: NetLockPurgePort | PurgeCall;
   /** Overrides of the queue-lock recovery hook's timings. */
   readonly queue?: Pick<QueueRecoveryHookDeps, 'callTimeoutMs' | 'gateLeaseMs' | 'drainPollMs' | 'queueHosts'>;
   readonly netlock?: Pick<NetLockPurgeDeps, 'maxAttempts' | 'retryDelayMs'>;
@@ -174,7 +177,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     declareDead: (node, reason) => declareComputeDead(node, reason),
   });
   // NetLock: a dead compute node's switch-queue entries purged, its late packets fenced (netlock-purge.ts)
-  const netlockPurge = startNetLockPurge({ bus, subjects, logger, clock, recoveries, malformed, purge: deps.netlockPurge, ...(deps.netlock ?? {}) });
+  const netlockPurge = startNetLockPurge({ bus, subjects, logger, clock, recoveries, malformed, purge: deps.switchPurge, ...(deps.netlock ?? {}) });
   // mcs/alock: gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
   const queueLocks = startQueueRecoveryHook({ bus, subjects, logger, clock, recoveries, epoch, liveComputeNodes: liveOf('compute'), ...(deps.queue ?? {}) });
   let lastTable: Uint8Array | undefined;

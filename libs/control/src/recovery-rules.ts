@@ -38,7 +38,7 @@ export const COMPUTE_FAILURE_RULES: Readonly<Record<ProtocolId, RecoveryRule>> =
   drtm: { mechanism: 'fence', action: 'read leases expire after λ+Δ; write locks owned by the dead machine are freed by the memory node after fencing it' },
   // ShiftLock: RelCnt watching fires after 3·T_lease, then an era-fenced reset through the memory node.
   shiftlock: { mechanism: 'lease', boundMs: 30, action: 'RelCnt watch (3·T_lease) then era-fenced reset by the memory-node recovery server' },
-  // DecLock: a waiter that times out (acquireTimeoutMs 10 + stagger ≤ 15) resets the lock, fenced by
+  // DecLock: a waiter that times out (acquireTimeoutNs 10 ms + stagger ≤ 15 ms) resets the lock, fenced by
   // the reset counter. The compute nodes' declock service hears this FailureNotice too: a reset
   // stops waiting for the dead node's queue members once every live node has acknowledged, and a
   // reset the dead node had claimed is taken over. So the action is done by the notice, or one

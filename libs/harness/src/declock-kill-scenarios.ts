@@ -6,7 +6,7 @@ const US = 1_000;
 const MS = 1_000_000;
 const L = 0;
 /** Waiters give up on a grant after 1 ms (no per-node stagger): the scenarios' time unit. */
-export const DECLOCK_SCENARIO_OPTIONS: ProtocolOptions = { acquireTimeoutMs: 1, acquireTimeoutStaggerMs: 0 };
+export const DECLOCK_SCENARIO_OPTIONS: ProtocolOptions = { acquireTimeoutNs: 1_000_000, acquireTimeoutStaggerNs: 0 };
 
 const outcome = (p: Promise<unknown>) =>
   p.then(
@@ -58,7 +58,7 @@ export async function deadHolderScenario(protocol: ProtocolDefinition, options: 
  * entry valid to grant it; it never becomes valid. Meanwhile another client of the same node asks
  * for L and waits behind the release on the node's local lock. With the refetch bounded by the
  * waiter timeout the releaser gives up after 1 ms and resets, and the reset finishes at the
- * notice (2 ms after the kill); with `refetchTimeoutMs: inf` it refetches maxRefetch times first.
+ * notice (2 ms after the kill); with `refetchTimeoutNs: inf` it refetches maxRefetch times first.
  */
 export async function deadWaiterBeforeWriteScenario(protocol: ProtocolDefinition, options: ProtocolOptions = {}): Promise<ScenarioResult> {
   // Killed right after its acquire FAA on L completed: the FAA counted it in the header, no WRITE follows.

@@ -40,7 +40,7 @@ export class ResetCounter implements Trace {
  * only). With the default options — no small counter limit — FCFS and "no repair" are promised;
  * `options` draws others (resets and multi-slot tickets for the conservation sweep, say).
  */
-export function dslrFaultFree(protocol: ProtocolDefinition, options: (random: Random) => ProtocolOptions = (random) => ({ leaseMs: [0.2, 0.5, 1][random.int(3)]! })): ProtocolDefinition {
+export function dslrFaultFree(protocol: ProtocolDefinition, options: (random: Random) => ProtocolOptions = (random) => ({ leaseNs: [200_000, 500_000, 1_000_000][random.int(3)]! })): ProtocolDefinition {
   return { ...protocol, swarm: { options } };
 }
 
@@ -53,7 +53,7 @@ export function dslrFaultFree(protocol: ProtocolDefinition, options: (random: Ra
  */
 export const DSLR_HOT: { readonly spec: Partial<WorkloadSpec>; readonly options: ProtocolOptions } = {
   spec: { locks: 1, clients: 10, distribution: 'uniform', operations: 150, criticalSectionNs: 5_000 },
-  options: { leaseMs: 0.05, counterLimit: 8, backoffCapNs: 50_000 },
+  options: { leaseNs: 50_000, counterLimit: 8, backoffCapNs: 50_000 },
 };
 
 /** Judge of a fault-free seed: no repair CAS (spec I12; fenced releases' CAS apart), no abort, FCFS (I7). */

@@ -1,5 +1,5 @@
-// Pause sweeps of lease-based protocols: the DSLR family (options leaseMs, waitUnitNs, restartOnAbort,
-// backoffCapNs) and ShiftLock (leaseMs), shared by their tests.
+// Pause sweeps of lease-based protocols: the DSLR family (options leaseNs, waitUnitNs, restartOnAbort,
+// backoffCapNs) and ShiftLock (leaseNs), shared by their tests.
 import { HistoryRecorder, LEASE_EXPIRED, checkHistory, clipExpiredLeases, summarizeVerdict } from '@lockfabric/check';
 import type { HistoryEvent, Verdict } from '@lockfabric/check';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
@@ -35,18 +35,18 @@ const PAUSED_NODE = 2;
 export interface PauseShape {
   /** Waiters presume a failure after this many leases without progress (DSLR 2λ, ShiftLock 3λ). */
   readonly stallLeases: number;
-  /** The protocol's options for a lease of `leaseMs`, before `base` is applied. */
+  /** The protocol's options for a lease of `leaseMs` (ms), before `base` is applied. */
   readonly options: (leaseMs: number) => ProtocolOptions;
 }
 
 /** DSLR and DSLR-backoff: 2λ stall threshold, ω = 2 µs, waiters restart after an abort. */
 export const DSLR_PAUSE_SHAPE: PauseShape = {
   stallLeases: 2,
-  options: (leaseMs) => ({ leaseMs, waitUnitNs: 2_000, restartOnAbort: true, backoffCapNs: 100_000 }),
+  options: (leaseMs) => ({ leaseNs: leaseMs * NS_PER_MS, waitUnitNs: 2_000, restartOnAbort: true, backoffCapNs: 100_000 }),
 };
 
 /** ShiftLock: RelCnt standing still for 3·T_lease starts a recovery (ShiftLock §4). */
-export const SHIFTLOCK_PAUSE_SHAPE: PauseShape = { stallLeases: 3, options: (leaseMs) => ({ leaseMs }) };
+export const SHIFTLOCK_PAUSE_SHAPE: PauseShape = { stallLeases: 3, options: (leaseMs) => ({ leaseNs: leaseMs * NS_PER_MS }) };
 
 /**
  * Scaled-down copy of the live SIGSTOP test: λ = 200 µs, critical sections a fraction of λ,

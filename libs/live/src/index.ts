@@ -1,5 +1,5 @@
 export { createSubjects, SubjectTokenError, type Subjects } from './subjects.js';
-export { announceFissSwitch, announceLockTable } from './lock-table-announce.js';
+export { announceSwitchControl, announceLockTable } from './lock-table-announce.js';
 export { consoleLogger, silentLogger, type Logger } from './logger.js';
 export { RateLimitedLog, type RateLimitOptions } from './rate-limited-log.js';
 export { MalformedInputCounter, type MalformedInputOptions } from './malformed-input.js';

@@ -16,11 +16,12 @@ export async function announceLockTable(nc: NatsConnection, subjects: Subjects, 
 }
 
 /**
- * Tells the coordinator where a rack's SwitchControlService listens (`ctl.fiss.switch`), so it can
- * rewrite the FissLock decider's registers in recovery step S3. switch-dataplane repeats it every
- * second, so a restarted coordinator learns it again.
+ * Tells the coordinator where a rack's SwitchControlService listens, so the control plane (and
+ * any protocol's recovery plug-in, e.g. FissLock's S3 register rewrite) can reach that switch.
+ * switch-dataplane repeats it every second, so a restarted coordinator learns it again. The
+ * subject and message keep their wire names (`ctl.fiss.switch`, `FissSwitchAnnounce`).
  */
-export async function announceFissSwitch(nc: NatsConnection, subjects: Subjects, rack: number, controlAddress: string): Promise<void> {
+export async function announceSwitchControl(nc: NatsConnection, subjects: Subjects, rack: number, controlAddress: string): Promise<void> {
   nc.publish(subjects.fissSwitch(), toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack, controlAddress })));
   await nc.flush();
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { optionsNotShared, readProtocolList, renamedOptionWarnings } from './bench.js';
+import { optionsNotShared, readProtocolList } from './bench.js';
 
 describe('bench --protocol lists', () => {
   it('reads a comma-separated list once per id, and lists every unknown id', () => {
@@ -20,9 +20,9 @@ describe('bench --protocol lists', () => {
     expect(optionsNotShared(['caslock'], { mutantSkipCompare: 'true' })).toEqual([]);
   });
 
-  it('warns of an option given under its old name, once per protocol that renamed it, and still accepts it', () => {
-    expect(renamedOptionWarnings(['drtm'], { leaseNs: '1000000' })).toEqual([expect.stringMatching(/drtm option leaseNs \(ns\) is deprecated: use leaseMs/)]);
-    expect(renamedOptionWarnings(['drtm', 'caslock'], { leaseMs: '1' })).toEqual([]);
-    expect(optionsNotShared(['drtm', 'drtm'], { leaseNs: '1000000' })).toEqual([]);
+  it('names the new option and its value in ns when every protocol renamed the option given', () => {
+    expect(optionsNotShared(['dslr', 'drtm'], { leaseMs: '2' })).toEqual(['--opt leaseMs was renamed leaseNs (nanoseconds): leaseNs=2000000']);
+    expect(optionsNotShared(['dslr', 'caslock'], { leaseMs: '2' })).toEqual(['--opt leaseMs: not an option of dslr, caslock (with several protocols every --opt applies to each)']);
+    expect(optionsNotShared(['dslr', 'drtm'], { leaseNs: '2000000' })).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { processNatsTlsOn, processTlsOn } from '@lockfabric/live';
 import { writeHistoryJsonl } from '@lockfabric/check';
 import { DEFAULT_PROTOCOL_ID, availableProtocols, protocolById, switchProgramKind } from '@lockfabric/lock-catalog';
+import { renamedOptionProblem } from '@lockfabric/locks-common';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
@@ -122,7 +123,6 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (workers > 1 && substrate !== 'sim') reader.problems.push('--workers: runs several simulations at once, so only with --substrate sim');
   reader.done();
   const out = output(values['json'] === true);
-  for (const warning of renamedOptionWarnings(protocols, protocolOptions)) out.note(`warning: ${warning}`);
   const reports: BenchReport[] = [];
   const pooled = workers > 1 && protocols.length > 1;
   if (pooled) {
@@ -174,16 +174,12 @@ export function readProtocolList(value: string, problems: string[]): string[] {
 export function optionsNotShared(protocols: readonly string[], protocolOptions: ProtocolOptions): string[] {
   const byId = new Map(availableProtocols().map((p) => [p.id as string, p]));
   return Object.keys(protocolOptions).flatMap((name) => {
-    const knows = (id: string): boolean => name in (byId.get(id)?.options ?? {}) || name in (byId.get(id)?.renamedOptions ?? {});
-    const lacking = protocols.filter((id) => byId.has(id) && !knows(id));
-    return lacking.length === 0 ? [] : [`--opt ${name}: not an option of ${lacking.join(', ')} (with several protocols every --opt applies to each)`];
+    const knows = (id: string, option: string): boolean => option in (byId.get(id)?.options ?? {});
+    const lacking = protocols.filter((id) => byId.has(id) && !knows(id, name));
+    if (lacking.length === 0) return [];
+    const renamed = renamedOptionProblem('--opt', name, protocolOptions[name], (option) => lacking.every((id) => knows(id, option)));
+    return [renamed ?? `--opt ${name}: not an option of ${lacking.join(', ')} (with several protocols every --opt applies to each)`];
   });
-}
-
-/** What to tell a user who gave an option under a protocol's old name for it (still read). */
-export function renamedOptionWarnings(protocols: readonly string[], protocolOptions: ProtocolOptions): string[] {
-  const byId = new Map(availableProtocols().map((p) => [p.id as string, p]));
-  return protocols.flatMap((id) => Object.keys(protocolOptions).flatMap((name) => byId.get(id)?.renamedOptions?.[name] ?? []));
 }
 
 interface BenchOneInput {

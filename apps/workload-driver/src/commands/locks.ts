@@ -19,7 +19,7 @@ export const LOCKS_HELP = `lockfabric locks reset|drain — planned DSLR mainten
   --protocol P           dslr (default) or dslr-backoff
   --locks N              locks in the table (default 1024)
   --lock L               drain: the lock to drain
-  --opt key=value        the protocol options the clients run with (e.g. leaseMs=200); repeatable
+  --opt key=value        the protocol options the clients run with (e.g. leaseNs=200000000); repeatable
   --timeout-ms MS        drain: give up after MS (default 10000)
   --dir DIR              local cluster whose coordinator and memory nodes to use (default ${DEFAULT_CLUSTER_DIR})
   --coordinator-at H:P   a coordinator's gRPC address instead of the local cluster's

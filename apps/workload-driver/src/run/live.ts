@@ -14,7 +14,7 @@ import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
 import { watchFailureNotices } from './failure-notices.js';
 import type { DeclaredDead } from './failure-notices.js';
-import { planNetLockQueues } from './netlock-allocation.js';
+import { preRunTrace } from './pre-run-trace.js';
 import { DEFAULT_STRAGGLER_GRACE_MS, startOnNodes } from './node-start.js';
 import type { FailedNode, NodeRunPlan } from './node-start.js';
 import { addressOf } from './remote-cluster.js';
@@ -25,7 +25,7 @@ import { iopsCapOf, memoryNicVerbs, nicFigures } from './memory-nic.js';
 import type { AppCheck, AppRunLog } from '@lockfabric/workloads';
 
 export { LIVE_PROTOCOL_DEFAULTS, liveOptions } from './live-defaults.js';
-export { NETLOCK_PROFILE_SAMPLES, planNetLockQueues } from './netlock-allocation.js';
+export { PRE_RUN_TRACE_SAMPLES, preRunTrace } from './pre-run-trace.js';
 export { SwitchControlClient } from './switch-control.js';
 export type { NetLockQueueSpec } from './switch-control.js';
 export { DEFAULT_PREPARE_TIMEOUT_MS, NodePrepareError } from './node-start.js';
@@ -218,8 +218,8 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
 
 /**
  * Before a switch-family run: registers back to their initial values (a new run's machines restart
- * their sequence numbers and hold no agents), and for NetLock the hot-lock queues of a profiled
- * pre-run trace, sized to the program's slot arrays.
+ * their sequence numbers and hold no agents), and for a program that plans queues (its kind's
+ * `planQueues`) the queues of a profiled pre-run trace, sized to the program's arrays.
  */
 async function prepareSwitch(control: SwitchControlClient, protocol: ReturnType<typeof protocolById>, spec: WorkloadSpec, protocolOptions: ProtocolOptions | undefined): Promise<{ program: string; hotLocks: number; queueSlots: number }> {
   const wanted = protocol.switchProgram;
@@ -229,9 +229,10 @@ async function prepareSwitch(control: SwitchControlClient, protocol: ReturnType<
   }
   protocol.checkRunningSwitch?.(description, spec.locks, protocolOptions);
   await control.reset();
-  if (!switchProgramKind(description.program)?.installsQueues) return { program: description.program, hotLocks: 0, queueSlots: 0 };
+  const planQueues = switchProgramKind(description.program)?.planQueues;
+  if (planQueues === undefined) return { program: description.program, hotLocks: 0, queueSlots: 0 };
   const lengthOf = (name: string) => description.arrays.find((a) => a.name === name)?.length ?? 0;
-  const queues = planNetLockQueues(spec, lengthOf('netlock.qmode'), lengthOf('netlock.qstate'));
+  const queues = planQueues(preRunTrace(spec), lengthOf);
   const installed = await control.installNetLockQueues(queues);
   return { program: description.program, hotLocks: installed.hotLocks, queueSlots: installed.slots };
 }

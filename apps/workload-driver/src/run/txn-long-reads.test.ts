@@ -11,7 +11,7 @@ import { readTxnWorkload } from './txn-bench.js';
  * DSLR Fig. 10/11 in small: TPC-C on one warehouse with 5 ms customer-table scans, λ = 2 ms.
  * A scan outlives a one-slot lease (2 ms) but not a three-slot one (6 ms).
  */
-const SCANS = ['-p', 'dslr', '-w', 'tpcc', '--warehouses', '1', '-c', '16', '--duration-ms', '60', '--timeout-ms', '30', '--long-read-probability', '0.02', '--long-read-ns', '5000000', '--opt', 'leaseMs=2'];
+const SCANS = ['-p', 'dslr', '-w', 'tpcc', '--warehouses', '1', '-c', '16', '--duration-ms', '60', '--timeout-ms', '30', '--long-read-probability', '0.02', '--long-read-ns', '5000000', '--opt', 'leaseNs=2000000'];
 
 interface TxnJson {
   violations: number;
@@ -60,7 +60,7 @@ describe('bench --long-read-probability (DSLR long-running reads and leases)', (
   it('mutant: committing despite an expired lease is caught, the history no longer follows the transaction streams', async () => {
     const txn: TxnRunSpec = { workload: { kind: 'tpcc', warehouses: 1, longReads: { probability: 0.02, scanNs: 5_000_000, slots: 1 } }, executeNs: 7_000, seed: 1, mutantCommitExpiredLease: true };
     const spec: WorkloadSpec = { clients: 16, locks: txnWorkloadOf(txn).lockCount, readRatio: 0, distribution: 'uniform', operations: 100_000, durationMs: 60, thinkNs: 0, criticalSectionNs: 0, seed: 1, timeoutMs: 30, transactions: txn };
-    const result = await runInMemory({ substrate: 'sim', protocol: 'dslr', protocolOptions: { leaseMs: 2 }, spec });
+    const result = await runInMemory({ substrate: 'sim', protocol: 'dslr', protocolOptions: { leaseNs: 2_000_000 }, spec });
     const check = checkTxnRun(result.history, txn, result.summary.elapsedNs);
     expect(check.replay.mismatches.length).toBeGreaterThan(0);
   }, 60_000);

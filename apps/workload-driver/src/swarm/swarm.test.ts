@@ -26,11 +26,11 @@ describe('swarm mix', () => {
     expect(drawn.some((m) => m.crashProbability > 0)).toBe(true);
     expect(drawn.some((m) => m.nodeFailure !== undefined)).toBe(true);
     expect(drawn.some((m) => m.pauses.length > 0)).toBe(true);
-    expect(drawn.some((m) => m.options['leaseMs'] !== undefined)).toBe(true);
+    expect(drawn.some((m) => m.options['leaseNs'] !== undefined)).toBe(true);
   });
 
   it('lets the caller\'s options win over drawn ones', () => {
-    expect(swarmMix(dslr, 7, { leaseMs: 3 }).options['leaseMs']).toBe(3);
+    expect(swarmMix(dslr, 7, { leaseNs: 3_000_000 }).options['leaseNs']).toBe(3_000_000);
   });
 });
 

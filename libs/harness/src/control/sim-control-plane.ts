@@ -286,7 +286,7 @@ export class SimControlPlane {
       tickMs: detector.tickMs ?? detector.heartbeatIntervalMs / 4,
       // No FissLock driver in sim: FissLock actions close with no steps (fissNotDriven). The NetLock
       // purge reaches the switch model when the run has one, else finds no switch and records that.
-      netlockPurge,
+      switchPurge: netlockPurge,
       netlock: { maxAttempts: 1 },
       ...(this.options.fiss ? { fissRecovery: this.fissDriver(this.options.fiss) } : {}),
       queue: { ...(queueTimings ?? {}), ...(this.options.queueRecovery ? { queueHosts: () => this.options.listeners ?? [] } : {}) },

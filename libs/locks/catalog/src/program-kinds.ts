@@ -1,7 +1,7 @@
 import { fissLockDecider } from '@lockfabric/lock-fisslock';
 import type { FissLockDecider, FissLockPolicy } from '@lockfabric/lock-fisslock';
-import { netlockProgram } from '@lockfabric/lock-netlock';
-import type { NetLockProgram } from '@lockfabric/lock-netlock';
+import { netlockProgram, planQueuesForSwitch } from '@lockfabric/lock-netlock';
+import type { NetLockProgram, QueueAllocation, TraceRequest } from '@lockfabric/lock-netlock';
 import type { SwitchProgramName } from '@lockfabric/locks-common';
 import { forwardProgram } from '@lockfabric/switch';
 import type { SwitchProgram } from '@lockfabric/switch';
@@ -27,6 +27,11 @@ export interface SwitchProgramKind {
   readonly multiRack: boolean;
   /** The control plane installs its hot-lock queues before a run (NetLock's hot-lock allocation). */
   readonly installsQueues: boolean;
+  /**
+   * For a program that installs queues: the queues to install for a pre-run trace of the run's
+   * workload, sized by the running switch's register arrays (`arrayLength` by array name).
+   */
+  readonly planQueues?: (trace: readonly TraceRequest[], arrayLength: (name: string) => number) => QueueAllocation[];
   create(settings: DeciderSettings): SwitchProgram;
 }
 
@@ -34,7 +39,7 @@ const KINDS: readonly SwitchProgramKind[] = [
   { name: 'forward', takesDeciderSettings: false, multiRack: false, installsQueues: false, create: () => forwardProgram() },
   // Live NetLock starts with no hot-lock queues: the lock server serves every lock until an
   // allocation is installed through the control plane (sim profiles a pre-run trace instead).
-  { name: 'netlock', takesDeciderSettings: false, multiRack: false, installsQueues: true, create: () => netlockProgram() },
+  { name: 'netlock', takesDeciderSettings: false, multiRack: false, installsQueues: true, planQueues: planQueuesForSwitch, create: () => netlockProgram() },
   {
     name: 'fisslock',
     takesDeciderSettings: true,

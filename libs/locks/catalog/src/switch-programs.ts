@@ -4,6 +4,6 @@
  * keeps only the pipeline model and generic programs.
  */
 export { NETLOCK_FLAG_SWITCH, allocateSwitchQueues, netlockProgram, profileLockTrace } from '@lockfabric/lock-netlock';
-export type { NetLockProgram, NetLockProgramOptions, QueueAllocation } from '@lockfabric/lock-netlock';
+export type { NetLockProgram, NetLockProgramOptions, QueueAllocation, TraceRequest } from '@lockfabric/lock-netlock';
 export { FISSLOCK_POLICIES, FLAG_DUP, MAX_MACHINE_ID, fissLockDecider, fissLockDeciderOptions, lockCapacity } from '@lockfabric/lock-fisslock';
 export type { FissLockDecider, FissLockPolicy } from '@lockfabric/lock-fisslock';

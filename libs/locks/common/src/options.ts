@@ -1,6 +1,34 @@
 import { ConfigError } from '@lockfabric/ports';
 import type { ProtocolOptions } from './protocol.js';
 
+/**
+ * Duration options are in nanoseconds (`…Ns`) in every protocol. These are the names they had in
+ * other units; giving one is a configuration error that names the new option and the value in ns.
+ */
+export const RENAMED_DURATION_OPTIONS: Readonly<Record<string, { readonly name: string; readonly nsPerUnit: number }>> = {
+  acquireTimeoutMs: { name: 'acquireTimeoutNs', nsPerUnit: 1_000_000 },
+  acquireTimeoutStaggerMs: { name: 'acquireTimeoutStaggerNs', nsPerUnit: 1_000_000 },
+  leaseMs: { name: 'leaseNs', nsPerUnit: 1_000_000 },
+  pushBackUs: { name: 'pushBackNs', nsPerUnit: 1_000 },
+  refetchTimeoutMs: { name: 'refetchTimeoutNs', nsPerUnit: 1_000_000 },
+  retransmitMs: { name: 'retransmitNs', nsPerUnit: 1_000_000 },
+  suspectAfterMs: { name: 'suspectAfterNs', nsPerUnit: 1_000_000 },
+  syncPeriodMs: { name: 'syncPeriodNs', nsPerUnit: 1_000_000 },
+  syncTimeoutUs: { name: 'syncTimeoutNs', nsPerUnit: 1_000 },
+};
+
+/**
+ * The problem to report for an old duration option name (`subject` starts the sentence, e.g.
+ * "dslr option"), or undefined when `name` is not an old name or `knows` lacks its new name.
+ */
+export function renamedOptionProblem(subject: string, name: string, raw: unknown, knows: (name: string) => boolean): string | undefined {
+  const renamed = RENAMED_DURATION_OPTIONS[name];
+  if (renamed === undefined || !knows(renamed.name)) return undefined;
+  const given = typeof raw === 'number' ? raw : typeof raw === 'string' ? (raw === 'inf' || raw === '∞' ? Infinity : Number(raw)) : Number.NaN;
+  const example = Number.isNaN(given) ? '' : `: ${renamed.name}=${Number.isFinite(given) ? String(given * renamed.nsPerUnit) : 'inf'}`;
+  return `${subject} ${name} was renamed ${renamed.name} (nanoseconds)${example}`;
+}
+
 /** Reads typed protocol options, collecting every problem before failing with one ConfigError. */
 export class OptionReader {
   private readonly problems: string[] = [];
@@ -22,27 +50,15 @@ export class OptionReader {
     return fallback;
   }
 
-  /**
-   * `renamedFrom`: the option's old name, still accepted (callers tell users it is deprecated);
-   * its value times `scale` is the value under the new name, for a unit change such as ns to ms.
-   * Giving both names is a problem.
-   */
-  number(name: string, fallback: number, range: { min?: number; max?: number; integer?: boolean } = {}, renamedFrom?: { name: string; scale: number }): number {
+  number(name: string, fallback: number, range: { min?: number; max?: number; integer?: boolean } = {}): number {
     this.seen.add(name);
     const raw = this.options[name];
-    if (renamedFrom !== undefined) {
-      this.seen.add(renamedFrom.name);
-      const old = this.options[renamedFrom.name];
-      if (old !== undefined && raw !== undefined) this.problems.push(`${this.protocol} option ${renamedFrom.name} is the old name of ${name}: give only ${name}`);
-      else if (old !== undefined) return this.parseNumber(name, old, fallback, range, renamedFrom);
-    }
     if (raw === undefined) return fallback;
     return this.parseNumber(name, raw, fallback, range);
   }
 
-  private parseNumber(name: string, raw: string | number | boolean, fallback: number, range: { min?: number; max?: number; integer?: boolean }, renamedFrom?: { name: string; scale: number }): number {
-    const given = typeof raw === 'number' ? raw : raw === 'inf' || raw === '∞' ? Infinity : Number(raw);
-    const value = renamedFrom ? given * renamedFrom.scale : given;
+  private parseNumber(name: string, raw: string | number | boolean, fallback: number, range: { min?: number; max?: number; integer?: boolean }): number {
+    const value = typeof raw === 'number' ? raw : raw === 'inf' || raw === '∞' ? Infinity : Number(raw);
     const bad =
       typeof raw === 'boolean' ||
       Number.isNaN(value) ||
@@ -53,9 +69,8 @@ export class OptionReader {
       const bounds = [range.min !== undefined ? `≥ ${range.min}` : '', range.max !== undefined ? `≤ ${range.max}` : '']
         .filter(Boolean)
         .join(' and ');
-      const via = renamedFrom ? ` (given as ${renamedFrom.name}, times ${renamedFrom.scale})` : '';
       this.problems.push(
-        `${this.protocol} option ${name}: expected ${range.integer ? 'an integer' : 'a number'}${bounds ? ' ' + bounds : ''}, got ${JSON.stringify(raw)}${via}`,
+        `${this.protocol} option ${name}: expected ${range.integer ? 'an integer' : 'a number'}${bounds ? ' ' + bounds : ''}, got ${JSON.stringify(raw)}`,
       );
       return fallback;
     }
@@ -74,7 +89,9 @@ export class OptionReader {
   /** Throws a ConfigError naming every bad or unknown option. */
   done(): void {
     for (const name of Object.keys(this.options)) {
-      if (!this.seen.has(name)) this.problems.push(`${this.protocol} has no option ${JSON.stringify(name)}`);
+      if (this.seen.has(name)) continue;
+      const renamed = renamedOptionProblem(`${this.protocol} option`, name, this.options[name], (newName) => this.seen.has(newName));
+      this.problems.push(renamed ?? `${this.protocol} has no option ${JSON.stringify(name)}`);
     }
     if (this.problems.length > 0) throw new ConfigError(this.problems);
   }

@@ -17,11 +17,6 @@ export interface ProtocolDefinition {
   readonly modes: readonly LockMode[];
   /** Option names with their meaning, shown by `lockfabric bench --help`. */
   readonly options: Readonly<Record<string, string>>;
-  /**
-   * Old option names the protocol still reads, each with what to say to a user who gives one
-   * (the CLI warns; saved command lines and scripts keep working).
-   */
-  readonly renamedOptions?: Readonly<Record<string, string>>;
   /** The switch program this protocol needs (`fabric: 'switch'`); `forward` comes from libs/switch, the others from `buildSwitchProgram`. */
   readonly switchProgram?: SwitchProgramName;
   /**

@@ -20,9 +20,9 @@ export function declockCqlProtocol(capacity = DECLOCK_CQL_DEFAULT_CAPACITY): Pro
   return {
     id: 'declock-cql',
     // Dead nodes are reset past. A crashed client on a live node is never suspected by default
-    // (suspectAfterMs = inf); the swarm runs crashes with a 2 ms suspicion, longer than any pause
+    // (suspectAfterNs = inf); the swarm runs crashes with a 2 ms suspicion, longer than any pause
     // it draws, since a member declared failed while merely slow would still hold (decision 0005).
-    swarm: { nodeKill: true, crashes: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', options: () => ({ suspectAfterMs: 2 }) },
+    swarm: { nodeKill: true, crashes: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', options: () => ({ suspectAfterNs: 2_000_000 }) },
     summary: `DecLock's flat CQL lock: 8-byte FAA header + ring of C entries on the memory node, grants CN to CN, task-fair (C ≤ ${capacity})`,
     fabric: 'verbs',
     capabilities: ['send'],

@@ -36,7 +36,7 @@ describe('declock-cql: a compute node is killed; its locks come back after the c
     const STAGGER_MS = 0.1;
     let recovered = 0;
     for (let seed = 1; seed <= 12; seed++) {
-      const run = await killSweepRun(declockCql, seed, { acquireTimeoutMs: TIMEOUT_MS, acquireTimeoutStaggerMs: STAGGER_MS }, { detectionMs: 2 });
+      const run = await killSweepRun(declockCql, seed, { acquireTimeoutNs: TIMEOUT_MS * MS, acquireTimeoutStaggerNs: STAGGER_MS * MS }, { detectionMs: 2 });
       expect(run.swarm.failure, run.why).toBeUndefined();
       expect(run.neverFreed, run.why).toEqual([]);
       expect(run.survivorAcquireErrors, run.why).toEqual({});

@@ -1,11 +1,10 @@
-import { NS_PER_MS, NS_PER_US } from '@lockfabric/ports';
 import type { Clock, RemoteAddr, Verbs } from '@lockfabric/ports';
 import { entryToBytes, wordAt } from './entry.js';
 import { toTs16 } from './timestamp.js';
 
 export interface ClockSyncSettings {
-  readonly periodMs: number;
-  readonly timeoutUs: number;
+  readonly periodNs: number;
+  readonly timeoutNs: number;
 }
 
 /**
@@ -39,7 +38,7 @@ export class CnClock {
 
   /** True when a round should start now (at most one runs at a time per CN). */
   due(): boolean {
-    return this.settings.periodMs > 0 && !this.syncing && this.clock.nowNs() - this.lastStartNs >= this.settings.periodMs * NS_PER_MS;
+    return this.settings.periodNs > 0 && !this.syncing && this.clock.nowNs() - this.lastStartNs >= this.settings.periodNs;
   }
 
   async sync(verbs: Verbs, counter: RemoteAddr, nodes: number): Promise<boolean> {
@@ -49,7 +48,7 @@ export class CnClock {
     try {
       const arrived = await verbs.faa(counter, 1n);
       if (arrived + 1n >= BigInt(Math.max(1, nodes))) await verbs.write(counter, entryToBytes(0n));
-      const giveUpNs = this.clock.nowNs() + this.settings.timeoutUs * NS_PER_US;
+      const giveUpNs = this.clock.nowNs() + this.settings.timeoutNs;
       for (;;) {
         if (wordAt(await verbs.read(counter, 8), 0) === 0n) {
           this.baseNs = this.clock.nowNs();

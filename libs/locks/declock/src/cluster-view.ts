@@ -6,7 +6,7 @@ import { existingInScope, perScope } from './cn-registry.js';
  * service, which acknowledges resets) and which the coordinator declared dead (FailureNotice).
  * Lock resets use it to stop waiting for a dead node's queue members (§3.6) and to take over a
  * reset whose resetter died. Without a node service nobody builds a view, and resets fall back
- * to waiting for the queue to drain (or to `suspectAfterMs`).
+ * to waiting for the queue to drain (or to `suspectAfterNs`).
  */
 export class ClusterView {
   readonly computeNodes = new Set<NodeId>();

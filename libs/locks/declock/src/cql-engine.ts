@@ -1,5 +1,5 @@
 import { LOCK_ATTR } from '@lockfabric/locks-common';
-import { NS_PER_MS, TableLostError, clientKey } from '@lockfabric/ports';
+import { TableLostError, clientKey } from '@lockfabric/ports';
 import type { ClientAddress, ClientPorts, Clock, LockId, LockMode, RemoteAddr, SpanContextRef } from '@lockfabric/ports';
 import type { ClientInbox, CnSignals, Membership } from './cn-signals.js';
 import { encodeEntry } from './entry.js';
@@ -63,7 +63,7 @@ export interface CqlStats {
 export class CqlEngine {
   readonly stats: CqlStats = { extraReads: 0, grantsSent: 0, resetsStarted: 0, aborts: 0, gateReads: 0 };
   readonly resetter: LockResetter;
-  /** How long a waiter waits for its grant before it resets the lock (acquireTimeoutMs + stagger). */
+  /** How long a waiter waits for its grant before it resets the lock (acquireTimeoutNs + stagger). */
   readonly timeoutNs: number;
   private readonly refetchTimeoutNs: number;
 
@@ -81,9 +81,9 @@ export class CqlEngine {
     peers: () => readonly ClientAddress[] = () => [],
   ) {
     this.resetter = new LockResetter(ports, header, table, signals, options, protocol, peers);
-    const stagger = (ports.self.node % 16) * options.acquireTimeoutStaggerMs;
-    this.timeoutNs = (options.acquireTimeoutMs + stagger) * NS_PER_MS;
-    this.refetchTimeoutNs = options.refetchTimeoutMs === 0 ? this.timeoutNs : options.refetchTimeoutMs * NS_PER_MS;
+    const stagger = (ports.self.node % 16) * options.acquireTimeoutStaggerNs;
+    this.timeoutNs = options.acquireTimeoutNs + stagger;
+    this.refetchTimeoutNs = options.refetchTimeoutNs === 0 ? this.timeoutNs : options.refetchTimeoutNs;
   }
 
   /**

@@ -60,5 +60,5 @@ export const declock: ProtocolDefinition = declockProtocol();
 function drawHandoff(random: Random): ProtocolOptions {
   const pick = random.int(5);
   const policy: ProtocolOptions[] = [{ handoff: 'timestamp', policy: 'tf' }, { handoff: 'timestamp', policy: 'pf' }, { handoff: 'remote-prefer' }, { handoff: 'local-prefer' }, { handoff: 'local-bound', localBound: 1 + random.int(4) }];
-  return { suspectAfterMs: 2, ...policy[pick] };
+  return { suspectAfterNs: 2_000_000, ...policy[pick] };
 }

@@ -90,7 +90,7 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
       `${context.scopeKey}/local`,
       ports.self.node,
       () => {
-        const node = new ComputeNodeLocks(new CnClock(ports.clock, { periodMs: options.syncPeriodMs, timeoutUs: options.syncTimeoutUs }));
+        const node = new ComputeNodeLocks(new CnClock(ports.clock, { periodNs: options.syncPeriodNs, timeoutNs: options.syncTimeoutNs }));
         context.signals.onTableLost((memoryNode) => node.dropTable(memoryNode, (lock) => lockAddress(ports.locks, lock).node));
         return node;
       },
@@ -264,13 +264,13 @@ export class HierarchicalClient implements LockClient<HierarchicalGrant> {
   /**
    * Waits to be woken. A local holder that crashed never wakes anyone, and no remote waiter may
    * come to reset the lock: after a whole acquire timeout the waiter resets its own node's CQL
-   * hold (§4.4; the drain declares the silent member failed after suspectAfterMs, so only with a
+   * hold (§4.4; the drain declares the silent member failed after suspectAfterNs, so only with a
    * finite one), and once that hold is void the node's local lock is dropped and its waiters
    * start again.
    */
   private async waitLocally(lock: LockId, local: LocalLock, waiter: LocalWaiter, op: AcquireSpan): Promise<WakeResult> {
     // Without a finite suspicion a reset never gets past a crashed holder: nothing to gain.
-    if (this.options.mutantNoLocalRecovery || !Number.isFinite(this.options.suspectAfterMs)) return waiter.result;
+    if (this.options.mutantNoLocalRecovery || !Number.isFinite(this.options.suspectAfterNs)) return waiter.result;
     for (;;) {
       const woken = await Promise.race([waiter.result, this.ports.clock.sleep(this.engine.timeoutNs).then(() => undefined)]);
       if (woken) return woken;

@@ -62,7 +62,7 @@ const RESEND_MAX_NS = 20 * NS_PER_MS;
  * and its gate keeps them off the header until the reset is over (CnSignals). When every compute
  * node of the run has acknowledged or been declared dead by the coordinator, what is left in the
  * header belongs to dead nodes, which the memory nodes fence on the same notice: Step 3 then runs
- * from the header as it is. `suspectAfterMs` remains as a stand-in for runs without a coordinator.
+ * from the header as it is. `suspectAfterNs` remains as a stand-in for runs without a coordinator.
  */
 export class LockResetter {
   readonly resetId: number;
@@ -223,7 +223,7 @@ export class LockResetter {
   ): Promise<void> {
     const { clock } = this.ports;
     const addr = this.table.header(lock);
-    const suspectNs = this.options.suspectAfterMs * NS_PER_MS;
+    const suspectNs = this.options.suspectAfterNs;
     const emptyQueue = new Uint8Array(this.table.queueBytes);
     for (let slot = 0; slot < this.header.capacity; slot++) emptyQueue.set(entryToBytes(EMPTY_ENTRY_WORD), slot * 8);
     let word = claimed;
@@ -238,7 +238,7 @@ export class LockResetter {
       // Every live node acknowledged after its members left: take the header as it is now, the
       // rest is dead nodes' membership (re-read: the acks came after their last verbs completed).
       if (pastDead) word = await verbs.readWord(addr);
-      // Members that neither release nor withdraw for suspectAfterMs are declared failed.
+      // Members that neither release nor withdraw for suspectAfterNs are declared failed.
       if (drained || pastDead || clock.nowNs() - changedAtNs >= suspectNs) {
         await verbs.write(this.table.queue(lock), emptyQueue);
         const got = await verbs.cas(addr, word, this.header.epochStart(nextEpoch));

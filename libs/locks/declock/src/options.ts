@@ -8,16 +8,16 @@ export interface CqlOptions {
   /** Queue capacity C (power of two); the lock entry must hold 8 + 8C bytes (+8 hierarchical). */
   readonly capacity: number;
   /** A waiter that has no grant after this long resets the lock (CN failure, lost grant). */
-  readonly acquireTimeoutMs: number;
+  readonly acquireTimeoutNs: number;
   /** Added per compute node index so waiters of different CNs do not reset at once. */
-  readonly acquireTimeoutStaggerMs: number;
+  readonly acquireTimeoutStaggerNs: number;
   /**
    * Failure detector stand-in: a reset whose queue has not drained (no header change) for this
    * long declares the remaining members failed and completes anyway. Infinity (default) waits
    * for every member, which is always safe; a finite value is safe only if it exceeds the longest
    * critical section, because a declared-failed holder that is merely slow keeps its hold.
    */
-  readonly suspectAfterMs: number;
+  readonly suspectAfterNs: number;
   /** Refetches of obsolete entries before a release gives up and resets (spec MAX_REFETCH). */
   readonly maxRefetch: number;
   /**
@@ -25,9 +25,9 @@ export interface CqlOptions {
    * a waiter whose FAA landed but whose entry WRITE never does (its node died in between) would
    * otherwise keep the releaser, and on a hierarchical node every local client behind it, busy
    * for maxRefetch READs (seconds on a real network). 0 (default): as long as a waiter waits for
-   * its grant (acquireTimeoutMs + stagger); inf: only maxRefetch bounds it.
+   * its grant (acquireTimeoutNs + stagger); inf: only maxRefetch bounds it.
    */
-  readonly refetchTimeoutMs: number;
+  readonly refetchTimeoutNs: number;
   readonly retryBackoffInitialNs: number;
   readonly retryBackoffMaxNs: number;
   /** Paper-literal: no acquirer-side `qsize ≥ C` check; overflow is found lazily by releasers. */
@@ -96,11 +96,11 @@ export interface HierarchicalOptions extends CqlOptions {
   /** Test-only mutant: bounded handoff policies grant locally without counting (remote waiters starve). */
   readonly mutantNoGrantLimit: boolean;
   /** Clock sync period through the memory-node counter; 0 turns sync off (timestamps use the local origin). */
-  readonly syncPeriodMs: number;
+  readonly syncPeriodNs: number;
   /** CNs taking part in a sync round; 0 = the CNs that created declock clients in this process. */
   readonly syncNodes: number;
   /** How long a CN polls the sync counter before giving up on a round. */
-  readonly syncTimeoutUs: number;
+  readonly syncTimeoutNs: number;
   /** Paper-literal: a reader arriving in SHARED state joins at once, without the remote-timestamp check. */
   readonly paperLiteralSharedAdmission: boolean;
   /** Test-only mutant: local handoffs ignore remote waiters' timestamps (Local-Prefer without bound). */
@@ -111,11 +111,11 @@ export interface HierarchicalOptions extends CqlOptions {
 
 export const CQL_OPTION_HELP: Readonly<Record<string, string>> = {
   capacity: 'queue capacity C, a power of two (default: the largest that fits the lock entry)',
-  acquireTimeoutMs: 'waiter timeout that triggers a lock reset (default 10)',
-  acquireTimeoutStaggerMs: 'extra timeout per compute-node index (default 1)',
-  suspectAfterMs: 'declare queue members failed when a reset has not drained for this long (default inf: never)',
+  acquireTimeoutNs: 'waiter timeout in ns that triggers a lock reset (default 10000000)',
+  acquireTimeoutStaggerNs: 'extra timeout in ns per compute-node index (default 1000000)',
+  suspectAfterNs: 'declare queue members failed when a reset has not drained for this many ns (default inf: never)',
   maxRefetch: 'refetches of obsolete entries before a reset (default 8192)',
-  refetchTimeoutMs: 'longest a release refetches a not-yet-written entry before it resets (default 0: the waiter timeout; inf: maxRefetch only)',
+  refetchTimeoutNs: 'longest a release refetches a not-yet-written entry before it resets, in ns (default 0: the waiter timeout; inf: maxRefetch only)',
   retryBackoffInitialNs: 'first backoff after an aborted acquire (default 2000)',
   retryBackoffMaxNs: 'backoff cap after aborted acquires (default 256000)',
   allowQueueOverflow: 'accept up to 2C-1 contenders (overflow resets) instead of refusing more than C',
@@ -135,9 +135,9 @@ export const HIERARCHICAL_OPTION_HELP: Readonly<Record<string, string>> = {
   mutantNoGrantLimit: 'test-only: remote-prefer, local-prefer and local-bound grant locally without limit (broken on purpose)',
   mutantNoLocalRecovery: 'test-only: local waiters never reset a hold their node keeps for a crashed client (broken on purpose)',
   mutantKeepTurnOnFailure: 'test-only: a client whose verb fails while it waits locally or owns the node’s turn does not pass it on (broken on purpose)',
-  syncPeriodMs: 'clock sync period through the memory-node counter (default 1000; 0 = off)',
+  syncPeriodNs: 'clock sync period in ns through the memory-node counter (default 1000000000; 0 = off)',
   syncNodes: 'compute nodes in a sync round (default 0: those with clients in this process)',
-  syncTimeoutUs: 'longest poll of the sync counter (default 1000)',
+  syncTimeoutNs: 'longest poll of the sync counter, in ns (default 1000000)',
   paperLiteralSharedAdmission: 'paper-literal: readers join a SHARED lock without the remote-timestamp check',
   mutantIgnoreTimestamps: 'test-only: local handoff ignores remote waiters (broken fairness on purpose)',
   mutantShareWithWriters: 'test-only: local sharing admits writers (broken on purpose)',
@@ -149,11 +149,11 @@ function readCql(reader: OptionReader, entryBytes: number, spareWord: boolean): 
   if (capacity === 0) throw new ConfigError([`declock: a lock entry of ${entryBytes} bytes holds no queue of capacity ≥ 2`]);
   return {
     capacity,
-    acquireTimeoutMs: reader.number('acquireTimeoutMs', 10, { min: 0.001 }),
-    acquireTimeoutStaggerMs: reader.number('acquireTimeoutStaggerMs', 1, { min: 0 }),
-    suspectAfterMs: reader.number('suspectAfterMs', Infinity, { min: 0.001 }),
+    acquireTimeoutNs: reader.number('acquireTimeoutNs', 10_000_000, { min: 1_000 }),
+    acquireTimeoutStaggerNs: reader.number('acquireTimeoutStaggerNs', 1_000_000, { min: 0 }),
+    suspectAfterNs: reader.number('suspectAfterNs', Infinity, { min: 1_000 }),
     maxRefetch: reader.number('maxRefetch', 8192, { min: 1, integer: true }),
-    refetchTimeoutMs: reader.number('refetchTimeoutMs', 0, { min: 0 }),
+    refetchTimeoutNs: reader.number('refetchTimeoutNs', 0, { min: 0 }),
     retryBackoffInitialNs: reader.number('retryBackoffInitialNs', 2_000, { min: 1 }),
     retryBackoffMaxNs: reader.number('retryBackoffMaxNs', 256_000, { min: 1 }),
     allowQueueOverflow: reader.boolean('allowQueueOverflow', false),
@@ -185,9 +185,9 @@ export function readHierarchicalOptions(protocol: string, options: ProtocolOptio
     mutantNoGrantLimit: reader.boolean('mutantNoGrantLimit', false),
     mutantKeepTurnOnFailure: reader.boolean('mutantKeepTurnOnFailure', false),
     mutantNoLocalRecovery: reader.boolean('mutantNoLocalRecovery', false),
-    syncPeriodMs: reader.number('syncPeriodMs', 1_000, { min: 0 }),
+    syncPeriodNs: reader.number('syncPeriodNs', 1_000_000_000, { min: 0 }),
     syncNodes: reader.number('syncNodes', 0, { min: 0, integer: true }),
-    syncTimeoutUs: reader.number('syncTimeoutUs', 1_000, { min: 1 }),
+    syncTimeoutNs: reader.number('syncTimeoutNs', 1_000_000, { min: 1_000 }),
     paperLiteralSharedAdmission: reader.boolean('paperLiteralSharedAdmission', false),
     mutantIgnoreTimestamps: reader.boolean('mutantIgnoreTimestamps', false),
     mutantShareWithWriters: reader.boolean('mutantShareWithWriters', false),

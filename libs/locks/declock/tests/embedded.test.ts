@@ -9,7 +9,7 @@ describe('declock on the embedded substrate (real time)', () => {
       protocol: declock,
       // Real time on a shared machine: one handover can take a millisecond, so waiters get more
       // than the 10 ms default before they suspect a lost grant.
-      protocolOptions: { acquireTimeoutMs: 500 },
+      protocolOptions: { acquireTimeoutNs: 500_000_000 },
       spec: { clients: 6, locks: 2, readRatio: 0.5, distribution: 'uniform', operations: 150, thinkNs: 0, criticalSectionNs: 0, seed: 3, timeoutMs: 2_000 },
     });
     expect(result.verdict.ok).toBe(true);

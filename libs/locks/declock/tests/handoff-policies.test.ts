@@ -6,7 +6,7 @@ import { sweepRun } from './sweep-support.js';
 
 // DecLock Fig. 14: who gets the lock after a local holder. Three clients of node 0 wait locally
 // (b, c, d, in that order) before a remote client r of node 1 queues; then a, the holder, leaves.
-const quiet = { syncPeriodMs: 0 };
+const quiet = { syncPeriodNs: 0 };
 
 async function grantOrder(options: Record<string, string | number | boolean>): Promise<{ order: string[]; localHandoffs: number }> {
   const s = scriptedCluster(declock);
@@ -81,7 +81,7 @@ describe('declock handoff policies (DecLock Fig. 14)', () => {
       const handoff = policies[seed % 3]!;
       const crashing = seed % 2 === 0;
       const run = await sweepRun(declock, seed, {
-        protocolOptions: { handoff, ...(crashing ? { acquireTimeoutMs: 0.2, acquireTimeoutStaggerMs: 0.05, suspectAfterMs: 1 } : {}) },
+        protocolOptions: { handoff, ...(crashing ? { acquireTimeoutNs: 200_000, acquireTimeoutStaggerNs: 50_000, suspectAfterNs: 1_000_000 } : {}) },
         ...(crashing ? { crashProbability: 0.02, spec: { timeoutMs: 5 } } : {}),
       });
       expect(run.swarm.failure, run.why).toBeUndefined();

@@ -3,7 +3,7 @@ import type { HierarchicalClient } from '../src/index.js';
 import { declock } from '../src/index.js';
 import { delta, scriptedCluster } from './sim-script.js';
 
-const quiet = { syncPeriodMs: 0 };
+const quiet = { syncPeriodNs: 0 };
 
 describe('declock (hierarchical): verbs', () => {
   it('uncontended: one FAA to acquire, FAA + READ in one doorbell to release', async () => {
@@ -135,7 +135,7 @@ describe('declock (hierarchical): the timestamp rule (§5.2)', () => {
 describe('declock (hierarchical): clock sync through the memory-node counter (§5.3)', () => {
   it('every compute node takes part in a round and adopts the same origin, within one READ latency', async () => {
     const s = scriptedCluster(declock, { computeNodes: 3 });
-    const clients = [0, 1, 2].map((cn) => s.client(cn, cn, { syncPeriodMs: 1_000 }) as HierarchicalClient);
+    const clients = [0, 1, 2].map((cn) => s.client(cn, cn, { syncPeriodNs: 1_000_000_000 }) as HierarchicalClient);
     await s.run(async () => {
       await Promise.all(clients.map(async (c, i) => c.release(await c.acquire(i + 1, 'exclusive'))));
       await s.sleep(50_000);

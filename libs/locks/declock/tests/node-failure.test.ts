@@ -24,7 +24,7 @@ describe('declock: a compute node is killed; its locks come back after the coord
   });
 
   it('…with the refetch bounded only by maxRefetch (the old behaviour), the node stays stuck well past the notice', async () => {
-    const run = await deadWaiterBeforeWriteScenario(declock, { refetchTimeoutMs: 'inf' });
+    const run = await deadWaiterBeforeWriteScenario(declock, { refetchTimeoutNs: 'inf' });
     expect(run.verdictOk, run.summary).toBe(true);
     expect(run.survivorGrantAfterKillNs ?? Infinity, run.summary).toBeGreaterThan(run.noticeAfterKillNs + 5 * MS);
   });
@@ -57,7 +57,7 @@ describe('declock: random kills under a contended workload (sim, three compute n
   it('seeds 1–12: exclusion and liveness hold; every lock the dead node held or queued for comes back within the bound after the notice', async () => {
     let recovered = 0;
     for (let seed = 1; seed <= 12; seed++) {
-      const run = await killSweepRun(declock, seed, { acquireTimeoutMs: TIMEOUT_MS, acquireTimeoutStaggerMs: STAGGER_MS, policy: seed % 2 ? 'tf' : 'pf' }, { detectionMs: 2 });
+      const run = await killSweepRun(declock, seed, { acquireTimeoutNs: TIMEOUT_MS * MS, acquireTimeoutStaggerNs: STAGGER_MS * MS, policy: seed % 2 ? 'tf' : 'pf' }, { detectionMs: 2 });
       expect(run.swarm.failure, run.why).toBeUndefined();
       expect(run.neverFreed, run.why).toEqual([]);
       expect(run.survivorAcquireErrors, run.why).toEqual({});

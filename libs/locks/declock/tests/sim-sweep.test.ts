@@ -53,7 +53,7 @@ describe('declock (hierarchical): simulation sweep', () => {
     for (let seed = 1001; seed <= 1030; seed++) {
       const run = await sweepRun(declock, seed, {
         crashProbability: 0.02,
-        protocolOptions: { acquireTimeoutMs: 0.2, acquireTimeoutStaggerMs: 0.05, suspectAfterMs: 1 },
+        protocolOptions: { acquireTimeoutNs: 200_000, acquireTimeoutStaggerNs: 50_000, suspectAfterNs: 1_000_000 },
         spec: { timeoutMs: 5, readRatio: 0.3 },
       });
       expect(run.swarm.failure, run.why).toBeUndefined();

@@ -24,7 +24,7 @@ export interface DrtmOptions {
 }
 
 export const DRTM_OPTION_HELP = {
-  leaseMs: 'read lease length in ms (default 1; the old name leaseNs, in ns, is still read)',
+  leaseNs: 'read lease length in ns (default 1000000)',
   driftNs: 'clock skew bound Δ in ns: a lease counts as expired only Δ after its end (default 50000)',
   txMarginNs: 'lease a reader needs left, beyond Δ, to share an existing lease; also the longest a reader may hold (default 500000)',
   backoff: 'true for truncated exponential backoff between CAS attempts (default false: retry at once)',
@@ -38,8 +38,7 @@ export const DRTM_OPTION_HELP = {
 export function readDrtmOptions(options?: ProtocolOptions): DrtmOptions {
   const reader = new OptionReader('drtm', options);
   const parsed: DrtmOptions = {
-    // Leases are in ms like DSLR's and ShiftLock's (docs/cli.md); whole ns inside, as before.
-    leaseNs: Math.round(reader.number('leaseMs', 1, { min: 0.001 }, { name: 'leaseNs', scale: 1 / NS_PER_MS }) * NS_PER_MS),
+    leaseNs: reader.number('leaseNs', 1_000_000, { min: 1_000, integer: true }),
     driftNs: reader.number('driftNs', 50_000, { min: 0 }),
     txMarginNs: reader.number('txMarginNs', 500_000, { min: 0 }),
     backoff: reader.boolean('backoff', false),
@@ -52,7 +51,7 @@ export function readDrtmOptions(options?: ProtocolOptions): DrtmOptions {
   reader.done();
   if (parsed.leaseNs <= parsed.driftNs + parsed.txMarginNs) {
     throw new ConfigError([
-      `drtm option leaseMs (${parsed.leaseNs / NS_PER_MS} ms) must exceed driftNs + txMarginNs (${parsed.driftNs + parsed.txMarginNs} ns), or a reader's own lease would be too short to use`,
+      `drtm option leaseNs (${parsed.leaseNs} ns) must exceed driftNs + txMarginNs (${parsed.driftNs + parsed.txMarginNs} ns), or a reader's own lease would be too short to use`,
     ]);
   }
   return parsed;
@@ -256,7 +255,7 @@ export class DrtmClient implements LockClient<DrtmGrant> {
 export const drtm: ProtocolDefinition = {
   id: 'drtm',
   // Live: a lease long enough for a verb over gRPC (~100 µs, not RDMA's ~2 µs), clocks as loose as processes'.
-  liveDefaults: { leaseMs: 50, driftNs: 1_000_000, txMarginNs: 20_000_000 },
+  liveDefaults: { leaseNs: 50_000_000, driftNs: 1_000_000, txMarginNs: 20_000_000 },
   // Write locks have no lease: a dead writer keeps its lock (DrTM relies on its transaction layer).
   // Clocks may be off by up to 40 µs between nodes, inside the default Δ = 50 µs (driftNs).
   // A lost completion is repaired by the writer's read-back (tests/lost-completions).
@@ -267,6 +266,5 @@ export const drtm: ProtocolDefinition = {
   entryBytes: 8,
   modes: ['shared', 'exclusive'],
   options: DRTM_OPTION_HELP,
-  renamedOptions: { leaseNs: 'drtm option leaseNs (ns) is deprecated: use leaseMs (ms), e.g. leaseNs=1000000 is leaseMs=1' },
   createClient: (ports, options) => new DrtmClient(ports, readDrtmOptions(options)),
 };

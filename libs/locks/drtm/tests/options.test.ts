@@ -2,25 +2,19 @@ import { ConfigError } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
 import { drtm, readDrtmOptions } from '../src/index.js';
 
-// Leases are in ms across protocols (docs/cli.md); DrTM's lease was `leaseNs` and is still read.
-describe('drtm lease option: leaseMs, with the old leaseNs still read', () => {
-  it('reads leaseMs in ms and keeps the default of 1 ms', () => {
+// Duration options are in ns in every protocol (docs/architecture.md); DrTM's lease was leaseMs for a while.
+describe('drtm lease option: leaseNs', () => {
+  it('reads leaseNs and keeps the default of 1 ms', () => {
     expect(readDrtmOptions().leaseNs).toBe(1_000_000);
-    expect(readDrtmOptions({ leaseMs: 50 }).leaseNs).toBe(50_000_000);
-    expect(readDrtmOptions({ leaseMs: '0.03', driftNs: 1_000, txMarginNs: 4_000 }).leaseNs).toBe(30_000);
+    expect(readDrtmOptions({ leaseNs: 50_000_000 }).leaseNs).toBe(50_000_000);
+    expect(readDrtmOptions({ leaseNs: '30000', driftNs: 1_000, txMarginNs: 4_000 }).leaseNs).toBe(30_000);
+    expect(Object.keys(drtm.options)).toContain('leaseNs');
+    expect(Object.keys(drtm.options)).not.toContain('leaseMs');
   });
 
-  it('reads the old name in ns to the same lease, and the help names only leaseMs', () => {
-    expect(readDrtmOptions({ leaseNs: '50000000' })).toEqual(readDrtmOptions({ leaseMs: '50' }));
-    expect(readDrtmOptions({ leaseNs: 1_234_567 }).leaseNs).toBe(1_234_567);
-    expect(Object.keys(drtm.options)).toContain('leaseMs');
-    expect(Object.keys(drtm.options)).not.toContain('leaseNs');
-    expect(drtm.renamedOptions?.['leaseNs']).toMatch(/deprecated: use leaseMs/);
-  });
-
-  it('refuses both names at once and an old-name value below the minimum, naming it', () => {
-    expect(() => readDrtmOptions({ leaseNs: 2_000_000, leaseMs: 2 })).toThrow(/leaseNs is the old name of leaseMs: give only leaseMs/);
-    expect(() => readDrtmOptions({ leaseNs: 500 })).toThrow(ConfigError);
-    expect(() => readDrtmOptions({ leaseNs: 500 })).toThrow(/given as leaseNs/);
+  it('refuses the old leaseMs, naming leaseNs and the value in ns', () => {
+    expect(() => readDrtmOptions({ leaseMs: '50' })).toThrow(ConfigError);
+    expect(() => readDrtmOptions({ leaseMs: '50' })).toThrow('drtm option leaseMs was renamed leaseNs (nanoseconds): leaseNs=50000000');
+    expect(() => readDrtmOptions({ leaseNs: 1_500.5 })).toThrow(/leaseNs: expected an integer/);
   });
 });

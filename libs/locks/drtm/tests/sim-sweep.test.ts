@@ -15,7 +15,7 @@ const SEEDS = 300;
  * Test-sized leases: the sweep's critical sections (≤ 3.3 µs) fit txMargin, so every reader
  * releases inside its lease; a lease still spans many round trips.
  */
-const LEASES = { leaseMs: 0.03, driftNs: 1_000, txMarginNs: 4_000 };
+const LEASES = { leaseNs: 30_000, driftNs: 1_000, txMarginNs: 4_000 };
 /** No fault but clock offsets within Δ of each other (and the swarm's ±50 ppm rates). */
 const WITHIN_DRIFT: SwarmProfile = { clockSkewNs: LEASES.driftNs };
 
@@ -126,7 +126,7 @@ describe('drtm: embedded substrate', () => {
       substrate: 'embedded',
       protocol: drtm,
       // Leases long enough that a busy event loop cannot push a reader's hold past its lease.
-      protocolOptions: { leaseMs: 20, driftNs: 1_000_000, txMarginNs: 10_000_000, sleepUntilExpiry: true },
+      protocolOptions: { leaseNs: 20_000_000, driftNs: 1_000_000, txMarginNs: 10_000_000, sleepUntilExpiry: true },
       spec: { clients: 4, locks: 2, readRatio: 0.5, distribution: 'uniform', operations: 120, thinkNs: 1_000, criticalSectionNs: 1_000, seed: 3, timeoutMs: 5_000 },
     });
     expect(result.verdict.ok).toBe(true);

@@ -1,4 +1,4 @@
-import { ConfigError, LeaseExpiredError, LockTimeoutError, NS_PER_MS } from '@lockfabric/ports';
+import { ConfigError, LeaseExpiredError, LockTimeoutError } from '@lockfabric/ports';
 import type { Verbs } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
 import { drtm, leaseEndNs, leaseWord, writeLockedWord } from '../src/index.js';
@@ -25,7 +25,7 @@ describe('drtm: verbs without contention', () => {
     expect(s.word(3)).toBe(0n);
   });
 
-  it('reader: one CAS installs a lease of leaseMs from now; release costs nothing and leaves the lease', async () => {
+  it('reader: one CAS installs a lease of leaseNs from now; release costs nothing and leaves the lease', async () => {
     const s = scenario();
     const a = s.client(0);
     let startNs = 0;
@@ -60,7 +60,7 @@ describe('drtm: verbs without contention', () => {
 });
 
 describe('drtm: leases and the skew margin', () => {
-  const small = { leaseMs: 0.04, driftNs: 2_000, txMarginNs: 10_000 };
+  const small = { leaseNs: 40_000, driftNs: 2_000, txMarginNs: 10_000 };
 
   it('a writer waits out a read lease plus Δ, retrying its CAS all along (the artifact behaviour)', async () => {
     const s = scenario(small);
@@ -154,7 +154,7 @@ describe('drtm: leases and the skew margin', () => {
     let grantedNs = 0;
     const run = (async () => {
       const startNs = s.now();
-      firstLease = leaseWord(startNs + small.leaseMs * NS_PER_MS);
+      firstLease = leaseWord(startNs + small.leaseNs);
       grant = await reader.acquire(6, 'shared');
       grantedNs = s.now();
     })();
@@ -195,7 +195,7 @@ describe('drtm: leases and the skew margin', () => {
 
   it('rejects a lease too short to use, unknown options and bad values, each with a ConfigError', () => {
     const ports = scenario().client(0).ports;
-    expect(() => drtm.createClient(ports, { leaseMs: 0.001, driftNs: 500, txMarginNs: 500 })).toThrow(ConfigError);
+    expect(() => drtm.createClient(ports, { leaseNs: 1000, driftNs: 500, txMarginNs: 500 })).toThrow(ConfigError);
     expect(() => drtm.createClient(ports, { nope: true })).toThrow(ConfigError);
     expect(() => drtm.createClient(ports, { driftNs: -1 })).toThrow(ConfigError);
   });

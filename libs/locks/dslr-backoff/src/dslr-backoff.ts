@@ -66,7 +66,7 @@ export function dslrBackoffSwarmOptions(random: Random): ProtocolOptions {
 export const dslrBackoff: ProtocolDefinition = {
   id: 'dslr-backoff',
   // Live: as DSLR's (leases that outlast a contended hold over gRPC, ω near one live round trip).
-  liveDefaults: { leaseMs: 200, waitUnitNs: 100_000 },
+  liveDefaults: { leaseNs: 200_000_000, waitUnitNs: 100_000 },
   swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', options: dslrBackoffSwarmOptions },
   summary: 'DSLR+ (DecLock’s baseline): DSLR with truncated exponential backoff between READ polls, adaptive cap',
   fabric: 'verbs',

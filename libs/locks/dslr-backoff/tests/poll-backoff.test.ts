@@ -60,7 +60,7 @@ describe('DSLR+ poll backoff', () => {
 
 describe('dslr-backoff options', () => {
   it('takes DSLR’s options and its own, but not DSLR’s polling switch', () => {
-    const parsed = readDslrBackoffOptions({ leaseMs: 1, pollJitterNs: 500 });
+    const parsed = readDslrBackoffOptions({ leaseNs: 1_000_000, pollJitterNs: 500 });
     expect(parsed.dslr.leaseNs).toBe(1_000_000);
     expect(parsed.pollBackoff).toEqual({ ...DSLR_PLUS_POLICY, jitterNs: 500 });
     expect(() => readDslrBackoffOptions({ polling: 'busy' })).toThrow(ConfigError);

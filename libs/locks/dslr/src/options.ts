@@ -1,6 +1,6 @@
 import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { ConfigError, NS_PER_MS } from '@lockfabric/ports';
+import { ConfigError } from '@lockfabric/ports';
 import { WordLayout } from './lock-word.js';
 import type { LayoutName } from './lock-word.js';
 
@@ -60,7 +60,7 @@ export interface DslrOptions {
 }
 
 export const DSLR_OPTION_HELP: Readonly<Record<string, string>> = {
-  leaseMs: 'λ, lease of a one-slot grant in ms (default 10); waiters skip after 2λ without counter movement',
+  leaseNs: 'λ, lease of a one-slot grant in ns (default 10000000); waiters skip after 2λ without counter movement',
   waitUnitNs: 'ω, poll wait per ticket ahead in ns (default 2000, about one verb round trip in sim)',
   polling: 'dynamic (default): sleep wait_count·ω between READs; busy: READ back to back',
   backoffBaseNs: 'R, first bound of the random backoff after a bounce or abort, in ns (default 10000)',
@@ -98,7 +98,7 @@ export function readDslrOptionsFrom(reader: OptionReader, config: ReadDslrOption
   const literal = reader.boolean('paperLiteral', false);
   const maxSlots = reader.number('maxSlots', 1, { min: 1, max: 64, integer: true });
   const options: DslrOptions = {
-    leaseNs: reader.number('leaseMs', 10, { min: 0.001 }) * NS_PER_MS,
+    leaseNs: reader.number('leaseNs', 10_000_000, { min: 1_000 }),
     waitUnitNs: reader.number('waitUnitNs', 2_000, { min: 1 }),
     polling: config.polling ? reader.choice('polling', ['dynamic', 'busy'] as const, 'dynamic') : 'dynamic',
     backoffBaseNs: reader.number('backoffBaseNs', 10_000, { min: 1 }),

@@ -16,13 +16,13 @@ export function createDslrClient(ports: ClientPorts, options: DslrOptions): Dslr
  * a small run, sometimes a small counter limit (frequent resets, DSLR §4.7) and restart-on-abort.
  */
 export function dslrSwarmOptions(random: Random): ProtocolOptions {
-  const leaseMs = [0.2, 0.5, 1][random.int(3)]!;
+  const leaseNs = [200_000, 500_000, 1_000_000][random.int(3)]!;
   // Limits of 8 and 16 reset a word every few acquires, so resets meet kills, crashes and pauses
   // often (left out while a bouncer's backoff could outgrow the frozen-word watchdog's 2λ,
   // docs/decisions/0005).
   const counterLimit = random.next() < 0.4 ? [8, 16, 32, 48, 64][random.int(5)]! : undefined;
   const restartOnAbort = random.next() < 0.3;
-  return { leaseMs, ...(counterLimit ? { counterLimit } : {}), ...(restartOnAbort ? { restartOnAbort } : {}) };
+  return { leaseNs, ...(counterLimit ? { counterLimit } : {}), ...(restartOnAbort ? { restartOnAbort } : {}) };
 }
 
 /**
@@ -38,7 +38,7 @@ export function dslrMultiSlotOptions(random: Random): ProtocolOptions {
 export const dslr: ProtocolDefinition = {
   id: 'dslr',
   // Live: leases that outlast a contended hold over gRPC, and the poll unit ω near one live round trip.
-  liveDefaults: { leaseMs: 200, waitUnitNs: 100_000 },
+  liveDefaults: { leaseNs: 200_000_000, waitUnitNs: 100_000 },
   // Leases short enough that dead holders are skipped within a small run (DSLR §4.6).
   swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', options: dslrSwarmOptions },
   summary: 'DSLR (SIGMOD 2018): RDMA bakery lock, four 16-bit counters in one word; FAA to acquire and release, READ polls, leases, counter resets',

@@ -71,7 +71,7 @@ describe('dslr: timeouts, aborts and leases', () => {
   });
 
   it('reports the lease: remaining time, checkLease, and release past the lease', async () => {
-    const s = new Scenario({ leaseMs: 0.05 });
+    const s = new Scenario({ leaseNs: 50_000 });
     const client = s.client();
     const seen: string[] = [];
     s.at(0, async () => {
@@ -105,7 +105,7 @@ describe('dslr: spans', () => {
   it('lock.acquire carries protocol, outcome, verbs and retries; a skip records a lock.reset span', async () => {
     const trace = new RecordingTrace();
     const { cluster, scheduler } = createSimCluster({ seed: 1, lockCount: 4, entryBytes: 8, trace, jitterNs: 0 });
-    const make = (client: number): DslrClient => createDslrClient(cluster.clientPorts({ node: cluster.computeNodeIds[0]!, client }), readDslrOptions({ leaseMs: 0.05 }));
+    const make = (client: number): DslrClient => createDslrClient(cluster.clientPorts({ node: cluster.computeNodeIds[0]!, client }), readDslrOptions({ leaseNs: 50_000 }));
     const [a, b] = [make(0), make(1)];
     const done = (async () => {
       await a.acquire(1, 'exclusive');

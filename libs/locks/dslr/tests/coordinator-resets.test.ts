@@ -15,7 +15,7 @@ import { Scenario } from './support/scenario.js';
 const US = 1_000;
 const LAMBDA = 100 * US;
 const standard = WordLayout.of('standard');
-const OPTIONS = { leaseMs: LAMBDA / NS_PER_MS };
+const OPTIONS = { leaseNs: LAMBDA };
 
 describe('dslr: whole-table reset between runs (§7.6 a)', () => {
   async function runThenReset(spec: WorkloadSpec) {

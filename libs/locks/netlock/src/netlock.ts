@@ -1,7 +1,6 @@
 import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { LockServer, ServerLockClient, srvLockServer } from '@lockfabric/lock-srvlock';
-import { NS_PER_MS, NS_PER_US } from '@lockfabric/ports';
 import { withAcquireOnce } from './acquire-once.js';
 import { withReliableRelease } from './reliable-release.js';
 import { withRequestLedger } from './request-ledger.js';
@@ -14,9 +13,9 @@ const SIM_PROFILE_SAMPLES = 20_000;
 const SIM_SLOT_BUDGET = 4_096;
 
 export const NETLOCK_OPTION_HELP = {
-  retransmitMs: 'resend an unanswered ACQUIRE, RELEASE or cancel after this many ms (default 5; doubling up to 64x for switch releases and cancel polls)',
+  retransmitNs: 'resend an unanswered ACQUIRE, RELEASE or cancel after this many ns (default 5000000; doubling up to 64x for switch releases and cancel polls)',
   maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
-  pushBackUs: 'bound of the random backoff after a push-back from a full switch queue, in µs (default 20)',
+  pushBackNs: 'bound of the random backoff after a push-back from a full switch queue, in ns (default 20000)',
   mutantReleaseAllHolders: 'test-only: the lock server clears every holder on one release (broken on purpose)',
   mutantReleaseWithoutSlot: 'test-only: releases of switch grants do not name their queue slot (broken on purpose)',
   mutantResendAcquire: 'test-only: an ACQUIRE repeated before its request was answered reaches the switch (broken on purpose)',
@@ -31,9 +30,9 @@ export const NETLOCK_OPTION_HELP = {
 export function readNetLockOptions(options?: ProtocolOptions) {
   const reader = new OptionReader('netlock', options);
   const parsed = {
-    retransmitMs: reader.number('retransmitMs', 5, { min: 0.001 }),
+    retransmitNs: reader.number('retransmitNs', 5_000_000, { min: 1_000 }),
     maxAttempts: reader.number('maxAttempts', 50, { min: 1, integer: true }),
-    pushBackUs: reader.number('pushBackUs', 20, { min: 0.001 }),
+    pushBackNs: reader.number('pushBackNs', 20_000, { min: 1 }),
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
     mutantReleaseWithoutSlot: reader.boolean('mutantReleaseWithoutSlot', false),
     mutantResendAcquire: reader.boolean('mutantResendAcquire', false),
@@ -102,7 +101,7 @@ export const netlock: ProtocolDefinition = {
   },
   createClient: (ports, options) => {
     const parsed = readNetLockOptions(options);
-    const retransmitNs = parsed.retransmitMs * NS_PER_MS;
+    const retransmitNs = parsed.retransmitNs;
     const reliable = (inner: typeof ports) => (parsed.mutantSendOnce ? inner : withReliableRelease(inner, { retransmitNs, maxAttempts: parsed.maxAttempts }));
     // The old client (mutants): each ACQUIRE sent once (or, unguarded, again on an early wake).
     const old = parsed.mutantGrantOnce || parsed.mutantResendAcquire;
@@ -113,7 +112,7 @@ export const netlock: ProtocolDefinition = {
       // Resent ACQUIREs are safe: the switch recognises a request it queued and sends its GRANT again.
       retransmitAcquire: !old,
       maxAttempts: parsed.maxAttempts,
-      pushBackNs: parsed.pushBackUs * NS_PER_US,
+      pushBackNs: parsed.pushBackNs,
       route: (_lock, nodes) => ({ kind: 'packet', dst: srvLockServer(nodes) }),
     });
   },

@@ -13,8 +13,8 @@ import { duplicating, losing } from './losing-link.js';
 // client and switch: each case strands the lock there.
 
 const LOCK = 7;
-const OLD: ProtocolOptions = { retransmitMs: 0.01, mutantGrantOnce: 'true' };
-const NEW: ProtocolOptions = { retransmitMs: 0.01 };
+const OLD: ProtocolOptions = { retransmitNs: 10_000, mutantGrantOnce: 'true' };
+const NEW: ProtocolOptions = { retransmitNs: 10_000 };
 const grantTo = (p: LockPacket) => p.lock === LOCK && p.type === 'grant';
 
 type Client = LockClient<Awaited<ReturnType<ReturnType<typeof netlock.createClient>['acquire']>>>;
@@ -129,7 +129,7 @@ async function duplicated(options: ProtocolOptions) {
 
 /** A queue of one slot: H holds, W's first PUSH-BACK is lost; H releases after 100 µs. */
 async function lostPushBack(options: ProtocolOptions) {
-  const { net, client, take, finish } = setup({ ...options, pushBackUs: 5 }, 1);
+  const { net, client, take, finish } = setup({ ...options, pushBackNs: 5000 }, 1);
   const h = client(1);
   const w = client(2, (p) => losing(p, (q) => q.lock === LOCK && q.type === 'push-back'));
   return finish(

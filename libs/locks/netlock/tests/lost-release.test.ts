@@ -29,7 +29,7 @@ async function scenario(lose: 'release' | 'ack', options?: ProtocolOptions) {
       (error: unknown) => (log.push(error instanceof LockTimeoutError ? 'writer timed out' : String(error)), undefined),
     );
     await r1.release(g1);
-    await net.clock.sleep(100_000); // 100 µs: ten first resend intervals (retransmitMs 0.01)
+    await net.clock.sleep(100_000); // 100 µs: ten first resend intervals (retransmitNs 10000)
     log.push('reader 2 releases');
     await r2.release(g2);
     const g = await writer;
@@ -45,7 +45,7 @@ async function scenario(lose: 'release' | 'ack', options?: ProtocolOptions) {
 
 describe('netlock: a lost RELEASE costs time, never the lock', () => {
   it('a lost RELEASE is resent until the switch acknowledges it; the writer is granted after both readers', async () => {
-    const outcome = await scenario('release', { retransmitMs: 0.01 });
+    const outcome = await scenario('release', { retransmitNs: 10_000 });
     expect(outcome.lost).toBe(1);
     expect(outcome.releasesOf1).toBe(2);
     expect(outcome.log).toEqual(['reader 2 releases', 'writer granted']);
@@ -53,7 +53,7 @@ describe('netlock: a lost RELEASE costs time, never the lock', () => {
   });
 
   it('a lost ACK: the resent RELEASE is acknowledged, not counted again; the writer still waits for reader 2', async () => {
-    const outcome = await scenario('ack', { retransmitMs: 0.01 });
+    const outcome = await scenario('ack', { retransmitNs: 10_000 });
     expect(outcome.lost).toBe(1);
     expect(outcome.releasesOf1).toBe(2);
     expect(outcome.repeats).toBe(1);
@@ -61,14 +61,14 @@ describe('netlock: a lost RELEASE costs time, never the lock', () => {
   });
 
   it('mutant mutantSendOnce (the old client): the lost RELEASE strands the lock; the writer times out', async () => {
-    const outcome = await scenario('release', { retransmitMs: 0.01, mutantSendOnce: 'true' });
+    const outcome = await scenario('release', { retransmitNs: 10_000, mutantSendOnce: 'true' });
     expect(outcome.releasesOf1).toBe(1);
     expect(outcome.log).toEqual(['reader 2 releases', 'writer timed out']);
     expect(outcome.queue).toMatchObject({ granted: 2, released: 1 });
   });
 
   it('mutant mutantCountDuplicateRelease: the resent RELEASE counts twice and grants the writer beside reader 2', async () => {
-    const outcome = await scenario('ack', { retransmitMs: 0.01, mutantCountDuplicateRelease: 'true' });
+    const outcome = await scenario('ack', { retransmitNs: 10_000, mutantCountDuplicateRelease: 'true' });
     expect(outcome.releasesOf1).toBe(2);
     expect(outcome.log).toEqual(['writer granted', 'reader 2 releases']);
   });

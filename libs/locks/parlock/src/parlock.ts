@@ -1,12 +1,11 @@
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { LockServer, ServerLockClient, currentHome, readSrvLockOptions } from '@lockfabric/lock-srvlock';
 import type { LockHomes, LockRoute } from '@lockfabric/lock-srvlock';
-import { NS_PER_MS } from '@lockfabric/ports';
 import type { LockId, NodeId } from '@lockfabric/ports';
 import { OptionReader } from '@lockfabric/locks-common';
 
 export const PARLOCK_OPTION_HELP = {
-  retransmitMs: 'resend an unanswered ACQUIRE/RELEASE after this many ms (default 5)',
+  retransmitNs: 'resend an unanswered ACQUIRE/RELEASE after this many ns (default 5000000)',
   maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
   mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
   mutantAlwaysLocal: 'test-only: every client treats its own node as the home of every lock (broken on purpose)',
@@ -58,7 +57,7 @@ export const parlock: ProtocolDefinition = {
         managesLocks: true,
         mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
         // The always-local mutant keeps managers that serve whatever reaches them (no failover), so its overlap shows.
-        ...(parsed.mutantAlwaysLocal ? {} : { failover: { ...PARLOCK_HOMES, retransmitNs: parsed.retransmitMs * NS_PER_MS, mutantServeDuringGrace: parsed.mutantServeDuringGrace, mutantNoReclaimForward: parsed.mutantNoReclaimForward } }),
+        ...(parsed.mutantAlwaysLocal ? {} : { failover: { ...PARLOCK_HOMES, retransmitNs: parsed.retransmitNs, mutantServeDuringGrace: parsed.mutantServeDuringGrace, mutantNoReclaimForward: parsed.mutantNoReclaimForward } }),
       });
     },
   },
@@ -66,7 +65,7 @@ export const parlock: ProtocolDefinition = {
     const parsed = readParLockOptions(options);
     return new ServerLockClient(ports, {
       protocol: 'parlock',
-      retransmitNs: parsed.retransmitMs * NS_PER_MS,
+      retransmitNs: parsed.retransmitNs,
       retransmitAcquire: true,
       maxAttempts: parsed.maxAttempts,
       pushBackNs: 0,

@@ -18,7 +18,7 @@ describe('rpc: message counts (ShiftLock §4 baseline)', () => {
 
   it('contended: a conflicting try is answered busy and re-sent; every try is one request and one reply', async () => {
     const spec = { clients: 12, locks: 1, readRatio: 0.3, distribution: 'uniform' as const, operations: 300, thinkNs: 500, criticalSectionNs: 3_000, seed: 5 };
-    const { traffic, result } = await countedRun(rpc, spec, { retransmitMs: 1_000 });
+    const { traffic, result } = await countedRun(rpc, spec, { retransmitNs: 1_000_000_000 });
     expect(result.verdict.ok).toBe(true);
     expect(result.summary.acquires).toBe(300);
     const busy = traffic.serviceReplies.get(LocalOp.busy) ?? 0;

@@ -1,6 +1,6 @@
 import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { ConfigError } from '@lockfabric/ports';
+import { ConfigError, NS_PER_MS } from '@lockfabric/ports';
 import { MAX_CLIENT, MAX_SLOTS } from './tail-pointer.js';
 
 /** How a waiter that saw RelCnt stand still for 3 × T_lease gets the lock reset (spec §4.3). */
@@ -42,7 +42,7 @@ export interface ShiftLockOptions {
 
 export const SHIFTLOCK_OPTION_HELP: Readonly<Record<string, string>> = {
   consecutiveWriters: 'N, most consecutive writers per writer phase before readers get the lock (default 16; inf allowed)',
-  leaseMs: 'T_lease in ms (default 10); failure detection fires after 3·T_lease without a release',
+  leaseNs: 'T_lease in ns (default 10000000); failure detection fires after 3·T_lease without a release',
   clockDrift: 'δ, relative clock-rate drift bound (default 0.0001)',
   pollIntervalNs: 'pause between remote polls in ns (default 2000; 0 = busy polling)',
   endpoints: 'K, receive endpoints per client = locks one client may hold or queue for at once (default 16, max 16)',
@@ -63,7 +63,7 @@ export function readShiftLockOptions(options?: ProtocolOptions): ShiftLockOption
   const reader = new OptionReader('shiftlock', options);
   const parsed: ShiftLockOptions = {
     consecutiveWriters: reader.number('consecutiveWriters', 16, { min: 1, integer: true }),
-    leaseMs: reader.number('leaseMs', 10, { min: 0.001 }),
+    leaseMs: reader.number('leaseNs', 10_000_000, { min: 1_000 }) / NS_PER_MS,
     clockDrift: reader.number('clockDrift', 1e-4, { min: 0, max: 0.1 }),
     pollIntervalNs: reader.number('pollIntervalNs', 2_000, { min: 0 }),
     endpoints: reader.number('endpoints', MAX_SLOTS, { min: 1, max: MAX_SLOTS, integer: true }),

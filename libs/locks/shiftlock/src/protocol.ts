@@ -8,10 +8,10 @@ export const shiftlock: ProtocolDefinition = {
   id: 'shiftlock',
   // Live: T_lease 10 ms assumes RDMA hold times; a loaded live node stalls for tens of ms, and every
   // stall past 3·T_lease resets a lock under a live holder (fenced, but the hold is lost).
-  liveDefaults: { leaseMs: 100 },
+  liveDefaults: { leaseNs: 100_000_000 },
   // Lease-based failure detection and era-fenced reset recover dead holders and waiters (ShiftLock §3.5).
   // T_lease short enough that 3·T_lease detection fits a small run's heal budget.
-  swarm: { crashes: true, nodeKill: true, memoryRestart: true, flushedVerbs: true, pauses: 'beyond-lease', options: (random) => ({ leaseMs: [0.5, 1, 2][random.int(3)]! }) },
+  swarm: { crashes: true, nodeKill: true, memoryRestart: true, flushedVerbs: true, pauses: 'beyond-lease', options: (random) => ({ leaseNs: [500_000, 1_000_000, 2_000_000][random.int(3)]! }) },
   summary: 'ShiftLock (FAST 25): 16-byte entry with masked atomics, MCS queue of writers with SEND handover, batched readers, era-fenced recovery',
   fabric: 'verbs',
   // The client needs extended atomics and SEND; the recovery server on a memory node also uses CPU access there.

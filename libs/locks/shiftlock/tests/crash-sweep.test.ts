@@ -21,7 +21,7 @@ function caseFor(seed: number): { spec: WorkloadSpec; options: ProtocolOptions; 
   };
   const options: ProtocolOptions = {
     consecutiveWriters: THRESHOLDS[seed % THRESHOLDS.length]!,
-    leaseMs: 0.05 + (seed % 4) * 0.05,
+    leaseNs: 50_000 + (seed % 4) * 0.05,
     ...(seed % 5 === 0 ? { recovery: 'one-sided' } : {}),
     ...(seed % 4 === 0 ? { eraBuckets: 4 } : {}),
   };

@@ -91,7 +91,7 @@ describe('worked example: the epoch crossing a long writer queue (spec §5.3, A1
   });
 
   it('paper-literal with failure detection on: only a spurious recovery ends the deadlock (I13 violated)', async () => {
-    const s = scripted({ consecutiveWriters: 2, paperLiteralEpoch: true, leaseMs: 0.2 }, { recoveryServer: true });
+    const s = scripted({ consecutiveWriters: 2, paperLiteralEpoch: true, leaseNs: 200_000 }, { recoveryServer: true });
     const writers = [0, 1, 2, 3].map((i) => s.client(i));
     const w = [s.acquire(writers[0]!, LOCK, 'exclusive')];
     await s.until(w[0]!.settled);

@@ -25,7 +25,7 @@ describe('mutants and paper-literal defects are caught within a bounded number o
   it('paperLiteralEpoch (A1): readers stuck behind a stale-epoch release; a recovery happens with no failure injected (I13)', async () => {
     const spec = (seed: number): WorkloadSpec => ({ clients: 8, locks: 1, readRatio: 0.3, distribution: 'uniform', operations: 200, thinkNs: 200, criticalSectionNs: 100, seed });
     const resets = async (seed: number, paperLiteralEpoch: boolean) => {
-      const result = await simRun({ spec: spec(seed), protocolOptions: { consecutiveWriters: 2, leaseMs: 0.05, paperLiteralEpoch } });
+      const result = await simRun({ spec: spec(seed), protocolOptions: { consecutiveWriters: 2, leaseNs: 50_000, paperLiteralEpoch } });
       expect(result.crashed.size).toBe(0);
       expect(result.verdict.violations).toEqual([]);
       return result.servers[0]!.stats.accepted;
@@ -38,7 +38,7 @@ describe('mutants and paper-literal defects are caught within a bounded number o
   it('mutantEpochBeforeLeap (A8, the artifact order): after a reset a waiting reader mistakes Epoch = 0 for a flip and enters beside a writer', async () => {
     const spec = (seed: number): WorkloadSpec => ({ clients: 10, locks: 3, readRatio: 0.5, distribution: 'uniform', operations: 200, thinkNs: 300, criticalSectionNs: 20_000, seed });
     const run = (seed: number, mutantEpochBeforeLeap: boolean) =>
-      simRun({ spec: spec(seed), protocolOptions: { consecutiveWriters: 2, leaseMs: 0.1, mutantEpochBeforeLeap }, crashProbability: 0.02 });
+      simRun({ spec: spec(seed), protocolOptions: { consecutiveWriters: 2, leaseNs: 100_000, mutantEpochBeforeLeap }, crashProbability: 0.02 });
     const seed = await firstCaught(20, async (s) => (await run(s, true)).verdict.violations.length > 0);
     expect(seed).toBeDefined();
     for (let s = 1; s <= seed!; s++) {

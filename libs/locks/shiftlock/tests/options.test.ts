@@ -48,6 +48,9 @@ describe('shiftlock options', () => {
   it('the protocol definition declares the 16-byte entry, both modes and the NIC capabilities it needs', () => {
     expect(shiftlock).toMatchObject({ id: 'shiftlock', fabric: 'verbs', entryBytes: 16, modes: ['shared', 'exclusive'], capabilities: ['masked-atomics', 'send'] });
     expect(Object.keys(shiftlock.options).sort()).toEqual(Object.keys(SHIFTLOCK_OPTION_HELP).sort());
-    expect(Object.keys(readShiftLockOptions()).sort()).toEqual(Object.keys(SHIFTLOCK_OPTION_HELP).sort());
+    // The option is leaseNs; the parsed options still carry T_lease in ms (leaseMs) for the client.
+    const parsedAsOptions = Object.keys(readShiftLockOptions()).map((key) => (key === 'leaseMs' ? 'leaseNs' : key));
+    expect(parsedAsOptions.sort()).toEqual(Object.keys(SHIFTLOCK_OPTION_HELP).sort());
+    expect(readShiftLockOptions({ leaseNs: '500000' }).leaseMs).toBe(0.5);
   });
 });

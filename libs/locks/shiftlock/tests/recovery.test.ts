@@ -13,7 +13,7 @@ function eraOf(s: ReturnType<typeof scripted>, client: ShiftLockClient, lock: nu
 
 describe('failure detection and era-fenced recovery through the memory node (spec §4)', () => {
   it('a writer dies holding: after 3·T_lease without a release the server resets the lock once; every waiter restarts and gets it', async () => {
-    const s = scripted({ leaseMs: LEASE_MS }, { recoveryServer: true });
+    const s = scripted({ leaseNs: LEASE_NS }, { recoveryServer: true });
     const [dead, w2, w3, r1] = [s.client(0), s.client(1), s.client(2), s.client(10)];
     const held = s.acquire(dead, 0, 'exclusive');
     await s.until(held.settled);
@@ -38,7 +38,7 @@ describe('failure detection and era-fenced recovery through the memory node (spe
   });
 
   it('a reader dies holding: the head writer waits on RelCnt, stalls, and the reset lets it and the blocked reader in', async () => {
-    const s = scripted({ leaseMs: LEASE_MS }, { recoveryServer: true });
+    const s = scripted({ leaseNs: LEASE_NS }, { recoveryServer: true });
     const [dead, writer, reader] = [s.client(10), s.client(0), s.client(11)];
     const held = s.acquire(dead, 0, 'shared');
     await s.until(held.settled);
@@ -52,7 +52,7 @@ describe('failure detection and era-fenced recovery through the memory node (spe
   });
 
   it('the server fences stale requests: an old era, or a RelCnt that moved, is rejected', async () => {
-    const s = scripted({ leaseMs: LEASE_MS }, { recoveryServer: true });
+    const s = scripted({ leaseNs: LEASE_NS }, { recoveryServer: true });
     const server = s.server!;
     expect(await s.run(server.handle({ lock: 1, era: 0n, relCnt: 0n }))).toBe('accepted');
     expect(s.entry(1)).toEqual({ epoch: 0, readers: 0, tail: 0n, relCnt: LEAP });
@@ -81,7 +81,7 @@ describe('failure detection and era-fenced recovery through the memory node (spe
   });
 
   it('one-sided mode (no server): the waiter CASes the era forward and resets the entry itself', async () => {
-    const s = scripted({ leaseMs: LEASE_MS, recovery: 'one-sided' });
+    const s = scripted({ leaseNs: LEASE_NS, recovery: 'one-sided' });
     const [dead, waiter] = [s.client(0), s.client(1)];
     const held = s.acquire(dead, 0, 'exclusive');
     await s.until(held.settled);
@@ -93,7 +93,7 @@ describe('failure detection and era-fenced recovery through the memory node (spe
   });
 
   it('server mode with no server running: nothing resets the lock; the waiter fails with its own typed timeout', async () => {
-    const s = scripted({ leaseMs: LEASE_MS });
+    const s = scripted({ leaseNs: LEASE_NS });
     const [dead, waiter] = [s.client(0), s.client(1)];
     const held = s.acquire(dead, 0, 'exclusive');
     await s.until(held.settled);
@@ -106,7 +106,7 @@ describe('failure detection and era-fenced recovery through the memory node (spe
   });
 
   it('recovery off: detection does nothing', async () => {
-    const s = scripted({ leaseMs: LEASE_MS, recovery: 'off' });
+    const s = scripted({ leaseNs: LEASE_NS, recovery: 'off' });
     const [dead, waiter] = [s.client(0), s.client(1)];
     const held = s.acquire(dead, 0, 'exclusive');
     await s.until(held.settled);
@@ -118,7 +118,7 @@ describe('failure detection and era-fenced recovery through the memory node (spe
 
 describe('leases (spec §4.1, A11)', () => {
   it('a writer that overran its lease and was reset meanwhile gets LeaseExpiredError on release and touches nothing', async () => {
-    const s = scripted({ leaseMs: LEASE_MS }, { recoveryServer: true });
+    const s = scripted({ leaseNs: LEASE_NS }, { recoveryServer: true });
     const [slow, other] = [s.client(0), s.client(1)];
     const held = s.acquire(slow, 0, 'exclusive');
     await s.until(held.settled);
@@ -134,7 +134,7 @@ describe('leases (spec §4.1, A11)', () => {
   });
 
   it('a reader that overran its lease across a reset does not decrement the new RdrCnt', async () => {
-    const s = scripted({ leaseMs: LEASE_MS }, { recoveryServer: true });
+    const s = scripted({ leaseNs: LEASE_NS }, { recoveryServer: true });
     const [slow, writer, reader] = [s.client(10), s.client(0), s.client(11)];
     const held = s.acquire(slow, 0, 'shared');
     await s.until(held.settled);
@@ -151,7 +151,7 @@ describe('leases (spec §4.1, A11)', () => {
   });
 
   it('a release within the lease needs no extra verb', async () => {
-    const s = scripted({ leaseMs: LEASE_MS });
+    const s = scripted({ leaseNs: LEASE_NS });
     const w = s.client(0);
     const held = s.acquire(w, 0, 'exclusive');
     await s.until(held.settled);

@@ -9,7 +9,7 @@ describe('shiftlock through the shared harness', () => {
       substrate: 'embedded',
       protocol: shiftlock,
       // Real time on a loaded CI machine: a lease long enough that a slow holder is not suspected.
-      protocolOptions: { leaseMs: 500 },
+      protocolOptions: { leaseNs: 500_000_000 },
       spec: { clients: 6, locks: 1, readRatio: 0.5, distribution: 'uniform', operations: 120, thinkNs: 0, criticalSectionNs: 0, seed: 3, timeoutMs: 2_000 },
     });
     expect(result.verdict.ok, summarizeVerdict(result.verdict)).toBe(true);
@@ -22,7 +22,7 @@ describe('shiftlock through the shared harness', () => {
       const result = await runInMemory({
         substrate: 'sim',
         protocol: shiftlock,
-        protocolOptions: { recovery: 'one-sided', leaseMs: 0.1 },
+        protocolOptions: { recovery: 'one-sided', leaseNs: 100_000 },
         crashProbability: 0.01,
         spec: { clients: 8, locks: 2, readRatio: 0.5, distribution: 'uniform', operations: 200, thinkNs: 500, criticalSectionNs: 1_000, seed },
       });

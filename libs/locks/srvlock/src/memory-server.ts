@@ -1,6 +1,6 @@
 import { OptionReader, SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { NS_PER_MS, lockAddress } from '@lockfabric/ports';
+import { lockAddress } from '@lockfabric/ports';
 import type { ProtocolId } from '@lockfabric/ports';
 import { LockServer } from './lock-server.js';
 import { ServerLockClient } from './server-lock-client.js';
@@ -15,7 +15,7 @@ export interface MemoryServerOptions {
   readonly cpuNs: number;
   readonly threads: number;
   readonly queueBound: number;
-  readonly retransmitMs: number;
+  readonly retransmitNs: number;
   readonly maxAttempts: number;
   readonly backoffNs: number;
   readonly backoffCapNs: number;
@@ -51,7 +51,7 @@ export function memoryServerOptionHelp(design: MemoryServerDesign): Record<strin
     cpuNs: `modelled server CPU time per request, ns (default ${DEFAULT_REQUEST_CPU_NS}; 0 = none)`,
     threads: `server threads per memory node (default ${design.threads})`,
     queueBound: 'requests waiting for a server thread before new ones are dropped (default 1024)',
-    retransmitMs: 'resend an unanswered request after this many ms (default 5)',
+    retransmitNs: 'resend an unanswered request after this many ns (default 5000000)',
     maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
     ...(design.tryOnly
       ? {
@@ -70,7 +70,7 @@ export function readMemoryServerOptions(design: MemoryServerDesign, options?: Pr
     cpuNs: reader.number('cpuNs', DEFAULT_REQUEST_CPU_NS, { min: 0 }),
     threads: reader.number('threads', design.threads, { min: 1, max: 1024, integer: true }),
     queueBound: reader.number('queueBound', 1024, { min: 1, max: 1 << 20, integer: true }),
-    retransmitMs: reader.number('retransmitMs', 5, { min: 0.001 }),
+    retransmitNs: reader.number('retransmitNs', 5_000_000, { min: 1_000 }),
     maxAttempts: reader.number('maxAttempts', 50, { min: 1, integer: true }),
     backoffNs: design.tryOnly ? reader.number('backoffNs', design.backoffNs, { min: 0, integer: true }) : 0,
     backoffCapNs: design.tryOnly ? reader.number('backoffCapNs', design.backoffCapNs, { min: 0, integer: true }) : 0,
@@ -110,7 +110,7 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
       const parsed = readMemoryServerOptions(design, options);
       return new ServerLockClient(ports, {
         protocol: design.id,
-        retransmitNs: parsed.retransmitMs * NS_PER_MS,
+        retransmitNs: parsed.retransmitNs,
         retransmitAcquire: true,
         maxAttempts: parsed.maxAttempts,
         pushBackNs: parsed.backoffNs,

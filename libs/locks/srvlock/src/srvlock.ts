@@ -1,6 +1,5 @@
 import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { NS_PER_MS } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
 import { LockServer } from './lock-server.js';
 import { ServerLockClient } from './server-lock-client.js';
@@ -8,7 +7,7 @@ import { currentHome } from './failover.js';
 import type { LockHomes } from './failover.js';
 
 export interface SrvLockOptions {
-  readonly retransmitMs: number;
+  readonly retransmitNs: number;
   readonly maxAttempts: number;
   readonly mutantReleaseAllHolders: boolean;
   readonly mutantServeDuringGrace: boolean;
@@ -16,7 +15,7 @@ export interface SrvLockOptions {
 }
 
 export const SRVLOCK_OPTION_HELP = {
-  retransmitMs: 'resend an unanswered ACQUIRE/RELEASE after this many ms (default 5)',
+  retransmitNs: 'resend an unanswered ACQUIRE/RELEASE after this many ns (default 5000000)',
   maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
   mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
   mutantServeDuringGrace: 'test-only: a new home serves a dead home\'s locks at once, without reclaiming the survivors\' holds (broken on purpose)',
@@ -26,7 +25,7 @@ export const SRVLOCK_OPTION_HELP = {
 export function readSrvLockOptions(options?: ProtocolOptions, protocol = 'srvlock'): SrvLockOptions {
   const reader = new OptionReader(protocol, options);
   const parsed: SrvLockOptions = {
-    retransmitMs: reader.number('retransmitMs', 5, { min: 0.001 }),
+    retransmitNs: reader.number('retransmitNs', 5_000_000, { min: 1_000 }),
     maxAttempts: reader.number('maxAttempts', 50, { min: 1, integer: true }),
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
     mutantServeDuringGrace: reader.boolean('mutantServeDuringGrace', false),
@@ -69,7 +68,7 @@ export const srvlock: ProtocolDefinition = {
       return new LockServer(context, {
         managesLocks: context.ports.self.node === srvLockServer(context.computeNodes),
         mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
-        failover: { ...SRVLOCK_HOMES, retransmitNs: parsed.retransmitMs * NS_PER_MS, mutantServeDuringGrace: parsed.mutantServeDuringGrace, mutantNoReclaimForward: parsed.mutantNoReclaimForward },
+        failover: { ...SRVLOCK_HOMES, retransmitNs: parsed.retransmitNs, mutantServeDuringGrace: parsed.mutantServeDuringGrace, mutantNoReclaimForward: parsed.mutantNoReclaimForward },
       });
     },
   },
@@ -77,7 +76,7 @@ export const srvlock: ProtocolDefinition = {
     const parsed = readSrvLockOptions(options);
     return new ServerLockClient(ports, {
       protocol: 'srvlock',
-      retransmitNs: parsed.retransmitMs * NS_PER_MS,
+      retransmitNs: parsed.retransmitNs,
       retransmitAcquire: true,
       maxAttempts: parsed.maxAttempts,
       pushBackNs: 0,

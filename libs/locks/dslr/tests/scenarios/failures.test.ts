@@ -12,7 +12,7 @@ const LAMBDA = 100 * US;
 
 describe('dslr: crashed holders (scenario 7)', () => {
   it('a crashed writer, then a crashed reader: each is skipped about 2λ after the counters last moved', async () => {
-    const s = new Scenario({ leaseMs: LAMBDA / 1e6 });
+    const s = new Scenario({ leaseNs: LAMBDA });
     const deadWriter = s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: Infinity });
     const reader = s.hold(s.client(), { atNs: 1 * US, mode: 'shared', holdNs: 5 * US });
     const writer = s.hold(s.client(), { atNs: 2 * US, mode: 'exclusive', holdNs: 5 * US });
@@ -35,7 +35,7 @@ describe('dslr: crashed holders (scenario 7)', () => {
   });
 
   it('a holder past its lease does not release (LeaseExpiredError) and is skipped', async () => {
-    const s = new Scenario({ leaseMs: LAMBDA / 1e6 });
+    const s = new Scenario({ leaseNs: LAMBDA });
     const slow = s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: 2 * LAMBDA });
     const next = s.hold(s.client(), { atNs: 1 * US, mode: 'exclusive', holdNs: 1 * US });
     const third = s.hold(s.client(), { atNs: 300 * US, mode: 'exclusive', holdNs: 1 * US });
@@ -50,7 +50,7 @@ describe('dslr: crashed holders (scenario 7)', () => {
 
 describe('dslr: a frozen word whose resetter crashed (scenario 8)', () => {
   it('bouncers zero it about 2λ after the counters stopped and the next generation works', async () => {
-    const s = new Scenario({ counterLimit: 4, leaseMs: LAMBDA / 1e6, backoffCapNs: 20 * US });
+    const s = new Scenario({ counterLimit: 4, leaseNs: LAMBDA, backoffCapNs: 20 * US });
     s.setCounters(c(3, 0, 3, 0));
     const resetter = s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: Infinity });
     const bouncers = [5, 6, 7].map((atUs) => s.hold(s.client(), { atNs: atUs * US, mode: 'exclusive', holdNs: 2 * US }));
@@ -70,10 +70,10 @@ describe('dslr: a frozen word whose resetter crashed (scenario 8)', () => {
 describe('dslr: the generation check (mutant)', () => {
   /** Waiters of a frozen generation are wiped by the bouncers' forced reset; C then uses the new generation. */
   async function wipedWaiters(flags: Options) {
-    const s = new Scenario({ counterLimit: 4, leaseMs: 10, ...flags });
+    const s = new Scenario({ counterLimit: 4, leaseNs: 10_000_000, ...flags });
     s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: Infinity, unrecorded: true });
     const waiters = [1, 2, 3].map((atUs) => s.hold(s.client(), { atNs: atUs * US, mode: 'exclusive', holdNs: 50 * US }));
-    const b = s.hold(s.client({ leaseMs: 0.1, backoffCapNs: 20 * US }), { atNs: 10 * US, mode: 'exclusive', holdNs: 20 * US });
+    const b = s.hold(s.client({ leaseNs: 100_000, backoffCapNs: 20 * US }), { atNs: 10 * US, mode: 'exclusive', holdNs: 20 * US });
     const late = s.hold(s.client(), { atNs: 300 * US, mode: 'exclusive', holdNs: 50 * US });
     await s.run(10_000 * US);
     return { s, outcomes: await Promise.all([...waiters, b, late]) };

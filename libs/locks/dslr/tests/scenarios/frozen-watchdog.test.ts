@@ -7,7 +7,7 @@ const LAMBDA = 100 * US;
 
 describe('dslr: frozen-word watchdog across generations', () => {
   it('a client that bounced once, gave up, and bounces again much later on regrown counters does not zero a live holder', async () => {
-    const s = new Scenario({ leaseMs: LAMBDA / 1e6, counterLimit: 4, backoffCapNs: 20 * US });
+    const s = new Scenario({ leaseNs: LAMBDA, counterLimit: 4, backoffCapNs: 20 * US });
     s.setCounters({ nX: 3, nS: 0, maxX: 3, maxS: 0 });
     const bouncer = s.client();
     // H1 draws ticket 3, crosses the limit (designated resetter), holds inside its lease, zeroes.

@@ -18,7 +18,7 @@ const US = 1_000;
 describe('A1: the paper fails a shared waiter when nS passes its ticket', () => {
   /** W holds X; A and B wait for it; B (busy polling) is granted and releases before A's next poll. */
   async function batchReaders(flags: Options) {
-    const s = new Scenario({ leaseMs: 0.5, ...flags });
+    const s = new Scenario({ leaseNs: 500_000, ...flags });
     const w = s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: 30 * US });
     const a = s.hold(s.client({ waitUnitNs: 20 * US }), { atNs: 2 * US, mode: 'shared', holdNs: 5 * US });
     const b = s.hold(s.client({ polling: 'busy' }), { atNs: 4 * US, mode: 'shared', holdNs: 1 * US });
@@ -44,10 +44,10 @@ describe('A1: the paper fails a shared waiter when nS passes its ticket', () => 
 describe('A2: the paper’s shared skip counts earlier readers as released', () => {
   /** A dead writer; reader A (long lease) and reader B (short lease) wait; then writer X2. B skips. */
   async function sharedSkip(flags: Options) {
-    const s = new Scenario({ leaseMs: 10, ...flags });
+    const s = new Scenario({ leaseNs: 10_000_000, ...flags });
     s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: Infinity, unrecorded: true });
     const a = s.hold(s.client(), { atNs: 2 * US, mode: 'shared', holdNs: 50 * US });
-    const b = s.hold(s.client({ leaseMs: 0.1 }), { atNs: 4 * US, mode: 'shared', holdNs: 1 * US });
+    const b = s.hold(s.client({ leaseNs: 100_000 }), { atNs: 4 * US, mode: 'shared', holdNs: 1 * US });
     const x2 = s.hold(s.client(), { atNs: 6 * US, mode: 'exclusive', holdNs: 10 * US });
     await s.run(50 * NS_PER_MS);
     return { s, outcomes: await Promise.all([a, b, x2]) };
@@ -119,10 +119,10 @@ describe('A3: withdrawing a bounced ticket with FAA(−1) across a forced reset'
 describe('A4: the paper zeroes the word after any skip on a frozen word', () => {
   /** counterLimit 4: H (dead), X1 (short lease, skips H), X2 (busy polling), X3 (the resetter); Y arrives while frozen. */
   async function zeroAfterSkip(flags: Options) {
-    const s = new Scenario({ counterLimit: 4, leaseMs: 10, ...flags });
+    const s = new Scenario({ counterLimit: 4, leaseNs: 10_000_000, ...flags });
     s.setCounters(c(0, 0, 0, 0));
     s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: Infinity, unrecorded: true });
-    const x1 = s.hold(s.client({ leaseMs: 0.1 }), { atNs: 1 * US, mode: 'exclusive', holdNs: 1 * US });
+    const x1 = s.hold(s.client({ leaseNs: 100_000 }), { atNs: 1 * US, mode: 'exclusive', holdNs: 1 * US });
     const x2 = s.hold(s.client({ polling: 'busy' }), { atNs: 2 * US, mode: 'exclusive', holdNs: 200 * US });
     const x3 = s.hold(s.client(), { atNs: 3 * US, mode: 'exclusive', holdNs: 1 * US });
     const ys = [150, 160, 170].map((atUs) => s.hold(s.client(), { atNs: atUs * US, mode: 'exclusive', holdNs: 5 * US }));
@@ -150,10 +150,10 @@ describe('A5: the resetter releases with FAA after its lease ran out', () => {
    * C and then D use the new generation while R's late release lands.
    */
   async function lateResetter(flags: Options) {
-    const s = new Scenario({ counterLimit: 4, leaseMs: 10, ...flags });
+    const s = new Scenario({ counterLimit: 4, leaseNs: 10_000_000, ...flags });
     s.setCounters(c(3, 0, 3, 0));
-    const r = s.hold(s.client({ leaseMs: 0.1 }), { atNs: 0, mode: 'exclusive', holdNs: 400 * US, unrecorded: true });
-    const w = s.hold(s.client({ leaseMs: 0.1, backoffCapNs: 20 * US }), { atNs: 10 * US, mode: 'exclusive', holdNs: 1 * US });
+    const r = s.hold(s.client({ leaseNs: 100_000 }), { atNs: 0, mode: 'exclusive', holdNs: 400 * US, unrecorded: true });
+    const w = s.hold(s.client({ leaseNs: 100_000, backoffCapNs: 20 * US }), { atNs: 10 * US, mode: 'exclusive', holdNs: 1 * US });
     const cHold = s.hold(s.client(), { atNs: 300 * US, mode: 'exclusive', holdNs: 300 * US });
     const dHold = s.hold(s.client(), { atNs: 450 * US, mode: 'exclusive', holdNs: 10 * US });
     await s.run(5 * NS_PER_MS);
@@ -181,10 +181,10 @@ describe('A5: the resetter releases with FAA after its lease ran out', () => {
 describe('A6: "nX or nS have not changed" read as either counter', () => {
   /** A reader behind three writers, each holding 0.8λ: nS stands still for 2.4λ while nX moves. */
   async function writerChain(flags: Options) {
-    const s = new Scenario({ leaseMs: 0.1, ...flags });
+    const s = new Scenario({ leaseNs: 100_000, ...flags });
     const writers = [0, 1, 2].map((i) => s.hold(s.client(), { atNs: i * US, mode: 'exclusive', holdNs: 80 * US }));
     const reader = s.hold(s.client(), { atNs: 3 * US, mode: 'shared', holdNs: 5 * US });
-    const slowReader = s.hold(s.client({ leaseMs: 10 }), { atNs: 4 * US, mode: 'shared', holdNs: 5 * US });
+    const slowReader = s.hold(s.client({ leaseNs: 10_000_000 }), { atNs: 4 * US, mode: 'shared', holdNs: 5 * US });
     await s.run(50 * NS_PER_MS);
     return { s, outcomes: await Promise.all([...writers, reader, slowReader]) };
   }
@@ -204,10 +204,10 @@ describe('A6: "nX or nS have not changed" read as either counter', () => {
 describe('A9: multi-slot leases need a stall threshold scaled by the slots ahead', () => {
   /** H holds 8 slots (lease 8λ) for 5λ; W (one slot) and W2 wait behind it. */
   async function longHolder(flags: Options) {
-    const s = new Scenario({ leaseMs: 0.1, maxSlots: 8, ...flags });
+    const s = new Scenario({ leaseNs: 100_000, maxSlots: 8, ...flags });
     const h = s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: 500 * US, acquire: { slots: 8 } });
     const w = s.hold(s.client(), { atNs: 1 * US, mode: 'exclusive', holdNs: 5 * US });
-    const w2 = s.hold(s.client({ leaseMs: 10 }), { atNs: 2 * US, mode: 'exclusive', holdNs: 5 * US });
+    const w2 = s.hold(s.client({ leaseNs: 10_000_000 }), { atNs: 2 * US, mode: 'exclusive', holdNs: 5 * US });
     await s.run(50 * NS_PER_MS);
     return { s, outcomes: await Promise.all([h, w, w2]) };
   }
@@ -224,7 +224,7 @@ describe('A9: multi-slot leases need a stall threshold scaled by the slots ahead
   });
 
   it('a dead 8-slot holder is not skipped at 3λ but after 2λ·8 of silence (spec scenario 10)', async () => {
-    const s = new Scenario({ leaseMs: 0.1, maxSlots: 8 });
+    const s = new Scenario({ leaseNs: 100_000, maxSlots: 8 });
     s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: Infinity, unrecorded: true, acquire: { slots: 8 } });
     const w = s.hold(s.client(), { atNs: 1 * US, mode: 'exclusive', holdNs: 5 * US });
     let at3Lambda = '';
@@ -244,7 +244,7 @@ describe('A9: multi-slot leases need a stall threshold scaled by the slots ahead
 describe('A10: the paper names the resetter only when prev(max) == COUNT_MAX−1', () => {
   /** counterLimit 8, maxS at 6: a 4-slot reader jumps over 7 to 10. */
   async function jumpOver(flags: Options) {
-    const s = new Scenario({ counterLimit: 8, maxSlots: 4, leaseMs: 0.1, ...flags });
+    const s = new Scenario({ counterLimit: 8, maxSlots: 4, leaseNs: 100_000, ...flags });
     s.setCounters(c(0, 6, 0, 6));
     const reader = s.hold(s.client(), { atNs: 0, mode: 'shared', holdNs: 10 * US, acquire: { slots: 4 } });
     const late = s.hold(s.client(), { atNs: 40 * US, mode: 'exclusive', holdNs: 1 * US });
@@ -291,7 +291,7 @@ describe('A11: a bounce off a frozen word', () => {
 describe('A16: a waiter that gives up cannot withdraw its ticket', () => {
   /** H holds 300 µs; W1 times out after 50 µs; W2 waits behind W1's ticket. λ = 1 ms. */
   async function timedOut(flags: Options) {
-    const s = new Scenario({ leaseMs: 1, ...flags });
+    const s = new Scenario({ leaseNs: 1_000_000, ...flags });
     s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: 300 * US });
     const w1 = s.hold(s.client(), { atNs: 1 * US, mode: 'exclusive', holdNs: 1 * US, acquire: { timeoutMs: 0.05 } });
     const w2 = s.hold(s.client(), { atNs: 2 * US, mode: 'exclusive', holdNs: 1 * US });

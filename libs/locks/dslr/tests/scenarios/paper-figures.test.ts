@@ -70,7 +70,7 @@ describe('Figure 4: T3 asks for exclusive on {1,1,1,4}', () => {
 
 describe('Figure 5: T3 breaks a deadlock on {1,1,1,4}', () => {
   it('after 2λ without counter movement T3 CASes {1,1,2,4} to {2,4,2,4} and fails', async () => {
-    const s = new Scenario({ leaseMs: 0.1 });
+    const s = new Scenario({ leaseNs: 100_000 });
     s.setCounters(c(1, 1, 1, 4));
     const outcome = s.hold(s.client(), { atNs: 0, mode: 'exclusive', holdNs: 1_000 });
     await s.run();

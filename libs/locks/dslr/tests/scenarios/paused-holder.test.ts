@@ -18,7 +18,7 @@ const standard = WordLayout.of('standard');
  * H (X) is granted after the skip and holds 80 µs; R (S) queues behind H.
  */
 async function pausedRelease(options: Options) {
-  const s = new Scenario({ leaseMs: LAMBDA / 1e6, ...options });
+  const s = new Scenario({ leaseNs: LAMBDA, ...options });
   const paused = s.pausedClient([{ fromNs: 50 * US + 1, toNs: 250 * US }], 20 * US);
   const p = s.hold(paused, { atNs: 0, mode: 'exclusive', holdNs: 50 * US });
   const w1 = s.hold(s.client(), { atNs: 1 * US, mode: 'exclusive', holdNs: 5 * US });
@@ -53,7 +53,7 @@ describe('dslr: a holder paused past its lease', () => {
   });
 
   it('a client paused across its grant gets no grant whose lease is already over, and hands the ticket back', async () => {
-    const s = new Scenario({ leaseMs: LAMBDA / 1e6 });
+    const s = new Scenario({ leaseNs: LAMBDA });
     // The acquiring FAA leaves before the stop and grants at once; the process sees its answer 3λ later.
     const waiter = s.pausedClient([{ fromNs: 100 * US + 1, toNs: 400 * US }], 0);
     const w = s.hold(waiter, { atNs: 100 * US, mode: 'exclusive', holdNs: 5 * US });

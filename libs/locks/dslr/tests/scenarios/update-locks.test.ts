@@ -30,7 +30,7 @@ describe('dslr: update locks', () => {
   });
 
   it('a dead update holder is skipped by the writer behind it; write access waits out the readers ahead', async () => {
-    const s = new Scenario({ updateLocks: true, leaseMs: 0.1 });
+    const s = new Scenario({ updateLocks: true, leaseNs: 100_000 });
     const client = s.client();
     const reader = s.hold(s.client(), { atNs: 0, mode: 'shared', holdNs: 30 * US });
     const events: string[] = [];

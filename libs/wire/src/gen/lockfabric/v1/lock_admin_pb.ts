@@ -42,7 +42,7 @@ export type LockTableTarget = Message<"lockfabric.v1.LockTableTarget"> & {
   lockCount: number;
 
   /**
-   * The protocol options the clients run with (e.g. leaseMs, layout), as for `lockfabric bench --opt`.
+   * The protocol options the clients run with (e.g. leaseNs, layout), as for `lockfabric bench --opt`.
    *
    * @generated from field: map<string, string> options = 4;
    */

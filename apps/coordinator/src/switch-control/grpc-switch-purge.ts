@@ -6,12 +6,13 @@ import { GrpcCallError, UnaryClient } from '@lockfabric/live';
 import { DescribeSwitchRequestSchema, PurgeNetLockMachineRequestSchema, SwitchControlService } from '@lockfabric/wire';
 
 /**
- * The NetLock purge port live: SwitchControl.PurgeNetLockMachine over gRPC, one client per switch
- * address, kept open. The channel is connected when the address is announced (one Describe), so
+ * The switch purge port live: asks the running switch program to drop a dead machine's entries
+ * (SwitchControl.PurgeNetLockMachine, the RPC's wire name) over gRPC, one client per switch
+ * address, kept open. Which protocols need it is the control plane's business, not this class's. The channel is connected when the address is announced (one Describe), so
  * the purge after a death does not pay a TCP and HTTP/2 handshake on a loaded machine. NOT_FOUND
- * (the switch runs another program) becomes NetLockNotInUseError.
+ * (the switch runs a program without queues to purge) becomes NetLockNotInUseError.
  */
-export class GrpcNetLockPurge implements NetLockPurgePort {
+export class GrpcSwitchPurge implements NetLockPurgePort {
   private client: UnaryClient | undefined;
 
   constructor(private readonly timeoutMs = 2_000) {}
