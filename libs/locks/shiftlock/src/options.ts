@@ -1,6 +1,6 @@
 import { OptionReader } from '@lockfabric/locks-common';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { ConfigError, NS_PER_MS } from '@lockfabric/ports';
+import { ConfigError } from '@lockfabric/ports';
 import { MAX_CLIENT, MAX_SLOTS } from './tail-pointer.js';
 
 /** How a waiter that saw RelCnt stand still for 3 × T_lease gets the lock reset (spec §4.3). */
@@ -10,7 +10,7 @@ export interface ShiftLockOptions {
   /** N: most consecutive writer holders per writer phase before the lock goes to readers (∞ allowed). */
   readonly consecutiveWriters: number;
   /** T_lease: longest a client may hold the lock; also the unit of failure detection. */
-  readonly leaseMs: number;
+  readonly leaseNs: number;
   /** δ: bound on relative clock-rate drift; every intended wait T is waited as (1+δ)·T. */
   readonly clockDrift: number;
   /** Pause between remote polls (readers on the entry, writers on RelCnt); 0 polls back to back. */
@@ -63,7 +63,7 @@ export function readShiftLockOptions(options?: ProtocolOptions): ShiftLockOption
   const reader = new OptionReader('shiftlock', options);
   const parsed: ShiftLockOptions = {
     consecutiveWriters: reader.number('consecutiveWriters', 16, { min: 1, integer: true }),
-    leaseMs: reader.number('leaseNs', 10_000_000, { min: 1_000 }) / NS_PER_MS,
+    leaseNs: reader.number('leaseNs', 10_000_000, { min: 1_000 }),
     clockDrift: reader.number('clockDrift', 1e-4, { min: 0, max: 0.1 }),
     pollIntervalNs: reader.number('pollIntervalNs', 2_000, { min: 0 }),
     endpoints: reader.number('endpoints', MAX_SLOTS, { min: 1, max: MAX_SLOTS, integer: true }),

@@ -1,5 +1,5 @@
 import { LOCK_ATTR } from '@lockfabric/locks-common';
-import { FabricAccessError, NS_PER_MS, clientKey } from '@lockfabric/ports';
+import { FabricAccessError, clientKey } from '@lockfabric/ports';
 import type { ClientPorts, LockId, Message, RemoteAddr, Span } from '@lockfabric/ports';
 import { eraAddress } from './era.js';
 import { ENTRY_MASK, RELCNT_MASK, RELCNT_SHIFT, addU64, decodeEntry, leap, resetValue, u64FromBytes } from './lock-entry.js';
@@ -41,7 +41,7 @@ export class Recoverer {
   ) {}
 
   private get leaseNs(): number {
-    return this.options.leaseMs * NS_PER_MS * (1 + this.options.clockDrift);
+    return this.options.leaseNs * (1 + this.options.clockDrift);
   }
 
   eraAddress(entry: RemoteAddr): RemoteAddr {

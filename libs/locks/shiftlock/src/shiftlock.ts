@@ -117,7 +117,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
   ) {
     this.endpoints = new EndpointPool(options.endpoints);
     this.recoverer = new Recoverer(ports, options);
-    this.leaseNs = options.leaseMs * NS_PER_MS;
+    this.leaseNs = options.leaseNs;
     this.watchTiming = { stallNs: 3 * this.leaseNs * (1 + options.clockDrift), gapNs: this.leaseNs };
     // Fail early on addresses a TailPtr cannot carry.
     encodeTail({ node: ports.self.node, client: ports.self.client, slot: 0, generation: 1 });
@@ -237,7 +237,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
     // The release landed on a lock reset since this reader was admitted (its process stalled between
     // the lease check and the FAA): the FAA cannot be fenced at one atomic, but the caller learns that
     // its hold was not exclusive of writers to the end. The next stall detection repairs the counts.
-    if (leap(grant.relCntView, old.relCnt)) throw new LeaseExpiredError(lock, this.options.leaseMs);
+    if (leap(grant.relCntView, old.relCnt)) throw new LeaseExpiredError(lock, this.options.leaseNs / NS_PER_MS);
   }
 
   /**
@@ -250,7 +250,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
     const { lock, addr } = grant;
     let seen = decodeEntry(entryFromBytes(await this.ports.verbs.read(addr, 16, { lock })));
     for (;;) {
-      if (leap(grant.relCntView, seen.relCnt) || seen.readers === 0) throw new LeaseExpiredError(lock, this.options.leaseMs);
+      if (leap(grant.relCntView, seen.relCnt) || seen.readers === 0) throw new LeaseExpiredError(lock, this.options.leaseNs / NS_PER_MS);
       const counts = READERS_MASK | RELCNT_MASK;
       const compare = encodeEntry(seen);
       const swap = encodeEntry({ ...seen, readers: seen.readers - 1, relCnt: addU64(seen.relCnt, 1n) });
@@ -457,7 +457,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
     try {
       if (clock.nowNs() > grant.leaseEndNs && (await this.readRelCnt(lock, addr)) !== guard.curRelCnt) {
         // Held past the lease and the lock was reset (or changed) under this holder: touch nothing.
-        throw new LeaseExpiredError(lock, this.options.leaseMs);
+        throw new LeaseExpiredError(lock, this.options.leaseNs / NS_PER_MS);
       }
       // A successor already announced (checked without waiting) gets the lock without an atomic.
       this.ports.phases?.enter('notify-successor');
@@ -470,7 +470,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
         if (old.tail === guard.me) return;
         // A leapt RelCnt means the lock was reset under this holder (it outran its lease): the queue it
         // headed is gone, and no Successor of it will come. Waiting for one would report a hold as kept.
-        if (leap(guard.curRelCnt, old.relCnt)) throw new LeaseExpiredError(lock, this.options.leaseMs);
+        if (leap(guard.curRelCnt, old.relCnt)) throw new LeaseExpiredError(lock, this.options.leaseNs / NS_PER_MS);
         // Someone enqueued behind this holder: its Successor message is on the way.
         this.ports.phases?.enter('notify-successor');
         successor = await this.takeSuccessor(lock, guard, clock.nowNs() + this.leaseNs * (1 + this.options.clockDrift));
@@ -503,7 +503,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
         if (old.epoch !== guard.epoch || old.relCnt !== guard.curRelCnt) {
           span.setAttribute(LOCK_ATTR.outcome, 'lease-expired');
           span.end();
-          throw new LeaseExpiredError(lock, this.options.leaseMs);
+          throw new LeaseExpiredError(lock, this.options.leaseNs / NS_PER_MS);
         }
       } else {
         old = decodeEntry(await verbs.maskedFaa(addr, 16, TRANSFER_ADD, FIELD_BOUNDARIES, { lock }));
@@ -526,7 +526,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
       if (seen !== curRelCnt) {
         span.setAttribute(LOCK_ATTR.outcome, 'lease-expired');
         span.end();
-        throw new LeaseExpiredError(lock, this.options.leaseMs);
+        throw new LeaseExpiredError(lock, this.options.leaseNs / NS_PER_MS);
       }
       curRelCnt = addU64(curRelCnt, 1n);
     }
