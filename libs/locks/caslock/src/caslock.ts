@@ -71,6 +71,12 @@ export class CasLockClient implements LockClient<CasGrant> {
   private readonly backoff: TruncatedBackoff | undefined;
   private readonly tag: bigint;
   private readonly reconciler: WordReconciler;
+  /**
+   * Words a verb of this client may have changed without an answer since its last grant there.
+   * Only on these does finding its own tag mean "my lost CAS ran": a release the workload skipped
+   * on purpose (ShiftLock Fig. 13) leaves the tag too, and a plain spinlock never gets that back.
+   */
+  private readonly uncertainWords = new Set<string>();
   private currentSpan: Span | undefined;
 
   constructor(
@@ -99,6 +105,7 @@ export class CasLockClient implements LockClient<CasGrant> {
       deadline.check();
       if (heldAs === 'exclusive') await this.takeExclusive(addr, lock, viaCpu, deadline, op);
       else await this.takeShared(addr, lock, viaCpu, deadline, op);
+      this.uncertainWords.delete(wordKey(addr));
       op.granted();
       return { lock, mode, addr, heldAs, viaCpu };
     } catch (error) {
@@ -158,7 +165,9 @@ export class CasLockClient implements LockClient<CasGrant> {
 
   /** After a verb that may or may not have run, the word is read back once the link is up. */
   private readBackIfUncertain(error: unknown, addr: RemoteAddr, lock: LockId): void {
-    if (isUncertain(error) && !this.options.mutantNoReadBack) this.reconciler.reconcile(this.owned(addr, lock));
+    if (!isUncertain(error) || this.options.mutantNoReadBack) return;
+    this.uncertainWords.add(wordKey(addr));
+    this.reconciler.reconcile(this.owned(addr, lock));
   }
 
   /** exclusive variant: CAS the tag into a free word; rw variant: CAS the writer field into a zero word. */
@@ -177,7 +186,7 @@ export class CasLockClient implements LockClient<CasGrant> {
       } else {
         const old = await this.cas(addr, lock, viaCpu, FREE, mine);
         // Our own tag: an earlier CAS of ours ran although its answer was lost; the hold is ours.
-        if (old === FREE || (!this.options.mutantNoReadBack && this.holds(old))) return;
+        if (old === FREE || (this.holds(old) && this.uncertainWords.has(wordKey(addr)))) return;
       }
       op.retries++;
       // Every attempt after the first, with its backoff, is the paper's RT (ShiftLock Table 4).
@@ -259,3 +268,7 @@ export const caslock: ProtocolDefinition = {
   options: CASLOCK_OPTION_HELP,
   createClient: (ports, options) => new CasLockClient(ports, readCasLockOptions(options)),
 };
+
+function wordKey(addr: RemoteAddr): string {
+  return `${addr.node}:${addr.region}:${addr.offset}`;
+}
