@@ -1,7 +1,7 @@
 import { HistoryRecorder, checkHistory, clipExpiredLeases, clipLostTableHolds, historyDigest } from '@lockfabric/check';
 import type { Verdict } from '@lockfabric/check';
 import { SERVICE_CLIENT } from '@lockfabric/locks-common';
-import type { NodeService, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { NodeService, ProtocolDefinition, ProtocolOptions, SwarmEndView } from '@lockfabric/locks-common';
 import { NO_FAULTS } from '@lockfabric/switch';
 import type { FaultSpec } from '@lockfabric/switch';
 import { buildSwitchProgram, isNetLockProgram, netlockPurgeOf } from './switch-programs.js';
@@ -117,6 +117,11 @@ export interface InMemoryRunOptions {
    * coordinator drops reports for the live 2 s after a repair, i.e. for the rest of a sim run.
    */
   readonly mutantStuckRepair?: 'unanswered' | 'once-per-run';
+  /**
+   * Sim: the protocol's own invariants (its swarm profile's), checked once the run and its heal
+   * probe finished, before the node services stop; what it returns is `endProblems`.
+   */
+  readonly endCheck?: (end: SwarmEndView) => Promise<readonly string[]>;
 }
 
 /** Switch packets of the run may be lost or duplicated: a loss or duplication rule, or a cut. */
@@ -175,6 +180,8 @@ export interface InMemoryRunResult {
    * workload ended, before the heal probe touched it (quiescence checks, e.g. DSLR's conservation I4).
    */
   readonly lockWords?: readonly bigint[];
+  /** What `endCheck` found (empty: nothing); absent when it did not run. */
+  readonly endProblems?: readonly string[];
 }
 
 /** Runs one workload on `sim` or `embedded` and checks the history. */
@@ -266,9 +273,11 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   };
   for (const node of cluster.memoryNodeIds) startMemoryService(node);
   let victimService: NodeService | undefined;
+  const computeServices = new Map<number, NodeService>();
   for (const node of cluster.computeNodeIds) {
     const service = protocol.services?.compute?.(serviceContext(node), options.protocolOptions);
     if (service) services.push(service);
+    if (service) computeServices.set(node, service);
     if (node === victimNode) victimService = service;
   }
   const ports = addresses.filter((a) => a.node !== victimNode).map((address) => partitionedPorts(cluster.clientPorts(address), cutOf(address.node)));
@@ -358,6 +367,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
 
   let simEvents = 0;
   let cutOff = false;
+  let endProblems: readonly string[] | undefined;
   const startNs = cluster.clock.nowNs();
   const progress = setInterval(() => {
     const byTime = spec.durationMs ? (cluster.clock.nowNs() - startNs) / (spec.durationMs * NS_PER_MS) : 0;
@@ -372,6 +382,18 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
       const outcome = await built.scheduler.run({ untilNs: startNs + horizonMs * NS_PER_MS, stop: () => finished });
       simEvents = outcome.events;
       cutOff = !finished;
+      const scheduler = built.scheduler;
+      if (finished && options.endCheck) {
+        if (victimDead && victimNode !== undefined) computeServices.delete(victimNode);
+        const view: SwarmEndView = {
+          computeServices,
+          ...(cluster.switch && racks === 1 && clusterSpec.switchProgram ? { switchProgram: clusterSpec.switchProgram } : {}),
+          settle: async (ns) => {
+            simEvents += (await scheduler.run({ untilNs: cluster.clock.nowNs() + ns })).events;
+          },
+        };
+        endProblems = await options.endCheck(view);
+      }
     } else {
       const hardStopMs = (spec.durationMs ?? 60_000) + 10 * (spec.timeoutMs ?? 1_000);
       await Promise.race([run, new Promise((resolve) => setTimeout(resolve, hardStopMs).unref())]);
@@ -433,6 +455,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(healed ? { heal: healed } : {}),
     ...(application ? { application } : {}),
     ...(lockWords ? { lockWords } : {}),
+    ...(endProblems ? { endProblems } : {}),
   };
 }
 

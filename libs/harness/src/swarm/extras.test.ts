@@ -1,4 +1,6 @@
 import { caslock } from '@lockfabric/lock-caslock';
+import { fisslock } from '@lockfabric/lock-fisslock';
+import type { SwarmEndView } from '@lockfabric/locks-common';
 import { describe, expect, it } from 'vitest';
 import { swarmMix } from './case.js';
 import { runSwarmSeed } from './run.js';
@@ -68,5 +70,37 @@ describe('swarm seed extras', () => {
     // Declared dead by the control plane: within one detection timeout of its last heartbeat.
     expect(failed!.reportedAtNs).toBeGreaterThan(failed!.failedAtNs);
     expect(failed!.reportedAtNs - failed!.failedAtNs).toBeLessThanOrEqual(0.5 * 1e6);
+  });
+});
+
+describe('swarm seed: switch fault rate and the protocol invariants hook', () => {
+  it('switchFaultRate replaces the drawn switch faults with that rate of every kind on both links', async () => {
+    // FissLock's profile draws switch faults; seed 1 draws none, so the knob alone puts them there.
+    expect(swarmMix(fisslock, 1).switchFaults).toBeUndefined();
+    let seen: unknown;
+    const judge = (_run: unknown, mix: { readonly switchFaults?: unknown }) => ((seen = mix.switchFaults), undefined);
+    const plain = await runSwarmSeed(fisslock, 1, {}, { judge });
+    expect(seen).toBeUndefined();
+    const faulty = await runSwarmSeed(fisslock, 1, {}, { switchFaultRate: 0.1, judge });
+    expect(seen).toEqual({ rules: [expect.objectContaining({ direction: 'both', loss: 0.1, duplicate: 0.1, reorder: 0.1, delay: 0.1 })] });
+    expect(faulty.description).toContain('test-switch=both@0.1');
+    // The faults reach the run: its history differs from the clean one.
+    expect(faulty.digest).not.toBe(plain.digest);
+    await expect(runSwarmSeed(fisslock, 1, {}, { switchFaultRate: 1.5 })).rejects.toThrow(RangeError);
+  });
+
+  it('a line from the profile’s invariants is a safety failure with the reproduction; the hook sees the live node services', async () => {
+    // Seed 2 kills compute node 1 (node id 2): its agent pool is gone by the end, the others are handed over.
+    let services: number[] | undefined;
+    const broken = { ...fisslock, swarm: { ...fisslock.swarm, invariants: async (end: SwarmEndView) => ((services = [...end.computeServices.keys()]), ['agent left behind']) } };
+    const r = await runSwarmSeed(broken, 2);
+    expect(r.description).toContain('kill=compute1@');
+    expect(services).toEqual([1, 3]);
+    expect(r.failure).toMatchObject({ kind: 'safety', reproduce: 'lockfabric check --swarm --protocol fisslock --first-seed 2 --seeds 1' });
+    expect(r.failure?.detail).toContain('agent left behind');
+    // Nothing found: the seed is judged as before, same history.
+    const quiet = await runSwarmSeed({ ...fisslock, swarm: { ...fisslock.swarm, invariants: async () => [] } }, 2);
+    expect(quiet.failure).toBeUndefined();
+    expect(quiet.digest).toBe(r.digest);
   });
 });

@@ -82,6 +82,7 @@ export function swarmRunOptions(protocol: ProtocolDefinition, mix: SwarmMix): In
     ...(mix.memoryRestart ? { memoryRestart: mix.memoryRestart } : {}),
     ...(mix.partitions.length > 0 ? { partitions: mix.partitions } : {}),
     ...(mix.flushedVerbs ? { flushedVerbs: mix.flushedVerbs } : {}),
+    ...(protocol.swarm?.invariants ? { endCheck: (end) => protocol.swarm!.invariants!(end) } : {}),
   };
 }
 
@@ -113,6 +114,12 @@ export interface SwarmSeedExtras {
    * profile claims: a sweep of one protocol's recovery from a node's death (DecLock's resets, say).
    */
   readonly kill?: { readonly detectionMs: number };
+  /**
+   * Replaces the drawn switch faults, whatever the profile claims: loss, duplication, reordering
+   * and delay each at `rate` on both links (a machine's packets to the switch and back), as
+   * FissLock's wide sweeps ask for 2 % and 10 %.
+   */
+  readonly switchFaultRate?: number;
   /** Judged after exclusion, before liveness: a message is a safety failure. */
   readonly judge?: (run: InMemoryRunResult, mix: SwarmMix) => string | undefined;
   /** Faults on whatever the profile says: the CLI's `--force-faults`, the one extra a reproduction line carries. */
@@ -133,6 +140,7 @@ export async function runSwarmSeed(declared: ProtocolDefinition, seed: number, b
     const { verdict } = result;
     const judged = { ...head, digest: result.digest, simEvents: result.simEvents };
     if (verdict.violations.length > 0) return { ...judged, failure: { kind: 'safety', detail: summarizeVerdict(verdict, 2), reproduce } };
+    if (result.endProblems && result.endProblems.length > 0) return { ...judged, failure: { kind: 'safety', detail: `${protocol.id} invariants after healing:\n${result.endProblems.slice(0, 5).join('\n')}`, reproduce } };
     const own = extras.judge?.(result, mix);
     if (own !== undefined) return { ...judged, failure: { kind: 'safety', detail: own, reproduce } };
     const problems: string[] = [];
@@ -160,6 +168,13 @@ function withExtras(drawn: SwarmMix, extras: SwarmSeedExtras): SwarmMix {
   if (extras.kill) {
     const nodeFailure = forcedKill(mix.seed, mix.spec, extras.kill.detectionMs);
     mix = { ...mix, nodeFailure, description: `${mix.description} test-kill=compute${nodeFailure.computeNode}@${nodeFailure.atMs.toFixed(2)}ms(detect ${extras.kill.detectionMs}ms)` };
+  }
+  if (extras.switchFaultRate !== undefined) {
+    const rate = extras.switchFaultRate;
+    if (!(rate >= 0 && rate <= 1)) throw new RangeError(`switchFaultRate must be within 0–1, got ${rate}`);
+    const rule = { direction: 'both' as const, loss: rate, duplicate: rate, reorder: rate, reorderNsMax: 20_000, delay: rate, delayNsMin: 1_000, delayNsMax: 50_000 };
+    const { switchFaults: _drawn, ...rest } = mix;
+    mix = { ...rest, ...(rate > 0 ? { switchFaults: { rules: [rule] } } : {}), description: `${mix.description} test-switch=both@${rate}` };
   }
   if (extras.crashProbability !== undefined) mix = { ...mix, crashProbability: extras.crashProbability, description: `${mix.description} test-crash=${extras.crashProbability}` };
   return mix;

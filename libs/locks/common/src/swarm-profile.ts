@@ -1,5 +1,6 @@
-import type { Random } from '@lockfabric/ports';
-import type { ProtocolOptions } from './protocol.js';
+import type { NodeId, Random } from '@lockfabric/ports';
+import type { SwitchProgram } from '@lockfabric/switch';
+import type { NodeService, ProtocolOptions } from './protocol.js';
 
 /**
  * The faults a protocol is swarm-tested with (`lockfabric check --swarm`): only those its design
@@ -46,6 +47,22 @@ export interface SwarmProfile {
   readonly clockSkewNs?: number;
   /** Protocol options drawn per seed (short leases so that recovery happens within a small run, say). */
   options?(random: Random): ProtocolOptions;
+  /**
+   * The protocol's own invariants over its node services' state, which no history shows (FissLock:
+   * one agent per lock, the agent's mode is the decider's). The swarm runner calls it once per seed,
+   * after the heal probe, while the services still run; each line returned is a safety failure.
+   */
+  invariants?(end: SwarmEndView): Promise<readonly string[]>;
   /** Virtual time after healing within which every lock must be acquired again; default 50 ms. */
   readonly healBudgetMs?: number;
+}
+
+/** What a protocol's swarm invariants can read at the end of a seed (simulated runs only). */
+export interface SwarmEndView {
+  /** The node service of each compute node still alive, by node id (a killed node's is gone). */
+  readonly computeServices: ReadonlyMap<NodeId, NodeService>;
+  /** The run's switch program, when it has one switch. */
+  readonly switchProgram?: SwitchProgram;
+  /** Runs the simulation on for `ns` of virtual time (faults are healed by then), so that resends settle. */
+  settle(ns: number): Promise<void>;
 }

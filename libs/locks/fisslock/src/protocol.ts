@@ -1,4 +1,4 @@
-import type { NodeService, NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { NodeServiceContext, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import type { ClientPorts, LockClient } from '@lockfabric/ports';
 import type { FissGrant } from './client.js';
 import { startFallbackManager, switchCapacityOf } from './fallback.js';
@@ -7,11 +7,13 @@ import { RecoverableFissLockClient } from './recovery/recovery-client.js';
 import { agentPoolFor, forgetAgentPool } from './registry.js';
 import { MappedFissLockClient } from './lock-ids/mapped-client.js';
 import { startLockIdService } from './lock-ids/id-map-service.js';
+import { fissLockSwarmInvariants } from './checks/swarm-invariants.js';
+import type { AgentPoolService } from './checks/swarm-invariants.js';
 import { checkFissLockSwitch } from './switch/switch-check.js';
 import { buildFissLockSwitchProgram } from './switch/switch-program.js';
 
 /** The agent pool of one compute node (spec §2.2), started before the node's clients. */
-export function startAgentPool(context: NodeServiceContext, options?: ProtocolOptions): NodeService {
+export function startAgentPool(context: NodeServiceContext, options?: ProtocolOptions): AgentPoolService {
   const parsed = readFissLockOptions(options);
   const pool = agentPoolFor(context.ports, parsed);
   pool.placeAtHomes(context.computeNodes); // FissLock-Local only
@@ -21,6 +23,7 @@ export function startAgentPool(context: NodeServiceContext, options?: ProtocolOp
   // the node's ParLock-style manager for out-of-range locks (§6.6); it also answers topology queries
   const fallback = startFallbackManager(idMap?.context ?? context, capacity);
   return {
+    pool,
     stop: async () => {
       pool.stop();
       forgetAgentPool(context.ports);
@@ -47,8 +50,18 @@ export const fisslock: ProtocolDefinition = {
   // A dead machine's agents are rebuilt by the coordinator's S1–S3 (in sim too). A lock that loss,
   // duplication or a cut leave for the per-lock repair (FissLock §7) is reported by the agent pool's
   // stuck-lock watchdog, and the sim control plane answers with the repair as the live coordinator
-  // does. T_STUCK is cut to one T_ACQ so that the repair lands within the 50 ms heal budget.
-  swarm: { pauses: 'beyond-lease', switchFaults: 'lossy', partitions: true, nodeKill: true, memoryRestart: true, flushedVerbs: true, options: () => ({ tStuckNs: 10_000_000 }) },
+  // does. T_STUCK is cut to one T_ACQ so that the repair lands within the 50 ms heal budget. After
+  // healing the swarm checks what no history shows: one agent per lock, Lemma 1, the end state.
+  swarm: {
+    pauses: 'beyond-lease',
+    switchFaults: 'lossy',
+    partitions: true,
+    nodeKill: true,
+    memoryRestart: true,
+    flushedVerbs: true,
+    options: () => ({ tStuckNs: 10_000_000 }),
+    invariants: fissLockSwarmInvariants,
+  },
   summary: 'FissLock: grant decisions on the switch (18 bits per lock), agents on the holders\' machines',
   fabric: 'switch',
   capabilities: [],

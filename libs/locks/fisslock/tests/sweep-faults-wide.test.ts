@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ExclusionMonitor, FAULTS_10, FAULTS_2 } from './support/workload.js';
 import { runWide } from './support/wide-run.js';
-import { expectSound, wideSweep } from './support/wide-sweep.js';
+import { expectSound } from './support/wide-sweep.js';
 
-// The recovery-sim workload with no failure: 8 locks on the decider, 3 nodes × 2 clients × 40
-// ops on 4 hot locks, holds of 20–220 µs, so releases, ② grants, transfers and aborts overlap.
-// The 10% sweep (seeds 1–500) is in sweep-faults-wide-10-*.test.ts.
-describe('fisslock wide sweep at 2% faults (recovery-sim shape, no failure)', () => {
-  wideSweep('FAULTS_2', FAULTS_2, 1, 80, 40);
-});
-
+// Regressions the wide sweeps found, each a seed of this rig (fiss-sim: 8 locks, 3 nodes × 2
+// clients × 40 ops on 4 hot locks, holds of 20–220 µs) with its cause: they stay here as recorded
+// schedules, checked online at every grant (exclusion, one agent per lock, Lemma 1) and at the end.
+// The sweeps themselves (seed ranges at 2 % and 10 % faults on both links) run on the swarm runner:
+// libs/locks/catalog/tests/switch-family/fisslock-wide-swarm.test.ts, where the mutant without the
+// decider's incarnation check is pinned to a seed.
 describe('fisslock wide-sweep regressions', () => {
   it('seed 29: a stale abort-RELEASE written off as a lost ② grant put the agent’s inca ahead; the next FREE passed under a ② holder', async () => {
     const r = await runWide(29, { faults: FAULTS_2 });
@@ -65,12 +64,7 @@ describe('fisslock wide-sweep regressions at 10% faults', () => {
   }, 60_000);
 });
 
-describe('the wide sweep’s checks', () => {
-  it('fails on the decider mutant without the incarnation check (no faults needed)', async () => {
-    const r = await runWide(10, { mutantNoIncarnationCheck: true });
-    expect(r.violations.length).toBeGreaterThan(0);
-  }, 60_000);
-
+describe('the wide rig’s checks', () => {
   it('the exclusion monitor flags an exclusive grant over a shared holder, and shared over exclusive', () => {
     const m = new ExclusionMonitor();
     expect(m.granted(0, 'a', 'shared', 't')).toEqual([]);

@@ -1,6 +1,4 @@
-import { expect, it } from 'vitest';
-import type { FaultSpec } from '@lockfabric/switch';
-import { runWide } from './wide-run.js';
+import { expect } from 'vitest';
 import type { WideResult } from './wide-run.js';
 import type { EndState } from './end-state.js';
 
@@ -28,21 +26,4 @@ export function expectEnd(at: string, end: EndState, strict = false): void {
   if (!strict) return;
   expect(end.checked, `${at}: the run did not end quiescent`).toBe(true);
   expect(end.stuck, `${at}: locks left held with every client done`).toEqual([]);
-}
-
-/** One vitest case per block of seeds (vitest runs files in parallel; a block keeps its time bounded). */
-export function wideSweep(name: string, faults: FaultSpec, from: number, to: number, block = 50): void {
-  for (let first = from; first <= to; first += block) {
-    const last = Math.min(to, first + block - 1);
-    it(`${name}, seeds ${first}–${last}: exclusion, typed outcomes, one agent per lock, Lemma 1`, async () => {
-      let granted = 0;
-      for (let seed = first; seed <= last; seed++) {
-        const r = await runWide(seed, { faults });
-        expectSound(`seed ${seed} (runWide(${seed}, { faults: ${name} }))`, r);
-        granted += r.granted;
-      }
-      // most acquires get through despite the faults (3 nodes × 2 clients × 40 ops per seed)
-      expect(granted).toBeGreaterThan((last - first + 1) * 240 * 0.8);
-    }, 300_000);
-  }
 }

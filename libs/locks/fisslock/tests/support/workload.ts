@@ -23,14 +23,6 @@ export const FAULTS_10_BOTH_WAYS: FaultSpec = {
   rules: [{ direction: 'both', loss: 0.1, duplicate: 0.1, reorder: 0.1, reorderNsMax: 20_000, delay: 0.1, delayNsMin: 1_000, delayNsMax: 50_000 }],
 };
 
-/** Each ingress fault kind alone at 10 % (the machine→switch link only). */
-export const INGRESS_10_BY_KIND: Readonly<Record<string, FaultSpec>> = {
-  loss: { rules: [{ direction: 'ingress', loss: 0.1 }] },
-  duplicate: { rules: [{ direction: 'ingress', duplicate: 0.1 }] },
-  reorder: { rules: [{ direction: 'ingress', reorder: 0.1, reorderNsMax: 20_000 }] },
-  delay: { rules: [{ direction: 'ingress', delay: 0.1, delayNsMin: 1_000, delayNsMax: 50_000 }] },
-};
-
 /** mulberry32, so a seed replays the same workload. */
 export const mulberry = mulberry32;
 

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { runSwarmSeed } from '@lockfabric/harness';
+import type { SwarmSeedResult } from '@lockfabric/harness';
+import { fisslock, fissLockDecider, fissLockDeciderOptions } from '@lockfabric/lock-fisslock';
+import type { ProtocolDefinition } from '@lockfabric/locks-common';
+
+// FissLock's wide sweeps on the one swarm runner: each seed draws its mix as every protocol's does
+// (workload, kills, pauses, cuts, memory restarts, flushed verbs), and the extras knob replaces its
+// switch faults with loss, duplication, reordering and delay at 2 % or 10 % on both links. The
+// swarm judges the history (exclusion, then liveness after healing) and, through FissLock's
+// `invariants` hook, the agent pools against the decider once healed: one agent per lock where the
+// decider's `mid` says, in its mode (Lemma 1), nothing left pending. The recorded regressions stay
+// on their own rig (libs/locks/fisslock/tests/sweep-faults-wide.test.ts).
+
+/** Runs seeds first…last at `rate` and fails with every failing seed's reproduction. */
+async function sweep(protocol: ProtocolDefinition, first: number, last: number, rate: number): Promise<SwarmSeedResult[]> {
+  const results: SwarmSeedResult[] = [];
+  for (let seed = first; seed <= last; seed++) results.push(await runSwarmSeed(protocol, seed, {}, { switchFaultRate: rate }));
+  return results;
+}
+
+function expectClean(results: readonly SwarmSeedResult[]): void {
+  const failed = results.filter((r) => r.failure).map((r) => `${r.description}\n  ${r.failure!.kind}: ${r.failure!.detail}\n  (${r.failure!.reproduce} with extras switchFaultRate)`);
+  expect(failed).toEqual([]);
+}
+
+describe('fisslock wide swarm sweeps (switch faults on both links)', () => {
+  for (const [rate, first, last] of [
+    [0.1, 1, 100],
+    [0.1, 101, 200],
+    [0.1, 201, 300],
+    [0.02, 1, 150],
+  ] as const) {
+    it(`${rate * 100} %, seeds ${first}–${last}: safe, live after healing, FissLock's invariants hold`, async () => {
+      expectClean(await sweep(fisslock, first, last, rate));
+    }, 180_000);
+  }
+});
+
+// Test-only: the decider accepts every FREE / transfer GRANT without the incarnation check.
+const noIncarnationCheck: ProtocolDefinition = {
+  ...fisslock,
+  buildSwitchProgram: (input) => fissLockDecider({ ...fissLockDeciderOptions(input.workloadLocks, input.options), mutantNoIncarnationCheck: true }),
+};
+const { invariants: _hook, ...historyOnly } = fisslock.swarm!;
+
+describe('the wide swarm sweep catches mutantNoIncarnationCheck at pinned seeds (10 %)', () => {
+  it('seed 20: exclusion broken in the history; the protocol passes the seed', async () => {
+    expect((await runSwarmSeed(fisslock, 20, {}, { switchFaultRate: 0.1 })).failure).toBeUndefined();
+    const r = await runSwarmSeed(noIncarnationCheck, 20, {}, { switchFaultRate: 0.1 });
+    expect(r.failure).toMatchObject({ kind: 'safety', reproduce: 'lockfabric check --swarm --protocol fisslock --first-seed 20 --seeds 1' });
+    expect(r.failure?.detail).toContain('exclusion');
+  });
+
+  it('seed 8: only FissLock\'s invariants hook sees it (the history alone passes)', async () => {
+    expect((await runSwarmSeed(fisslock, 8, {}, { switchFaultRate: 0.1 })).failure).toBeUndefined();
+    const r = await runSwarmSeed(noIncarnationCheck, 8, {}, { switchFaultRate: 0.1 });
+    expect(r.failure).toMatchObject({ kind: 'safety' });
+    expect(r.failure?.detail).toMatch(/^fisslock invariants after healing:\n.*unacknowledged/);
+    const unhooked = await runSwarmSeed({ ...noIncarnationCheck, swarm: historyOnly }, 8, {}, { switchFaultRate: 0.1 });
+    expect(unhooked.failure).toBeUndefined();
+  });
+});
