@@ -15,7 +15,6 @@ export * from './heal-probe.js';
 export * from './swarm/index.js';
 export * from './txn-check.js';
 export * from './mailbox-traffic.js';
-export * from './crash-sweep.js';
 export * from './control/fiss-recovery-timing.js';
 export * from './partition.js';
 export * from './flushed-verbs.js';

@@ -1,28 +1,49 @@
-import { crashSweep, runCrashSweepSeed, runInMemory } from '@lockfabric/harness';
+import { runInMemory, runSwarmSeed } from '@lockfabric/harness';
+import type { InMemoryRunResult } from '@lockfabric/harness';
 import { describe, expect, it } from 'vitest';
 import { ncosed } from '../src/index.js';
 
-const run = (seed: number, protocolOptions: Record<string, boolean | number>, crashProbability = 0) => runCrashSweepSeed(ncosed, seed, protocolOptions, crashProbability);
-
 describe('ncosed: simulation sweep', () => {
-  for (const [name, options] of [['default options', {}]] as const) {
-    it(`${name}: 40 seeds, exclusion holds and every acquire completes or fails typed, also with crashed holders`, async () => {
-      const { problems, timeouts, crashes } = await crashSweep(ncosed, 40, { pollIntervalNs: 300, ...options });
-      expect(problems).toEqual([]);
-      expect(crashes).toBeGreaterThan(10);
-      expect(timeouts).toBeGreaterThan(0);
-    }, 60_000);
-  }
+  // On the swarm's generator and judge (exclusion, liveness, heal probe) with no fault NCoSED's
+  // profile claims — jitter, clock drift and coordinator crashes only — plus client crashes on
+  // every third seed. NCoSED cannot recover a crashed holder: its waiters must give up typed while
+  // nobody gets in beside it, and the heal probe finds its lock stuck (the one liveness failure
+  // allowed there, with a short budget).
+  const faultFree = { ...ncosed, swarm: {} };
+  const crashing = { ...ncosed, swarm: { healBudgetMs: 0.1 } };
+  it('40 swarm seeds: exclusion holds and every acquire completes or fails typed, also with crashed holders', async () => {
+    let timeouts = 0;
+    let crashes = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      let run: InMemoryRunResult | undefined;
+      const judge = (r: InMemoryRunResult): string | undefined => {
+        run = r;
+        const untyped = Object.keys(r.verdict.liveness.counts.acquireErrors).filter((name) => name !== 'LockTimeoutError');
+        return untyped.length > 0 ? `acquires failed with ${untyped.join(', ')}` : undefined;
+      };
+      const crash = seed % 3 === 0;
+      const spec = { timeoutMs: crash ? 0.05 : [0.05, 5][seed % 2]! };
+      const result = await runSwarmSeed(crash ? crashing : faultFree, seed, { pollIntervalNs: 300 }, { ...(crash ? { crashProbability: 0.05 } : {}), spec, judge });
+      const why = `${result.description}\n${result.failure?.kind}: ${result.failure?.detail}`;
+      expect(run, why).toBeDefined();
+      if (result.failure && crash) {
+        expect(result.failure.kind, why).toBe('liveness');
+        expect(result.failure.detail, why).toMatch(/^after healing, locks [\d, ]+ not acquirable/);
+      } else expect(result.failure, why).toBeUndefined();
+      timeouts += run!.verdict.liveness.counts.acquireErrors.LockTimeoutError ?? 0;
+      crashes += run!.crashed.size;
+    }
+    // Both halves were exercised: crashed holders, and waiters that gave up behind them.
+    expect(crashes).toBeGreaterThan(10);
+    expect(timeouts).toBeGreaterThan(0);
+  }, 60_000);
 });
 
-describe('ncosed: the mutant is caught', () => {
-  it('an exclusive requester granted by its predecessor that skips the wait for readers overlaps them', async () => {
-    let caught: number | undefined;
-    for (let seed = 1; seed <= 20 && caught === undefined; seed++) {
-      const result = await run(seed, { mutantSkipReaderDrain: true });
-      if (result.verdict.violations.length > 0) caught = seed;
-    }
-    expect(caught).toBeDefined();
+describe('ncosed: the mutant is caught on a pinned swarm seed', () => {
+  // NCoSED's own swarm profile (its faults), as `check --swarm` runs it; seed 1 was the first of 1–30 to catch it.
+  it('an exclusive requester granted by its predecessor that skips the wait for readers overlaps them (seed 1); NCoSED itself passes that seed', async () => {
+    expect((await runSwarmSeed(ncosed, 1, { mutantSkipReaderDrain: true })).failure?.kind).toBe('safety');
+    expect((await runSwarmSeed(ncosed, 1)).failure).toBeUndefined();
   });
 });
 
