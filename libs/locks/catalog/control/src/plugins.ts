@@ -1,8 +1,9 @@
-import type { ControlBus, ControlPlaneDeps, Logger, MalformedSink, Subjects } from '@lockfabric/control';
+import type { ControlBus, ControlPlaneDeps, Logger, MalformedSink, Subjects, SwitchControlCallerFactory } from '@lockfabric/control';
 import type { FissSwitchControlFactory } from '@lockfabric/lock-fisslock';
 import type { FissRecoveryHookDeps } from '@lockfabric/lock-fisslock-control';
 import type { Clock, LockTableLayout, NodeId, SwitchPort } from '@lockfabric/ports';
 import { fisslockPlugins } from './fisslock-plugins.js';
+import { netlockPlugins } from './netlock-plugins.js';
 
 /**
  * Node-service plug-ins: what a protocol adds to the coordinator and the compute node beyond its
@@ -37,6 +38,8 @@ export interface CoordinatorPluginDeps {
   readonly racks?: number;
   /** Opens the control service of a switch at `address` (the app's gRPC client). */
   readonly switchControl: SwitchProgramControlFactory;
+  /** Opens the SwitchControl service of a switch at `address` for a program's own calls (the app's gRPC client). */
+  readonly switchCaller: SwitchControlCallerFactory;
   readonly timings?: RecoveryTimings;
 }
 
@@ -91,7 +94,7 @@ interface ProtocolPlugins {
   readonly computeNode?: () => ComputeNodePlugin;
 }
 
-const PLUGINS: ReadonlyMap<string, ProtocolPlugins> = new Map([fisslockPlugins]);
+const PLUGINS: ReadonlyMap<string, ProtocolPlugins> = new Map<string, ProtocolPlugins>([fisslockPlugins, netlockPlugins]);
 
 /** The protocol ids that have node-service plug-ins. */
 export function pluginProtocolIds(): readonly string[] {
@@ -101,6 +104,17 @@ export function pluginProtocolIds(): readonly string[] {
 /** Every protocol's coordinator plug-in. */
 export function coordinatorPlugins(deps: CoordinatorPluginDeps): CoordinatorPlugin[] {
   return [...PLUGINS.values()].flatMap((p) => (p.coordinator ? [p.coordinator(deps)] : []));
+}
+
+/**
+ * The plug-ins' contributions to the control plane's deps, as one object: single drivers by field
+ * (each field has one contributor), machine-death recoveries concatenated in catalog order.
+ */
+export function coordinatorControlPlane(plugins: readonly CoordinatorPlugin[]): Partial<ControlPlaneDeps> {
+  return plugins.reduce<Partial<ControlPlaneDeps>>(
+    (merged, p) => ({ ...merged, ...p.controlPlane, machineDeathRecoveries: [...(merged.machineDeathRecoveries ?? []), ...(p.controlPlane.machineDeathRecoveries ?? [])] }),
+    {},
+  );
 }
 
 /** Every protocol's compute-node plug-in. */

@@ -1,0 +1,17 @@
+import { netlock } from '@lockfabric/lock-netlock';
+import { netlockPurgeRecovery, callerPurgePort } from '@lockfabric/lock-netlock-control';
+import type { CoordinatorPlugin, CoordinatorPluginDeps } from './plugins.js';
+
+/**
+ * Coordinator: after a compute machine's death, the switch drops its entries from every hot-lock
+ * queue and grants the waiters behind them (SwitchControl.PurgeNetLockMachine over the app's
+ * switch control service). A switch running another program answers that NetLock is not in use.
+ */
+function coordinator(deps: CoordinatorPluginDeps): CoordinatorPlugin {
+  return {
+    controlPlane: { machineDeathRecoveries: [netlockPurgeRecovery({ purge: callerPurgePort(deps.switchCaller) })] },
+    counters: [],
+  };
+}
+
+export const netlockPlugins = [netlock.id, { coordinator }] as const;
