@@ -1,5 +1,5 @@
 import { netlock } from '@lockfabric/lock-netlock';
-import { netlockPurgeRecovery, callerPurgePort } from '@lockfabric/lock-netlock-control';
+import { callerPurgePort, installNetLockQueues, netlockPurgeRecovery } from '@lockfabric/lock-netlock-control';
 import type { CoordinatorPlugin, CoordinatorPluginDeps } from './plugins.js';
 
 /**
@@ -13,5 +13,8 @@ function coordinator(deps: CoordinatorPluginDeps): CoordinatorPlugin {
     counters: [],
   };
 }
+
+/** The NetLock switch program's pre-run setup: its planned hot-lock queues installed over SwitchControl. */
+export const netlockQueueInstaller = [netlock.id, installNetLockQueues] as const;
 
 export const netlockPlugins = [netlock.id, { coordinator }] as const;

@@ -1,9 +1,10 @@
-import type { ControlBus, ControlPlaneDeps, Logger, MalformedSink, Subjects, SwitchControlCallerFactory } from '@lockfabric/control';
+import type { ControlBus, ControlPlaneDeps, Logger, MalformedSink, Subjects, SwitchControlCaller, SwitchControlCallerFactory } from '@lockfabric/control';
 import type { FissSwitchControlFactory } from '@lockfabric/lock-fisslock';
+import type { QueueAllocation } from '@lockfabric/lock-netlock';
 import type { FissRecoveryHookDeps } from '@lockfabric/lock-fisslock-control';
 import type { Clock, LockTableLayout, NodeId, SwitchPort } from '@lockfabric/ports';
 import { fisslockPlugins } from './fisslock-plugins.js';
-import { netlockPlugins } from './netlock-plugins.js';
+import { netlockPlugins, netlockQueueInstaller } from './netlock-plugins.js';
 
 /**
  * Node-service plug-ins: what a protocol adds to the coordinator and the compute node beyond its
@@ -120,4 +121,18 @@ export function coordinatorControlPlane(plugins: readonly CoordinatorPlugin[]): 
 /** Every protocol's compute-node plug-in. */
 export function computeNodePlugins(): ComputeNodePlugin[] {
   return [...PLUGINS.values()].flatMap((p) => (p.computeNode ? [p.computeNode()] : []));
+}
+
+/**
+ * Installs the queues a switch program planned for a run (the lock catalog's `planQueues`) on the
+ * running switch over its control service, before the run. Resolves to what the switch reports.
+ */
+export type SwitchQueueInstaller = (caller: SwitchControlCaller, queues: readonly QueueAllocation[]) => Promise<{ readonly hotLocks: number; readonly slots: number }>;
+
+/** Queue installers by switch program name (a program whose kind plans queues has one; a test keeps it so). */
+const QUEUE_INSTALLERS: ReadonlyMap<string, SwitchQueueInstaller> = new Map<string, SwitchQueueInstaller>([netlockQueueInstaller]);
+
+/** The queue installer of switch program `program`, if it installs queues. */
+export function switchQueueInstaller(program: string): SwitchQueueInstaller | undefined {
+  return QUEUE_INSTALLERS.get(program);
 }

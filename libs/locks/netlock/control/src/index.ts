@@ -16,3 +16,4 @@ export {
   type NetLockPurgeTrigger,
   type PurgeCall,
 } from './netlock-purge.js';
+export { installNetLockQueues, type InstalledQueues } from './queue-install.js';
