@@ -22,5 +22,5 @@ export {
 export type { AdmissionOrder, FissPoolHandle, FissRecoveryHook, FissRecoveryHookDeps, FissResponder, FissResponderDeps, HookParticipant, RecoveryPool } from '@lockfabric/lock-fisslock-control';
 export { GatedSwitchPort, runFissRecovery } from '@lockfabric/lock-fisslock';
 export type { FissSwitchControl, FissSwitchControlFactory, SwitchAdmissionState } from '@lockfabric/lock-fisslock';
-export { computeNodePlugins, coordinatorControlPlane, coordinatorPlugins, pluginProtocolIds, switchQueueInstaller } from './plugins.js';
-export type { ComputeNodePlugin, ComputeNodePluginDeps, ComputeNodePluginHandle, CoordinatorPlugin, CoordinatorPluginDeps, CounterReading, HostedRun, PluginCounter, RecoveryTimings, SwitchProgramControl, SwitchProgramControlFactory, SwitchQueueInstaller } from './plugins.js';
+export { computeNodePlugins, coordinatorControlPlane, coordinatorPlugins, pluginProtocolIds, switchProgramCalls, switchQueueInstaller } from './plugins.js';
+export type { ComputeNodePlugin, ComputeNodePluginDeps, ComputeNodePluginHandle, CoordinatorPlugin, CoordinatorPluginDeps, CounterReading, HostedRun, PluginCounter, RecoveryTimings, SwitchProgramControl, SwitchProgramControlFactory, SwitchProgramCalls, SwitchProgramCallsDeps, SwitchQueueInstaller } from './plugins.js';

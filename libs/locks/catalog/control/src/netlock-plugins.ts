@@ -1,6 +1,7 @@
 import { netlock } from '@lockfabric/lock-netlock';
-import { callerPurgePort, installNetLockQueues, netlockPurgeRecovery } from '@lockfabric/lock-netlock-control';
-import type { CoordinatorPlugin, CoordinatorPluginDeps } from './plugins.js';
+import { callerPurgePort, installNetLockQueues, netlockPurgeRecovery, netlockSwitchCalls } from '@lockfabric/lock-netlock-control';
+import { queueProgram } from '@lockfabric/lock-catalog';
+import type { CoordinatorPlugin, CoordinatorPluginDeps, SwitchProgramCalls, SwitchProgramCallsDeps } from './plugins.js';
 
 /**
  * Coordinator: after a compute machine's death, the switch drops its entries from every hot-lock
@@ -17,4 +18,11 @@ function coordinator(deps: CoordinatorPluginDeps): CoordinatorPlugin {
 /** The NetLock switch program's pre-run setup: its planned hot-lock queues installed over SwitchControl. */
 export const netlockQueueInstaller = [netlock.id, installNetLockQueues] as const;
 
-export const netlockPlugins = [netlock.id, { coordinator }] as const;
+/** Switch-dataplane: the NetLock program's own SwitchControl calls (queue install, purge). */
+function switchCalls(deps: SwitchProgramCallsDeps): SwitchProgramCalls {
+  const program = queueProgram(deps.program);
+  if (!program || !deps.emit) return {};
+  return netlockSwitchCalls({ program, emit: deps.emit, logger: deps.logger }) as unknown as SwitchProgramCalls;
+}
+
+export const netlockPlugins = [netlock.id, { coordinator, switchCalls }] as const;

@@ -2,7 +2,8 @@ import type { ControlBus, ControlPlaneDeps, Logger, MalformedSink, Subjects, Swi
 import type { FissSwitchControlFactory } from '@lockfabric/lock-fisslock';
 import type { QueueAllocation } from '@lockfabric/lock-netlock';
 import type { FissRecoveryHookDeps } from '@lockfabric/lock-fisslock-control';
-import type { Clock, LockTableLayout, NodeId, SwitchPort } from '@lockfabric/ports';
+import type { Clock, LockPacket, LockTableLayout, NodeId, SwitchPort } from '@lockfabric/ports';
+import type { queueProgram } from '@lockfabric/lock-catalog';
 import { fisslockPlugins } from './fisslock-plugins.js';
 import { netlockPlugins, netlockQueueInstaller } from './netlock-plugins.js';
 
@@ -89,10 +90,24 @@ export interface ComputeNodePlugin {
   stopSwitch(): void;
 }
 
+/** What the switch-dataplane gives a program's own SwitchControl calls. */
+export interface SwitchProgramCallsDeps {
+  /** The loaded switch program. */
+  readonly program: Parameters<typeof queueProgram>[0];
+  /** Sends a packet the control plane made out of the switch port of `machine` (as the switch CPU). */
+  readonly emit?: (machine: NodeId, packet: LockPacket) => void;
+  readonly logger: Logger;
+}
+
+/** A program's own SwitchControl calls by method local name (request and response messages). */
+export type SwitchProgramCalls = Readonly<Record<string, (request: unknown) => unknown>>;
+
 /** Protocol plug-ins by protocol id (catalog ids; a catalog test keeps them so). */
 interface ProtocolPlugins {
   readonly coordinator?: (deps: CoordinatorPluginDeps) => CoordinatorPlugin;
   readonly computeNode?: () => ComputeNodePlugin;
+  /** The calls the protocol's switch program serves over SwitchControl, when it is loaded; none otherwise. */
+  readonly switchCalls?: (deps: SwitchProgramCallsDeps) => SwitchProgramCalls;
 }
 
 const PLUGINS: ReadonlyMap<string, ProtocolPlugins> = new Map<string, ProtocolPlugins>([fisslockPlugins, netlockPlugins]);
@@ -116,6 +131,14 @@ export function coordinatorControlPlane(plugins: readonly CoordinatorPlugin[]): 
     (merged, p) => ({ ...merged, ...p.controlPlane, machineDeathRecoveries: [...(merged.machineDeathRecoveries ?? []), ...(p.controlPlane.machineDeathRecoveries ?? [])] }),
     {},
   );
+}
+
+/**
+ * The SwitchControl calls the loaded program serves beyond the generic ones (registers, faults,
+ * describe, reset), by method local name; a call no plug-in serves for this program is absent.
+ */
+export function switchProgramCalls(deps: SwitchProgramCallsDeps): SwitchProgramCalls {
+  return Object.assign({}, ...[...PLUGINS.values()].map((p) => p.switchCalls?.(deps) ?? {})) as SwitchProgramCalls;
 }
 
 /** Every protocol's compute-node plug-in. */

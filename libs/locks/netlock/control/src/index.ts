@@ -17,3 +17,4 @@ export {
   type PurgeCall,
 } from './netlock-purge.js';
 export { installNetLockQueues, type InstalledQueues } from './queue-install.js';
+export { netlockSwitchCalls, type NetLockSwitchCalls, type NetLockSwitchCallsDeps } from './switch-calls.js';
