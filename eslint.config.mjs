@@ -77,6 +77,14 @@ const protocolSymbolFromCatalog = {
   message: 'apps never name a protocol: start the catalog\'s generic hooks (coordinatorPlugins, computeNodePlugins, tableAdmin, wordAfterDeath, queueProgram, programFacts) instead of a protocol-named export',
 };
 
+// The same for the generic control plane: its protocol-named leftovers (the FissLock driver seam)
+// are for the catalog's plug-ins, not for apps, which start the control plane and the plug-ins.
+const protocolSymbolFromControl = {
+  regex: '^@lockfabric/control$',
+  importNamePattern: PROTOCOL_SYMBOL_PATTERN,
+  message: 'apps never name a protocol: a protocol\'s recovery reaches the control plane through the catalog\'s plug-ins (coordinatorPlugins, coordinatorControlPlane), not a protocol-named export of @lockfabric/control',
+};
+
 // Protocol code is pure logic over ports: no transports, no SDKs, no ambient time.
 const protocolPurity = {
   'no-restricted-imports': [
@@ -193,12 +201,12 @@ export default tseslint.config(
     },
   },
   {
-    // Apps' production source imports no protocol-named symbol from the catalog either (issue 14:
+    // Apps' production source imports no protocol-named symbol from the catalog or the control plane either (issue 14:
     // apps iterate the catalog). Tests of apps may. The module-name pattern is repeated: a later
     // block's options for a rule replace an earlier block's for the files both match.
     files: ['apps/*/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [protocolModuleByName, protocolSymbolFromCatalog] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [protocolModuleByName, protocolSymbolFromCatalog, protocolSymbolFromControl] }] },
   },
   {
     // Libraries never depend on an app (apps wire libraries, not the other way round).

@@ -17,7 +17,7 @@ import { MS, grantsAfter, liveNowNs, metric, nodeOf, sleep, survivorsOf, waitFor
 // knapsack allocation over the workload's profile), so every grant is the switch's. When the
 // coordinator declares compute-3 dead it calls SwitchControl.PurgeNetLockMachine, which fences
 // machine 3 in the switch and takes its queue entries out, granting the survivors behind them
-// (apps/coordinator netlock-purge.ts). srvlock and parlock have the same test beside this one
+// (NetLock's control package, libs/locks/netlock/control). srvlock and parlock have the same test beside this one
 // (live-chaos-kill-switch.test.ts).
 const TIMEOUT_MS = 1_500;
 /** An acquire that times out waits one retransmit interval for its withdrawal, plus scheduling. */

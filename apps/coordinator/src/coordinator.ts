@@ -1,8 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { membershipViewToWire, recoveryToWire, startControlPlane } from '@lockfabric/control';
-import type { ControlPlane, ControlPlaneDeps, MemberState, Membership, RecoveryBook } from '@lockfabric/control';
-import { coordinatorPlugins } from '@lockfabric/lock-catalog-control';
+import type { ControlPlane, ControlPlaneDeps, MemberState, Membership, RecoveryBook, SwitchControlCallerFactory } from '@lockfabric/control';
+import { coordinatorControlPlane, coordinatorPlugins } from '@lockfabric/lock-catalog-control';
 import type { RecoveryTimings, SwitchProgramControlFactory } from '@lockfabric/lock-catalog-control';
 import { MalformedInputCounter, NatsControlBus } from '@lockfabric/live';
 import type { Logger, Subjects } from '@lockfabric/live';
@@ -15,7 +15,7 @@ import { StatusResponseSchema } from '@lockfabric/wire';
 import { startCoordinatorServer } from './coordinator-server.js';
 import { lockAdminService } from './lock-admin/lock-admin-metrics.js';
 import { GrpcDeciderControl } from './switch-control/grpc-decider-control.js';
-import { GrpcSwitchPurge } from './switch-control/grpc-switch-purge.js';
+import { GrpcSwitchCaller } from './switch-control/grpc-switch-caller.js';
 
 export interface CoordinatorDeps {
   readonly nc: NatsConnection;
@@ -50,12 +50,13 @@ export interface CoordinatorDeps {
   /** Spans of recoveries (FissLock: `recovery` with `recovery.S1|S2|S3`); none when omitted. */
   readonly trace?: Trace;
   /** Overrides of the recovery drivers (timings; test seams for the switch's control plane). */
-  readonly drivers?: Pick<ControlPlaneDeps, 'queue' | 'netlock'> &
-    Partial<Pick<ControlPlaneDeps, 'switchPurge'>> & {
-      /** Timings of the protocols' recovery plug-ins. */
-      readonly recovery?: RecoveryTimings;
-      readonly switchControl?: SwitchProgramControlFactory;
-    };
+  readonly drivers?: Pick<ControlPlaneDeps, 'queue'> & {
+    /** Timings of the protocols' recovery plug-ins. */
+    readonly recovery?: RecoveryTimings;
+    readonly switchControl?: SwitchProgramControlFactory;
+    /** A switch's SwitchControl service for the plug-ins' own calls; gRPC when omitted. */
+    readonly switchCaller?: SwitchControlCallerFactory;
+  };
 }
 
 export interface Coordinator extends RunningService {
@@ -92,21 +93,23 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   const recoveryCount = metrics.counter({ name: 'lockfabric_coordinator_recoveries_total', help: 'Recoveries by what happened to them', labelNames: ['event'] });
   const seenDecodeErrors = new Map<string, number>();
   const drivers = deps.drivers ?? {};
-  const switchPurge = drivers.switchPurge ?? new GrpcSwitchPurge();
 
   // What the process does not own (the detector's and the books' options) passes through as it is.
   const { nc: _nc, cluster: _cluster, grpcPort: _grpcPort, grpcHost: _grpcHost, racks, metrics: _metrics, drivers: _drivers, ...options } = deps;
   // every protocol's coordinator plug-in (recovery drivers, their counters), whichever protocols they are
-  const plugins = coordinatorPlugins({ ...(racks === undefined ? {} : { racks }), switchControl: drivers.switchControl ?? ((address) => new GrpcDeciderControl(address)), ...(drivers.recovery ? { timings: drivers.recovery } : {}) });
+  const plugins = coordinatorPlugins({
+    ...(racks === undefined ? {} : { racks }),
+    switchControl: drivers.switchControl ?? ((address) => new GrpcDeciderControl(address)),
+    switchCaller: drivers.switchCaller ?? ((address) => new GrpcSwitchCaller(address)),
+    ...(drivers.recovery ? { timings: drivers.recovery } : {}),
+  });
   const plane = startControlPlane({
     ...options,
     bus: new NatsControlBus(nc),
     clock,
     malformed,
-    ...plugins.reduce<Partial<ControlPlaneDeps>>((merged, p) => ({ ...merged, ...p.controlPlane }), {}),
-    switchPurge,
+    ...coordinatorControlPlane(plugins),
     ...(drivers.queue ? { queue: drivers.queue } : {}),
-    ...(drivers.netlock ? { netlock: drivers.netlock } : {}),
     events: {
       heartbeat: (outcome) => heartbeats.inc({ outcome }),
       viewPublished: (reason) => views.inc({ reason }),

@@ -1,16 +1,16 @@
 import { create } from '@bufbuild/protobuf';
+import type { DescMessage, DescMethodUnary, MessageShape } from '@bufbuild/protobuf';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Logger, MalformedInputCounter } from '@lockfabric/live';
 import { guardedServer, rawMethodOf } from '@lockfabric/live';
 import { ConfigError, MalformedInputError } from '@lockfabric/ports';
 import { RegisterAccessError, SwitchControlError } from '@lockfabric/switch';
-import { programFacts, queueProgram } from '@lockfabric/lock-catalog';
+import { programFacts } from '@lockfabric/lock-catalog';
+import { switchProgramCalls } from '@lockfabric/lock-catalog-control';
 import type { Switch, SwitchProgram } from '@lockfabric/switch';
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import {
   DescribeSwitchResponseSchema,
-  InstallNetLockQueuesResponseSchema,
-  PurgeNetLockMachineResponseSchema,
   ResetSwitchResponseSchema,
   ReadRegistersResponseSchema,
   RegisterArrayDescriptorSchema,
@@ -39,11 +39,11 @@ export interface SwitchControlOptions {
   /** Interface to listen on; all of them by default. */
   readonly host?: string;
   readonly reorderWindowNs?: number;
-  /** The loaded program, for program-specific control (NetLock's queue allocation and purge). */
+  /** The loaded program, for the calls it serves itself (the catalog's switchProgramCalls). */
   readonly program?: SwitchProgram;
   /**
-   * Sends a packet the control plane made (NetLock's purge grants) out of the switch port of
-   * `machine`, as the switch CPU would. Without it a purge's grants are not sent (and the call fails).
+   * Sends a packet the control plane made (a program call's grants) out of the switch port of
+   * `machine`, as the switch CPU would. Without it, calls that send packets are not served.
    */
   readonly emit?: (machine: NodeId, packet: LockPacket) => void;
   /** The admission fence, reported by Describe: a coordinator that first sees a closed switch recovers it before opening it. */
@@ -55,15 +55,9 @@ export interface SwitchControlServer {
   close(graceMs?: number): Promise<void>;
 }
 
-const methods = {
-  readRegisters: rawMethodOf(SwitchControlService.method.readRegisters),
-  writeRegisters: rawMethodOf(SwitchControlService.method.writeRegisters),
-  setFaults: rawMethodOf(SwitchControlService.method.setFaults),
-  describe: rawMethodOf(SwitchControlService.method.describe),
-  reset: rawMethodOf(SwitchControlService.method.reset),
-  installNetLockQueues: rawMethodOf(SwitchControlService.method.installNetLockQueues),
-  purgeNetLockMachine: rawMethodOf(SwitchControlService.method.purgeNetLockMachine),
-};
+/** The calls every switch serves; the service's other methods are the loaded program's own. */
+const GENERIC = new Set(['readRegisters', 'writeRegisters', 'setFaults', 'describe', 'reset']);
+const methods = Object.fromEntries(SwitchControlService.methods.map((m) => [m.localName, rawMethodOf(m)]));
 
 /** Control errors a caller can fix map to the status that says so. */
 function statusOf(error: unknown): GrpcStatus | undefined {
@@ -78,7 +72,22 @@ export async function startSwitchControlServer(options: SwitchControlOptions): P
   const { sw, rack, faults, malformed } = options;
   const unary = { malformed, statusOf };
   const { server, credentials } = guardedServer();
+  // A program's own calls (catalog plug-ins); one it does not serve answers NOT_FOUND.
+  const programCalls = options.program ? switchProgramCalls({ program: options.program, logger: options.logger, ...(options.emit ? { emit: options.emit } : {}) }) : {};
+  const programHandlers = Object.fromEntries(
+    SwitchControlService.methods
+      .filter((m) => !GENERIC.has(m.localName) && m.methodKind === 'unary')
+      .map((m) => [
+        m.localName,
+        unaryHandler(m as DescMethodUnary, unary, (request) => {
+          const served = programCalls[m.localName];
+          if (!served) throw new SwitchControlError(`${m.name}: this switch's program '${sw.describe().program}' does not serve it`);
+          return served(request) as MessageShape<DescMessage>;
+        }),
+      ]),
+  );
   server.addService(methods, {
+    ...programHandlers,
     readRegisters: unaryHandler(SwitchControlService.method.readRegisters, unary, (request) => {
       // count 0 is what an unset field decodes to: read the one element at `index`.
       const count = request.count === 0 ? 1 : request.count;
@@ -130,32 +139,6 @@ export async function startSwitchControlServer(options: SwitchControlOptions): P
       sw.restart();
       options.logger.info('switch registers reset over gRPC');
       return create(ResetSwitchResponseSchema, { registerBytes: BigInt(sw.describe().registerBytes) });
-    }),
-    installNetLockQueues: unaryHandler(SwitchControlService.method.installNetLockQueues, unary, (request) => {
-      const program = options.program && queueProgram(options.program);
-      if (!program) throw new SwitchControlError(`InstallNetLockQueues needs the netlock program; this switch runs '${sw.describe().program}'`);
-      const queues = request.queues.map((q) => ({ lock: q.lock, base: q.base, size: q.size }));
-      program.install(queues);
-      const slots = queues.reduce((sum, q) => sum + q.size, 0);
-      options.logger.info(`netlock: ${queues.length} hot-lock queue(s) installed over gRPC (${slots} slots)`);
-      return create(InstallNetLockQueuesResponseSchema, { hotLocks: queues.length, slots });
-    }),
-    purgeNetLockMachine: unaryHandler(SwitchControlService.method.purgeNetLockMachine, unary, (request) => {
-      const program = options.program && queueProgram(options.program);
-      if (!program) throw new SwitchControlError(`PurgeNetLockMachine needs the netlock program; this switch runs '${sw.describe().program}'`);
-      const emit = options.emit;
-      if (!emit) throw new SwitchControlError('PurgeNetLockMachine: this switch has no way to send control-plane packets');
-      if (request.machine >= program.maxMachines) {
-        throw new MalformedInputError('grpc SwitchControlService.PurgeNetLockMachine', `machine ${request.machine} is outside [0, ${program.maxMachines})`);
-      }
-      // One synchronous turn of the event loop, like a packet: no packet is processed half-way
-      // through the rewrite, and the grants leave before any later packet's egress.
-      const result = program.purgeMachine(request.machine);
-      for (const grant of result.grants) emit(grant.dst ?? grant.machine, grant);
-      options.logger.info(
-        `netlock: purged machine ${request.machine}${result.wasFenced ? ' (already fenced)' : ''}: ${result.removed} queue entr${result.removed === 1 ? 'y' : 'ies'} (${result.removedHolders} holding) on ${result.locks.length} hot lock(s), ${result.grants.length} grant(s) sent`,
-      );
-      return create(PurgeNetLockMachineResponseSchema, { removed: result.removed, removedHolders: result.removedHolders, locks: [...result.locks], grants: result.grants.length, wasFenced: result.wasFenced });
     }),
   });
   const port = await new Promise<number>((resolve, reject) =>

@@ -161,6 +161,17 @@ describe('SwitchControl gRPC', () => {
     expect(ok.error).toBeUndefined();
   });
 
+  it('answers a call of another program (every method beyond the generic five) with NOT_FOUND, which the coordinator reads as that program not in use', async () => {
+    const generic = new Set(['readRegisters', 'writeRegisters', 'setFaults', 'describe', 'reset']);
+    const others = SwitchControlService.methods.filter((m) => !generic.has(m.localName));
+    expect(others.length).toBeGreaterThan(0);
+    for (const method of others) {
+      const answer = await callRaw(address(), grpcPath(method), new Uint8Array());
+      expect(answer.error?.code, method.name).toBe(GrpcStatus.NOT_FOUND);
+      expect(answer.error?.details, method.name).toContain("program 'forward' does not serve it");
+    }
+  });
+
   it('exports packets, decisions, drops and decode errors as Prometheus metrics', () => {
     service.collectMetrics?.();
     const text = metrics.render();

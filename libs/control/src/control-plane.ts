@@ -10,8 +10,7 @@ import { decodeHeartbeat } from './heartbeat-decoder.js';
 import type { Logger, MalformedSink } from './logger.js';
 import { Membership } from './membership.js';
 import type { MembershipView, PublishReason } from './membership.js';
-import { startNetLockPurge } from './netlock-purge.js';
-import type { NetLockPurgeDeps, NetLockPurgePort, NetLockPurgeTrigger, PurgeCall } from './netlock-purge.js';
+import type { MachineDeathRecovery, MachineDeathRecoveryFactory } from './machine-death-recovery.js';
 import { startQueueRecoveryHook } from './queue-lock-recovery/queue-recovery-hook.js';
 import type { QueueRecoveryHook, QueueRecoveryHookDeps } from './queue-lock-recovery/queue-recovery-hook.js';
 import { RecoveryBook } from './recovery-book.js';
@@ -61,13 +60,13 @@ export interface ControlPlaneDeps {
    */
   readonly fissRecovery?: FissDriverFactory;
   /**
-   * Drops a dead machine's entries from the running switch program (live: the app's gRPC call,
-   * SwitchControl.PurgeNetLockMachine); the NetLock purge trigger drives it.
+   * Switch-program recoveries after a compute machine's death, started in this order (live: the
+   * catalog's coordinator plug-ins contribute them, e.g. NetLock's switch-queue purge). A protocol
+   * whose recovery rule is `driven` and has no driver here leaves its action open.
    */
-  readonly switchPurge: NetLockPurgePort | PurgeCall;
+  readonly machineDeathRecoveries?: readonly MachineDeathRecoveryFactory[];
   /** Overrides of the queue-lock recovery hook's timings. */
   readonly queue?: Pick<QueueRecoveryHookDeps, 'callTimeoutMs' | 'gateLeaseMs' | 'drainPollMs' | 'queueHosts'>;
-  readonly netlock?: Pick<NetLockPurgeDeps, 'maxAttempts' | 'retryDelayMs'>;
   /**
    * Once this coordinator's first view is out, run one queue-lock recovery with no newly dead
    * node (QueueRecoveryHook.afterRestart): the repair of a recovery a crashed predecessor left
@@ -83,7 +82,8 @@ export interface ControlPlane {
   readonly membership: Membership;
   readonly recoveries: RecoveryBook;
   readonly fiss: FissRecoveryDriver;
-  readonly netlockPurge: NetLockPurgeTrigger;
+  /** The started machine-death recoveries, in the order of `machineDeathRecoveries`. */
+  readonly machineDeathRecoveries: readonly MachineDeathRecovery[];
   readonly queueLocks: QueueRecoveryHook;
   /** Stops detection, the drivers and every subscription; in-flight recovery steps end at their next wait. */
   close(): void;
@@ -97,7 +97,7 @@ const NOTABLE: ReadonlySet<HeartbeatOutcome> = new Set(['joined', 'refuted', 're
  * failure detection every tick, membership views out on `ctl.membership` (a new epoch per change of
  * the live set, the same view again every announce interval), a FailureNotice on
  * `ctl.recovery.failure` per member declared dead, and the recovery drivers: FissLock S1–S3
- * (FissLock §7.2), NetLock's switch-queue purge, queue-lock (mcs, alock) gate/drain/reset.
+ * (FissLock §7.2), the contributed switch-program recoveries after a machine's death, queue-lock (mcs, alock) gate/drain/reset.
  * Input that does not decode is counted and dropped.
  */
 export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
@@ -176,8 +176,8 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     // a compute node that cannot take part in S1–S3 is declared dead, so the recovery can go on without it
     declareDead: (node, reason) => declareComputeDead(node, reason),
   });
-  // NetLock: a dead compute node's switch-queue entries purged, its late packets fenced (netlock-purge.ts)
-  const netlockPurge = startNetLockPurge({ bus, subjects, logger, clock, recoveries, malformed, purge: deps.switchPurge, ...(deps.netlock ?? {}) });
+  // switch programs' recoveries after a compute machine's death (contributed, e.g. NetLock's queue purge)
+  const machineDeathRecoveries = (deps.machineDeathRecoveries ?? []).map((start) => start({ bus, subjects, logger, clock, recoveries, malformed }));
   // mcs/alock: gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
   const queueLocks = startQueueRecoveryHook({ bus, subjects, logger, clock, recoveries, epoch, liveComputeNodes: liveOf('compute'), ...(deps.queue ?? {}) });
   let lastTable: Uint8Array | undefined;
@@ -265,7 +265,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     if (recovery.doneAtNs !== undefined) logDone(recovery);
     if (member.role === 'compute') {
       fiss.computeDead(member);
-      netlockPurge.computeDead(member);
+      for (const recovery of machineDeathRecoveries) recovery.computeDead(member);
       queueLocks.computeDead(member);
     }
   };
@@ -309,14 +309,14 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     membership,
     recoveries,
     fiss,
-    netlockPurge,
+    machineDeathRecoveries,
     queueLocks,
     close: () => {
       if (closed) return;
       closed = true;
       stop.abort();
       fiss.close();
-      netlockPurge.close();
+      for (const recovery of machineDeathRecoveries) recovery.close();
       queueLocks.close();
       for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
     },

@@ -25,19 +25,8 @@ export { DEFAULT_KEEP_DONE, RecoveryBook, type FailedMember, type Recovery, type
 export { failureNoticeToWire, parseRecoveryDetail, recoveryToWire } from './recovery-wire.js';
 export type { DriverContext } from './driver-context.js';
 export { fissNotDriven, type FailedCompute, type FissDriverContext, type FissDriverFactory, type FissRecoveryDriver } from './fiss-driver.js';
-export {
-  NetLockNotInUseError,
-  inProcessPurgePort,
-  startNetLockPurge,
-  switchAnnouncement,
-  type InProcessPurge,
-  type DeadCompute,
-  type NetLockPurgeDeps,
-  type NetLockPurgeOutcome,
-  type NetLockPurgePort,
-  type NetLockPurgeTrigger,
-  type PurgeCall,
-} from './netlock-purge.js';
+export { SwitchProgramAbsentError, type SwitchControlCaller, type SwitchControlCallerFactory } from './switch-caller.js';
+export { switchAnnouncement, type DeadCompute, type MachineDeathRecovery, type MachineDeathRecoveryFactory } from './machine-death-recovery.js';
 export {
   BusQueueParticipant,
   QueueRecoveryCallError,

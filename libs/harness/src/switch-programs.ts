@@ -5,7 +5,7 @@ import { SeededRandom } from '@lockfabric/sim';
 import { forwardProgram } from '@lockfabric/switch';
 import type { SwitchProgram } from '@lockfabric/switch';
 import type { InMemoryCluster } from '@lockfabric/sim';
-import type { InProcessPurge } from '@lockfabric/control';
+import type { InProcessPurge } from '@lockfabric/lock-netlock-control';
 import { createKeyChooser } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 

@@ -3,6 +3,7 @@ import { checkHistory, clipExpiredLeases, clipFencedHolds, clipLostTableHolds, f
 import type { FailureImpact, HistoryEvent, Verdict } from '@lockfabric/check';
 import { MUTANT_KEEP_OLD_RUN_VERBS_OPTION, MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, SKIP_RELEASE_OPTION, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { protocolById, switchProgramKind } from '@lockfabric/lock-catalog';
+import { switchQueueInstaller } from '@lockfabric/lock-catalog-control';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
 import type { WorkRequest } from '@lockfabric/ports';
@@ -27,7 +28,6 @@ import type { AppCheck, AppRunLog } from '@lockfabric/workloads';
 export { LIVE_PROTOCOL_DEFAULTS, liveOptions } from './live-defaults.js';
 export { PRE_RUN_TRACE_SAMPLES, preRunTrace } from './pre-run-trace.js';
 export { SwitchControlClient } from './switch-control.js';
-export type { NetLockQueueSpec } from './switch-control.js';
 export { DEFAULT_PREPARE_TIMEOUT_MS, NodePrepareError } from './node-start.js';
 
 export interface LiveRunOptions {
@@ -230,10 +230,11 @@ async function prepareSwitch(control: SwitchControlClient, protocol: ReturnType<
   protocol.checkRunningSwitch?.(description, spec.locks, protocolOptions);
   await control.reset();
   const planQueues = switchProgramKind(description.program)?.planQueues;
-  if (planQueues === undefined) return { program: description.program, hotLocks: 0, queueSlots: 0 };
+  const install = switchQueueInstaller(description.program);
+  if (planQueues === undefined || install === undefined) return { program: description.program, hotLocks: 0, queueSlots: 0 };
   const lengthOf = (name: string) => description.arrays.find((a) => a.name === name)?.length ?? 0;
   const queues = planQueues(preRunTrace(spec), lengthOf);
-  const installed = await control.installNetLockQueues(queues);
+  const installed = await install(control, queues);
   return { program: description.program, hotLocks: installed.hotLocks, queueSlots: installed.slots };
 }
 

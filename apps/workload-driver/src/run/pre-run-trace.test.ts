@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { switchProgramKinds } from '@lockfabric/lock-catalog';
+import { switchQueueInstaller } from '@lockfabric/lock-catalog-control';
+import type { SwitchControlCaller } from '@lockfabric/control';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { preRunTrace } from './pre-run-trace.js';
 
@@ -24,5 +26,27 @@ describe('preRunTrace (the driver side of offline queue planning)', () => {
       // Zipf's most popular item (rank 0, unscrambled) is lock 0.
       expect(queues.map((q) => q.lock), kind.name).toContain(0);
     }
+  });
+
+  it('every program that plans queues has an installer that sends the planned queues over the switch control service', async () => {
+    const planners = switchProgramKinds().filter((kind) => kind.planQueues !== undefined);
+    for (const kind of planners) {
+      const install = switchQueueInstaller(kind.name);
+      expect(install, kind.name).toBeDefined();
+      const queues = kind.planQueues!(preRunTrace(zipf), () => 256);
+      const sent: unknown[] = [];
+      const caller: SwitchControlCaller = {
+        address: 'switch:1',
+        call: async (method, request) => {
+          sent.push([method.name, (request as unknown as { queues: { lock: number; base: number; size: number }[] }).queues.map((q) => ({ lock: q.lock, base: q.base, size: q.size }))]);
+          return { hotLocks: queues.length, slots: 7 } as never;
+        },
+        close: () => undefined,
+      };
+      expect(await install!(caller, queues)).toEqual({ hotLocks: queues.length, slots: 7 });
+      expect(sent).toEqual([['InstallNetLockQueues', queues.map((q) => ({ lock: q.lock, base: q.base, size: q.size }))]]);
+    }
+    // programs that plan nothing install nothing
+    for (const kind of switchProgramKinds().filter((k) => k.planQueues === undefined)) expect(switchQueueInstaller(kind.name), kind.name).toBeUndefined();
   });
 });

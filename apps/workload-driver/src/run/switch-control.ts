@@ -1,6 +1,10 @@
 import { create } from '@bufbuild/protobuf';
-import { UnaryClient } from '@lockfabric/live';
-import { DescribeSwitchRequestSchema, InstallNetLockQueuesRequestSchema, ResetSwitchRequestSchema, SwitchControlService } from '@lockfabric/wire';
+import type { DescMessage, DescMethodUnary, MessageShape } from '@bufbuild/protobuf';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { SwitchProgramAbsentError } from '@lockfabric/control';
+import type { SwitchControlCaller } from '@lockfabric/control';
+import { GrpcCallError, UnaryClient } from '@lockfabric/live';
+import { DescribeSwitchRequestSchema, ResetSwitchRequestSchema, SwitchControlService } from '@lockfabric/wire';
 import type { DescribeSwitchResponse } from '@lockfabric/wire';
 import { LockFabricError } from '@lockfabric/ports';
 
@@ -9,15 +13,11 @@ export class SwitchAdmissionTimeoutError extends LockFabricError {
   readonly code = 'SWITCH_ADMISSION_TIMEOUT';
 }
 
-/** A hot lock's queue as the driver installs it: slots [base, base + size). */
-export interface NetLockQueueSpec {
-  readonly lock: number;
-  readonly base: number;
-  readonly size: number;
-}
-
-/** The driver's side of SwitchControlService: reset between runs, NetLock's allocation, decisions. */
-export class SwitchControlClient {
+/**
+ * The driver's side of SwitchControlService: reset between runs, decisions, and (as a
+ * SwitchControlCaller) a program's own calls, such as the queue install the catalog plans.
+ */
+export class SwitchControlClient implements SwitchControlCaller {
   private readonly client: UnaryClient;
 
   constructor(
@@ -31,10 +31,14 @@ export class SwitchControlClient {
     await this.client.call(SwitchControlService.method.reset, create(ResetSwitchRequestSchema));
   }
 
-  async installNetLockQueues(queues: readonly NetLockQueueSpec[]): Promise<{ hotLocks: number; slots: number }> {
-    const request = create(InstallNetLockQueuesRequestSchema, { queues: queues.map((q) => ({ lock: q.lock, base: q.base, size: q.size })) });
-    const response = await this.client.call(SwitchControlService.method.installNetLockQueues, request);
-    return { hotLocks: response.hotLocks, slots: response.slots };
+  /** A call the running program serves; NOT_FOUND (it serves no such call) is SwitchProgramAbsentError. */
+  async call<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, request: MessageShape<I>): Promise<MessageShape<O>> {
+    try {
+      return await this.client.call(method, request);
+    } catch (error) {
+      if (error instanceof GrpcCallError && error.status === GrpcStatus.NOT_FOUND) throw new SwitchProgramAbsentError(this.address, method.name, error.details);
+      throw error;
+    }
   }
 
   describe(): Promise<DescribeSwitchResponse> {

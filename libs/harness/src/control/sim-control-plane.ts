@@ -1,5 +1,7 @@
-import { InMemoryControlBus, MalformedTally, NetLockNotInUseError, createSubjects, inProcessPurgePort, silentLogger, startControlPlane, startFailureFeed, startHeartbeatSender, startQueueRecoveryResponder, switchAnnouncement } from '@lockfabric/control';
-import type { BusScheduler, ComputeFailures, ControlPlane, FailureFeed, FissDriverFactory, HeartbeatPublisher, InProcessPurge, Logger, NetLockPurgePort, QueueResponder, QueueRun } from '@lockfabric/control';
+import { InMemoryControlBus, MalformedTally, createSubjects, silentLogger, startControlPlane, startFailureFeed, startHeartbeatSender, startQueueRecoveryResponder, switchAnnouncement } from '@lockfabric/control';
+import { NetLockNotInUseError, inProcessPurgePort, netlockPurgeRecovery } from '@lockfabric/lock-netlock-control';
+import type { InProcessPurge, NetLockPurgePort } from '@lockfabric/lock-netlock-control';
+import type { BusScheduler, ComputeFailures, ControlPlane, FailureFeed, FissDriverFactory, HeartbeatPublisher, Logger, QueueResponder, QueueRun } from '@lockfabric/control';
 import { followAdmissionOrders, startFissRecoveryHook, startFissRecoveryResponder, startFissStuckReporter } from '@lockfabric/lock-fisslock-control';
 import type { AgentPool, FissSwitchControl, GatedSwitchPort } from '@lockfabric/lock-fisslock';
 import type { AdmissionOrder, FissPoolHandle, FissResponder, FissStuckReporter } from '@lockfabric/lock-fisslock-control';
@@ -286,8 +288,7 @@ export class SimControlPlane {
       tickMs: detector.tickMs ?? detector.heartbeatIntervalMs / 4,
       // No FissLock driver in sim: FissLock actions close with no steps (fissNotDriven). The NetLock
       // purge reaches the switch model when the run has one, else finds no switch and records that.
-      switchPurge: netlockPurge,
-      netlock: { maxAttempts: 1 },
+      machineDeathRecoveries: [netlockPurgeRecovery({ purge: netlockPurge, maxAttempts: 1 })],
       ...(this.options.fiss ? { fissRecovery: this.fissDriver(this.options.fiss) } : {}),
       queue: { ...(queueTimings ?? {}), ...(this.options.queueRecovery ? { queueHosts: () => this.options.listeners ?? [] } : {}) },
       // a restarted instance repairs what its predecessor may have left half done (the first one

@@ -57,6 +57,14 @@ describe('module boundaries (lint)', () => {
     const generic = "import { coordinatorPlugins, computeNodePlugins } from '@lockfabric/lock-catalog-control';\nimport { tableAdmin, wordAfterDeath, queueProgram, programFacts, DEFAULT_PROTOCOL_ID, dataLock, globalLock } from '@lockfabric/lock-catalog';\nexport const planted = [coordinatorPlugins, computeNodePlugins, tableAdmin, wordAfterDeath, queueProgram, programFacts, DEFAULT_PROTOCOL_ID, dataLock, globalLock];\n";
     expect(await restrictedImports(eslint, 'apps/coordinator/src/planted.ts', generic)).toEqual([]);
     expect(await restrictedImports(eslint, 'apps/coordinator/tests/planted.test.ts', "import { startFissRecoveryHook } from '@lockfabric/lock-catalog-control';\nexport const planted = startFissRecoveryHook;\n")).toEqual([]);
+    // nor from the generic control plane (planted mutant: the NetLock purge wiring that moved into
+    // NetLock's control package, and the FissLock driver seam); its generic exports pass
+    const fromControl = "import { NetLockNotInUseError, fissNotDriven } from '@lockfabric/control';\nimport type { NetLockPurgePort } from '@lockfabric/control';\nexport const planted = [NetLockNotInUseError, fissNotDriven];\nexport type Planted = NetLockPurgePort;\n";
+    const refused = await restrictedImports(eslint, 'apps/coordinator/src/planted.ts', fromControl);
+    expect(refused).toHaveLength(3);
+    expect(refused[0]).toContain('coordinatorControlPlane');
+    const genericControl = "import { SwitchProgramAbsentError, startControlPlane, BusQueueParticipant } from '@lockfabric/control';\nimport type { SwitchControlCaller, MachineDeathRecoveryFactory } from '@lockfabric/control';\nexport const planted = [SwitchProgramAbsentError, startControlPlane, BusQueueParticipant];\nexport type Planted = [SwitchControlCaller, MachineDeathRecoveryFactory];\n";
+    expect(await restrictedImports(eslint, 'apps/coordinator/src/planted.ts', genericControl)).toEqual([]);
     // the module-name rule still holds in app source beside it (one options list per file set)
     expect(await restrictedImports(eslint, 'apps/memory-node/src/planted.ts', "import { caslock } from '@lockfabric/lock-caslock';\nexport const planted = caslock;\n")).toHaveLength(1);
   }, 180_000);

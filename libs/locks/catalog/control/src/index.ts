@@ -1,7 +1,7 @@
 /**
  * The control-plane side of the protocols, for the node services (coordinator, compute node): what
- * they wire to NATS, gRPC and metrics. Only FissLock has one (its S1–S3 recovery over the control
- * bus, FissLock §5.3). A separate entry from @lockfabric/lock-catalog because these pieces speak the
+ * they wire to NATS, gRPC and metrics: FissLock's S1–S3 recovery over the control bus (FissLock
+ * §5.3) and NetLock's switch-queue purge after a machine's death. A separate entry from @lockfabric/lock-catalog because these pieces speak the
  * control bus and its protobuf messages, which protocol code may not import (eslint.config.mjs
  * depConstraints: `type:protocol` sees only ports and the switch model).
  */
@@ -22,5 +22,5 @@ export {
 export type { AdmissionOrder, FissPoolHandle, FissRecoveryHook, FissRecoveryHookDeps, FissResponder, FissResponderDeps, HookParticipant, RecoveryPool } from '@lockfabric/lock-fisslock-control';
 export { GatedSwitchPort, runFissRecovery } from '@lockfabric/lock-fisslock';
 export type { FissSwitchControl, FissSwitchControlFactory, SwitchAdmissionState } from '@lockfabric/lock-fisslock';
-export { computeNodePlugins, coordinatorPlugins, pluginProtocolIds } from './plugins.js';
-export type { ComputeNodePlugin, ComputeNodePluginDeps, ComputeNodePluginHandle, CoordinatorPlugin, CoordinatorPluginDeps, CounterReading, HostedRun, PluginCounter, RecoveryTimings, SwitchProgramControl, SwitchProgramControlFactory } from './plugins.js';
+export { computeNodePlugins, coordinatorControlPlane, coordinatorPlugins, pluginProtocolIds, switchProgramCalls, switchQueueInstaller } from './plugins.js';
+export type { ComputeNodePlugin, ComputeNodePluginDeps, ComputeNodePluginHandle, CoordinatorPlugin, CoordinatorPluginDeps, CounterReading, HostedRun, PluginCounter, RecoveryTimings, SwitchProgramControl, SwitchProgramControlFactory, SwitchProgramCalls, SwitchProgramCallsDeps, SwitchQueueInstaller } from './plugins.js';

@@ -1,7 +1,7 @@
 import { LockFabricError, PROTOCOL_IDS } from '@lockfabric/ports';
 import type { LockPacket, SwitchPort } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
-import { computeNodePlugins, coordinatorPlugins, pluginProtocolIds } from './plugins.js';
+import { computeNodePlugins, coordinatorControlPlane, coordinatorPlugins, pluginProtocolIds } from './plugins.js';
 
 /** A switch link that records what it sends and lets the test deliver packets. */
 function recordingLink(): SwitchPort & { sent: LockPacket[]; deliver(p: LockPacket): void } {
@@ -20,14 +20,24 @@ describe('node-service plug-ins', () => {
     const ids = pluginProtocolIds();
     expect(ids.length).toBeGreaterThan(0);
     for (const id of ids) expect(PROTOCOL_IDS as readonly string[]).toContain(id);
-    const coordinator = coordinatorPlugins({ switchControl: () => { throw new Error('not called before the plane starts'); } });
+    const notYet = (): never => {
+      throw new Error('not called before the plane starts');
+    };
+    const coordinator = coordinatorPlugins({ switchControl: notYet, switchCaller: notYet });
     expect(coordinator).toHaveLength(ids.length);
     // each contributes a control-plane driver and counters that read zero before anything ran
     for (const plugin of coordinator) {
-      expect(Object.values(plugin.controlPlane).some((v) => typeof v === 'function')).toBe(true);
+      const contributed = Object.values(plugin.controlPlane).flatMap((v: unknown) => (Array.isArray(v) ? v : [v]));
+      expect(contributed.some((v) => typeof v === 'function')).toBe(true);
       for (const counter of plugin.counters) for (const reading of counter.read()) expect(reading.total).toBe(0);
     }
-    expect(computeNodePlugins()).toHaveLength(ids.length);
+    expect(computeNodePlugins().length).toBeGreaterThan(0);
+    expect(computeNodePlugins().length).toBeLessThanOrEqual(ids.length);
+    // the merged deps keep every machine-death recovery (two plug-ins' lists are concatenated, not overwritten)
+    const merged = coordinatorControlPlane([...coordinator, ...coordinator]);
+    const deaths = coordinator.flatMap((p) => p.controlPlane.machineDeathRecoveries ?? []);
+    expect(deaths.length).toBeGreaterThan(0);
+    expect(merged.machineDeathRecoveries).toHaveLength(2 * deaths.length);
   });
 
   it('a compute-node plug-in started before it wrapped the switch link refuses with a coded error', () => {

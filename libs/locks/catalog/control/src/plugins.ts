@@ -1,8 +1,11 @@
-import type { ControlBus, ControlPlaneDeps, Logger, MalformedSink, Subjects } from '@lockfabric/control';
+import type { ControlBus, ControlPlaneDeps, Logger, MalformedSink, Subjects, SwitchControlCaller, SwitchControlCallerFactory } from '@lockfabric/control';
 import type { FissSwitchControlFactory } from '@lockfabric/lock-fisslock';
+import type { QueueAllocation } from '@lockfabric/lock-netlock';
 import type { FissRecoveryHookDeps } from '@lockfabric/lock-fisslock-control';
-import type { Clock, LockTableLayout, NodeId, SwitchPort } from '@lockfabric/ports';
+import type { Clock, LockPacket, LockTableLayout, NodeId, SwitchPort } from '@lockfabric/ports';
+import type { queueProgram } from '@lockfabric/lock-catalog';
 import { fisslockPlugins } from './fisslock-plugins.js';
+import { netlockPlugins, netlockQueueInstaller } from './netlock-plugins.js';
 
 /**
  * Node-service plug-ins: what a protocol adds to the coordinator and the compute node beyond its
@@ -37,6 +40,8 @@ export interface CoordinatorPluginDeps {
   readonly racks?: number;
   /** Opens the control service of a switch at `address` (the app's gRPC client). */
   readonly switchControl: SwitchProgramControlFactory;
+  /** Opens the SwitchControl service of a switch at `address` for a program's own calls (the app's gRPC client). */
+  readonly switchCaller: SwitchControlCallerFactory;
   readonly timings?: RecoveryTimings;
 }
 
@@ -85,13 +90,27 @@ export interface ComputeNodePlugin {
   stopSwitch(): void;
 }
 
+/** What the switch-dataplane gives a program's own SwitchControl calls. */
+export interface SwitchProgramCallsDeps {
+  /** The loaded switch program. */
+  readonly program: Parameters<typeof queueProgram>[0];
+  /** Sends a packet the control plane made out of the switch port of `machine` (as the switch CPU). */
+  readonly emit?: (machine: NodeId, packet: LockPacket) => void;
+  readonly logger: Logger;
+}
+
+/** A program's own SwitchControl calls by method local name (request and response messages). */
+export type SwitchProgramCalls = Readonly<Record<string, (request: unknown) => unknown>>;
+
 /** Protocol plug-ins by protocol id (catalog ids; a catalog test keeps them so). */
 interface ProtocolPlugins {
   readonly coordinator?: (deps: CoordinatorPluginDeps) => CoordinatorPlugin;
   readonly computeNode?: () => ComputeNodePlugin;
+  /** The calls the protocol's switch program serves over SwitchControl, when it is loaded; none otherwise. */
+  readonly switchCalls?: (deps: SwitchProgramCallsDeps) => SwitchProgramCalls;
 }
 
-const PLUGINS: ReadonlyMap<string, ProtocolPlugins> = new Map([fisslockPlugins]);
+const PLUGINS: ReadonlyMap<string, ProtocolPlugins> = new Map<string, ProtocolPlugins>([fisslockPlugins, netlockPlugins]);
 
 /** The protocol ids that have node-service plug-ins. */
 export function pluginProtocolIds(): readonly string[] {
@@ -103,7 +122,40 @@ export function coordinatorPlugins(deps: CoordinatorPluginDeps): CoordinatorPlug
   return [...PLUGINS.values()].flatMap((p) => (p.coordinator ? [p.coordinator(deps)] : []));
 }
 
+/**
+ * The plug-ins' contributions to the control plane's deps, as one object: single drivers by field
+ * (each field has one contributor), machine-death recoveries concatenated in catalog order.
+ */
+export function coordinatorControlPlane(plugins: readonly CoordinatorPlugin[]): Partial<ControlPlaneDeps> {
+  return plugins.reduce<Partial<ControlPlaneDeps>>(
+    (merged, p) => ({ ...merged, ...p.controlPlane, machineDeathRecoveries: [...(merged.machineDeathRecoveries ?? []), ...(p.controlPlane.machineDeathRecoveries ?? [])] }),
+    {},
+  );
+}
+
+/**
+ * The SwitchControl calls the loaded program serves beyond the generic ones (registers, faults,
+ * describe, reset), by method local name; a call no plug-in serves for this program is absent.
+ */
+export function switchProgramCalls(deps: SwitchProgramCallsDeps): SwitchProgramCalls {
+  return Object.assign({}, ...[...PLUGINS.values()].map((p) => p.switchCalls?.(deps) ?? {})) as SwitchProgramCalls;
+}
+
 /** Every protocol's compute-node plug-in. */
 export function computeNodePlugins(): ComputeNodePlugin[] {
   return [...PLUGINS.values()].flatMap((p) => (p.computeNode ? [p.computeNode()] : []));
+}
+
+/**
+ * Installs the queues a switch program planned for a run (the lock catalog's `planQueues`) on the
+ * running switch over its control service, before the run. Resolves to what the switch reports.
+ */
+export type SwitchQueueInstaller = (caller: SwitchControlCaller, queues: readonly QueueAllocation[]) => Promise<{ readonly hotLocks: number; readonly slots: number }>;
+
+/** Queue installers by switch program name (a program whose kind plans queues has one; a test keeps it so). */
+const QUEUE_INSTALLERS: ReadonlyMap<string, SwitchQueueInstaller> = new Map<string, SwitchQueueInstaller>([netlockQueueInstaller]);
+
+/** The queue installer of switch program `program`, if it installs queues. */
+export function switchQueueInstaller(program: string): SwitchQueueInstaller | undefined {
+  return QUEUE_INSTALLERS.get(program);
 }

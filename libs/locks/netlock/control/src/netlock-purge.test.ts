@@ -4,12 +4,10 @@ import { RealClock } from '@lockfabric/realtime';
 import { FissSwitchAnnounceSchema, PurgeNetLockMachineResponseSchema } from '@lockfabric/wire';
 import type { PurgeNetLockMachineResponse } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';
-import type { BusMessage, ControlBus } from './bus.js';
-import { MalformedTally, silentLogger as quiet } from './logger.js';
-import { NetLockNotInUseError, startNetLockPurge } from './netlock-purge.js';
+import { MalformedTally, RecoveryBook, SwitchProgramAbsentError, createSubjects, silentLogger as quiet } from '@lockfabric/control';
+import type { BusMessage, ControlBus, SwitchControlCallerFactory } from '@lockfabric/control';
+import { NetLockNotInUseError, callerPurgePort, startNetLockPurge } from './netlock-purge.js';
 import type { PurgeCall } from './netlock-purge.js';
-import { RecoveryBook } from './recovery-book.js';
-import { createSubjects } from './subjects.js';
 
 const subjects = createSubjects('netlock-purge-test');
 /** A control bus that only records the announce subscription, so the test can play the switch. */
@@ -107,5 +105,47 @@ describe('NetLock purge trigger (coordinator)', () => {
     expect(none.netlockAction()?.doneAtNs).toBeDefined();
     forward.trigger.close();
     none.trigger.close();
+  });
+});
+
+describe('callerPurgePort (the purge over a switch control service)', () => {
+  /** A fake control service per address that records what it was asked, answering or refusing. */
+  function fakeCallers(absent: boolean) {
+    const log: string[] = [];
+    const open: SwitchControlCallerFactory = (address) => ({
+      address,
+      warm: () => void log.push(`warm ${address}`),
+      call: async (method, request) => {
+        log.push(`${method.name} ${address} ${(request as unknown as { machine: number }).machine}`);
+        if (absent) throw new SwitchProgramAbsentError(address, method.name, "needs the netlock program; this switch runs 'forward'");
+        return answer() as never;
+      },
+      close: () => void log.push(`close ${address}`),
+    });
+    return { open, log };
+  }
+
+  it('calls PurgeNetLockMachine on one client per announced address, reopened when the address changes', async () => {
+    const { open, log } = fakeCallers(false);
+    const port = callerPurgePort(open);
+    port.warm?.('10.0.0.1:1');
+    expect((await port.purge('10.0.0.1:1', 4)).removed).toBe(2);
+    await port.purge('10.0.0.2:1', 5);
+    port.close?.();
+    expect(log).toEqual(['warm 10.0.0.1:1', 'PurgeNetLockMachine 10.0.0.1:1 4', 'close 10.0.0.1:1', 'warm 10.0.0.2:1', 'PurgeNetLockMachine 10.0.0.2:1 5', 'close 10.0.0.2:1']);
+  });
+
+  it('a switch whose program does not serve the call is NetLock not in use, so the purge ends at once', async () => {
+    const { open } = fakeCallers(true);
+    const { bus, announce } = fakeBus();
+    const recoveries = new RecoveryBook();
+    const clock = new RealClock();
+    const trigger = startNetLockPurge({ bus, subjects, logger: quiet, clock, recoveries, malformed: new MalformedTally(), purge: callerPurgePort(open), maxAttempts: 3, retryDelayMs: 1 });
+    await expect(callerPurgePort(open).purge('10.0.0.1:1', 4)).rejects.toBeInstanceOf(NetLockNotInUseError);
+    announce('10.0.0.1:1');
+    trigger.computeDead({ id: '4', node: 4, incarnation: 1n });
+    await trigger.idle();
+    expect(trigger.outcomes.map((o) => o.outcome)).toEqual(['not-netlock']);
+    trigger.close();
   });
 });

@@ -1,9 +1,10 @@
-import { create, toBinary } from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
+import { SwitchProgramAbsentError } from '@lockfabric/control';
+import type { DeadCompute, DriverContext, MachineDeathRecovery, MachineDeathRecoveryFactory, SwitchControlCaller, SwitchControlCallerFactory } from '@lockfabric/control';
 import { LockFabricError, NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
-import { FissSwitchAnnounceSchema, PurgeNetLockMachineResponseSchema, decodeWire } from '@lockfabric/wire';
+import { FissSwitchAnnounceSchema, PurgeNetLockMachineRequestSchema, PurgeNetLockMachineResponseSchema, SwitchControlService, decodeWire } from '@lockfabric/wire';
 import type { PurgeNetLockMachineResponse } from '@lockfabric/wire';
-import type { DriverContext } from './driver-context.js';
 
 /** What one purge call does: the switch's SwitchControl.PurgeNetLockMachine. */
 export type PurgeCall = (address: string, machine: NodeId) => Promise<PurgeNetLockMachineResponse>;
@@ -50,9 +51,36 @@ export function inProcessPurgePort(purge: InProcessPurge): NetLockPurgePort {
   };
 }
 
-/** The switch's announcement of its control address (`ctl.fiss.switch`), as a switch-dataplane publishes it. */
-export function switchAnnouncement(controlAddress: string, rack = 0): Uint8Array {
-  return toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack, controlAddress }));
+/**
+ * The purge port over a switch's control service (live: the coordinator's gRPC client): one client
+ * per switch address, kept open and connected when the address is announced, so the purge after a
+ * death does not pay a handshake on a loaded machine. A switch whose program does not serve
+ * PurgeNetLockMachine (NOT_FOUND) becomes NetLockNotInUseError.
+ */
+export function callerPurgePort(open: SwitchControlCallerFactory): NetLockPurgePort {
+  let caller: SwitchControlCaller | undefined;
+  const warm = (address: string): SwitchControlCaller => {
+    if (caller?.address === address) return caller;
+    caller?.close();
+    caller = open(address);
+    caller.warm?.();
+    return caller;
+  };
+  return {
+    warm: (address) => void warm(address),
+    purge: async (address, machine) => {
+      try {
+        return await warm(address).call(SwitchControlService.method.purgeNetLockMachine, create(PurgeNetLockMachineRequestSchema, { machine }));
+      } catch (error) {
+        if (error instanceof SwitchProgramAbsentError) throw new NetLockNotInUseError(address, error.detail);
+        throw error;
+      }
+    },
+    close: () => {
+      caller?.close();
+      caller = undefined;
+    },
+  };
 }
 
 export interface NetLockPurgeDeps extends DriverContext {
@@ -62,12 +90,6 @@ export interface NetLockPurgeDeps extends DriverContext {
   readonly retryDelayMs?: number;
   /** The switch's control plane: a port, or just the purge call. */
   readonly purge: NetLockPurgePort | PurgeCall;
-}
-
-export interface DeadCompute {
-  readonly id: string;
-  readonly node: NodeId;
-  readonly incarnation: bigint;
 }
 
 /** How the purge after one death ended. */
@@ -80,13 +102,17 @@ export interface NetLockPurgeOutcome {
   readonly tookMs: number;
 }
 
-export interface NetLockPurgeTrigger {
+export interface NetLockPurgeTrigger extends MachineDeathRecovery {
   /** A compute node was declared dead: purge its switch-queue entries (once per node incarnation). */
   computeDead(member: DeadCompute): void;
   readonly outcomes: readonly NetLockPurgeOutcome[];
   /** Resolves when every purge queued so far has ended. */
   idle(): Promise<void>;
-  close(): void;
+}
+
+/** The purge as a contribution to the control plane (ControlPlaneDeps.machineDeathRecoveries). */
+export function netlockPurgeRecovery(options: Omit<NetLockPurgeDeps, keyof DriverContext>): MachineDeathRecoveryFactory {
+  return (context) => startNetLockPurge({ ...context, ...options });
 }
 
 /**
