@@ -30,7 +30,7 @@ const RUN_NS = 1_500 * US;
 const DETECTION_NS = 50 * US;
 const TIMEOUT_MS = 1;
 /** Swarm seeds of the kill sweep (3 of them, 7, 9 and 15, are left out: killWhileCoordinatorDown). */
-const SEEDS = 20;
+const SEEDS = 16;
 
 /** How one sweep run is timed: detection (kill to purge), and how early the clients' timers may wake. */
 interface Timing {
@@ -149,7 +149,7 @@ const DETECTION_MS = 0.05;
 const SWEEP: SwarmSeedExtras = {
   spec: { durationMs: 1.5, operations: undefined, timeoutMs: TIMEOUT_MS, readRatio: 0.6 },
   kill: { detectionMs: DETECTION_MS },
-  judge: (run) => lateTimeouts(run.history.events(), run.nodeFailure),
+  judge: (run) => sweepJudge(run.history.events(), run.nodeFailure, run.control?.netlockPurges ?? 0),
 };
 
 /** Survivor acquires invoked after the dead node was declared (the purge) that timed out, as a failure line. */
@@ -163,6 +163,13 @@ function lateTimeouts(events: readonly HistoryEvent[], failure: NodeFailureOutco
     else if (e.phase === 'fail' && e.error === 'LockTimeoutError' && (invoked.get(e.client) ?? -1) > failure.reportedAtNs) late++;
   }
   return late > 0 ? `${late} survivor acquires invoked after the purge timed out` : undefined;
+}
+
+/** The kill was declared and its purge reached the switch, then no survivor timed out late. */
+function sweepJudge(events: readonly HistoryEvent[], failure: NodeFailureOutcome | undefined, purges: number): string | undefined {
+  if (!failure) return 'the killed node was never declared dead';
+  if (purges === 0) return 'no purge reached the switch';
+  return lateTimeouts(events, failure);
 }
 
 /** A test-only NetLock whose switch program runs with `extra` (program mutants no protocol option reaches), allocated as netlock.ts does. */
@@ -204,6 +211,10 @@ describe('netlock: a compute node killed mid-run, readers and writers mixed (swa
     h.invoke('2/1', 'acquire', 1, 'shared', 700);
     h.fail('2/1', 'acquire', 1, 'shared', 1_700, 'LockTimeoutError');
     expect(lateTimeouts(h.events(), failure)).toBe('1 survivor acquires invoked after the purge timed out');
+    // A kill never declared (seeds 9, 15) or declared without a purge (seed 7) fails the sweep's judge.
+    expect(sweepJudge([], undefined, 0)).toBe('the killed node was never declared dead');
+    expect(sweepJudge([], failure, 0)).toBe('no purge reached the switch');
+    expect(sweepJudge([], failure, 1)).toBeUndefined();
   });
 
   it(`seeds 1-${SEEDS}: safety, the queues empty after healing, no survivor timeout after the purge, live`, async () => {
