@@ -187,11 +187,11 @@ function killWhileCoordinatorDown(seed: number): boolean {
   const crash = mix.coordinatorCrash;
   if (!crash) return false;
   const kill = forcedKill(seed, { ...mix.spec, ...SWEEP.spec }, DETECTION_MS);
-  return crash.atMs <= kill.atMs + DETECTION_MS && kill.atMs <= crash.atMs + crash.downMs;
   // Left out, not fixed here (the control plane's): with the coordinator down when the node dies,
   // seeds 9 and 15 never declare it dead (the run is cut off with its clients' acquires pending), and
   // seed 7 declares it after the restart but no purge reaches the switch (lock 1 keeps the dead
   // node's entry: the invariants hook, and the heal probe, fail).
+  return crash.atMs <= kill.atMs + DETECTION_MS && kill.atMs <= crash.atMs + crash.downMs;
 }
 
 describe('netlock: a compute node killed mid-run, readers and writers mixed (swarm seeds)', () => {
