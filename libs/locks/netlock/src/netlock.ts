@@ -5,6 +5,7 @@ import { withAcquireOnce } from './acquire-once.js';
 import { withReliableRelease } from './reliable-release.js';
 import { withRequestLedger } from './request-ledger.js';
 import { withSlotEcho } from './slot-echo.js';
+import { netlockSwarmInvariants } from './swarm-invariants.js';
 import { allocateSwitchQueues, profileLockTrace } from './switch-program/allocation.js';
 import { netlockProgram } from './switch-program/netlock-program.js';
 
@@ -68,7 +69,8 @@ export const netlock: ProtocolDefinition = {
   id: 'netlock',
   // A dead node's switch-queued holds are purged by the coordinator (in sim too: the switch model's purge).
   // Lost and duplicated packets (switch faults, partitions) cost time only: RELEASEs, ACQUIREs and cancels are resent.
-  swarm: { pauses: 'beyond-lease', switchFaults: 'lossy', partitions: true, nodeKill: true, memoryRestart: true, flushedVerbs: true },
+  // After healing, every switch queue must be empty, with no entry of a dead machine (swarm-invariants.ts).
+  swarm: { pauses: 'beyond-lease', switchFaults: 'lossy', partitions: true, nodeKill: true, memoryRestart: true, flushedVerbs: true, invariants: netlockSwarmInvariants },
   summary: 'hot locks queued in switch memory (knapsack-allocated from a profiled trace), the rest on one lock server',
   fabric: 'switch',
   capabilities: ['send'],

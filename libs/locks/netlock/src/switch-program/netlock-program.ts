@@ -90,6 +90,8 @@ export interface NetLockProgram extends SwitchProgram {
   /** Control plane: replaces the hot-lock table, empties every queue and lifts every fence (a new run). */
   install(allocation: readonly QueueAllocation[]): void;
   queueState(lock: number): QueueState | undefined;
+  /** Control plane, read only: every hot lock and the machine of each entry in its queue, head first. */
+  queueMachines(): ReadonlyMap<number, readonly number[]>;
   /**
    * Control plane, after `machine` was declared dead: fences it (its later acquire, release and
    * notify packets are dropped until the next `install` or register reset), removes every entry it
@@ -211,6 +213,16 @@ export function netlockProgram(options: NetLockProgramOptions = {}): NetLockProg
       const a = built();
       const hit = a.hot.lookup(lock) as HotEntry | undefined;
       return hit ? unpackQueueState(a.qstate.get(hit[0])) : undefined;
+    },
+    queueMachines(): ReadonlyMap<number, readonly number[]> {
+      const a = built();
+      const out = new Map<number, readonly number[]>();
+      for (const [lock, value] of a.hot.entries().exact) {
+        const [index, base, size] = value as HotEntry;
+        const s = unpackQueueState(a.qstate.get(index));
+        out.set(lock, Array.from({ length: s.count }, (_, i) => a.qmachine.get(base + ((s.head + i) % size))));
+      }
+      return out;
     },
     purgeMachine(machine: number): PurgeResult {
       const a = built();
