@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import type { SwitchControlCaller } from '@lockfabric/control';
-import type { QueueAllocation } from '@lockfabric/lock-netlock';
+import type { QueueSlots } from './queue-slots.js';
 import { InstallNetLockQueuesRequestSchema, SwitchControlService } from '@lockfabric/wire';
 
 /** What the switch reports after an install: hot locks with a queue and the slots they take. */
@@ -13,7 +13,7 @@ export interface InstalledQueues {
  * Installs a run's hot-lock queues (the knapsack allocation of a profiled pre-run trace) on a live
  * switch before the run: SwitchControl.InstallNetLockQueues, which replaces any earlier allocation.
  */
-export async function installNetLockQueues(caller: SwitchControlCaller, queues: readonly QueueAllocation[]): Promise<InstalledQueues> {
+export async function installNetLockQueues(caller: SwitchControlCaller, queues: readonly QueueSlots[]): Promise<InstalledQueues> {
   const request = create(InstallNetLockQueuesRequestSchema, { queues: queues.map((q) => ({ lock: q.lock, base: q.base, size: q.size })) });
   const response = await caller.call(SwitchControlService.method.installNetLockQueues, request);
   return { hotLocks: response.hotLocks, slots: response.slots };

@@ -1,17 +1,35 @@
 import { create } from '@bufbuild/protobuf';
 import type { Logger } from '@lockfabric/control';
-import type { NetLockProgram } from '@lockfabric/lock-netlock';
 import { MalformedInputError } from '@lockfabric/ports';
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import { InstallNetLockQueuesResponseSchema, PurgeNetLockMachineResponseSchema } from '@lockfabric/wire';
+import type { QueueSlots } from './queue-slots.js';
 import type { InstallNetLockQueuesRequest, InstallNetLockQueuesResponse, PurgeNetLockMachineRequest, PurgeNetLockMachineResponse } from '@lockfabric/wire';
 
 export interface NetLockSwitchCallsDeps {
   /** The loaded NetLock program (its queue install and purge). */
-  readonly program: Pick<NetLockProgram, 'install' | 'purgeMachine' | 'maxMachines'>;
+  readonly program: NetLockProgramControl;
   /** Sends a packet the control plane made (the purge's grants) out of the switch port of `machine`. */
   readonly emit: (machine: NodeId, packet: LockPacket) => void;
   readonly logger: Logger;
+}
+
+
+/**
+ * The calls of NetLock's switch program these handlers make (its NetLockProgram has them). Written
+ * here rather than imported so this package does not depend on lock-netlock: the harness depends
+ * on this package, and lock-netlock's tests on the harness.
+ */
+export interface NetLockProgramControl {
+  install(allocation: readonly QueueSlots[]): void;
+  purgeMachine(machine: number): {
+    readonly removed: number;
+    readonly removedHolders: number;
+    readonly locks: readonly number[];
+    readonly grants: readonly LockPacket[];
+    readonly wasFenced: boolean;
+  };
+  readonly maxMachines: number;
 }
 
 /** NetLock's own SwitchControl calls, served by a switch-dataplane running the NetLock program. */
