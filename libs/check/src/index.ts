@@ -16,3 +16,4 @@ export * from './failure-impact.js';
 export * from './fenced-holds.js';
 export * from './table-lost.js';
 export * from './serializability.js';
+export * from './recorded-client.js';

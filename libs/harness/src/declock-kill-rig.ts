@@ -1,4 +1,4 @@
-import { HistoryRecorder, checkHistory } from '@lockfabric/check';
+import { HistoryRecorder, checkHistory, recordedClient } from '@lockfabric/check';
 import type { InMemoryRunResult } from './in-memory-run.js';
 import { runSwarmSeed } from './swarm/run.js';
 import type { SwarmSeedResult } from './swarm/run.js';
@@ -121,25 +121,12 @@ export function killRig(protocol: ProtocolDefinition, options: ProtocolOptions, 
     const ports = portsOf(node, index);
     const lock = protocol.createClient(ports, options) as LockClient;
     const key = clientKey(ports.self);
+    const recorded = recordedClient(lock, key, history, now);
     return {
       ports,
       key,
-      async acquire(id: LockId, mode: LockMode = 'exclusive'): Promise<Grant> {
-        history.invoke(key, 'acquire', id, mode, now());
-        try {
-          const grant = await lock.acquire(id, mode, { timeoutMs });
-          history.ok(key, 'acquire', id, mode, now());
-          return grant;
-        } catch (error) {
-          history.fail(key, 'acquire', id, mode, now(), (error as Error).name);
-          throw error;
-        }
-      },
-      async release(grant: Grant): Promise<void> {
-        history.invoke(key, 'release', grant.lock, grant.mode, now());
-        await lock.release(grant);
-        history.ok(key, 'release', grant.lock, grant.mode, now());
-      },
+      acquire: (id: LockId, mode: LockMode = 'exclusive'): Promise<Grant> => recorded.acquire(id, mode, timeoutMs),
+      release: (grant: Grant): Promise<void> => recorded.release(grant),
     };
   };
   const at = (ns: number) => cluster.clock.sleep(Math.max(0, ns - now()));

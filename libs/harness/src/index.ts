@@ -10,6 +10,7 @@ export * from './dslr-sweep-check.js';
 export * from './queue-recovery-scenario.js';
 export * from './failover-grace-scenario.js';
 export * from './declock-kill-rig.js';
+export * from './lost-enqueue-scenario.js';
 export * from './declock-kill-scenarios.js';
 export * from './heal-probe.js';
 export * from './swarm/index.js';

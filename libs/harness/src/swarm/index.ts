@@ -1,2 +1,3 @@
 export * from './case.js';
 export * from './run.js';
+export * from './crash-sweep.js';

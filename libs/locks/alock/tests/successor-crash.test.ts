@@ -1,4 +1,4 @@
-import { HistoryRecorder, checkHistory } from '@lockfabric/check';
+import { HistoryRecorder, checkHistory, recordedClient } from '@lockfabric/check';
 import { LockTimeoutError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { LockMode } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
@@ -12,25 +12,10 @@ const LOCK = 1;
 const EVENT_BUDGET = 60_000;
 const OPTIONS = { spinNs: 1_000 };
 
+/** The script's clients all work on LOCK; their acquires and releases go into the history. */
 function recorded(lock: AlockClient, key: string, history: HistoryRecorder, now: () => number) {
-  return {
-    async acquire(mode: LockMode, timeoutMs: number): Promise<AlockGrant> {
-      history.invoke(key, 'acquire', LOCK, mode, now());
-      try {
-        const grant = await lock.acquire(LOCK, mode, { timeoutMs });
-        history.ok(key, 'acquire', LOCK, mode, now());
-        return grant;
-      } catch (error) {
-        history.fail(key, 'acquire', LOCK, mode, now(), (error as Error).name);
-        throw error;
-      }
-    },
-    async release(grant: AlockGrant): Promise<void> {
-      history.invoke(key, 'release', LOCK, grant.mode, now());
-      await lock.release(grant);
-      history.ok(key, 'release', LOCK, grant.mode, now());
-    },
-  };
+  const client = recordedClient<AlockGrant>(lock, key, history, now);
+  return { acquire: (mode: LockMode, timeoutMs: number) => client.acquire(LOCK, mode, timeoutMs), release: (grant: AlockGrant) => client.release(grant) };
 }
 
 /**

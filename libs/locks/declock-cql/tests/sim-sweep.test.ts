@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { declockCql } from '../src/index.js';
-import { sweepRun } from './sweep-support.js';
+import { sweepRun } from '@lockfabric/lock-declock/testing';
 
 const SEEDS_PER_BATCH = 100;
 const BATCHES = 5;

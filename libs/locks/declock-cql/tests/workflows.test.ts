@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CqlGrant, FlatCqlClient } from '../src/index.js';
 import { declockCql } from '../src/index.js';
-import { delta, scriptedCluster } from './sim-script.js';
+import { delta, scriptedCluster } from '@lockfabric/lock-declock/testing';
 
 /** The five workflows of paper Fig. 6, with their exact memory-node verbs and messages. */
 describe('declock-cql: verbs and messages per workflow (Fig. 6, spec §2.6)', () => {
