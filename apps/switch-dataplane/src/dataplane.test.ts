@@ -2,7 +2,7 @@ import type { LockPacket, NodeId } from '@lockfabric/ports';
 import { SeededRandom } from '@lockfabric/sim';
 import { FaultInjector, Switch, forwardProgram } from '@lockfabric/switch';
 import type { FaultSpec, SwitchProgram } from '@lockfabric/switch';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ManualTimers, packet } from '../tests/support.js';
 import { DROP_INGRESS_FAULT_LOSS, DROP_RECOVERY_CLOSED, Dataplane } from './dataplane.js';
 
@@ -30,7 +30,7 @@ function setup(options: { program?: SwitchProgram; onProgramError?: 'throw' | 'd
     onError: (message) => errors.push(message),
     ...(options.maxDelayedPackets === undefined ? {} : { maxDelayedPackets: options.maxDelayedPackets }),
   });
-  return { dataplane, out, errors, timers, sw };
+  return { dataplane, out, errors, timers, sw, faults };
 }
 
 describe('Dataplane', () => {
@@ -39,7 +39,40 @@ describe('Dataplane', () => {
     const p = packet({ dst: 2 });
     dataplane.handle(p, 1);
     expect(out).toStrictEqual([{ machine: 2, packet: p }]);
-    expect(dataplane.stats()).toStrictEqual({ packetsIn: 1, copiesOut: 1, dropsByReason: {}, delayedInFlight: 0 });
+    expect(dataplane.stats()).toStrictEqual({ packetsIn: 1, faultPathPackets: 0, copiesOut: 1, dropsByReason: {}, delayedInFlight: 0 });
+  });
+
+  it('builds no fault copies while no rule is in force, and goes through the injector once one is', () => {
+    const { dataplane, out, faults } = setup({ program: fanOutProgram });
+    const apply = vi.spyOn(faults, 'apply');
+    const applyIngress = vi.spyOn(faults, 'applyIngress');
+    for (let i = 0; i < 100; i++) dataplane.handle(packet({ dst: 2, seq: i }), 1);
+    expect(apply).not.toHaveBeenCalled();
+    expect(applyIngress).not.toHaveBeenCalled();
+    expect(out).toHaveLength(200);
+    expect(dataplane.stats()).toMatchObject({ packetsIn: 100, faultPathPackets: 0, copiesOut: 200 });
+    faults.setSpec({ rules: [{ machines: [3], loss: 1 }] });
+    for (let i = 0; i < 10; i++) dataplane.handle(packet({ dst: 2, seq: 100 + i }), 1);
+    expect(apply).toHaveBeenCalledTimes(10);
+    expect(applyIngress).toHaveBeenCalledTimes(10);
+    expect(dataplane.stats()).toMatchObject({ packetsIn: 110, faultPathPackets: 10, copiesOut: 210, dropsByReason: { 'fault-loss': 10 } });
+    faults.setSpec({ rules: [] });
+    dataplane.handle(packet({ dst: 2, seq: 110 }), 1);
+    expect(apply).toHaveBeenCalledTimes(10);
+    expect(dataplane.stats().faultPathPackets).toBe(10);
+  });
+
+  it('without rules sends bounces to the sender and counts program drops, as the fault path does', () => {
+    const bounceProgram: SwitchProgram = {
+      name: 'bounce',
+      build() {},
+      process: (p) => [{ kind: 'bounce', packet: p }, { kind: 'drop', reason: 'test-drop' }],
+    };
+    const { dataplane, out } = setup({ program: bounceProgram });
+    const p = packet({ dst: 2 });
+    dataplane.handle(p, 5);
+    expect(out).toStrictEqual([{ machine: 5, packet: p }]);
+    expect(dataplane.stats()).toMatchObject({ faultPathPackets: 0, copiesOut: 1, dropsByReason: { 'test-drop': 1 } });
   });
 
   it("counts the program's drops by their reason", () => {

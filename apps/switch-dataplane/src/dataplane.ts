@@ -1,5 +1,4 @@
 import type { LockPacket, NodeId } from '@lockfabric/ports';
-import { expandEgress } from '@lockfabric/switch';
 import type { Delivery, EgressAction, FaultInjector, Switch, UnicastAction } from '@lockfabric/switch';
 import { DelayedDeliveries, realTimers } from './delayed-deliveries.js';
 import type { Timers } from './delayed-deliveries.js';
@@ -32,6 +31,8 @@ export interface DataplaneOptions {
 
 export interface DataplaneStats {
   readonly packetsIn: number;
+  /** Packets that went through the fault injector (ingress and egress copies decided): none while no rule is in force. */
+  readonly faultPathPackets: number;
   /** Copies handed to the egress (after fan-out, faults and delays). */
   readonly copiesOut: number;
   readonly dropsByReason: Readonly<Record<string, number>>;
@@ -53,6 +54,7 @@ interface HeldPacket {
  */
 export class Dataplane {
   private packetsIn = 0;
+  private faultPathPackets = 0;
   private copiesOut = 0;
   private readonly drops = new Map<string, number>();
   private readonly delayed: DelayedDeliveries<UnicastAction>;
@@ -69,6 +71,12 @@ export class Dataplane {
 
   handle(packet: LockPacket, fromMachine: NodeId): void {
     this.packetsIn++;
+    // No rules in force (the usual live run): no ingress or egress copies to decide, so none are built.
+    if (this.options.faults.spec.rules.length === 0) {
+      this.passThrough(packet, fromMachine);
+      return;
+    }
+    this.faultPathPackets++;
     this.guard(
       () => {
         const copies = this.options.faults.applyIngress(packet, fromMachine);
@@ -84,20 +92,13 @@ export class Dataplane {
 
   /** One packet (or ingress copy) through the program and the egress faults. */
   private process(packet: LockPacket, fromMachine: NodeId): void {
-    let actions: EgressAction[];
-    try {
-      actions = this.options.sw.ingest(packet, fromMachine);
-    } catch (error) {
-      // The switch has already undone the packet's register writes and counted the error kind.
-      this.drop(DROP_PROGRAM_ERROR);
-      this.options.onError?.(`switch program '${this.options.sw.program.name}' failed on ${describePacket(packet, fromMachine)}: ${errorMessage(error)}`);
-      return;
-    }
+    const actions = this.ingest(packet, fromMachine);
+    if (actions === undefined) return;
     this.guard(
       () => {
         for (const action of actions) if (action.kind === 'drop') this.drop(action.reason);
         const deliveries = this.options.faults.apply(actions, fromMachine);
-        const lost = expandEgress(actions, fromMachine).length - countOriginals(deliveries);
+        const lost = countCopies(actions) - countOriginals(deliveries);
         if (lost > 0) this.drop(DROP_FAULT_LOSS, lost);
         for (const delivery of deliveries) this.deliver(delivery);
       },
@@ -105,8 +106,53 @@ export class Dataplane {
     );
   }
 
+  /** The program's actions sent as they are: what `process` does when the injector has no rule to apply. */
+  private passThrough(packet: LockPacket, fromMachine: NodeId): void {
+    const actions = this.ingest(packet, fromMachine);
+    if (actions === undefined) return;
+    this.guard(
+      () => {
+        for (const action of actions) {
+          switch (action.kind) {
+            case 'unicast':
+              this.send(action);
+              break;
+            case 'multicast':
+              for (const machine of action.machines) this.send({ kind: 'unicast', machine, packet: action.packet });
+              break;
+            case 'bounce':
+              this.send({ kind: 'unicast', machine: fromMachine, packet: action.packet });
+              break;
+            case 'drop':
+              this.drop(action.reason);
+              break;
+          }
+        }
+      },
+      () => describePacket(packet, fromMachine),
+    );
+  }
+
+  /** The program's actions for one packet, or undefined when it threw (counted and reported here). */
+  private ingest(packet: LockPacket, fromMachine: NodeId): EgressAction[] | undefined {
+    try {
+      return this.options.sw.ingest(packet, fromMachine);
+    } catch (error) {
+      // The switch has already undone the packet's register writes and counted the error kind.
+      this.drop(DROP_PROGRAM_ERROR);
+      this.options.onError?.(`switch program '${this.options.sw.program.name}' failed on ${describePacket(packet, fromMachine)}: ${errorMessage(error)}`);
+      return undefined;
+    }
+  }
+
   stats(): DataplaneStats {
-    return { packetsIn: this.packetsIn, copiesOut: this.copiesOut, dropsByReason: Object.fromEntries(this.drops), delayedInFlight: this.delayed.inFlight + this.heldIn.inFlight };
+    return {
+      packetsIn: this.packetsIn,
+      faultPathPackets: this.faultPathPackets,
+      copiesOut: this.copiesOut,
+      dropsByReason: Object.fromEntries(this.drops),
+      delayedInFlight: this.delayed.inFlight + this.heldIn.inFlight,
+    };
   }
 
   /**
@@ -154,6 +200,16 @@ export class Dataplane {
 
 function describePacket(packet: LockPacket, fromMachine: NodeId): string {
   return `packet ${packet.type} lock ${packet.lock} from machine ${fromMachine}`;
+}
+
+/** Unicast copies the actions make (what `expandEgress` would list), without building them. */
+function countCopies(actions: readonly EgressAction[]): number {
+  let n = 0;
+  for (const action of actions) {
+    if (action.kind === 'multicast') n += action.machines.length;
+    else if (action.kind !== 'drop') n++;
+  }
+  return n;
 }
 
 function countOriginals(deliveries: readonly Delivery[]): number {

@@ -1,12 +1,12 @@
-import { clone, create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { clone, create, toBinary } from '@bufbuild/protobuf';
 import { Client, status as GrpcStatus } from '@grpc/grpc-js';
 import type { HistoryEvent } from '@lockfabric/check';
 import { GrpcCallError, UnaryClient, clientChannelOptions, clientCredentials, rawMethodOf } from '@lockfabric/live';
-import { ComputeNodeService, PrepareRunRequestSchema, RunEventSchema, RunRequestSchema } from '@lockfabric/wire';
+import { ComputeNodeService, PrepareRunRequestSchema, RunRequestSchema } from '@lockfabric/wire';
 import type { RunRequest, RunResult } from '@lockfabric/wire';
-import { historyEventFromWire } from '@lockfabric/workloads';
 import type { ProcessRecord } from '../cluster/local-cluster.js';
 import { addressOf } from './remote-cluster.js';
+import { RunEventReader } from './history-decoding.js';
 import { LockFabricError, errorMessage } from '@lockfabric/ports';
 
 /** How long the driver waits for one node's Prepare (the nodes keep a prepared run 60 s by default: longer). */
@@ -216,6 +216,7 @@ interface NodeRunStream {
 function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: number) => void, nowNs: () => number): NodeRunStream {
   const client = new Client(addressOf(compute, compute.grpc), clientCredentials(), clientChannelOptions());
   const history: HistoryEvent[] = [];
+  const reader = new RunEventReader(`grpc ${runMethod.path} from ${compute.name}`);
   let result: RunResult | undefined;
   let opsReported = 0;
   let cancelled: string | undefined;
@@ -238,10 +239,10 @@ function runOnNode(compute: ProcessRecord, request: Uint8Array, onOps: (ops: num
       };
       call.on('data', (bytes: Uint8Array) => {
         try {
-          const event = fromBinary(RunEventSchema, bytes);
-          if (event.event.case === 'progress') onOps((opsReported = Number(event.event.value.opsDone)));
-          else if (event.event.case === 'history') for (const e of event.event.value.events) history.push(historyEventFromWire(e));
-          else if (event.event.case === 'result') result = event.event.value;
+          const decoded = reader.read(bytes);
+          if (decoded.kind === 'history') for (const e of decoded.events) history.push(e);
+          else if (decoded.event.event.case === 'progress') onOps((opsReported = Number(decoded.event.event.value.opsDone)));
+          else if (decoded.event.event.case === 'result') result = decoded.event.event.value;
         } catch (error) {
           call.cancel();
           fail(`undecodable run event: ${errorMessage(error)}`);

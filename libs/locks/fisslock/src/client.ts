@@ -1,6 +1,6 @@
 import { AcquireDeadline, AcquireSpan, LOCK_ATTR, recordHandoverGrant } from '@lockfabric/locks-common';
 import { clientKey } from '@lockfabric/ports';
-import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, LockPacket, SpanContextRef } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Clock, Grant, LockClient, LockId, LockMode, LockPacket, SpanContextRef } from '@lockfabric/ports';
 import type { ServerLockClient } from '@lockfabric/lock-srvlock';
 import type { AgentPool } from './agent-pool.js';
 import { fallbackClient, switchCapacityOf } from './fallback.js';
@@ -30,6 +30,40 @@ type Outcome = { kind: 'granted'; packet: LockPacket } | { kind: 'timeout' } | {
 const ATTEMPT_SETTLED = new Error('fisslock attempt settled');
 
 /**
+ * The T_ACQ timers of one acquire, on one AbortController: an attempt that timed out has no timer
+ * left to stop, so only the attempt that ends the acquire (granted, or the caller's abort) stops
+ * one. Made at the first timed wait, so a grant by the local agent needs no controller at all.
+ */
+class AttemptTimers {
+  private controller: AbortController | undefined;
+  private forward: (() => void) | undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  /** Resolves after `ns`; rejects once the caller's signal aborts or `end` is called. */
+  sleep(ns: number): Promise<void> {
+    if (this.controller === undefined) {
+      const controller = new AbortController();
+      this.controller = controller;
+      if (this.signal !== undefined) {
+        this.forward = () => controller.abort(ATTEMPT_SETTLED);
+        this.signal.addEventListener('abort', this.forward);
+      }
+    }
+    return this.clock.sleep(ns, this.controller.signal);
+  }
+
+  /** Stops the pending timer, if any, and lets go of the caller's signal. */
+  end(): void {
+    this.controller?.abort(ATTEMPT_SETTLED);
+    if (this.forward !== undefined) this.signal?.removeEventListener('abort', this.forward);
+  }
+}
+
+/**
  * The FissLock client library (spec §4.2): local agent first (④⑤), else a sequenced ACQUIRE to
  * the decider (①②③); an attempt with no GRANT within T_ACQ is aborted with an ABORT RELEASE once
  * its ACQUIRE is acknowledged, and retried with a new request id (lost switch GRANT, §5.2).
@@ -55,11 +89,12 @@ export class FissLockClient implements LockClient<FissGrant> {
     }
     const deadline = new AcquireDeadline(this.ports.clock, lock, mode, options);
     const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'fisslock', lock, mode, clientKey(this.ports.self));
+    const timers = new AttemptTimers(this.ports.clock, options?.signal);
     try {
       for (;;) {
         deadline.check();
         const task = taskKey(this.ports.self.client, ++this.rid);
-        const grant = await this.attempt(lock, mode, task, deadline, op, options?.signal);
+        const grant = await this.attempt(lock, mode, task, deadline, op, timers, options?.signal);
         if (grant) {
           op.granted();
           return grant;
@@ -69,6 +104,8 @@ export class FissLockClient implements LockClient<FissGrant> {
     } catch (error) {
       op.failed(error);
       throw error;
+    } finally {
+      timers.end();
     }
   }
 
@@ -93,7 +130,7 @@ export class FissLockClient implements LockClient<FissGrant> {
   }
 
   /** One request id's try: resolves the grant, or undefined when T_ACQ passed and the attempt was aborted. */
-  private async attempt(lock: LockId, mode: LockMode, task: number, deadline: AcquireDeadline, op: AcquireSpan, signal?: AbortSignal): Promise<FissGrant | undefined> {
+  private async attempt(lock: LockId, mode: LockMode, task: number, deadline: AcquireDeadline, op: AcquireSpan, timers: AttemptTimers, signal?: AbortSignal): Promise<FissGrant | undefined> {
     const pool = this.pool;
     let resolveOutcome!: (o: Outcome) => void;
     const outcome = new Promise<Outcome>((resolve) => (resolveOutcome = resolve));
@@ -136,17 +173,13 @@ export class FissLockClient implements LockClient<FissGrant> {
         onAcked?.();
       });
     }
-    const timer = new AbortController();
-    const onAbort = (): void => timer.abort();
-    signal?.addEventListener('abort', onAbort);
     const waitNs = Math.min(this.options.attemptTimeoutNs, deadline.remainingNs());
-    this.ports.clock.sleep(Math.max(0, waitNs), timer.signal).then(
+    // a GRANT leaves this timer running until acquire() returns and ends it (one controller per acquire)
+    timers.sleep(Math.max(0, waitNs)).then(
       () => resolveOutcome({ kind: 'timeout' }),
       () => resolveOutcome({ kind: signal?.aborted ? 'aborted' : 'timeout' }),
     );
     const result = await outcome;
-    timer.abort(ATTEMPT_SETTLED);
-    signal?.removeEventListener('abort', onAbort);
     if (result.kind === 'granted') {
       pool.endTask(task);
       const p = result.packet;
