@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HistoryRecorder, inTimeOrder, mergeHistories } from './history.js';
+import { HistoryRecorder, inTimeOrder, mergeHistories, packFlags } from './history.js';
 import type { HistoryEvent } from './history.js';
 
 describe('HistoryRecorder', () => {
@@ -36,6 +36,23 @@ describe('HistoryRecorder', () => {
     expect(() => recorder.invoke('0/0', 'acquire', 1.5, 'shared', 0)).toThrow(RangeError);
     expect(() => recorder.invoke('0/0', 'acquire', 1, 'shared', Number.NaN)).toThrow(RangeError);
     expect(() => recorder.event(0)).toThrow(RangeError);
+  });
+
+  it('record() with a clientId() index stores what invoke/ok/fail store, and refuses an index it never gave', () => {
+    const byName = new HistoryRecorder();
+    const byId = new HistoryRecorder();
+    byName.invoke('2/1', 'acquire', 7, 'shared', 10);
+    byName.fail('2/1', 'acquire', 7, 'shared', 20, 'LockTimeoutError');
+    byName.ok('1/0', 'release', 4, 'exclusive', 30);
+    const a = byId.clientId('2/1');
+    expect(byId.clientId('2/1')).toBe(a);
+    byId.record(a, 7, packFlags('shared', 'acquire', 'invoke'), 10);
+    byId.record(a, 7, packFlags('shared', 'acquire', 'fail'), 20, 'LockTimeoutError');
+    byId.record(byId.clientId('1/0'), 4, packFlags('exclusive', 'release', 'ok'), 30);
+    expect(byId.events()).toEqual(byName.events());
+    expect(() => byId.record(5, 1, 0, 40)).toThrow(RangeError);
+    expect(() => byId.record(a, -1, 0, 40)).toThrow(RangeError);
+    expect(byId.size).toBe(3);
   });
 
   it('starts over after clear, forgetting clients too', () => {

@@ -93,6 +93,27 @@ export class HistoryRecorder {
     this.push(client, lock, packFlags(mode, op, 'fail'), timeNs, error);
   }
 
+  /**
+   * The index `client` is stored under, for `record`: a loop that records many events resolves its
+   * name once instead of hashing it at every event.
+   */
+  clientId(client: string): number {
+    let id = this.clientIndex.get(client);
+    if (id === undefined) {
+      id = this.clientNames.length;
+      this.clientNames.push(client);
+      this.clientIndex.set(client, id);
+    }
+    return id;
+  }
+
+  /** As `invoke`/`ok`/`fail`, with the client's index from `clientId` and the flag byte from `packFlags`. */
+  record(clientId: number, lock: number, flags: number, timeNs: number, error?: string): void {
+    if (clientId >= this.clientNames.length) throw new RangeError(`client index ${clientId} was not given by clientId()`);
+    checkEvent(lock, timeNs);
+    this.pushId(clientId, lock, flags, timeNs, error);
+  }
+
   append(event: HistoryEvent): void {
     this.push(event.client, event.lock, packFlags(event.mode, event.op, event.phase), event.timeNs, event.error);
   }
@@ -138,17 +159,12 @@ export class HistoryRecorder {
   }
 
   private push(client: string, lock: number, flag: number, timeNs: number, error: string | undefined): void {
-    if (!Number.isInteger(lock) || lock < 0 || lock > MAX_LOCK_ID) {
-      throw new RangeError(`lock id ${lock} is not an integer in 0..${MAX_LOCK_ID}`);
-    }
-    if (!Number.isFinite(timeNs)) throw new RangeError(`timeNs ${timeNs} is not a finite number`);
+    checkEvent(lock, timeNs);
+    this.pushId(this.clientId(client), lock, flag, timeNs, error);
+  }
+
+  private pushId(id: number, lock: number, flag: number, timeNs: number, error: string | undefined): void {
     if (this.count === this.times.length) this.grow();
-    let id = this.clientIndex.get(client);
-    if (id === undefined) {
-      id = this.clientNames.length;
-      this.clientNames.push(client);
-      this.clientIndex.set(client, id);
-    }
     const i = this.count++;
     this.clientIds[i] = id;
     this.locks[i] = lock;
@@ -172,6 +188,13 @@ export class HistoryRecorder {
     times.set(this.times);
     this.times = times;
   }
+}
+
+function checkEvent(lock: number, timeNs: number): void {
+  if (!Number.isInteger(lock) || lock < 0 || lock > MAX_LOCK_ID) {
+    throw new RangeError(`lock id ${lock} is not an integer in 0..${MAX_LOCK_ID}`);
+  }
+  if (!Number.isFinite(timeNs)) throw new RangeError(`timeNs ${timeNs} is not a finite number`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { HistoryEvent } from '@lockfabric/check';
+import { LOCK_PHASES } from '@lockfabric/ports';
 import type { Clock, Grant, LockClient, LockMode, LockPhase, PhaseMarks } from '@lockfabric/ports';
 
 /** The operations a breakdown is kept for: ShiftLock Table 3's columns "Acq (W)", "Acq (R)" and "Rel". */
@@ -27,6 +28,11 @@ export interface ResetTotals {
   finishedElsewhere: number;
 }
 
+/** `unmarked` first, then the protocols' phases: a phase's index into a client's typed arrays. */
+const PHASE_KEYS: readonly PhaseKey[] = ['unmarked', ...LOCK_PHASES];
+const UNMARKED = 0;
+const PHASE_INDEX = Object.fromEntries(PHASE_KEYS.map((key, i) => [key, i])) as Readonly<Record<PhaseKey, number>>;
+
 export class PhaseTiming {
   readonly resets: ResetTotals = { count: 0, totalNs: 0, maxNs: 0, finishedElsewhere: 0 };
 
@@ -39,15 +45,34 @@ export class PhaseTiming {
     release: { operations: 0, ns: {} },
   };
 
-  /** The marks of one client, timed by `clock`, and its client wrapped to open and close each operation. */
+  /**
+   * The marks of one client, timed by `clock`, and its client wrapped to open and close each operation.
+   * A client has one operation open at a time, so its per-operation state lives in this closure and
+   * typed arrays made once: an operation allocates nothing here but its two reactions.
+   */
   forClient<G extends Grant>(clock: Clock): { marks: PhaseMarks; wrap: (inner: LockClient<G>) => LockClient<G> } {
-    let open: { kind: TimedOperation; phase: PhaseKey; sinceNs: number; ns: Partial<Record<PhaseKey, number>> } | undefined;
+    // The open operation: its number (0 = none; a later one supersedes it), its phase and since when.
+    let openId = 0;
+    let lastId = 0;
+    let phase = UNMARKED;
+    let sinceNs = 0;
+    // Its time per phase, and the phases in the order they were first closed (the totals' key order).
+    const ns = new Float64Array(PHASE_KEYS.length);
+    const order = new Uint8Array(PHASE_KEYS.length);
+    let phasesSeen = 0;
+    let seenMask = 0;
     const close = () => {
-      if (!open) return;
+      if (openId === 0) return;
       const now = clock.nowNs();
       // Unmarked time is kept only when there is some: a protocol that marks at once has none.
-      if (open.phase !== 'unmarked' || now > open.sinceNs) open.ns[open.phase] = (open.ns[open.phase] ?? 0) + (now - open.sinceNs);
-      open.sinceNs = now;
+      if (phase !== UNMARKED || now > sinceNs) {
+        if ((seenMask & (1 << phase)) === 0) {
+          seenMask |= 1 << phase;
+          order[phasesSeen++] = phase;
+          ns[phase] = now - sinceNs;
+        } else ns[phase] = (ns[phase] as number) + (now - sinceNs);
+      }
+      sinceNs = now;
     };
     const resetting = new Map<number, number>();
     const marks: PhaseMarks = {
@@ -62,50 +87,71 @@ export class PhaseTiming {
           this.resets.finishedElsewhere++;
           return;
         }
-        const ns = clock.nowNs() - since;
+        const elapsed = clock.nowNs() - since;
         this.resets.count++;
-        this.resets.totalNs += ns;
-        this.resets.maxNs = Math.max(this.resets.maxNs, ns);
+        this.resets.totalNs += elapsed;
+        this.resets.maxNs = Math.max(this.resets.maxNs, elapsed);
       },
-      enter: (phase) => {
+      enter: (next) => {
         // A mark outside an operation (a release finishing after its caller gave up) is not timed.
         // Re-entering the open phase (a retry loop marks it every round) changes no total.
-        if (!open || open.phase === phase) return;
+        const index = PHASE_INDEX[next];
+        if (openId === 0 || phase === index) return;
         close();
-        open.phase = phase;
+        phase = index;
       },
+    };
+    const begin = (): number => {
+      openId = ++lastId;
+      phase = UNMARKED;
+      sinceNs = clock.nowNs();
+      phasesSeen = 0;
+      seenMask = 0;
+      return openId;
     };
     // A `.then` on the call's own promise, not an async function: the wrapper sits on every
     // acquire and release of a live run, and an async one cost each of them a second promise and
     // an async frame to resume (wrapper-promises.test.ts counts the promises).
-    const timed = <T>(kind: TimedOperation, call: () => Promise<T>): Promise<T> => {
-      const mine = { kind, phase: 'unmarked' as PhaseKey, sinceNs: clock.nowNs(), ns: {} as Partial<Record<PhaseKey, number>> };
-      open = mine;
-      let result: Promise<T>;
-      try {
-        result = call();
-      } catch (error) {
-        if (open === mine) open = undefined;
-        return Promise.reject(error);
-      }
-      return result.then(
+    const settle = <T>(id: number, kind: TimedOperation, result: Promise<T>): Promise<T> =>
+      result.then(
         (value) => {
-          if (open === mine) {
+          if (openId === id) {
             if (!this.options.mutantLoseLastPhase) close();
-            this.add(kind, mine.ns);
-            open = undefined;
+            this.add(kind, ns, order, phasesSeen);
+            openId = 0;
           }
           return value;
         },
         (error: unknown) => {
-          if (open === mine) open = undefined;
+          if (openId === id) openId = 0;
           throw error;
         },
       );
+    const failed = (id: number, error: unknown): Promise<never> => {
+      if (openId === id) openId = 0;
+      return Promise.reject(error);
     };
     const wrap = (inner: LockClient<G>): LockClient<G> => ({
-      acquire: (lock, mode: LockMode, options) => timed(mode === 'shared' ? 'acquire-shared' : 'acquire-exclusive', () => inner.acquire(lock, mode, options)),
-      release: (grant) => timed('release', () => inner.release(grant)),
+      acquire: (lock, mode: LockMode, options) => {
+        const id = begin();
+        let result: Promise<G>;
+        try {
+          result = inner.acquire(lock, mode, options);
+        } catch (error) {
+          return failed(id, error);
+        }
+        return settle(id, mode === 'shared' ? 'acquire-shared' : 'acquire-exclusive', result);
+      },
+      release: (grant) => {
+        const id = begin();
+        let result: Promise<void>;
+        try {
+          result = inner.release(grant);
+        } catch (error) {
+          return failed(id, error);
+        }
+        return settle(id, 'release', result);
+      },
     });
     return { marks, wrap };
   }
@@ -122,11 +168,15 @@ export class PhaseTiming {
     return out;
   }
 
-  private add(kind: TimedOperation, ns: Partial<Record<PhaseKey, number>>): void {
+  /** Adds one operation's time per phase, phase by phase in the order they were first closed. */
+  private add(kind: TimedOperation, ns: Float64Array, order: Uint8Array, phases: number): void {
     const totals = this.totals[kind];
     totals.operations++;
-    // for...in rather than Object.entries: no array per operation on the hot path.
-    for (const phase in ns) totals.ns[phase as PhaseKey] = (totals.ns[phase as PhaseKey] ?? 0) + (ns[phase as PhaseKey] ?? 0);
+    for (let i = 0; i < phases; i++) {
+      const index = order[i] as number;
+      const key = PHASE_KEYS[index] as PhaseKey;
+      totals.ns[key] = (totals.ns[key] ?? 0) + (ns[index] as number);
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 import { clientKey, NS_PER_MS, TableLostError, errorMessage } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Clock, Grant, LockClient, Random } from '@lockfabric/ports';
-import type { HistoryRecorder } from '@lockfabric/check';
+import { packFlags } from '@lockfabric/check';
+import type { HistoryOp, HistoryPhase, HistoryRecorder } from '@lockfabric/check';
+import type { LockMode } from '@lockfabric/ports';
 import { createKeyChooser, createModeChooser } from './key-chooser.js';
 import type { KeyChooser, ModeChooser } from './key-chooser.js';
 import type { RunStats } from './results.js';
@@ -94,20 +96,27 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
   let acquireFailures = 0;
   let releaseFailures = 0;
   const backoff = new FabricBackoff(ports.random, options.fabricBackoff);
+  // The client's index in the recorder, taken at its first event (so clients keep the order in
+  // which they first recorded): one name lookup per loop instead of one per event.
+  let me = -1;
+  const record = (op: HistoryOp, phase: HistoryPhase, lock: number, mode: LockMode, timeNs: number, error?: string): void => {
+    if (me < 0) me = recorder.clientId(self);
+    recorder.record(me, lock, FLAGS[op][phase][mode], timeNs, error);
+  };
 
   while (operations < budget && !shouldStop() && !signal?.aborted) {
     const lock = keys.next();
     const mode = modes.next();
     operations++;
     const acquireStartNs = clock.nowNs();
-    recorder.invoke(self, 'acquire', lock, mode, acquireStartNs);
+    record('acquire', 'invoke', lock, mode, acquireStartNs);
     let grant: G;
     // Holding nothing: this acquire's verbs go to the memory nodes' tables as they are now.
     ports.tables?.follow();
     try {
       grant = await client.acquire(lock, mode, acquireOptions);
     } catch (error) {
-      recorder.fail(self, 'acquire', lock, mode, clock.nowNs(), errorName(error));
+      record('acquire', 'fail', lock, mode, clock.nowNs(), errorName(error));
       stats.recordFailure('acquire', errorCode(error));
       acquireFailures++;
       // A memory node that is down fails acquires at once: back off instead of spinning on it.
@@ -117,7 +126,7 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
     }
     backoff.reset();
     const grantedNs = clock.nowNs();
-    recorder.ok(self, 'acquire', lock, mode, grantedNs);
+    record('acquire', 'ok', lock, mode, grantedNs);
     stats.recordAcquire(grantedNs - acquireStartNs);
     acquired++;
 
@@ -126,11 +135,11 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
     if (spec.criticalSectionNs > 0) await clock.sleep(spec.criticalSectionNs);
 
     const releaseStartNs = clock.nowNs();
-    recorder.invoke(self, 'release', grant.lock, grant.mode, releaseStartNs);
+    record('release', 'invoke', grant.lock, grant.mode, releaseStartNs);
     try {
       await client.release(grant);
       const releasedNs = clock.nowNs();
-      recorder.ok(self, 'release', grant.lock, grant.mode, releasedNs);
+      record('release', 'ok', grant.lock, grant.mode, releasedNs);
       stats.recordRelease(releasedNs - releaseStartNs);
     } catch (caught) {
       let error = caught;
@@ -138,7 +147,7 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
       if (ports.tables && errorCode(caught) === 'FABRIC_ACCESS' && (await ports.tables.settle(TABLE_SETTLE_MS))) {
         error = new TableLostError(grant.lock, errorMessage(caught), { cause: caught });
       }
-      recorder.fail(self, 'release', grant.lock, grant.mode, clock.nowNs(), errorName(error));
+      record('release', 'fail', grant.lock, grant.mode, clock.nowNs(), errorName(error));
       stats.recordFailure('release', errorCode(error));
       releaseFailures++;
     }
@@ -146,6 +155,13 @@ export async function runClientLoop<G extends Grant>(options: ClientLoopOptions<
   }
   return { operations, acquired, acquireFailures, releaseFailures };
 }
+
+const flagsOf = (op: HistoryOp, phase: HistoryPhase) => ({ shared: packFlags('shared', op, phase), exclusive: packFlags('exclusive', op, phase) });
+/** The history flag byte of every (op, phase, mode), packed once. */
+const FLAGS = {
+  acquire: { invoke: flagsOf('acquire', 'invoke'), ok: flagsOf('acquire', 'ok'), fail: flagsOf('acquire', 'fail') },
+  release: { invoke: flagsOf('release', 'invoke'), ok: flagsOf('release', 'ok'), fail: flagsOf('release', 'fail') },
+} as const;
 
 /** Sleeps the think time; false when aborted. */
 async function think(clock: Clock, thinkNs: number, signal: AbortSignal | undefined): Promise<boolean> {
