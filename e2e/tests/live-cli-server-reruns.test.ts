@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withLiveCluster } from './live-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { liveClusterForSuite } from './live-cluster.js';
 import { runCli } from './cli.js';
 
 // rpc and traditional keep their lock server in the memory node for the process's life, across
@@ -18,18 +18,12 @@ const OPERATIONS = 400;
 const WARMUP = 200;
 
 describe('lockfabric bench --substrate live: the memory node lock server across runs', () => {
-  let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
-  beforeAll(async () => {
-    cluster = await withLiveCluster({ withSwitch: false, withCoordinator: false });
-  }, 120_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = liveClusterForSuite({ withSwitch: false, withCoordinator: false });
 
   const bench = async (protocol: string): Promise<BenchJson> => {
     // No acquire timeout: every acquire of a run the server takes for stale would wait for ever (the
     // test times out), and none can fail for a slow machine. Releases retry for longer than a stall.
-    const args = ['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocol, '--clients', '4', '--locks', '16', '--read-ratio', '0.3', '--opt', 'maxAttempts=1000'];
+    const args = ['bench', '--substrate', 'live', '--cluster-dir', cluster().dir, '--protocol', protocol, '--clients', '4', '--locks', '16', '--read-ratio', '0.3', '--opt', 'maxAttempts=1000'];
     const { code, stdout, stderr } = await runCli([...args, '--operations', String(OPERATIONS), '--warmup-ops', String(WARMUP), '--floor-ops', '0', '--json']);
     expect(code, stderr).toBe(0);
     return JSON.parse(stdout) as BenchJson;
