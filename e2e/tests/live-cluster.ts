@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { startLocalCluster, stopLocalCluster } from '@lockfabric/workload-driver';
 import type { ClusterState, LocalClusterOptions } from '@lockfabric/workload-driver';
 
@@ -24,5 +25,22 @@ export async function withLiveCluster(options: Omit<LocalClusterOptions, 'dir'> 
       if (process.env['E2E_KEEP_CLUSTER_DIR'] === '1') console.log(`live cluster ${cluster} kept in ${dir}`);
       else rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+export type LiveCluster = Awaited<ReturnType<typeof withLiveCluster>>;
+
+/** One live cluster for the calling `describe`: started before its tests, stopped after them. */
+export function liveClusterForSuite(options: Omit<LocalClusterOptions, 'dir'> = {}): () => LiveCluster {
+  let cluster: LiveCluster | undefined;
+  beforeAll(async () => {
+    cluster = await withLiveCluster(options);
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  return () => {
+    if (!cluster) throw new Error('the live cluster did not start (see beforeAll)');
+    return cluster;
   };
 }

@@ -30,6 +30,9 @@ import type { DemoTxnRow } from './demo-txn.js';
 
 export const DEFAULT_DEMO_REPORT_DIR = join('.lockfabric', 'demo');
 
+/** The demo's live warm-up per protocol, as a share of its run: 1 000 operations for the default 4 000. */
+export const DEMO_WARMUP_SHARE = 0.25;
+
 export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a short workload per protocol, compare
 
   Every protocol of both families: the RDMA family on the emulated NIC, the switch family
@@ -40,8 +43,7 @@ export const DEMO_HELP = `lockfabric demo — bring up a local cluster, run a sh
   --substrate S     live | embedded | sim
   --operations N    acquires per protocol (default 4000)
   --warmup-ops N    live: operations each protocol runs untimed first, so the services run its
-                    path in optimised code (default 0: rpc and traditional keep their lock server's
-                    request ids across runs on live, so a second run on one cluster fails)
+                    path in optimised code (default a quarter of --operations; 0: none)
   --txn-protocols L transactions section: TPC-C (1 warehouse, strict 2PL) over these protocols
                     (default ${DEMO_TXN_PROTOCOLS.join(',')}: RDMA spin, RDMA handover, switch; none: skip)
   --txn-operations N transactions per protocol (default ${DEMO_TXN_DEFAULT_OPERATIONS})
@@ -61,7 +63,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const substrate = reader.string('substrate', liveAvailable ? 'live' : 'embedded');
   if (!['live', 'embedded', 'sim'].includes(substrate)) reader.problems.push(`--substrate: expected live, embedded or sim, got ${JSON.stringify(substrate)}`);
   const reportDir = reader.string('report', DEFAULT_DEMO_REPORT_DIR);
-  const warmUpOps = reader.number('warmup-ops', 0, { integer: true, min: 0 });
+  const warmUpOps = reader.number('warmup-ops', substrate === 'live' ? Math.ceil(operations * DEMO_WARMUP_SHARE) : 0, { integer: true, min: 0 });
   if (warmUpOps > 0 && substrate !== 'live') reader.problems.push('--warmup-ops: only live runs warm their service processes up (sim and embedded have none)');
   const txnOperations = reader.number('txn-operations', DEMO_TXN_DEFAULT_OPERATIONS, { integer: true, min: 1 });
   const txnIds = readTxnProtocols(values['txn-protocols'] as string | undefined, reader.problems);

@@ -4,6 +4,7 @@ import type { FailureImpact, HistoryEvent, Verdict } from '@lockfabric/check';
 import { MUTANT_KEEP_OLD_RUN_VERBS_OPTION, MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, SKIP_RELEASE_OPTION, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { protocolById, switchProgramKind } from '@lockfabric/lock-catalog';
 import { switchQueueInstaller } from '@lockfabric/lock-catalog-control';
+import { RUN_EPOCH_OPTION } from '@lockfabric/locks-common';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError } from '@lockfabric/ports';
 import type { WorkRequest } from '@lockfabric/ports';
@@ -273,6 +274,8 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
     options.onProgress(spec.operations ? Math.min(1, done / spec.operations) : 0);
   };
   const started = Date.now();
+  // a server that outlives runs (the memory node's, for rpc and traditional) tells them apart by it
+  const runEpoch: Record<string, string> = protocol.options[RUN_EPOCH_OPTION] !== undefined ? { [RUN_EPOCH_OPTION]: String(nextRunEpoch(started)) } : {};
   const barrier = options.startBarrier ?? true;
   // With the barrier, a node without clients still runs: its node service (a lock home, agents) is this run's.
   const plans: NodeRunPlan[] = hosts.flatMap((compute, k) => {
@@ -283,7 +286,7 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
     if (options.mutantKeepOldRunVerbs) hostOptions[MUTANT_KEEP_OLD_RUN_VERBS_OPTION] = 'true';
     const request = create(RunRequestSchema, {
       runId: `run-${started}`,
-      spec: runSpecToWire({ protocol: protocol.id, workload: nodeSpec, options: { ...stringify(options.protocolOptions), ...hostOptions } }),
+      spec: runSpecToWire({ protocol: protocol.id, workload: nodeSpec, options: { ...stringify(options.protocolOptions), ...runEpoch, ...hostOptions } }),
       recordHistory: options.recordHistory ?? true,
       peers,
     });
@@ -472,6 +475,17 @@ async function zeroLockMemory(memories: readonly ProcessRecord[], computes: read
       }
     }),
   );
+}
+
+let lastRunEpoch = 0;
+
+/**
+ * The epoch of a run whose protocol stamps one (RUN_EPOCH_OPTION): wall-clock ms, so a later
+ * driver's runs on this cluster come after this one's, and above every earlier run of this process.
+ */
+function nextRunEpoch(nowMs: number): number {
+  lastRunEpoch = Math.max(nowMs, lastRunEpoch + 1);
+  return lastRunEpoch;
 }
 
 function split(total: number, parts: number): number[] {

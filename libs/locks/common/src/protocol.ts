@@ -60,6 +60,13 @@ export type SwitchProgramName = 'forward' | 'fisslock' | 'netlock';
 /** Client index reserved on every node for a protocol's node service (its mailbox and descriptor slot). */
 export const SERVICE_CLIENT = 4095;
 
+/**
+ * The option a protocol lists in `options` when its clients stamp their run's epoch on requests
+ * to a node service that outlives runs (the two-sided baselines' server in a live memory node).
+ * The live driver sets it per run, above every earlier run's, so that service can tell runs apart.
+ */
+export const RUN_EPOCH_OPTION = 'runEpoch';
+
 /** What a node service is started with: the ports of client SERVICE_CLIENT on its node, and the cluster's shape. */
 export interface NodeServiceContext {
   readonly ports: ClientPorts;

@@ -36,6 +36,8 @@ export interface LockServerOptions extends LockTableOptions {
   readonly accepts?: (message: Message) => boolean;
   /** Charge mailbox requests to a modelled server CPU (see {@link ServerCpu}); absent: served on arrival. */
   readonly cpu?: ServerCpuOptions;
+  /** Test-only mutant: mailbox requests' run epochs are ignored, so a later run's restarted rids look stale. */
+  readonly mutantNoRunBoundary?: boolean;
 }
 
 /** Packet types of the reclaim exchange (otherwise unused by the forward program's server protocols). */
@@ -78,13 +80,20 @@ export interface LockServerStats {
   readonly graces: number;
   /** Try-only: acquires answered `busy`. */
   readonly busy: number;
+  /** Run boundaries: mailbox requests of a newer run epoch that started afresh. */
+  readonly runs: number;
+  /** Holds and queued requests of earlier runs dropped at a run boundary. */
+  readonly droppedOldRun: number;
+  /** Mailbox requests of an earlier run that arrived after a newer one began (ignored). */
+  readonly oldRunRequests: number;
 }
 
 /**
  * A node's lock-manager service: a {@link LockTable} fed by ACQUIRE/RELEASE packets addressed to
  * this node (replies are GRANT/ACK packets through the switch) and by node-local mailbox requests
  * (ParLock's local path: no packet). Requests are deduplicated per task by request id, so a
- * retransmitted or duplicated ACQUIRE never becomes a second holding.
+ * retransmitted or duplicated ACQUIRE never becomes a second holding. Mailbox requests may carry
+ * their run's epoch (a server that outlives runs: see {@link LockServer.admitRun}).
  */
 export class LockServer implements NodeService {
   readonly table: LockTable;
@@ -93,13 +102,18 @@ export class LockServer implements NodeService {
   private readonly unsubscribeFailures: (() => void) | undefined;
   /**
    * Machines declared dead during this run. A run's clients live in one incarnation of their
-   * node (a restarted node joins the next run, which has a new server), so the node id fences.
+   * node (a restarted node joins the next run: a new server, or a new run epoch), so the node id fences.
    */
   private readonly dead = new Set<NodeId>();
   private readonly stopper = new AbortController();
   /** Highest request id seen per task (`machine/task`); a task's rids only grow. */
   private readonly newestRid = new Map<string, number>();
-  private stats = { packetRequests: 0, localRequests: 0, duplicates: 0, fenced: 0, droppedDead: 0, reclaimed: 0, deferred: 0, graces: 0, busy: 0 };
+  private stats = { packetRequests: 0, localRequests: 0, duplicates: 0, fenced: 0, droppedDead: 0, reclaimed: 0, deferred: 0, graces: 0, busy: 0, runs: 0, droppedOldRun: 0, oldRunRequests: 0 };
+  /**
+   * Run epoch of the mailbox requests served now (0: unstamped). A memory node's server outlives
+   * runs (live), and each run's clients restart their rids at 1; the epoch tells the runs apart.
+   */
+  private run = 0;
   readonly cpu: ServerCpu | undefined;
   /** Failover: holds this node's clients have on locks homed on other nodes (key `task/rid`). */
   private readonly remoteHolds = new Map<string, LockRequest>();
@@ -347,6 +361,11 @@ export class LockServer implements NodeService {
     if ((op === LocalOp.noteHeld || op === LocalOp.noteReleased) && message.value !== undefined && message.from.node === this.node) return this.onNote(message);
     if ((!this.options.managesLocks && !this.options.failover) || message.value === undefined) return;
     if (op !== LocalOp.acquire && op !== LocalOp.release && op !== LocalOp.cancel) return;
+    const run = message.epoch === undefined ? 0 : Number(message.epoch);
+    if (!this.admitRun(run)) {
+      this.stats.oldRunRequests++;
+      return;
+    }
     if (this.dead.has(message.from.node)) {
       this.stats.fenced++;
       return;
@@ -359,8 +378,30 @@ export class LockServer implements NodeService {
       task: message.from.client,
       rid: Number(message.value),
       channel: 'local',
+      ...(run > 0 ? { run } : {}),
     };
     this.submit(request, op === LocalOp.acquire ? 'acquire' : op === LocalOp.cancel ? 'cancel' : 'release', message.trace);
+  }
+
+  /**
+   * Whether a mailbox request of run `run` is served. A newer run ends the current one: what the
+   * server kept belongs to clients that are gone (a run aborted mid-way leaves holds), so it starts
+   * as a fresh server would. A request of an earlier run (a late retransmit or cancel) is ignored:
+   * it neither grants nor releases anything of the run now served.
+   */
+  private admitRun(run: number): boolean {
+    if (run === this.run || this.options.mutantNoRunBoundary) return true;
+    if (run < this.run) return false;
+    this.run = run;
+    this.stats.runs++;
+    this.stats.droppedOldRun += this.table.clear();
+    this.newestRid.clear();
+    this.dead.clear();
+    this.deferred.length = 0;
+    this.remoteHolds.clear();
+    this.reclaimedBy.clear();
+    this.grace = undefined;
+    return true;
   }
 
   private acquire(request: LockRequest): void {
@@ -406,6 +447,8 @@ export class LockServer implements NodeService {
       lock: to.lock,
       value: BigInt(to.rid),
       data: Uint8Array.of(type === 'grant' ? LocalOp.grant : type === 'busy' ? LocalOp.busy : LocalOp.ack),
+      // the request's run, so a client of a later run never takes this reply for its own
+      ...(to.run !== undefined ? { epoch: BigInt(to.run) } : {}),
     };
     this.context.ports.mailbox.send(trace ? { ...message, trace } : message);
   }

@@ -10,6 +10,8 @@ export interface LockRequest {
   readonly task: number;
   readonly rid: number;
   readonly channel: RequestChannel;
+  /** The run epoch the request was stamped with (a server that outlives runs, see LockServer); absent: 0. */
+  readonly run?: number;
 }
 
 export interface LockTableOptions {
@@ -96,6 +98,14 @@ export class LockTable {
 
   waiters(lock: LockId): LockRequest[] {
     return [...(this.entries.get(lock)?.queue ?? [])];
+  }
+
+  /** Drops every holder and waiter (a new run began); returns how many there were. */
+  clear(): number {
+    let dropped = 0;
+    for (const entry of this.entries.values()) dropped += entry.holders.size + entry.queue.length;
+    this.entries.clear();
+    return dropped;
   }
 
   /** Ids of the locks with any holder or waiter (a snapshot: safe to change the table while iterating). */

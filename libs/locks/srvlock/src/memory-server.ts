@@ -1,4 +1,4 @@
-import { OptionReader, SERVICE_CLIENT } from '@lockfabric/locks-common';
+import { OptionReader, RUN_EPOCH_OPTION, SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { lockAddress } from '@lockfabric/ports';
 import type { ProtocolId } from '@lockfabric/ports';
@@ -9,7 +9,8 @@ import { ServerLockClient } from './server-lock-client.js';
  * The two-sided baselines (`rpc`, `traditional`, `traditional-ro`): a lock manager on the CPU of
  * each memory node, for the locks homed there, reached by SEND/RECV (mailbox messages to the
  * node's service, client index SERVICE_CLIENT). The manager is a {@link LockServer} whose
- * requests queue for a modelled server CPU; only its lock discipline differs per protocol.
+ * requests queue for a modelled server CPU; only its lock discipline differs per protocol. On live
+ * it lives as long as the memory node, across runs: clients stamp their run's epoch (`runEpoch`).
  */
 export interface MemoryServerOptions {
   readonly cpuNs: number;
@@ -21,6 +22,8 @@ export interface MemoryServerOptions {
   readonly backoffCapNs: number;
   readonly mutantReleaseAllHolders: boolean;
   readonly mutantUnboundedBypass: boolean;
+  /** This run's epoch, stamped on the clients' requests (0: none; the live driver sets one per run). */
+  readonly runEpoch: number;
 }
 
 export interface MemoryServerDesign {
@@ -53,6 +56,7 @@ export function memoryServerOptionHelp(design: MemoryServerDesign): Record<strin
     queueBound: 'requests waiting for a server thread before new ones are dropped (default 1024)',
     retransmitNs: 'resend an unanswered request after this many ns (default 5000000)',
     maxAttempts: 'RELEASE/cancel attempts before FabricAccessError (default 50)',
+    [RUN_EPOCH_OPTION]: "the run's epoch on every request, so a server that outlives runs tells them apart (set per run by the live driver; default 0: none)",
     ...(design.tryOnly
       ? {
           backoffNs: `first random retry backoff bound after a busy answer, ns; doubles per retry (default ${design.backoffNs})`,
@@ -76,6 +80,7 @@ export function readMemoryServerOptions(design: MemoryServerDesign, options?: Pr
     backoffCapNs: design.tryOnly ? reader.number('backoffCapNs', design.backoffCapNs, { min: 0, integer: true }) : 0,
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
     mutantUnboundedBypass: design.readerBypass !== undefined ? reader.boolean('mutantUnboundedBypass', false) : false,
+    runEpoch: reader.number(RUN_EPOCH_OPTION, 0, { min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }),
   };
   reader.done();
   return parsed;
@@ -117,6 +122,7 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
         pushBackCapNs: parsed.backoffCapNs,
         needsTopology: false,
         serviceTag: design.tag,
+        runEpoch: parsed.runEpoch,
         route: (lock) => ({ kind: 'local', node: lockAddress(ports.locks, lock).node }),
       });
     },

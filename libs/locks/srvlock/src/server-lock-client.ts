@@ -36,6 +36,11 @@ export interface ServerLockClientConfig {
   readonly needsTopology?: boolean;
   /** Appended to every mailbox request, so the right service among those sharing a mailbox takes it. */
   readonly serviceTag?: number;
+  /**
+   * This run's epoch, stamped on every mailbox request (0 or absent: none). A server that outlives
+   * runs starts afresh at a newer epoch and ignores older ones; replies of another run are not taken.
+   */
+  readonly runEpoch?: number;
 }
 
 export interface ServerGrant extends Grant {
@@ -212,7 +217,8 @@ export class ServerLockClient implements LockClient<ServerGrant> {
   private async awaitOne(route: LockRoute, rid: number, untilNs: number, signal: AbortSignal | undefined, want: 'grant' | 'ack'): Promise<Reply | undefined> {
     if (route.kind === 'local') {
       const wanted = (op: number | undefined) => op === (want === 'grant' ? LocalOp.grant : LocalOp.ack) || (want === 'grant' && op === LocalOp.busy);
-      const message = await this.ports.mailbox.receive((m) => m.value === BigInt(rid) && wanted(localOp(m)), {
+      const run = BigInt(this.config.runEpoch ?? 0);
+      const message = await this.ports.mailbox.receive((m) => m.value === BigInt(rid) && (m.epoch ?? 0n) === run && wanted(localOp(m)), {
         deadlineNs: untilNs,
         ...(signal ? { signal } : {}),
       });
@@ -270,7 +276,8 @@ export class ServerLockClient implements LockClient<ServerGrant> {
       this.traffic.localMessages++;
       const op = type === 'acquire' ? LocalOp.acquire : (flags & FLAG_CANCEL) !== 0 ? LocalOp.cancel : LocalOp.release;
       const data = this.config.serviceTag === undefined ? Uint8Array.of(op, modeCode(mode)) : Uint8Array.of(op, modeCode(mode), this.config.serviceTag);
-      const message: Omit<Message, 'from'> = { kind: 'custom', to: serviceAddress(route.node ?? this.ports.self.node), lock, value: BigInt(rid), data };
+      const run = this.config.runEpoch ?? 0;
+      const message: Omit<Message, 'from'> = { kind: 'custom', to: serviceAddress(route.node ?? this.ports.self.node), lock, value: BigInt(rid), data, ...(run > 0 ? { epoch: BigInt(run) } : {}) };
       this.ports.mailbox.send(trace ? { ...message, trace } : message);
       return;
     }
