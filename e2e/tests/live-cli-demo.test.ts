@@ -56,5 +56,5 @@ describe('lockfabric demo --substrate live --json', () => {
     // Every temporary cluster was stopped: no cluster state is left behind.
     const left = readdirSync(join(cwd, '.lockfabric')).flatMap((d) => (existsSync(join(cwd, '.lockfabric', d, 'cluster.json')) ? [d] : []));
     expect(left).toEqual([]);
-  }, 180_000);
+  }, 360_000);
 });
