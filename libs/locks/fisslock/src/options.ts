@@ -42,6 +42,7 @@ export interface FissLockOptions {
   readonly mutantNoIncaBound: boolean;
   readonly mutantDupNeverGranted: boolean;
   readonly mutantTrustReRefusal: boolean;
+  readonly mutantRecountDupGrant: boolean;
   readonly mutantParkedModeChange: boolean;
 }
 
@@ -70,6 +71,7 @@ export const FISSLOCK_OPTION_HELP = {
   mutantNoIncaBound: 'test-only: the decider grants ② past its inca bound (127 per lifetime), so its 8-bit incarnation may wrap against the agent\'s',
   mutantDupNeverGranted: 'test-only: a duplicate ACQUIRE is always queued, even when its first copy was certainly granted ② in the agent\'s lifetime',
   mutantTrustReRefusal: 'test-only: an agent restored by a repeated refusal keeps its lifetime anchors even when the lock may have moved on',
+  mutantRecountDupGrant: 'test-only: a duplicate ACQUIRE whose ② grant an agent already counted (its copy, or written off with its RELEASE) may be counted again',
   mutantParkedModeChange: 'test-only, with placement=home: a parked agent grants a local request of the other mode without telling the switch',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
@@ -99,6 +101,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantNoIncaBound: reader.boolean('mutantNoIncaBound', false),
     mutantDupNeverGranted: reader.boolean('mutantDupNeverGranted', false),
     mutantTrustReRefusal: reader.boolean('mutantTrustReRefusal', false),
+    mutantRecountDupGrant: reader.boolean('mutantRecountDupGrant', false),
     mutantParkedModeChange: reader.boolean('mutantParkedModeChange', false),
   };
   reader.done();
