@@ -24,4 +24,18 @@ describe('fisslock swarm, both links at 10 %: regression seeds', () => {
     expect(mutant.failure).toMatchObject({ kind: 'liveness' });
     expect(mutant.failure?.detail).toContain('after healing, locks 1 not acquirable');
   }, 60_000);
+
+  // Seed 510, lock 0 (compute node 1 killed at 0.5 ms besides). Machine 2's agent bounced the
+  // GRANTED copy of its own task 1048597's ② grant while pending, then wrote it off with the
+  // task's RELEASE and freed the lock. The bounced copy (machine 2's seq 158) reached a free lock,
+  // and the decider dropped it without an ACK: machine 2 resent it every RTO to the end of the
+  // run, and FissLock's invariants found a packet left unacknowledged. The decider now ACKs such a
+  // copy as a duplicate; `mutantSilentStaleCopy` drops it silently again.
+  it('seed 510: passes; with mutantSilentStaleCopy a packet stays unacknowledged for ever', async () => {
+    const extras = { switchFaultRate: 0.1 };
+    expect((await runSwarmSeed(fisslock, 510, {}, extras)).failure).toBeUndefined();
+    const mutant = await runSwarmSeed(fisslock, 510, { mutantSilentStaleCopy: true }, extras);
+    expect(mutant.failure).toMatchObject({ kind: 'safety' });
+    expect(mutant.failure?.detail).toMatch(/^fisslock invariants after healing:\nmachine 2: 1 packets unacknowledged/);
+  }, 60_000);
 });
