@@ -14,6 +14,7 @@ import { TransferAssembly } from './pool/transfer-assembly.js';
 import { LifetimeMarks } from './pool/lifetime-marks.js';
 import { parksAtHome } from './pool/home-parking.js';
 import { GivenUpRequests } from './pool/given-up.js';
+import { CountedGrants } from './pool/counted-grants.js';
 import { LockQuarantine } from './pool/quarantine.js';
 import { BouncedOrigins, NO_ANCHORS } from './pool/lifetime-anchors.js';
 import { zeroCounts } from './pool/pool-types.js';
@@ -72,6 +73,8 @@ export class AgentPool {
   private readonly marks = new LifetimeMarks();
   /** Requests whose abort was answered here before their ② copy came: never held (pool/given-up.ts). */
   private readonly givenUp = new GivenUpRequests();
+  /** Requests whose ② grant an agent here counted: a later DUP copy of one counts nothing (pool/counted-grants.ts). */
+  private readonly countedGrants = new CountedGrants();
   /** Requesters' duplicate ACQUIREs this machine bounced: the seq of the copy the decider first saw. */
   private readonly bouncedOrigins = new BouncedOrigins();
   /** A stale ① GRANT for a request whose abort-release already freed the lock installs nothing. */
@@ -400,6 +403,7 @@ export class AgentPool {
       watchdog: this.watchdog,
       marks: this.marks,
       givenUp: this.givenUp,
+      countedGrants: this.countedGrants,
       bouncedOrigins: this.bouncedOrigins,
       quarantined: this.quarantined,
       count: this.count,

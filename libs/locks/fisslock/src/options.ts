@@ -40,8 +40,11 @@ export interface FissLockOptions {
   readonly mutantNoStarve: boolean;
   /** Test-only mutant for the switch program (read here so the run's options agree): no INCA_BOUND on ② grants. */
   readonly mutantNoIncaBound: boolean;
+  /** Test-only mutant for the switch program (read here so the run's options agree): a bounced ② copy of a free lock is dropped without an ACK. */
+  readonly mutantSilentStaleCopy: boolean;
   readonly mutantDupNeverGranted: boolean;
   readonly mutantTrustReRefusal: boolean;
+  readonly mutantRecountDupGrant: boolean;
   readonly mutantParkedModeChange: boolean;
 }
 
@@ -68,8 +71,10 @@ export const FISSLOCK_OPTION_HELP = {
   mutantIdMapPerMachine: 'test-only: every machine maps lock ids with its own table (machines disagree on register indexes)',
   mutantNoDuplicateSuppression: 'test-only: agent pools process duplicated packets again',
   mutantNoIncaBound: 'test-only: the decider grants ② past its inca bound (127 per lifetime), so its 8-bit incarnation may wrap against the agent\'s',
+  mutantSilentStaleCopy: 'test-only: the decider drops a bounced ② copy of a free lock without an ACK, so its bouncer resends it for ever',
   mutantDupNeverGranted: 'test-only: a duplicate ACQUIRE is always queued, even when its first copy was certainly granted ② in the agent\'s lifetime',
   mutantTrustReRefusal: 'test-only: an agent restored by a repeated refusal keeps its lifetime anchors even when the lock may have moved on',
+  mutantRecountDupGrant: 'test-only: a duplicate ACQUIRE whose ② grant an agent already counted (its copy, or written off with its RELEASE) may be counted again',
   mutantParkedModeChange: 'test-only, with placement=home: a parked agent grants a local request of the other mode without telling the switch',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
@@ -97,8 +102,10 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantIdMapPerMachine: reader.boolean('mutantIdMapPerMachine', false),
     mutantNoStarve: reader.boolean('mutantNoStarve', false),
     mutantNoIncaBound: reader.boolean('mutantNoIncaBound', false),
+    mutantSilentStaleCopy: reader.boolean('mutantSilentStaleCopy', false),
     mutantDupNeverGranted: reader.boolean('mutantDupNeverGranted', false),
     mutantTrustReRefusal: reader.boolean('mutantTrustReRefusal', false),
+    mutantRecountDupGrant: reader.boolean('mutantRecountDupGrant', false),
     mutantParkedModeChange: reader.boolean('mutantParkedModeChange', false),
   };
   reader.done();

@@ -33,6 +33,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantNoStarve: options.mutantNoStarve,
       mutantDupNeverGranted: options.mutantDupNeverGranted,
       mutantTrustReRefusal: options.mutantTrustReRefusal,
+      mutantRecountDupGrant: options.mutantRecountDupGrant,
       placement: options.placement,
       mutantParkedModeChange: options.mutantParkedModeChange,
     });

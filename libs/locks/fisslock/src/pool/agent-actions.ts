@@ -68,6 +68,9 @@ export class AgentActions {
       case 'stuck-write-off':
         this.pool.stuck.writeOff(action.packet);
         return;
+      case 'grant-counted':
+        this.pool.countedGrants.note(lid, action.mid, action.task);
+        return;
       case 'stuck-restart':
         this.pool.stuck.restart(lid);
         return;

@@ -73,19 +73,19 @@ const CASES: readonly Case[] = [
     name: '② a GRANTED copy is counted: a holder, and one more incarnation (share-mode counting, §4.2)',
     state: live(agent('shared', ['1:10'], [], 3)),
     event: { type: 'acquire', packet: packet({ type: 'acquire', flags: FLAG_GRANTED }), givenUp: false },
-    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '2:20'], [], 4, 5, anchorsFrom(2, 9))), actions: [] },
+    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '2:20'], [], 4, 5, anchorsFrom(2, 9))), actions: [{ kind: 'grant-counted', mid: 2, task: 20 }] },
   },
   {
     name: '② a copy for a task of this machine arms the orphaned-holder check',
     state: live(agent('shared', ['1:10'], [], 3)),
     event: { type: 'acquire', packet: packet({ type: 'acquire', machine: HERE, task: 12, flags: FLAG_GRANTED }), givenUp: false },
-    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '1:12'], [], 4, 5, anchorsFrom(HERE, 9))), actions: [{ kind: 'watch-local-holder', holder: '1:12' }] },
+    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '1:12'], [], 4, 5, anchorsFrom(HERE, 9))), actions: [{ kind: 'grant-counted', mid: HERE, task: 12 }, { kind: 'watch-local-holder', holder: '1:12' }] },
   },
   {
     name: '② a copy whose abort was answered first is counted and released at once (pool/given-up.ts)',
     state: live(agent('shared', ['1:10'], [], 3)),
     event: { type: 'acquire', packet: packet({ type: 'acquire', flags: FLAG_GRANTED }), givenUp: true },
-    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10'], [], 4, 5, anchorsFrom(2, 9))), actions: [{ kind: 'count', counter: 'lateCopiesReleased' }] },
+    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10'], [], 4, 5, anchorsFrom(2, 9))), actions: [{ kind: 'grant-counted', mid: 2, task: 20 }, { kind: 'count', counter: 'lateCopiesReleased' }] },
   },
   {
     name: '② a copy reaching an exclusive agent is dropped as orphaned (wide seeds 16, 24, 27)',
@@ -230,6 +230,7 @@ const CASES: readonly Case[] = [
       state: pending(agent('shared', [], [], 3)),
       actions: [
         { kind: 'count', counter: 'writtenOff' },
+        { kind: 'grant-counted', mid: 2, task: 20 },
         { kind: 'starve-stop' },
         { kind: 'send', packet: { type: 'free', lock: LID, machine: HERE, task: 0, mode: 'shared', incarnation: 3, flags: 0 }, ender: true, onAck: { kind: 'free-answered', id: 5 } },
       ],
@@ -316,7 +317,7 @@ const CASES: readonly Case[] = [
     expect: {
       outcome: 'accepted',
       state: live(agent('shared', ['1:10', '2:20'], [], 2, 5, anchorsFrom(2, 15))),
-      actions: [{ kind: 'stuck-write-off', packet: packet({ type: 'acquire', seq: 17, flags: FLAG_DUP | FLAG_GRANTABLE }) }, { kind: 'count', counter: 'dupGrantsCounted' }],
+      actions: [{ kind: 'stuck-write-off', packet: packet({ type: 'acquire', seq: 17, flags: FLAG_DUP | FLAG_GRANTABLE }) }, { kind: 'count', counter: 'dupGrantsCounted' }, { kind: 'grant-counted', mid: 2, task: 20 }],
     },
   },
   {
@@ -336,7 +337,7 @@ const CASES: readonly Case[] = [
     name: '② a counted copy (not DUP, not bounced) anchors its sender in this lifetime',
     state: live(agent('shared', ['1:10'], [], 0)),
     event: { type: 'acquire', packet: packet({ type: 'acquire', seq: 30, flags: FLAG_GRANTED }), givenUp: false },
-    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '2:20'], [], 1, 5, anchorsFrom(2, 30))), actions: [] },
+    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '2:20'], [], 1, 5, anchorsFrom(2, 30))), actions: [{ kind: 'grant-counted', mid: 2, task: 20 }] },
   },
   {
     name: 'a queued local waiter that gives up leaves the queue',

@@ -84,6 +84,8 @@ export type AgentAction =
   | { readonly kind: 'backoff-forget' }
   /** The ② copy of this request, should it come after all, counts nothing (StuckReleases' written-off record). */
   | { readonly kind: 'stuck-write-off'; readonly packet: LockPacket }
+  /** The agent counted the ② grant of `task` of machine `mid` toward its inca (pool/counted-grants.ts). */
+  | { readonly kind: 'grant-counted'; readonly mid: NodeId; readonly task: number }
   | { readonly kind: 'stuck-restart' };
 
 export type AgentEvent =
@@ -340,6 +342,7 @@ class Transition {
     if (granted || dupGranted) {
       a.holders.add(k); // ② the decider already granted: count it
       a.inca = (a.inca + 1) & 0xff;
+      this.actions.push({ kind: 'grant-counted', mid: p.machine, task: p.task });
       // the decider made this copy while naming this agent: the sender's later packets are of this lifetime too
       if ((p.flags & (FLAG_DUP | FLAG_BOUNCED)) === 0 && (p.agent ?? p.machine) === p.machine) a.anchors = withDecided(a.anchors, p.machine, p.seq);
       if (givenUp) {
@@ -395,6 +398,7 @@ class Transition {
     if (!a) return 'unmatched';
     this.count('writtenOff');
     a.inca = (a.inca + 1) & 0xff;
+    this.actions.push({ kind: 'grant-counted', mid: p.machine, task: p.task });
     // a DUP copy of the lost ② copy's ACQUIRE may have queued the holder as a waiter
     a.wqueue = a.wqueue.filter((w) => w.mid !== p.machine || w.task !== p.task);
     if (a.holders.size === 0) this.handOn(a);

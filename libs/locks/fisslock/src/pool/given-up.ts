@@ -1,6 +1,4 @@
-import { BoundedSet } from '@lockfabric/locks-common';
-import type { LockId, NodeId } from '@lockfabric/ports';
-import { holderKey } from './agent.js';
+import { RequestKeys } from './request-keys.js';
 
 /** How many given-up requests a pool remembers; the oldest is forgotten first (a bounded set). */
 export const GIVEN_UP_MAX = 4_096;
@@ -15,22 +13,8 @@ export const GIVEN_UP_MAX = 4_096;
  * The late copy still counts toward the incarnation (the decider counted its grant) and its holder
  * is released at once, as the agent does with a timeout RELEASE that finds its ② holder.
  */
-export class GivenUpRequests {
-  private readonly keys: BoundedSet<string>;
-
+export class GivenUpRequests extends RequestKeys {
   constructor(max = GIVEN_UP_MAX) {
-    this.keys = new BoundedSet(max);
-  }
-
-  get size(): number {
-    return this.keys.size;
-  }
-
-  note(lid: LockId, mid: NodeId, task: number): void {
-    this.keys.add(`${lid}:${holderKey(mid, task)}`);
-  }
-
-  has(lid: LockId, mid: NodeId, task: number): boolean {
-    return this.keys.has(`${lid}:${holderKey(mid, task)}`);
+    super(max);
   }
 }

@@ -3,6 +3,7 @@ import type { SequencedLink } from '../rack-links.js';
 import type { AckStatus } from '../wire.js';
 import type { AgentEvent, AgentOutcome, AgentState, AgentValue } from './agent-state.js';
 import type { BounceBackoff } from './bounce-backoff.js';
+import type { CountedGrants } from './counted-grants.js';
 import type { GivenUpRequests } from './given-up.js';
 import type { BouncedOrigins } from './lifetime-anchors.js';
 import type { LifetimeMarks } from './lifetime-marks.js';
@@ -40,6 +41,7 @@ export interface PoolInternals {
   readonly watchdog: StuckWatchdog;
   readonly marks: LifetimeMarks;
   readonly givenUp: GivenUpRequests;
+  readonly countedGrants: CountedGrants;
   readonly bouncedOrigins: BouncedOrigins;
   readonly quarantined: LockQuarantine;
   readonly count: Counts;

@@ -33,6 +33,8 @@ export interface AgentPoolOptions {
   readonly mutantDupNeverGranted?: boolean;
   /** Test-only mutant: an agent restored by a repeated refusal keeps its lifetime anchors even when the lock may have moved on (wide seed 455). */
   readonly mutantTrustReRefusal?: boolean;
+  /** Test-only mutant: a DUP copy of a request whose ② grant an agent here already counted may be counted again (swarm seed 492). */
+  readonly mutantRecountDupGrant?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -67,11 +69,13 @@ export interface PoolCounters {
   readonly swallowedReleased: number;
   readonly staleBounces: number;
   readonly dupGrantsCounted: number;
+  /** DUP copies of requests whose ② grant was already counted here, dropped (pool/counted-grants.ts). */
+  readonly spentDuplicates: number;
 }
 
 export type Counts = { -readonly [K in keyof PoolCounters]: number };
 
-export const zeroCounts = (): Counts => ({ bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0, dupGrantsCounted: 0 });
+export const zeroCounts = (): Counts => ({ bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0, dupGrantsCounted: 0, spentDuplicates: 0 });
 
 /** An agent as recovery orders it (S2), or as a test or a harness plants it. */
 export interface AgentOrder {

@@ -114,6 +114,12 @@ export class ReceivePath {
   private onAcquire(p: LockPacket): AckStatus {
     // a ② copy this pool already wrote off as lost (see onRelease) arrived after all: count nothing
     if ((p.flags & FLAG_GRANTED) !== 0 && this.pool.stuck.takeWrittenOff(p)) return 'duplicate';
+    // a DUP copy stands for its request's first decision: once that ② grant is counted here it is
+    // spent, whether a holder still holds it or not (pool/counted-grants.ts; swarm seed 492)
+    if ((p.flags & (FLAG_DUP | FLAG_GRANTED)) === FLAG_DUP && this.pool.options.mutantRecountDupGrant !== true && this.pool.countedGrants.has(p.lock, p.machine, p.task)) {
+      this.pool.count.spentDuplicates++;
+      return 'duplicate';
+    }
     const givenUp = this.pool.givenUp.has(p.lock, p.machine, p.task);
     const requesterSeq = (p.flags & FLAG_DUP) !== 0 ? this.requesterSeqOf(p) : undefined;
     const outcome = this.pool.apply(p.lock, { type: 'acquire', packet: p, givenUp, requesterSeq });

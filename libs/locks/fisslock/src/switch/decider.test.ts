@@ -6,7 +6,7 @@ import { INCA_BOUND, fissLockDecider } from './decider.js';
 import type { FissLockDeciderOptions } from './decider.js';
 import { ConfigError } from '@lockfabric/ports';
 import type { PacketType } from '@lockfabric/ports';
-import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_DUP, FLAG_FALLBACK, FLAG_GRANTABLE, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, ackStatusOf, taskKey } from '../wire.js';
+import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_FALLBACK, FLAG_GRANTABLE, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, ackStatusOf, taskKey } from '../wire.js';
 
 function setup(options: FissLockDeciderOptions = {}) {
   const program = fissLockDecider({ lockCount: 64, ...options });
@@ -100,6 +100,21 @@ describe('fisslock decider', () => {
     const out = send(1, { type: 'free', mode: 'exclusive', incarnation: 0 });
     expect(out.map((c) => [c.to, c.type, ackStatusOf(c.flags)])).toEqual([[1, 'ack', 'freed']]);
     expect(program.meta(3)).toEqual({ free: true, mode: 'exclusive', mid: undefined, inca: 0, pref: false });
+  });
+
+  it('a bounced ② copy reaching a free lock is ACKed to its bouncer as a duplicate (the old rule, a mutant, drops it unanswered)', () => {
+    for (const mutantSilentStaleCopy of [false, true]) {
+      const { program, send } = setup({ mutantSilentStaleCopy });
+      // machine 2 bounced the copy of its own ② grant; its agent's FREE (inca 1: the copy written off) was accepted
+      send(1, { type: 'acquire', mode: 'shared' });
+      send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 7) });
+      send(1, { type: 'free', mode: 'shared', incarnation: 1 });
+      expect(program.meta(3).free).toBe(true);
+      const out = send(2, { type: 'acquire', mode: 'shared', task: taskKey(2, 7), flags: FLAG_GRANTED | FLAG_BOUNCED });
+      if (mutantSilentStaleCopy) expect(out).toEqual([]);
+      else expect(out.map((c) => [c.to, c.type, ackStatusOf(c.flags)])).toEqual([[2, 'ack', 'duplicate']]);
+      expect(program.meta(3)).toMatchObject({ free: true, mid: undefined, inca: 0 });
+    }
   });
 
   it('⑧ a transfer GRANT with matching inca moves mode and mid; a stale inca is refused back to the agent', () => {

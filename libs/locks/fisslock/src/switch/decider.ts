@@ -37,6 +37,8 @@ export interface FissLockDeciderOptions {
   readonly mutantNoIncarnationCheck?: boolean;
   /** Test-only mutant: grant ② past {@link INCA_BOUND}, letting the 8-bit inca wrap (the old rule). */
   readonly mutantNoIncaBound?: boolean;
+  /** Test-only mutant: drop a bounced ② copy of a free lock without an ACK (the old rule), so its bouncer resends it for ever. */
+  readonly mutantSilentStaleCopy?: boolean;
 }
 
 /**
@@ -169,7 +171,7 @@ export function fissLockDecider(options: FissLockDeciderOptions = {}): FissLockD
       if (packet.machine > MAX_MACHINE_ID) return drop(ctx, 'bad-mid');
       switch (packet.type) {
         case 'acquire':
-          return acquire(ctx, s, packet, src, dup, policy, options.mutantNoIncaBound === true);
+          return acquire(ctx, s, packet, src, dup, policy, options);
         case 'release':
           return release(ctx, s, packet, src, dup);
         case 'free':
@@ -214,12 +216,17 @@ function checkDeciderOptions(options: FissLockDeciderOptions): void {
   if (issues.length > 0) throw new ConfigError(issues);
 }
 
-function acquire(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: boolean, policy: FissLockPolicy, noIncaBound: boolean): EgressAction[] {
+function acquire(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup: boolean, policy: FissLockPolicy, options: FissLockDeciderOptions): EgressAction[] {
   const lid = p.lock;
+  const noIncaBound = options.mutantNoIncaBound === true;
   if ((p.flags & FLAG_GRANTED) !== 0) {
     // a bounced ② copy: routed to the agent, never granted again, never counted again
     const mid = readMid(ctx, s, lid);
-    return mid === 0 ? drop(ctx, 'granted-copy-no-agent') : route(ctx, 'granted-copy-routed', mid - 1, p);
+    if (mid !== 0) return route(ctx, 'granted-copy-routed', mid - 1, p);
+    // Free: the shared lifetime it was granted in has ended, which needs its agent to have counted
+    // the copy or written it off, so it is stale. It is ACKed as a duplicate, as a DUP ACQUIRE of a
+    // free lock is; dropped silently, its bouncer resent it every RTO for ever (swarm seed 510).
+    return options.mutantSilentStaleCopy === true ? drop(ctx, 'granted-copy-no-agent') : [ack(ctx, p, src, 'duplicate', 'granted-copy-no-agent')];
   }
   if (dup || (p.flags & FLAG_DUP) !== 0) {
     // §5.1 rule 3: a duplicate is only routed, never decided again

@@ -25,11 +25,12 @@ export function fissLockDeciderOptions(workloadLocks: number, protocolOptions: P
   if (switchCapacity > capacity) {
     throw new ConfigError([`fisslock: switchCapacity ${switchCapacity} exceeds what the switch holds (${capacity} locks, MAU formula); the clients would send ids the decider cannot keep`]);
   }
-  const mutant = protocolOptions['mutantNoIncaBound'];
+  const on = (key: string): boolean => protocolOptions[key] === true || protocolOptions[key] === 'true';
   return {
     policy: policyText as FissLockPolicy,
     lockCount: switchCapacity > 0 ? switchCapacity : Math.min(Math.max(workloadLocks, MIN_DECIDER_LOCKS), capacity),
-    ...(mutant === true || mutant === 'true' ? { mutantNoIncaBound: true } : {}),
+    ...(on('mutantNoIncaBound') ? { mutantNoIncaBound: true } : {}),
+    ...(on('mutantSilentStaleCopy') ? { mutantSilentStaleCopy: true } : {}),
   };
 }
 
