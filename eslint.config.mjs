@@ -56,7 +56,7 @@ const bareRejection = {
 export const PROTOCOL_NAME_LITERALS = ['caslock', 'dslr', 'dslr-backoff', 'mcs', 'drtm', 'shiftlock', 'declock', 'declock-cql', 'alock', 'fisslock', 'netlock', 'srvlock', 'parlock', 'redlock', 'rma-rw', 'ncosed', 'sherman', 'rpc', 'traditional', 'traditional-ro', 'forward'];
 const protocolIdLiteral = {
   selector: `Literal[value=/^(${PROTOCOL_NAME_LITERALS.join('|')})$/]:not(TSLiteralType > Literal)`,
-  message: 'apps never name a protocol or switch program: ask @lockfabric/lock-catalog (capabilities, switchProgramKind, DEFAULT_* ids)',
+  message: 'apps and the generic control plane never name a protocol or switch program: ask @lockfabric/lock-catalog (capabilities, switchProgramKind, DEFAULT_* ids) or take a plug-in',
 };
 
 // A protocol module named by an import (anything under @lockfabric/lock-* but the catalog).
@@ -84,6 +84,15 @@ const protocolSymbolFromControl = {
   importNamePattern: PROTOCOL_SYMBOL_PATTERN,
   message: 'apps never name a protocol: a protocol\'s recovery reaches the control plane through the catalog\'s plug-ins (coordinatorPlugins, coordinatorControlPlane), not a protocol-named export of @lockfabric/control',
 };
+
+// A library importing an app.
+const libraryImportsApp = {
+  regex: '^@lockfabric/(workload-driver|coordinator|compute-node|memory-node|switch-dataplane)(/.*)?$',
+  message: 'a library may not import an app',
+};
+
+// The generic control plane (libs/control) and the sim's control plane (libs/harness/src/control).
+export const GENERIC_CONTROL_FILES = ['libs/control/src/**/*.ts', 'libs/harness/src/control/**/*.ts'];
 
 // Protocol code is pure logic over ports: no transports, no SDKs, no ambient time.
 const protocolPurity = {
@@ -211,19 +220,15 @@ export default tseslint.config(
   {
     // Libraries never depend on an app (apps wire libraries, not the other way round).
     files: ['libs/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^@lockfabric/(workload-driver|coordinator|compute-node|memory-node|switch-dataplane)(/.*)?$',
-              message: 'a library may not import an app',
-            },
-          ],
-        },
-      ],
-    },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [libraryImportsApp] }] },
+  },
+  {
+    // The generic control plane and the sim's control plane name no protocol either (issue 14): a
+    // protocol's recovery reaches them as a plug-in (its rules through the catalog, its drivers and
+    // in-process parts from its control package). The app-import pattern is repeated (one options list per file set).
+    files: GENERIC_CONTROL_FILES,
+    ignores: ['**/*.test.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [libraryImportsApp, protocolModuleByName, protocolSymbolFromCatalog, protocolSymbolFromControl] }] },
   },
   {
     // One error family (libs/ports LockFabricError): what production code throws carries a stable
@@ -240,6 +245,13 @@ export default tseslint.config(
     // data, not a branch) and the demo's chosen one-of-each-kind list.
     files: ['apps/*/src/**/*.ts'],
     ignores: ['**/*.test.ts', 'apps/workload-driver/src/reproduce/papers/**', 'apps/workload-driver/src/commands/demo-txn.ts'],
+    rules: { 'no-restricted-syntax': ['error', bareThrow, bareRejection, protocolIdLiteral] },
+  },
+  {
+    // Nor does the generic control plane compare protocol ids. Listed, not hidden: the queue-lock
+    // recovery still names the two queue locks it serves (mcs, alock) until they declare it.
+    files: GENERIC_CONTROL_FILES,
+    ignores: ['**/*.test.ts', 'libs/control/src/queue-lock-recovery/queue-recovery-hook.ts', 'libs/control/src/queue-lock-recovery/queue-recovery-responder.ts'],
     rules: { 'no-restricted-syntax': ['error', bareThrow, bareRejection, protocolIdLiteral] },
   },
   {

@@ -99,7 +99,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   // every protocol's coordinator plug-in (recovery drivers, their counters), whichever protocols they are
   const plugins = coordinatorPlugins({
     ...(racks === undefined ? {} : { racks }),
-    switchControl: drivers.switchControl ?? ((address) => new GrpcDeciderControl(address)),
+    switchControl: drivers.switchControl ?? ((address, initialValues) => new GrpcDeciderControl(address, initialValues)),
     switchCaller: drivers.switchCaller ?? ((address) => new GrpcSwitchCaller(address)),
     ...(drivers.recovery ? { timings: drivers.recovery } : {}),
   });

@@ -1,6 +1,7 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { RecoveryBook } from '@lockfabric/control';
+import { DECIDER_INITIAL_VALUES, protocolRecoveries } from '@lockfabric/lock-catalog';
 import { startFissRecoveryHook } from '@lockfabric/lock-catalog-control';
 import type { FissRecoveryHook } from '@lockfabric/lock-catalog-control';
 import { MalformedInputCounter, NatsControlBus, connectNats, createSubjects } from '@lockfabric/live';
@@ -28,10 +29,10 @@ describe('the coordinator opens switches to epoch-stamped lock packets (switch-d
     hook = startFissRecoveryHook({
       bus: new NatsControlBus(nc),
       subjects,
-      switchControl: (address) => new GrpcDeciderControl(address),
+      switchControl: (address) => new GrpcDeciderControl(address, DECIDER_INITIAL_VALUES),
       logger,
       clock: new RealClock(),
-      recoveries: new RecoveryBook(),
+      recoveries: new RecoveryBook({ protocols: protocolRecoveries() }),
       malformed: new MalformedInputCounter({ logger }),
       epoch: () => 42n,
       liveComputeNodes: () => [],

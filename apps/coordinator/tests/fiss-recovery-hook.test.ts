@@ -1,6 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { RecoveryBook } from '@lockfabric/control';
+import { protocolRecoveries } from '@lockfabric/lock-catalog';
 import { FissCallError, startFissRecoveryHook } from '@lockfabric/lock-catalog-control';
 import type { FissRecoveryHook, FissRecoveryHookDeps, FissSwitchControl, HookParticipant } from '@lockfabric/lock-catalog-control';
 import { MalformedInputCounter, NatsControlBus, announceSwitchControl, connectNats, createSubjects } from '@lockfabric/live';
@@ -83,7 +84,7 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
 
   function start(overrides: Partial<FissRecoveryHookDeps> & Pick<FissRecoveryHookDeps, 'participant' | 'switchControl' | 'liveComputeNodes'>): { hook: FissRecoveryHook; book: RecoveryBook; logger: ReturnType<typeof memoryLogger> } {
     const logger = memoryLogger();
-    const book = new RecoveryBook();
+    const book = new RecoveryBook({ protocols: protocolRecoveries() });
     hook = startFissRecoveryHook({ bus: new NatsControlBus(nc), subjects, logger, clock: new RealClock(), recoveries: book, malformed: new MalformedInputCounter({ logger }), epoch: () => 9n, settleMs: 1, announceWaitMs: 2_000, attempts: FAST, ...overrides });
     return { hook, book, logger };
   }

@@ -4,17 +4,17 @@ import type { Clock, NodeId, Trace } from '@lockfabric/ports';
 import { FailureNoticeSchema, MembershipViewSchema, RecoveryPhaseSchema, ResetOrderSchema, decodeWire } from '@lockfabric/wire';
 import type { ControlBus, Unsubscribe } from './bus.js';
 import type { HeartbeatOutcome, MemberRecord, MemberState } from './failure-detector.js';
-import { fissNotDriven } from './fiss-driver.js';
-import type { FissDriverFactory, FissRecoveryDriver } from './fiss-driver.js';
 import { decodeHeartbeat } from './heartbeat-decoder.js';
 import type { Logger, MalformedSink } from './logger.js';
 import { Membership } from './membership.js';
 import type { MembershipView, PublishReason } from './membership.js';
 import type { MachineDeathRecovery, MachineDeathRecoveryFactory } from './machine-death-recovery.js';
+import type { MemberRecoveryDriver, MemberRecoveryDriverFactory } from './recovery-driver.js';
 import { startQueueRecoveryHook } from './queue-lock-recovery/queue-recovery-hook.js';
 import type { QueueRecoveryHook, QueueRecoveryHookDeps } from './queue-lock-recovery/queue-recovery-hook.js';
 import { RecoveryBook } from './recovery-book.js';
 import type { Recovery } from './recovery-book.js';
+import type { ProtocolRecoveries } from './recovery-rules.js';
 import { failureNoticeToWire } from './recovery-wire.js';
 import type { Subjects } from './subjects.js';
 import { membershipViewToWire } from './view-wire.js';
@@ -42,6 +42,8 @@ export interface ControlPlaneDeps {
   readonly maxMembers?: number;
   /** Failure detection runs this often; default half a heartbeat interval, at least 5 ms. */
   readonly tickMs?: number;
+  /** The protocols' recovery rules (live: the lock catalog's); without them only a memory node's table is booked. */
+  readonly protocolRecoveries?: ProtocolRecoveries;
   /** Lease bounds per protocol for recovery bookkeeping, when the deployment's options differ from the defaults. */
   readonly leaseBoundsMs?: Readonly<Record<string, number>>;
   /** Finished recoveries kept for Status. */
@@ -51,14 +53,14 @@ export interface ControlPlaneDeps {
    * timeout) to be heard again before anyone is suspected. Default 1000 ms.
    */
   readonly reconnectGraceMs?: number;
-  /** Spans of recoveries (FissLock: `recovery` with `recovery.S1|S2|S3`); none when omitted. */
+  /** Spans of the drivers' recoveries; none when omitted. */
   readonly trace?: Trace;
   /**
-   * FissLock S1–S3 after a switch restart or a compute-node death (FissLock §7.2): live,
-   * libs/locks/fisslock/control's startFissRecoveryHook. Without one, FissLock is not driven here
-   * (`fissNotDriven`: its actions close with no steps, as when no switch announces itself).
+   * Protocols' recoveries that follow switches as well as compute deaths, started first and in this
+   * order (live: the catalog's coordinator plug-ins contribute them). A protocol whose rule is
+   * `driven` and has no driver here leaves its action open.
    */
-  readonly fissRecovery?: FissDriverFactory;
+  readonly recoveryDrivers?: readonly MemberRecoveryDriverFactory[];
   /**
    * Switch-program recoveries after a compute machine's death, started in this order (live: the
    * catalog's coordinator plug-ins contribute them, e.g. NetLock's switch-queue purge). A protocol
@@ -81,7 +83,8 @@ export interface ControlPlaneDeps {
 export interface ControlPlane {
   readonly membership: Membership;
   readonly recoveries: RecoveryBook;
-  readonly fiss: FissRecoveryDriver;
+  /** The started member recovery drivers, in the order of `recoveryDrivers`. */
+  readonly drivers: readonly MemberRecoveryDriver[];
   /** The started machine-death recoveries, in the order of `machineDeathRecoveries`. */
   readonly machineDeathRecoveries: readonly MachineDeathRecovery[];
   readonly queueLocks: QueueRecoveryHook;
@@ -96,8 +99,8 @@ const NOTABLE: ReadonlySet<HeartbeatOutcome> = new Set(['joined', 'refuted', 're
  * sim (the in-memory bus on the virtual clock) as the same code: heartbeats in from `hb.*.*`,
  * failure detection every tick, membership views out on `ctl.membership` (a new epoch per change of
  * the live set, the same view again every announce interval), a FailureNotice on
- * `ctl.recovery.failure` per member declared dead, and the recovery drivers: FissLock S1–S3
- * (FissLock §7.2), the contributed switch-program recoveries after a machine's death, queue-lock (mcs, alock) gate/drain/reset.
+ * `ctl.recovery.failure` per member declared dead, and the recovery drivers: the protocols'
+ * contributed drivers (switch restarts and compute deaths, then machine deaths only), queue-lock (mcs, alock) gate/drain/reset.
  * Input that does not decode is counted and dropped.
  */
 export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
@@ -107,6 +110,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
   const subscriptions: Unsubscribe[] = [];
   const warn = (message: string) => logger.warn(message);
   const recoveries = new RecoveryBook({
+    ...(deps.protocolRecoveries === undefined ? {} : { protocols: deps.protocolRecoveries }),
     ...(deps.leaseBoundsMs === undefined ? {} : { leaseBoundsMs: deps.leaseBoundsMs }),
     ...(deps.keepRecoveries === undefined ? {} : { keepDone: deps.keepRecoveries }),
   });
@@ -165,17 +169,18 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
   );
   const epoch = () => membership.view?.epoch ?? membership.epochs.current;
   const liveOf = (role: string) => (): NodeId[] => membership.detector.members().filter((m) => m.role === role && m.state === 'alive').map((m) => m.node);
-  // FissLock S1–S3 after a switch restart or a compute-node death (FissLock §7.2; fisslock-recovery/)
-  const fiss = (deps.fissRecovery ?? fissNotDriven)({
+  // protocols' recoveries after a switch restart or a compute-node death (contributed)
+  const driverContext = {
     bus, subjects, logger, clock, recoveries, malformed,
     ...(deps.trace ? { trace: deps.trace } : {}),
     epoch,
     liveComputeNodes: liveOf('compute'),
     hasView: () => membership.view !== undefined,
     liveSwitches: liveOf('switch'),
-    // a compute node that cannot take part in S1–S3 is declared dead, so the recovery can go on without it
-    declareDead: (node, reason) => declareComputeDead(node, reason),
-  });
+    // a compute node that cannot take part in a driver's recovery is declared dead, so it can go on without it
+    declareDead: (node: NodeId, reason: string) => declareComputeDead(node, reason),
+  };
+  const drivers = (deps.recoveryDrivers ?? []).map((start) => start(driverContext));
   // switch programs' recoveries after a compute machine's death (contributed, e.g. NetLock's queue purge)
   const machineDeathRecoveries = (deps.machineDeathRecoveries ?? []).map((start) => start({ bus, subjects, logger, clock, recoveries, malformed }));
   // mcs/alock: gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
@@ -197,14 +202,14 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
         const outcome = membership.heartbeat(hb, clock.nowNs());
         events.heartbeat?.(outcome);
         if (NOTABLE.has(outcome)) logger.info(`member ${hb.role}/${hb.id} (node ${hb.node}, incarnation ${hb.incarnation}): ${outcome}`);
-        // a switch seen for the first time is opened to stamped lock packets at once (fisslock-recovery/)
-        if (outcome === 'joined' && hb.role === 'switch') fiss.switchJoined({ id: hb.id, node: hb.node, incarnation: hb.incarnation });
+        // a switch seen for the first time, e.g. to open it to stamped lock packets at once
+        if (outcome === 'joined' && hb.role === 'switch') for (const driver of drivers) driver.switchJoined?.({ id: hb.id, node: hb.node, incarnation: hb.incarnation });
         if (outcome === 'rejoined' || outcome === 'restarted') {
           const recovery = recoveries.rejoined(hb.role, hb.id, clock.nowNs());
           if (recovery?.doneAtNs !== undefined) logDone(recovery);
           // A restarted memory node has an empty (all-free) table and has forgotten which protocol it serves.
           if (hb.role === 'memory' && lastTable) republishTable(hb.id);
-          if (hb.role === 'switch') fiss.switchBack({ id: hb.id, node: hb.node, incarnation: hb.incarnation });
+          if (hb.role === 'switch') for (const driver of drivers) driver.switchBack?.({ id: hb.id, node: hb.node, incarnation: hb.incarnation });
         } else if (outcome === 'fenced' || outcome === 'table-full') warn(`member ${hb.role}/${hb.id} incarnation ${hb.incarnation}: heartbeat ignored (${outcome})`);
       } catch (decodeError) {
         malformed.record(msg.subject, decodeError);
@@ -264,7 +269,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     }
     if (recovery.doneAtNs !== undefined) logDone(recovery);
     if (member.role === 'compute') {
-      fiss.computeDead(member);
+      for (const driver of drivers) driver.computeDead(member);
       for (const recovery of machineDeathRecoveries) recovery.computeDead(member);
       queueLocks.computeDead(member);
     }
@@ -308,14 +313,14 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
   return {
     membership,
     recoveries,
-    fiss,
+    drivers,
     machineDeathRecoveries,
     queueLocks,
     close: () => {
       if (closed) return;
       closed = true;
       stop.abort();
-      fiss.close();
+      for (const driver of drivers) driver.close();
       for (const recovery of machineDeathRecoveries) recovery.close();
       queueLocks.close();
       for (const unsubscribe of subscriptions.splice(0)) unsubscribe();

@@ -20,11 +20,12 @@ export { EPOCH_TIME_SHIFT, EpochSource, epochFloor } from './epoch-source.js';
 export { DEFAULT_ANNOUNCE_INTERVAL_MS, Membership, type MembershipOptions, type MembershipView, type PublishReason } from './membership.js';
 export { decodeHeartbeat } from './heartbeat-decoder.js';
 export { membershipViewToWire } from './view-wire.js';
-export { COMPUTE_FAILURE_RULES, rulesFor, type RecoveryMechanism, type RecoveryRule } from './recovery-rules.js';
+export { rulesFor, type ProtocolRecoveries, type ProtocolRecovery, type RecoveryMechanism, type RecoveryRule } from './recovery-rules.js';
 export { DEFAULT_KEEP_DONE, RecoveryBook, type FailedMember, type Recovery, type RecoveryAction, type RecoveryBookOptions, type RecoveryStep } from './recovery-book.js';
 export { failureNoticeToWire, parseRecoveryDetail, recoveryToWire } from './recovery-wire.js';
 export type { DriverContext } from './driver-context.js';
-export { fissNotDriven, type FailedCompute, type FissDriverContext, type FissDriverFactory, type FissRecoveryDriver } from './fiss-driver.js';
+export type { DriverMember, MemberDriverContext, MemberRecoveryDriver, MemberRecoveryDriverFactory } from './recovery-driver.js';
+export type { InProcessControlPlugin, InProcessCoordinatorPart, InProcessNodeDeps, InProcessPartyDeps } from './in-process-plugin.js';
 export { SwitchProgramAbsentError, type SwitchControlCaller, type SwitchControlCallerFactory } from './switch-caller.js';
 export { switchAnnouncement, type DeadCompute, type MachineDeathRecovery, type MachineDeathRecoveryFactory } from './machine-death-recovery.js';
 export {

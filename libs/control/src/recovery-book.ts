@@ -1,6 +1,6 @@
 import { NS_PER_MS } from '@lockfabric/ports';
 import type { NodeId } from '@lockfabric/ports';
-import type { RecoveryMechanism, RecoveryRule } from './recovery-rules.js';
+import type { ProtocolRecoveries, RecoveryMechanism, RecoveryRule } from './recovery-rules.js';
 import { rulesFor } from './recovery-rules.js';
 
 /** One protocol's part of a recovery. */
@@ -47,7 +47,9 @@ export interface FailedMember {
 }
 
 export interface RecoveryBookOptions {
-  /** Overrides of the lease bounds of `COMPUTE_FAILURE_RULES`, per protocol, for deployments with other options. */
+  /** The protocols whose locks a failure concerns, with their rules; none when omitted (a memory node's table is still booked). */
+  readonly protocols?: ProtocolRecoveries;
+  /** Overrides of the rules' lease bounds, per protocol, for deployments with other options. */
   readonly leaseBoundsMs?: Readonly<Record<string, number>>;
   /** Finished recoveries kept for Status; the oldest are forgotten first. Default 64. */
   readonly keepDone?: number;
@@ -77,7 +79,7 @@ export class RecoveryBook {
     const key = memberKey(member.role, member.id);
     const superseded = this.inProgress.get(key);
     if (superseded) this.finish(key, { ...superseded, doneAtNs: nowNs });
-    const actions = [...rulesFor(member.role)].map(([protocol, rule]) => this.openAction(protocol, rule, nowNs));
+    const actions = [...rulesFor(member.role, this.options.protocols)].map(([protocol, rule]) => this.openAction(protocol, rule, nowNs));
     const recovery: Recovery = { seq: ++this.seq, role: member.role, id: member.id, node: member.node, incarnation: member.incarnation, epoch, detectedAtNs: nowNs, actions };
     this.inProgress.set(key, recovery);
     return this.settle(key, recovery, nowNs);

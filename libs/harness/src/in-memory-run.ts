@@ -4,7 +4,8 @@ import { SERVICE_CLIENT } from '@lockfabric/locks-common';
 import type { NodeService, ProtocolDefinition, ProtocolOptions, SwarmEndView } from '@lockfabric/locks-common';
 import { NO_FAULTS } from '@lockfabric/switch';
 import type { FaultSpec } from '@lockfabric/switch';
-import { buildSwitchProgram, isNetLockProgram, netlockPurgeOf } from './switch-programs.js';
+import { buildSwitchProgram } from './switch-programs.js';
+import { runControlPlugins } from './control-plugins.js';
 import { rackClusterConfig, rackProtocolOptions, switchDecisionsOfRacks, switchPacketsPerRack } from './rack-wiring.js';
 import { severablePorts } from './node-failure.js';
 import { partitionedPorts } from './partition.js';
@@ -13,7 +14,6 @@ import { scheduleFlushedVerbs } from './flushed-verbs.js';
 import type { FlushedVerbsOutcome, FlushedVerbsSpec } from './flushed-verbs.js';
 import type { CoordinatorCrashSpec, MemoryRestartOutcome, MemoryRestartSpec, NodeFailureOutcome, NodeFailureSpec } from './node-failure.js';
 import { startRunControl } from './control/run-control.js';
-import { SimFissWiring } from './control/sim-fiss.js';
 import type { ControlPlaneOutcome } from './control/run-control.js';
 import { NS_PER_MS, RunAbortedError, lockAddress } from '@lockfabric/ports';
 import { clientKey } from '@lockfabric/ports';
@@ -196,8 +196,12 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   const racks = options.racks ?? (stated === undefined ? 1 : Number(stated));
   if ((racks !== 1 || stated !== undefined) && options.mutantOneSeqWindow !== true) options = { ...options, protocolOptions: rackProtocolOptions(protocol, racks, options.protocolOptions) };
   const switchProgramOf = () => buildSwitchProgram(protocol.switchProgram!, spec, options.protocolOptions, protocol.buildSwitchProgram?.bind(protocol));
-  // FissLock recovery gates each machine's switch link, as the compute node process does.
-  const fissWiring = protocol.switchProgram === 'fisslock' ? new SimFissWiring(options.mutantRecoverFirstRackOnly === true) : undefined;
+  // the protocols' control plug-ins (a recovery may gate each machine's switch link, as the compute node process does)
+  const controlPlugins = runControlPlugins(protocol, {
+    ...(options.protocolOptions ? { protocolOptions: options.protocolOptions } : {}),
+    ...(options.mutantRecoverFirstRackOnly ? { mutantFirstRackOnly: true } : {}),
+    ...(options.mutantStuckRepair === 'once-per-run' ? { stuckRepairIntervalMs: 2_000 } : {}),
+  });
   const lockManagerCpu = options.lockManagerCpu ?? (model ? modelLockManagerCpu(model, protocol) : undefined);
   const clusterSpec = {
     ...(model ? modelClusterSpec(model) : {}),
@@ -213,7 +217,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.switchFaults ? { switchFaults: options.switchFaults } : {}),
     ...(options.switchLinks ? { switchLinks: options.switchLinks } : {}),
     ...(lockManagerCpu ? { lockManagerCpu } : {}),
-    ...(fissWiring ? { switchPortWrapper: fissWiring.wrap } : {}),
+    ...(controlPlugins.switchPortWrapper ? { switchPortWrapper: controlPlugins.switchPortWrapper } : {}),
     ...(options.memoryRestart ? { memoryRestarts: options.memoryRestart.mutantUnfenced ? ('mutant-unfenced' as const) : true } : {}),
     ...(options.flushedVerbs ? { flushableQueuePairs: true } : {}),
   };
@@ -240,10 +244,9 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     protocol: protocol.id,
     locks: () => cluster.layout,
     verbsOf: (node) => cluster.servicePorts({ node, client: SERVICE_CLIENT }).verbs,
-    ...(isNetLockProgram(clusterSpec.switchProgram) ? { netlockPurge: netlockPurgeOf(clusterSpec.switchProgram, cluster) } : {}),
-    ...(fissWiring ? { fiss: fissWiring.recovery(cluster, options.protocolOptions) } : {}),
+    protocolRecoveries: new Map([[protocol.id, protocol.recovery]]),
+    plugins: controlPlugins.attach(cluster, clusterSpec.switchProgram),
     ...(losesPackets(options) && options.mutantStuckRepair !== 'unanswered' ? { losesPackets: true } : {}),
-    ...(options.mutantStuckRepair === 'once-per-run' ? { stuckRepairIntervalMs: 2_000 } : {}),
     // The control plane treats a cut like a pause: what reaches the node over the bus waits for the heal.
     ...(options.pauses || options.partitions ? { pauses: [...(options.pauses ?? []), ...(options.partitions ?? [])] } : {}),
   });

@@ -16,7 +16,7 @@ export * from './heal-probe.js';
 export * from './swarm/index.js';
 export * from './txn-check.js';
 export * from './mailbox-traffic.js';
-export * from './control/fiss-recovery-timing.js';
+export * from './recovery-timing.js';
 export * from './partition.js';
 export * from './flushed-verbs.js';
 export * from './cost-model-wiring.js';

@@ -29,7 +29,7 @@ export function buildSwitchProgram(name: SwitchProgramName, spec: WorkloadSpec, 
   }
 }
 
-/** The part of NetLock's switch program the sim's coordinator drives (a dead machine's purge). */
+/** A switch program whose control plane takes a dead machine's queue entries out (NetLock's has this). */
 export interface PurgingSwitchProgram extends SwitchProgram {
   purgeMachine(machine: number): {
     readonly removed: number;
@@ -40,17 +40,17 @@ export interface PurgingSwitchProgram extends SwitchProgram {
   };
 }
 
-/** Whether a run's switch program is NetLock's (whose dead machines the coordinator purges). */
-export function isNetLockProgram(program: SwitchProgram | undefined): program is PurgingSwitchProgram {
-  return program !== undefined && program.name === 'netlock' && 'purgeMachine' in program;
+/** Whether the run's switch program purges dead machines (asked of what it can do, not of its name). */
+export function purgesMachines(program: SwitchProgram | undefined): program is PurgingSwitchProgram {
+  return typeof (program as Partial<PurgingSwitchProgram> | undefined)?.purgeMachine === 'function';
 }
 
 /**
- * The NetLock purge as the sim's coordinator calls it: the switch model's purge (a control-plane
- * register rewrite, atomic between packets), whose grants leave through the switch's egress, as
- * the switch-dataplane's PurgeNetLockMachine does live.
+ * The purge as the sim's coordinator calls it: the switch model's purge (a control-plane register
+ * rewrite, atomic between packets), whose grants leave through the switch's egress, as the
+ * switch-dataplane's purge call does live.
  */
-export function netlockPurgeOf(program: PurgingSwitchProgram, cluster: Pick<InMemoryCluster, 'emitFromSwitch'>): InProcessPurge {
+export function inProcessPurgeOf(program: PurgingSwitchProgram, cluster: Pick<InMemoryCluster, 'emitFromSwitch'>): InProcessPurge {
   return (machine) => {
     const result = program.purgeMachine(machine);
     for (const grant of result.grants) cluster.emitFromSwitch(grant.dst ?? grant.machine, grant);

@@ -19,9 +19,6 @@ import {
 /** The switch-dataplane's page limit (MAX_REGISTERS_PER_CALL): larger writes go in pages. */
 const PAGE = 262_144;
 
-/** Initial register values of the fisslock program (every lock free, nothing else set). */
-const INITIAL: Readonly<Record<string, number>> = { 'fisslock.free': 1 };
-
 /**
  * S3's view of a live switch: SwitchControl ReadRegisters / WriteRegisters over gRPC. Array
  * lengths come from Describe (a split array is the sum of its `name[k]` parts). `fill` to an
@@ -42,8 +39,10 @@ export class GrpcDeciderControl implements SwitchProgramControl {
   arrays: readonly string[] = [];
   admission: SwitchAdmissionState = { open: false, epoch: 0n };
 
+  /** `initialValues`: the program's registers that reset to something other than 0 (its plug-in says which). */
   constructor(
     readonly address: string,
+    private readonly initialValues: Readonly<Record<string, number>>,
     private readonly deadlineMs = 10_000,
   ) {
     this.client = new Client(address, clientCredentials(), clientChannelOptions());
@@ -68,7 +67,7 @@ export class GrpcDeciderControl implements SwitchProgramControl {
   }
 
   async fill(array: string, value: number): Promise<void> {
-    if (value === (INITIAL[array] ?? 0) && !this.dirty.has(array)) {
+    if (value === (this.initialValues[array] ?? 0) && !this.dirty.has(array)) {
       if (this.reset) return;
       await this.call(SwitchControlService.method.reset, ResetSwitchRequestSchema, create(ResetSwitchRequestSchema), ResetSwitchResponseSchema);
       this.reset = true;

@@ -3,12 +3,11 @@ import { NS_PER_MS } from '@lockfabric/ports';
 import type { Clock, NodeId, Verbs } from '@lockfabric/ports';
 import type { PauseSpec } from '@lockfabric/workloads';
 import type { LockTableLayout } from '@lockfabric/ports';
-import type { BusScheduler } from '@lockfabric/control';
-import type { InProcessPurge } from '@lockfabric/lock-netlock-control';
+import type { BusScheduler, InProcessControlPlugin, ProtocolRecoveries } from '@lockfabric/control';
 import { FailureHub } from '../node-failure.js';
 import type { CoordinatorCrashSpec, NodeFailureSpec } from '../node-failure.js';
 import { SimControlPlane } from './sim-control-plane.js';
-import type { CoordinatorLife, HeardDeath, SimFissRecovery } from './sim-control-plane.js';
+import type { CoordinatorLife, HeardDeath } from './sim-control-plane.js';
 
 /** What the control plane of a run did (present when the run had one). */
 export interface ControlPlaneOutcome {
@@ -18,10 +17,8 @@ export interface ControlPlaneOutcome {
   readonly deaths: readonly HeardDeath[];
   /** Control messages that did not decode (0 in a healthy run). */
   readonly malformed: number;
-  /** FissLock S1–S3 rounds that reached their resume on the compute nodes (a FissLock run). */
-  readonly fissRecoveries: number;
-  /** NetLock purges that reached the switch (a NetLock run). */
-  readonly netlockPurges: number;
+  /** What the protocols' plug-ins counted, by name (e.g. recovery rounds run, purges that reached the switch). */
+  readonly counts: Readonly<Record<string, number>>;
 }
 
 export interface RunControlOptions {
@@ -31,25 +28,23 @@ export interface RunControlOptions {
   readonly memoryNodes: readonly NodeId[];
   readonly nodeFailure?: NodeFailureSpec;
   readonly coordinatorCrash?: CoordinatorCrashSpec;
-  /** The run's protocol and lock table, for the queue-lock (mcs, alock) recovery responders. */
+  /** The run's protocol and lock table, for the queue-lock recovery responders. */
   readonly protocol: string;
+  /** The run's protocol's recovery rules (its definition's `recovery`), for the coordinator's book. */
+  readonly protocolRecoveries?: ProtocolRecoveries;
   /** The run's lock table (the object its clients register their queue-recovery groups under). */
   readonly locks: () => LockTableLayout;
   readonly verbsOf: (node: NodeId) => Verbs;
-  /** The run's switch runs NetLock: its purge, for the coordinator (SimControlPlaneOptions.netlockPurge). */
-  readonly netlockPurge?: InProcessPurge;
-  /** The run's switch runs FissLock: what its recovery needs (SimControlPlaneOptions.fiss). */
-  readonly fiss?: SimFissRecovery;
+  /** The protocols' in-process control plug-ins for this run (SimControlPlaneOptions.plugins). */
+  readonly plugins?: readonly InProcessControlPlugin[];
   /** Process pauses of the run: a paused node also handles control messages only when it wakes. */
   readonly pauses?: readonly PauseSpec[];
   /**
-   * The run loses or duplicates switch packets (loss, duplication, cuts). With `fiss`, the control
-   * plane runs for it alone: loss can leave a lock only FissLock's per-lock repair frees (FissLock
-   * §7), which the coordinator runs when an agent pool's watchdog reports the lock stuck.
+   * The run loses or duplicates switch packets (loss, duplication, cuts). With a plug-in that
+   * `needsControl`, the control plane runs for it alone: loss can leave a lock only a protocol's
+   * per-lock repair frees, which the coordinator runs when a node reports the lock stuck.
    */
   readonly losesPackets?: boolean;
-  /** See SimControlPlaneOptions.stuckRepairIntervalMs (tests). */
-  readonly stuckRepairIntervalMs?: number;
 }
 
 /** The control plane of one in-memory run, or a feed that never fires when the run has no control faults. */
@@ -67,11 +62,11 @@ export const DEFAULT_DETECTION_MS = 2;
 const DEFAULT_MISSES = 2;
 
 /**
- * Whether a run needs the control plane: a node failure, a coordinator crash, or a FissLock run
- * that loses packets (its stuck-lock reports need a coordinator to answer them, as on live).
+ * Whether a run needs the control plane: a node failure, a coordinator crash, or a run that loses
+ * packets with a plug-in that needs a coordinator for it (stuck-lock reports to answer, as on live).
  */
-export function runNeedsControl(options: Pick<RunControlOptions, 'nodeFailure' | 'coordinatorCrash' | 'fiss' | 'losesPackets'>): boolean {
-  return options.nodeFailure !== undefined || options.coordinatorCrash !== undefined || (options.fiss !== undefined && options.losesPackets === true);
+export function runNeedsControl(options: Pick<RunControlOptions, 'nodeFailure' | 'coordinatorCrash' | 'plugins' | 'losesPackets'>): boolean {
+  return options.nodeFailure !== undefined || options.coordinatorCrash !== undefined || (options.losesPackets === true && (options.plugins ?? []).some((p) => p.needsControl));
 }
 
 /**
@@ -100,9 +95,8 @@ export function startRunControl(options: RunControlOptions): RunControl {
     queueRecovery: { run: () => ({ protocol: options.protocol, locks: options.locks() }), verbsOf: options.verbsOf },
     // a sim run lasts milliseconds to seconds: calls, gate lease and drain polls scaled to it
     queueTimings: { callTimeoutMs: 20, gateLeaseMs: 500, drainPollMs: 0.2 },
-    ...(options.netlockPurge ? { netlockPurge: options.netlockPurge } : {}),
-    ...(options.fiss ? { fiss: options.fiss } : {}),
-    ...(options.stuckRepairIntervalMs !== undefined ? { stuckRepairIntervalMs: options.stuckRepairIntervalMs } : {}),
+    ...(options.protocolRecoveries ? { protocolRecoveries: options.protocolRecoveries } : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
   });
   for (const p of options.pauses ?? []) {
     if (p.node === undefined) continue; // a pause of single clients stops no process
@@ -126,7 +120,7 @@ export function startRunControl(options: RunControlOptions): RunControl {
       return plane.firstHeard(node);
     },
     ...(crashSchedule ? { crashSchedule } : {}),
-    outcome: () => ({ lives: [...plane.lives], deaths: [...plane.deaths], malformed: plane.malformed.count(), fissRecoveries: plane.fissRecoveries, netlockPurges: plane.netlockPurges }),
+    outcome: () => ({ lives: [...plane.lives], deaths: [...plane.deaths], malformed: plane.malformed.count(), counts: plane.counts }),
     close: () => plane.close(),
   };
 }

@@ -1,16 +1,17 @@
 import { NS_PER_MS } from '@lockfabric/ports';
 import { SchedulerClock, VirtualScheduler } from '@lockfabric/sim';
 import { describe, expect, it } from 'vitest';
+import type { InProcessControlPlugin } from '@lockfabric/control';
 import { SimControlPlane } from './sim-control-plane.js';
 
 const NODES = [1, 2, 3];
 const H_MS = 1;
 const K = 2;
 
-function cluster() {
+function cluster(plugins: readonly InProcessControlPlugin[] = []) {
   const scheduler = new VirtualScheduler();
   const clock = new SchedulerClock(scheduler);
-  const plane = new SimControlPlane({ scheduler, clock, computeNodes: NODES, listeners: [0], detector: { heartbeatIntervalMs: H_MS, missesBeforeSuspect: K } });
+  const plane = new SimControlPlane({ scheduler, clock, computeNodes: NODES, listeners: [0], detector: { heartbeatIntervalMs: H_MS, missesBeforeSuspect: K }, plugins });
   const heard = new Map<number, number[]>();
   for (const node of [0, ...NODES]) plane.failuresOf(node).onComputeNodeFailed((dead) => heard.set(node, [...(heard.get(node) ?? []), dead]));
   const runUntil = (ms: number) => scheduler.run({ untilNs: ms * NS_PER_MS });
@@ -58,5 +59,39 @@ describe('the coordinator control plane in sim (libs/control over the in-memory 
     // its epochs continue above the crashed one's
     expect(plane.plane!.membership.view!.epoch).toBeGreaterThan(0n);
     plane.close();
+  });
+
+  it('starts every plug-in it is given: node parts closed when their node dies, a switch member that heartbeats, drivers anew per coordinator life, counts merged', async () => {
+    const log: string[] = [];
+    const plugin = (name: string, withSwitch: boolean): InProcessControlPlugin => ({
+      computeNode: ({ node }) => (log.push(`${name} node ${node}`), { close: () => void log.push(`${name} close ${node}`) }),
+      ...(withSwitch ? { switchMember: () => void log.push(`${name} switch`), announcesSwitch: true } : {}),
+      coordinator: () => ({
+        recoveryDrivers: [
+          () => ({
+            switchJoined: (m) => void log.push(`${name} joined ${m.id}`),
+            computeDead: (m) => void log.push(`${name} dead ${m.node}`),
+            close: () => void log.push(`${name} driver closed`),
+          }),
+        ],
+      }),
+      counts: () => ({ [name]: log.filter((l) => l.startsWith(`${name} dead`)).length }),
+    });
+    const { plane, runUntil } = cluster([plugin('a', true), plugin('b', false)]);
+    expect(log.slice(0, 7)).toStrictEqual(['a node 1', 'b node 1', 'a node 2', 'b node 2', 'a node 3', 'b node 3', 'a switch']);
+    await runUntil(10);
+    // the switch heartbeats as a member: every driver hears it join
+    expect(log.filter((l) => l.includes('joined'))).toStrictEqual(['a joined switch-0', 'b joined switch-0']);
+    plane.kill(3);
+    await runUntil(20);
+    expect(log).toContain('a close 3');
+    expect(log).toContain('b close 3');
+    expect(plane.counts).toStrictEqual({ a: 1, b: 1 });
+    plane.crashCoordinator();
+    expect(log.filter((l) => l.endsWith('driver closed'))).toStrictEqual(['a driver closed', 'b driver closed']);
+    plane.restartCoordinator();
+    await runUntil(30);
+    plane.close();
+    expect(log.filter((l) => l.endsWith('driver closed'))).toHaveLength(4);
   });
 });

@@ -63,7 +63,7 @@ describe('multi-rack FissLock on sim (§5.4)', () => {
   it('a compute node killed mid-run: S1–S3 rewrites both racks’ deciders and every lock is acquirable after healing', async () => {
     const r = await runSwarmMix(fisslock, killMix());
     expect(r.verdict.violations).toStrictEqual([]);
-    expect(r.control?.fissRecoveries).toBeGreaterThanOrEqual(1);
+    expect(r.control?.counts['fissRecoveries']).toBeGreaterThanOrEqual(1);
     expect(r.heal?.stuck).toStrictEqual([]);
     expect(r.switchPackets?.every((n) => n > 0)).toBe(true);
   });
@@ -71,7 +71,7 @@ describe('multi-rack FissLock on sim (§5.4)', () => {
   it('mutant: S3 writes rack 0’s switch only — the heal probe finds locks of rack 1 stuck', async () => {
     const mix = killMix();
     const r = await runInMemory({ ...swarmRunOptions(fisslock, mix), mutantRecoverFirstRackOnly: true });
-    expect(r.control?.fissRecoveries).toBeGreaterThanOrEqual(1);
+    expect(r.control?.counts['fissRecoveries']).toBeGreaterThanOrEqual(1);
     const stuck = r.heal?.stuck ?? [];
     expect(stuck.length + r.verdict.violations.length).toBeGreaterThan(0);
     // among them, locks owned by the rack S3 skipped (odd ids: rackOfLock = id % 2)

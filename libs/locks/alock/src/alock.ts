@@ -14,6 +14,7 @@ export function createAlockClient(ports: ClientPorts, options?: ProtocolOptions,
 
 export const alock: ProtocolDefinition = {
   id: 'alock',
+  recovery: { compute: { mechanism: 'driven', action: 'as mcs: gate, drain, abort, reset of both cohort tails and victim, resume; a dead successor is cut by the releaser as in mcs' } },
   // Live: wait up to 200 ms for a successor's link before cutting the queue, so a slow but live one is not cut.
   liveDefaults: { releaseLinkTimeoutNs: 200_000_000 },
   swarm: { pauses: 'beyond-lease', colocatedClients: true, nodeKill: true, partitions: true, options: alockSwarmOptions },

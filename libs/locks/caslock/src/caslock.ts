@@ -257,6 +257,8 @@ export class CasLockClient implements LockClient<CasGrant> {
 
 export const caslock: ProtocolDefinition = {
   id: 'caslock',
+  // The word names the holder's node: once the memory node refuses the dead node's verbs, freeing it is safe.
+  recovery: { compute: { mechanism: 'fence', action: 'memory node fences the dead node, then CASes its holder tags to free (rw: dead writer field cleared; anonymous reader counts stay)' } },
   // No lease and no repair: a dead holder keeps its word set (the baseline's known limit). A lost
   // completion is repaired by the read-back of a live client (seed 13, tests/lost-completions).
   swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true, flushedVerbs: true },

@@ -1,6 +1,6 @@
 import { fissLockDecider } from '@lockfabric/lock-fisslock';
 import type { FissLockDecider, FissLockPolicy } from '@lockfabric/lock-fisslock';
-import { netlockProgram, planQueuesForSwitch } from '@lockfabric/lock-netlock';
+import { isNetLockProgram, netlockProgram, planQueuesForSwitch } from '@lockfabric/lock-netlock';
 import type { NetLockProgram, QueueAllocation, TraceRequest } from '@lockfabric/lock-netlock';
 import type { SwitchProgramName } from '@lockfabric/locks-common';
 import { forwardProgram } from '@lockfabric/switch';
@@ -73,10 +73,8 @@ export function isFissLockDecider(program: SwitchProgram): program is FissLockDe
   return program.name === 'fisslock' && typeof (program as Partial<FissLockDecider>).lockCount === 'function';
 }
 
-/** The loaded program is NetLock's (its control plane installs queues and purges machines). */
-export function isNetLockProgram(program: SwitchProgram): program is NetLockProgram {
-  return program.name === 'netlock' && typeof (program as Partial<NetLockProgram>).install === 'function';
-}
+/** The loaded program is NetLock's (its control plane installs queues and purges machines): lock-netlock's check. */
+export { isNetLockProgram };
 
 /** A program whose hot-lock queues the control plane installs and purges (NetLock's). */
 export type QueueProgram = Pick<NetLockProgram, 'install' | 'purgeMachine' | 'maxMachines'>;

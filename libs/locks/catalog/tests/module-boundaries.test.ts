@@ -69,6 +69,32 @@ describe('module boundaries (lint)', () => {
     expect(await restrictedImports(eslint, 'apps/memory-node/src/planted.ts', "import { caslock } from '@lockfabric/lock-caslock';\nexport const planted = caslock;\n")).toHaveLength(1);
   }, 180_000);
 
+  it('rejects a protocol named in the generic control plane and the sim control plane; the plug-in list outside them may', async () => {
+    const eslint = new ESLint({ cwd: root });
+    const syntax = async (file: string, text: string) => {
+      const [result] = await eslint.lintText(text, { filePath: `${root}${file}` });
+      return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+    };
+    // planted mutants: the FissLock wiring and NetLock purge the sim control plane had, the FissLock driver seam and rule table libs/control had
+    const simWiring = "import { startFissRecoveryHook } from '@lockfabric/lock-fisslock-control';\nimport { NetLockNotInUseError } from '@lockfabric/lock-netlock-control';\nexport const planted = [startFissRecoveryHook, NetLockNotInUseError];\n";
+    expect(await restrictedImports(eslint, 'libs/harness/src/control/planted.ts', simWiring)).toHaveLength(2);
+    const fromCatalog = "import { isNetLockProgram } from '@lockfabric/lock-catalog';\nimport { fisslockPlugins } from '@lockfabric/lock-catalog-control';\nexport const planted = [isNetLockProgram, fisslockPlugins];\n";
+    expect(await restrictedImports(eslint, 'libs/control/src/planted.ts', fromCatalog)).toHaveLength(2);
+    expect(await restrictedImports(eslint, 'libs/control/src/recovery/planted.ts', "import type { FissSwitchControl } from '@lockfabric/lock-fisslock';\nexport type Planted = FissSwitchControl;\n")).toHaveLength(1);
+    expect(await restrictedImports(eslint, 'libs/harness/src/control/planted.ts', "import { fissNotDriven } from '@lockfabric/control';\nexport const planted = fissNotDriven;\n")).toHaveLength(1);
+    const table = "export const planted = { 'declock-cql': { mechanism: 'lease' } };\nexport const isQueueLock = (p: string): boolean => p === 'mcs';\n";
+    expect(await syntax('libs/control/src/planted.ts', table)).toHaveLength(2);
+    expect(await syntax('libs/harness/src/control/planted.ts', "export const planted = (p?: string): boolean => p === 'netlock';\n")).toHaveLength(1);
+    // the library-imports-app rule and the bare-throw rule still hold there (one options list per file set)
+    expect(await restrictedImports(eslint, 'libs/control/src/planted.ts', "import { main } from '@lockfabric/coordinator';\nexport const planted = main;\n")).toHaveLength(1);
+    expect(await syntax('libs/harness/src/control/planted.ts', "export function planted(): never {\n  throw new Error('x');\n}\n")).toHaveLength(1);
+    // what passes: generic imports, tests, and the harness's plug-in list outside src/control
+    const generic = "import { startControlPlane, rulesFor } from '@lockfabric/control';\nimport type { InProcessControlPlugin, MemberRecoveryDriverFactory } from '@lockfabric/control';\nexport const planted = [startControlPlane, rulesFor];\nexport type Planted = [InProcessControlPlugin, MemberRecoveryDriverFactory];\n";
+    expect(await restrictedImports(eslint, 'libs/harness/src/control/planted.ts', generic)).toEqual([]);
+    expect(await restrictedImports(eslint, 'libs/harness/src/control/planted.test.ts', "import { protocolById } from '@lockfabric/lock-catalog';\nimport { fissInProcessWiring } from '@lockfabric/lock-fisslock-control';\nexport const planted = [protocolById('fisslock'), fissInProcessWiring];\n")).toEqual([]);
+    expect(await restrictedImports(eslint, 'libs/harness/src/planted.ts', "import { fissInProcessWiring } from '@lockfabric/lock-fisslock-control';\nexport const planted = fissInProcessWiring;\n")).toEqual([]);
+  }, 180_000);
+
   it('rejects an app comparing a protocol id or switch program name; the id list matches the catalog', async () => {
     const eslint = new ESLint({ cwd: root });
     const syntax = async (file: string, text: string) => {

@@ -7,5 +7,6 @@ export * from './deadline.js';
 export * from './op-span.js';
 export * from './handover-span.js';
 export * from './queue-recovery.js';
+export * from './recovery-rule.js';
 export * from './swarm-profile.js';
 export * from './word-reconciler.js';

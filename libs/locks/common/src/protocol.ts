@@ -1,5 +1,6 @@
 import type { ClientPorts, LockClient, LockId, LockMode, NicCapability, NodeId, ProtocolId } from '@lockfabric/ports';
 import type { SwitchProgram } from '@lockfabric/switch';
+import type { ProtocolRecovery } from './recovery-rule.js';
 import type { SwarmProfile } from './swarm-profile.js';
 
 /** Options a user can pass to a protocol (`--opt backoff=true`); each protocol validates its own. */
@@ -37,6 +38,8 @@ export interface ProtocolDefinition {
   readonly liveDefaults?: ProtocolOptions;
   /** Servers the protocol runs on nodes beside its clients (agent pools, lock servers, recovery). */
   readonly services?: ProtocolServices;
+  /** How its locks come back after a member fails: the coordinator books one action per rule. */
+  readonly recovery: ProtocolRecovery;
   /** The faults `check --swarm` injects into this protocol; jitter and healing only when absent. */
   readonly swarm?: SwarmProfile;
   createClient(ports: ClientPorts, options?: ProtocolOptions): LockClient;

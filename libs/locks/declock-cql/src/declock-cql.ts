@@ -19,6 +19,7 @@ export function createDeclockCqlClient(ports: ClientPorts, options?: ProtocolOpt
 export function declockCqlProtocol(capacity = DECLOCK_CQL_DEFAULT_CAPACITY): ProtocolDefinition {
   return {
     id: 'declock-cql',
+    recovery: { compute: { mechanism: 'lease', boundMs: 30, action: 'as declock' } },
     // Dead nodes are reset past. A crashed client on a live node is never suspected by default
     // (suspectAfterNs = inf); the swarm runs crashes with a 2 ms suspicion, longer than any pause
     // it draws, since a member declared failed while merely slow would still hold (decision 0005).

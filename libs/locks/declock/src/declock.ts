@@ -23,6 +23,12 @@ export function createDeclockClient(ports: ClientPorts, options?: ProtocolOption
 export function declockProtocol(capacity = DECLOCK_DEFAULT_CAPACITY): ProtocolDefinition {
   return {
     id: 'declock',
+    // A waiter that times out (acquireTimeoutNs 10 ms + stagger ≤ 15 ms) resets the lock, fenced by the
+    // reset counter. The compute nodes' declock service hears the FailureNotice too: a reset stops
+    // waiting for the dead node's queue members once every live node has acknowledged, and a reset the
+    // dead node had claimed is taken over. So the action is done by the notice, or one waiter timeout
+    // (+ an ack round trip) after it for a lock nobody waited on yet.
+    recovery: { compute: { mechanism: 'lease', boundMs: 30, action: 'waiter timeout triggers a lock reset fenced by the reset counter; on the FailureNotice the reset stops waiting for the dead node (live nodes acknowledge with RESET_ACK) and a reset the dead node had claimed is taken over' } },
     // Dead nodes are marked through the failure feed and reset past; a restarted memory node's
     // locks are reset on each compute node before use (§4.6). A crashed client on a live node is
     // not recovered within the heal budget yet (left out until it is).

@@ -254,6 +254,8 @@ export class DrtmClient implements LockClient<DrtmGrant> {
 
 export const drtm: ProtocolDefinition = {
   id: 'drtm',
+  // Read leases last λ + Δ (1 ms + 50 µs) and run out; write words name the owner machine.
+  recovery: { compute: { mechanism: 'fence', action: 'read leases expire after λ+Δ; write locks owned by the dead machine are freed by the memory node after fencing it' } },
   // Live: a lease long enough for a verb over gRPC (~100 µs, not RDMA's ~2 µs), clocks as loose as processes'.
   liveDefaults: { leaseNs: 50_000_000, driftNs: 1_000_000, txMarginNs: 20_000_000 },
   // Write locks have no lease: a dead writer keeps its lock (DrTM relies on its transaction layer).

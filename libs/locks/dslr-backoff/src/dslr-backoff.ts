@@ -65,6 +65,7 @@ export function dslrBackoffSwarmOptions(random: Random): ProtocolOptions {
 
 export const dslrBackoff: ProtocolDefinition = {
   id: 'dslr-backoff',
+  recovery: { compute: { mechanism: 'lease', boundMs: 25, action: 'as dslr' } },
   // Live: as DSLR's (leases that outlast a contended hold over gRPC, ω near one live round trip).
   liveDefaults: { leaseNs: 200_000_000, waitUnitNs: 100_000 },
   swarm: { crashes: true, nodeKill: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', options: dslrBackoffSwarmOptions },

@@ -37,6 +37,8 @@ export function dslrMultiSlotOptions(random: Random): ProtocolOptions {
 
 export const dslr: ProtocolDefinition = {
   id: 'dslr',
+  // Waiters skip tickets whose counters stalled for 2λ, polling at most every λ/2 (λ = 10 ms).
+  recovery: { compute: { mechanism: 'lease', boundMs: 25, action: 'waiters skip stalled tickets after 2λ; late release fenced by LeaseExpiredError' } },
   // Live: leases that outlast a contended hold over gRPC, and the poll unit ω near one live round trip.
   liveDefaults: { leaseNs: 200_000_000, waitUnitNs: 100_000 },
   // Leases short enough that dead holders are skipped within a small run (DSLR §4.6).

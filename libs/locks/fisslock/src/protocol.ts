@@ -43,6 +43,11 @@ export function createFissLockClient(ports: ClientPorts, options?: ProtocolOptio
 
 export const fisslock: ProtocolDefinition = {
   id: 'fisslock',
+  // The coordinator drives S1–S3 (FissLock §7.2) through the recovery driver of libs/locks/fisslock/control.
+  recovery: {
+    compute: { mechanism: 'driven', action: 'coordinator runs S1 (pause survivors, gather agents and clients), S2 (repair: the dead server\'s holds and queue entries dropped, its agents rebuilt on survivors), S3 (switch registers rewritten, the dead machine\'s seq window fenced) over ctl.fiss.<node>.<verb>' },
+    switch: { mechanism: 'await-restart', action: 'S0 restart; once it is back the coordinator runs S1 pause and gather agent states, S2 repair, S3 rebuild switch registers, then resumes the servers' },
+  },
   // Live: the timers assume a switch round trip of a few µs; over NATS one takes 1–50 ms on a loaded
   // machine, so with these sim defaults every attempt would time out before its GRANT. The RTO stays
   // well above a loaded round trip: spurious resends feed the duplicate paths (README).

@@ -520,6 +520,8 @@ function u64Bytes(value: bigint): Uint8Array {
 
 export const mcs: ProtocolDefinition = {
   id: 'mcs',
+  // A dead successor that never linked is cut by the releaser after releaseLinkTimeoutNs.
+  recovery: { compute: { mechanism: 'driven', action: 'coordinator gates every survivor (no new enqueues), waits until no survivor holds (a hand-over to the dead node counts as done), has each survivor abort its waiters (LockAbortedError), zeroes the lock table through one survivor, resumes — over ctl.queue.<node>.<verb>; a dead successor that never linked is cut by the releaser after releaseLinkTimeoutNs' } },
   // Live: wait up to 200 ms for a successor's link before cutting the queue, so a slow but live one is not cut.
   liveDefaults: { releaseLinkTimeoutNs: 200_000_000 },
   // A dead node's holders and waiters are repaired by the coordinator's queue-lock recovery.

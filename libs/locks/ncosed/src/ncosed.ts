@@ -307,6 +307,8 @@ const READ_BACK_ATTEMPTS = 200;
 
 export const ncosed: ProtocolDefinition = {
   id: 'ncosed',
+  // No lease and no repair (README, "Failures").
+  recovery: { compute: { mechanism: 'none', action: 'a dead exclusive holder keeps the tail and its queued requesters wait; a dead reader its count; held until a reset between runs' } },
   // No lease and no repair: a crashed exclusive holder keeps the tail (README "Failures").
   swarm: { pauses: 'beyond-lease', partitions: true },
   summary: 'N-CoSED: CAS for the last exclusive requester, FAA for readers, conflicts queued by request/grant messages between clients',

@@ -67,6 +67,12 @@ export function readNetLockOptions(options?: ProtocolOptions) {
  */
 export const netlock: ProtocolDefinition = {
   id: 'netlock',
+  // Hot locks: the coordinator purges the dead node's switch-queue entries (libs/locks/netlock/control
+  // netlock-purge.ts); done when the switch answers.
+  recovery: {
+    compute: { mechanism: 'driven', action: 'hot locks (switch queues): the coordinator calls SwitchControl.PurgeNetLockMachine, which fences the dead machine in the switch and removes its queue entries, granting the waiters behind them; cold locks: the lock server drops the dead node\'s holds and queued requests on the FailureNotice and fences it, as srvlock' },
+    switch: { mechanism: 'await-restart', action: 'switch queues lost; rebuild from clients' },
+  },
   // A dead node's switch-queued holds are purged by the coordinator (in sim too: the switch model's purge).
   // Lost and duplicated packets (switch faults, partitions) cost time only: RELEASEs, ACQUIREs and cancels are resent.
   // After healing, every switch queue must be empty, with no entry of a dead machine (swarm-invariants.ts).

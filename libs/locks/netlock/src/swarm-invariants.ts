@@ -1,6 +1,5 @@
 import type { SwarmEndView } from '@lockfabric/locks-common';
-import type { SwitchProgram } from '@lockfabric/switch';
-import type { NetLockProgram } from './switch-program/index.js';
+import { isNetLockProgram } from './switch-program/index.js';
 
 /**
  * How long the run goes on after healing before the queues are read: the heal probe's last
@@ -28,9 +27,4 @@ export async function netlockSwarmInvariants(end: SwarmEndView): Promise<readonl
     problems.push(`lock ${lock}: ${machines.length} entries left in its switch queue after healing (machines ${machines.join(', ')}${deadNote})`);
   }
   return problems;
-}
-
-function isNetLockProgram(program: SwitchProgram | undefined): program is NetLockProgram {
-  const p = program as Partial<NetLockProgram> | undefined;
-  return p?.name === 'netlock' && typeof p.queueMachines === 'function';
 }

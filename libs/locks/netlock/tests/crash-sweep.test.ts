@@ -149,7 +149,7 @@ const DETECTION_MS = 0.05;
 const SWEEP: SwarmSeedExtras = {
   spec: { durationMs: 1.5, operations: undefined, timeoutMs: TIMEOUT_MS, readRatio: 0.6 },
   kill: { detectionMs: DETECTION_MS },
-  judge: (run) => sweepJudge(run.history.events(), run.nodeFailure, run.control?.netlockPurges ?? 0),
+  judge: (run) => sweepJudge(run.history.events(), run.nodeFailure, run.control?.counts['netlockPurges'] ?? 0),
 };
 
 /** Survivor acquires invoked after the dead node was declared (the purge) that timed out, as a failure line. */

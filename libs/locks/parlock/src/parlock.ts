@@ -41,6 +41,8 @@ function readParLockOptions(options?: ProtocolOptions) {
  */
 export const parlock: ProtocolDefinition = {
   id: 'parlock',
+  // As srvlock: the managers act on the FailureNotice and send no report.
+  recovery: { compute: { mechanism: 'lease', boundMs: 10, action: 'every surviving partition manager drops the dead node\'s holds and queued requests on the FailureNotice and fences it, as srvlock; locks homed on the dead node move to the next live node, which serves them after a grace that reclaims the survivors\' holds' } },
   // The home of a dead node's locks moves to the next live node after a reclaim round.
   swarm: { nodeKill: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', switchFaults: 'delay' },
   summary: 'lock managers partitioned across compute nodes by lock home (lock mod n); local grants without packets',

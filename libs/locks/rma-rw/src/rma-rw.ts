@@ -225,6 +225,8 @@ function counters(addr: RemoteAddr): RemoteAddr {
 
 export const rmaRw: ProtocolDefinition = {
   id: 'rma-rw',
+  // No lease and no repair (README, "Failures").
+  recovery: { compute: { mechanism: 'none', action: 'a dead writer keeps the MCS queue and the writer flag, a dead reader its arrival; locks stay held until a reset between runs' } },
   // Live: a 200 ms successor-link wait (as MCS) and reader polls near one live round trip.
   liveDefaults: { releaseLinkTimeoutNs: 200_000_000, pollIntervalNs: 50_000 },
   // No lease and no repair: a crashed holder (writer or reader) keeps the lock (README "Failures").

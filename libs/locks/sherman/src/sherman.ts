@@ -242,6 +242,8 @@ function abortedPromise(signal: AbortSignal): Promise<void> {
 
 export const sherman: ProtocolDefinition = {
   id: 'sherman',
+  // No lease and no repair (README, "Failures").
+  recovery: { compute: { mechanism: 'none', action: 'a dead node keeps the CAS words its clients held; held until a reset between runs' } },
   // No lease and no repair: a crashed holder keeps the global word (and its node's local entry).
   // A lost completion is repaired by a live client's read-back (tests/lost-completions).
   swarm: { pauses: 'beyond-lease', memoryRestart: true, partitions: true, flushedVerbs: true },

@@ -6,6 +6,8 @@ import { ShiftLockRecoveryServer } from './recovery-server.js';
 
 export const shiftlock: ProtocolDefinition = {
   id: 'shiftlock',
+  // RelCnt watching fires after 3·T_lease, then an era-fenced reset through the memory node.
+  recovery: { compute: { mechanism: 'lease', boundMs: 30, action: 'RelCnt watch (3·T_lease) then era-fenced reset by the memory-node recovery server' } },
   // Live: T_lease 10 ms assumes RDMA hold times; a loaded live node stalls for tens of ms, and every
   // stall past 3·T_lease resets a lock under a live holder (fenced, but the hold is lost).
   liveDefaults: { leaseNs: 100_000_000 },

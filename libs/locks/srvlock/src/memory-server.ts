@@ -1,5 +1,5 @@
 import { OptionReader, RUN_EPOCH_OPTION, SERVICE_CLIENT } from '@lockfabric/locks-common';
-import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
+import type { ProtocolDefinition, ProtocolOptions, ProtocolRecovery } from '@lockfabric/locks-common';
 import { lockAddress } from '@lockfabric/ports';
 import type { ProtocolId } from '@lockfabric/ports';
 import { LockServer } from './lock-server.js';
@@ -29,6 +29,8 @@ export interface MemoryServerOptions {
 export interface MemoryServerDesign {
   readonly id: ProtocolId;
   readonly summary: string;
+  /** What becomes of a dead compute node's holds (the design's own rule: live keeps them, sim drops them). */
+  readonly recovery: ProtocolRecovery;
   /** Distinguishes this protocol's requests in the memory node's shared service mailbox (1…255). */
   readonly tag: number;
   /** Retry-on-fail: a conflicting try is answered busy and retried after a random backoff. */
@@ -90,6 +92,7 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
   return {
     id: design.id,
     summary: design.summary,
+    recovery: design.recovery,
     // Compute nodes die and pause; a dead node's holds are dropped on its failure notice. Memory
     // nodes do not die (their lock table would go with them).
     swarm: { nodeKill: true, pauses: 'beyond-lease', partitions: true, flushedVerbs: true },

@@ -53,6 +53,9 @@ export const SRVLOCK_HOMES: LockHomes = {
  */
 export const srvlock: ProtocolDefinition = {
   id: 'srvlock',
+  // The lock server acts on the FailureNotice itself (within ms); it sends no report, so the book
+  // counts the action done a small bound after detection.
+  recovery: { compute: { mechanism: 'lease', boundMs: 10, action: 'the lock server drops the dead node\'s holds and queued requests on the FailureNotice, grants the survivors behind them, and ignores the dead node\'s later requests (fenced for the run); if the dead node was the server, the next live node takes over after a grace that reclaims the survivors\' holds' } },
   // The server fails over when its node dies; the switch path is assumed lossless (no loss or duplication).
   swarm: { nodeKill: true, memoryRestart: true, partitions: true, flushedVerbs: true, pauses: 'beyond-lease', switchFaults: 'delay' },
   summary: 'one dedicated lock server (lowest compute node): holders + FIFO queue per lock, over the forward program',

@@ -1,4 +1,4 @@
-import { GatedSwitchPort, existingAgentPool, fisslock, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-fisslock';
+import { DECIDER_INITIAL_VALUES, GatedSwitchPort, existingAgentPool, fisslock, isMachineFenced, machineRecovery, readFissLockOptions } from '@lockfabric/lock-fisslock';
 import type { AgentPool } from '@lockfabric/lock-fisslock';
 import { startFissRecoveryHook, startFissRecoveryResponder, startFissSelfFence, startFissStuckReporter } from '@lockfabric/lock-fisslock-control';
 import type { FissPoolHandle, FissRecoveryHook } from '@lockfabric/lock-fisslock-control';
@@ -24,7 +24,7 @@ function coordinator(deps: CoordinatorPluginDeps): CoordinatorPlugin {
   let hook: FissRecoveryHook | undefined;
   const racks = deps.racks && deps.racks > 1 ? { racks: deps.racks } : {};
   return {
-    controlPlane: { fissRecovery: (context) => (hook = startFissRecoveryHook({ ...context, ...racks, switchControl: deps.switchControl, ...(deps.timings ?? {}) })) },
+    controlPlane: { recoveryDrivers: [(context) => (hook = startFissRecoveryHook({ ...context, ...racks, switchControl: (address) => deps.switchControl(address, DECIDER_INITIAL_VALUES), ...(deps.timings ?? {}) }))] },
     counters: [
       {
         name: 'lockfabric_coordinator_fiss_stuck_total',

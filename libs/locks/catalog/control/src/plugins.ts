@@ -3,6 +3,7 @@ import type { FissSwitchControlFactory } from '@lockfabric/lock-fisslock';
 import type { QueueAllocation } from '@lockfabric/lock-netlock';
 import type { FissRecoveryHookDeps } from '@lockfabric/lock-fisslock-control';
 import type { Clock, LockPacket, LockTableLayout, NodeId, SwitchPort } from '@lockfabric/ports';
+import { protocolRecoveries } from '@lockfabric/lock-catalog';
 import type { queueProgram } from '@lockfabric/lock-catalog';
 import { fisslockPlugins } from './fisslock-plugins.js';
 import { netlockPlugins, netlockQueueInstaller } from './netlock-plugins.js';
@@ -28,8 +29,12 @@ export interface PluginCounter {
   read(): readonly CounterReading[];
 }
 
-/** A switch program's control service as the coordinator's recovery drives it (gRPC in the app). */
-export type SwitchProgramControlFactory = FissSwitchControlFactory;
+/**
+ * Opens the control service of a switch at `address` as a protocol's recovery drives it (gRPC in the
+ * app); `initialValues` are the program's registers that reset to something other than 0, by array
+ * name (the protocol's plug-in knows them, the app does not).
+ */
+export type SwitchProgramControlFactory = (address: string, initialValues: Readonly<Record<string, number>>) => ReturnType<FissSwitchControlFactory>;
 export type { FissSwitchControl as SwitchProgramControl, SwitchAdmissionState } from '@lockfabric/lock-fisslock';
 
 /** Timings a test may shorten in the coordinator's recovery plug-ins. */
@@ -124,12 +129,18 @@ export function coordinatorPlugins(deps: CoordinatorPluginDeps): CoordinatorPlug
 
 /**
  * The plug-ins' contributions to the control plane's deps, as one object: single drivers by field
- * (each field has one contributor), machine-death recoveries concatenated in catalog order.
+ * (each field has one contributor), drivers and machine-death recoveries concatenated in catalog order; and
+ * every catalog protocol's recovery rules, which the recovery book keeps one action per.
  */
 export function coordinatorControlPlane(plugins: readonly CoordinatorPlugin[]): Partial<ControlPlaneDeps> {
   return plugins.reduce<Partial<ControlPlaneDeps>>(
-    (merged, p) => ({ ...merged, ...p.controlPlane, machineDeathRecoveries: [...(merged.machineDeathRecoveries ?? []), ...(p.controlPlane.machineDeathRecoveries ?? [])] }),
-    {},
+    (merged, p) => ({
+      ...merged,
+      ...p.controlPlane,
+      recoveryDrivers: [...(merged.recoveryDrivers ?? []), ...(p.controlPlane.recoveryDrivers ?? [])],
+      machineDeathRecoveries: [...(merged.machineDeathRecoveries ?? []), ...(p.controlPlane.machineDeathRecoveries ?? [])],
+    }),
+    { protocolRecoveries: protocolRecoveries() },
   );
 }
 

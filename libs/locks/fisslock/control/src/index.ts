@@ -9,3 +9,4 @@ export { startFissRecoveryHook, type FissRecoveryHook, type FissRecoveryHookDeps
 export { startFissStuckReporter, type FissStuckReporter, type FissStuckReporterDeps } from './stuck-reporter.js';
 export { startFissSelfFence, type FissSelfFence, type FissSelfFenceDeps } from './self-fence.js';
 export { AnnouncedSwitches, MissingRackSwitchError, rackedSwitchControl } from './rack-switches.js';
+export { FissInProcessWiring, fissInProcessControl, fissInProcessWiring, switchModelControl, type FissCluster, type InProcessFissRecovery, type InProcessFissTimings, type RegisterSwitch } from './in-process.js';

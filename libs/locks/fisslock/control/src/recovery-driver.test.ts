@@ -3,7 +3,7 @@ import { RecoveryStage } from '@lockfabric/wire';
 import type { DeciderControl, MachineOrders, ServerReport, FissParticipant } from '@lockfabric/lock-fisslock';
 import { describe, expect, it } from 'vitest';
 import { RecoveryBook, parseRecoveryDetail, recoveryToWire } from '@lockfabric/control';
-import { FissParticipantError, RECOVERY_ATTR, runFissRecovery } from '@lockfabric/lock-fisslock';
+import { FissParticipantError, RECOVERY_ATTR, fisslock, runFissRecovery } from '@lockfabric/lock-fisslock';
 
 /** Registers as plain arrays: what S3 wrote is what the test reads. */
 function fakeSwitch(lockCount: number): DeciderControl & { regs: Map<string, number[]> } {
@@ -59,7 +59,7 @@ describe('coordinator FissLock recovery driver', () => {
     expect(sw.regs.get('fisslock.rw')).toEqual([0, 1, 0, 0]);
     expect(sw.regs.get('fisslock.seq')![3]).toBe((500 - 65_536) >>> 0);
 
-    const book = new RecoveryBook();
+    const book = new RecoveryBook({ protocols: new Map([[fisslock.id, fisslock.recovery]]) });
     book.begin({ role: 'switch', id: 'rack0', node: 200, incarnation: 1n }, 7n, 500);
     book.recordSteps('switch', 'rack0', 'fisslock', run.steps, t);
     const phases = book.all().flatMap(recoveryToWire).filter((p) => p.protocol === 'fisslock');

@@ -3,7 +3,7 @@ import { MalformedInputError, NS_PER_MS, errorMessage } from '@lockfabric/ports'
 import type { NodeId, Trace } from '@lockfabric/ports';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { FissStuckLockSchema, FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
-import type { DriverContext, FailedCompute, FissRecoveryDriver } from '@lockfabric/control';
+import type { DriverContext, DriverMember, MemberRecoveryDriver } from '@lockfabric/control';
 import { DEFAULT_ATTEMPT_POLICY, nextStep, FissParticipantError, runFissRecovery } from '@lockfabric/lock-fisslock';
 import { BusFissParticipant } from './bus-participant.js';
 import { admissionSubject } from './admission-orders.js';
@@ -56,7 +56,8 @@ export interface FissRecoveryHookDeps extends DriverContext {
   readonly participant?: (node: NodeId) => HookParticipant;
 }
 
-export type { FailedCompute };
+/** A switch, or a compute node declared dead, as the hook hears of it. */
+export type FailedCompute = DriverMember;
 
 interface RecoveredMember extends FailedCompute {
   /** `lock`: a stuck-lock repair, which has no member in the recovery book. */
@@ -72,7 +73,7 @@ export interface StuckLockStats {
   coalesced: number;
 }
 
-export interface FissRecoveryHook extends FissRecoveryDriver {
+export interface FissRecoveryHook extends MemberRecoveryDriver {
   /**
    * A switch was seen for the first time (this coordinator started, or the switch did). An open
    * switch stays open; a closed one — restarted, or closed mid-recovery, while no coordinator

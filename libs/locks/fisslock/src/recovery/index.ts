@@ -12,3 +12,4 @@ export * from './driver.js';
 export * from './attempt-policy.js';
 export * from './gated-switch-port.js';
 export * from './switch-control.js';
+export * from './recovery-timing.js';

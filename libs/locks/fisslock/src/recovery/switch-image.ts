@@ -9,6 +9,9 @@ import type { RepairPlan } from './recovery-state.js';
  */
 export const DECIDER_ARRAYS = { seq: 'fisslock.seq', free: 'fisslock.free', rw: 'fisslock.rw', pref: 'fisslock.pref', mid: 'fisslock.mid', inca: 'fisslock.inca' } as const;
 
+/** The decider's registers that do not start at 0 (every lock free), as a switch resets them. */
+export const DECIDER_INITIAL_VALUES: Readonly<Record<string, number>> = { [DECIDER_ARRAYS.free]: 1 };
+
 /**
  * Distance below a fenced machine's last accepted seq at which its window is set: every packet it
  * may still send (a retransmission of its unacknowledged window, or anything new) then lands in

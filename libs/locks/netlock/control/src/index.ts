@@ -18,3 +18,4 @@ export {
 } from './netlock-purge.js';
 export { installNetLockQueues, type InstalledQueues } from './queue-install.js';
 export { netlockSwitchCalls, type NetLockSwitchCalls, type NetLockSwitchCallsDeps } from './switch-calls.js';
+export { netlockInProcessControl } from './in-process.js';

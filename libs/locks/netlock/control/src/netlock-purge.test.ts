@@ -10,6 +10,8 @@ import { NetLockNotInUseError, callerPurgePort, startNetLockPurge } from './netl
 import type { PurgeCall } from './netlock-purge.js';
 
 const subjects = createSubjects('netlock-purge-test');
+// NetLock's compute rule as the book sees it (this package may not import lock-netlock: a project cycle through its tests).
+const NETLOCK_ONLY = new Map([['netlock', { compute: { mechanism: 'driven' as const, action: 'switch-queue purge' } }]]);
 /** A control bus that only records the announce subscription, so the test can play the switch. */
 function fakeBus() {
   let deliver: ((data: Uint8Array) => void) | undefined;
@@ -28,7 +30,7 @@ function fakeBus() {
 function setup(purge: PurgeCall, maxAttempts = 3) {
   const { bus, announce } = fakeBus();
   const clock = new RealClock();
-  const recoveries = new RecoveryBook();
+  const recoveries = new RecoveryBook({ protocols: NETLOCK_ONLY });
   const trigger = startNetLockPurge({ bus, subjects, logger: quiet, clock, recoveries, malformed: new MalformedTally(), purge, maxAttempts, retryDelayMs: 1 });
   const member = { id: '3', node: 3, incarnation: 5n };
   recoveries.begin({ role: 'compute', ...member }, 1n, clock.nowNs());
@@ -138,7 +140,7 @@ describe('callerPurgePort (the purge over a switch control service)', () => {
   it('a switch whose program does not serve the call is NetLock not in use, so the purge ends at once', async () => {
     const { open } = fakeCallers(true);
     const { bus, announce } = fakeBus();
-    const recoveries = new RecoveryBook();
+    const recoveries = new RecoveryBook({ protocols: NETLOCK_ONLY });
     const clock = new RealClock();
     const trigger = startNetLockPurge({ bus, subjects, logger: quiet, clock, recoveries, malformed: new MalformedTally(), purge: callerPurgePort(open), maxAttempts: 3, retryDelayMs: 1 });
     await expect(callerPurgePort(open).purge('10.0.0.1:1', 4)).rejects.toBeInstanceOf(NetLockNotInUseError);

@@ -522,3 +522,9 @@ function notify(ctx: PacketContext, a: NetLockArrays, packet: LockPacket, index:
   const mode: LockMode = shared ? 'shared' : 'exclusive';
   return [{ kind: 'unicast', machine, packet: grantPacket(packet.lock, mode, machine, task, rid, target, serial, decision.more && shared, packet.trace) }];
 }
+
+/** The program is NetLock's (the one check: the catalog, the swarm invariants and the control calls ask it). */
+export function isNetLockProgram(program: SwitchProgram | undefined): program is NetLockProgram {
+  const p = program as Partial<NetLockProgram> | undefined;
+  return p?.name === 'netlock' && typeof p.install === 'function' && typeof p.purgeMachine === 'function' && typeof p.queueMachines === 'function';
+}

@@ -3,11 +3,13 @@
 // switch registers), each timed in real time around the production recovery steps, in one process.
 // The network is left out on purpose: the figure is about how the steps scale with lock state,
 // which the paper attributes to scanning every lock's metadata in S1 and S2.
-import { AgentPool, recoverInProcess } from '@lockfabric/lock-fisslock';
-import type { ClientRecord, RecoveryClientView } from '@lockfabric/lock-fisslock';
 import type { Clock, LockMode, NodeId, SwitchPort } from '@lockfabric/ports';
 import { Switch } from '@lockfabric/switch';
-import { fissLockDecider } from '@lockfabric/lock-fisslock';
+import { AgentPool } from '../agent-pool.js';
+import { fissLockDecider } from '../switch/index.js';
+import type { RecoveryClientView } from './recovery-client.js';
+import type { ClientRecord } from './recovery-state.js';
+import { recoverInProcess } from './run-recovery.js';
 
 export interface FissRecoveryTiming {
   readonly heldLocks: number;
@@ -21,9 +23,6 @@ export interface FissRecoveryTiming {
   readonly problems: number;
 }
 
-const realNowNs = (): number => performance.now() * 1e6;
-// Agent pools only read the clock here: nothing is sent or retransmitted during the measurement.
-const idleClock: Clock = { nowNs: () => Math.round(realNowNs()), sleep: () => new Promise(() => undefined) };
 
 /** A port that goes nowhere: the steps are timed, not the network. */
 function silentPort(machine: NodeId): SwitchPort {
@@ -49,9 +48,12 @@ class Ledger implements RecoveryClientView {
  * Times one recovery: `heldLocks` locks spread round-robin over `machines` machines (ids 1…), each
  * held by a task on its agent's machine; every 4th lock is shared with a holder on the next machine
  * and every 8th has an exclusive waiter on the machine after. The last machine fails together with
- * the switch (its registers reset), the case the paper measures.
+ * the switch (its registers reset), the case the paper measures. `realNowNs` is the caller's real
+ * clock in ns (protocol code reads no ambient time).
  */
-export async function timeFissLockRecovery(heldLocks: number, machines = 8): Promise<FissRecoveryTiming> {
+export async function timeFissLockRecovery(heldLocks: number, machines: number, realNowNs: () => number): Promise<FissRecoveryTiming> {
+  // Agent pools only read the clock here: nothing is sent or retransmitted during the measurement.
+  const idleClock: Clock = { nowNs: () => Math.round(realNowNs()), sleep: () => new Promise(() => undefined) };
   const sw = new Switch(fissLockDecider({ lockCount: Math.max(heldLocks, 1_024) }));
   const ids = Array.from({ length: machines }, (_, k) => (k + 1) as NodeId);
   const options = { policy: 'read-preferring' as const, rtoNs: 1e9, pacingNs: 0, starvePeriodNs: 1e9, mutantNoDuplicateSuppression: false };
