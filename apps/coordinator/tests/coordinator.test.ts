@@ -1,8 +1,9 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { connectNats, createSubjects, grpcPath, startHeartbeat } from '@lockfabric/live';
+import { MalformedTally, startFailureFeed } from '@lockfabric/control';
+import { NatsControlBus, connectNats, createSubjects, grpcPath, startHeartbeat } from '@lockfabric/live';
 import type { HeartbeatPublisher } from '@lockfabric/live';
-import { CoordinatorService, HeartbeatSchema, MemberState, MembershipViewSchema, StatusRequestSchema, StatusResponseSchema } from '@lockfabric/wire';
+import { CoordinatorService, FailureNoticeSchema, HeartbeatSchema, MemberState, MembershipViewSchema, StatusRequestSchema, StatusResponseSchema } from '@lockfabric/wire';
 import type { MembershipView, StatusResponse } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoordinator, type Coordinator } from '../src/coordinator.js';
@@ -21,8 +22,8 @@ const views: MembershipView[] = [];
 const start = () =>
   startCoordinator({ nc: ncCoordinator, subjects, cluster: 'coord-test', heartbeatIntervalMs: HEARTBEAT_MS, missesBeforeSuspect: 2, grpcPort: 0, grpcHost: '127.0.0.1', logger: memoryLogger() });
 
-const beat = (incarnation: number) =>
-  startHeartbeat({ nc: ncMembers, subjects, role: 'compute', id: '7', node: 7, incarnation, intervalMs: HEARTBEAT_MS, logger: memoryLogger() });
+const beat = (incarnation: number, node = 7) =>
+  startHeartbeat({ nc: ncMembers, subjects, role: 'compute', id: String(node), node, incarnation, intervalMs: HEARTBEAT_MS, logger: memoryLogger() });
 
 const stateOf = (view: MembershipView | undefined) => view?.members.find((m) => m.role === 'compute' && m.id === '7')?.state;
 
@@ -107,5 +108,32 @@ describe('coordinator over NATS', () => {
     const first = await viewAfter(afterRestart, MemberState.ALIVE, 'the first view of the restarted coordinator');
     expect(first.epoch).toBeGreaterThan(lastEpoch);
     heartbeat.stop();
+  });
+
+  // NATS keeps no view: the restarted coordinator learns the members its predecessor published from
+  // a compute node's failure feed (ctl.membership.recall), so a node that died while it was down,
+  // which it never hears, is still declared dead, with a FailureNotice, one timeout after its start.
+  it('a node that dies while no coordinator runs is declared dead by the restarted one, recalled from a survivor', async () => {
+    const feed = startFailureFeed({ bus: new NatsControlBus(ncMembers), subjects, node: 8, logger: memoryLogger(), malformed: new MalformedTally() });
+    await ncMembers.flush(); // the feed hears every view from here on
+    const survivor = beat(1, 8);
+    heartbeat = beat(3);
+    const both = await waitFor(() => views.find((v) => stateOf(v) === MemberState.ALIVE && v.members.find((m) => m.id === '7')?.incarnation === 3n && v.members.some((m) => m.id === '8')), { what: 'a view with compute/7#3 and compute/8 alive', timeoutMs: 10_000 });
+    await coordinator?.close();
+    heartbeat.stop(); // dies while no coordinator runs
+    await ncMembers.flush();
+    const notices: bigint[] = [];
+    const sub = ncMembers.subscribe(subjects.recovery('failure'), { callback: (_e, msg) => void notices.push(fromBinary(FailureNoticeSchema, msg.data).incarnation) });
+    const afterRestart = views.length;
+    coordinator = await start();
+    const dead = await viewAfter(afterRestart, MemberState.DEAD, 'the restarted coordinator declaring compute/7 dead');
+    expect(dead.epoch).toBeGreaterThan(both.epoch);
+    expect(dead.members.find((m) => m.id === '7')?.incarnation).toBe(3n);
+    expect(dead.members.find((m) => m.id === '8')?.state).toBe(MemberState.ALIVE);
+    await waitFor(() => notices.includes(3n), { what: 'the failure notice of compute/7#3', timeoutMs: 10_000 });
+    expect(feed.declared).toContain(7);
+    sub.unsubscribe();
+    feed.close();
+    survivor.stop();
   });
 });

@@ -17,6 +17,7 @@ import type { Recovery } from './recovery-book.js';
 import type { ProtocolRecoveries } from './recovery-rules.js';
 import { failureNoticeToWire } from './recovery-wire.js';
 import type { Subjects } from './subjects.js';
+import { recallView } from './view-recall.js';
 import { membershipViewToWire } from './view-wire.js';
 
 /** What the control plane counts as it goes; the live coordinator turns these into metrics. */
@@ -154,6 +155,16 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     clock.nowNs(),
     publish,
   );
+  // A restarted coordinator has heard nobody: the members its predecessor published are watched
+  // from now on, so one that died meanwhile is declared dead and recovered (view-recall.ts).
+  const recallTimeoutMs = Math.max(deps.warmupMs ?? membership.detector.suspectAfterMs, deps.heartbeatIntervalMs);
+  void recallView({ bus, subjects, logger, malformed, timeoutMs: recallTimeoutMs })
+    .then((view) => {
+      if (!view || stop.signal.aborted) return;
+      const taken = membership.recall(view, clock.nowNs());
+      logger.info(`coordinator: recalled the view of epoch ${view.epoch} from a participant; ${taken} members watched from this start`);
+    })
+    .catch((error: unknown) => warn(`coordinator: recalling the last view failed: ${errorMessage(error)}`));
 
   // Views from elsewhere (another coordinator, or our own echo) only ever raise the epoch.
   subscriptions.push(

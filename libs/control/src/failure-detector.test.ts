@@ -100,6 +100,44 @@ describe('FailureDetector', () => {
     expect(plain.tick(10_000 * MS).map((t) => t.to)).toStrictEqual(['suspect', 'dead']);
   });
 
+  it('recall: a member an earlier coordinator published is watched from the restart, and heard ones are untouched', () => {
+    const d = detector();
+    expect(d.heartbeat(hb({ id: '2', node: 2 }), 1_010 * MS)).toBe('joined');
+    const listed = [
+      { role: 'compute', id: '1', node: 1, incarnation: 10n, state: 'alive' as const },
+      { role: 'compute', id: '2', node: 2, incarnation: 7n, state: 'alive' as const }, // heard since: keeps its entry
+      { role: 'compute', id: '3', node: 3, incarnation: 10n, state: 'suspect' as const },
+      { role: 'compute', id: '4', node: 4, incarnation: 10n, state: 'dead' as const },
+    ];
+    expect(d.recall(listed, 1_000 * MS)).toBe(3);
+    expect(d.liveSetVersion).toBe(2);
+    expect(d.member('compute', '2')).toMatchObject({ incarnation: 10n, lastHeartbeatNs: 1_010 * MS });
+    expect(d.members().map((m) => `${m.id}:${m.state}`)).toStrictEqual(['2:alive', '1:alive', '3:alive', '4:dead']);
+    // Its first heartbeat since the restart is a join, then it is an ordinary member.
+    expect(d.heartbeat(hb({ seq: 50n }), 1_100 * MS)).toBe('joined');
+    expect(d.heartbeat(hb({ seq: 51n }), 1_200 * MS)).toBe('alive');
+    d.heartbeat(hb({ id: '2', node: 2, seq: 2n }), 1_250 * MS);
+    // 3 stayed silent since the restart: suspected (and dead) one timeout after it, not before.
+    expect(d.tick(1_300 * MS - 1)).toStrictEqual([]);
+    expect(d.tick(1_300 * MS)).toStrictEqual([
+      { role: 'compute', id: '3', from: 'alive', to: 'suspect', atNs: 1_300 * MS },
+      { role: 'compute', id: '3', from: 'suspect', to: 'dead', atNs: 1_300 * MS },
+    ]);
+    // 4 was listed dead: its old incarnation stays fenced, a higher one rejoins.
+    expect(d.heartbeat(hb({ id: '4', node: 4 }), 1_310 * MS)).toBe('fenced');
+    expect(d.heartbeat(hb({ id: '4', node: 4, incarnation: 11n }), 1_320 * MS)).toBe('rejoined');
+    // Recalled again, nothing is taken: every member is known.
+    expect(d.recall(listed, 1_400 * MS)).toBe(0);
+  });
+
+  it('recall keeps the table bounded like heartbeats do', () => {
+    const d = detector({ maxMembers: 2 });
+    d.heartbeat(hb({ id: 'a' }), 0);
+    const listed = ['b', 'c'].map((id) => ({ role: 'compute', id, node: 1, incarnation: 1n, state: 'alive' as const }));
+    expect(d.recall(listed, 10 * MS)).toBe(1);
+    expect(d.members().map((m) => m.id)).toStrictEqual(['a', 'b']);
+  });
+
   it('rejects nonsensical settings', () => {
     expect(() => new FailureDetector({ heartbeatIntervalMs: 0, missesBeforeSuspect: 3 })).toThrow(RangeError);
     expect(() => new FailureDetector({ heartbeatIntervalMs: 100, missesBeforeSuspect: 0 })).toThrow(RangeError);

@@ -29,7 +29,7 @@ export interface MemberRecord {
 
 /**
  * What one heartbeat did:
- * - `joined`: first heartbeat of an instance the detector did not know;
+ * - `joined`: first heartbeat of an instance the detector did not know, or had only recalled;
  * - `alive`: the next heartbeat of a live member;
  * - `refuted`: a suspect member heartbeated in time and is alive again;
  * - `restarted`: a live member came back with a higher incarnation before it was declared dead;
@@ -39,6 +39,15 @@ export interface MemberRecord {
  * - `table-full`: a new instance while the table is full of live members: ignored.
  */
 export type HeartbeatOutcome = 'joined' | 'alive' | 'refuted' | 'restarted' | 'rejoined' | 'fenced' | 'stale' | 'table-full';
+
+/** A member of a view an earlier life of the coordinator published, as a restarted one learns it back. */
+export interface RecalledMember {
+  readonly role: string;
+  readonly id: string;
+  readonly node: NodeId;
+  readonly incarnation: bigint;
+  readonly state: MemberState;
+}
 
 export interface Transition {
   readonly role: string;
@@ -82,12 +91,15 @@ interface Entry {
  *   (unknown) --hb--> alive --k intervals silent--> suspect --confirmAfter--> dead
  *   suspect --hb, same incarnation--> alive            dead --hb, higher incarnation--> alive
  *   alive/suspect --hb, higher incarnation--> alive (a restart; the old incarnation is gone)
+ *   (recalled alive after a coordinator restart) = alive, silent since the restart
  *
  * The live set is the members that are not dead, each with its incarnation; `liveSetVersion`
  * grows whenever it changes, which is when the coordinator must publish a new view.
  */
 export class FailureDetector {
   private readonly entries = new Map<string, Entry>();
+  /** Recalled members not heard since (see `recall`). */
+  private readonly unheard = new Set<string>();
   private readonly suspectAfterNs: number;
   private readonly confirmAfterNs: number;
   private readonly maxMembers: number;
@@ -125,12 +137,13 @@ export class FailureDetector {
     if (hb.incarnation < entry.incarnation) return 'stale';
     if (hb.incarnation === entry.incarnation) {
       if (entry.state === 'dead') return 'fenced';
-      const outcome = entry.state === 'suspect' ? 'refuted' : 'alive';
+      const outcome = this.unheard.delete(key) ? 'joined' : entry.state === 'suspect' ? 'refuted' : 'alive';
       if (entry.state === 'suspect') this.enter(entry, 'alive', nowNs);
       this.refresh(entry, hb, nowNs);
       return outcome;
     }
     // A higher incarnation: the instance restarted and lost its state, whatever we thought of it.
+    this.unheard.delete(key);
     const outcome = entry.state === 'dead' ? 'rejoined' : 'restarted';
     entry.incarnation = hb.incarnation;
     entry.lastSeq = hb.seq;
@@ -138,6 +151,29 @@ export class FailureDetector {
     this.refresh(entry, hb, nowNs);
     this.version++;
     return outcome;
+  }
+
+  /**
+   * Members an earlier life of the coordinator published (a participant's newest view), for a
+   * restarted coordinator: each one not known here is taken as listed, its silence counted from
+   * `sinceNs` (the restart). A member that died while no coordinator ran is then suspected one
+   * timeout after the restart, where without this it would count as one that never joined; one
+   * listed dead stays dead, so its old incarnation stays fenced. Members already heard keep their
+   * entry. Returns how many were taken.
+   */
+  recall(members: readonly RecalledMember[], sinceNs: number): number {
+    let taken = 0;
+    for (const m of members) {
+      const key = memberKey(m.role, m.id);
+      if (this.entries.has(key)) continue;
+      if (this.entries.size >= this.maxMembers && !this.forgetLongestDead()) break;
+      const state = m.state === 'dead' ? 'dead' : 'alive';
+      this.entries.set(key, { role: m.role, id: m.id, node: m.node, incarnation: m.incarnation, state, lastHeartbeatNs: sinceNs, lastSeq: 0n, ready: false, sinceNs });
+      if (state === 'alive') this.unheard.add(key);
+      taken++;
+    }
+    if (taken > 0) this.version++;
+    return taken;
   }
 
   /**
@@ -195,6 +231,7 @@ export class FailureDetector {
 
   private enter(entry: Entry, state: MemberState, nowNs: number): Transition {
     const transition = { role: entry.role, id: entry.id, from: entry.state, to: state, atNs: nowNs };
+    if (state === 'dead') this.unheard.delete(memberKey(entry.role, entry.id));
     entry.state = state;
     entry.sinceNs = nowNs;
     return transition;
@@ -205,6 +242,7 @@ export class FailureDetector {
     for (const pair of this.entries) if (pair[1].state === 'dead' && (!oldest || pair[1].sinceNs < oldest[1].sinceNs)) oldest = pair;
     if (!oldest) return false;
     this.entries.delete(oldest[0]);
+    this.unheard.delete(oldest[0]);
     return true;
   }
 }

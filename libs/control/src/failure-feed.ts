@@ -6,6 +6,7 @@ import type { MembershipView } from '@lockfabric/wire';
 import type { ControlBus } from './bus.js';
 import type { Logger, MalformedSink } from './logger.js';
 import type { Subjects } from './subjects.js';
+import { answerViewRecalls } from './view-recall.js';
 
 export type ComputeFailures = NonNullable<NodeServiceContext['failures']>;
 
@@ -39,6 +40,8 @@ function computeNodeOf(notice: { node: number; id: string }): NodeId | undefined
  * no longer lists at all, is dead. The second case is a coordinator that crashed before it sent
  * the notice and restarted without ever hearing the node: its first view, after the warm-up,
  * leaves the silent node out, and no notice of it will ever come.
+ * The feed also keeps the newest view's bytes and hands them to a starting coordinator that asks
+ * (view-recall.ts), so that it watches the members its predecessor published.
  * Notices of other roles are ignored; bytes that do not decode are counted as malformed.
  * Listeners added later hear only later deaths: a run's lock server starts empty.
  */
@@ -62,6 +65,7 @@ export function startFailureFeed(deps: FailureFeedDeps): FailureFeed {
   let viewEpoch = -1n;
   /** Compute nodes (with their incarnation) the newest view listed alive or suspect. */
   let live = new Map<NodeId, bigint>();
+  let newestView: Uint8Array | undefined;
   const offViews = deps.bus.subscribe(viewSubject, (msg) => {
     let view: MembershipView;
     try {
@@ -72,6 +76,7 @@ export function startFailureFeed(deps: FailureFeedDeps): FailureFeed {
     }
     if (view.epoch <= viewEpoch) return;
     viewEpoch = view.epoch;
+    newestView = msg.data.slice();
     const compute = view.members.filter((m) => m.role === 'compute' && m.node > 0);
     const next = new Map(compute.filter((m) => m.state !== MemberState.DEAD).map((m) => [m.node, m.incarnation] as const));
     for (const [node, incarnation] of live) {
@@ -81,6 +86,7 @@ export function startFailureFeed(deps: FailureFeedDeps): FailureFeed {
     }
     live = next;
   });
+  const offRecalls = answerViewRecalls(deps.bus, deps.subjects, () => newestView);
   const unsubscribe = deps.bus.subscribe(subject, (msg) => {
     let node: NodeId | undefined;
     try {
@@ -104,6 +110,7 @@ export function startFailureFeed(deps: FailureFeedDeps): FailureFeed {
       listeners.clear();
       unsubscribe();
       offViews();
+      offRecalls();
     },
   };
 }

@@ -14,10 +14,12 @@ export {
   type HeartbeatOutcome,
   type MemberRecord,
   type MemberState,
+  type RecalledMember,
   type Transition,
 } from './failure-detector.js';
 export { EPOCH_TIME_SHIFT, EpochSource, epochFloor } from './epoch-source.js';
-export { DEFAULT_ANNOUNCE_INTERVAL_MS, Membership, type MembershipOptions, type MembershipView, type PublishReason } from './membership.js';
+export { DEFAULT_ANNOUNCE_INTERVAL_MS, Membership, type MembershipOptions, type MembershipView, type PublishReason, type RecalledView } from './membership.js';
+export { answerViewRecalls, recallView, type ViewRecallDeps } from './view-recall.js';
 export { decodeHeartbeat } from './heartbeat-decoder.js';
 export { membershipViewToWire } from './view-wire.js';
 export { rulesFor, type ProtocolRecoveries, type ProtocolRecovery, type RecoveryMechanism, type RecoveryRule } from './recovery-rules.js';

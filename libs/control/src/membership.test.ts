@@ -8,7 +8,7 @@ const MS = 1_000_000;
 const hb = (id: string, incarnation = 1n): HeartbeatInput => ({ role: 'compute', id, node: Number(id), incarnation, seq: 1n, ready: true });
 
 /** H = 100 ms, k = 2: warm-up and suspicion after 200 ms; started at t = 1 s. */
-function setup(options: { announceIntervalMs?: number } = {}) {
+function setup(options: { announceIntervalMs?: number; mutantIgnoreRecall?: boolean } = {}) {
   const published: { view: MembershipView; reason: PublishReason }[] = [];
   const membership = new Membership({ heartbeatIntervalMs: 100, missesBeforeSuspect: 2, ...options }, 1_000 * MS, (view, reason) => published.push({ view, reason }));
   const states = (i: number) => Object.fromEntries((published[i]?.view.members ?? []).map((m) => [m.id, m.state]));
@@ -87,5 +87,46 @@ describe('Membership', () => {
     // it still heartbeats under the same incarnation: fenced; a restart rejoins it
     expect(membership.heartbeat(hb('2'), 1_230 * MS)).toBe('fenced');
     expect(membership.heartbeat(hb('2', 2n), 1_240 * MS)).toBe('rejoined');
+  });
+
+  // The predecessor published 1, 2, 3 alive (its clock ran ahead: its epoch is above this one's
+  // floor); this instance starts at 1 s and gets that view back 40 ms later. 1 and 2 heartbeat,
+  // 3 died while no coordinator ran, 4 never joined at all.
+  function restartAfterOutage(options: { mutantIgnoreRecall?: boolean } = {}) {
+    const { membership, published, states } = setup(options);
+    const member = (id: string) => ({ role: 'compute', id, node: Number(id), incarnation: 1n, state: 'alive' as const });
+    const recalled = { epoch: epochFloor(1_500 * MS) + 3n, members: ['1', '2', '3'].map(member) };
+    membership.recall(recalled, 1_040 * MS);
+    const deaths: string[] = [];
+    for (let t = 1_050; t <= 1_600; t += 50) {
+      deaths.push(...membership.tick(t * MS).filter((x) => x.to === 'dead').map((x) => `${x.id}@${x.atNs / MS}`));
+      membership.heartbeat(hb('1'), t * MS);
+      membership.heartbeat(hb('2'), t * MS);
+    }
+    return { deaths, first: published[0]?.view, firstStates: states(0), recalledEpoch: recalled.epoch };
+  }
+
+  it('after a restart, a member the recalled view lists that stays silent is declared dead one timeout after the start; one that never joined is not', () => {
+    const { deaths, first, firstStates, recalledEpoch } = restartAfterOutage();
+    expect(deaths).toStrictEqual(['3@1200']);
+    // The first view (end of warm-up) already says so, above the predecessor's epoch; 4 is nowhere.
+    expect(first?.timeNs).toBe(1_200 * MS);
+    expect(firstStates).toStrictEqual({ '1': 'alive', '2': 'alive', '3': 'dead' });
+    expect(first!.epoch).toBeGreaterThan(recalledEpoch);
+  });
+
+  it('mutant: a recall that is ignored (the old rule) leaves the silent member undeclared, and the test above fails on it', () => {
+    const { deaths, firstStates, first, recalledEpoch } = restartAfterOutage({ mutantIgnoreRecall: true });
+    expect(deaths).toStrictEqual([]);
+    expect(firstStates).toStrictEqual({ '1': 'alive', '2': 'alive' });
+    expect(first!.epoch).toBeLessThan(recalledEpoch);
+  });
+
+  it('only the first recalled view of a life counts', () => {
+    const { membership } = setup();
+    const view = (id: string) => ({ epoch: 5n, members: [{ role: 'compute', id, node: Number(id), incarnation: 1n, state: 'alive' as const }] });
+    expect(membership.recall(view('1'), 1_010 * MS)).toBe(1);
+    expect(membership.recall(view('2'), 1_020 * MS)).toBe(0);
+    expect(membership.detector.members().map((m) => m.id)).toStrictEqual(['1']);
   });
 });

@@ -1,12 +1,18 @@
 import { NS_PER_MS } from '@lockfabric/ports';
 import { EpochSource } from './epoch-source.js';
 import { FailureDetector } from './failure-detector.js';
-import type { FailureDetectorOptions, HeartbeatInput, HeartbeatOutcome, MemberRecord, Transition } from './failure-detector.js';
+import type { FailureDetectorOptions, HeartbeatInput, HeartbeatOutcome, MemberRecord, RecalledMember, Transition } from './failure-detector.js';
 
 export interface MembershipView {
   readonly epoch: bigint;
   readonly timeNs: number;
   readonly members: readonly MemberRecord[];
+}
+
+/** The newest view a participant kept from an earlier life of the coordinator (see `Membership.recall`). */
+export interface RecalledView {
+  readonly epoch: bigint;
+  readonly members: readonly RecalledMember[];
 }
 
 /** `change`: the live set changed (new epoch); `announce`: the current view again, for late subscribers. */
@@ -21,6 +27,8 @@ export interface MembershipOptions extends FailureDetectorOptions {
   readonly warmupMs?: number;
   /** The current view is published again this often without a change; default 1 s. */
   readonly announceIntervalMs?: number;
+  /** Test only: a recalled view is ignored, as before recall existed (a member that died unheard is never declared dead). */
+  readonly mutantIgnoreRecall?: boolean;
 }
 
 export const DEFAULT_ANNOUNCE_INTERVAL_MS = 1_000;
@@ -31,6 +39,9 @@ export const DEFAULT_ANNOUNCE_INTERVAL_MS = 1_000;
  */
 export class Membership {
   readonly detector: FailureDetector;
+  private readonly startNs: number;
+  private readonly ignoreRecall: boolean;
+  private recalled = false;
   private readonly warmupEndNs: number;
   private readonly announceIntervalNs: number;
   private published: MembershipView | undefined;
@@ -44,6 +55,8 @@ export class Membership {
     readonly epochs: EpochSource = new EpochSource(),
   ) {
     this.detector = new FailureDetector(options);
+    this.startNs = startNs;
+    this.ignoreRecall = options.mutantIgnoreRecall === true;
     this.warmupEndNs = startNs + (options.warmupMs ?? this.detector.suspectAfterMs) * NS_PER_MS;
     this.announceIntervalNs = (options.announceIntervalMs ?? DEFAULT_ANNOUNCE_INTERVAL_MS) * NS_PER_MS;
   }
@@ -73,6 +86,21 @@ export class Membership {
     const transition = this.detector.declareDead(role, id, nowNs);
     if (transition) this.publishIfChanged(nowNs);
     return transition;
+  }
+
+  /**
+   * What an earlier life of the coordinator published, as a participant kept it: the epochs go on
+   * above it, and its members are watched from this life's start (FailureDetector.recall), so one
+   * that died while no coordinator ran is declared dead one timeout after the start and its
+   * recovery runs. One recall per life: the first answer counts. Returns the members taken.
+   */
+  recall(view: RecalledView, nowNs: number): number {
+    if (this.ignoreRecall || this.recalled) return 0;
+    this.recalled = true;
+    this.epochs.observe(view.epoch);
+    const taken = this.detector.recall(view.members, this.startNs);
+    this.publishIfChanged(nowNs);
+    return taken;
   }
 
   /** A view another coordinator (or an earlier life of this one) published. */

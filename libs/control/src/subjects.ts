@@ -49,6 +49,8 @@ export interface Subjects {
   /** Matches every heartbeat(role, id). */
   heartbeatAll(): string;
   membership(): string;
+  /** A starting coordinator asks the participants for the newest view they hold (request/reply). */
+  membershipRecall(): string;
   recovery(phase: string): string;
   /** Matches every recovery(phase). */
   recoveryAll(): string;
@@ -81,6 +83,7 @@ export function createSubjects(cluster: string): Subjects {
     heartbeat: (role, instance) => `${prefix}.hb.${token('role', role)}.${token('id', instance)}`,
     heartbeatAll: () => `${prefix}.hb.*.*`,
     membership: () => `${prefix}.ctl.membership`,
+    membershipRecall: () => `${prefix}.ctl.membership.recall`,
     recovery: (phase) => `${prefix}.ctl.recovery.${token('phase', phase)}`,
     recoveryAll: () => `${prefix}.ctl.recovery.*`,
     fault: (target) => `${prefix}.ctl.fault.${token('target', target)}`,

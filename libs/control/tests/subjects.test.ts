@@ -14,6 +14,7 @@ describe('subjects', () => {
     expect(s.heartbeat('memory', 'mn-0')).toBe('lf.prod-1.hb.memory.mn-0');
     expect(s.heartbeatAll()).toBe('lf.prod-1.hb.*.*');
     expect(s.membership()).toBe('lf.prod-1.ctl.membership');
+    expect(s.membershipRecall()).toBe('lf.prod-1.ctl.membership.recall');
     expect(s.recovery('s2')).toBe('lf.prod-1.ctl.recovery.s2');
     expect(s.recoveryAll()).toBe('lf.prod-1.ctl.recovery.*');
     expect(s.fault('sw-0')).toBe('lf.prod-1.ctl.fault.sw-0');

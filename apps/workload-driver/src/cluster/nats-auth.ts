@@ -73,6 +73,8 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
           subjects.nodePackets(machine),
           subjects.nodeInbox(machine),
           subjects.membership(),
+          // a starting coordinator asks for the newest view this node holds (libs/control view-recall.ts)
+          subjects.membershipRecall(),
           subjects.recoveryAll(),
           subjects.faultAll(),
           subjects.fissSwitch(),

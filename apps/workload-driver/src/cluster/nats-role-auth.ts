@@ -25,7 +25,7 @@ export function rolePermissions(role: NatsRoleName): Permissions {
     case 'compute-node':
       return {
         publish: [`${P}.hb.compute.*`, `${P}.sw.*.in`, `${P}.node.*.msg.*`, `${P}.ctl.fiss.stuck`],
-        subscribe: [`${P}.hb.compute.*`, `${P}.node.*.pkt`, `${P}.node.*.msg.*`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.*.*`, `${P}.ctl.queue.*.*`, INBOX],
+        subscribe: [`${P}.hb.compute.*`, `${P}.node.*.pkt`, `${P}.node.*.msg.*`, `${P}.ctl.membership`, `${P}.ctl.membership.recall`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.*.*`, `${P}.ctl.queue.*.*`, INBOX],
         allowResponses: true,
       };
     case 'memory-node':
@@ -78,7 +78,7 @@ export function computePodPermissions(id: number, switchRacks: readonly number[]
   return {
     // The sender is the mailbox subject's last token: a pod may send only as its own node.
     publish: [`${P}.hb.compute.${id}`, ...[...new Set(switchRacks)].map((r) => `${P}.sw.${r}.in`), `${P}.node.*.msg.${id}`, `${P}.ctl.fiss.stuck`],
-    subscribe: [`${P}.hb.compute.${id}`, `${P}.node.${id}.pkt`, `${P}.node.${id}.msg.*`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.${id}.*`, `${P}.ctl.queue.${id}.*`, INBOX],
+    subscribe: [`${P}.hb.compute.${id}`, `${P}.node.${id}.pkt`, `${P}.node.${id}.msg.*`, `${P}.ctl.membership`, `${P}.ctl.membership.recall`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.${id}.*`, `${P}.ctl.queue.${id}.*`, INBOX],
     allowResponses: true,
   };
 }

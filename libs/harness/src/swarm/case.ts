@@ -68,7 +68,7 @@ export function swarmMix(protocol: ProtocolDefinition, seed: number, base: Proto
   const killDraw = drawKill(r, expectedNs);
   const switchRule = drawSwitchRule(r, profile.switchFaults);
   const colocatedDraw = r.int(Math.floor(spec.clients / 2) + 1);
-  const crashDrawn = drawCoordinatorCrash(r, expectedNs, killDraw);
+  const crashDrawn = drawCoordinatorCrash(r, expectedNs, killDraw, new SeededRandom(seed * 5_381 + 47));
   const driftDraws = Array.from({ length: SWARM_COMPUTE_NODES }, () => ({ rate: (r.next() * 2 - 1) * 50e-6, offset: r.next() * 2 - 1 }));
   // Protocol options come last so that adding them to a profile leaves the fault draws unchanged.
   const options = { ...(profile.options?.(r) ?? {}), ...base };
@@ -161,17 +161,43 @@ function drawKill(r: SeededRandom, expectedNs: number): NodeFailureSpec | undefi
 }
 
 /**
- * A third of seeds crash the coordinator: right after a drawn kill is detected (so the crash cuts
- * a recovery short) or anywhere in the run; it is back after 0.2–3 ms.
+ * A third of seeds crash the coordinator; it is back after 0.2–3 ms. With a drawn kill, half of
+ * them crash right after the kill is detected (so the crash cuts a recovery short) and half so
+ * that the outage covers the kill (`outageOverKill`: only a restarted coordinator can declare the
+ * death); without one, anywhere in the run. `own` is a stream of its own, so that the draws of
+ * `r` (and every mix without a kill and a crash) stay as they were.
  */
-function drawCoordinatorCrash(r: SeededRandom, expectedNs: number, kill: NodeFailureSpec | undefined): CoordinatorCrashSpec | undefined {
+function drawCoordinatorCrash(r: SeededRandom, expectedNs: number, kill: NodeFailureSpec | undefined, own: SeededRandom): CoordinatorCrashSpec | undefined {
   const on = r.next() < 1 / 3;
   const anywhereMs = (expectedNs * (0.1 + r.next() * 0.8)) / NS_PER_MS;
   const afterDetectionMs = r.next() * 0.5;
   const downMs = 0.2 + r.next() * 2.8;
+  const overKill = own.next() < 0.5;
+  const lead = own.next();
   if (!on) return undefined;
+  if (kill && overKill) return outageOverKill(kill, downMs, lead);
   const atMs = kill ? kill.atMs + (kill.detectionMs ?? 0) + afterDetectionMs : anywhereMs;
   return { atMs, downMs };
+}
+
+/**
+ * A coordinator crash whose outage covers `kill`: the node dies while no coordinator runs, or up
+ * to one detection timeout before the crash (dead, not yet declared); `where` (0–1) places it in
+ * that span. The crash waits until the first view is out (two detection timeouts into the run, as
+ * the kill does): before it no participant holds a record of the node, so a restarted
+ * coordinator cannot learn it ever joined (libs/control view-recall.ts).
+ */
+export function outageOverKill(kill: NodeFailureSpec, downMs: number, where: number): CoordinatorCrashSpec {
+  const detectionMs = kill.detectionMs ?? DEFAULT_DETECTION_MS;
+  const killAfterCrashMs = -detectionMs + where * (downMs + detectionMs);
+  return { atMs: Math.max(2 * detectionMs, kill.atMs - killAfterCrashMs), downMs };
+}
+
+/** A coordinator outage over a forced kill (`SwarmSeedExtras.kill.inOutage`), drawn from a stream of its own. */
+export function forcedOutage(seed: number, kill: NodeFailureSpec): CoordinatorCrashSpec {
+  const r = new SeededRandom(seed * 1_723 + 61);
+  const downMs = 0.2 + r.next() * 2.8;
+  return outageOverKill(kill, downMs, r.next());
 }
 
 /**

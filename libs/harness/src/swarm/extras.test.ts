@@ -1,8 +1,10 @@
 import { caslock } from '@lockfabric/lock-caslock';
 import { fisslock } from '@lockfabric/lock-fisslock';
+import { netlock } from '@lockfabric/lock-netlock';
 import type { SwarmEndView } from '@lockfabric/locks-common';
 import { describe, expect, it } from 'vitest';
-import { swarmMix } from './case.js';
+import { forcedKill, forcedOutage, outageOverKill, swarmMix } from './case.js';
+import type { SwarmMix } from './case.js';
 import { runSwarmSeed } from './run.js';
 
 // A protocol's own sweep runs on the swarm's generator and judge, adding a workload change and a
@@ -102,5 +104,64 @@ describe('swarm seed: switch fault rate and the protocol invariants hook', () =>
     const quiet = await runSwarmSeed({ ...fisslock, swarm: { ...fisslock.swarm, invariants: async () => [] } }, 2);
     expect(quiet.failure).toBeUndefined();
     expect(quiet.digest).toBe(r.digest);
+  });
+});
+
+// A compute node that dies while the coordinator is down is declared dead only by the restarted
+// instance, which never heard it: it learns the members its predecessor published from a
+// survivor's newest view (libs/control view-recall.ts). The swarm draws that case itself.
+describe('swarm seed: a kill inside a coordinator outage', () => {
+  /** Whether the mix's crash covers its kill: the node dies in the outage, or at most one detection timeout before it. */
+  const covered = (mix: SwarmMix) => {
+    const kill = mix.nodeFailure;
+    const crash = mix.coordinatorCrash;
+    return !!kill && !!crash && kill.atMs >= crash.atMs - kill.detectionMs! && kill.atMs < crash.atMs + crash.downMs;
+  };
+  type Observed = { readonly reportedAtNs?: number; readonly purges: number; readonly lives: number };
+  const observe = (sink: { seen?: Observed }) => (run: { readonly nodeFailure?: { readonly reportedAtNs: number }; readonly control?: { readonly netlockPurges: number; readonly lives: readonly unknown[] } }) => {
+    sink.seen = { ...(run.nodeFailure ? { reportedAtNs: run.nodeFailure.reportedAtNs } : {}), purges: run.control?.netlockPurges ?? 0, lives: run.control?.lives.length ?? 0 };
+    return undefined;
+  };
+
+  it('an outage over a kill starts after the first view and covers the death or its detection', () => {
+    const kill = { computeNode: 0, atMs: 0.3, detectionMs: 0.1 };
+    expect(outageOverKill(kill, 2, 0)).toEqual({ atMs: 0.4, downMs: 2 }); // dead 0.1 ms before the crash
+    expect(outageOverKill(kill, 2, 1)).toEqual({ atMs: 0.2, downMs: 2 }); // never before the first view: clipped
+    expect(outageOverKill({ ...kill, atMs: 3 }, 2, 1).atMs).toBeCloseTo(1.0, 9);
+  });
+
+  it('the draw places a share of coordinator crashes over the drawn kill (NetLock, seeds 1-200)', () => {
+    const mixes = Array.from({ length: 200 }, (_, i) => swarmMix(netlock, i + 1));
+    const over = mixes.filter(covered).map((m) => m.seed);
+    const crashesWithKill = mixes.filter((m) => m.coordinatorCrash && m.nodeFailure).length;
+    expect(over.length).toBeGreaterThanOrEqual(5);
+    expect(over.length).toBeLessThan(crashesWithKill);
+    expect(over).toContain(10);
+    for (const m of mixes.filter(covered)) expect(m.coordinatorCrash!.atMs).toBeGreaterThanOrEqual(2 * m.nodeFailure!.detectionMs!);
+  });
+
+  it('NetLock seed 10: the node dies as the coordinator crashes; the restarted one declares it dead and the purge runs', async () => {
+    const mix = swarmMix(netlock, 10);
+    expect(covered(mix)).toBe(true);
+    const sink: { seen?: Observed } = {};
+    const r = await runSwarmSeed(netlock, 10, {}, { judge: observe(sink) });
+    expect(r.failure).toBeUndefined();
+    const restartNs = (mix.coordinatorCrash!.atMs + mix.coordinatorCrash!.downMs) * 1e6;
+    expect(sink.seen?.lives).toBe(2);
+    // Declared by the second life, one detection timeout (plus a tick and the bus) after its start.
+    expect(sink.seen?.reportedAtNs).toBeGreaterThanOrEqual(restartNs + mix.nodeFailure!.detectionMs! * 1e6);
+    expect(sink.seen?.purges).toBeGreaterThanOrEqual(1);
+  });
+
+  it('kill.inOutage puts the coordinator down over the forced kill, whatever the mix drew; the death is declared and purged', async () => {
+    const sink: { seen?: Observed } = {};
+    const r = await runSwarmSeed(netlock, 2, {}, { kill: { detectionMs: 0.2, inOutage: true }, judge: observe(sink) });
+    const kill = forcedKill(2, swarmMix(netlock, 2).spec, 0.2);
+    const crash = forcedOutage(2, kill);
+    expect(r.description).toContain(`test-outage=crash@${crash.atMs.toFixed(2)}ms+${crash.downMs.toFixed(2)}ms`);
+    expect(covered({ ...swarmMix(netlock, 2), nodeFailure: kill, coordinatorCrash: crash })).toBe(true);
+    expect(r.failure).toBeUndefined();
+    expect(sink.seen?.reportedAtNs).toBeGreaterThanOrEqual((crash.atMs + crash.downMs + 0.2) * 1e6);
+    expect(sink.seen?.purges).toBeGreaterThanOrEqual(1);
   });
 });

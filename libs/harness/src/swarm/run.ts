@@ -4,7 +4,7 @@ import type { Trace } from '@lockfabric/ports';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { runInMemory } from '../in-memory-run.js';
 import type { InMemoryRunOptions, InMemoryRunResult } from '../in-memory-run.js';
-import { SWARM_COMPUTE_NODES, forcedKill, swarmMix } from './case.js';
+import { SWARM_COMPUTE_NODES, forcedKill, forcedOutage, swarmMix } from './case.js';
 import type { SwarmMix } from './case.js';
 
 /**
@@ -113,7 +113,11 @@ export interface SwarmSeedExtras {
    * Every seed kills a compute node (`forcedKill`), replacing any kill the mix drew, whatever the
    * profile claims: a sweep of one protocol's recovery from a node's death (DecLock's resets, say).
    */
-  readonly kill?: { readonly detectionMs: number };
+  readonly kill?: {
+    readonly detectionMs: number;
+    /** The coordinator is down when the node dies (`forcedOutage`), replacing any drawn crash: only its restarted instance can declare the death. */
+    readonly inOutage?: boolean;
+  };
   /**
    * Replaces the drawn switch faults, whatever the profile claims: loss, duplication, reordering
    * and delay each at `rate` on both links (a machine's packets to the switch and back), as
@@ -168,6 +172,10 @@ function withExtras(drawn: SwarmMix, extras: SwarmSeedExtras): SwarmMix {
   if (extras.kill) {
     const nodeFailure = forcedKill(mix.seed, mix.spec, extras.kill.detectionMs);
     mix = { ...mix, nodeFailure, description: `${mix.description} test-kill=compute${nodeFailure.computeNode}@${nodeFailure.atMs.toFixed(2)}ms(detect ${extras.kill.detectionMs}ms)` };
+    if (extras.kill.inOutage) {
+      const coordinatorCrash = forcedOutage(mix.seed, nodeFailure);
+      mix = { ...mix, coordinatorCrash, description: `${mix.description} test-outage=crash@${coordinatorCrash.atMs.toFixed(2)}ms+${coordinatorCrash.downMs.toFixed(2)}ms` };
+    }
   }
   if (extras.switchFaultRate !== undefined) {
     const rate = extras.switchFaultRate;
