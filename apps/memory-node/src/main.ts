@@ -1,8 +1,7 @@
 import { MailboxHub, MalformedInputCounter, startMemoryServer } from '@lockfabric/live';
 import { runService } from '@lockfabric/service';
 import { MemoryNodeExecutor } from './memory-executor.js';
-import { startProtocolServices } from './protocol-services.js';
-import { startRecoveryWatch } from './recovery-watch.js';
+import { startNodeServices } from './node-services.js';
 import { startLocalClients } from './local-clients.js';
 
 /** memory-node: registers the lock-table region and serves verbs through the emulated NIC. */
@@ -23,18 +22,16 @@ await runService({
       telemetry.trace,
     );
     const server = await startMemoryServer({ executor, port: config.memory.grpcPort, logger });
-    // Protocol services (ShiftLock recovery) need SEND, so they run when NATS is reachable.
+    // Protocol services (ShiftLock recovery, the rpc and traditional lock managers) need SEND, and
+    // fencing and dead-holder recovery follow the coordinator's views: without NATS there is neither.
     const mailboxes = nc ? new MailboxHub({ nc, subjects, node: config.node.id, logger }) : undefined;
-    const services = mailboxes
-      ? startProtocolServices({ node: config.node.id, executor, mailboxes, clock, trace: telemetry.trace, lockTableBytes: config.memory.lockCount * config.memory.entryBytes })
-      : [];
+    const watchMalformed = new MalformedInputCounter({ logger, clock });
+    const nodeServices = nc && mailboxes ? startNodeServices({ nc, subjects, node: config.node.id, executor, mailboxes, clock, trace: telemetry.trace, logger, malformed: watchMalformed, lockTableBytes: config.memory.lockCount * config.memory.entryBytes }) : undefined;
+    const watch = nodeServices?.watch;
     // Clients beside the table (ALock's local cohort) need SEND too, for protocols that message.
     const clientsPort = config.memory.clientsGrpcPort;
     if (clientsPort !== undefined && !mailboxes) logger.warn('memory.clientsGrpcPort is set but NATS is unreachable: this node hosts no clients');
     const localClients = clientsPort !== undefined && mailboxes ? await startLocalClients({ node: config.node.id, executor, mailboxes, maxClients: config.memory.clients, port: clientsPort, trace: telemetry.trace, logger }) : undefined;
-    // Fencing and dead-holder recovery follow the coordinator's views; without NATS there are none.
-    const watchMalformed = new MalformedInputCounter({ logger, clock });
-    const watch = nc ? startRecoveryWatch({ nc, subjects, node: config.node.id, executor, clock, logger, malformed: watchMalformed }) : undefined;
     const fenced = metrics.counter({ name: 'lockfabric_memory_fenced_requests_total', help: 'Work requests refused because their compute node was declared dead (fenced)' });
     const fencedNodes = metrics.gauge({ name: 'lockfabric_memory_fenced_nodes', help: 'Compute nodes currently fenced' });
     const holdsCleared = metrics.counter({ name: 'lockfabric_memory_dead_holds_cleared_total', help: 'Lock words of dead compute nodes freed by this memory node' });
@@ -72,9 +69,8 @@ await runService({
         seenRecoveries = total;
       },
       close: async () => {
-        watch?.stop();
+        await nodeServices?.stop();
         await localClients?.close();
-        for (const service of services) await service.stop();
         await mailboxes?.close();
         await server.close({ graceMs: 2_000 });
       },

@@ -17,6 +17,8 @@ export interface RecoveryWatchDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly malformed: MalformedInputCounter;
+  /** Called first on each fence, before the table is recovered and the recovery reported: the lock managers on this node's CPU drop the dead node's holds. */
+  readonly onFence?: (fence: Fence) => void;
 }
 
 export interface RecoveryWatch {
@@ -28,8 +30,10 @@ export interface RecoveryWatch {
 /**
  * The memory node's part of compute-node recovery (README of apps/coordinator, "Recovery per
  * protocol"): on a view or failure notice that declares a compute node dead it first fences the
- * node (its verbs now complete `bad-rkey`, "fenced: …"), then clears the dead node's holds in the
- * lock table for the protocol the table serves, then reports on `ctl.recovery.phase`. Which
+ * node (its verbs now complete `bad-rkey`, "fenced: …"), then has the lock managers on its CPU
+ * (`onFence`: rpc, traditional) drop the dead node's holds and queued requests, then clears the
+ * dead node's holds in the lock table for the protocol the table serves, then reports on
+ * `ctl.recovery.phase`. Which
  * protocol the table serves comes from the last `ctl.recovery.table` (a ResetOrder naming the
  * protocol and lock range, published by whoever initialised the table for a run).
  */
@@ -43,6 +47,7 @@ export function startRecoveryWatch(deps: RecoveryWatchDeps): RecoveryWatch {
   const phaseSubject = subjects.recovery('phase');
 
   const recover = (fence: Fence) => {
+    deps.onFence?.(fence);
     const result = binding && lockRegion ? recoverTable(executor.nic, deps.node, lockRegion.rkey, binding, fence.node) : { protocol: binding?.protocol ?? '', scanned: 0, cleared: 0, supported: false };
     results.push(result);
     if (results.length > 64) results.shift();

@@ -38,6 +38,8 @@ export interface LockServerOptions extends LockTableOptions {
   readonly cpu?: ServerCpuOptions;
   /** Test-only mutant: mailbox requests' run epochs are ignored, so a later run's restarted rids look stale. */
   readonly mutantNoRunBoundary?: boolean;
+  /** Test-only mutant: a failure notice fences the dead machine but leaves its holds and queued requests (waiters behind them wait on). */
+  readonly mutantKeepDeadHolds?: boolean;
 }
 
 /** Packet types of the reclaim exchange (otherwise unused by the forward program's server protocols). */
@@ -170,6 +172,7 @@ export class LockServer implements NodeService {
   onMachineFailed(machine: NodeId): void {
     if (machine === this.node || this.dead.has(machine)) return;
     this.dead.add(machine);
+    if (this.options.mutantKeepDeadHolds) return;
     const locks = this.table.lockIds();
     const before = this.countOf(machine, locks);
     for (const granted of dropDeadMachine(this.table, machine, locks)) this.reply('grant', granted);

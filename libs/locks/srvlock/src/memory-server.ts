@@ -11,6 +11,8 @@ import { ServerLockClient } from './server-lock-client.js';
  * node's service, client index SERVICE_CLIENT). The manager is a {@link LockServer} whose
  * requests queue for a modelled server CPU; only its lock discipline differs per protocol. On live
  * it lives as long as the memory node, across runs: clients stamp their run's epoch (`runEpoch`).
+ * A compute node's death (sim: the FailureNotice; live: the memory node's fence of it) drops the
+ * dead node's holds and queued requests and fences it for the rest of the run.
  */
 export interface MemoryServerOptions {
   readonly cpuNs: number;
@@ -22,6 +24,7 @@ export interface MemoryServerOptions {
   readonly backoffCapNs: number;
   readonly mutantReleaseAllHolders: boolean;
   readonly mutantUnboundedBypass: boolean;
+  readonly mutantKeepDeadHolds: boolean;
   /** This run's epoch, stamped on the clients' requests (0: none; the live driver sets one per run). */
   readonly runEpoch: number;
 }
@@ -66,6 +69,7 @@ export function memoryServerOptionHelp(design: MemoryServerDesign): Record<strin
         }
       : {}),
     mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
+    mutantKeepDeadHolds: "test-only: a compute node's death fences it but keeps its holds and queued requests (its locks stay held)",
     ...(design.readerBypass !== undefined ? { mutantUnboundedBypass: 'test-only: readers pass waiting writers without bound (writers starve)' } : {}),
   };
 }
@@ -82,6 +86,7 @@ export function readMemoryServerOptions(design: MemoryServerDesign, options?: Pr
     backoffCapNs: design.tryOnly ? reader.number('backoffCapNs', design.backoffCapNs, { min: 0, integer: true }) : 0,
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
     mutantUnboundedBypass: design.readerBypass !== undefined ? reader.boolean('mutantUnboundedBypass', false) : false,
+    mutantKeepDeadHolds: reader.boolean('mutantKeepDeadHolds', false),
     runEpoch: reader.number(RUN_EPOCH_OPTION, 0, { min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }),
   };
   reader.done();
@@ -110,6 +115,7 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
           accepts: (m) => m.data?.[2] === design.tag && m.to.client === SERVICE_CLIENT,
           cpu: { requestNs: parsed.cpuNs, threads: parsed.threads, queueBound: parsed.queueBound },
           mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
+          mutantKeepDeadHolds: parsed.mutantKeepDeadHolds,
           ...(design.readerBypass !== undefined ? { readerBypass: design.readerBypass, mutantUnboundedBypass: parsed.mutantUnboundedBypass } : {}),
         });
       },
