@@ -10,7 +10,7 @@ export const RPC_DESIGN: MemoryServerDesign = {
   id: 'rpc',
   // On sim/embedded the manager acts on the FailureNotice as srvlock; the live memory node does not
   // pass notices to protocol services yet, so there the holds stay.
-  recovery: { compute: { mechanism: 'none', action: 'live: the memory-node manager keeps the dead node\'s holds (waiters time out); sim/embedded: dropped on the FailureNotice, as srvlock' } },
+  recovery: { compute: { mechanism: 'fence', action: 'the memory node fences the dead node; its lock manager drops the node\'s holds and queued requests, grants the waiters behind them and ignores its later requests for the run, before the memory node reports on ctl.recovery.phase (sim/embedded: on the FailureNotice, as srvlock)' } },
   summary: 'retry-on-fail RPC lock: the memory node CPU try-locks and answers granted/busy; busy clients resend',
   tag: 1,
   tryOnly: true,

@@ -11,7 +11,7 @@ export const READER_BYPASS_BOUND = 10;
  */
 export const TRADITIONAL_RO_DESIGN: MemoryServerDesign = {
   id: 'traditional-ro',
-  recovery: { compute: { mechanism: 'none', action: 'as rpc (holds and queued requests)' } },
+  recovery: { compute: { mechanism: 'fence', action: 'as rpc (holds and queued requests)' } },
   summary: 'DSLR §6.4 Traditional_RO: Traditional whose arriving readers pass waiting writers while held shared (bounded)',
   tag: 3,
   tryOnly: false,

@@ -8,7 +8,7 @@ import type { MemoryServerDesign } from '@lockfabric/lock-srvlock';
  */
 export const TRADITIONAL_DESIGN: MemoryServerDesign = {
   id: 'traditional',
-  recovery: { compute: { mechanism: 'none', action: 'as rpc (holds and queued requests)' } },
+  recovery: { compute: { mechanism: 'fence', action: 'as rpc (holds and queued requests)' } },
   summary: 'DSLR §6.1 centralized lock manager: FCFS queue per object on the memory node CPU, over SEND/RECV',
   tag: 2,
   tryOnly: false,

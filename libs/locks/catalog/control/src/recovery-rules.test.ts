@@ -23,9 +23,10 @@ describe('protocol recovery rules in the recovery book', () => {
     expect(dslr).toMatchObject({ mechanism: 'lease', dueAtNs: 1_400 * MS });
     expect(dslr?.doneAtNs).toBeUndefined();
     // Every protocol recovers a dead compute node somehow, except the one-sided baselines without
-    // leases or repair (rma-rw, ncosed, sherman: their papers have none) and the memory-node CPU
-    // managers on live (the memory node does not pass FailureNotices to protocol services yet).
-    expect(r.actions.filter((a) => a.mechanism === 'none').map((a) => a.protocol)).toStrictEqual(['rma-rw', 'ncosed', 'sherman', 'rpc', 'traditional', 'traditional-ro']);
+    // leases or repair (rma-rw, ncosed, sherman: their papers have none).
+    expect(r.actions.filter((a) => a.mechanism === 'none').map((a) => a.protocol)).toStrictEqual(['rma-rw', 'ncosed', 'sherman']);
+    // The memory-node CPU managers are done when the memory node reports the fence (after the drop).
+    expect(r.actions.filter((a) => a.protocol === 'rpc' || a.protocol.startsWith('traditional')).map((a) => a.mechanism)).toStrictEqual(['fence', 'fence', 'fence']);
     expect(r.actions.find((a) => a.protocol === 'netlock')).toMatchObject({ mechanism: 'driven' });
     expect(r.actions.find((a) => a.protocol === 'netlock')?.doneAtNs).toBeUndefined();
 
@@ -41,9 +42,13 @@ describe('protocol recovery rules in the recovery book', () => {
     expect(book.reported(3, 'caslock', 8n, 1_200 * MS)?.actions.find((a) => a.protocol === 'caslock')?.doneAtNs).toBeUndefined();
     book.reported(3, 'caslock', 9n, 1_200 * MS);
     book.reported(3, 'drtm', 9n, 1_210 * MS);
+    for (const protocol of ['rpc', 'traditional', 'traditional-ro']) book.reported(3, protocol, 9n, 1_220 * MS);
     expect(book.all()[0]?.actions.filter((a) => a.mechanism === 'fence').map((a) => [a.protocol, a.doneAtNs])).toStrictEqual([
       ['caslock', 1_200 * MS],
       ['drtm', 1_210 * MS],
+      ['rpc', 1_220 * MS],
+      ['traditional', 1_220 * MS],
+      ['traditional-ro', 1_220 * MS],
     ]);
     // FissLock's coordinator-driven steps (fisslock-recovery) and NetLock's purge are over early too.
     book.recordSteps('compute', '3', 'fisslock', [], 1_300 * MS);
