@@ -1,6 +1,6 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { ClientAddress, Clock, Mailbox, Message, NodeId, ReceiveOptions } from '@lockfabric/ports';
-import { clientKey, MalformedInputError, errorMessage } from '@lockfabric/ports';
+import { Stopper, clientKey, MalformedInputError, errorMessage } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/realtime';
 import { decodeMessage, encodeMessage } from '@lockfabric/wire';
 import { consoleLogger, type Logger } from './logger.js';
@@ -204,9 +204,9 @@ export class MailboxHub {
     if (this.closed || (deadlineNs !== undefined && deadlineNs <= this.clock.nowNs())) return Promise.resolve(undefined);
 
     return new Promise((resolve) => {
-      const timer = new AbortController();
+      const timer = new Stopper();
       const settle = () => {
-        timer.abort();
+        timer.stop();
         signal?.removeEventListener('abort', onAbort);
         const at = queue.waiters.indexOf(waiter);
         if (at >= 0) queue.waiters.splice(at, 1);
@@ -225,7 +225,7 @@ export class MailboxHub {
       queue.waiters.push(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
       if (deadlineNs !== undefined) {
-        this.clock.sleep(deadlineNs - this.clock.nowNs(), timer.signal).then(
+        this.clock.sleep(deadlineNs - this.clock.nowNs(), timer).then(
           () => {
             settle();
             resolve(undefined);

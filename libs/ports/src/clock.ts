@@ -1,9 +1,11 @@
+import type { StopSignal } from './stop-signal.js';
+
 /** Time as a protocol sees it. Virtual under `sim`, monotonic wall time elsewhere. */
 export interface Clock {
   /** Nanoseconds since an arbitrary origin shared by every clock of one substrate. */
   nowNs(): number;
   /** Resolves after `ns`; rejects with the signal's reason if aborted first. */
-  sleep(ns: number, signal?: AbortSignal): Promise<void>;
+  sleep(ns: number, signal?: StopSignal): Promise<void>;
 }
 
 /** Seeded randomness; under `sim` it is drawn from the run's single seed. */

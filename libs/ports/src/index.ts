@@ -8,3 +8,4 @@ export * from './trace.js';
 export * from './lock-client.js';
 export * from './phases.js';
 export * from './racks.js';
+export * from './stop-signal.js';

@@ -1,3 +1,4 @@
+import type { StopSignal } from './stop-signal.js';
 import type { ClientAddress, LockId } from './ids.js';
 import type { SpanContextRef } from './trace.js';
 
@@ -25,7 +26,7 @@ export interface Message {
 export interface ReceiveOptions {
   /** Absolute deadline on the port's clock; `receive` then resolves `undefined`. */
   readonly deadlineNs?: number;
-  readonly signal?: AbortSignal;
+  readonly signal?: StopSignal;
 }
 
 /** Small SENDs between clients on different (or the same) compute nodes. Delivery is unordered and may fail silently. */

@@ -1,3 +1,4 @@
+import type { StopSignal } from './stop-signal.js';
 import type { LockId, NodeId } from './ids.js';
 import type { SpanContextRef } from './trace.js';
 
@@ -124,7 +125,7 @@ export interface LocalMemory {
    * substrate one wake-up per change of the word instead of one step per poll. It is no memory
    * access of its own: callers load the word again, exactly as after a poll.
    */
-  waitWhile(addr: RemoteAddr, value: bigint, signal?: AbortSignal): Promise<bigint>;
+  waitWhile(addr: RemoteAddr, value: bigint, signal?: StopSignal): Promise<bigint>;
 }
 
 /** Where the lock words of a protocol live: one contiguous table per memory node, lock ids striped across them. */

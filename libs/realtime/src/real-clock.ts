@@ -1,4 +1,4 @@
-import type { Clock } from '@lockfabric/ports';
+import type { Clock, StopSignal } from '@lockfabric/ports';
 import { machineClockOffsetNs } from './machine-clock-offset.js';
 
 /** 2025-01-01T00:00:00Z in ns: a recent origin keeps timestamps within a few ns in a double. */
@@ -26,7 +26,7 @@ export class RealClock implements Clock {
    * (NetLock re-sent an ACQUIRE that way: libs/locks/netlock README). So an early timer is re-armed
    * for the rest.
    */
-  sleep(ns: number, signal?: AbortSignal): Promise<void> {
+  sleep(ns: number, signal?: StopSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const untilNs = this.nowNs() + Math.max(0, ns);
     return new Promise((resolve, reject) => {

@@ -1,4 +1,4 @@
-import type { Clock } from '@lockfabric/ports';
+import type { Clock, StopSignal } from '@lockfabric/ports';
 import type { Scheduler } from './scheduler.js';
 
 /** The Clock port over a Scheduler: virtual time under `sim`, real time under `embedded`. */
@@ -9,7 +9,7 @@ export class SchedulerClock implements Clock {
     return this.scheduler.nowNs();
   }
 
-  sleep(ns: number, signal?: AbortSignal): Promise<void> {
+  sleep(ns: number, signal?: StopSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       let done = false;

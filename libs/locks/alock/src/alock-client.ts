@@ -1,7 +1,7 @@
 import { AcquireDeadline, AcquireSpan, LOCK_ATTR, isUncertain, queueRecoveryGroup, waitWhileLocal } from '@lockfabric/locks-common';
 import type { LocalWord } from '@lockfabric/locks-common';
 import type { QueueMemberState, QueueRecoveryGroup, QueueRecoveryMember } from '@lockfabric/locks-common';
-import { ConfigError, FabricAccessError, LockAbortedError, clientKey, lockAddress } from '@lockfabric/ports';
+import { ConfigError, FabricAccessError, LockAbortedError, Stopper, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr, SpanContextRef } from '@lockfabric/ports';
 import { classAccess } from './class-access.js';
 import type { ClassAccess, VerbTally } from './class-access.js';
@@ -78,7 +78,7 @@ interface Acquisition {
   /** Set when a recovery aborted this acquisition: it stops at its next step and never enters. */
   recoveryAbort?: string;
   /** Aborted with `recoveryAbort`: wakes a local wait so the abort is seen at once. */
-  readonly wake: AbortController;
+  readonly wake: Stopper;
 }
 
 /**
@@ -151,7 +151,7 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
       if (a.stage !== 'waiting') continue;
       aborted++;
       a.recoveryAbort = reason;
-      a.wake.abort(reason);
+      a.wake.stop(reason);
       this.live.delete(a);
       this.dirty.add(a.id.index);
       this.pool.free(a.id.index);
@@ -260,7 +260,7 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
       abandoned: false,
       abandon: () => undefined,
       stage: 'busy',
-      wake: new AbortController(),
+      wake: new Stopper(),
     };
     this.live.add(a);
     try {
@@ -560,8 +560,8 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
    */
   private async awaitChange(a: Acquisition, words: readonly LocalWord[], pollNs: number): Promise<void> {
     const { clock, verbs } = this.ports;
-    if (a.abandoned) await waitWhileLocal(clock, verbs.cpu, words, { pollNs, signals: [a.wake.signal] });
-    else await waitWhileLocal(clock, verbs.cpu, words, { untilNs: a.deadline.atNs, pollNs, signals: [a.wake.signal, a.deadline.signal] });
+    if (a.abandoned) await waitWhileLocal(clock, verbs.cpu, words, { pollNs, signals: [a.wake] });
+    else await waitWhileLocal(clock, verbs.cpu, words, { untilNs: a.deadline.atNs, pollNs, signals: [a.wake, a.deadline.signal] });
     this.afterWait(a);
   }
 

@@ -1,6 +1,7 @@
 import { LockAbortedError, LockTimeoutError } from '@lockfabric/ports';
 import type { AcquireOptions, Clock, LocalMemory, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
-import { NS_PER_MS } from '@lockfabric/ports';
+import { NS_PER_MS, Stopper } from '@lockfabric/ports';
+import type { StopSignal } from '@lockfabric/ports';
 
 /** The point after which an acquire gives up, and the checks every retry loop makes against it. */
 export class AcquireDeadline {
@@ -50,7 +51,7 @@ export class AcquireDeadline {
    * returns at the poll (every `pollNs` from now) that would have seen the change, then checks the
    * deadline. The caller loads the word again afterwards, as after a pause.
    */
-  async waitWhile(cpu: LocalMemory, addr: RemoteAddr, value: bigint, pollNs: number, wake?: AbortSignal): Promise<void> {
+  async waitWhile(cpu: LocalMemory, addr: RemoteAddr, value: bigint, pollNs: number, wake?: StopSignal): Promise<void> {
     await waitWhileLocal(this.clock, cpu, [{ addr, value }], { untilNs: this.atNs, pollNs, signals: [this.options.signal, wake] });
     this.check();
   }
@@ -78,7 +79,7 @@ export interface LocalWaitOptions {
    */
   readonly pollNs?: number;
   /** End the wait when any of these aborts. */
-  readonly signals?: readonly (AbortSignal | undefined)[];
+  readonly signals?: readonly (StopSignal | undefined)[];
 }
 
 const WAIT_OVER = 'local wait over';
@@ -93,9 +94,9 @@ export function waitWhileLocal(clock: Clock, cpu: LocalMemory, words: readonly L
   return waitForWake(
     clock,
     (wake) => {
-      const stop = new AbortController();
-      for (const { addr, value } of words) void cpu.waitWhile(addr, value, stop.signal).then(wake);
-      return () => stop.abort(WAIT_OVER);
+      const stop = new Stopper();
+      for (const { addr, value } of words) void cpu.waitWhile(addr, value, stop).then(wake);
+      return () => stop.stop(WAIT_OVER);
     },
     options,
   );
@@ -114,12 +115,12 @@ export async function waitForWake(clock: Clock, subscribe: (wake: () => void) =>
   if (signals.some((signal) => signal?.aborted) || startNs >= untilNs) return;
   let wake!: () => void;
   const woken = new Promise<void>((resolve) => (wake = resolve));
-  const stopTimer = new AbortController();
+  const stopTimer = new Stopper();
   let timedOut = false;
   const unsubscribe = subscribe(wake);
   for (const signal of signals) signal?.addEventListener('abort', wake, { once: true });
   if (Number.isFinite(untilNs)) {
-    clock.sleep(untilNs - startNs, stopTimer.signal).then(
+    clock.sleep(untilNs - startNs, stopTimer).then(
       () => {
         timedOut = true;
         wake();
@@ -131,8 +132,7 @@ export async function waitForWake(clock: Clock, subscribe: (wake: () => void) =>
     await woken;
   } finally {
     unsubscribe();
-    // An explicit reason: abort() without one builds a DOMException, with its stack, every time.
-    stopTimer.abort(WAIT_OVER);
+    stopTimer.stop(WAIT_OVER);
     for (const signal of signals) signal?.removeEventListener('abort', wake);
   }
   if (timedOut || options.pollNs === undefined) return;

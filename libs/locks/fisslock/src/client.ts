@@ -1,5 +1,5 @@
 import { AcquireDeadline, AcquireSpan, LOCK_ATTR, recordHandoverGrant } from '@lockfabric/locks-common';
-import { clientKey } from '@lockfabric/ports';
+import { Stopper, clientKey } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Clock, Grant, LockClient, LockId, LockMode, LockPacket, SpanContextRef } from '@lockfabric/ports';
 import type { ServerLockClient } from '@lockfabric/lock-srvlock';
 import type { AgentPool } from './agent-pool.js';
@@ -30,12 +30,12 @@ type Outcome = { kind: 'granted'; packet: LockPacket } | { kind: 'timeout' } | {
 const ATTEMPT_SETTLED = new Error('fisslock attempt settled');
 
 /**
- * The T_ACQ timers of one acquire, on one AbortController: an attempt that timed out has no timer
- * left to stop, so only the attempt that ends the acquire (granted, or the caller's abort) stops
- * one. Made at the first timed wait, so a grant by the local agent needs no controller at all.
+ * The T_ACQ timers of one acquire, on one Stopper: an attempt that timed out has no timer left to
+ * stop, so only the attempt that ends the acquire (granted, or the caller's abort) stops one. Made
+ * at the first timed wait, so a grant by the local agent needs no stopper at all.
  */
 class AttemptTimers {
-  private controller: AbortController | undefined;
+  private controller: Stopper | undefined;
   private forward: (() => void) | undefined;
 
   constructor(
@@ -46,19 +46,19 @@ class AttemptTimers {
   /** Resolves after `ns`; rejects once the caller's signal aborts or `end` is called. */
   sleep(ns: number): Promise<void> {
     if (this.controller === undefined) {
-      const controller = new AbortController();
+      const controller = new Stopper();
       this.controller = controller;
       if (this.signal !== undefined) {
-        this.forward = () => controller.abort(ATTEMPT_SETTLED);
+        this.forward = () => controller.stop(ATTEMPT_SETTLED);
         this.signal.addEventListener('abort', this.forward);
       }
     }
-    return this.clock.sleep(ns, this.controller.signal);
+    return this.clock.sleep(ns, this.controller);
   }
 
   /** Stops the pending timer, if any, and lets go of the caller's signal. */
   end(): void {
-    this.controller?.abort(ATTEMPT_SETTLED);
+    this.controller?.stop(ATTEMPT_SETTLED);
     if (this.forward !== undefined) this.signal?.removeEventListener('abort', this.forward);
   }
 }

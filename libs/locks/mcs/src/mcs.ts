@@ -1,6 +1,6 @@
 import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, isUncertain, queueRecoveryGroup, waitWhileLocal } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions, QueueMemberState, QueueRecoveryGroup, QueueRecoveryMember } from '@lockfabric/locks-common';
-import { ConfigError, FabricAccessError, LockAbortedError, TableLostError, clientKey, lockAddress } from '@lockfabric/ports';
+import { ConfigError, FabricAccessError, LockAbortedError, Stopper, TableLostError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
 import { GrantNotHeldError } from './errors.js';
 import {
@@ -122,7 +122,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
   /** Why waiting acquires were aborted by recovery, per queue node (read by the poller it stops). */
   private readonly abortReasons = new Map<number, string>();
   /** Wakes the local wait of a queue node whose state a recovery abort replaced. */
-  private readonly wakeups = new Map<number, AbortController>();
+  private readonly wakeups = new Map<number, Stopper>();
   /** Link generation of each queue node: bumped when a release gives up on an unlinked successor. */
   private readonly generations: number[];
   private readonly key: string;
@@ -152,7 +152,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
         aborted++;
         this.abortReasons.set(index, reason);
         this.nodes[index] = { kind: 'free' };
-        this.wakeups.get(index)?.abort(reason);
+        this.wakeups.get(index)?.stop(reason);
       } else if (node.kind === 'broken') this.nodes[index] = { kind: 'free' };
     });
     return aborted;
@@ -271,7 +271,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
       if (grant !== 0n) break;
       try {
         // Spin on the own grant word: only the poll that sees it written costs a step.
-        await deadline.waitWhile(verbs.cpu, grantAddr, grant, this.options.pollIntervalNs, wakeup.signal);
+        await deadline.waitWhile(verbs.cpu, grantAddr, grant, this.options.pollIntervalNs, wakeup);
       } catch (error) {
         if (this.nodes[index] !== waiting) throw new LockAbortedError(lock, this.abortReasons.get(index) ?? 'queue reset by recovery');
         const abandoned: QueueNodeState = { kind: 'abandoned', lock, addr };
@@ -306,7 +306,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
         const grant = await this.ports.verbs.cpu.load(grantAddr);
         if (this.nodes[index] !== state) return;
         if (grant !== 0n) break;
-        await waitWhileLocal(this.ports.clock, this.ports.verbs.cpu, [{ addr: grantAddr, value: grant }], { pollNs: this.options.pollIntervalNs, signals: [wakeup.signal] });
+        await waitWhileLocal(this.ports.clock, this.ports.verbs.cpu, [{ addr: grantAddr, value: grant }], { pollNs: this.options.pollIntervalNs, signals: [wakeup] });
       }
       this.nodes[index] = { kind: 'releasing', lock, addr };
       await this.passOn(index, lock, addr);
@@ -460,8 +460,8 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
   }
 
   /** A fresh wake-up for queue node `index`'s next wait (an abort of an earlier wait stays spent). */
-  private wakeupFor(index: number): AbortController {
-    const wakeup = new AbortController();
+  private wakeupFor(index: number): Stopper {
+    const wakeup = new Stopper();
     this.wakeups.set(index, wakeup);
     return wakeup;
   }

@@ -1,4 +1,4 @@
-import type { Clock } from '@lockfabric/ports';
+import type { Clock, StopSignal } from '@lockfabric/ports';
 
 /**
  * A latch a machine's recovery closes from S1's pause to S2 (spec §7.2: "clients block"). Waiting
@@ -26,7 +26,7 @@ export class RecoveryHold {
   }
 
   /** Resolves at once when open, else when opened; rejects with the signal's reason if aborted first. */
-  whenOpen(signal?: AbortSignal): Promise<void> {
+  whenOpen(signal?: StopSignal): Promise<void> {
     if (!this.closedNow) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
