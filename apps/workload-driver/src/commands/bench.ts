@@ -11,7 +11,7 @@ import { familyOf } from '../report/family.js';
 import type { SwitchSettings } from '../cluster/local-cluster.js';
 import { isAlive, readClusterState } from '../cluster/local-cluster.js';
 import { runLive } from '../run/live.js';
-import { substrateOptions } from '../run/live-defaults.js';
+import { liveOptionProblems, substrateOptions } from '../run/live-defaults.js';
 import { DEFAULT_LIVE_WARMUP_OPS, warmUpLive } from '../run/warm-up.js';
 import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, withProcessorTime } from '../run/transport-floor.js';
 import { acquireTracedCluster, readTraceSettings } from '../run/traced-cluster.js';
@@ -116,6 +116,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (protocols.length > 1) reader.problems.push(...optionsNotShared(protocols, protocolOptions));
   reader.problems.push(...smallBankProblems(protocols, substrate, spec));
   if (protocols.includes(REDLOCK) && Object.keys(protocolOptions).length > 0) reader.problems.push('--opt: redlock takes no protocol options');
+  if (substrate === 'live') for (const id of protocols) if (id !== REDLOCK) reader.problems.push(...liveOptionProblems(id, protocolOptions));
   if (protocols.length > 1 && typeof historyFile === 'string') reader.problems.push('--history: give one --protocol (a history file holds one run)');
   if ((traceSettings?.length ?? 0) > 1 && typeof historyFile === 'string') reader.problems.push('--history: give one --trace-ratio setting (a history file holds one run)');
   const workers = reader.number('workers', 1, { integer: true, min: 1, max: 64 });

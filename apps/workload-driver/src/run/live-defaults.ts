@@ -1,4 +1,4 @@
-import { availableProtocols } from '@lockfabric/lock-catalog';
+import { availableProtocols, protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 
 /**
@@ -21,4 +21,15 @@ export function liveOptions(protocol: string, given: ProtocolOptions = {}): Prot
  */
 export function substrateOptions(substrate: 'sim' | 'embedded' | 'live', protocol: string, given: ProtocolOptions = {}): ProtocolOptions {
   return substrate === 'sim' ? given : liveOptions(protocol, given);
+}
+
+/**
+ * Options a live run cannot apply: the protocol's memory-node service reads them, and on live it
+ * starts once with its memory node, on its defaults (`ProtocolDefinition.memoryServiceOptions`).
+ */
+export function liveOptionProblems(protocol: string, given: ProtocolOptions = {}): string[] {
+  const fixed = protocolById(protocol).memoryServiceOptions ?? [];
+  return Object.keys(given)
+    .filter((key) => fixed.includes(key))
+    .map((key) => `--opt ${key}: ${protocol}'s memory-node service reads it, and on live that service starts once with the memory node, on its defaults; set it on --substrate sim or embedded`);
 }

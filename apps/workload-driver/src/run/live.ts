@@ -25,6 +25,7 @@ import { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
 import { checkAppLive, loadAppData } from './app-live.js';
 import { iopsCapOf, memoryNicVerbs, nicFigures } from './memory-nic.js';
 import type { AppCheck, AppRunLog } from '@lockfabric/workloads';
+import { liveOptionProblems } from './live-defaults.js';
 
 export { LIVE_PROTOCOL_DEFAULTS, liveOptions } from './live-defaults.js';
 export { PRE_RUN_TRACE_SAMPLES, preRunTrace } from './pre-run-trace.js';
@@ -173,6 +174,8 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
     throw new ConfigError([`--racks ${String(askedRacks)}: the cluster has ${clusterRacks} rack${clusterRacks === 1 ? '' : 's'}; start it with \`cluster up --switch-program fisslock --racks ${String(askedRacks)}\` or drop --racks`]);
   }
   if (computes.length === 0 || memories.length === 0) throw new ConfigError(['the live cluster needs at least one memory node and one compute node']);
+  const fixedOptions = liveOptionProblems(protocol.id, options.protocolOptions);
+  if (fixedOptions.length > 0) throw new ConfigError(fixedOptions);
   const colocated = options.colocatedClients ?? 0;
   const colocation = colocationProblems(protocol, memories, colocated, spec.clients);
   if (colocation.length > 0) throw new ConfigError(colocation);

@@ -38,6 +38,12 @@ export interface ProtocolDefinition {
   readonly liveDefaults?: ProtocolOptions;
   /** Servers the protocol runs on nodes beside its clients (agent pools, lock servers, recovery). */
   readonly services?: ProtocolServices;
+  /**
+   * Options the protocol's memory-node service reads. On live that service starts once with its
+   * memory node, on its defaults, and outlives runs, so a run cannot set them: live refuses them
+   * rather than run with a server that ignores them (or disagrees with its clients). Absent: none.
+   */
+  readonly memoryServiceOptions?: readonly string[];
   /** How its locks come back after a member fails: the coordinator books one action per rule. */
   readonly recovery: ProtocolRecovery;
   /** The faults `check --swarm` injects into this protocol; jitter and healing only when absent. */

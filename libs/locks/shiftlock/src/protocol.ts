@@ -21,6 +21,8 @@ export const shiftlock: ProtocolDefinition = {
   entryBytes: ENTRY_BYTES,
   modes: ['shared', 'exclusive'],
   options: SHIFTLOCK_OPTION_HELP,
+  // Read by clients and the recovery server alike: a live run setting them would split the two.
+  memoryServiceOptions: ['recoveryClient', 'eraBuckets'],
   createClient: (ports, options) => new ShiftLockClient(ports, readShiftLockOptions(options)),
   services: {
     // Era-fenced recovery runs on every memory node (as client SERVICE_CLIENT = recoveryClient there).

@@ -106,6 +106,7 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
     entryBytes: 8,
     modes: ['shared', 'exclusive'],
     options: memoryServerOptionHelp(design),
+    memoryServiceOptions: ['cpuNs', 'threads', 'queueBound', 'mutantReleaseAllHolders', 'mutantKeepDeadHolds', ...(design.readerBypass !== undefined ? ['mutantUnboundedBypass'] : [])],
     services: {
       memory: (context, options) => {
         const parsed = readMemoryServerOptions(design, options);
