@@ -118,8 +118,8 @@ describe('swarm seed: a kill inside a coordinator outage', () => {
     return !!kill && !!crash && kill.atMs >= crash.atMs - kill.detectionMs! && kill.atMs < crash.atMs + crash.downMs;
   };
   type Observed = { readonly reportedAtNs?: number; readonly purges: number; readonly lives: number };
-  const observe = (sink: { seen?: Observed }) => (run: { readonly nodeFailure?: { readonly reportedAtNs: number }; readonly control?: { readonly netlockPurges: number; readonly lives: readonly unknown[] } }) => {
-    sink.seen = { ...(run.nodeFailure ? { reportedAtNs: run.nodeFailure.reportedAtNs } : {}), purges: run.control?.netlockPurges ?? 0, lives: run.control?.lives.length ?? 0 };
+  const observe = (sink: { seen?: Observed }) => (run: { readonly nodeFailure?: { readonly reportedAtNs: number }; readonly control?: { readonly counts: Readonly<Record<string, number>>; readonly lives: readonly unknown[] } }) => {
+    sink.seen = { ...(run.nodeFailure ? { reportedAtNs: run.nodeFailure.reportedAtNs } : {}), purges: run.control?.counts['netlockPurges'] ?? 0, lives: run.control?.lives.length ?? 0 };
     return undefined;
   };
 

@@ -54,9 +54,9 @@ describe('declock: random kills under a contended workload (sim, three compute n
   // A survivor that wants the lock after the notice waits out its timeout (+ stagger of its node), then resets at once.
   const BOUND_AFTER_NOTICE_MS = TIMEOUT_MS + 2 * STAGGER_MS + 0.5;
 
-  it('seeds 1–12: exclusion and liveness hold; every lock the dead node held or queued for comes back within the bound after the notice', async () => {
+  it('seeds 1–16: exclusion and liveness hold; every lock the dead node held or queued for comes back within the bound after the notice', async () => {
     let recovered = 0;
-    for (let seed = 1; seed <= 12; seed++) {
+    for (let seed = 1; seed <= 16; seed++) {
       const run = await killSweepRun(declock, seed, { acquireTimeoutNs: TIMEOUT_MS * MS, acquireTimeoutStaggerNs: STAGGER_MS * MS, policy: seed % 2 ? 'tf' : 'pf' }, { detectionMs: 2 });
       expect(run.swarm.failure, run.why).toBeUndefined();
       expect(run.neverFreed, run.why).toEqual([]);
