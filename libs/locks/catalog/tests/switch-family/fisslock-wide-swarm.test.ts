@@ -24,8 +24,11 @@ async function sweep(protocol: ProtocolDefinition, first: number, last: number, 
  * each must still fail as stated, so a fix shows here and the seed moves back to clean.
  */
 const KNOWN_OPEN: ReadonlyMap<number, { readonly rate: number; readonly kind: string; readonly why: string }> = new Map([
-  // Drawn since coordinator outages cover kills: compute 0 dies inside a 2.94 ms coordinator
-  // outage under 10 % loss on both links; after healing locks 2 and 3 stay unacquirable.
+  // Drawn since coordinator outages cover kills (the outage only shapes the schedule). A GRANTED
+  // copy of one shared request, bounced and duplicated on the link, is counted by machine 3 and
+  // again by machine 2's later shared agent, which cannot tell it from a fresh copy: lock 2 keeps
+  // a holder no client owns. Only a `stalled-queue` suspicion shows it, and the stuck reporter
+  // does not send those, so no §5.3 repair runs. Lock 3 is never probed (lock 2 used the budget).
   [236, { rate: 0.1, kind: 'liveness', why: 'kill inside a coordinator outage under 10 % loss' }],
 ]);
 
