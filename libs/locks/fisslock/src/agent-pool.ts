@@ -107,6 +107,7 @@ export class AgentPool {
       parksHere: (lid) => this.homes !== undefined && parksAtHome(lid, machine, this.homes),
       ...(options.mutantParkedModeChange === true ? { mutantParkedModeChange: true } : {}),
       ...(options.mutantDupNeverGranted === true ? { mutantDupNeverGranted: true } : {}),
+      ...(options.mutantCountForeignCopy === true ? { mutantCountForeignCopy: true } : {}),
     };
     this.backoff = new BounceBackoff(options.bounceBackoffNs ?? 0, options.rtoNs);
     this.stuck = new StuckReleases(options.stuckAfterNs ?? 10 * options.rtoNs);

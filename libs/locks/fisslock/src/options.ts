@@ -45,6 +45,7 @@ export interface FissLockOptions {
   readonly mutantDupNeverGranted: boolean;
   readonly mutantTrustReRefusal: boolean;
   readonly mutantRecountDupGrant: boolean;
+  readonly mutantCountForeignCopy: boolean;
   readonly mutantParkedModeChange: boolean;
 }
 
@@ -75,6 +76,7 @@ export const FISSLOCK_OPTION_HELP = {
   mutantDupNeverGranted: 'test-only: a duplicate ACQUIRE is always queued, even when its first copy was certainly granted ② in the agent\'s lifetime',
   mutantTrustReRefusal: 'test-only: an agent restored by a repeated refusal keeps its lifetime anchors even when the lock may have moved on',
   mutantRecountDupGrant: 'test-only: a duplicate ACQUIRE whose ② grant an agent already counted (its copy, or written off with its RELEASE) may be counted again',
+  mutantCountForeignCopy: 'test-only: a ② GRANTED copy is counted by any shared agent it reaches, not only at the home machine it names',
   mutantParkedModeChange: 'test-only, with placement=home: a parked agent grants a local request of the other mode without telling the switch',
   mutantNoStarve: 'test-only: agents never tell the switch that a writer waits (no STARVE), whatever the policy',
 };
@@ -106,6 +108,7 @@ export function readFissLockOptions(options?: ProtocolOptions): FissLockOptions 
     mutantDupNeverGranted: reader.boolean('mutantDupNeverGranted', false),
     mutantTrustReRefusal: reader.boolean('mutantTrustReRefusal', false),
     mutantRecountDupGrant: reader.boolean('mutantRecountDupGrant', false),
+    mutantCountForeignCopy: reader.boolean('mutantCountForeignCopy', false),
     mutantParkedModeChange: reader.boolean('mutantParkedModeChange', false),
   };
   reader.done();

@@ -34,6 +34,7 @@ export function agentPoolFor(ports: ClientPorts, options: FissLockOptions): Agen
       mutantDupNeverGranted: options.mutantDupNeverGranted,
       mutantTrustReRefusal: options.mutantTrustReRefusal,
       mutantRecountDupGrant: options.mutantRecountDupGrant,
+      mutantCountForeignCopy: options.mutantCountForeignCopy,
       placement: options.placement,
       mutantParkedModeChange: options.mutantParkedModeChange,
     });

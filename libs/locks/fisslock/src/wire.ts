@@ -11,9 +11,9 @@ import type { LockPacket, NodeId } from '@lockfabric/ports';
  * - `agent`: `src`, the machine that sent this hop of a sequenced packet (used for ACK routing).
  * - `seq`: per-`src` sequence number of a sequenced packet; in an ACK, the acknowledged seq.
  * - `dst`: ACK → the origin (`ack_src`); transfer entry → the grantee machine.
- * - `incarnation`: `inca` (FREE, agent GRANT); position in the queue (transfer entry); ② GRANT
- *   and the RELEASE of its holder (GRANTED): the grant's home, the `mid` register value (agent
- *   machine + 1) when the decider sent the GRANTED copy; 0 = unknown.
+ * - `incarnation`: `inca` (FREE, agent GRANT); position in the queue (transfer entry); ② GRANT,
+ *   its GRANTED copy and the RELEASE of its holder (GRANTED): the grant's home, the `mid` register
+ *   value (agent machine + 1) when the decider sent the GRANTED copy; 0 = unknown.
  * - `mode`: requested mode / next holder's mode; FREE: the mode before the free (`cur_mode`).
  * - `flags`: FLAG_* bits below; ACK status in bits 9–10; the waiter count of an agent-carrying
  *   GRANT in bits 16–31.
@@ -80,12 +80,13 @@ export function clientOfTask(task: number): number {
 }
 
 /**
- * The machine whose agent recorded a ② grant, from its RELEASE (GRANTED): the switch puts its
- * `mid` register (agent machine + 1) into the ② GRANT's `incarnation`, the client echoes it.
- * Undefined when unknown (0, e.g. a grant handed out by recovery).
+ * The machine whose agent recorded a ② grant, from its GRANTED copy or its holder's RELEASE
+ * (GRANTED): the switch puts its `mid` register (agent machine + 1) into the ② GRANT's and the
+ * copy's `incarnation`, the client echoes it. Undefined when unknown (0, e.g. a grant handed out
+ * by recovery).
  */
-export function grantHomeOf(release: { readonly incarnation: number }): number | undefined {
-  return release.incarnation === 0 ? undefined : release.incarnation - 1;
+export function grantHomeOf(packet: { readonly incarnation: number }): number | undefined {
+  return packet.incarnation === 0 ? undefined : packet.incarnation - 1;
 }
 
 /** The origin of a sequenced packet (`src`). */

@@ -23,14 +23,7 @@ async function sweep(protocol: ProtocolDefinition, first: number, last: number, 
  * Seeds that fail for a known, open reason (issue 13), kept in view rather than out of the sweep:
  * each must still fail as stated, so a fix shows here and the seed moves back to clean.
  */
-const KNOWN_OPEN: ReadonlyMap<number, { readonly rate: number; readonly kind: string; readonly why: string }> = new Map([
-  // Drawn since coordinator outages cover kills (the outage only shapes the schedule). A GRANTED
-  // copy of one shared request, bounced and duplicated on the link, is counted by machine 3 and
-  // again by machine 2's later shared agent, which cannot tell it from a fresh copy: lock 2 keeps
-  // a holder no client owns. Only a `stalled-queue` suspicion shows it, and the stuck reporter
-  // does not send those, so no §5.3 repair runs. Lock 3 is never probed (lock 2 used the budget).
-  [236, { rate: 0.1, kind: 'liveness', why: 'kill inside a coordinator outage under 10 % loss' }],
-]);
+const KNOWN_OPEN: ReadonlyMap<number, { readonly rate: number; readonly kind: string; readonly why: string }> = new Map();
 
 function expectClean(results: readonly SwarmSeedResult[], rate: number): void {
   const open = (r: SwarmSeedResult) => KNOWN_OPEN.get(r.seed)?.rate === rate;
@@ -62,26 +55,42 @@ const { invariants: _hook, ...historyOnly } = fisslock.swarm!;
 const silentStaleCopies = (protocol: ProtocolDefinition): NonNullable<ProtocolDefinition['buildSwitchProgram']> => (input) =>
   protocol.buildSwitchProgram!({ ...input, options: { ...input.options, mutantSilentStaleCopy: true } });
 
+// Seed 236 (kill inside a coordinator outage, 10 % on both links): a ② copy bounced at its home
+// and duplicated on the link reached machine 2 after its home had counted it, and machine 2's next
+// shared agent counted it again: lock 2 kept a shared holder no client owns, and only a
+// stalled-queue suspicion showed it. The copy now names its home and is counted there only.
+describe('seed 236: a ② copy is counted at the home it names only (10 %)', () => {
+  it('passes; with mutantCountForeignCopy (the old rule) locks 2 and 3 are not acquirable after healing', async () => {
+    expect((await runSwarmSeed(fisslock, 236, {}, { switchFaultRate: 0.1 })).failure).toBeUndefined();
+    const r = await runSwarmSeed(fisslock, 236, { mutantCountForeignCopy: true }, { switchFaultRate: 0.1 });
+    expect(r.failure).toMatchObject({ kind: 'liveness' });
+    expect(r.failure?.detail).toContain('locks 2, 3 not acquirable');
+  });
+});
+
 describe('the wide swarm sweep catches mutantNoIncarnationCheck at pinned seeds (10 %)', () => {
-  it('seed 20: exclusion broken in the history; the protocol passes the seed', async () => {
-    expect((await runSwarmSeed(fisslock, 20, {}, { switchFaultRate: 0.1 })).failure).toBeUndefined();
-    const r = await runSwarmSeed(noIncarnationCheck, 20, {}, { switchFaultRate: 0.1 });
-    expect(r.failure).toMatchObject({ kind: 'safety', reproduce: 'lockfabric check --swarm --protocol fisslock --first-seed 20 --seeds 1' });
+  // Seed 20 was pinned here until ② copies named their home: its violation went through a copy
+  // counted away from its home, which no agent counts now (it still fails with both mutants).
+  it('seed 23: exclusion broken in the history; the protocol passes the seed', async () => {
+    expect((await runSwarmSeed(fisslock, 23, {}, { switchFaultRate: 0.1 })).failure).toBeUndefined();
+    const r = await runSwarmSeed(noIncarnationCheck, 23, {}, { switchFaultRate: 0.1 });
+    expect(r.failure).toMatchObject({ kind: 'safety', reproduce: 'lockfabric check --swarm --protocol fisslock --first-seed 23 --seeds 1' });
     expect(r.failure?.detail).toContain('exclusion');
   });
 
-  // What the hook saw here is a packet its sender resends for ever: a stale ② copy the decider
+  // What the hook sees here is a packet its sender resends for ever: a stale ② copy the decider
   // dropped unanswered. The decider now ACKs that copy (mutantSilentStaleCopy restores the drop),
-  // after which seed 8 ends clean under this mutant, and no seed of 1–450 shows it to the hook
-  // alone; the seed keeps the old drop to show what the hook adds to the history.
-  it('seed 8 (with the silent drop of stale ② copies): only FissLock\'s invariants hook sees it', async () => {
+  // and without it no seed of 1–120 shows this mutant to the hook alone; the seed keeps the old
+  // drop to show what the hook adds to the history. (Seed 8 was pinned until ② copies named their
+  // home; under both mutants it now fails in the history, as a liveness failure.)
+  it('seed 9 (with the silent drop of stale ② copies): only FissLock\'s invariants hook sees it', async () => {
     const silent = { ...noIncarnationCheck, buildSwitchProgram: silentStaleCopies(noIncarnationCheck) };
-    expect((await runSwarmSeed(fisslock, 8, {}, { switchFaultRate: 0.1 })).failure).toBeUndefined();
-    expect((await runSwarmSeed(fisslock, 8, { mutantSilentStaleCopy: true }, { switchFaultRate: 0.1 })).failure).toBeUndefined();
-    const r = await runSwarmSeed(silent, 8, {}, { switchFaultRate: 0.1 });
+    expect((await runSwarmSeed(fisslock, 9, {}, { switchFaultRate: 0.1 })).failure).toBeUndefined();
+    expect((await runSwarmSeed(fisslock, 9, { mutantSilentStaleCopy: true }, { switchFaultRate: 0.1 })).failure).toBeUndefined();
+    const r = await runSwarmSeed(silent, 9, {}, { switchFaultRate: 0.1 });
     expect(r.failure).toMatchObject({ kind: 'safety' });
     expect(r.failure?.detail).toMatch(/^fisslock invariants after healing:\n.*unacknowledged/);
-    const unhooked = await runSwarmSeed({ ...silent, swarm: historyOnly }, 8, {}, { switchFaultRate: 0.1 });
+    const unhooked = await runSwarmSeed({ ...silent, swarm: historyOnly }, 9, {}, { switchFaultRate: 0.1 });
     expect(unhooked.failure).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LockPacket } from '@lockfabric/ports';
-import { FLAG_ABORT, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTABLE, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags } from '../wire.js';
+import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTABLE, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_INVALID, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags } from '../wire.js';
 import { NO_AGENT, step } from './agent-state.js';
 import type { AgentEvent, AgentRules, AgentState, AgentValue, Step } from './agent-state.js';
 import type { Waiter } from './agent.js';
@@ -86,6 +86,24 @@ const CASES: readonly Case[] = [
     state: live(agent('shared', ['1:10'], [], 3)),
     event: { type: 'acquire', packet: packet({ type: 'acquire', flags: FLAG_GRANTED }), givenUp: true },
     expect: { outcome: 'accepted', state: live(agent('shared', ['1:10'], [], 4, 5, anchorsFrom(2, 9))), actions: [{ kind: 'grant-counted', mid: 2, task: 20 }, { kind: 'count', counter: 'lateCopiesReleased' }] },
+  },
+  {
+    name: '② a copy naming this machine as its home is counted',
+    state: live(agent('shared', ['1:10'], [], 3)),
+    event: { type: 'acquire', packet: packet({ type: 'acquire', incarnation: HERE + 1, flags: FLAG_GRANTED }), givenUp: false },
+    expect: { outcome: 'accepted', state: live(agent('shared', ['1:10', '2:20'], [], 4, 5, anchorsFrom(2, 9))), actions: [{ kind: 'grant-counted', mid: 2, task: 20 }] },
+  },
+  {
+    name: '② a copy naming another home is stale here: not counted, not bounced (swarm seed 236)',
+    state: live(agent('shared', ['1:10'], [], 3)),
+    event: { type: 'acquire', packet: packet({ type: 'acquire', incarnation: 3 + 1, agent: 3, flags: FLAG_GRANTED | FLAG_BOUNCED }), givenUp: false },
+    expect: { outcome: 'duplicate', state: live(agent('shared', ['1:10'], [], 3)), actions: [{ kind: 'count', counter: 'foreignCopies' }] },
+  },
+  {
+    name: '② a copy naming another home, no agent here: answered, not bounced on',
+    state: NO_AGENT,
+    event: { type: 'acquire', packet: packet({ type: 'acquire', incarnation: 3 + 1, agent: 3, flags: FLAG_GRANTED | FLAG_BOUNCED }), givenUp: false },
+    expect: { outcome: 'duplicate', state: NO_AGENT, actions: [{ kind: 'count', counter: 'foreignCopies' }] },
   },
   {
     name: '② a copy reaching an exclusive agent is dropped as orphaned (wide seeds 16, 24, 27)',
@@ -451,6 +469,11 @@ describe('the transition table catches broken variants of step (mutants)', () =>
   it('mutant: a refusal of a resent packet keeps the anchors whatever happened since (wide seed 455: two agents)', () => {
     const mutant: StepFn = (r, lid, s, e) => step(r, lid, s, e.type === 'refused' ? { ...e, movedOn: false } : e);
     expect(failures(mutant)).toEqual(['a refusal of a resent FREE after which a lifetime may have begun here restores the agent without its anchors (wide seed 455)']);
+  });
+
+  it('mutant (old rule): a ② copy is counted wherever it lands, whatever home it names (swarm seed 236)', () => {
+    const mutant: StepFn = (r, lid, s, e) => step({ ...r, mutantCountForeignCopy: true }, lid, s, e);
+    expect(failures(mutant)).toEqual(['② a copy naming another home is stale here: not counted, not bounced (swarm seed 236)', '② a copy naming another home, no agent here: answered, not bounced on']);
   });
 
   it('mutant: a ② copy reaching an exclusive agent is counted (wide seeds 16, 24, 27: a shared holder nobody releases)', () => {

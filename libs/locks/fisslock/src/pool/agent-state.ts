@@ -1,5 +1,5 @@
 import type { LockMode, LockPacket, NodeId, SpanContextRef } from '@lockfabric/ports';
-import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTABLE, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask } from '../wire.js';
+import { FLAG_ABORT, FLAG_BOUNCED, FLAG_CUR_SHARED, FLAG_DUP, FLAG_GRANTABLE, FLAG_GRANTED, FLAG_HAS_AGENT, FLAG_REACHED, FLAG_WW_NEXT, WAITER_COUNT_SHIFT, ackFlags, clientOfTask, grantHomeOf } from '../wire.js';
 import type { AckStatus } from '../wire.js';
 import { pendingOutlivesAbortRefusal } from './abort-refusal.js';
 import { holderKey } from './agent.js';
@@ -51,6 +51,7 @@ export type AgentCounter =
   | 'queuedThenGranted'
   | 'grantedTwice'
   | 'orphanedCopies'
+  | 'foreignCopies'
   | 'lateCopiesReleased'
   | 'writtenOff'
   | 'swallowedReleased'
@@ -157,6 +158,8 @@ export interface AgentRules {
   readonly mutantParkedModeChange?: boolean;
   /** Test-only mutant: a duplicate ACQUIRE is always queued, even when its first copy was certainly granted ② in this lifetime. */
   readonly mutantDupNeverGranted?: boolean;
+  /** Test-only mutant: a ② copy is counted by whatever shared agent it reaches, not only at the home it names (the old rule). */
+  readonly mutantCountForeignCopy?: boolean;
 }
 
 /** A mutable copy of an agent, private to one transition. */
@@ -312,6 +315,10 @@ class Transition {
   /** A sequenced ACQUIRE at this machine: ③ queued, ② counted as a holder, or bounced (no agent here). */
   private acquire(p: LockPacket, givenUp: boolean, requesterSeq: number | undefined): AgentOutcome {
     const granted = (p.flags & FLAG_GRANTED) !== 0;
+    if (granted && this.foreignCopy(p)) {
+      this.count('foreignCopies');
+      return 'duplicate';
+    }
     const a = this.live();
     // A ② copy reaching an exclusive agent (see AgentPool: orphaned by a write-off at its home)
     if (granted && a?.mode === 'exclusive') {
@@ -372,6 +379,20 @@ class Transition {
       this.actions.push({ kind: 'send-reached', packet: { type: 'ack', lock: p.lock, machine: this.rules.machine, task: p.task, mode: p.mode, incarnation: 0, seq: 0, flags: ackFlags('accepted') | FLAG_REACHED, dst: p.machine } });
     } else this.actions.push({ kind: 'note-recorded', task: p.task });
     return 'accepted';
+  }
+
+  /**
+   * A ② copy that names another machine as its home (the decider's `mid` when it granted). The
+   * decider counted the grant in that machine's lifetime of the lock, and that lifetime ends (an
+   * accepted FREE / transfer) only once its agent counted the copy or wrote it off, so a copy
+   * that bounced on to here is a stale duplicate. Counted here it made a holder nobody releases
+   * and an inca ahead of the decider's (swarm seed 236: a bounced copy duplicated on the link,
+   * counted at its home and again by the next shared agent elsewhere).
+   */
+  private foreignCopy(p: LockPacket): boolean {
+    if (this.rules.mutantCountForeignCopy === true) return false;
+    const home = grantHomeOf(p);
+    return home !== undefined && home !== this.rules.machine;
   }
 
   /**

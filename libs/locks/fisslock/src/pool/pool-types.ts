@@ -35,6 +35,8 @@ export interface AgentPoolOptions {
   readonly mutantTrustReRefusal?: boolean;
   /** Test-only mutant: a DUP copy of a request whose ② grant an agent here already counted may be counted again (swarm seed 492). */
   readonly mutantRecountDupGrant?: boolean;
+  /** Test-only mutant: a ② copy is counted by any shared agent it reaches, whatever home it names (swarm seed 236). */
+  readonly mutantCountForeignCopy?: boolean;
 }
 
 /** What a client on this machine waits for: its GRANT (or the end of its abort). */
@@ -62,6 +64,8 @@ export interface PoolCounters {
   readonly queuedThenGranted: number;
   readonly grantedTwice: number;
   readonly orphanedCopies: number;
+  /** ② copies that reached a machine other than the home they name (stale, not counted). */
+  readonly foreignCopies: number;
   readonly stuckLocks: number;
   readonly parks: number;
   readonly parkedGrants: number;
@@ -75,7 +79,7 @@ export interface PoolCounters {
 
 export type Counts = { -readonly [K in keyof PoolCounters]: number };
 
-export const zeroCounts = (): Counts => ({ bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0, dupGrantsCounted: 0, spentDuplicates: 0 });
+export const zeroCounts = (): Counts => ({ bounced: 0, duplicates: 0, installs: 0, localGrants: 0, refusals: 0, reissuedAborts: 0, writtenOff: 0, staleReleases: 0, droppedAborts: 0, voidedOnInstall: 0, reissueDeferred: 0, abortsBehindAcquire: 0, queuedThenGranted: 0, grantedTwice: 0, orphanedCopies: 0, foreignCopies: 0, stuckLocks: 0, parks: 0, parkedGrants: 0, lateCopiesReleased: 0, swallowedReleased: 0, staleBounces: 0, dupGrantsCounted: 0, spentDuplicates: 0 });
 
 /** An agent as recovery orders it (S2), or as a test or a harness plants it. */
 export interface AgentOrder {

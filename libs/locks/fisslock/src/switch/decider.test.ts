@@ -39,8 +39,10 @@ describe('fisslock decider', () => {
       [2, 'grant', 0],
     ]);
     expect(program.meta(3).inca).toBe(1);
-    // the GRANT names the grant's home: the mid register (agent machine + 1), echoed in the RELEASE
+    // the GRANT and its copy name the grant's home: the mid register (agent machine + 1), echoed
+    // in the RELEASE; an agent elsewhere never counts the copy (agent-state.ts foreignCopy)
     expect(out[1]?.packet.incarnation).toBe(1 + 1);
+    expect(out[0]?.packet.incarnation).toBe(1 + 1);
   });
 
   it('inca bound: ② only while inca < 127; past it a shared ACQUIRE is forwarded (③) and counted; an accepted transfer starts again at 0', () => {

@@ -272,11 +272,12 @@ function acquire(ctx: PacketContext, s: Arrays, p: LockPacket, src: NodeId, dup:
   const mid = ctx.read(midAt.array, midAt.offset);
   if (sharedGrant) {
     ctx.decide('grant-shared');
-    // the GRANT names the machine its GRANTED copy goes to (the raw mid register): the holder's
-    // RELEASE echoes it, so an agent elsewhere knows the grant was recorded by an agent that has
-    // since ended, and never takes the RELEASE for one whose copy was lost (wire.ts, `incarnation`)
+    // the GRANT and its GRANTED copy name the machine the copy goes to (the raw mid register): the
+    // holder's RELEASE echoes it, so an agent elsewhere knows the grant was recorded by an agent
+    // that has since ended and never takes the RELEASE for one whose copy was lost; a copy that
+    // bounces on to another machine is stale there and is not counted (wire.ts, `incarnation`)
     const grantPacket: LockPacket = { type: 'grant', lock: lid, machine: p.machine, task: p.task, mode: 'shared', incarnation: mid, seq: 0, flags: 0, ...traceOf(p) };
-    const copy: LockPacket = { ...p, flags: p.flags | FLAG_GRANTED };
+    const copy: LockPacket = { ...p, incarnation: mid, flags: p.flags | FLAG_GRANTED };
     return withAck(
       [
         { kind: 'unicast', machine: mid - 1, packet: copy },
