@@ -1,4 +1,5 @@
 import { FLAG_CANCEL, FLAG_SWITCH } from '@lockfabric/lock-srvlock';
+import { Stopper } from '@lockfabric/ports';
 import type { ClientPorts, LockPacket, SwitchPort } from '@lockfabric/ports';
 import { nextResendNs } from './resend-backoff.js';
 import type { ResendConfig } from './resend-backoff.js';
@@ -33,15 +34,15 @@ export function withReliableRelease(ports: ClientPorts, config: ReliableReleaseC
   const inner = ports.switchPort;
   if (!inner) return ports;
   const self = ports.self.client;
-  /** Unacknowledged releases by request id; the controller stops the resend loop. */
-  const pending = new Map<number, AbortController>();
+  /** Unacknowledged releases by request id; the Stopper (one per switch release) ends its resend loop. */
+  const pending = new Map<number, Stopper>();
 
   const forget = (seq: number) => {
-    pending.get(seq)?.abort('acknowledged');
+    pending.get(seq)?.stop('acknowledged');
     pending.delete(seq);
   };
 
-  const resend = async (packet: LockPacket, stop: AbortSignal) => {
+  const resend = async (packet: LockPacket, stop: Stopper) => {
     let waitNs = config.retransmitNs;
     for (let attempt = 1; attempt < config.maxAttempts; attempt++) {
       try {
@@ -59,7 +60,7 @@ export function withReliableRelease(ports: ClientPorts, config: ReliableReleaseC
     } catch {
       return;
     }
-    if (!stop.aborted && pending.get(packet.seq)?.signal === stop) {
+    if (!stop.aborted && pending.get(packet.seq) === stop) {
       pending.delete(packet.seq);
       stats.givenUp++;
     }
@@ -72,10 +73,10 @@ export function withReliableRelease(ports: ClientPorts, config: ReliableReleaseC
       inner.send(packet);
       if (!switchRelease) return;
       forget(packet.seq);
-      const stop = new AbortController();
+      const stop = new Stopper();
       pending.set(packet.seq, stop);
       if (pending.size > RELIABLE_RELEASE_BOUND) forget(pending.keys().next().value as number);
-      void resend(packet, stop.signal);
+      void resend(packet, stop);
     },
     onPacket(handler) {
       return inner.onPacket((packet) => {

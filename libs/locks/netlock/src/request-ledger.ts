@@ -1,4 +1,5 @@
 import { FLAG_CANCEL, FLAG_CONTINUE, FLAG_SWITCH } from '@lockfabric/lock-srvlock';
+import { Stopper } from '@lockfabric/ports';
 import type { ClientPorts, LockPacket, SwitchPort } from '@lockfabric/ports';
 import { nextResendNs } from './resend-backoff.js';
 import type { ResendConfig } from './resend-backoff.js';
@@ -30,7 +31,8 @@ interface Request {
   tag: number;
   /** `ServerLockClient` sent a cancel and waits for its ACK. */
   clientAwaitsAck: boolean;
-  poll?: AbortController;
+  /** Ends the poll of a cancelled request (a Stopper: one per cancel, no AbortController). */
+  poll?: Stopper;
 }
 
 /**
@@ -57,7 +59,7 @@ export function withRequestLedger(ports: ClientPorts, config: RequestLedgerConfi
   const requests = new Map<number, Request>();
 
   const resolve = (r: Request) => {
-    if (r.state === 'cancelled') r.poll?.abort('resolved');
+    if (r.state === 'cancelled') r.poll?.stop('resolved');
     r.state = 'done';
   };
 
@@ -83,7 +85,7 @@ export function withRequestLedger(ports: ClientPorts, config: RequestLedgerConfi
     inner.send({ type: 'release', lock: packet.lock, machine: self.node, task: self.client, mode: packet.mode, incarnation: packet.incarnation, seq: packet.seq, flags: 0 });
   };
 
-  const poll = async (r: Request, template: LockPacket, stop: AbortSignal) => {
+  const poll = async (r: Request, template: LockPacket, stop: Stopper) => {
     let waitNs = config.retransmitNs;
     for (let attempt = 0; attempt < config.maxAttempts; attempt++) {
       try {
@@ -123,9 +125,9 @@ export function withRequestLedger(ports: ClientPorts, config: RequestLedgerConfi
         r.clientAwaitsAck = true;
         if (r.state === 'waiting') {
           r.state = 'cancelled';
-          const stop = new AbortController();
+          const stop = new Stopper();
           r.poll = stop;
-          void poll(r, packet, stop.signal);
+          void poll(r, packet, stop);
         }
         return inner.send({ ...packet, incarnation: r.attempt });
       }

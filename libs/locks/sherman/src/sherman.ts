@@ -1,8 +1,8 @@
 import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, WordReconciler, isUncertain } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { FREE, holderTag, tagNode } from '@lockfabric/lock-caslock';
-import { clientKey, lockAddress } from '@lockfabric/ports';
-import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
+import { Stopper, clientKey, lockAddress } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr, StopSignal } from '@lockfabric/ports';
 import { localLock } from './local-table.js';
 import type { LocalLock, LocalWaiter } from './local-table.js';
 
@@ -164,14 +164,19 @@ export class ShermanClient implements LockClient<ShermanGrant> {
     const handed = new Promise<void>((resolve) => (wake = resolve));
     const waiter: LocalWaiter = { handed: false, wake: () => wake() };
     local.waiters.push(waiter);
-    const timer = new AbortController();
-    const signals = deadline.signal ? AbortSignal.any([timer.signal, deadline.signal]) : timer.signal;
+    // One per wait, so a Stopper rather than an AbortController; the caller's signal stops it too
+    // (in place of AbortSignal.any, which would need a real AbortSignal per wait).
+    const timer = new Stopper();
+    const caller = deadline.signal;
+    const forward = () => timer.stop(caller?.reason);
+    if (caller?.aborted) forward();
+    else caller?.addEventListener('abort', forward, { once: true });
     try {
-      if (deadline.remainingNs() === Infinity) await Promise.race([handed, abortedPromise(signals)]);
-      else await Promise.race([handed, this.ports.clock.sleep(deadline.remainingNs(), signals).catch(() => undefined)]);
+      if (deadline.remainingNs() === Infinity) await Promise.race([handed, abortedPromise(timer)]);
+      else await Promise.race([handed, this.ports.clock.sleep(deadline.remainingNs(), timer).catch(() => undefined)]);
     } finally {
-      // A reason of our own: abort() without one builds a DOMException, stack and all, per wait.
-      timer.abort(LOCAL_WAIT_OVER);
+      caller?.removeEventListener('abort', forward);
+      timer.stop(LOCAL_WAIT_OVER);
     }
     if (waiter.handed) return;
     local.waiters.splice(local.waiters.indexOf(waiter), 1);
@@ -236,7 +241,7 @@ export class ShermanClient implements LockClient<ShermanGrant> {
   }
 }
 
-function abortedPromise(signal: AbortSignal): Promise<void> {
+function abortedPromise(signal: StopSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 

@@ -1,5 +1,5 @@
 import { AcquireDeadline, AcquireSpan, BoundedMap, BoundedSet, LOCK_ATTR } from '@lockfabric/locks-common';
-import { FabricAccessError, clientKey } from '@lockfabric/ports';
+import { FabricAccessError, Stopper, clientKey } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, LockPacket, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
 import { FLAG_CANCEL, FLAG_CONTINUE, FLAG_SWITCH, LocalOp, decodeNodes, localOp, modeCode, serviceAddress } from './wire.js';
 
@@ -168,10 +168,10 @@ export class ServerLockClient implements LockClient<ServerGrant> {
    */
   private async withdrawBriefly(route: LockRoute, lock: LockId, mode: LockMode, rid: number): Promise<void> {
     const withdrawal = this.withdraw(route, lock, mode, rid);
-    const stop = new AbortController();
-    const patience = this.ports.clock.sleep(this.config.retransmitNs, stop.signal).catch(() => undefined);
+    const stop = new Stopper();
+    const patience = this.ports.clock.sleep(this.config.retransmitNs, stop).catch(() => undefined);
     await Promise.race([withdrawal, patience]);
-    stop.abort(WAIT_OVER);
+    stop.stop(WAIT_OVER);
   }
 
   /** A random pause before retry `retries` after a push-back (or busy) answer. */
@@ -238,13 +238,13 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     if (ready) return ready;
     const waitNs = untilNs - this.ports.clock.nowNs();
     if (waitNs <= 0 || signal?.aborted) return undefined;
-    const wake = new AbortController();
-    // A reason of our own: abort() without one builds a DOMException, stack and all, per wait.
-    const onAbort = () => wake.abort(WAIT_OVER);
+    // One per wait: a Stopper, which dispatches as an AbortController would, minus its EventTarget.
+    const wake = new Stopper();
+    const onAbort = () => wake.stop(WAIT_OVER);
     signal?.addEventListener('abort', onAbort, { once: true });
-    this.waiters.set(rid, () => wake.abort(WAIT_OVER));
+    this.waiters.set(rid, onAbort);
     try {
-      await this.ports.clock.sleep(Number.isFinite(waitNs) ? waitNs : 2 ** 52, wake.signal);
+      await this.ports.clock.sleep(Number.isFinite(waitNs) ? waitNs : 2 ** 52, wake);
     } catch {
       // woken by a reply or by the caller's abort
     } finally {
