@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '@lockfabric/ports';
-import { SwitchControlClient, liveOptions, runLive } from '@lockfabric/workload-driver';
+import { SwitchControlClient } from '@lockfabric/live';
+import { liveOptions, runLive } from '@lockfabric/workload-driver';
 import { withLiveCluster } from './live-cluster.js';
 
 // A FissLock switch started with its own settings (what `cluster up --switch-program fisslock

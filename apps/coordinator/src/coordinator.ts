@@ -4,7 +4,7 @@ import { membershipViewToWire, recoveryToWire, startControlPlane } from '@lockfa
 import type { ControlPlane, ControlPlaneDeps, MemberState, Membership, RecoveryBook, SwitchControlCallerFactory } from '@lockfabric/control';
 import { coordinatorControlPlane, coordinatorPlugins } from '@lockfabric/lock-catalog-control';
 import type { RecoveryTimings, SwitchProgramControlFactory } from '@lockfabric/lock-catalog-control';
-import { MalformedInputCounter, NatsControlBus } from '@lockfabric/live';
+import { MalformedInputCounter, NatsControlBus, SwitchControlClient } from '@lockfabric/live';
 import type { Logger, Subjects } from '@lockfabric/live';
 import type { Clock, Trace } from '@lockfabric/ports';
 import type { RunningService } from '@lockfabric/service';
@@ -15,7 +15,6 @@ import { StatusResponseSchema } from '@lockfabric/wire';
 import { startCoordinatorServer } from './coordinator-server.js';
 import { lockAdminService } from './lock-admin/lock-admin-metrics.js';
 import { GrpcDeciderControl } from './switch-control/grpc-decider-control.js';
-import { GrpcSwitchCaller } from './switch-control/grpc-switch-caller.js';
 
 export interface CoordinatorDeps {
   readonly nc: NatsConnection;
@@ -69,6 +68,8 @@ export interface Coordinator extends RunningService {
 }
 
 const STATES: readonly MemberState[] = ['alive', 'suspect', 'dead'];
+/** A recovery's own switch calls fail fast: it retries, and the compute nodes wait on it. */
+const SWITCH_CALL_DEADLINE_MS = 2_000;
 
 /**
  * The coordinator's membership service: heartbeats in from `hb.*.*`, failure detection on a timer,
@@ -100,7 +101,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
   const plugins = coordinatorPlugins({
     ...(racks === undefined ? {} : { racks }),
     switchControl: drivers.switchControl ?? ((address, initialValues) => new GrpcDeciderControl(address, initialValues)),
-    switchCaller: drivers.switchCaller ?? ((address) => new GrpcSwitchCaller(address)),
+    switchCaller: drivers.switchCaller ?? ((address) => new SwitchControlClient(address, SWITCH_CALL_DEADLINE_MS)),
     ...(drivers.recovery ? { timings: drivers.recovery } : {}),
   });
   const plane = startControlPlane({

@@ -16,7 +16,7 @@ export * from './chaos/cut-relay.js';
 export * from './chaos/proc-attribution.js';
 export { CHAOS_HELP, chaosCommand, parseChaosArgs } from './commands/chaos.js';
 export { clipExpiredLeases, LEASE_EXPIRED } from '@lockfabric/check';
-export * from './run/switch-control.js';
+export * from './run/switch-admission.js';
 // Paper reproductions (`lockfabric reproduce`): the result contract and the runner.
 export type * from './reproduce/contract.js';
 export { runReproduce } from './reproduce/runner.js';

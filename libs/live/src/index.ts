@@ -62,6 +62,7 @@ export { startHealthServer, type HealthServer, type HealthServerOptions } from '
 export { startHeartbeat, type HeartbeatOptions, type HeartbeatPublisher } from './heartbeat.js';
 export { NatsControlBus } from './nats-control-bus.js';
 export { GrpcCallError, UnaryClient, grpcError, unaryHandler, type GrpcError, type UnaryOptions } from './grpc-unary.js';
+export { SwitchControlClient } from './switch-control-client.js';
 export { FenceTable, fencedDetail, refuseFenced, type Fence, type FenceTableOptions, type ViewMember } from './fence-table.js';
 export { followFences, type FenceFeed, type FenceFeedOptions } from './fence-feed.js';
 export * from './tls/index.js';

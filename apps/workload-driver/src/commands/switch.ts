@@ -4,7 +4,7 @@ import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { readClusterState } from '../cluster/local-cluster.js';
 import { renderTable } from '../report/table.js';
 import { addressOf } from '../run/remote-cluster.js';
-import { SwitchControlClient } from '../run/switch-control.js';
+import { SwitchControlClient } from '@lockfabric/live';
 import { DEFAULT_CLUSTER_DIR } from './context.js';
 
 export const SWITCH_HELP = `lockfabric switch describe — what a running switch-dataplane holds (SwitchControl.Describe)

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { checkHistory, clipExpiredLeases, clipFencedHolds, clipLostTableHolds, failureImpact, historyDigest } from '@lockfabric/check';
 import type { FailureImpact, HistoryEvent, Verdict } from '@lockfabric/check';
-import { MUTANT_KEEP_OLD_RUN_VERBS_OPTION, MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, SKIP_RELEASE_OPTION, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
+import { MUTANT_KEEP_OLD_RUN_VERBS_OPTION, MUTANT_LOCAL_VERBS_OPTION, MemoryQueuePair, SKIP_RELEASE_OPTION, SwitchControlClient, announceLockTable, connectNats, createSubjects, silentLogger } from '@lockfabric/live';
 import { protocolById, switchProgramKind } from '@lockfabric/lock-catalog';
 import { switchQueueInstaller } from '@lockfabric/lock-catalog-control';
 import { RUN_EPOCH_OPTION } from '@lockfabric/locks-common';
@@ -20,7 +20,7 @@ import { preRunTrace } from './pre-run-trace.js';
 import { DEFAULT_STRAGGLER_GRACE_MS, startOnNodes } from './node-start.js';
 import type { FailedNode, NodeRunPlan } from './node-start.js';
 import { addressOf } from './remote-cluster.js';
-import { SwitchAdmissionTimeoutError, SwitchControlClient } from './switch-control.js';
+import { ADMISSION_TIMEOUT_MS, awaitSwitchAdmission } from './switch-admission.js';
 import { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
 import { checkAppLive, loadAppData } from './app-live.js';
 import { iopsCapOf, memoryNicVerbs, nicFigures } from './memory-nic.js';
@@ -29,7 +29,6 @@ import { liveOptionProblems } from './live-defaults.js';
 
 export { LIVE_PROTOCOL_DEFAULTS, liveOptions } from './live-defaults.js';
 export { PRE_RUN_TRACE_SAMPLES, preRunTrace } from './pre-run-trace.js';
-export { SwitchControlClient } from './switch-control.js';
 export { DEFAULT_PREPARE_TIMEOUT_MS, NodePrepareError } from './node-start.js';
 
 export interface LiveRunOptions {
@@ -240,22 +239,6 @@ async function prepareSwitch(control: SwitchControlClient, protocol: ReturnType<
   const queues = planQueues(preRunTrace(spec), lengthOf);
   const installed = await install(control, queues);
   return { program: description.program, hotLocks: installed.hotLocks, queueSlots: installed.slots };
-}
-
-/** How long a run waits for the coordinator to open the switch to stamped packets (its first view is due after k·H). */
-export const ADMISSION_TIMEOUT_MS = 30_000;
-
-/** Waits until the switch reports its admission open (switch-dataplane README "Admission"). */
-export async function awaitSwitchAdmission(control: Pick<SwitchControlClient, 'describe'>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const described = await control.describe();
-    if (described.admissionOpen) return;
-    if (Date.now() >= deadline) {
-      throw new SwitchAdmissionTimeoutError(`the switch is still closed to stamped packets after ${timeoutMs} ms (admission epoch ${described.admissionEpoch}): the coordinator has not opened it — is it running, and has it published a membership view? (see its log)`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof protocolById>, computes: readonly ProcessRecord[], memories: readonly ProcessRecord[]): Promise<LiveRunResult & { applicationLogs?: readonly string[] }> {

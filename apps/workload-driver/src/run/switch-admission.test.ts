@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { DescribeSwitchResponseSchema } from '@lockfabric/wire';
 import { describe, expect, it } from 'vitest';
-import { awaitSwitchAdmission } from './live.js';
+import { awaitSwitchAdmission } from './switch-admission.js';
 
 /** A switch control whose Describe reports closed `closedFor` times, then open (never, with Infinity). */
 function switchOpeningAfter(closedFor: number) {

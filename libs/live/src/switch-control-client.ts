@@ -3,23 +3,21 @@ import type { DescMessage, DescMethodUnary, MessageShape } from '@bufbuild/proto
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { SwitchProgramAbsentError } from '@lockfabric/control';
 import type { SwitchControlCaller } from '@lockfabric/control';
-import { GrpcCallError, UnaryClient } from '@lockfabric/live';
 import { DescribeSwitchRequestSchema, ResetSwitchRequestSchema, SwitchControlService } from '@lockfabric/wire';
 import type { DescribeSwitchResponse } from '@lockfabric/wire';
-import { LockFabricError } from '@lockfabric/ports';
-
-/** The coordinator did not open the switch to stamped packets in time (no membership view reached it). */
-export class SwitchAdmissionTimeoutError extends LockFabricError {
-  readonly code = 'SWITCH_ADMISSION_TIMEOUT';
-}
+import { GrpcCallError, UnaryClient } from './grpc-unary.js';
 
 /**
- * The driver's side of SwitchControlService: reset between runs, decisions, and (as a
- * SwitchControlCaller) a program's own calls, such as the queue install the catalog plans.
+ * The one gRPC client of a switch's SwitchControl service: the driver's reset and describe between
+ * runs, and (as a SwitchControlCaller) a program's own calls, which the coordinator's recovery
+ * plug-ins and the driver's queue install pick. TLS comes from the process's settings, as for every
+ * UnaryClient. A failed call is a GrpcCallError (GRPC_CALL) naming the address and the method,
+ * except NOT_FOUND on a program's call, which is SwitchProgramAbsentError (SWITCH_PROGRAM_ABSENT).
  */
 export class SwitchControlClient implements SwitchControlCaller {
   private readonly client: UnaryClient;
 
+  /** `deadlineMs` per call: the driver waits up to 30 s; the coordinator's recoveries pass 2 s. */
   constructor(
     readonly address: string,
     deadlineMs = 30_000,
@@ -27,8 +25,9 @@ export class SwitchControlClient implements SwitchControlCaller {
     this.client = new UnaryClient(address, deadlineMs);
   }
 
-  async reset(): Promise<void> {
-    await this.client.call(SwitchControlService.method.reset, create(ResetSwitchRequestSchema));
+  /** Connects the channel with one Describe, so a call after a death does not pay the TCP and HTTP/2 handshake. */
+  warm(): void {
+    this.describe().catch(() => undefined);
   }
 
   /** A call the running program serves; NOT_FOUND (it serves no such call) is SwitchProgramAbsentError. */
@@ -43,6 +42,11 @@ export class SwitchControlClient implements SwitchControlCaller {
 
   describe(): Promise<DescribeSwitchResponse> {
     return this.client.call(SwitchControlService.method.describe, create(DescribeSwitchRequestSchema));
+  }
+
+  /** Every register back to its initial value, between runs. */
+  async reset(): Promise<void> {
+    await this.client.call(SwitchControlService.method.reset, create(ResetSwitchRequestSchema));
   }
 
   close(): void {
