@@ -1,6 +1,6 @@
-import type { Msg, NatsConnection, Subscription, SubscriptionOptions } from '@nats-io/transport-node';
-import type { Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
-import { FissSwitchAdmissionSchema, batchEpochOf, decodeWire } from '@lockfabric/wire';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { BatchAdmit, Logger, MalformedInputCounter, Subjects } from '@lockfabric/live';
+import { FissSwitchAdmissionSchema, decodeWire } from '@lockfabric/wire';
 import { EPOCH_HEADER, parseEpochStamp } from './admission.js';
 import type { PacketAdmission } from './admission.js';
 
@@ -10,37 +10,17 @@ export function admissionSubject(subjects: Subjects): string {
 }
 
 /**
- * `nc` as the switch's ingress sees it: a message on `ingressSubject` whose epoch stamp the
- * admission refuses is dropped before the ingress decodes it (counted by the admission, per
- * batch); every other call goes to `nc` unchanged. This keeps the fence out of the shared link code.
+ * The admission as the switch ingress asks it (`SwitchIngressOptions.admit`): a batch enters when
+ * the fence passes its stamp, refused ones are dropped (counted by the admission, per batch). The
+ * stamp is the one the ingress's decode read from the payload (compute nodes stamp there), else the
+ * header form (tools, and nodes of an earlier build); a message without headers is never parsed for them.
  */
-export function admissionFilteredNats(nc: NatsConnection, ingressSubject: string, admission: PacketAdmission): NatsConnection {
-  const subscribe = (subject: string, options?: SubscriptionOptions): Subscription => {
-    const callback = options?.callback;
-    if (subject !== ingressSubject || !callback) return nc.subscribe(subject, options);
-    return nc.subscribe(subject, {
-      ...options,
-      callback: (error, msg: Msg) => {
-        if (!error && admission.admit(epochStampOf(msg)) !== 'pass') return;
-        callback(error, msg);
-      },
-    });
-  };
-  return new Proxy(nc, {
-    get(target, property) {
-      if (property === 'subscribe') return subscribe;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+export function admitBatches(admission: PacketAdmission): BatchAdmit {
+  return (epoch, msg) => admission.admit(epoch ?? headerStamp(msg)) === 'pass';
 }
 
-/**
- * A batch's epoch stamp: the one in its payload (compute nodes stamp there), else the header form
- * (tools, and nodes of an earlier build); a message without headers is never parsed for them.
- */
-export function epochStampOf(msg: Pick<Msg, 'data' | 'headers'>): bigint | undefined {
-  return batchEpochOf(msg.data) ?? parseEpochStamp(msg.headers?.get(EPOCH_HEADER) || undefined);
+function headerStamp(msg: Pick<Msg, 'headers'>): bigint | undefined {
+  return parseEpochStamp(msg.headers?.get(EPOCH_HEADER) || undefined);
 }
 
 export interface AdmissionOrdersDeps {

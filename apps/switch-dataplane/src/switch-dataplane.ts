@@ -10,7 +10,7 @@ import type { SwitchProgram } from '@lockfabric/switch';
 import { MetricsRegistry } from '@lockfabric/telemetry';
 import { FaultSpecSchema, decodeWire } from '@lockfabric/wire';
 import { PacketAdmission } from './admission.js';
-import { admissionFilteredNats, followAdmissionOrders } from './admission-filter.js';
+import { admitBatches, followAdmissionOrders } from './admission-filter.js';
 import { Dataplane } from './dataplane.js';
 import { EchoResponder, subscribeEcho } from './echo-responder.js';
 import type { Timers } from './delayed-deliveries.js';
@@ -90,8 +90,7 @@ export async function startSwitchDataplane(deps: SwitchDataplaneDeps): Promise<S
     if (dropped > 0) logger.info(`switch admission closed: ${dropped} delayed copies decided before the recovery dropped`);
   };
   const admissionOrders = followAdmissionOrders({ nc, subjects, node: deps.node ?? 0, admission, logger, malformed, onClose });
-  const ingressNats = admissionFilteredNats(nc, subjects.switchIn(rack), admission);
-  const ingress = new SwitchIngress({ nc: ingressNats, subjects, rack, logger, malformed, onPacket: (packet, from) => dataplane.handle(packet, from) });
+  const ingress = new SwitchIngress({ nc, subjects, rack, logger, malformed, admit: admitBatches(admission), onPacket: (packet, from) => dataplane.handle(packet, from) });
 
   // the transport floor of a switch lock: requests answered with their own payload (bench --substrate live)
   const echo = new EchoResponder(subjects.switchEcho(rack), malformed);

@@ -26,6 +26,7 @@ export {
   DEFAULT_MAX_BATCH_PACKETS,
   SwitchIngress,
   SwitchLink,
+  type BatchAdmit,
   type PacketLinkStats,
   type SwitchIngressOptions,
   type SwitchLinkOptions,

@@ -99,14 +99,18 @@ class PacketLinkBase {
     }
   }
 
-  /** Decoded packets of a NATS message, after counting whatever was malformed in it. */
-  protected decode(subject: string, error: Error | null, msg: Msg): { sender: number; packets: LockPacket[] } | undefined {
+  /**
+   * Decoded packets of a NATS message, after counting whatever was malformed in it; undefined also
+   * when `admit` refuses the batch (it is then neither counted nor checked packet by packet).
+   */
+  protected decode(subject: string, error: Error | null, msg: Msg, admit?: BatchAdmit): { sender: number; packets: LockPacket[] } | undefined {
     if (error) {
       this.warnLog.warn(`switch link: subscription error on ${subject}: ${error.message}`);
       return undefined;
     }
     try {
       const batch = decodePacketBatch(msg.data, subject);
+      if (admit !== undefined && !admit(batch.epoch, msg)) return undefined;
       for (const packetError of batch.errors) this.malformed.record(subject, packetError, `machine ${batch.sender}`);
       let packets = batch.packets;
       // No sender of ours batches more than the bound: one message may not buy a flooding peer
@@ -198,10 +202,18 @@ export class SwitchLink extends PacketLinkBase implements SwitchPort {
   }
 }
 
+/** Whether a decoded batch may enter, given the epoch stamped in its payload (undefined: none) and its message. */
+export type BatchAdmit = (epoch: bigint | undefined, msg: Msg) => boolean;
+
 export interface SwitchIngressOptions extends LinkCommon {
   readonly rack: number;
   /** Each decoded packet, with the machine whose link carried it. */
   readonly onPacket: (packet: LockPacket, fromMachine: NodeId) => void;
+  /**
+   * The switch's recovery fence, asked once per batch with the stamp the decode read: the frame is
+   * parsed once, not once for the fence and again for the packets. Absent: every batch enters.
+   */
+  readonly admit?: BatchAdmit;
 }
 
 /** The switch-dataplane side of a rack: packets in from every machine, egress out per machine. */
@@ -216,7 +228,7 @@ export class SwitchIngress extends PacketLinkBase {
     const into = options.subjects.switchIn(options.rack);
     this.subscription = this.nc.subscribe(into, {
       callback: (error, msg) => {
-        const batch = this.decode(into, error, msg);
+        const batch = this.decode(into, error, msg, options.admit);
         if (batch === undefined) return;
         for (const packet of batch.packets) this.guard(() => options.onPacket(packet, batch.sender));
       },

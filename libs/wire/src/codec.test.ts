@@ -175,6 +175,9 @@ describe('lock packets', () => {
       expect(batchEpochOf(stamped)).toBe(epoch);
       expect(batchEpochOf(encodePacketBatch(packets, sender))).toBeUndefined();
       expect(decodePacketBatch(stamped, 'node 1').packets).toStrictEqual(decodePacketBatch(encodePacketBatch(packets, sender), 'node 1').packets);
+      // the decode reads the stamp in the same pass (the switch's admission takes it from there)
+      expect(decodePacketBatch(stamped, 'node 1').epoch).toBe(epoch);
+      expect(decodePacketBatch(encodePacketBatch(packets, sender), 'node 1')).not.toHaveProperty('epoch');
       // read field by field exactly as the reflective reader reads it
       expect(decodePacketBatch(stamped, 'node 1')).toStrictEqual(decodePacketBatchReflective(stamped, 'node 1'));
     }

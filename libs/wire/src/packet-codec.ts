@@ -138,6 +138,8 @@ export interface DecodedPacketBatch {
   readonly packets: LockPacket[];
   /** One error per packet that was dropped; the rest of the batch is still delivered. */
   readonly errors: MalformedInputError[];
+  /** The membership epoch the batch is stamped with (`stampBatchEpoch`); absent when none or 0. */
+  readonly epoch?: bigint;
 }
 
 /**
@@ -151,6 +153,7 @@ export interface DecodedPacketBatch {
 export function decodePacketBatch(bytes: Uint8Array, source: string): DecodedPacketBatch {
   const f = new FrameReader(bytes, source, 'lockfabric.v1.PacketBatch');
   let sender = 0;
+  let epoch = 0n;
   const wires: WireLockPacket[] = [];
   guard(f, () =>
     f.fields(f.len, (no, wt) => {
@@ -160,20 +163,24 @@ export function decodePacketBatch(bytes: Uint8Array, source: string): DecodedPac
       } else if (no === 2) {
         f.expect(no, wt, WireType.LengthDelimited);
         wires.push(readLockPacket(f));
-      } else return false; // the epoch (3) is the admission filter's (batchEpochOf); unknown fields are skipped
+      } else if (no === 3) {
+        // read here, in the one pass, so the switch's admission needs no second parse of the frame
+        f.expect(no, wt, WireType.Varint);
+        epoch = f.uint64();
+      } else return false; // unknown fields are skipped
       return true;
     }),
   );
-  return packetsOf(sender, wires, source);
+  return packetsOf(sender, wires, source, epoch);
 }
 
 /** The reflective decode of a batch: the reference the field-by-field one is held to. */
 export function decodePacketBatchReflective(bytes: Uint8Array, source: string): DecodedPacketBatch {
   const batch = decodeWire(PacketBatchSchema, bytes, source);
-  return packetsOf(batch.sender, batch.packets, source);
+  return packetsOf(batch.sender, batch.packets, source, batch.epoch);
 }
 
-function packetsOf(sender: number, wires: readonly WireLockPacket[], source: string): DecodedPacketBatch {
+function packetsOf(sender: number, wires: readonly WireLockPacket[], source: string, epoch: bigint): DecodedPacketBatch {
   if (wires.length === 0) throw new MalformedInputError(source, 'packet batch is empty');
   const packets: LockPacket[] = [];
   const errors: MalformedInputError[] = [];
@@ -185,7 +192,7 @@ function packetsOf(sender: number, wires: readonly WireLockPacket[], source: str
       errors.push(error);
     }
   }
-  return { sender, packets, errors };
+  return epoch > 0n ? { sender, packets, errors, epoch } : { sender, packets, errors };
 }
 
 function readLockPacket(f: FrameReader): WireLockPacket {

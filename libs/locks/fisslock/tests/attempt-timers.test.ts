@@ -94,4 +94,48 @@ describe('fisslock attempt timers', () => {
     await sim.client(b, 2).release(await next);
     await sim.step(T_ACQ_NS);
   });
+
+  // The live compute node's clients are recoverable (createFissLockClient): their acquire handed the
+  // inner client a fresh AbortController each time, one of the node's top costs of its own per acquire.
+  it('a recoverable client keeps one signal across acquires through the switch: no AbortController per acquire', async () => {
+    const sim = loggedSim({ recoverableClients: true });
+    const [a] = sim.nodes as [number];
+    const c = sim.client(a, 0);
+    const controllers = countControllers();
+    for (let lock = 0; lock < 5; lock++) {
+      const p = c.acquire(lock, 'exclusive');
+      await sim.step();
+      await c.release(await p);
+      await sim.step();
+    }
+    const grants = sim.log.entries.filter((e) => e.direction === 'in' && e.packet.type === 'grant');
+    expect(grants).toHaveLength(5); // every acquire went to the switch (①), none to a local agent
+    expect(controllers.made).toBe(0);
+  });
+
+  it("a recoverable client whose caller aborted a wait gets a fresh signal: the next acquire is granted", async () => {
+    const sim = loggedSim({ recoverableClients: true });
+    const [a, b] = sim.nodes as [number, number];
+    const holder = sim.client(a, 0);
+    const gh = holder.acquire(0, 'exclusive');
+    await sim.step();
+    const held = await gh;
+    const c = sim.client(b, 1);
+    const caller = new AbortController();
+    const waiting = c.acquire(0, 'exclusive', { signal: caller.signal, timeoutMs: 1_000 }).then(
+      () => 'granted',
+      (error: { code?: string }) => error.code,
+    );
+    await sim.step(1_000_000);
+    caller.abort('test gives up');
+    await sim.step(1_000_000);
+    expect(await waiting).toBe('LOCK_ABORTED');
+    await holder.release(held);
+    await sim.step(T_ACQ_NS);
+    const controllers = countControllers();
+    const next = c.acquire(1, 'exclusive', { timeoutMs: 100 });
+    await sim.step(T_ACQ_NS);
+    await c.release(await next);
+    expect(controllers.made).toBe(1); // the aborted one is replaced, once
+  });
 });

@@ -41,6 +41,12 @@ export class RecoverableFissLockClient implements LockClient<FissGrant>, Recover
   private readonly held = new Map<number, FissGrant>();
   private readonly hold = new RecoveryHold();
   private current: Current | undefined;
+  /**
+   * The signal the inner acquire waits on, kept from one acquire to the next until something
+   * aborts it (the caller's signal, S2, a fence): an AbortController per acquire was a live
+   * compute node's largest cost of its own per uncontended FissLock acquire.
+   */
+  private controller = new AbortController();
   private closed = false;
   /** Why this client was abandoned (its machine failed or was declared failed). */
   private abandonedFor: string | undefined;
@@ -58,7 +64,8 @@ export class RecoverableFissLockClient implements LockClient<FissGrant>, Recover
   async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<FissGrant> {
     if (this.hold.closed) await this.hold.whenOpen(options?.signal);
     if (this.abandonedFor !== undefined) throw new LockAbortedError(lock, this.abandonedFor);
-    const controller = new AbortController();
+    if (this.controller.signal.aborted) this.controller = new AbortController();
+    const controller = this.controller;
     const outer = options?.signal;
     const forward = (): void => controller.abort(outer?.reason);
     if (outer?.aborted) forward();
