@@ -9,7 +9,7 @@ import { LocalChaos, runLive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, dslrLiveOptions, grantsAfter, liveNowNs, metric, nodeOf, survivorsOf, waitFor } from './live-chaos-support.js';
+import { MS, dslrLiveOptions, grantsAfter, liveNowNs, metric, nodeOf, runProgress, survivorsOf, waitFor } from './live-chaos-support.js';
 
 // SIGKILL a compute node whose clients hold locks, once per RDMA protocol, in one cluster of real
 // processes with a coordinator; compute-2 is restarted (a new incarnation, admitted again) between
@@ -99,23 +99,20 @@ describe('live chaos: SIGKILL a compute node holding locks, every RDMA protocol'
     await waitFor(async () => (await metric(memory, 'lockfabric_memory_fenced_nodes')) === 0, 60_000, 'memory node admits compute-2 again');
     await announceLockTable(nc, subjects, protocol, LOCKS);
     const clearedBefore = await metric(memory, 'lockfabric_memory_dead_holds_cleared_total');
-    let opsDone: ((node: number) => number) | undefined;
+    const progress = runProgress();
     const run = runLive({
       state: cluster.state,
       protocol,
       protocolOptions: options,
       spec: { clients: CLIENTS, locks: LOCKS, readRatio: protocolById(protocol).modes.includes('shared') ? 0.3 : 0, distribution: 'uniform', durationMs: 3_000, thinkNs: 1 * MS, criticalSectionNs: 2 * MS, seed: 17, timeoutMs: TIMEOUT_MS },
       tolerateNodeFailures: true,
-      beforeNodeStart: async (_node, progress) => void (opsDone = progress.opsDone),
+      beforeNodeStart: progress.beforeNodeStart,
     });
     // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
     run.catch(() => undefined);
     // Kill only once both nodes are granting locks: a fixed sleep could land before a starved
     // compute-2 (restarted by the previous case) began its part, or while it still prepared.
-    await waitFor(() => (opsDone?.(1) ?? 0) >= STARTED_OPS && (opsDone?.(victim.node) ?? 0) >= STARTED_OPS, 30_000, `both compute nodes past ${STARTED_OPS} acquires`).catch(async (error: unknown) => {
-      const result = await run.catch(() => undefined);
-      throw new Error(`${String(error)}; compute nodes that did not run: ${JSON.stringify(result?.failedNodes ?? 'unknown')}`);
-    });
+    await progress.untilRunning([1, victim.node], STARTED_OPS, run);
     const killedAtNs = liveNowNs();
     await chaos.kill('compute-2');
     try {

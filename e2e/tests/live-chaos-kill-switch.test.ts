@@ -7,7 +7,7 @@ import { LocalChaos, runLive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, grantsAfter, liveNowNs, metric, nodeOf, sleep, survivorsOf, switchOpened, waitFor } from './live-chaos-support.js';
+import { MS, grantsAfter, liveNowNs, metric, nodeOf, runProgress, survivorsOf, switchOpened, waitFor } from './live-chaos-support.js';
 
 // SIGKILL a compute node whose clients hold locks, for the server-based switch-family managers
 // (srvlock, parlock), in one cluster of real processes with a switch-dataplane (forward program)
@@ -31,6 +31,8 @@ const CLIENTS = 9;
 const MISSES = 10;
 const DETECTION_MS = 100 * MISSES;
 const LOCKS = 3;
+/** Acquires each compute node has reported before the kill: its clients are running and holding locks. */
+const STARTED_OPS = 10;
 /** Live retransmits sized for NATS round trips; a release to a dead home gives up after 25 × 20 ms. */
 const OPTIONS = { retransmitNs: '20000000', maxAttempts: '25' };
 
@@ -80,16 +82,18 @@ describe('live chaos: SIGKILL a compute node holding locks, server-based switch 
     await waitFor(async () => (await metric(memory, 'lockfabric_memory_fenced_nodes')) === 0, 15_000, 'memory node admits the last victim again');
     notices.length = 0;
     await switchOpened(cluster.state);
+    const progress = runProgress();
     const run = runLive({
       state: cluster.state,
       protocol,
       protocolOptions: OPTIONS,
       spec: { clients: CLIENTS, locks: LOCKS, readRatio: 0.3, distribution: 'uniform', durationMs: 3_500, thinkNs: 1 * MS, criticalSectionNs: 2 * MS, seed: 23, timeoutMs: TIMEOUT_MS },
       tolerateNodeFailures: true,
+      beforeNodeStart: progress.beforeNodeStart,
     });
     // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
     run.catch(() => undefined);
-    await sleep(900);
+    await progress.untilRunning([1, 2, 3], STARTED_OPS, run);
     const killedAtNs = liveNowNs();
     await chaos.kill(`compute-${victim}`);
     try {

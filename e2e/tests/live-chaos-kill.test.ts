@@ -7,7 +7,7 @@ import { LocalChaos, isAlive, runLive } from '@lockfabric/workload-driver';
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { DETECTION_MS, DSLR_LEASE_MS, MS, dslrLiveOptions, grantsAfter, liveNowNs, longestGrantGapNs, metric, nodeOf, sleep, survivorsOf } from './live-chaos-support.js';
+import { DETECTION_MS, DSLR_LEASE_MS, MS, dslrLiveOptions, grantsAfter, liveNowNs, longestGrantGapNs, metric, nodeOf, runProgress, sleep, survivorsOf } from './live-chaos-support.js';
 
 // SIGKILL a compute node whose clients hold DSLR locks, mid-run, in a cluster of real processes
 // with a coordinator. DSLR is lease-based on both modes: waiters skip a ticket whose counters
@@ -56,16 +56,19 @@ describe('live chaos: SIGKILL a compute node holding lease-based locks', () => {
   it('dslr: survivors complete, the dead node’s locks are free again within detection + lease, the history passes', async () => {
     const chaos = new LocalChaos(cluster.dir);
     const victim = chaos.process('compute-2');
+    const progress = runProgress();
     const run = runLive({
       state: cluster.state,
       protocol: 'dslr',
       protocolOptions: dslrLiveOptions,
       spec: { clients: 12, locks: 3, readRatio: 0.3, distribution: 'uniform', durationMs: 4_000, thinkNs: 1 * MS, criticalSectionNs: 5 * MS, seed: 5, timeoutMs: TIMEOUT_MS },
       tolerateNodeFailures: true,
+      beforeNodeStart: progress.beforeNodeStart,
     });
     // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
     run.catch(() => undefined);
-    await sleep(1_500);
+    // Well into the run (it holds locks), not a fixed sleep that can land in the run's setup.
+    await progress.untilRunning([1, victim.node], 20, run);
     const killedAtNs = liveNowNs();
     await chaos.kill('compute-2');
     const result = await run;

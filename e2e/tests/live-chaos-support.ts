@@ -83,6 +83,27 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
   }
 }
 
+/**
+ * Waits, before a kill, until every node in `nodes` has reported `startedOps` acquires of the run:
+ * a fixed sleep lands in the run's setup (table zeroing, prepare) on a loaded machine, so the kill
+ * would test setup, not recovery. Pass `beforeNodeStart` to runLive.
+ */
+export function runProgress(): {
+  readonly beforeNodeStart: (node: number, progress: { opsDone(node: number): number }) => Promise<void>;
+  untilRunning(nodes: readonly number[], startedOps: number, run: Promise<{ readonly failedNodes: readonly unknown[] }>, timeoutMs?: number): Promise<void>;
+} {
+  let opsDone: ((node: number) => number) | undefined;
+  return {
+    beforeNodeStart: async (_node, progress) => void (opsDone = progress.opsDone),
+    async untilRunning(nodes, startedOps, run, timeoutMs = 30_000) {
+      await waitFor(() => nodes.every((n) => (opsDone?.(n) ?? 0) >= startedOps), timeoutMs, `compute nodes ${nodes.join(', ')} past ${startedOps} acquires`).catch(async (error: unknown) => {
+        const result = await run.catch(() => undefined);
+        throw new Error(`${String(error)}; compute nodes that did not run: ${JSON.stringify(result?.failedNodes ?? 'unknown')}`);
+      });
+    },
+  };
+}
+
 // The fence clip lives in @lockfabric/check (the driver applies it to every live run).
 export { FENCED_ERROR, clipFencedHolds } from '@lockfabric/check';
 

@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { connect } from '@nats-io/transport-node';
 import { startNatsServer } from '@lockfabric/testkit';
 import { createClusterCa, issueNatsServerCertificate, natsServerTlsBlock } from '@lockfabric/workload-driver';

@@ -13,4 +13,3 @@ export type {
   WorkRequest,
 } from '@lockfabric/ports';
 export { MalformedInputError } from '@lockfabric/ports';
-/* eslint-enable @nx/enforce-module-boundaries */
