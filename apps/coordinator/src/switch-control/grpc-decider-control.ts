@@ -1,20 +1,7 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import type { DescMessage, DescMethod, MessageShape } from '@bufbuild/protobuf';
-import { Client } from '@grpc/grpc-js';
-import type { ServiceError } from '@grpc/grpc-js';
-import { GrpcCallError, clientChannelOptions, clientCredentials, rawMethodOf } from '@lockfabric/live';
+import { create } from '@bufbuild/protobuf';
+import { UnaryClient } from '@lockfabric/live';
 import type { SwitchAdmissionState, SwitchProgramControl } from '@lockfabric/lock-catalog-control';
-import {
-  DescribeSwitchRequestSchema,
-  DescribeSwitchResponseSchema,
-  ReadRegistersRequestSchema,
-  ReadRegistersResponseSchema,
-  ResetSwitchRequestSchema,
-  ResetSwitchResponseSchema,
-  SwitchControlService,
-  WriteRegistersRequestSchema,
-  WriteRegistersResponseSchema,
-} from '@lockfabric/wire';
+import { DescribeSwitchRequestSchema, ReadRegistersRequestSchema, ResetSwitchRequestSchema, SwitchControlService, WriteRegistersRequestSchema } from '@lockfabric/wire';
 
 /** The switch-dataplane's page limit (MAX_REGISTERS_PER_CALL): larger writes go in pages. */
 const PAGE = 262_144;
@@ -26,10 +13,11 @@ const PAGE = 262_144;
  * S0 after a reboot) the first time and free after it, for arrays not written since: paging megabytes of registers through
  * WriteRegisters took seconds while the compute nodes wait. Reset also zeroes every seq window,
  * so callers read what they need of `seq` first (runFissRecovery does) and write it after. Any
- * other fill is written in pages.
+ * other fill is written in pages. The calls go through the same gRPC client plumbing as every
+ * other SwitchControl caller (UnaryClient: process TLS, GrpcCallError naming method and address).
  */
 export class GrpcDeciderControl implements SwitchProgramControl {
-  private readonly client: Client;
+  private readonly client: UnaryClient;
   private lengths = new Map<string, number>();
   private reset = false;
   /** Arrays written since the reset: a fill of those must really write. */
@@ -43,14 +31,14 @@ export class GrpcDeciderControl implements SwitchProgramControl {
   constructor(
     readonly address: string,
     private readonly initialValues: Readonly<Record<string, number>>,
-    private readonly deadlineMs = 10_000,
+    deadlineMs = 10_000,
   ) {
-    this.client = new Client(address, clientCredentials(), clientChannelOptions());
+    this.client = new UnaryClient(address, deadlineMs);
   }
 
   /** Reads the switch's arrays and admission state; call once before the recovery. */
   async load(): Promise<void> {
-    const d = await this.call(SwitchControlService.method.describe, DescribeSwitchRequestSchema, create(DescribeSwitchRequestSchema), DescribeSwitchResponseSchema);
+    const d = await this.client.call(SwitchControlService.method.describe, create(DescribeSwitchRequestSchema));
     const lengths = new Map<string, number>();
     for (const a of d.arrays) {
       const base = a.name.replace(/\[\d+\]$/, '');
@@ -62,14 +50,14 @@ export class GrpcDeciderControl implements SwitchProgramControl {
   }
 
   async readRegister(array: string, index: number): Promise<number> {
-    const r = await this.call(SwitchControlService.method.readRegisters, ReadRegistersRequestSchema, create(ReadRegistersRequestSchema, { array, index, count: 1 }), ReadRegistersResponseSchema);
+    const r = await this.client.call(SwitchControlService.method.readRegisters, create(ReadRegistersRequestSchema, { array, index, count: 1 }));
     return r.values[0] ?? 0;
   }
 
   async fill(array: string, value: number): Promise<void> {
     if (value === (this.initialValues[array] ?? 0) && !this.dirty.has(array)) {
       if (this.reset) return;
-      await this.call(SwitchControlService.method.reset, ResetSwitchRequestSchema, create(ResetSwitchRequestSchema), ResetSwitchResponseSchema);
+      await this.client.call(SwitchControlService.method.reset, create(ResetSwitchRequestSchema));
       this.reset = true;
       this.resets++;
       return;
@@ -82,20 +70,10 @@ export class GrpcDeciderControl implements SwitchProgramControl {
 
   async write(array: string, index: number, values: readonly number[]): Promise<void> {
     this.dirty.add(array);
-    await this.call(SwitchControlService.method.writeRegisters, WriteRegistersRequestSchema, create(WriteRegistersRequestSchema, { array, index, values: [...values] }), WriteRegistersResponseSchema);
+    await this.client.call(SwitchControlService.method.writeRegisters, create(WriteRegistersRequestSchema, { array, index, values: [...values] }));
   }
 
   close(): void {
     this.client.close();
-  }
-
-  private call<I extends DescMessage, O extends DescMessage>(method: DescMethod, input: I, request: MessageShape<I>, output: O): Promise<MessageShape<O>> {
-    const raw = rawMethodOf(method);
-    return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest(raw.path, raw.requestSerialize, raw.responseDeserialize, toBinary(input, request), { deadline: Date.now() + this.deadlineMs }, (error: ServiceError | null, response?: Uint8Array) => {
-        if (error) reject(new GrpcCallError(error.code, error.details, `switch control ${method.name} at ${this.address}: ${error.details || error.message}`));
-        else resolve(fromBinary(output, response ?? new Uint8Array()));
-      });
-    });
   }
 }
