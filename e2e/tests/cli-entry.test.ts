@@ -1,7 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
 
@@ -28,23 +25,5 @@ describe('lockfabric entry point', () => {
     const partial = await runCli(['check', '--protocol', 'caslock', '--seeds', '1'], { ...process.env, LOCKFABRIC_TLS_CA: '/nowhere/ca.pem' });
     expect(partial.code).toBe(2);
     expect(partial.stderr).toContain('LOCKFABRIC_TLS_CERT');
-  });
-
-  it('bench --help loads its text only: neither gRPC nor the report renderer (Vega)', async () => {
-    const record = async (args: readonly string[]) => {
-      const file = join(mkdtempSync(join(tmpdir(), 'lf-imports-')), 'imports.txt');
-      const hook = fileURLToPath(new URL('./fixtures/record-imports.mjs', import.meta.url));
-      const result = await runCli(args, { ...process.env, NODE_OPTIONS: `--import=${hook}`, LOCKFABRIC_RECORD_IMPORTS: file });
-      return { code: result.code, specifiers: readFileSync(file, 'utf8').split('\n') };
-    };
-    const heavy = (specifiers: readonly string[]) => specifiers.filter((s) => /^(@grpc\/grpc-js|vega|vega-lite|@lockfabric\/live|@lockfabric\/report)$/.test(s));
-    const help = await record(['bench', '--help']);
-    expect(help.code).toBe(0);
-    expect(help.specifiers).toContain('@lockfabric/lock-catalog');
-    expect(heavy(help.specifiers)).toEqual([]);
-    // The recorder can fail: bench proper loads them (here to reject an unknown protocol, exit 2).
-    const run = await record(['bench', '--protocol', 'nope']);
-    expect(run.code).toBe(2);
-    expect(heavy(run.specifiers)).not.toEqual([]);
   });
 });

@@ -50,7 +50,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(`lockfabric ${version()}`);
     return 0;
   }
-  // `bench --help` needs only its text, not the live path and report renderer bench.ts imports.
+  // `bench --help` needs only its text, not bench.ts's flag readers and workloads.
   const load = name === 'bench' && (rest.includes('--help') || rest.includes('-h')) ? () => import('./commands/bench-help.js').then((m) => m.benchHelpCommand) : commands[name];
   if (!load) {
     console.error(`lockfabric: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);

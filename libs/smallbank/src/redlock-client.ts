@@ -3,15 +3,15 @@
 import Redlock, { ExecutionError } from 'redlock';
 import type { Redis } from 'ioredis';
 import { LeaseExpiredError, LockTimeoutError } from '@lockfabric/ports';
-import type { AcquireOptions, Grant, LockClient, LockId, LockMode, ProtocolId } from '@lockfabric/ports';
+import type { AcquireOptions, Grant, LockClient, LockId, LockMode } from '@lockfabric/ports';
 
 /**
  * RedLock's lease. It must outlast the longest critical section (two Redis round trips and the
  * execution time: well under 10 ms here) with room for event-loop stalls on a loaded machine,
  * yet free a crashed client's accounts soon: 5 s.
  */
-/** RedLock's protocol id: a lock in Redis, run only by the SmallBank bench (not a fabric protocol, so not in the catalog). */
-export const REDLOCK_PROTOCOL_ID: ProtocolId = 'redlock';
+// A subpath of its own (`@lockfabric/smallbank/protocol-id`): naming RedLock must not load ioredis.
+export { REDLOCK_PROTOCOL_ID } from './protocol-id.js';
 
 export const REDLOCK_LEASE_MS = 5_000;
 /** Retry after a refused acquire: 2 ms plus up to 2 ms of random jitter (spreads the retries). */

@@ -4,7 +4,7 @@ import type { CostModel } from '@lockfabric/fabric';
 import { protocolById } from '@lockfabric/lock-catalog';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { ConfigError } from '@lockfabric/ports';
-import { MAX_TIMELINE_BUCKETS, timelineFromHistory } from '@lockfabric/report';
+import { MAX_TIMELINE_BUCKETS, timelineFromHistory } from '@lockfabric/report/timeline';
 import { appReport } from '@lockfabric/workloads';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { benchReport } from '../report/bench-report.js';

@@ -1,41 +1,31 @@
-import { processNatsTlsOn, processTlsOn } from '@lockfabric/live';
+// Parsing and checking the flags loads nothing heavy, so a configuration error exits 2 at once: the
+// live path (bench-live.ts: gRPC, NATS, OpenTelemetry, Redis) and the HTML renderer (Vega) are
+// imported where a run needs them (e2e/tests/cli-lazy-imports.test.ts holds this).
 import { writeHistoryJsonl } from '@lockfabric/check';
-import { DEFAULT_PROTOCOL_ID, availableProtocols, protocolById, switchProgramKind } from '@lockfabric/lock-catalog';
+import { DEFAULT_PROTOCOL_ID, availableProtocols } from '@lockfabric/lock-catalog';
 import { renamedOptionProblem } from '@lockfabric/locks-common';
 import type { ProtocolOptions } from '@lockfabric/locks-common';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
-import { writeReport } from '@lockfabric/report';
 import type { BenchRunReport } from '@lockfabric/report';
 import { familyOf } from '../report/family.js';
-import type { SwitchSettings } from '../cluster/local-cluster.js';
-import { isAlive, readClusterState } from '../cluster/local-cluster.js';
-import { runLive } from '../run/live.js';
-import { liveOptionProblems, substrateOptions } from '../run/live-defaults.js';
-import { DEFAULT_LIVE_WARMUP_OPS, warmUpLive } from '../run/warm-up.js';
-import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, withProcessorTime } from '../run/transport-floor.js';
-import { acquireTracedCluster, readTraceSettings } from '../run/traced-cluster.js';
+import { DEFAULT_LIVE_WARMUP_OPS, liveOptionProblems } from '../run/live-defaults.js';
 import { describeFloorByTracing } from '../report/floor-by-tracing.js';
 import type { TraceSetting } from '../run/otlp-sink.js';
-import type { FloorReport } from '../run/transport-floor.js';
-import { discoverRemoteCluster } from '../run/remote-cluster.js';
-import { benchReport, describeReport, summarizeNodeFailures, verdictWord } from '../report/bench-report.js';
-import type { LiveRunResult } from '../run/live.js';
+import { describeReport, verdictWord } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
 import { runJobs } from '../workers/pool.js';
 import { benchInMemory, benchTimeline } from './bench-in-memory.js';
 import type { InMemoryBenchJob } from './bench-in-memory.js';
-import { TXN_FLAGS, readTxnWorkload, txnReport } from '../run/txn-bench.js';
+import { TXN_FLAGS, readTxnWorkload } from '../run/txn-bench.js';
 import { APP_FLAGS, isAppWorkload, readAppWorkload } from '../run/app-bench.js';
 import { DYNAMIC_FLAGS, readDynamicWorkload } from '../run/dynamic-bench.js';
-import { appReport } from '@lockfabric/workloads';
-import { REDLOCK, checkBalances, populateAccounts, runRedLock, smallBankProblems, smallBankRedis, withRedis } from '../run/smallbank-bench.js';
-import type { SmallBankWorkloadSpec } from '@lockfabric/workloads';
+import { REDLOCK, smallBankProblems } from '../run/smallbank-flags.js';
 import { COST_KNOB_FLAGS, COST_MODEL_FLAGS, readCostModel } from '../cli/cost-model.js';
 import type { CostModel } from '@lockfabric/fabric';
 import { CS_DATA_REGION_BYTES } from '@lockfabric/workloads';
-import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
+import { output } from './context.js';
 import type { Output } from './context.js';
 
 import { benchHelpCommand } from './bench-help.js';
@@ -96,7 +86,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   if (mutantLocalVerbs && (substrate !== 'live' || colocatedClients === 0)) reader.problems.push('--mutant-local-verbs: give --substrate live and --colocated-clients N');
   if (colocatedClients > microSpec.clients) reader.problems.push(`--colocated-clients: ${colocatedClients} is more than --clients ${microSpec.clients}`);
   if (floorOps > 0 && substrate !== 'live') reader.problems.push('--floor-ops: the transport floor is a live figure (sim and embedded have no transport)');
-  const traceSettings = readTraceSettings(values, substrate, reader.problems);
+  // --trace-ratio reads a running cluster's state, which needs the cluster code
+  const traceSettings = values['trace-ratio'] === undefined ? undefined : (await import('../run/traced-cluster.js')).readTraceSettings(values, substrate, reader.problems);
   if (substrate === 'live' && crashProbability > 0) reader.problems.push('--crash-probability applies to sim and embedded; on live, use `lockfabric chaos`');
   // Application and dynamic workloads read their own flags; every other workload must not be given them.
   const ownFlags = isAppWorkload(values) || values['workload'] === 'dynamic';
@@ -145,6 +136,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const document: BenchRunReport = { kind: 'bench', version: 1, command: `lockfabric bench ${argv.join(' ')}`, results: reports.map((r) => ({ ...r, family: familyOf(r.protocol), verdict: verdictWord(r) })) };
   let reportHtml: { reportHtml: string } | undefined;
   if (typeof reportDir === 'string') {
+    const { writeReport } = await import('@lockfabric/report');
     reportHtml = { reportHtml: (await writeReport(document, reportDir)).html };
     out.note(`report: ${reportHtml.reportHtml}`);
   }
@@ -183,7 +175,7 @@ export function optionsNotShared(protocols: readonly string[], protocolOptions: 
   });
 }
 
-interface BenchOneInput {
+export interface BenchOneInput {
   readonly protocol: string;
   readonly substrate: string;
   readonly spec: Awaited<ReturnType<typeof readTxnWorkload>>;
@@ -210,126 +202,11 @@ interface BenchOneInput {
 
 /** One protocol's run on the chosen substrate, and its report. */
 async function benchOne(input: BenchOneInput): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out } = input;
-  const memoryIopsCap = substrate === 'live' ? reader.optionalNumber('mn-iops', { min: 1 }) : undefined;
+  const { protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, colocatedClients, out } = input;
   const bar = new ProgressBar(`${protocol} ${substrate}`, { enabled: !out.json });
-  let report: BenchReport;
-  let history;
-  const smallbank = spec.transactions?.workload.kind === 'smallbank' ? (spec.transactions.workload as SmallBankWorkloadSpec) : undefined;
-  if (substrate === 'live' && protocol === REDLOCK && smallbank) {
-    // RedLock needs no compute nodes, only Redis: a running cluster's, when there is one.
-    const running = readClusterState(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR));
-    const clusterRedis = running?.processes.some((p) => p.role === 'redis' && isAlive(p.pid)) ? running.redisUrl : undefined;
-    const redis = await smallBankRedis(smallbank, clusterRedis, (line) => out.note(line));
-    try {
-      const runSpec = withRedis(spec, redis.url);
-      await populateAccounts(redis.url, smallbank.accounts!);
-      const result = await runRedLock(runSpec, redis.url, (f) => bar.update(f));
-      bar.done();
-      report = benchReport({ protocol: REDLOCK, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest });
-      report = { ...report, transactions: { ...txnReport(result.history, runSpec.transactions!, result.summary.elapsedNs), smallbank: await checkBalances(redis.url, runSpec.transactions!, result.history) } };
-      return { report, history: result.history };
-    } finally {
-      await redis.stop();
-    }
-  }
-  if (substrate === 'live') {
-    const remoteAt = values['compute-nodes-at'];
-    const cluster =
-      typeof remoteAt === 'string'
-        ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
-        : await acquireTracedCluster(tracing, (env) => acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, insecure: values['insecure'] === true, ...(memoryIopsCap ? { memoryIopsCap } : {}), ...switchProgramOf(protocol, protocolOptions), ...(env ? { env } : {}) }));
-    if (memoryIopsCap && !('temporary' in cluster && cluster.temporary)) out.note(`warning: --mn-iops ${memoryIopsCap} does not change a running cluster's memory nodes (start it with \`cluster up --mn-iops\`)`);
-    const redis = smallbank ? await smallBankRedis(smallbank, cluster.state.redisUrl, (line) => out.note(line)).catch(async (error: unknown) => (await cluster.release(), Promise.reject(error))) : undefined;
-    try {
-      const runSpec = redis ? withRedis(spec, redis.url) : spec;
-      if (redis) await populateAccounts(redis.url, smallbank!.accounts!);
-      // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
-      const { state, skipped } = withoutDownComputeNodes(cluster.state);
-      const warmUp = await warmUpLive({ protocol, state, protocolOptions, spec: runSpec, operations: warmUpOps, placement: { skipReleaseProbability, colocatedClients, mutantLocalVerbs } }, (line) => out.note(line));
-      const wallStart = performance.now();
-      const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs, skipReleaseProbability });
-      bar.done();
-      report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, switchGrantsByRack: result.switch?.switchGrantsByRack, lockResets: protocolById(protocol).lockResets === true, ...(result.memoryNic ? { nicVerbsByNode: result.memoryNic.verbs } : {}) }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', natsTls: processNatsTlsOn() ? 'tls' : 'plaintext', ...(result.placement ? { placement: result.placement } : {}), ...(result.memoryNic && Object.keys(result.memoryNic.utilisation).length > 0 ? { nicUtilisation: result.memoryNic.utilisation } : {}) };
-      if (warmUp) report = { ...report, warmUp };
-      for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
-      history = result.history;
-      if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
-      if (redis && report.transactions) report = { ...report, transactions: { ...report.transactions, smallbank: await checkBalances(redis.url, runSpec.transactions!, result.history) } };
-      // Live verb counts are the clients' lock verbs (by phase); the application counted its data verbs itself.
-      if (spec.application && result.application) {
-        const { log, check } = result.application;
-        const verbs = Object.values(result.verbs).reduce((a, b) => a + b, 0) + log.dataVerbs.read + log.dataVerbs.write + log.dataVerbs.faa;
-        report = { ...report, application: appReport(spec.application, log, check, result.summary.elapsedNs, verbs) };
-      }
-      // A cluster that lost a node mid-run is no yardstick: the floor is measured on healthy ones only.
-      if (floorOps > 0 && result.nodeFailures.length === 0 && result.declaredDead.length === 0) report = { ...report, floor: await measureFloor(protocol, state, protocolOptions, floorOps, spec.seed, out) };
-      else if (floorOps > 0) out.note(`${protocol}: no uncontended floor (a compute node failed during the run)`);
-    } finally {
-      await redis?.stop();
-      await cluster.release();
-    }
-    // Read after the release: the services flush their spans when they stop.
-    if ('tracing' in cluster && cluster.tracing) report = { ...report, tracing: cluster.tracing() };
-  } else {
-    const run = await benchInMemory({ protocol, substrate: substrate as 'sim' | 'embedded', spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, colocatedClients, costModel }, (f) => bar.update(f));
-    bar.done();
-    report = run.report;
-    history = run.history;
-    if (run.cutOff) out.note('warning: the run hit its safety horizon with acquires still pending (see liveness)');
-  }
-  return { report, history };
+  if (substrate === 'live') return (await import('./bench-live.js')).benchLive(input, bar);
+  const run = await benchInMemory({ protocol, substrate: substrate as 'sim' | 'embedded', spec, protocolOptions, computeNodes, crashProbability, skipReleaseProbability, jitterNs, colocatedClients, costModel }, (f) => bar.update(f));
+  bar.done();
+  if (run.cutOff) out.note('warning: the run hit its safety horizon with acquires still pending (see liveness)');
+  return { report: run.report, history: run.history };
 }
-
-/** The fault part of a live bench report: present only when a node failed or was left out. */
-export function faultFields(result: LiveRunResult, skippedNodes: readonly string[] = []): Pick<BenchReport, 'nodeFailures' | 'unknownOps' | 'skippedNodes' | 'declaredDead' | 'notStarted'> {
-  const notStarted = result.failedNodes.filter((f) => !f.run).map((f) => ({ node: f.node, error: f.error }));
-  if (result.nodeFailures.length === 0 && skippedNodes.length === 0 && result.declaredDead.length === 0 && notStarted.length === 0) return {};
-  const first = result.history.reduce((min, e) => Math.min(min, e.timeNs), Infinity);
-  const runStartNs = Number.isFinite(first) ? first : 0;
-  const nodeFailures = summarizeNodeFailures(result.nodeFailures, runStartNs);
-  return {
-    nodeFailures,
-    unknownOps: nodeFailures.reduce((sum, f) => sum + f.unknownOps, 0),
-    skippedNodes,
-    declaredDead: result.declaredDead.map((d) => ({ node: d.node, atMs: (d.atNs - runStartNs) / 1e6, reason: d.reason })),
-    notStarted,
-  };
-}
-
-/**
- * A temporary live cluster's switch runs the program the protocol needs (forward, fisslock,
- * netlock), for FissLock with the clients' policy and switch capacity, so the two agree.
- */
-export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptions): { switchProgram?: string; switchSettings?: SwitchSettings; racks?: number } {
-  const program = availableProtocols().find((p) => p.id === protocol)?.switchProgram;
-  if (!program) return {};
-  if (!switchProgramKind(program)?.takesDeciderSettings) return { switchProgram: program };
-  const capacity = Number(protocolOptions['switchCapacity'] ?? '0');
-  const policy = protocolOptions['policy'];
-  // --racks R: a temporary cluster gets one switch per rack (FissLock §5.4)
-  const racks = Number(protocolOptions['racks'] ?? '1');
-  return {
-    ...(Number.isInteger(racks) && racks > 1 ? { racks } : {}),
-    switchProgram: program,
-    switchSettings: { ...(policy === undefined ? {} : { policy: String(policy) }), ...(Number.isInteger(capacity) && capacity > 0 ? { lockCount: capacity } : {}) },
-  };
-}
-
-/**
- * The uncontended probe and the bare transport, on the same cluster right after the run:
- * one client's acquires and releases on many locks, then the gRPC stream and NATS round trips.
- */
-async function measureFloor(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, operations: number, seed: number, out: Output): Promise<FloorReport> {
-  out.note(`${protocol}: ${operations} uncontended operations and the bare transport, for the floor…`);
-  const roundTripsBefore = await measureRoundTrips(state);
-  const { result: probe, perOperation } = await withProcessorTime(state, () =>
-    runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, seed), tolerateNodeFailures: true }),
-  );
-  const counts = benchReport({ protocol, substrate: 'live', summary: probe.summary, accounting: probe.accounting, verdict: probe.verdict, wallMs: 0 });
-  // redlock never gets here (it runs outside the cluster, before this path)
-  const floor = floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, await measureClusterFloor(state, roundTripsBefore));
-  const cpuUsPerOperation = perOperation(probe.summary.acquires);
-  return cpuUsPerOperation ? { ...floor, cpuUsPerOperation } : floor;
-}
-

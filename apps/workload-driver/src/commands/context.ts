@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ClusterState, SwitchSettings } from '../cluster/local-cluster.js';
-import { isAlive, readClusterState, startLocalCluster, stopLocalCluster } from '../cluster/local-cluster.js';
+import { isAlive } from '../cluster/process-control.js';
 import { locateNatsServer } from '@lockfabric/nats-server';
 import { MissingToolError } from '../cluster/errors.js';
 
@@ -39,6 +39,8 @@ export async function acquireLiveCluster(
   out: Output,
   options: { computeNodes?: number; memoryNodes?: number; lockCount?: number; memoryIopsCap?: number; env?: Record<string, string>; switchProgram?: string; switchSettings?: SwitchSettings; racks?: number; withCutProxy?: boolean; insecure?: boolean } = {},
 ): Promise<{ state: ClusterState; release: () => Promise<void>; temporary: boolean; dir: string }> {
+  // Loaded here, not at the top: commands import this module for `output` and must not pay for the cluster code.
+  const { readClusterState, startLocalCluster, stopLocalCluster } = await import('../cluster/local-cluster.js');
   const existing = readClusterState(dir);
   // A cluster with a killed member is still the user's cluster (they may be testing recovery):
   // use it and say what is down, rather than silently starting another one.

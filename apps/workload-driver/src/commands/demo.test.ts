@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { RunStats, VerbAccounting, summarize } from '@lockfabric/workloads';
 import type { LiveRunResult } from '../run/live.js';
 import { describeReport } from '../report/bench-report.js';
-import { demoRackLines, liveDemoReport } from './demo.js';
+import { demoRackLines } from './demo.js';
+import { liveDemoReport } from './demo-live.js';
 
 /** A live fisslock run of 100 acquires over two racks, as runLive returns it (the fields the demo reads). */
 function twoRackRun(switchGrantsByRack: readonly number[] | undefined): LiveRunResult {

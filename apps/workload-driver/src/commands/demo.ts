@@ -1,31 +1,21 @@
 import { join } from 'node:path';
-import { DEFAULT_SWITCH_PROGRAM, availableProtocols } from '@lockfabric/lock-catalog';
+import { availableProtocols } from '@lockfabric/lock-catalog';
 import type { ProtocolDefinition } from '@lockfabric/locks-common';
-import { writeReport } from '@lockfabric/report';
 import type { DemoRunReport } from '@lockfabric/report';
 import type { WorkloadSpec } from '@lockfabric/workloads';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { COST_MODEL_FLAGS, readCostModel } from '../cli/cost-model.js';
 import type { CostModel } from '@lockfabric/fabric';
 import { locateNatsServer } from '@lockfabric/nats-server';
-import type { ClusterState } from '../cluster/local-cluster.js';
 import { runInMemory } from '../run/in-memory.js';
-import { SwitchControlClient } from '@lockfabric/live';
-import { runLive } from '../run/live.js';
-import { warmUpLive } from '../run/warm-up.js';
-import type { LiveRunResult } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
-import { addressOf } from '../run/remote-cluster.js';
 import { benchReport, formatByRack, formatVerbs, verdictWord } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { familyOf } from '../report/family.js';
 import { ProgressBar } from '../report/progress.js';
 import { renderTable } from '../report/table.js';
-import { switchProgramOf } from './bench.js';
-import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output } from './context.js';
+import { output } from './context.js';
 import type { Output } from './context.js';
-import { describeTransportRoundTrips, measureTransport } from './transport.js';
-import type { TransportFigures } from './transport.js';
 import { DEMO_TXN_DEFAULT_OPERATIONS, DEMO_TXN_PROTOCOLS, demoTxnRow, demoTxnSpec, demoTxnTable, readTxnProtocols } from './demo-txn.js';
 import type { DemoTxnRow } from './demo-txn.js';
 
@@ -84,7 +74,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const protocols = [...availableProtocols().filter((p) => p.fabric === 'verbs'), ...availableProtocols().filter((p) => p.fabric === 'switch')];
   const txn: DemoTxnPlan = { ids: new Set(txnIds), spec: demoTxnSpec(txnOperations, substrate), rows: new Map() };
   const wallStart = performance.now();
-  const { reports, transport } = substrate === 'live' ? await runLiveDemo(protocols, spec, out, txn, warmUpOps) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out, txn, costModel), transport: undefined };
+  const { reports, transport } = substrate === 'live' ? await (await import('./demo-live.js')).runLiveDemo(protocols, spec, out, txn, warmUpOps) : { reports: await runInMemoryDemo(protocols, spec, substrate as 'sim' | 'embedded', out, txn, costModel), transport: undefined };
   // Catalog order, like the tables above; a protocol not in this build's catalog is skipped.
   const txnRows = protocols.flatMap((p) => txn.rows.get(p.id) ?? []);
   const rows: DemoRow[] = reports.map((r) => ({ ...r, family: familyOf(r.protocol), verdict: verdictWord(r) }));
@@ -98,6 +88,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     results: rows,
     ...(txnRows.length > 0 ? { transactions: { workload: 'tpcc', warehouses: 1, clients: txn.spec.clients, operations: txnOperations, results: txnRows } } : {}),
   };
+  const { writeReport } = await import('@lockfabric/report');
   const written = await writeReport(document, reportDir);
   if (out.json) {
     console.log(JSON.stringify({ ...document, reportHtml: written.html }));
@@ -107,14 +98,15 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     console.log(`\nswitch family (emulated switch; switch-decided: grants the switch made itself)\n${demoTable(rows.filter((r) => r.family === 'switch'), true)}`);
     for (const line of demoRackLines(rows)) console.log(line);
     if (txnRows.length > 0) console.log(`\ntransactions: TPC-C, 1 warehouse, ${txn.spec.clients} clients, ${txnOperations} per protocol, strict 2PL (p50/p99: first acquire to last release)\n${demoTxnTable(txnRows)}`);
-    if (transport) console.log(`\n${describeTransportRoundTrips(transport)}`);
+    // transport.ts is loaded already: only the live demo measures the transport
+    if (transport) console.log(`\n${(await import('./transport.js')).describeTransportRoundTrips(transport)}`);
     console.log(`\nreport with plots: ${written.html}`);
   }
   return reports.some((r) => r.violations > 0) || txnRows.some((r) => r.verdict === 'violation') ? 1 : 0;
 }
 
 /** Which protocols get a transaction run, its spec, and the rows the runs produce. */
-interface DemoTxnPlan {
+export interface DemoTxnPlan {
   readonly ids: ReadonlySet<string>;
   readonly spec: WorkloadSpec;
   readonly rows: Map<string, DemoTxnRow>;
@@ -144,11 +136,6 @@ export function demoRackLines(rows: readonly BenchReport[]): string[] {
   return rows.flatMap((r) => (r.switchGrantsByRack ? [`${r.protocol}: switch-decided grants by rack's switch: ${formatByRack(r.switchGrantsByRack)}`] : []));
 }
 
-/** A protocol's demo row from its live run: the switch figures of every rack's switch, not only rack 0's. */
-export function liveDemoReport(protocol: string, result: LiveRunResult, wallMs: number): BenchReport {
-  return benchReport({ protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs, switchDecisions: result.switch?.decisions, switchGrantsByRack: result.switch?.switchGrantsByRack });
-}
-
 async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, substrate: 'sim' | 'embedded', out: Output, txn: DemoTxnPlan, costModel: CostModel): Promise<BenchReport[]> {
   const reports: BenchReport[] = [];
   for (const protocol of protocols) {
@@ -165,73 +152,6 @@ async function runInMemoryDemo(protocols: readonly ProtocolDefinition[], spec: W
     txn.rows.set(protocol.id, demoTxnRow(protocol.id, txn.spec, run.history, run.summary.elapsedNs, run.verdict?.violations.length));
   }
   return reports;
-}
-
-/**
- * Live: the RDMA family and the switch protocols whose program the cluster's switch runs go on
- * that cluster; each other switch program (fisslock, netlock) gets a temporary cluster, one after
- * another, since a switch runs one program from its start.
- */
-async function runLiveDemo(protocols: readonly ProtocolDefinition[], spec: WorkloadSpec, out: Output, txn: DemoTxnPlan, warmUpOps: number): Promise<{ reports: BenchReport[]; transport: TransportFigures | undefined }> {
-  const byId = new Map<string, BenchReport>();
-  let transport: TransportFigures | undefined;
-  let later: ProtocolDefinition[] = [];
-  const cluster = await acquireLiveCluster(DEFAULT_CLUSTER_DIR, out);
-  try {
-    out.note('measuring the raw transport for comparison…');
-    transport = await measureTransport(5_000, cluster.state.natsUrl);
-    const program = await switchProgramOfCluster(cluster.state);
-    const here = protocols.filter((p) => p.fabric === 'verbs' || (p.switchProgram !== undefined && p.switchProgram === program));
-    later = protocols.filter((p) => !here.includes(p));
-    for (const protocol of here) byId.set(protocol.id, await runOneLive(cluster.state, protocol, spec, out, txn, warmUpOps));
-  } finally {
-    await cluster.release();
-  }
-  // One temporary cluster per switch program, started after the previous one stopped.
-  const byProgram = new Map<string, ProtocolDefinition[]>();
-  for (const p of later) byProgram.set(p.switchProgram ?? DEFAULT_SWITCH_PROGRAM, [...(byProgram.get(p.switchProgram ?? DEFAULT_SWITCH_PROGRAM) ?? []), p]);
-  for (const [program, group] of byProgram) {
-    const own = await acquireLiveCluster(join(DEFAULT_CLUSTER_DIR, '..', `demo-${program}`), out, switchProgramOf((group[0] as ProtocolDefinition).id, {}));
-    try {
-      for (const protocol of group) byId.set(protocol.id, await runOneLive(own.state, protocol, spec, out, txn, warmUpOps));
-    } finally {
-      await own.release();
-    }
-  }
-  return { reports: protocols.map((p) => byId.get(p.id)).filter((r): r is BenchReport => r !== undefined), transport };
-}
-
-async function runOneLive(state: ClusterState, protocol: ProtocolDefinition, spec: WorkloadSpec, out: Output, txn: DemoTxnPlan, warmUpOps: number): Promise<BenchReport> {
-  const warmUp = await warmUpLive({ protocol: protocol.id, state, spec, operations: warmUpOps }, (line) => out.note(line));
-  const bar = new ProgressBar(protocol.id.padEnd(12), { enabled: !out.json });
-  const start = performance.now();
-  // A node lost mid-demo costs its clients' figures, not the whole comparison.
-  const result = await runLive({ state, protocol: protocol.id, protocolOptions: substrateOptions('live', protocol.id), spec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
-  bar.done();
-  for (const f of result.failedNodes) out.note(`warning: ${protocol.id}: ${f.error}`);
-  if (txn.ids.has(protocol.id)) {
-    // On the same cluster, right after the protocol's micro run (a switch program stays loaded).
-    const txnBar = new ProgressBar(`${protocol.id} tpcc`.padEnd(12), { enabled: !out.json });
-    const run = await runLive({ state, protocol: protocol.id, protocolOptions: substrateOptions('live', protocol.id), spec: txn.spec, onProgress: (f) => txnBar.update(f), tolerateNodeFailures: true });
-    txnBar.done();
-    txn.rows.set(protocol.id, demoTxnRow(protocol.id, txn.spec, run.history, run.summary.elapsedNs, run.verdict?.violations.length));
-  }
-  const report = liveDemoReport(protocol.id, result, performance.now() - start);
-  return warmUp ? { ...report, warmUp } : report;
-}
-
-/** The program the cluster's switch runs, or undefined when it has no reachable switch. */
-async function switchProgramOfCluster(state: ClusterState): Promise<string | undefined> {
-  const record = state.processes.find((p) => p.role === 'switch' && p.grpc !== undefined);
-  if (!record) return undefined;
-  const control = new SwitchControlClient(addressOf(record, record.grpc), 5_000);
-  try {
-    return (await control.describe()).program;
-  } catch {
-    return undefined;
-  } finally {
-    control.close();
-  }
 }
 
 function round2(value: number): number {

@@ -1,36 +1,19 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { summarizeVerdict, writeHistoryJsonl } from '@lockfabric/check';
-import type { ProtocolOptions } from '@lockfabric/locks-common';
-import { ConfigError, errorMessage } from '@lockfabric/ports';
+import { ConfigError } from '@lockfabric/ports';
 import { DEFAULT_PROTOCOL_ID } from '@lockfabric/lock-catalog';
-import { timelineFromHistory, writeFaultReport } from '@lockfabric/report';
-import type { FaultReport, FaultWindow } from '@lockfabric/report';
-import { RealClock } from '@lockfabric/realtime';
-import type { WorkloadSpec } from '@lockfabric/workloads';
 import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
-import { LocalChaos } from '../chaos/local-chaos.js';
-import { sleep } from '../cluster/process-control.js';
-import { isAlive, readClusterState } from '../cluster/local-cluster.js';
+import { isAlive } from '../cluster/process-control.js';
 import type { ClusterState } from '../cluster/local-cluster.js';
-import { SWITCH_PACKET_FAULTS, applyFault, healAll } from '../nemesis/executor.js';
-import type { AppliedFault, FaultActions } from '../nemesis/executor.js';
+import { SWITCH_PACKET_FAULTS } from '../nemesis/executor.js';
+import type { AppliedFault } from '../nemesis/executor.js';
 import { KubeChaos } from '../nemesis/kube-chaos.js';
 import type { KubeTarget } from '../nemesis/kube-chaos.js';
 import { DEFAULT_KUBE_NAMESPACE } from '../chaos/chaos-request.js';
-import { discoverRemoteCluster } from '../run/remote-cluster.js';
-import { faultRecoveryNs } from '../nemesis/recovery.js';
 import { COMPUTE_FAULTS, NEMESIS_FAULTS, SWITCH_FAULTS, parseFaults, planSchedule } from '../nemesis/schedule.js';
 import type { NemesisFault, PlannedFault } from '../nemesis/schedule.js';
-import { benchReport } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
-import { ProgressBar } from '../report/progress.js';
-import { runLive } from '../run/live.js';
-import type { LiveRunResult } from '../run/live.js';
-import { substrateOptions } from '../run/live-defaults.js';
-import { faultFields, switchProgramOf } from './bench.js';
-import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, output, withoutDownComputeNodes } from './context.js';
+import { DEFAULT_CLUSTER_DIR, output } from './context.js';
 
 export const NEMESIS_HELP = `lockfabric nemesis — a workload on the live cluster under a seeded schedule of faults,
 then a verdict (safety, then liveness after healing) and a report
@@ -81,9 +64,6 @@ const FLAGS = {
   'compute-memory-port': { type: 'string' },
 } as const;
 
-/** Timeline resolution of the report and of throughput-based recovery. */
-const BUCKET_MS = 250;
-
 /** The `--json` object of `lockfabric nemesis`. */
 export interface NemesisReport {
   readonly protocol: string;
@@ -120,7 +100,7 @@ export async function nemesisCommand(argv: readonly string[]): Promise<number> {
   const clusterDir = reader.string('cluster-dir', DEFAULT_CLUSTER_DIR);
   if (values['dry-run']) {
     // No cluster is started for a dry run: a temporary one (or the manifests' pods) would have these names.
-    const running = kube ? undefined : readClusterState(clusterDir);
+    const running = kube ? undefined : (await import('../cluster/local-cluster.js')).readClusterState(clusterDir);
     const layout = running && running.processes.some((p) => isAlive(p.pid)) ? running : kube ? kubeLayout(computeNodes) : temporaryLayout(computeNodes);
     const state = checkTargets(layout, faults, kube !== undefined);
     const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets: targetsOf(state, kube !== undefined) });
@@ -133,40 +113,12 @@ export async function nemesisCommand(argv: readonly string[]): Promise<number> {
       }
     return 0;
   }
-  if (kube) {
-    const state = await discoverRemoteCluster({ computeNodesAt: [kube.computeNodesAt], memoryNodesAt: [kube.memoryNodesAt], computeMemoryPort: kube.computeMemoryPort });
-    const target: KubeTarget = { ...kube.target, memoryNodes: state.processes.filter((p) => p.role === 'memory').length };
-    const chaos = new KubeChaos(target);
-    checkTargets(state, faults, true);
-    const targets = targetsOf(state, true);
-    const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets });
-    const names = [...new Set(schedule.map((f) => f.target))];
-    out.note(`nemesis on ${target.context}/${target.namespace}: ${schedule.length} faults over ${spec.durationMs} ms (seed ${spec.seed}): ${schedule.map((f) => `${f.kind} ${f.target}`).join(', ')}`);
-    const cluster: NemesisCluster = { actions: chaos, state: () => state, heal: () => chaos.healAll(names) };
-    return await runNemesis({ protocol, protocolOptions, spec, schedule, cluster, out, healBudgetMs, reportDir, command });
-  }
-  const cluster = await acquireLiveCluster(clusterDir, out, { computeNodes, withCutProxy: faults.includes('partition'), ...switchProgramOf(protocol, protocolOptions) });
-  try {
-    const chaos = new LocalChaos(cluster.dir);
-    const state = checkTargets(chaos.state(), faults, false);
-    const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets: targetsOf(state, false) });
-    out.note(`nemesis: ${schedule.length} faults over ${spec.durationMs} ms (seed ${spec.seed}): ${schedule.map((f) => `${f.kind} ${f.target}`).join(', ')}`);
-    const local: NemesisCluster = { actions: chaos, state: () => chaos.state(), heal: () => healAll(chaos) };
-    return await runNemesis({ protocol, protocolOptions, spec, schedule, cluster: local, out, healBudgetMs, reportDir, command });
-  } finally {
-    await cluster.release();
-  }
+  // The run needs the live machinery (gRPC, NATS, the chaos tools): loaded only now, after the flags are checked.
+  const { runNemesisCommand } = await import('./nemesis-run.js');
+  return runNemesisCommand({ kube, clusterDir, computeNodes, faults, protocol, protocolOptions, spec, out, healBudgetMs, reportDir, command, intervalMs, faultDurationMs, quietMs });
 }
 
-/** Where faults land and what the run sees: the local cluster, or pods on Kubernetes. */
-interface NemesisCluster {
-  readonly actions: FaultActions;
-  state(): ClusterState;
-  /** Resume, reconnect and restart whatever the schedule left broken; returns what it did. */
-  heal(): Promise<string[]>;
-}
-
-interface KubeFlags {
+export interface KubeFlags {
   readonly target: Omit<KubeTarget, 'memoryNodes'>;
   readonly computeNodesAt: string;
   readonly memoryNodesAt: string;
@@ -217,168 +169,8 @@ function kubeStepsOf(kube: KubeChaos, fault: PlannedFault): string[] {
   }
 }
 
-interface NemesisRun {
-  readonly protocol: string;
-  readonly protocolOptions: ProtocolOptions;
-  readonly spec: WorkloadSpec;
-  readonly schedule: readonly PlannedFault[];
-  readonly cluster: NemesisCluster;
-  readonly out: ReturnType<typeof output>;
-  readonly healBudgetMs: number;
-  readonly reportDir: string;
-  readonly command: string;
-}
-
-async function runNemesis(n: NemesisRun): Promise<number> {
-  const clock = new RealClock();
-  const bar = new ProgressBar(`nemesis ${n.protocol}`, { enabled: !n.out.json });
-  const { state } = withoutDownComputeNodes(n.cluster.state());
-  const wallStart = performance.now();
-  const applied: AppliedFault[] = [];
-  let runStartMs: number | undefined;
-  let nemesisDone: Promise<void> = Promise.resolve();
-  // The schedule counts from the run's first progress report: the cluster is prepared by then.
-  const run = runLive({
-    state,
-    protocol: n.protocol,
-    protocolOptions: substrateOptions('live', n.protocol, n.protocolOptions),
-    spec: n.spec,
-    tolerateNodeFailures: true,
-    onProgress: (f) => {
-      bar.update(f, applied.length > 0 ? `${applied.length}/${n.schedule.length} faults` : undefined);
-      if (runStartMs !== undefined) return;
-      runStartMs = Date.now();
-      nemesisDone = executeSchedule(n, runStartMs, clock, applied);
-    },
-  });
-  run.catch(() => undefined);
-  const result = await run;
-  await nemesisDone;
-  bar.done();
-  const healActions = await n.cluster.heal();
-  n.out.note(`healed: ${healActions.length > 0 ? healActions.join('; ') : 'nothing left to heal'}; probing every lock (budget ${n.healBudgetMs} ms)…`);
-  const heal = await probeLiveness(n, healActions);
-  const report = buildReport(n, result, applied, heal, performance.now() - wallStart);
-  mkdirSync(n.reportDir, { recursive: true });
-  await writeHistoryJsonl(result.history, join(n.reportDir, 'history.jsonl'));
-  const written = await writeFaultReport(report.fault, n.reportDir);
-  const files = [written.html, written.json, ...written.svgs, join(n.reportDir, 'history.jsonl')];
-  const json: NemesisReport = { ...report.json, reportDir: n.reportDir, files };
-  if (n.out.json) console.log(JSON.stringify(json));
-  else console.log(describeNemesis(json));
-  return json.verdict.exitCode;
-}
-
-/** Runs the schedule against the cluster, one fault after another, at its times from `startMs`. */
-async function executeSchedule(n: NemesisRun, startMs: number, clock: RealClock, applied: AppliedFault[]): Promise<void> {
-  for (const fault of n.schedule) {
-    const wait = startMs + fault.atMs - Date.now();
-    if (wait > 0) await sleep(wait);
-    const done = await applyFault(fault, { chaos: n.cluster.actions, nowNs: () => clock.nowNs(), sleep });
-    applied.push(done);
-    n.out.note(`${done.id} ${done.kind} ${done.target}: ${done.error ? `FAILED: ${done.error}` : done.detail}`);
-  }
-}
-
-interface HealProbe {
-  readonly actions: readonly string[];
-  readonly budgetMs: number;
-  readonly acquires: number;
-  readonly failures: number;
-  readonly failuresByCode: Readonly<Record<string, number>>;
-  readonly locksGranted: number;
-  readonly locksProbed: number;
-  readonly problems: readonly string[];
-}
-
-/**
- * Liveness after healing: a short fault-free run in which every lock must be granted again — each
- * acquire within the heal budget (its timeout), no failure, the checker satisfied. Lock ids are
- * drawn uniformly, so a lock no acquire happened to name is reported as unprobed, not as dead.
- */
-async function probeLiveness(n: NemesisRun, actions: readonly string[]): Promise<HealProbe> {
-  const { state } = withoutDownComputeNodes(n.cluster.state());
-  const probeSpec: WorkloadSpec = { clients: Math.min(n.spec.clients, 8), locks: n.spec.locks, readRatio: 0, distribution: 'uniform', operations: Math.max(64, n.spec.locks * 8), thinkNs: 0, criticalSectionNs: 0, seed: n.spec.seed + 1, timeoutMs: n.healBudgetMs };
-  const problems: string[] = [];
-  let result: LiveRunResult | undefined;
-  try {
-    result = await runLive({ state, protocol: n.protocol, protocolOptions: substrateOptions('live', n.protocol, n.protocolOptions), spec: probeSpec, tolerateNodeFailures: true });
-  } catch (error) {
-    problems.push(`the probe run failed: ${errorMessage(error)}`);
-  }
-  const granted = new Set<number>();
-  const named = new Set<number>();
-  for (const e of result?.history ?? []) {
-    if (e.op !== 'acquire') continue;
-    named.add(e.lock);
-    if (e.phase === 'ok') granted.add(e.lock);
-  }
-  const summary = result?.summary;
-  if (summary && summary.failures > 0) problems.push(`${summary.failures} acquires or releases failed after healing (${Object.entries(summary.failuresByCode).map(([k, v]) => `${k} ${v}`).join(', ')})`);
-  const never = [...named].filter((l) => !granted.has(l));
-  if (never.length > 0) problems.push(`locks never granted after healing: ${never.slice(0, 16).join(', ')}${never.length > 16 ? ', …' : ''}`);
-  if (result?.verdict && !result.verdict.ok) problems.push(`the probe's history fails the checker: ${summarizeVerdict(result.verdict, 2).split('\n').join(' ')}`);
-  if (result && result.failedNodes.length > 0) problems.push(`compute nodes failed during the probe: ${result.failedNodes.map((f) => f.error).join('; ')}`);
-  return { actions, budgetMs: n.healBudgetMs, acquires: summary?.acquires ?? 0, failures: summary?.failures ?? 0, failuresByCode: summary?.failuresByCode ?? {}, locksGranted: granted.size, locksProbed: named.size, problems };
-}
-
-function buildReport(n: NemesisRun, result: LiveRunResult, applied: readonly AppliedFault[], heal: HealProbe, wallMs: number): { json: Omit<NemesisReport, 'reportDir' | 'files'>; fault: FaultReport } {
-  const run: BenchReport = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs, digest: result.digest }), ...faultFields(result) };
-  const times = result.history.map((e) => e.timeNs);
-  const startNs = times.reduce((a, b) => Math.min(a, b), applied[0]?.startNs ?? 0);
-  const endNs = times.reduce((a, b) => Math.max(a, b), applied.at(-1)?.endNs ?? startNs);
-  const bucketNs = BUCKET_MS * 1e6;
-  const { buckets } = timelineFromHistory(result.history, { bucketMs: BUCKET_MS, startNs, endNs });
-  const firstFaultNs = applied[0]?.startNs ?? endNs;
-  const faults = applied.map((f) => {
-    const killed = COMPUTE_FAULTS.has(f.kind) ? result.nodeFailures.find((nf) => `compute-${nf.node}` === f.target && nf.failedAtNs >= f.startNs - 1e9 && nf.failedAtNs <= f.endNs + 1e9) : undefined;
-    const impact = killed?.impact;
-    const locksBackAtNs = !killed || !impact ? undefined : impact.unrecoveredLocks.length > 0 ? ('never' as const) : killed.failedAtNs + (impact.recoveryNs ?? 0);
-    const recoveryNs = faultRecoveryNs({ history: result.history, bucketNs, runStartNs: startNs, firstFaultNs, fault: f, ...(locksBackAtNs !== undefined ? { locksBackAtNs } : {}), ...(killed ? { victimPrefix: `${killed.node}/` } : {}) });
-    return { ...f, ...(recoveryNs !== undefined ? { recoveryMs: Math.round(recoveryNs / 1e5) / 10 } : {}) };
-  });
-  const safety = (result.verdict?.violations.length ?? 0) > 0 ? 'violation' : 'ok';
-  const liveness = heal.problems.length > 0 || (result.verdict?.liveness.ok ?? true) === false ? 'violation' : 'ok';
-  const exitCode = safety === 'violation' ? 1 : liveness === 'violation' ? 3 : 0;
-  const lines = [
-    `safety: ${safety === 'ok' ? 'no exclusion violation' : `${result.verdict?.violations.length} exclusion violations`} over ${result.history.length} events`,
-    ...(result.verdict ? summarizeVerdict(result.verdict, 3).split('\n').slice(1) : []),
-    `liveness after healing: ${heal.problems.length === 0 ? `every probed lock granted (${heal.locksGranted}/${heal.locksProbed}), no failure` : heal.problems.join('; ')}`,
-  ];
-  const verdict = { safety, liveness, exitCode, lines } as const;
-  const windows: FaultWindow[] = faults.map((f) => ({ id: f.id, kind: f.kind, target: f.target, startNs: f.startNs, endNs: f.endNs, ...(f.recoveryMs !== undefined ? { recoveryMs: f.recoveryMs } : {}), ...(f.error ? { note: `failed: ${f.error}` } : {}) }));
-  const fault: FaultReport = {
-    title: `nemesis: ${n.protocol} under ${[...new Set(n.schedule.map((f) => f.kind))].join(', ')}`,
-    protocol: n.protocol,
-    substrate: 'live',
-    seed: n.spec.seed,
-    startNs,
-    endNs,
-    bucketMs: BUCKET_MS,
-    buckets,
-    faults: windows,
-    verdict,
-    unknownOps: run.unknownOps ?? 0,
-    failuresByCode: run.failuresByCode,
-    command: n.command,
-  };
-  return { json: { protocol: n.protocol, seed: n.spec.seed, command: n.command, schedule: n.schedule, faults, run, verdict, heal }, fault };
-}
-
-function describeNemesis(r: NemesisReport): string {
-  const lines = [
-    `nemesis ${r.protocol} (seed ${r.seed}): ${r.verdict.safety === 'ok' ? 'SAFE' : 'UNSAFE'}, ${r.verdict.liveness === 'ok' ? 'LIVE after healing' : 'NOT LIVE after healing'} (exit ${r.verdict.exitCode})`,
-    ...r.verdict.lines.map((l) => `  ${l}`),
-    `  run: ${Math.round(r.run.throughput).toLocaleString('en-US')} ops/s, ${r.run.acquires} acquires, ${r.run.failures} failures${Object.keys(r.run.failuresByCode).length ? ` (${Object.entries(r.run.failuresByCode).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}, ${r.run.unknownOps ?? 0} unknown`,
-    '  faults:',
-    ...r.faults.map((f) => `    ${f.id} ${f.kind.padEnd(16)} ${f.target.padEnd(14)} ${((f.endNs - f.startNs) / 1e6).toFixed(0).padStart(6)} ms  recovery ${f.recoveryMs === undefined ? 'not seen' : `${f.recoveryMs.toFixed(0)} ms`}${f.error ? `  FAILED: ${f.error}` : ''}`),
-    `  report: ${r.files[0] ?? r.reportDir}`,
-  ];
-  return lines.join('\n');
-}
-
 /** Every fault's target must exist in the cluster; problems are listed together (exit 2). */
-function checkTargets(state: ClusterState, faults: readonly NemesisFault[], onKube: boolean): ClusterState {
+export function checkTargets(state: ClusterState, faults: readonly NemesisFault[], onKube: boolean): ClusterState {
   const problems: string[] = [];
   // On Kubernetes the manifests always deploy the switch, the coordinator and NATS.
   const has = (role: string) => onKube || state.processes.some((p) => p.role === role);
@@ -391,7 +183,7 @@ function checkTargets(state: ClusterState, faults: readonly NemesisFault[], onKu
 }
 
 /** Compute-node faults spare the lowest compute node: some protocols' lock server lives there (srvlock). */
-function targetsOf(state: ClusterState, onKube: boolean): Parameters<typeof planSchedule>[0]['targets'] {
+export function targetsOf(state: ClusterState, onKube: boolean): Parameters<typeof planSchedule>[0]['targets'] {
   const name = (role: string) => state.processes.find((p) => p.role === role)?.name;
   const computes = state.processes.filter((p) => p.role === 'compute').sort((a, b) => a.node - b.node);
   return {

@@ -1,7 +1,6 @@
 // `lockfabric reproduce`: the papers' experiments on `sim`, our series beside the paper's numbers,
 // and a claims table saying which headline claims come out the same way.
 import { writeFile } from 'node:fs/promises';
-import { writeReport } from '@lockfabric/report';
 import { FlagReader, parseCommandArgs } from '../cli/args.js';
 import { COST_MODEL_FLAGS, COST_MODEL_HELP, readCostModel } from '../cli/cost-model.js';
 import { ProgressBar } from '../report/progress.js';
@@ -77,7 +76,8 @@ export async function reproduceCommand(argv: readonly string[]): Promise<number>
     out.note(`written to ${file}`);
   }
   const reportDir = values['report'];
-  if (typeof reportDir === 'string') out.note(`report: ${(await writeReport(result, reportDir)).html}`);
+  // the renderer (Vega) only when a report is asked for
+  if (typeof reportDir === 'string') out.note(`report: ${(await (await import('@lockfabric/report')).writeReport(result, reportDir)).html}`);
   if (out.json) console.log(JSON.stringify(result));
   else console.log(`${values['table'] ? `${seriesTables(result)}\n\n` : ''}${claimsTable(result)}\n\nwall time ${formatDuration(result.wallMs)}`);
   return 0;

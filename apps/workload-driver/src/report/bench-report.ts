@@ -8,7 +8,7 @@ import type { BenchTxnReport } from '../run/txn-bench.js';
 import { describeAppReport } from '@lockfabric/workloads';
 import type { AppReport } from '@lockfabric/workloads';
 import { verbsPerOp } from '@lockfabric/workloads';
-import { describeFloor } from '../run/transport-floor.js';
+import { describeFloor } from './floor-text.js';
 import type { FloorReport } from '../run/transport-floor.js';
 import type { WarmUpReport } from '../run/warm-up.js';
 import type { TracingReport } from '../run/traced-cluster.js';

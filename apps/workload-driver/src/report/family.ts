@@ -1,5 +1,5 @@
 import { protocolById } from '@lockfabric/lock-catalog';
-import { REDLOCK_PROTOCOL_ID } from '@lockfabric/smallbank';
+import { REDLOCK_PROTOCOL_ID } from '@lockfabric/smallbank/protocol-id';
 
 /** A protocol's family as reports show it: `rdma` (emulated NIC verbs), `switch` (the emulated switch) or `redis` (RedLock). */
 export function familyOf(protocol: string): 'rdma' | 'switch' | 'redis' {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readWorkload } from '../cli/args.js';
 import { readTxnWorkload } from './txn-bench.js';
-import { smallBankProblems, withRedis } from './smallbank-bench.js';
+import { withRedis } from './smallbank-bench.js';
+import { smallBankProblems } from './smallbank-flags.js';
 
 const DEFAULTS = { clients: 8, locks: 1000, readRatio: 0, distribution: 'uniform', operations: 10_000 };
 

@@ -328,22 +328,3 @@ export function floorReport(family: 'rdma' | 'switch', summary: RunSummary, prob
     operation: phase({ p50: acquire.p50 + release.p50, mean: acquire.mean + release.mean }, probe.verbsPerAcquire.total + probe.verbsPerRelease.total, grpc),
   };
 }
-
-/** One line for the table: "uncontended acquire p50 165 µs = 3.75× (1 verb × 44 µs gRPC)". */
-export function describeFloor(floor: FloorReport): string {
-  const unit = floor.transport === 'grpc' ? 'verb' : 'exchange';
-  const via = floor.floorPath === 'nats-switch-echo' ? 'NATS via switch' : floor.floorPath === 'nats-in-cli' ? 'NATS in-CLI' : 'gRPC';
-  const part = (name: string, p: PhaseFloor) =>
-    `${name} p50 ${p.p50Us.toFixed(1)} µs (mean ${p.meanUs.toFixed(1)}) = ${p.ratioP50}× (mean ${p.ratioMean}×) of ${p.roundTrips.toFixed(2)} ${unit}${p.roundTrips === 1 ? '' : 's'} × ${floor.rttUs.toFixed(1)} µs (mean ${floor.rttMeanUs.toFixed(1)}) ${via}`;
-  const echo = floor.switchEcho;
-  const node = floor.memoryNode;
-  return [
-    `uncontended (${floor.operations} ops, one client): ${part('acquire', floor.acquire)}`,
-    ...(floor.release ? [`  ${part('release', floor.release)}`] : []),
-    ...(floor.operation ? [`  ${part('acquire+release', floor.operation)}`] : []),
-    `  floors p50/mean: gRPC ${floor.grpcRttUs.toFixed(1)}/${floor.grpcRttMeanUs.toFixed(1)} µs, NATS in-CLI ${floor.natsRttUs.toFixed(1)}/${floor.natsRttMeanUs.toFixed(1)} µs${echo ? `, NATS via switch ${echo.rttUs.toFixed(1)}/${echo.rttMeanUs.toFixed(1)} µs (${echo.exchanges} echoes)` : ''}`,
-    ...(node ? [`  memory node ${Math.round(node.verbsPerSec)} verbs/s = ${node.ratio}× the bare stream to it (${Math.round(node.streamMsgsPerSec)} msgs/s)`] : []),
-    ...(node?.cpuUsPerMessage ? [`    processor time per message, echo → verb: memory node ${node.cpuUsPerMessage.memory.echo} → ${node.cpuUsPerMessage.memory.verb} µs, this CLI ${node.cpuUsPerMessage.driver.echo} → ${node.cpuUsPerMessage.driver.verb} µs`] : []),
-    ...(floor.cpuUsPerOperation ? [`  processor time per operation: compute nodes ${floor.cpuUsPerOperation.compute} µs, memory nodes ${floor.cpuUsPerOperation.memory} µs`] : []),
-  ].join('\n');
-}

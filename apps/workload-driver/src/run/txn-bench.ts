@@ -6,7 +6,7 @@ import { TATP_DEFAULT_SUBSCRIBERS, TPCC_DEFAULT_SCAN_NS, TPCC_DEFAULT_WAREHOUSES
 import type { PrecedenceEdge } from '@lockfabric/check';
 import type { TxnRunSpec, TxnWorkloadSpec, WorkloadSpec } from '@lockfabric/workloads';
 import type { FlagReader, Options } from '../cli/args.js';
-import { SMALLBANK_FLAGS, readSmallBankWorkload } from './smallbank-bench.js';
+import { SMALLBANK_FLAGS, readSmallBankWorkload } from './smallbank-flags.js';
 import type { SmallBankCheck } from '@lockfabric/smallbank';
 
 /** Flags of transactional bench workloads. */

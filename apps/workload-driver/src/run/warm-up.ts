@@ -4,15 +4,6 @@ import { runLive } from './live.js';
 import type { LiveRunOptions } from './live.js';
 import { substrateOptions } from './live-defaults.js';
 
-/**
- * Operations a live bench runs, untimed, before the run it reports. A service process that has
- * not yet run a protocol executes that path in V8's interpreter and baseline code: on a fresh
- * local cluster the first 500 of 5 000 uncontended ShiftLock acquires had a p50 of 596 µs, the
- * last 4 000 about 60 µs. Without a warm-up the main table showed that start-up cost as the
- * protocol's latency (2× the floor probe's, which ran after it on warm processes).
- */
-export const DEFAULT_LIVE_WARMUP_OPS = 2_000;
-
 /** What the warm-up did: reported, never merged into the run's figures. */
 export interface WarmUpReport {
   readonly operations: number;
