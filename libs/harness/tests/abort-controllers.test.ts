@@ -1,5 +1,6 @@
 import { alock } from '@lockfabric/lock-alock';
 import { declock } from '@lockfabric/lock-declock';
+import { fisslock } from '@lockfabric/lock-fisslock';
 import { mcs } from '@lockfabric/lock-mcs';
 import { netlock } from '@lockfabric/lock-netlock';
 import { parlock } from '@lockfabric/lock-parlock';
@@ -38,12 +39,12 @@ afterEach(() => {
  * A hot lock, a hold longer than the timeout: many acquires time out, so the cancel, withdrawal
  * and resend paths run as well as grants, hand-overs and releases.
  */
-async function signalsFor(protocol: ProtocolDefinition, operations: number): Promise<number> {
+async function signalsFor(protocol: ProtocolDefinition, operations: number, timeoutMs = 0.05): Promise<number> {
   countAbortSignals();
   const result = await runInMemory({
     substrate: 'sim',
     protocol,
-    spec: { clients: 16, locks: 2, readRatio: 0.3, distribution: 'uniform', operations, thinkNs: 0, criticalSectionNs: 10_000, timeoutMs: 0.05, seed: 5 },
+    spec: { clients: 16, locks: 2, readRatio: 0.3, distribution: 'uniform', operations, thinkNs: 0, criticalSectionNs: 10_000, timeoutMs, seed: 5 },
   });
   expect(result.verdict.ok).toBe(true);
   expect(result.summary.acquires).toBeGreaterThan(operations / 4);
@@ -75,10 +76,20 @@ describe('no AbortController (or AbortSignal.any) per lock operation', () => {
     expect(many - few).toBeGreaterThanOrEqual(700);
   });
 
-  // Not FissLock: RecoverableFissLockClient still builds one AbortController per acquire.
-  it.each([shiftlock, netlock, srvlock, parlock, sherman, declock, mcs, alock])('$id: as many for 800 operations as for 100', async (protocol) => {
-    const few = await signalsFor(protocol, 100);
-    const many = await signalsFor(protocol, 800);
+  // FissLock times out most acquires at 0.05 ms (181 of 800 granted); at 0.1 ms about half are.
+  it.each([
+    { protocol: shiftlock },
+    { protocol: netlock },
+    { protocol: srvlock },
+    { protocol: parlock },
+    { protocol: sherman },
+    { protocol: declock },
+    { protocol: mcs },
+    { protocol: alock },
+    { protocol: fisslock, timeoutMs: 0.1 },
+  ])('$protocol.id: as many for 800 operations as for 100', async ({ protocol, timeoutMs }) => {
+    const few = await signalsFor(protocol, 100, timeoutMs);
+    const many = await signalsFor(protocol, 800, timeoutMs);
     expect(many).toBe(few);
     expect(few).toBeLessThan(16);
   });

@@ -1,7 +1,16 @@
 import { LockAbortedError, LockTimeoutError } from '@lockfabric/ports';
-import type { AcquireOptions, Clock, LocalMemory, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
+import type { Clock, LocalMemory, LockId, LockMode, RemoteAddr } from '@lockfabric/ports';
 import { NS_PER_MS, Stopper } from '@lockfabric/ports';
 import type { StopSignal } from '@lockfabric/ports';
+
+/**
+ * An acquire's timeout and abort signal: `AcquireOptions`, or a client's own options whose signal
+ * is a {@link Stopper}'s (a wrapping client that must end the inner acquire makes one per acquire).
+ */
+export interface DeadlineOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: StopSignal;
+}
 
 /** The point after which an acquire gives up, and the checks every retry loop makes against it. */
 export class AcquireDeadline {
@@ -11,7 +20,7 @@ export class AcquireDeadline {
     private readonly clock: Clock,
     private readonly lock: LockId,
     private readonly mode: LockMode,
-    private readonly options: AcquireOptions = {},
+    private readonly options: DeadlineOptions = {},
   ) {
     const timeoutMs = options.timeoutMs;
     this.atNs = timeoutMs === undefined ? Infinity : clock.nowNs() + timeoutMs * NS_PER_MS;
@@ -24,7 +33,7 @@ export class AcquireDeadline {
   }
 
   /** The caller's abort signal, if it gave one. */
-  get signal(): AbortSignal | undefined {
+  get signal(): StopSignal | undefined {
     return this.options.signal;
   }
 
@@ -141,7 +150,7 @@ export async function waitForWake(clock: Clock, subscribe: (wake: () => void) =>
   if (wakeNs > clock.nowNs()) await clock.sleep(wakeNs - clock.nowNs());
 }
 
-function abortReason(signal: AbortSignal): string {
+function abortReason(signal: StopSignal): string {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason.message;
   return typeof reason === 'string' ? reason : 'aborted by caller';

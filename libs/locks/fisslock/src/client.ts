@@ -1,9 +1,10 @@
 import { AcquireDeadline, AcquireSpan, LOCK_ATTR, recordHandoverGrant } from '@lockfabric/locks-common';
+import type { DeadlineOptions } from '@lockfabric/locks-common';
 import { Stopper, clientKey } from '@lockfabric/ports';
-import type { AcquireOptions, ClientPorts, Clock, Grant, LockClient, LockId, LockMode, LockPacket, SpanContextRef } from '@lockfabric/ports';
+import type { ClientPorts, Clock, Grant, LockClient, LockId, LockMode, LockPacket, SpanContextRef, StopSignal } from '@lockfabric/ports';
 import type { ServerLockClient } from '@lockfabric/lock-srvlock';
 import type { AgentPool } from './agent-pool.js';
-import { fallbackClient, switchCapacityOf } from './fallback.js';
+import { fallbackClient, fallbackOptions, switchCapacityOf } from './fallback.js';
 import type { FallbackGrant } from './fallback.js';
 import type { FissLockOptions } from './options.js';
 import type { SequencedLink } from './rack-links.js';
@@ -40,7 +41,7 @@ class AttemptTimers {
 
   constructor(
     private readonly clock: Clock,
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal: StopSignal | undefined,
   ) {}
 
   /** Resolves after `ns`; rejects once the caller's signal aborts or `end` is called. */
@@ -82,10 +83,16 @@ export class FissLockClient implements LockClient<FissGrant> {
     this.capacity = switchCapacityOf(ports, options.switchCapacity);
   }
 
-  async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<FissGrant> {
+  /** `options` as `AcquireOptions`, but its signal may be a Stopper's (RecoverableFissLockClient's). */
+  async acquire(lock: LockId, mode: LockMode, options?: DeadlineOptions): Promise<FissGrant> {
     if (lock >= this.capacity) {
-      const fallback = await this.fallbackClient().acquire(lock, mode, options);
-      return { lock, mode, task: 0, fallback };
+      const bridged = fallbackOptions(options);
+      try {
+        const fallback = await this.fallbackClient().acquire(lock, mode, bridged.options);
+        return { lock, mode, task: 0, fallback };
+      } finally {
+        bridged.end();
+      }
     }
     const deadline = new AcquireDeadline(this.ports.clock, lock, mode, options);
     const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'fisslock', lock, mode, clientKey(this.ports.self));
@@ -130,7 +137,7 @@ export class FissLockClient implements LockClient<FissGrant> {
   }
 
   /** One request id's try: resolves the grant, or undefined when T_ACQ passed and the attempt was aborted. */
-  private async attempt(lock: LockId, mode: LockMode, task: number, deadline: AcquireDeadline, op: AcquireSpan, timers: AttemptTimers, signal?: AbortSignal): Promise<FissGrant | undefined> {
+  private async attempt(lock: LockId, mode: LockMode, task: number, deadline: AcquireDeadline, op: AcquireSpan, timers: AttemptTimers, signal?: StopSignal): Promise<FissGrant | undefined> {
     const pool = this.pool;
     let resolveOutcome!: (o: Outcome) => void;
     const outcome = new Promise<Outcome>((resolve) => (resolveOutcome = resolve));

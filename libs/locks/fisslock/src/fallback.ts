@@ -1,9 +1,9 @@
 import { LockServer, ServerLockClient } from '@lockfabric/lock-srvlock';
 import type { ServerGrant } from '@lockfabric/lock-srvlock';
 import { parLockHome } from '@lockfabric/lock-parlock';
-import type { NodeServiceContext } from '@lockfabric/locks-common';
+import type { DeadlineOptions, NodeServiceContext } from '@lockfabric/locks-common';
 import { NS_PER_MS } from '@lockfabric/ports';
-import type { ClientPorts, LockId, SwitchPort } from '@lockfabric/ports';
+import type { AcquireOptions, ClientPorts, LockId, SwitchPort } from '@lockfabric/ports';
 import { DEFAULT_INGRESS_STAGES, DEFAULT_MAU_CAPACITY_BITS } from '@lockfabric/switch';
 import { lockCapacity } from './switch/capacity.js';
 
@@ -58,3 +58,20 @@ export function fallbackClient(ports: ClientPorts, capacity: number, retransmitN
 }
 
 export type FallbackGrant = ServerGrant;
+
+/**
+ * `options` for the fallback client, which takes a real AbortSignal: a StopSignal (the recoverable
+ * client's Stopper) is forwarded to an AbortController made for this acquire, and `end` lets go of
+ * it. Only out-of-range locks pay for that controller; a caller's AbortSignal passes as it is.
+ */
+export function fallbackOptions(options: DeadlineOptions | undefined): { readonly options: AcquireOptions | undefined; end(): void } {
+  const signal = options?.signal;
+  const timeout = options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+  if (signal === undefined) return { options: timeout, end: () => undefined };
+  if (signal instanceof AbortSignal) return { options: { ...timeout, signal }, end: () => undefined };
+  const controller = new AbortController();
+  const forward = (): void => controller.abort(signal.reason);
+  if (signal.aborted) forward();
+  else signal.addEventListener('abort', forward);
+  return { options: { ...timeout, signal: controller.signal }, end: () => signal.removeEventListener('abort', forward) };
+}

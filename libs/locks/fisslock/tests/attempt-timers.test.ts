@@ -97,7 +97,8 @@ describe('fisslock attempt timers', () => {
 
   // The live compute node's clients are recoverable (createFissLockClient): their acquire handed the
   // inner client a fresh AbortController each time, one of the node's top costs of its own per acquire.
-  it('a recoverable client keeps one signal across acquires through the switch: no AbortController per acquire', async () => {
+  // Each acquire now has its own Stopper (synchronous, in-order dispatch like an AbortController's).
+  it('a recoverable client makes no AbortController per acquire through the switch', async () => {
     const sim = loggedSim({ recoverableClients: true });
     const [a] = sim.nodes as [number];
     const c = sim.client(a, 0);
@@ -113,7 +114,7 @@ describe('fisslock attempt timers', () => {
     expect(controllers.made).toBe(0);
   });
 
-  it("a recoverable client whose caller aborted a wait gets a fresh signal: the next acquire is granted", async () => {
+  it("a recoverable client whose caller aborted a wait is not left aborted: the next acquire is granted", async () => {
     const sim = loggedSim({ recoverableClients: true });
     const [a, b] = sim.nodes as [number, number];
     const holder = sim.client(a, 0);
@@ -136,6 +137,6 @@ describe('fisslock attempt timers', () => {
     const next = c.acquire(1, 'exclusive', { timeoutMs: 100 });
     await sim.step(T_ACQ_NS);
     await c.release(await next);
-    expect(controllers.made).toBe(1); // the aborted one is replaced, once
+    expect(controllers.made).toBe(0); // the next acquire has a fresh Stopper of its own
   });
 });

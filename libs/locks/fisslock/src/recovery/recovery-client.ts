@@ -1,4 +1,4 @@
-import { LeaseExpiredError, LockAbortedError } from '@lockfabric/ports';
+import { LeaseExpiredError, LockAbortedError, Stopper } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, LockClient, LockId, LockMode } from '@lockfabric/ports';
 import type { AgentPool } from '../agent-pool.js';
 import { FissLockClient } from '../client.js';
@@ -20,7 +20,8 @@ interface Current {
   readonly lock: LockId;
   readonly mode: LockMode;
   readonly startNs: number;
-  readonly controller: AbortController;
+  /** Ends the inner acquire: the caller's abort, S2 dropping the request, or abandon. */
+  readonly stopper: Stopper;
 }
 
 /**
@@ -41,12 +42,6 @@ export class RecoverableFissLockClient implements LockClient<FissGrant>, Recover
   private readonly held = new Map<number, FissGrant>();
   private readonly hold = new RecoveryHold();
   private current: Current | undefined;
-  /**
-   * The signal the inner acquire waits on, kept from one acquire to the next until something
-   * aborts it (the caller's signal, S2, a fence): an AbortController per acquire was a live
-   * compute node's largest cost of its own per uncontended FissLock acquire.
-   */
-  private controller = new AbortController();
   private closed = false;
   /** Why this client was abandoned (its machine failed or was declared failed). */
   private abandonedFor: string | undefined;
@@ -64,15 +59,15 @@ export class RecoverableFissLockClient implements LockClient<FissGrant>, Recover
   async acquire(lock: LockId, mode: LockMode, options?: AcquireOptions): Promise<FissGrant> {
     if (this.hold.closed) await this.hold.whenOpen(options?.signal);
     if (this.abandonedFor !== undefined) throw new LockAbortedError(lock, this.abandonedFor);
-    if (this.controller.signal.aborted) this.controller = new AbortController();
-    const controller = this.controller;
+    // one per acquire, so a Stopper (listeners called in the same order as an AbortController's)
+    const stopper = new Stopper();
     const outer = options?.signal;
-    const forward = (): void => controller.abort(outer?.reason);
+    const forward = (): void => stopper.stop(outer?.reason);
     if (outer?.aborted) forward();
     outer?.addEventListener('abort', forward);
-    this.current = { lock, mode, startNs: this.ports.clock.nowNs(), controller };
+    this.current = { lock, mode, startNs: this.ports.clock.nowNs(), stopper };
     try {
-      const grant = await this.inner.acquire(lock, mode, { ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), signal: controller.signal });
+      const grant = await this.inner.acquire(lock, mode, { ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), signal: stopper });
       this.held.set(grant.task, grant);
       return grant;
     } finally {
@@ -99,7 +94,7 @@ export class RecoverableFissLockClient implements LockClient<FissGrant>, Recover
     this.abandonedFor = reason;
     this.pool.removeRecoveryClient(this);
     this.hold.open();
-    this.current?.controller.abort(new LockAbortedError(this.current.lock, reason));
+    this.current?.stopper.stop(new LockAbortedError(this.current.lock, reason));
   }
 
   recoveryPause(): void {
@@ -130,6 +125,6 @@ export class RecoverableFissLockClient implements LockClient<FissGrant>, Recover
     const current = this.current;
     const mine = this.pool.waitingTasks().filter((t) => clientOfTask(t) === this.ports.self.client);
     // only the live attempt can be failed; given-up attempts have nobody waiting on them
-    if (current && current.lock === lid && mine.every((t) => t < task)) current.controller.abort(new LockAbortedError(lid, reason));
+    if (current && current.lock === lid && mine.every((t) => t < task)) current.stopper.stop(new LockAbortedError(lid, reason));
   }
 }
