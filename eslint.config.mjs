@@ -255,9 +255,16 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', bareThrow, bareRejection, protocolIdLiteral] },
   },
   {
-    // Top-level consumer: live tests drive the built apps (launcher, CLI runs).
+    // Top-level consumer: e2e drives the built apps (the CLI's library, the coordinator's service
+    // API); those imports alone are allowed, every other boundary is checked as everywhere else.
     files: ['e2e/**/*.ts'],
-    rules: { '@nx/enforce-module-boundaries': 'off' },
+    plugins: { '@nx': nx },
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { allow: ['@lockfabric/workload-driver', '@lockfabric/coordinator/service'], depConstraints, enforceBuildableLibDependency: false },
+      ],
+    },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+// docs/examples is no project: the README's example is run from where the README links it.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { twoClientsOneLock } from '../../docs/examples/lock-client.js';
 
 // The README's TypeScript example, compiled by the e2e typecheck and run here.
