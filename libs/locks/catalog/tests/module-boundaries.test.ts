@@ -33,6 +33,10 @@ describe('module boundaries (lint)', () => {
     expect(viaCatalog).toEqual([]);
     const viaControlCatalog = await restrictedImports(eslint, 'e2e/tests/planted.test.ts', "import { startFissRecoveryHook } from '@lockfabric/lock-catalog-control';\nexport const planted = startFissRecoveryHook;\n");
     expect(viaControlCatalog).toEqual([]);
+    // e2e may import the two app packages it drives, and no other app
+    const boundaries = async (file: string, text: string) => ((await eslint.lintText(text, { filePath: `${root}${file}` }))[0]?.messages ?? []).filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message);
+    expect(await boundaries('e2e/tests/planted.test.ts', "import { runLive } from '@lockfabric/workload-driver';\nexport const planted = runLive;\n")).toEqual([]);
+    expect(await boundaries('e2e/tests/planted.test.ts', "import * as node from '@lockfabric/compute-node';\nexport const planted = node;\n")).toEqual(['Imports of apps are forbidden']);
     const libToApp = await restrictedImports(eslint, 'libs/switch/src/planted.ts', "import { main } from '@lockfabric/workload-driver';\nexport const planted = main;\n");
     expect(libToApp).toHaveLength(1);
     expect(libToApp[0]).toContain('may not import an app');
