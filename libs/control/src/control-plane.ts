@@ -8,6 +8,7 @@ import { decodeHeartbeat } from './heartbeat-decoder.js';
 import type { Logger, MalformedSink } from './logger.js';
 import { Membership } from './membership.js';
 import type { MembershipView, PublishReason } from './membership.js';
+import type { MachineDeathRecovery, MachineDeathRecoveryFactory } from './machine-death-recovery.js';
 import type { MemberRecoveryDriver, MemberRecoveryDriverFactory } from './recovery-driver.js';
 import { startQueueRecoveryHook } from './queue-lock-recovery/queue-recovery-hook.js';
 import type { QueueRecoveryHook, QueueRecoveryHookDeps } from './queue-lock-recovery/queue-recovery-hook.js';
@@ -56,26 +57,24 @@ export interface ControlPlaneDeps {
   /** Spans of the drivers' recoveries; none when omitted. */
   readonly trace?: Trace;
   /**
-   * Protocols' recoveries, started in this order and told of each death in it (live: the catalog's
-   * coordinator plug-ins contribute them): those that follow switches too (FissLock's S3) and those
-   * that only hear compute deaths (a MachineDeathRecoveryFactory, NetLock's switch-queue purge) are
-   * one list. A protocol whose rule is `driven` and has no driver here (nor is a queue lock) leaves
-   * its action open.
+   * Protocols' recoveries that follow switches as well as compute deaths, started first and in this
+   * order (live: the catalog's coordinator plug-ins contribute them). A protocol whose rule is
+   * `driven` and has no driver here leaves its action open.
    */
   readonly recoveryDrivers?: readonly MemberRecoveryDriverFactory[];
   /**
-   * The queue locks (their control packages declare themselves, QueueLockPlugin): the queue-lock
-   * recovery closes their `driven` action after each compute death. It runs whether or not any
-   * is listed, so a run's control traffic does not depend on which queue locks exist.
+   * Switch-program recoveries after a compute machine's death, started in this order (live: the
+   * catalog's coordinator plug-ins contribute them, e.g. NetLock's switch-queue purge). A protocol
+   * whose recovery rule is `driven` and has no driver here leaves its action open.
    */
-  readonly queueLockProtocols?: readonly string[];
+  readonly machineDeathRecoveries?: readonly MachineDeathRecoveryFactory[];
   /** Overrides of the queue-lock recovery hook's timings. */
   readonly queue?: Pick<QueueRecoveryHookDeps, 'callTimeoutMs' | 'gateLeaseMs' | 'drainPollMs' | 'queueHosts'>;
   /**
    * Once this coordinator's first view is out, run one queue-lock recovery with no newly dead
    * node (QueueRecoveryHook.afterRestart): the repair of a recovery a crashed predecessor left
    * half done, as FissLock recovers a switch first seen closed (FissLock §7.2). It pauses every
-   * queue-lock node once per coordinator start. Default false (the live coordinator does not yet;
+   * mcs/alock node once per coordinator start. Default false (the live coordinator does not yet;
    * the sim control plane does).
    */
   readonly queueRestartRecovery?: boolean;
@@ -85,8 +84,10 @@ export interface ControlPlaneDeps {
 export interface ControlPlane {
   readonly membership: Membership;
   readonly recoveries: RecoveryBook;
-  /** The started recovery drivers, in the order of `recoveryDrivers`. */
+  /** The started member recovery drivers, in the order of `recoveryDrivers`. */
   readonly drivers: readonly MemberRecoveryDriver[];
+  /** The started machine-death recoveries, in the order of `machineDeathRecoveries`. */
+  readonly machineDeathRecoveries: readonly MachineDeathRecovery[];
   readonly queueLocks: QueueRecoveryHook;
   /** Stops detection, the drivers and every subscription; in-flight recovery steps end at their next wait. */
   close(): void;
@@ -100,7 +101,7 @@ const NOTABLE: ReadonlySet<HeartbeatOutcome> = new Set(['joined', 'refuted', 're
  * failure detection every tick, membership views out on `ctl.membership` (a new epoch per change of
  * the live set, the same view again every announce interval), a FailureNotice on
  * `ctl.recovery.failure` per member declared dead, and the recovery drivers: the protocols'
- * contributed drivers (switch restarts and compute deaths), the queue locks' gate/drain/reset.
+ * contributed drivers (switch restarts and compute deaths, then machine deaths only), queue-lock (mcs, alock) gate/drain/reset.
  * Input that does not decode is counted and dropped.
  */
 export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
@@ -179,7 +180,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
   );
   const epoch = () => membership.view?.epoch ?? membership.epochs.current;
   const liveOf = (role: string) => (): NodeId[] => membership.detector.members().filter((m) => m.role === role && m.state === 'alive').map((m) => m.node);
-  // protocols' recoveries after a switch restart or a compute-node death (contributed, e.g. FissLock's S3, NetLock's queue purge)
+  // protocols' recoveries after a switch restart or a compute-node death (contributed)
   const driverContext = {
     bus, subjects, logger, clock, recoveries, malformed,
     ...(deps.trace ? { trace: deps.trace } : {}),
@@ -191,8 +192,10 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     declareDead: (node: NodeId, reason: string) => declareComputeDead(node, reason),
   };
   const drivers = (deps.recoveryDrivers ?? []).map((start) => start(driverContext));
-  // queue locks: gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
-  const queueLocks = startQueueRecoveryHook({ bus, subjects, logger, clock, recoveries, epoch, liveComputeNodes: liveOf('compute'), protocols: deps.queueLockProtocols ?? [], ...(deps.queue ?? {}) });
+  // switch programs' recoveries after a compute machine's death (contributed, e.g. NetLock's queue purge)
+  const machineDeathRecoveries = (deps.machineDeathRecoveries ?? []).map((start) => start({ bus, subjects, logger, clock, recoveries, malformed }));
+  // mcs/alock: gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
+  const queueLocks = startQueueRecoveryHook({ bus, subjects, logger, clock, recoveries, epoch, liveComputeNodes: liveOf('compute'), ...(deps.queue ?? {}) });
   let lastTable: Uint8Array | undefined;
   const republishTable = (memoryId: string) => {
     try {
@@ -278,6 +281,7 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     if (recovery.doneAtNs !== undefined) logDone(recovery);
     if (member.role === 'compute') {
       for (const driver of drivers) driver.computeDead(member);
+      for (const recovery of machineDeathRecoveries) recovery.computeDead(member);
       queueLocks.computeDead(member);
     }
   };
@@ -321,12 +325,14 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     membership,
     recoveries,
     drivers,
+    machineDeathRecoveries,
     queueLocks,
     close: () => {
       if (closed) return;
       closed = true;
       stop.abort();
       for (const driver of drivers) driver.close();
+      for (const recovery of machineDeathRecoveries) recovery.close();
       queueLocks.close();
       for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
     },

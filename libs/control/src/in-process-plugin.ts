@@ -1,6 +1,7 @@
 import type { Clock, NodeId } from '@lockfabric/ports';
 import type { ControlBus } from './bus.js';
 import type { Logger, MalformedSink } from './logger.js';
+import type { MachineDeathRecoveryFactory } from './machine-death-recovery.js';
 import type { MemberRecoveryDriverFactory } from './recovery-driver.js';
 import type { Subjects } from './subjects.js';
 
@@ -21,13 +22,7 @@ export interface InProcessNodeDeps extends InProcessPartyDeps {
 /** What the coordinator gets from a plug-in, anew for each coordinator life. */
 export interface InProcessCoordinatorPart {
   readonly recoveryDrivers?: readonly MemberRecoveryDriverFactory[];
-  /**
-   * More of `recoveryDrivers` (ControlPlaneDeps has one list), started after every part's
-   * `recoveryDrivers`. Only NetLock's in-process plug-in still contributes under this name.
-   */
-  readonly machineDeathRecoveries?: readonly MemberRecoveryDriverFactory[];
-  /** A queue lock's id, for the queue-lock recovery (ControlPlaneDeps.queueLockProtocols). */
-  readonly queueLockProtocols?: readonly string[];
+  readonly machineDeathRecoveries?: readonly MachineDeathRecoveryFactory[];
 }
 
 /**

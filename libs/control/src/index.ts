@@ -42,8 +42,6 @@ export {
   type QueueResponder,
   type QueueResponderDeps,
   type QueueRun,
-  queueLockPlugin,
-  type QueueLockPlugin,
 } from './queue-lock-recovery/index.js';
 // Compute node: heartbeats, the failure feed for node services, rejoin after a false suspicion
 export { startHeartbeatSender, type HeartbeatPublisher, type HeartbeatSenderOptions } from './heartbeat-sender.js';

@@ -64,7 +64,7 @@ export interface Subjects {
   fissSwitch(): string;
   /** A compute node's FissLock watchdog reports a stuck lock to the coordinator (FissStuckLock). */
   fissStuck(): string;
-  /** Queue-lock recovery calls from the coordinator to one compute node: verb gate, abort, reset, resume. */
+  /** Queue-lock (mcs, alock) recovery calls from the coordinator to one compute node: verb gate, abort, reset, resume. */
   queueRecovery(machine: NodeId, verb: string): string;
   /** Scratch subjects of the raw transport benchmarks. */
   raw(name: string): string;

@@ -6,8 +6,6 @@
 import type { InProcessControlPlugin } from '@lockfabric/control';
 import { fissInProcessWiring } from '@lockfabric/lock-fisslock-control';
 import { netlockInProcessControl } from '@lockfabric/lock-netlock-control';
-import { alockQueueLock } from '@lockfabric/lock-alock-control';
-import { mcsQueueLock } from '@lockfabric/lock-mcs-control';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import type { NodeId, SwitchPort } from '@lockfabric/ports';
 import type { InMemoryCluster } from '@lockfabric/sim';
@@ -37,9 +35,6 @@ export function runControlPlugins(protocol: ProtocolDefinition, options: RunCont
       ...(gated ? [gated.plugin(cluster, options.protocolOptions, options.stuckRepairIntervalMs === undefined ? {} : { stuckRepairIntervalMs: options.stuckRepairIntervalMs })] : []),
       // a switch program that purges dead machines gets the coordinator's real purge trigger
       netlockInProcessControl(purgesMachines(switchProgram) ? { purge: inProcessPurgeOf(switchProgram, cluster) } : {}),
-      // the queue locks declare themselves to the queue-lock recovery, which runs in every run with a control plane
-      mcsQueueLock.inProcess(),
-      alockQueueLock.inProcess(),
     ],
   };
 }

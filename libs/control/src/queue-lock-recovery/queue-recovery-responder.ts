@@ -12,6 +12,7 @@ import { queueRecoverySubject } from './bus-queue-participant.js';
 import type { QueueRecoveryVerb } from './bus-queue-participant.js';
 
 const VERBS: readonly QueueRecoveryVerb[] = ['gate', 'abort', 'reset', 'resume'];
+const QUEUE_PROTOCOLS: ReadonlySet<string> = new Set(['mcs', 'alock']);
 
 /** What the responder needs of the node's current run: its protocol and lock table. */
 export interface QueueRun {
@@ -51,12 +52,10 @@ interface ReplyFields {
 
 /**
  * The compute node's side of queue-lock recovery, answering on the control bus (NATS live, the
- * in-memory bus in sim). A node takes part when its run's clients joined a queue-recovery group
- * (libs/locks/common queue-recovery.ts): a queue lock's clients do, in the protocol's own module
- * (README of libs/locks/mcs, "Failures"); no protocol is named here.
- * - gate: new acquires of the group stop joining queues (they wait within their own
+ * in-memory bus in sim) (README of libs/locks/mcs, "Failures"):
+ * - gate: new mcs/alock acquires of this node stop joining queues (they wait within their own
  *   timeout); the gate opens by itself after the request's lease, so a coordinator that dies
- *   mid-recovery cannot stall the node; reply says whether the node has such clients, and their protocol;
+ *   mid-recovery cannot stall the node; reply says whether the node runs mcs/alock clients;
  * - abort: if nothing is held or in flight on the node, its waiters end with LockAbortedError and
  *   free their queue nodes (done); else not done, with the counts;
  * - reset: the lock table of the run is zeroed through this node's queue pairs;
@@ -90,11 +89,11 @@ export function startQueueRecoveryResponder(deps: QueueResponderDeps): QueueResp
     newestEpoch = request.epoch;
     answered[verb]++;
     const run = deps.run();
+    const protocol = run && QUEUE_PROTOCOLS.has(run.protocol) ? run.protocol : undefined;
     switch (verb) {
       case 'gate': {
-        const found = run ? existingQueueRecoveryGroup(run.locks, node) : undefined;
-        if (!found || !run) return reply(msg, { active: false });
-        const protocol = run.protocol;
+        const found = run && protocol ? existingQueueRecoveryGroup(run.locks, node) : undefined;
+        if (!found || !protocol) return reply(msg, { active: false });
         if (group && group !== found) group.open();
         group = found;
         group.gate(request.deadNodes);

@@ -214,9 +214,7 @@ export class SimControlPlane {
   private startCoordinator(skipRestartRecovery = false): void {
     const { detector, queueTimings } = this.options;
     const parts = this.plugins.map((p) => p.coordinator?.() ?? {});
-    // one list: every part's drivers, then the death-only ones contributed under the older name
-    const recoveryDrivers = [...parts.flatMap((p) => p.recoveryDrivers ?? []), ...parts.flatMap((p) => p.machineDeathRecoveries ?? [])];
-    const queueLockProtocols = parts.flatMap((p) => p.queueLockProtocols ?? []);
+    const recoveryDrivers = parts.flatMap((p) => p.recoveryDrivers ?? []);
     this.coordinator = startControlPlane({
       bus: this.bus.connect(COORDINATOR),
       subjects: this.subjects,
@@ -227,8 +225,8 @@ export class SimControlPlane {
       missesBeforeSuspect: detector.missesBeforeSuspect,
       tickMs: detector.tickMs ?? detector.heartbeatIntervalMs / 4,
       ...(this.options.protocolRecoveries ? { protocolRecoveries: this.options.protocolRecoveries } : {}),
+      machineDeathRecoveries: parts.flatMap((p) => p.machineDeathRecoveries ?? []),
       ...(recoveryDrivers.length > 0 ? { recoveryDrivers } : {}),
-      queueLockProtocols,
       queue: { ...(queueTimings ?? {}), ...(this.options.queueRecovery ? { queueHosts: () => this.options.listeners ?? [] } : {}) },
       // a restarted instance repairs what its predecessor may have left half done (the first one
       // starts with the cluster: nothing can be half done yet)

@@ -25,25 +25,19 @@ describe('node-service plug-ins', () => {
     };
     const coordinator = coordinatorPlugins({ switchControl: notYet, switchCaller: notYet });
     expect(coordinator).toHaveLength(ids.length);
-    // each contributes to the control plane (a driver, or a queue lock's id) and counters that read zero before anything ran
+    // each contributes a control-plane driver and counters that read zero before anything ran
     for (const plugin of coordinator) {
       const contributed = Object.values(plugin.controlPlane).flatMap((v: unknown) => (Array.isArray(v) ? v : [v]));
-      expect(contributed.some((v) => typeof v === 'function' || (typeof v === 'string' && ids.includes(v)))).toBe(true);
+      expect(contributed.some((v) => typeof v === 'function')).toBe(true);
       for (const counter of plugin.counters) for (const reading of counter.read()) expect(reading.total).toBe(0);
     }
     expect(computeNodePlugins().length).toBeGreaterThan(0);
     expect(computeNodePlugins().length).toBeLessThanOrEqual(ids.length);
-    // the merged deps keep every recovery driver and queue lock (two plug-ins' lists are concatenated, not overwritten)
+    // the merged deps keep every machine-death recovery (two plug-ins' lists are concatenated, not overwritten)
     const merged = coordinatorControlPlane([...coordinator, ...coordinator]);
-    const drivers = coordinator.flatMap((p) => p.controlPlane.recoveryDrivers ?? []);
-    expect(drivers.length).toBeGreaterThan(1);
-    expect(merged.recoveryDrivers).toHaveLength(2 * drivers.length);
-    // every protocol whose compute rule is `driven` has a driver or is a queue lock, so the book's action gets closed
-    const queueLocks = coordinatorControlPlane(coordinator).queueLockProtocols ?? [];
-    expect(queueLocks.length).toBeGreaterThan(0);
-    for (const id of queueLocks) expect(merged.protocolRecoveries?.get(id)?.compute.mechanism, id).toBe('driven');
-    const driven = [...(merged.protocolRecoveries ?? new Map())].filter(([, r]) => r.compute.mechanism === 'driven').map(([id]) => id);
-    for (const id of driven) expect(queueLocks.includes(id) || ids.includes(id), id).toBe(true);
+    const deaths = coordinator.flatMap((p) => p.controlPlane.machineDeathRecoveries ?? []);
+    expect(deaths.length).toBeGreaterThan(0);
+    expect(merged.machineDeathRecoveries).toHaveLength(2 * deaths.length);
   });
 
   it('a compute-node plug-in started before it wrapped the switch link refuses with a coded error', () => {

@@ -7,7 +7,6 @@ import { protocolRecoveries } from '@lockfabric/lock-catalog';
 import type { queueProgram } from '@lockfabric/lock-catalog';
 import { fisslockPlugins } from './fisslock-plugins.js';
 import { netlockPlugins, netlockQueueInstaller } from './netlock-plugins.js';
-import { alockPlugins, mcsPlugins } from './queue-lock-plugins.js';
 
 /**
  * Node-service plug-ins: what a protocol adds to the coordinator and the compute node beyond its
@@ -116,7 +115,7 @@ interface ProtocolPlugins {
   readonly switchCalls?: (deps: SwitchProgramCallsDeps) => SwitchProgramCalls;
 }
 
-const PLUGINS: ReadonlyMap<string, ProtocolPlugins> = new Map<string, ProtocolPlugins>([fisslockPlugins, netlockPlugins, mcsPlugins, alockPlugins]);
+const PLUGINS: ReadonlyMap<string, ProtocolPlugins> = new Map<string, ProtocolPlugins>([fisslockPlugins, netlockPlugins]);
 
 /** The protocol ids that have node-service plug-ins. */
 export function pluginProtocolIds(): readonly string[] {
@@ -130,7 +129,7 @@ export function coordinatorPlugins(deps: CoordinatorPluginDeps): CoordinatorPlug
 
 /**
  * The plug-ins' contributions to the control plane's deps, as one object: single drivers by field
- * (each field has one contributor), recovery drivers and queue locks concatenated in catalog order; and
+ * (each field has one contributor), drivers and machine-death recoveries concatenated in catalog order; and
  * every catalog protocol's recovery rules, which the recovery book keeps one action per.
  */
 export function coordinatorControlPlane(plugins: readonly CoordinatorPlugin[]): Partial<ControlPlaneDeps> {
@@ -139,7 +138,7 @@ export function coordinatorControlPlane(plugins: readonly CoordinatorPlugin[]): 
       ...merged,
       ...p.controlPlane,
       recoveryDrivers: [...(merged.recoveryDrivers ?? []), ...(p.controlPlane.recoveryDrivers ?? [])],
-      queueLockProtocols: [...(merged.queueLockProtocols ?? []), ...(p.controlPlane.queueLockProtocols ?? [])],
+      machineDeathRecoveries: [...(merged.machineDeathRecoveries ?? []), ...(p.controlPlane.machineDeathRecoveries ?? [])],
     }),
     { protocolRecoveries: protocolRecoveries() },
   );

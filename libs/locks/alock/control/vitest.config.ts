@@ -1,3 +1,0 @@
-import { projectTestConfig } from '../../../../vitest.shared.js';
-
-export default projectTestConfig();
