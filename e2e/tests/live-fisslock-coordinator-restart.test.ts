@@ -56,8 +56,9 @@ describe('live chaos: the switch restarts while the coordinator is down (FissLoc
     await chaos.kill(switchRecord.name);
     await sleep(300);
     await chaos.restart(switchRecord.name); // back closed, registers empty; nobody to recover it
-    await chaos.restart(coordinator.name);
+    // Taken before the restart: the new coordinator can start S1 before restart() has returned.
     const coordinatorBackAtNs = liveNowNs();
+    await chaos.restart(coordinator.name);
     const member = `switch/${switchRecord.node}`;
     await waitFor(async () => stepsOf(await fissPhases(coordinator), member).length === 3, 60_000, 'S1–S3 of the switch in the restarted coordinator\'s Status').catch((error: unknown) => {
       throw new Error(`${String(error)}\ncoordinator log:\n${tail(chaos.process(coordinator.name).log, 30)}`);
