@@ -7,7 +7,7 @@ import { LocalChaos, liveOptions, runLive, tail } from '@lockfabric/workload-dri
 import type { ProcessRecord } from '@lockfabric/workload-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
-import { MS, liveNowNs, metric, sleep, switchOpened, waitFor } from './live-chaos-support.js';
+import { MS, liveNowNs, metric, runProgress, sleep, switchOpened, waitFor } from './live-chaos-support.js';
 import { actionWords, fissPhases, holdsAcross, stepsOf } from './fiss-recovery-support.js';
 
 // FissLock recovery S1–S3 driven by the coordinator across real processes: switch-dataplane
@@ -46,15 +46,18 @@ describe('live chaos: FissLock S1–S3 driven by the coordinator', () => {
   it('kill and restart switch-dataplane mid-run: S1–S3 run, held locks are restored, the run completes, the checker passes', async () => {
     const chaos = new LocalChaos(cluster.dir);
     await switchOpened(cluster.state);
+    const progress = runProgress();
     const run = runLive({
       state: cluster.state,
       protocol: 'fisslock',
       protocolOptions: liveOptions('fisslock'),
       spec: { clients: 8, locks: 64, readRatio: 0.25, distribution: 'uniform', durationMs: 12_000, thinkNs: 0, criticalSectionNs: HOLD_MS * MS, seed: 17, timeoutMs: TIMEOUT_MS },
+      beforeNodeStart: progress.beforeNodeStart,
     });
     // Awaited below; failing while the test still waits on something else must not be an unhandled rejection.
     run.catch(() => undefined);
-    await sleep(900);
+    // Both nodes hold locks (6 s holds) before the kill, not a fixed sleep that can end in the setup.
+    await progress.untilRunning([1, 2], 1, run);
     const killedAtNs = liveNowNs();
     await chaos.kill(switchRecord.name);
     await sleep(DETECTION_MS + 300); // declared dead before it comes back
