@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withLiveCluster } from './live-cluster.js';
 import { MS, metric, sleep, waitFor } from './live-chaos-support.js';
 
-// Spec §12.9, live: a compute node's watchdog reports a stuck lock on ctl.fiss.stuck
+// Spec §12.9, live: a compute node's watchdog reports a stuck lock on ctl.report.fiss.stuck
 // (libs/locks/fisslock/control/src/stuck-reporter.ts publishes exactly this message) while a FissLock run is in progress. The
 // coordinator process repairs with S1–S3 over the compute-node processes — clients paused, agents
 // rebuilt, the switch rewritten and reopened at a new epoch — and the run goes on: every acquire
@@ -39,13 +39,13 @@ describe('live: a stuck-lock report repaired by the coordinator mid-run (FissLoc
     const nc = await connectNats({ servers: cluster.state.natsUrl, name: 'stuck-report-test', logger: silentLogger });
     const subjects = createSubjects(cluster.state.cluster);
     try {
-      nc.publish(subjects.fissStuck(), toBinary(FissStuckLockSchema, create(FissStuckLockSchema, { machine: 1, lock: 3, reason: 'agent-without-holders' })));
+      nc.publish(subjects.protocolReport('fiss', 'stuck'), toBinary(FissStuckLockSchema, create(FissStuckLockSchema, { machine: 1, lock: 3, reason: 'agent-without-holders' })));
       await nc.flush();
       await waitFor(async () => (await metric(coordinator, 'lockfabric_coordinator_fiss_stuck_total', 'outcome="repair"')) === 1, 20_000, 'the repair counted');
       await waitFor(() => /fisslock recovery after lock\/3, epoch \d+, machines \[[\d, ]+\], failed \[\]: S1/.test(tail(coordinator.log, 80)), 20_000, 'S1–S3 after lock/3 in the coordinator log').catch((error: unknown) => {
         throw new Error(`${String(error)}\ncoordinator log:\n${tail(coordinator.log, 30)}`);
       });
-      nc.publish(subjects.fissStuck(), toBinary(FissStuckLockSchema, create(FissStuckLockSchema, { machine: 2, lock: 4, reason: 'bouncing' })));
+      nc.publish(subjects.protocolReport('fiss', 'stuck'), toBinary(FissStuckLockSchema, create(FissStuckLockSchema, { machine: 2, lock: 4, reason: 'bouncing' })));
       await nc.flush();
       await waitFor(async () => (await metric(coordinator, 'lockfabric_coordinator_fiss_stuck_total', 'outcome="coalesced"')) === 1, 20_000, 'the second report coalesced');
     } finally {

@@ -89,7 +89,7 @@ describe('FissLock recovery responder over NATS (the coordinator played by raw r
 
   const call = async (verb: string, epoch: bigint, orders?: { machine: number }): Promise<FissRecoveryReply> => {
     const request = create(FissRecoveryRequestSchema, { epoch, ...(orders ? { orders: create(FissMachineOrdersSchema, { machine: orders.machine, agents: [{ lid: 0, mode: LockMode.EXCLUSIVE, holders: [{ mid: 1, task: 11, mode: LockMode.EXCLUSIVE }] }] }) } : {}) });
-    const reply = await nc.request(subjects.fissRecovery(1, verb), toBinary(FissRecoveryRequestSchema, request), { timeout: 2_000 });
+    const reply = await nc.request(subjects.recoveryCall('fiss', 1, verb), toBinary(FissRecoveryRequestSchema, request), { timeout: 2_000 });
     return decodeWire(FissRecoveryReplySchema, reply.data, 'test');
   };
 
@@ -133,7 +133,7 @@ describe('FissLock recovery responder over NATS (the coordinator played by raw r
     try {
       await nc.flush();
       const request = create(FissRecoveryRequestSchema, { epoch: 9n });
-      await nc.request(subjects.fissRecovery(2, 'pause'), toBinary(FissRecoveryRequestSchema, request), { timeout: 2_000 });
+      await nc.request(subjects.recoveryCall('fiss', 2, 'pause'), toBinary(FissRecoveryRequestSchema, request), { timeout: 2_000 });
       for (let i = 0; i < 200 && !events.includes('released'); i++) await new Promise((r) => setTimeout(r, 10));
       expect(events).toStrictEqual(['pause', 'released']);
       expect(other.phase).toBe('paused'); // the pool itself stays paused until a recovery applies
@@ -144,7 +144,7 @@ describe('FissLock recovery responder over NATS (the coordinator played by raw r
 
   it('a malformed request is answered with an error and counted; the responder keeps serving', async () => {
     const before = malformed.count();
-    const reply = await nc.request(subjects.fissRecovery(1, 'pause'), new Uint8Array([0xff, 0xff, 0xff]), { timeout: 2_000 });
+    const reply = await nc.request(subjects.recoveryCall('fiss', 1, 'pause'), new Uint8Array([0xff, 0xff, 0xff]), { timeout: 2_000 });
     expect(decodeWire(FissRecoveryReplySchema, reply.data, 'test').error).toMatch(/malformed/);
     expect(malformed.count()).toBe(before + 1);
     expect(await call('pause', 6n)).toMatchObject({ active: true, error: '' });

@@ -33,7 +33,7 @@ describe('FissLock stuck-lock reporter (watchdog → coordinator)', () => {
 
   it("publishes the definite reports of the current run's pool, keeps suspicions local, and follows a new run's pool", async () => {
     const heard: { machine: number; lock: number; reason: string }[] = [];
-    const sub = nc.subscribe(subjects.fissStuck(), { callback: (_e, msg) => void heard.push(fromBinary(FissStuckLockSchema, msg.data)) });
+    const sub = nc.subscribe(subjects.protocolReport('fiss', 'stuck'), { callback: (_e, msg) => void heard.push(fromBinary(FissStuckLockSchema, msg.data)) });
     const first = poolStandIn();
     let current: AgentPool | undefined = first.asPool;
     const reporter = startFissStuckReporter({ bus: new NatsControlBus(nc), clock: new RealClock(), subjects, node: 4, pool: () => current, logger: silentLogger, attachEveryMs: 10 });

@@ -23,7 +23,7 @@ describe('the coordinator opens switches to epoch-stamped lock packets (switch-d
   beforeAll(async () => {
     nats = await startNatsServer();
     nc = await connectNats({ servers: nats.url, name: 'admission-test', logger: memoryLogger() });
-    nc.subscribe(`${subjects.fissSwitch()}.admit`, { callback: (error, msg) => void (error ? undefined : seen.push(fromBinary(FissSwitchAdmissionSchema, msg.data))) });
+    nc.subscribe(subjects.switchAdmission(), { callback: (error, msg) => void (error ? undefined : seen.push(fromBinary(FissSwitchAdmissionSchema, msg.data))) });
     await nc.flush();
     const logger = memoryLogger();
     hook = startFissRecoveryHook({

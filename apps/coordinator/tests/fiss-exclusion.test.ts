@@ -71,10 +71,10 @@ beforeAll(async () => {
   control = await fakeSwitchControl();
   ncMembers.subscribe(subjects.membership(), { callback: (e, msg) => void (e ? undefined : views.push(fromBinary(MembershipViewSchema, msg.data))) });
   ncMembers.subscribe(subjects.recovery('failure'), { callback: (e, msg) => void (e ? undefined : notices.push(fromBinary(FailureNoticeSchema, msg.data))) });
-  ncMembers.subscribe(`${subjects.fissSwitch()}.admit`, { callback: (e, msg) => void (e ? undefined : admissions.push(fromBinary(FissSwitchAdmissionSchema, msg.data))) });
+  ncMembers.subscribe(subjects.switchAdmission(), { callback: (e, msg) => void (e ? undefined : admissions.push(fromBinary(FissSwitchAdmissionSchema, msg.data))) });
   // compute node 1 takes part (an empty FissLock pool); compute node 2 heartbeats but never answers a recovery call
   for (const verb of ['pause', 'report', 'apply', 'resume']) {
-    ncMembers.subscribe(subjects.fissRecovery(1, verb), {
+    ncMembers.subscribe(subjects.recoveryCall('fiss', 1, verb), {
       callback: (e, msg) => {
         if (e) return;
         const { epoch } = fromBinary(FissRecoveryRequestSchema, msg.data);

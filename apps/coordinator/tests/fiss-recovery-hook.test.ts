@@ -214,7 +214,7 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
     expect(steps.map((s) => s.stage)).toStrictEqual(['S1', 'S2', 'S3']);
   });
 
-  it('a stuck-lock report on ctl.fiss.stuck runs S1–S3 that frees a lock whose agent lost its holders; reports meanwhile are coalesced, bad ones counted', async () => {
+  it('a stuck-lock report on ctl.report.fiss.stuck runs S1–S3 that frees a lock whose agent lost its holders; reports meanwhile are coalesced, bad ones counted', async () => {
     const sw = fakeSwitch(true);
     // lock 5 is held at the switch by machine 1, whose agent has no holder and nobody waits: stuck
     sw.state.regs.get('fisslock.free')![5] = 0;
@@ -234,18 +234,18 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
     const { hook } = start({ participant, switchControl: sw.control, liveComputeNodes: () => [1], malformed, stuckRepairIntervalMs: 60_000 });
     await announceSwitchControl(nc, subjects, 0, '127.0.0.1:1');
     const stuck = (fields: { machine: number; lock: number; reason: string }) => toBinary(FissStuckLockSchema, create(FissStuckLockSchema, fields));
-    nc.publish(subjects.fissStuck(), Uint8Array.of(0xff, 0xff)); // not a FissStuckLock
-    nc.publish(subjects.fissStuck(), stuck({ machine: 1, lock: 5, reason: 'tired' })); // no such reason
-    nc.publish(subjects.fissStuck(), stuck({ machine: 1, lock: 5, reason: 'agent-without-holders' }));
-    nc.publish(subjects.fissStuck(), stuck({ machine: 2, lock: 5, reason: 'bouncing' })); // the same repair covers it
+    nc.publish(subjects.protocolReport('fiss', 'stuck'), Uint8Array.of(0xff, 0xff)); // not a FissStuckLock
+    nc.publish(subjects.protocolReport('fiss', 'stuck'), stuck({ machine: 1, lock: 5, reason: 'tired' })); // no such reason
+    nc.publish(subjects.protocolReport('fiss', 'stuck'), stuck({ machine: 1, lock: 5, reason: 'agent-without-holders' }));
+    nc.publish(subjects.protocolReport('fiss', 'stuck'), stuck({ machine: 2, lock: 5, reason: 'bouncing' })); // the same repair covers it
     await nc.flush();
     await waitFor(() => hook.completed.length === 1, { what: 'one repair' });
     await hook.idle();
-    nc.publish(subjects.fissStuck(), stuck({ machine: 1, lock: 6, reason: 'bouncing' })); // right after it: covered
+    nc.publish(subjects.protocolReport('fiss', 'stuck'), stuck({ machine: 1, lock: 6, reason: 'bouncing' })); // right after it: covered
     await nc.flush();
     await waitFor(() => hook.stuck.reports === 3, { what: 'the third report' });
     expect(hook.stuck).toStrictEqual({ reports: 3, repairs: 1, coalesced: 2 });
-    expect(malformed.count(subjects.fissStuck())).toBe(2);
+    expect(malformed.count(subjects.protocolReport('fiss', 'stuck'))).toBe(2);
     expect(log).toStrictEqual(['pause 1@9', 'report 1@9', 'apply 1@9 agents=0', 'resume 1@9']);
     // the switch closed for the repair and opened after S3; the lock is free again
     expect(hook.admissions).toStrictEqual([

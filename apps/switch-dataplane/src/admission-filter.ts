@@ -4,11 +4,6 @@ import { FissSwitchAdmissionSchema, decodeWire } from '@lockfabric/wire';
 import { EPOCH_HEADER, parseEpochStamp } from './admission.js';
 import type { PacketAdmission } from './admission.js';
 
-/** Subject of the coordinator's admission orders (a child of the switch announcement subject). */
-export function admissionSubject(subjects: Subjects): string {
-  return `${subjects.fissSwitch()}.admit`;
-}
-
 /**
  * The admission as the switch ingress asks it (`SwitchIngressOptions.admit`): a batch enters when
  * the fence passes its stamp, refused ones are dropped (counted by the admission, per batch). The
@@ -37,7 +32,7 @@ export interface AdmissionOrdersDeps {
 
 /** Applies the coordinator's FissSwitchAdmission orders to `admission`; returns the subscription. */
 export function followAdmissionOrders(deps: AdmissionOrdersDeps): Subscription {
-  const subject = admissionSubject(deps.subjects);
+  const subject = deps.subjects.switchAdmission();
   return deps.nc.subscribe(subject, {
     callback: (error, msg) => {
       if (error) return;

@@ -9,4 +9,4 @@ export { SwitchFaults } from './switch-faults.js';
 export { MAX_REGISTERS_PER_CALL, startSwitchControlServer, type SwitchControlOptions, type SwitchControlServer } from './switch-control-server.js';
 export { registerSwitchMetrics, type SwitchMetricsSources } from './switch-metrics.js';
 export { EPOCH_HEADER, PacketAdmission, parseEpochStamp, type AdmissionState, type AdmissionVerdict } from './admission.js';
-export { admitBatches, admissionSubject, followAdmissionOrders, type AdmissionOrdersDeps } from './admission-filter.js';
+export { admitBatches, followAdmissionOrders, type AdmissionOrdersDeps } from './admission-filter.js';

@@ -45,7 +45,7 @@ const address = () => `127.0.0.1:${service.grpcPort}`;
 const describeSwitch = (): Promise<DescribeSwitchResponse> => describeSwitchAt(address());
 
 function admit(epoch: bigint, open: boolean): void {
-  ncOthers.publish(`${subjects.fissSwitch()}.admit`, toBinary(FissSwitchAdmissionSchema, create(FissSwitchAdmissionSchema, { node: 200, epoch, open })));
+  ncOthers.publish(subjects.switchAdmission(), toBinary(FissSwitchAdmissionSchema, create(FissSwitchAdmissionSchema, { node: 200, epoch, open })));
 }
 
 describe('switch-dataplane: admission as a coordinator sees it', () => {

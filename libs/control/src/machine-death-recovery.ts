@@ -24,7 +24,7 @@ export interface MachineDeathRecovery {
 
 export type MachineDeathRecoveryFactory = (context: DriverContext) => MachineDeathRecovery;
 
-/** The switch's announcement of its control address (`ctl.fiss.switch`), as a switch-dataplane publishes it. */
+/** The switch's announcement of its control address (`ctl.switch`), as a switch-dataplane publishes it. */
 export function switchAnnouncement(controlAddress: string, rack = 0): Uint8Array {
   return toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack, controlAddress }));
 }

@@ -20,6 +20,14 @@ function token(field: string, value: string): string {
   return value;
 }
 
+/** Second tokens of other control subjects: a recovery-call family must not share them (`report` would alias protocolReport). */
+const RESERVED_FAMILIES = new Set(['membership', 'recovery', 'fault', 'switch', 'report']);
+
+function callFamily(family: string): string {
+  if (RESERVED_FAMILIES.has(family)) throw new SubjectTokenError('family', family);
+  return token('family', family);
+}
+
 function id(field: string, value: number): string {
   if (!Number.isSafeInteger(value) || value < 0) throw new SubjectTokenError(field, value);
   return String(value);
@@ -58,12 +66,21 @@ export interface Subjects {
   /** Matches every fault(target). */
   faultAll(): string;
   driver(name: string): string;
-  /** FissLock recovery calls (S1–S3) from the coordinator to one compute node: verb pause, report, apply, resume. */
-  fissRecovery(machine: NodeId, verb: string): string;
-  /** Where the switch's control address is announced for FissLock S3. */
-  fissSwitch(): string;
-  /** A compute node's FissLock watchdog reports a stuck lock to the coordinator (FissStuckLock). */
-  fissStuck(): string;
+  /**
+   * A protocol's recovery calls from the coordinator to one compute node (request/reply), under the
+   * subject family the protocol's control package names (FissLock's S1–S3: pause, report, apply, resume).
+   */
+  recoveryCall(family: string, machine: NodeId, verb: string): string;
+  /** Matches recoveryCall(any family, machine, any verb): what a compute node subscribes to. */
+  recoveryCallsTo(machine: NodeId): string;
+  /** Where a switch announces its control address (the coordinator's recovery drivers write its registers). */
+  switchAnnounce(): string;
+  /** The coordinator's admission orders to the switches (which node may send, from which epoch). */
+  switchAdmission(): string;
+  /** A compute node's report to the coordinator under a protocol's family (FissLock's stuck-lock watchdog). */
+  protocolReport(family: string, name: string): string;
+  /** Matches every protocolReport: what a compute node may publish. */
+  protocolReportAll(): string;
   /** Queue-lock (mcs, alock) recovery calls from the coordinator to one compute node: verb gate, abort, reset, resume. */
   queueRecovery(machine: NodeId, verb: string): string;
   /** Scratch subjects of the raw transport benchmarks. */
@@ -89,9 +106,12 @@ export function createSubjects(cluster: string): Subjects {
     fault: (target) => `${prefix}.ctl.fault.${token('target', target)}`,
     faultAll: () => `${prefix}.ctl.fault.*`,
     driver: (name) => `${prefix}.driver.${token('name', name)}`,
-    fissRecovery: (machine, verb) => `${prefix}.ctl.fiss.${id('machine', machine)}.${token('verb', verb)}`,
-    fissSwitch: () => `${prefix}.ctl.fiss.switch`,
-    fissStuck: () => `${prefix}.ctl.fiss.stuck`,
+    recoveryCall: (family, machine, verb) => `${prefix}.ctl.${callFamily(family)}.${id('machine', machine)}.${token('verb', verb)}`,
+    recoveryCallsTo: (machine) => `${prefix}.ctl.*.${id('machine', machine)}.*`,
+    switchAnnounce: () => `${prefix}.ctl.switch`,
+    switchAdmission: () => `${prefix}.ctl.switch.admit`,
+    protocolReport: (family, name) => `${prefix}.ctl.report.${token('family', family)}.${token('name', name)}`,
+    protocolReportAll: () => `${prefix}.ctl.report.>`,
     queueRecovery: (machine, verb) => `${prefix}.ctl.queue.${id('machine', machine)}.${token('verb', verb)}`,
     raw: (name) => `${prefix}.raw.${token('name', name)}`,
   };

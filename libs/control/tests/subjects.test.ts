@@ -21,9 +21,12 @@ describe('subjects', () => {
     expect(s.faultAll()).toBe('lf.prod-1.ctl.fault.*');
     expect(s.driver('run-7')).toBe('lf.prod-1.driver.run-7');
     expect(s.raw('ping')).toBe('lf.prod-1.raw.ping');
-    expect(s.fissRecovery(3, 'pause')).toBe('lf.prod-1.ctl.fiss.3.pause');
-    expect(s.fissSwitch()).toBe('lf.prod-1.ctl.fiss.switch');
-    expect(s.fissStuck()).toBe('lf.prod-1.ctl.fiss.stuck');
+    expect(s.recoveryCall('fiss', 3, 'pause')).toBe('lf.prod-1.ctl.fiss.3.pause');
+    expect(s.recoveryCallsTo(3)).toBe('lf.prod-1.ctl.*.3.*');
+    expect(s.switchAnnounce()).toBe('lf.prod-1.ctl.switch');
+    expect(s.switchAdmission()).toBe('lf.prod-1.ctl.switch.admit');
+    expect(s.protocolReport('fiss', 'stuck')).toBe('lf.prod-1.ctl.report.fiss.stuck');
+    expect(s.protocolReportAll()).toBe('lf.prod-1.ctl.report.>');
   });
 
   it.each([
@@ -34,7 +37,9 @@ describe('subjects', () => {
     ['a space in a target', () => s.fault('sw 0')],
     ['a negative machine', () => s.nodePackets(-1)],
     ['a fractional rack', () => s.switchIn(1.5)],
-    ['a wildcard recovery verb', () => s.fissRecovery(1, '*')],
+    ['a wildcard recovery verb', () => s.recoveryCall('fiss', 1, '*')],
+    ['a recovery family that is a control subject of its own', () => s.recoveryCall('switch', 1, 'pause')],
+    ['a wildcard report name', () => s.protocolReport('fiss', '>')],
   ])('rejects %s', (_name, build) => {
     expect(build).toThrow(SubjectTokenError);
   });

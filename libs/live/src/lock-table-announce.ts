@@ -19,9 +19,9 @@ export async function announceLockTable(nc: NatsConnection, subjects: Subjects, 
  * Tells the coordinator where a rack's SwitchControlService listens, so the control plane (and
  * any protocol's recovery plug-in, e.g. FissLock's S3 register rewrite) can reach that switch.
  * switch-dataplane repeats it every second, so a restarted coordinator learns it again. The
- * subject and message keep their wire names (`ctl.fiss.switch`, `FissSwitchAnnounce`).
+ * message keeps its wire name (`FissSwitchAnnounce`) from when only FissLock read it.
  */
 export async function announceSwitchControl(nc: NatsConnection, subjects: Subjects, rack: number, controlAddress: string): Promise<void> {
-  nc.publish(subjects.fissSwitch(), toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack, controlAddress })));
+  nc.publish(subjects.switchAnnounce(), toBinary(FissSwitchAnnounceSchema, create(FissSwitchAnnounceSchema, { rack, controlAddress })));
   await nc.flush();
 }

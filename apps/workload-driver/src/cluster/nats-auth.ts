@@ -66,7 +66,7 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
       const machine = Number(service.id);
       const switchInputs = [...new Set(service.switchRacks ?? [rack])].map((r) => subjects.switchIn(r));
       return {
-        publish: [subjects.heartbeat('compute', service.id), ...switchInputs, subjects.nodeOutbox(machine), subjects.fissStuck()],
+        publish: [subjects.heartbeat('compute', service.id), ...switchInputs, subjects.nodeOutbox(machine), subjects.protocolReportAll()],
         subscribe: [
           // Its own heartbeat too: the rejoin watch (libs/control) listens for it.
           subjects.heartbeat('compute', service.id),
@@ -77,9 +77,9 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
           subjects.membershipRecall(),
           subjects.recoveryAll(),
           subjects.faultAll(),
-          subjects.fissSwitch(),
-          `${subjects.prefix}.ctl.fiss.${machine}.*`,
-          `${subjects.prefix}.ctl.queue.${machine}.*`,
+          subjects.switchAnnounce(),
+          // every protocol's recovery calls to this node (FissLock S1–S3, queue-lock gate/abort/reset)
+          subjects.recoveryCallsTo(machine),
           INBOX,
         ],
         allowResponses: true,
@@ -91,9 +91,9 @@ export function permissionsFor(subjects: Subjects, service: ServiceSpec): Permis
       return { publish: [subjects.heartbeat('memory', service.id), subjects.nodeOutbox(Number(service.id)), subjects.recovery('phase')], subscribe: [subjects.nodeInbox(Number(service.id)), subjects.membership(), subjects.recoveryAll(), subjects.faultAll(), INBOX], allowResponses: true };
     case 'switch':
       return {
-        publish: [subjects.heartbeat('switch', service.id), subjects.nodePackets(0).replace(/\.node\.0\./, '.node.*.'), subjects.fissSwitch()],
+        publish: [subjects.heartbeat('switch', service.id), subjects.nodePackets(0).replace(/\.node\.0\./, '.node.*.'), subjects.switchAnnounce()],
         // its own rack's echo subject too: the floor `bench` measures, answered through allow_responses
-        subscribe: [subjects.switchIn(rack), subjects.switchEcho(rack), `${subjects.fissSwitch()}.admit`, subjects.membership(), subjects.faultAll(), subjects.recoveryAll(), INBOX],
+        subscribe: [subjects.switchIn(rack), subjects.switchEcho(rack), subjects.switchAdmission(), subjects.membership(), subjects.faultAll(), subjects.recoveryAll(), INBOX],
         allowResponses: true,
       };
   }

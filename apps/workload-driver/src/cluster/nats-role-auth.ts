@@ -24,16 +24,16 @@ export function rolePermissions(role: NatsRoleName): Permissions {
       return everything;
     case 'compute-node':
       return {
-        publish: [`${P}.hb.compute.*`, `${P}.sw.*.in`, `${P}.node.*.msg.*`, `${P}.ctl.fiss.stuck`],
-        subscribe: [`${P}.hb.compute.*`, `${P}.node.*.pkt`, `${P}.node.*.msg.*`, `${P}.ctl.membership`, `${P}.ctl.membership.recall`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.*.*`, `${P}.ctl.queue.*.*`, INBOX],
+        publish: [`${P}.hb.compute.*`, `${P}.sw.*.in`, `${P}.node.*.msg.*`, `${P}.ctl.report.>`],
+        subscribe: [`${P}.hb.compute.*`, `${P}.node.*.pkt`, `${P}.node.*.msg.*`, `${P}.ctl.membership`, `${P}.ctl.membership.recall`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.switch`, `${P}.ctl.*.*.*`, INBOX],
         allowResponses: true,
       };
     case 'memory-node':
       return { publish: [`${P}.hb.memory.*`, `${P}.node.*.msg.*`, `${P}.ctl.recovery.phase`], subscribe: [`${P}.node.*.msg.*`, `${P}.ctl.membership`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, INBOX], allowResponses: true };
     case 'switch':
       return {
-        publish: [`${P}.hb.switch.*`, `${P}.node.*.pkt`, `${P}.ctl.fiss.switch`],
-        subscribe: [`${P}.sw.*.in`, `${P}.sw.*.echo`, `${P}.ctl.fiss.switch.admit`, `${P}.ctl.membership`, `${P}.ctl.fault.*`, `${P}.ctl.recovery.*`, INBOX],
+        publish: [`${P}.hb.switch.*`, `${P}.node.*.pkt`, `${P}.ctl.switch`],
+        subscribe: [`${P}.sw.*.in`, `${P}.sw.*.echo`, `${P}.ctl.switch.admit`, `${P}.ctl.membership`, `${P}.ctl.fault.*`, `${P}.ctl.recovery.*`, INBOX],
         allowResponses: true,
       };
   }
@@ -77,8 +77,8 @@ export function computePodRack(pods: ComputePods, i: number): number {
 export function computePodPermissions(id: number, switchRacks: readonly number[] = [0]): Permissions {
   return {
     // The sender is the mailbox subject's last token: a pod may send only as its own node.
-    publish: [`${P}.hb.compute.${id}`, ...[...new Set(switchRacks)].map((r) => `${P}.sw.${r}.in`), `${P}.node.*.msg.${id}`, `${P}.ctl.fiss.stuck`],
-    subscribe: [`${P}.hb.compute.${id}`, `${P}.node.${id}.pkt`, `${P}.node.${id}.msg.*`, `${P}.ctl.membership`, `${P}.ctl.membership.recall`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.fiss.switch`, `${P}.ctl.fiss.${id}.*`, `${P}.ctl.queue.${id}.*`, INBOX],
+    publish: [`${P}.hb.compute.${id}`, ...[...new Set(switchRacks)].map((r) => `${P}.sw.${r}.in`), `${P}.node.*.msg.${id}`, `${P}.ctl.report.>`],
+    subscribe: [`${P}.hb.compute.${id}`, `${P}.node.${id}.pkt`, `${P}.node.${id}.msg.*`, `${P}.ctl.membership`, `${P}.ctl.membership.recall`, `${P}.ctl.recovery.*`, `${P}.ctl.fault.*`, `${P}.ctl.switch`, `${P}.ctl.*.${id}.*`, INBOX],
     allowResponses: true,
   };
 }
@@ -95,8 +95,8 @@ export function memoryPodPermissions(id: number): Permissions {
 /** Switch pod `switch-dataplane-<rack>` (node `id`): its own heartbeat, and only its rack's input. */
 export function switchPodPermissions(id: number, rack: number): Permissions {
   return {
-    publish: [`${P}.hb.switch.${id}`, `${P}.node.*.pkt`, `${P}.ctl.fiss.switch`],
-    subscribe: [`${P}.sw.${rack}.in`, `${P}.sw.${rack}.echo`, `${P}.ctl.fiss.switch.admit`, `${P}.ctl.membership`, `${P}.ctl.fault.*`, `${P}.ctl.recovery.*`, INBOX],
+    publish: [`${P}.hb.switch.${id}`, `${P}.node.*.pkt`, `${P}.ctl.switch`],
+    subscribe: [`${P}.sw.${rack}.in`, `${P}.sw.${rack}.echo`, `${P}.ctl.switch.admit`, `${P}.ctl.membership`, `${P}.ctl.fault.*`, `${P}.ctl.recovery.*`, INBOX],
     allowResponses: true,
   };
 }

@@ -18,6 +18,8 @@ import { KubeChaos } from '../nemesis/kube-chaos.js';
 import type { KubeTarget } from '../nemesis/kube-chaos.js';
 import { discoverRemoteCluster } from '../run/remote-cluster.js';
 import { faultRecoveryNs } from '../nemesis/recovery.js';
+import { runSchedule } from '../nemesis/run-schedule.js';
+import type { SkippedFault } from '../nemesis/run-schedule.js';
 import { COMPUTE_FAULTS, planSchedule } from '../nemesis/schedule.js';
 import type { NemesisFault, PlannedFault } from '../nemesis/schedule.js';
 import { benchReport } from '../report/bench-report.js';
@@ -66,7 +68,7 @@ export async function runNemesisCommand(c: NemesisCommandRun): Promise<number> {
     const names = [...new Set(schedule.map((f) => f.target))];
     out.note(`nemesis on ${target.context}/${target.namespace}: ${schedule.length} faults over ${spec.durationMs} ms (seed ${spec.seed}): ${schedule.map((f) => `${f.kind} ${f.target}`).join(', ')}`);
     const cluster: NemesisCluster = { actions: chaos, state: () => state, heal: () => chaos.healAll(names) };
-    return await runNemesis({ protocol, protocolOptions, spec, schedule, cluster, out, healBudgetMs, reportDir, command });
+    return await runNemesis({ protocol, protocolOptions, spec, schedule, cluster, out, healBudgetMs, reportDir, command, quietMs });
   }
   const cluster = await acquireLiveCluster(clusterDir, out, { computeNodes, withCutProxy: faults.includes('partition'), ...switchProgramOf(protocol, protocolOptions) });
   try {
@@ -75,7 +77,7 @@ export async function runNemesisCommand(c: NemesisCommandRun): Promise<number> {
     const schedule = planSchedule({ seed: spec.seed, faults, durationMs: spec.durationMs!, intervalMs, faultDurationMs, quietMs, targets: targetsOf(state, false) });
     out.note(`nemesis: ${schedule.length} faults over ${spec.durationMs} ms (seed ${spec.seed}): ${schedule.map((f) => `${f.kind} ${f.target}`).join(', ')}`);
     const local: NemesisCluster = { actions: chaos, state: () => chaos.state(), heal: () => healAll(chaos) };
-    return await runNemesis({ protocol, protocolOptions, spec, schedule, cluster: local, out, healBudgetMs, reportDir, command });
+    return await runNemesis({ protocol, protocolOptions, spec, schedule, cluster: local, out, healBudgetMs, reportDir, command, quietMs });
   } finally {
     await cluster.release();
   }
@@ -99,6 +101,8 @@ interface NemesisRun {
   readonly healBudgetMs: number;
   readonly reportDir: string;
   readonly command: string;
+  /** The fault-free stretch the schedule keeps at the end of the workload. */
+  readonly quietMs: number;
 }
 
 async function runNemesis(n: NemesisRun): Promise<number> {
@@ -107,6 +111,8 @@ async function runNemesis(n: NemesisRun): Promise<number> {
   const { state } = withoutDownComputeNodes(n.cluster.state());
   const wallStart = performance.now();
   const applied: AppliedFault[] = [];
+  const skipped: SkippedFault[] = [];
+  let workloadOver = false;
   let runStartMs: number | undefined;
   let nemesisDone: Promise<void> = Promise.resolve();
   // The schedule counts from the run's first progress report: the cluster is prepared by then.
@@ -120,17 +126,20 @@ async function runNemesis(n: NemesisRun): Promise<number> {
       bar.update(f, applied.length > 0 ? `${applied.length}/${n.schedule.length} faults` : undefined);
       if (runStartMs !== undefined) return;
       runStartMs = Date.now();
-      nemesisDone = executeSchedule(n, runStartMs, clock, applied);
+      nemesisDone = executeSchedule(n, runStartMs, clock, applied, skipped, () => workloadOver);
     },
   });
-  run.catch(() => undefined);
+  run.then(
+    () => void (workloadOver = true),
+    () => void (workloadOver = true),
+  );
   const result = await run;
   await nemesisDone;
   bar.done();
   const healActions = await n.cluster.heal();
   n.out.note(`healed: ${healActions.length > 0 ? healActions.join('; ') : 'nothing left to heal'}; probing every lock (budget ${n.healBudgetMs} ms)…`);
   const heal = await probeLiveness(n, healActions);
-  const report = buildReport(n, result, applied, heal, performance.now() - wallStart);
+  const report = buildReport(n, result, applied, skipped, heal, performance.now() - wallStart);
   mkdirSync(n.reportDir, { recursive: true });
   await writeHistoryJsonl(result.history, join(n.reportDir, 'history.jsonl'));
   const written = await writeFaultReport(report.fault, n.reportDir);
@@ -142,14 +151,19 @@ async function runNemesis(n: NemesisRun): Promise<number> {
 }
 
 /** Runs the schedule against the cluster, one fault after another, at its times from `startMs`. */
-async function executeSchedule(n: NemesisRun, startMs: number, clock: RealClock, applied: AppliedFault[]): Promise<void> {
-  for (const fault of n.schedule) {
-    const wait = startMs + fault.atMs - Date.now();
-    if (wait > 0) await sleep(wait);
-    const done = await applyFault(fault, { chaos: n.cluster.actions, nowNs: () => clock.nowNs(), sleep });
-    applied.push(done);
-    n.out.note(`${done.id} ${done.kind} ${done.target}: ${done.error ? `FAILED: ${done.error}` : done.detail}`);
-  }
+async function executeSchedule(n: NemesisRun, startMs: number, clock: RealClock, applied: AppliedFault[], skipped: SkippedFault[], workloadOver: () => boolean): Promise<void> {
+  const done = await runSchedule(n.schedule, { startMs, durationMs: n.spec.durationMs ?? 0, quietMs: n.quietMs }, {
+    nowMs: () => Date.now(),
+    sleep,
+    apply: (fault) => applyFault(fault, { chaos: n.cluster.actions, nowNs: () => clock.nowNs(), sleep }),
+    workloadOver,
+    onApplied: (f) => {
+      applied.push(f);
+      n.out.note(`${f.id} ${f.kind} ${f.target}: ${f.error ? `FAILED: ${f.error}` : f.detail}`);
+    },
+  });
+  skipped.push(...done.skipped);
+  for (const f of done.skipped) n.out.note(`${f.id} ${f.kind} ${f.target}: skipped: ${f.reason}`);
 }
 
 interface HealProbe {
@@ -194,7 +208,7 @@ async function probeLiveness(n: NemesisRun, actions: readonly string[]): Promise
   return { actions, budgetMs: n.healBudgetMs, acquires: summary?.acquires ?? 0, failures: summary?.failures ?? 0, failuresByCode: summary?.failuresByCode ?? {}, locksGranted: granted.size, locksProbed: named.size, problems };
 }
 
-function buildReport(n: NemesisRun, result: LiveRunResult, applied: readonly AppliedFault[], heal: HealProbe, wallMs: number): { json: Omit<NemesisReport, 'reportDir' | 'files'>; fault: FaultReport } {
+function buildReport(n: NemesisRun, result: LiveRunResult, applied: readonly AppliedFault[], skipped: readonly SkippedFault[], heal: HealProbe, wallMs: number): { json: Omit<NemesisReport, 'reportDir' | 'files'>; fault: FaultReport } {
   const run: BenchReport = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs, digest: result.digest }), ...faultFields(result) };
   const times = result.history.map((e) => e.timeNs);
   const startNs = times.reduce((a, b) => Math.min(a, b), applied[0]?.startNs ?? 0);
@@ -234,7 +248,7 @@ function buildReport(n: NemesisRun, result: LiveRunResult, applied: readonly App
     failuresByCode: run.failuresByCode,
     command: n.command,
   };
-  return { json: { protocol: n.protocol, seed: n.spec.seed, command: n.command, schedule: n.schedule, faults, run, verdict, heal }, fault };
+  return { json: { protocol: n.protocol, seed: n.spec.seed, command: n.command, schedule: n.schedule, faults, skipped, run, verdict, heal }, fault };
 }
 
 function describeNemesis(r: NemesisReport): string {
@@ -244,6 +258,7 @@ function describeNemesis(r: NemesisReport): string {
     `  run: ${Math.round(r.run.throughput).toLocaleString('en-US')} ops/s, ${r.run.acquires} acquires, ${r.run.failures} failures${Object.keys(r.run.failuresByCode).length ? ` (${Object.entries(r.run.failuresByCode).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}, ${r.run.unknownOps ?? 0} unknown`,
     '  faults:',
     ...r.faults.map((f) => `    ${f.id} ${f.kind.padEnd(16)} ${f.target.padEnd(14)} ${((f.endNs - f.startNs) / 1e6).toFixed(0).padStart(6)} ms  recovery ${f.recoveryMs === undefined ? 'not seen' : `${f.recoveryMs.toFixed(0)} ms`}${f.error ? `  FAILED: ${f.error}` : ''}`),
+    ...r.skipped.map((f) => `    ${f.id} ${f.kind.padEnd(16)} ${f.target.padEnd(14)} skipped: ${f.reason}`),
     `  report: ${r.files[0] ?? r.reportDir}`,
   ];
   return lines.join('\n');

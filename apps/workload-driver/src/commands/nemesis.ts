@@ -7,6 +7,7 @@ import { isAlive } from '../cluster/process-control.js';
 import type { ClusterState } from '../cluster/local-cluster.js';
 import { SWITCH_PACKET_FAULTS } from '../nemesis/executor.js';
 import type { AppliedFault } from '../nemesis/executor.js';
+import type { SkippedFault } from '../nemesis/run-schedule.js';
 import { KubeChaos } from '../nemesis/kube-chaos.js';
 import type { KubeTarget } from '../nemesis/kube-chaos.js';
 import { DEFAULT_KUBE_NAMESPACE } from '../chaos/chaos-request.js';
@@ -71,6 +72,8 @@ export interface NemesisReport {
   readonly command: string;
   readonly schedule: readonly PlannedFault[];
   readonly faults: readonly (AppliedFault & { readonly recoveryMs?: number })[];
+  /** Planned faults not injected (earlier heals ran late, or the workload had ended), with why. */
+  readonly skipped: readonly SkippedFault[];
   readonly run: BenchReport;
   readonly verdict: { readonly safety: 'ok' | 'violation'; readonly liveness: 'ok' | 'violation' | 'unchecked'; readonly exitCode: number; readonly lines: readonly string[] };
   readonly heal: { readonly actions: readonly string[]; readonly budgetMs: number; readonly acquires: number; readonly failures: number; readonly failuresByCode: Readonly<Record<string, number>>; readonly locksGranted: number; readonly locksProbed: number; readonly problems: readonly string[] };

@@ -234,7 +234,7 @@ export class SimControlPlane {
     });
     this.lives.push({ startedAtNs: this.options.clock.nowNs() });
     // A switch-dataplane announces its control address every second; one announcement per coordinator life is enough here.
-    if (this.plugins.some((p) => p.announcesSwitch)) this.bus.connect(SWITCH).publish(this.subjects.fissSwitch(), switchAnnouncement(SIM_SWITCH_ADDRESS));
+    if (this.plugins.some((p) => p.announcesSwitch)) this.bus.connect(SWITCH).publish(this.subjects.switchAnnounce(), switchAnnouncement(SIM_SWITCH_ADDRESS));
   }
 
   private heard(listener: NodeId, node: NodeId): void {

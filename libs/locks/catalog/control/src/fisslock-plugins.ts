@@ -28,7 +28,7 @@ function coordinator(deps: CoordinatorPluginDeps): CoordinatorPlugin {
     counters: [
       {
         name: 'lockfabric_coordinator_fiss_stuck_total',
-        help: 'FissLock stuck-lock reports (ctl.fiss.stuck), by what became of them: repair (an S1–S3 queued) or coalesced (covered by one)',
+        help: 'FissLock stuck-lock reports (ctl.report.fiss.stuck), by what became of them: repair (an S1–S3 queued) or coalesced (covered by one)',
         labelNames: ['outcome'],
         read: () => [
           { labels: { outcome: 'repair' }, total: hook?.stuck.repairs ?? 0 },

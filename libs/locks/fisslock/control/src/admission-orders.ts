@@ -8,14 +8,9 @@ export interface AdmissionOrder {
   readonly open: boolean;
 }
 
-/** The subject the recovery hook publishes admission orders on. */
-export function admissionSubject(subjects: Subjects): string {
-  return `${subjects.fissSwitch()}.admit`;
-}
-
 /** Follows the admission orders on the bus (what a switch applies to its fence); a malformed one is counted and dropped. */
 export function followAdmissionOrders(bus: ControlBus, subjects: Subjects, malformed: MalformedSink, onOrder: (order: AdmissionOrder) => void): Unsubscribe {
-  const subject = admissionSubject(subjects);
+  const subject = subjects.switchAdmission();
   return bus.subscribe(subject, (msg) => {
     try {
       const order = decodeWire(FissSwitchAdmissionSchema, msg.data, subject);

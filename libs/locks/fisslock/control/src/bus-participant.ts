@@ -6,6 +6,7 @@ import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '
 import type { FissRecoveryReply } from '@lockfabric/wire';
 import type { ControlBus, Subjects } from '@lockfabric/control';
 import { FissWireError, machineOrdersToWire, serverReportFromWire } from './recovery-codec.js';
+import { FISS_SUBJECTS } from './subjects.js';
 
 export type FissVerb = 'pause' | 'report' | 'apply' | 'resume';
 
@@ -49,7 +50,7 @@ export class BusFissParticipant implements FissParticipant {
   async report(epoch: bigint): Promise<ServerReport> {
     const reply = await this.call('report', epoch);
     if (!reply.report) throw new FissCallError(this.machine, 'report', 'the reply carries no report');
-    const report = serverReportFromWire(reply.report, this.subjects.fissRecovery(this.machine, 'report'));
+    const report = serverReportFromWire(reply.report, this.subjects.recoveryCall(FISS_SUBJECTS, this.machine, 'report'));
     if (report.machine !== this.machine) throw new FissCallError(this.machine, 'report', `the report is of machine ${report.machine}`);
     return report;
   }
@@ -63,7 +64,7 @@ export class BusFissParticipant implements FissParticipant {
   }
 
   private async call(verb: FissVerb, epoch: bigint, orders?: MachineOrders): Promise<FissRecoveryReply> {
-    const subject = this.subjects.fissRecovery(this.machine, verb);
+    const subject = this.subjects.recoveryCall(FISS_SUBJECTS, this.machine, verb);
     const request = create(FissRecoveryRequestSchema, { epoch, ...(orders ? { orders: machineOrdersToWire(orders) } : {}) });
     let data: Uint8Array;
     try {

@@ -2,7 +2,8 @@
 // node's responder, self-fence and stuck-lock reporter, the switch's admission orders) and their
 // protobuf codec. The S1–S3 driver itself is protocol code over ports (../src/recovery/driver.ts).
 export { FissWireError, machineOrdersFromWire, machineOrdersToWire, serverReportFromWire, serverReportToWire } from './recovery-codec.js';
-export { admissionSubject, followAdmissionOrders, type AdmissionOrder } from './admission-orders.js';
+export { FISS_SUBJECTS } from './subjects.js';
+export { followAdmissionOrders, type AdmissionOrder } from './admission-orders.js';
 export { DEFAULT_PAUSE_LIMIT_MS, startFissRecoveryResponder, type FissPoolHandle, type FissResponder, type FissResponderDeps, type RecoveryPool } from './recovery-responder.js';
 export { BusFissParticipant, FissCallError, type FissVerb } from './bus-participant.js';
 export { startFissRecoveryHook, type FissRecoveryHook, type FissRecoveryHookDeps, type HookParticipant, type StuckLockStats } from './recovery-hook.js';

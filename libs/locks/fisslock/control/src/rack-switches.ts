@@ -10,7 +10,7 @@ export class MissingRackSwitchError extends LockFabricError {
 }
 
 /**
- * The switch control addresses announced on `ctl.fiss.switch`, by rack. With one rack the latest
+ * The switch control addresses announced on `ctl.switch`, by rack. With one rack the latest
  * announcement wins (as before racks); with several (FissLock §5.4) recovery opens every rack's
  * control plane and S3 writes each (lock-fisslock writeRackImages).
  */

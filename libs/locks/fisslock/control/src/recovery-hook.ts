@@ -6,8 +6,8 @@ import { FissStuckLockSchema, FissSwitchAdmissionSchema, FissSwitchAnnounceSchem
 import type { DriverContext, DriverMember, MemberRecoveryDriver } from '@lockfabric/control';
 import { DEFAULT_ATTEMPT_POLICY, nextStep, FissParticipantError, runFissRecovery } from '@lockfabric/lock-fisslock';
 import { BusFissParticipant } from './bus-participant.js';
-import { admissionSubject } from './admission-orders.js';
 import { AnnouncedSwitches } from './rack-switches.js';
+import { FISS_SUBJECTS } from './subjects.js';
 
 /** A compute node as the hook drives it; `policy` is learnt from its pause. */
 export type HookParticipant = FissParticipant & { readonly policy?: FissPolicy | undefined };
@@ -32,7 +32,7 @@ export interface FissRecoveryHookDeps extends DriverContext {
    */
   readonly declareDead?: (node: NodeId, reason: string) => void;
   /**
-   * Stuck-lock reports (`ctl.fiss.stuck`) closer than this to the end of the last repair they
+   * Stuck-lock reports (`ctl.report.fiss.stuck`) closer than this to the end of the last repair they
    * triggered are counted and dropped: one S1–S3 repairs every lock, and a watchdog that keeps
    * flagging must not keep the cluster paused. Default 2000 ms.
    */
@@ -64,7 +64,7 @@ interface RecoveredMember extends FailedCompute {
   readonly role: string;
 }
 
-/** What became of the stuck-lock reports (`ctl.fiss.stuck`). */
+/** What became of the stuck-lock reports (`ctl.report.fiss.stuck`). */
 export interface StuckLockStats {
   reports: number;
   /** S1–S3 runs queued for them. */
@@ -103,7 +103,7 @@ export interface FissRecoveryHook extends MemberRecoveryDriver {
 }
 
 const DEFAULT_POLL_MS = 50;
-/** What a compute node may report on `ctl.fiss.stuck` (libs/locks/fisslock StuckReason, less the suspicion it settles itself). */
+/** What a compute node may report on `ctl.report.fiss.stuck` (libs/locks/fisslock StuckReason, less the suspicion it settles itself). */
 const STUCK_REASONS = new Set(['agent-without-holders', 'orphaned-holder', 'bouncing']);
 /** A view is due after the warm-up (k·H); past this, the recovery goes ahead with the epoch it has. */
 const VIEW_WAIT_LIMIT_MS = 60_000;
@@ -112,7 +112,7 @@ const VIEW_WAIT_LIMIT_MS = 60_000;
  * The coordinator's FissLock recovery trigger (spec §7.2): after a switch restart (S0 done by the
  * restart itself), a switch first seen closed, or a compute-node death, it runs S1–S3 over the
  * control bus with every live compute node that runs a FissLock agent pool, writes S3 through the switch's
- * SwitchControl gRPC (its address comes from an announcement on `ctl.fiss.switch`) and records the
+ * SwitchControl gRPC (its address comes from an announcement on `ctl.switch`) and records the
  * step timings in the recovery book. Recoveries run one at a time, in order. One that fails is
  * tried again (attempt-policy.ts) until S3 is written: the switch is never left closed while live
  * nodes wait on it. With no announced switch or no FissLock pool anywhere nothing runs.
@@ -150,7 +150,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
   // seen open (or not running FissLock), closed at the epoch of a FissLock recovery before S1 and
   // opened again after S3, so no packet stamped before the recovery is decided during or after it.
   // Node 0 addresses every switch.
-  const admitSubject = admissionSubject(subjects);
+  const admitSubject = subjects.switchAdmission();
   const admit = (node: number, epoch: bigint, open: boolean): void => {
     admissions.push({ node, epoch, open });
     try {
@@ -197,7 +197,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
       }
     });
   };
-  const stuckSubject = subjects.fissStuck();
+  const stuckSubject = subjects.protocolReport(FISS_SUBJECTS, 'stuck');
   const stuckSubscription = bus.subscribe(stuckSubject, (msg) => {
     try {
       const report = decodeWire(FissStuckLockSchema, msg.data, stuckSubject);
@@ -208,7 +208,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
     }
   });
 
-  const announceSubject = subjects.fissSwitch();
+  const announceSubject = subjects.switchAnnounce();
   const subscription = bus.subscribe(announceSubject, (msg) => {
     try {
       const announce = decodeWire(FissSwitchAnnounceSchema, msg.data, announceSubject);

@@ -7,6 +7,7 @@ import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '
 import type { FissRecoveryRequest, FissServerReport } from '@lockfabric/wire';
 import type { FissVerb } from './bus-participant.js';
 import { machineOrdersFromWire, serverReportToWire } from './recovery-codec.js';
+import { FISS_SUBJECTS } from './subjects.js';
 
 /** What recovery uses of an agent pool: its machine's recovery steps (machineRecovery, which also pauses the clients). */
 export type RecoveryPool = Pick<MachineRecovery, 'pauseForRecovery' | 'recoveryReport' | 'applyRecovery'> & Partial<Pick<MachineRecovery, 'releaseClients'>>;
@@ -154,7 +155,7 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
   };
 
   const subscriptions: Unsubscribe[] = VERBS.map((verb) => {
-    const subject = subjects.fissRecovery(node, verb);
+    const subject = subjects.recoveryCall(FISS_SUBJECTS, node, verb);
     return bus.subscribe(subject, (msg) => {
       let request: FissRecoveryRequest;
       try {

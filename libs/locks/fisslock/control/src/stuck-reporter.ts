@@ -4,6 +4,7 @@ import type { AgentPool, StuckReport } from '@lockfabric/lock-fisslock';
 import { NS_PER_MS, errorMessage } from '@lockfabric/ports';
 import type { Clock, NodeId } from '@lockfabric/ports';
 import { FissStuckLockSchema } from '@lockfabric/wire';
+import { FISS_SUBJECTS } from './subjects.js';
 
 export interface FissStuckReporterDeps {
   readonly bus: ControlBus;
@@ -30,13 +31,13 @@ export interface FissStuckReporter {
 
 /**
  * Sends the agent pool's T_STUCK watchdog reports (FissLock §7) to the coordinator on
- * `ctl.fiss.stuck`, which repairs with S1–S3. A `stalled-queue` report is only a suspicion — from
+ * `ctl.report.fiss.stuck`, which repairs with S1–S3. A `stalled-queue` report is only a suspicion — from
  * one machine a long hold looks the same — and a cluster-wide pause on every long hold would cost
  * more than the rare lock it could save, so it is counted and not sent. After a report the lock
  * may be flagged again (a later signal, after the repair), so the pool is told to forget it.
  */
 export function startFissStuckReporter(deps: FissStuckReporterDeps): FissStuckReporter {
-  const subject = deps.subjects.fissStuck();
+  const subject = deps.subjects.protocolReport(FISS_SUBJECTS, 'stuck');
   const attached = new WeakSet<AgentPool>();
   let published = 0;
   let suspicions = 0;

@@ -15,5 +15,5 @@ export interface FissSwitchControl extends DeciderControl {
   close(): void;
 }
 
-/** Opens the control plane of the switch at `address` (announced on `ctl.fiss.switch`). */
+/** Opens the control plane of the switch at `address` (announced on `ctl.switch`). */
 export type FissSwitchControlFactory = (address: string) => FissSwitchControl;

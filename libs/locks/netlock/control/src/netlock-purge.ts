@@ -118,7 +118,7 @@ export function netlockPurgeRecovery(options: Omit<NetLockPurgeDeps, keyof Drive
 /**
  * NetLock's compute-failure recovery trigger: the coordinator's failure detector declares a compute
  * node dead → one SwitchControl.PurgeNetLockMachine call to the switch (address from the switch's
- * announcement on `ctl.fiss.switch`), which fences the machine and takes its entries out of every
+ * announcement on `ctl.switch`), which fences the machine and takes its entries out of every
  * hot-lock queue, granting the waiters behind them. Cold locks are the lock server's business (it
  * acts on the FailureNotice itself). Purges run one at a time; the call is idempotent, so a retry
  * after a lost answer is harmless, and a second death report of the same incarnation is ignored.
@@ -137,7 +137,7 @@ export function startNetLockPurge(deps: NetLockPurgeDeps): NetLockPurgeTrigger {
   let queue: Promise<void> = Promise.resolve();
   let closed = false;
 
-  const announceSubject = subjects.fissSwitch();
+  const announceSubject = subjects.switchAnnounce();
   const unsubscribe = bus.subscribe(announceSubject, (msg) => {
     try {
       const announce = decodeWire(FissSwitchAnnounceSchema, msg.data, announceSubject);

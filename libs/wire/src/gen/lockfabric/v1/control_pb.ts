@@ -1208,7 +1208,7 @@ export const FissSwitchAnnounceSchema: GenMessage<FissSwitchAnnounce> = /*@__PUR
 
 /**
  * A compute node's T_STUCK watchdog flagged a lock no protocol path can bring back (FissLock spec
- * §12.9), on `ctl.fiss.stuck`. The coordinator repairs it with S1–S3 (coordinator README).
+ * §12.9), on `ctl.report.fiss.stuck`. The coordinator repairs it with S1–S3 (coordinator README).
  *
  * @generated from message lockfabric.v1.FissStuckLock
  */
@@ -1356,7 +1356,7 @@ export const QueueRecoveryReplySchema: GenMessage<QueueRecoveryReply> = /*@__PUR
  * Switch admission (the recovery fence of lock packets; apps/switch-dataplane README "Admission").
  * Compute nodes stamp the batches they publish into a switch with their membership epoch (the
  * PacketBatch `epoch` field). A switch-dataplane starts closed: it drops stamped packets until the
- * coordinator opens it. The coordinator publishes this on ctl.fiss.switch.admit: open at once when
+ * coordinator opens it. The coordinator publishes this on ctl.switch.admit: open at once when
  * it first sees a switch; closed at the start of a FissLock recovery and open after its S3. An
  * open switch drops stamped packets of an epoch older than `epoch`. Epochs never go down.
  *
