@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isRunning as running } from '@lockfabric/workload-driver';
 import { describe, expect, it } from 'vitest';
 import { CLI } from './cli.js';
 
@@ -14,21 +15,6 @@ interface Recorded {
   readonly role: string;
   readonly pid: number;
   readonly health?: number;
-}
-
-/** Running and not a zombie (a killed process whose parent has not reaped it yet is gone). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
 }
 
 async function ready(p: Recorded): Promise<boolean> {

@@ -16,7 +16,7 @@ import { ClusterStateError, MissingToolError } from './errors.js';
 import { startParentWatch } from './parent-watch.js';
 import type { ParentWatch } from './parent-watch.js';
 
-export { isAlive, tail } from './process-control.js';
+export { isAlive, isRunning, tail } from './process-control.js';
 
 export interface LocalClusterOptions {
   /** Holds cluster.json (pids, ports) and one log file per process. */
