@@ -13,8 +13,10 @@ import { errorMessage, rackOfComputeIndex } from '@lockfabric/ports';
 import { DEFAULT_SWITCH_PROGRAM } from '@lockfabric/lock-catalog';
 import { natsDir, prepareLocalNatsAuth, useClusterNats } from './cluster-nats.js';
 import { ClusterStateError, MissingToolError } from './errors.js';
+import { startParentWatch } from './parent-watch.js';
+import type { ParentWatch } from './parent-watch.js';
 
-export { isAlive, tail } from './process-control.js';
+export { isAlive, isRunning, tail } from './process-control.js';
 
 export interface LocalClusterOptions {
   /** Holds cluster.json (pids, ports) and one log file per process. */
@@ -60,6 +62,11 @@ export interface LocalClusterOptions {
   readonly insecure?: boolean;
   /** Each Node.js service writes a V8 CPU profile (`node --cpu-prof`) into this directory when it stops. */
   readonly cpuProfileDir?: string;
+  /**
+   * A temporary cluster: stopped (by a parent watch, see parent-watch.ts) when this process exits
+   * without stopping it, even by SIGKILL. `cluster up` leaves it unset: its cluster outlives it.
+   */
+  readonly dieWithParent?: boolean;
 }
 
 /** `switch.policy` and `switch.lockCount` of the switch-dataplane (fisslock only). */
@@ -120,6 +127,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     throw new ClusterStateError(`a cluster is already running from ${dir} (pids ${existing.processes.map((p) => p.pid).join(', ')}); run \`lockfabric cluster down\` first`);
   }
   const say = options.onStatus ?? (() => undefined);
+  // First, so that nothing this cluster starts can outlive a parent killed from here on.
+  if (options.dieWithParent) parentWatches.set(dir, startParentWatch(dir));
   const cluster = options.cluster ?? 'local';
   const memoryNodes = options.memoryNodes ?? 1;
   const computeNodes = options.computeNodes ?? 2;
@@ -277,8 +286,17 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   } catch (error) {
     await stopProcesses(processes);
     rmSync(join(dir, STATE_FILE), { force: true });
+    endParentWatch(dir);
     throw error;
   }
+}
+
+/** Parent watches of the temporary clusters this process started, by directory. */
+const parentWatches = new Map<string, ParentWatch>();
+
+function endParentWatch(dir: string): void {
+  parentWatches.get(dir)?.close();
+  parentWatches.delete(dir);
 }
 
 /** One NATS server on this machine: the only kind the cut proxy can relay. */
@@ -360,9 +378,11 @@ export function writeClusterState(dir: string, state: ClusterState): void {
 /** SIGTERM every process (services first, NATS last), then SIGKILL whatever is left after the grace. */
 export async function stopLocalCluster(dir: string, graceMs = 10_000): Promise<ClusterState | undefined> {
   const state = readClusterState(dir);
-  if (!state) return undefined;
-  await stopProcesses(state.processes, graceMs);
-  rmSync(join(dir, STATE_FILE), { force: true });
+  if (state) {
+    await stopProcesses(state.processes, graceMs);
+    rmSync(join(dir, STATE_FILE), { force: true });
+  }
+  endParentWatch(dir);
   return state;
 }
 

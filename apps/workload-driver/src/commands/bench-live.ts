@@ -23,7 +23,7 @@ import type { ProgressBar } from '../report/progress.js';
 import { txnReport } from '../run/txn-bench.js';
 import { checkBalances, populateAccounts, runRedLock, smallBankRedis, withRedis } from '../run/smallbank-bench.js';
 import { REDLOCK } from '../run/smallbank-flags.js';
-import { DEFAULT_CLUSTER_DIR, acquireLiveCluster, withoutDownComputeNodes } from './context.js';
+import { DEFAULT_CLUSTER_DIR, acquireLiveCluster } from './context.js';
 import type { Output } from './context.js';
 import type { BenchOneInput } from './bench.js';
 
@@ -61,15 +61,15 @@ export async function benchLive(input: BenchOneInput, bar: ProgressBar): Promise
   try {
     const runSpec = redis ? withRedis(spec, redis.url) : spec;
     if (redis) await populateAccounts(redis.url, smallbank!.accounts!);
-    // Faults are what users inject into live runs: a failed node is reported, never the end of the run.
-    const { state, skipped } = withoutDownComputeNodes(cluster.state);
+    // Faults are what users inject into live runs: a failed node (even one down before the start) is reported, never the end of the run.
+    const { state } = cluster;
     const warmUp = await warmUpLive({ protocol, state, protocolOptions, spec: runSpec, operations: warmUpOps, placement: { skipReleaseProbability, colocatedClients, mutantLocalVerbs } }, (line) => out.note(line));
     const wallStart = performance.now();
     const result = await runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: runSpec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true, colocatedClients, mutantLocalVerbs, skipReleaseProbability });
     bar.done();
-    report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, switchGrantsByRack: result.switch?.switchGrantsByRack, lockResets: protocolById(protocol).lockResets === true, ...(result.memoryNic ? { nicVerbsByNode: result.memoryNic.verbs } : {}) }), ...faultFields(result, skipped), tls: processTlsOn() ? 'mtls' : 'insecure', natsTls: processNatsTlsOn() ? 'tls' : 'plaintext', ...(result.placement ? { placement: result.placement } : {}), ...(result.memoryNic && Object.keys(result.memoryNic.utilisation).length > 0 ? { nicUtilisation: result.memoryNic.utilisation } : {}) };
+    report = { ...benchReport({ protocol: result.protocol, substrate: 'live', summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: performance.now() - wallStart, digest: result.digest, switchDecisions: result.switch?.decisions, switchGrantsByRack: result.switch?.switchGrantsByRack, lockResets: protocolById(protocol).lockResets === true, ...(result.memoryNic ? { nicVerbsByNode: result.memoryNic.verbs } : {}) }), ...faultFields(result), tls: processTlsOn() ? 'mtls' : 'insecure', natsTls: processNatsTlsOn() ? 'tls' : 'plaintext', ...(result.placement ? { placement: result.placement } : {}), ...(result.memoryNic && Object.keys(result.memoryNic.utilisation).length > 0 ? { nicUtilisation: result.memoryNic.utilisation } : {}) };
     if (warmUp) report = { ...report, warmUp };
-    for (const name of skipped) out.note(`warning: ${name} is not running; its clients ran on the other compute nodes`);
+    noteDownAtStart(result, out);
     history = result.history;
     if (spec.transactions) report = { ...report, transactions: txnReport(result.history, spec.transactions, result.summary.elapsedNs) };
     if (redis && report.transactions) report = { ...report, transactions: { ...report.transactions, smallbank: await checkBalances(redis.url, runSpec.transactions!, result.history) } };
@@ -91,17 +91,23 @@ export async function benchLive(input: BenchOneInput, bar: ProgressBar): Promise
   return { report, history };
 }
 
+/** One warning per compute node the run found down before it started. */
+export function noteDownAtStart(result: LiveRunResult, out: Output): void {
+  for (const d of result.downAtStart) out.note(`warning: ${result.protocol}: ${d.name} was down at the start (${d.reason}); its ${d.clients} clients did not start`);
+}
+
 /** The fault part of a live bench report: present only when a node failed or was left out. */
-export function faultFields(result: LiveRunResult, skippedNodes: readonly string[] = []): Pick<BenchReport, 'nodeFailures' | 'unknownOps' | 'skippedNodes' | 'declaredDead' | 'notStarted'> {
+export function faultFields(result: LiveRunResult): Pick<BenchReport, 'nodeFailures' | 'unknownOps' | 'downAtStart' | 'declaredDead' | 'notStarted'> {
   const notStarted = result.failedNodes.filter((f) => !f.run).map((f) => ({ node: f.node, error: f.error }));
-  if (result.nodeFailures.length === 0 && skippedNodes.length === 0 && result.declaredDead.length === 0 && notStarted.length === 0) return {};
+  const downAtStart = result.downAtStart.map(({ node, name, reason, clients }) => ({ node, name, reason, clients }));
+  if (result.nodeFailures.length === 0 && downAtStart.length === 0 && result.declaredDead.length === 0 && notStarted.length === 0) return {};
   const first = result.history.reduce((min, e) => Math.min(min, e.timeNs), Infinity);
   const runStartNs = Number.isFinite(first) ? first : 0;
   const nodeFailures = summarizeNodeFailures(result.nodeFailures, runStartNs);
   return {
     nodeFailures,
     unknownOps: nodeFailures.reduce((sum, f) => sum + f.unknownOps, 0),
-    skippedNodes,
+    downAtStart,
     declaredDead: result.declaredDead.map((d) => ({ node: d.node, atMs: (d.atNs - runStartNs) / 1e6, reason: d.reason })),
     notStarted,
   };

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ClusterState, SwitchSettings } from '../cluster/local-cluster.js';
-import { isAlive } from '../cluster/process-control.js';
+import { isAlive, isRunning } from '../cluster/process-control.js';
 import { locateNatsServer } from '@lockfabric/nats-server';
 import { MissingToolError } from '../cluster/errors.js';
 
@@ -24,15 +24,6 @@ export function output(json: boolean): Output {
   return { json, note: (line) => (json ? undefined : process.stderr.write(line + '\n')) };
 }
 
-/**
- * The cluster without the compute nodes that are not running (killed and not restarted): a run
- * leaves them out and gives their clients to the others. Remote clusters (pid 0) are taken as they are.
- */
-export function withoutDownComputeNodes(state: ClusterState): { state: ClusterState; skipped: string[] } {
-  const down = (p: ClusterState['processes'][number]) => p.role === 'compute' && p.pid > 0 && !isAlive(p.pid);
-  return { state: { ...state, processes: state.processes.filter((p) => !down(p)) }, skipped: state.processes.filter(down).map((p) => p.name) };
-}
-
 /** A running cluster from `lockfabric cluster up`, or a temporary one that `release` stops. */
 export async function acquireLiveCluster(
   dir: string,
@@ -46,7 +37,7 @@ export async function acquireLiveCluster(
   // use it and say what is down, rather than silently starting another one.
   if (existing && existing.processes.some((p) => isAlive(p.pid))) {
     out.note(`using the running cluster in ${dir} (NATS ${existing.natsUrl})`);
-    const down = existing.processes.filter((p) => !isAlive(p.pid)).map((p) => p.name);
+    const down = existing.processes.filter((p) => !isRunning(p.pid)).map((p) => p.name);
     if (down.length > 0) out.note(`warning: not running in that cluster: ${down.join(', ')} (lockfabric cluster status; chaos restart brings one back)`);
     return { state: existing, release: async () => undefined, temporary: false, dir };
   }
@@ -68,6 +59,8 @@ export async function acquireLiveCluster(
     ...(options.withCutProxy ? { withCutProxy: true } : {}),
     ...(options.insecure ? { insecure: true } : {}),
     onStatus: (line) => out.note(`  ${line}`),
+    // Stopped by release(); a parent watch stops it too if this process is killed before that.
+    dieWithParent: true,
   });
   return { state, release: async () => void (await stopLocalCluster(tempDir)), temporary: true, dir: tempDir };
 }

@@ -14,7 +14,7 @@ import { addressOf } from '../run/remote-cluster.js';
 import { benchReport } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { ProgressBar } from '../report/progress.js';
-import { switchProgramOf } from './bench-live.js';
+import { noteDownAtStart, switchProgramOf } from './bench-live.js';
 import { DEFAULT_CLUSTER_DIR, acquireLiveCluster } from './context.js';
 import type { Output } from './context.js';
 import { measureTransport } from './transport.js';
@@ -69,6 +69,7 @@ async function runOneLive(state: ClusterState, protocol: ProtocolDefinition, spe
   const result = await runLive({ state, protocol: protocol.id, protocolOptions: substrateOptions('live', protocol.id), spec, onProgress: (f) => bar.update(f), tolerateNodeFailures: true });
   bar.done();
   for (const f of result.failedNodes) out.note(`warning: ${protocol.id}: ${f.error}`);
+  noteDownAtStart(result, out);
   if (txn.ids.has(protocol.id)) {
     // On the same cluster, right after the protocol's micro run (a switch program stays loaded).
     const txnBar = new ProgressBar(`${protocol.id} tpcc`.padEnd(12), { enabled: !out.json });

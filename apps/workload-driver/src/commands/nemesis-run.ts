@@ -29,7 +29,7 @@ import { runLive } from '../run/live.js';
 import type { LiveRunResult } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
 import { faultFields, switchProgramOf } from './bench-live.js';
-import { acquireLiveCluster, withoutDownComputeNodes } from './context.js';
+import { acquireLiveCluster } from './context.js';
 import type { Output } from './context.js';
 import { checkTargets, targetsOf } from './nemesis.js';
 import type { KubeFlags, NemesisReport } from './nemesis.js';
@@ -108,7 +108,7 @@ interface NemesisRun {
 async function runNemesis(n: NemesisRun): Promise<number> {
   const clock = new RealClock();
   const bar = new ProgressBar(`nemesis ${n.protocol}`, { enabled: !n.out.json });
-  const { state } = withoutDownComputeNodes(n.cluster.state());
+  const state = n.cluster.state();
   const wallStart = performance.now();
   const applied: AppliedFault[] = [];
   const skipped: SkippedFault[] = [];
@@ -183,7 +183,7 @@ interface HealProbe {
  * drawn uniformly, so a lock no acquire happened to name is reported as unprobed, not as dead.
  */
 async function probeLiveness(n: NemesisRun, actions: readonly string[]): Promise<HealProbe> {
-  const { state } = withoutDownComputeNodes(n.cluster.state());
+  const state = n.cluster.state();
   const probeSpec: WorkloadSpec = { clients: Math.min(n.spec.clients, 8), locks: n.spec.locks, readRatio: 0, distribution: 'uniform', operations: Math.max(64, n.spec.locks * 8), thinkNs: 0, criticalSectionNs: 0, seed: n.spec.seed + 1, timeoutMs: n.healBudgetMs };
   const problems: string[] = [];
   let result: LiveRunResult | undefined;

@@ -57,8 +57,8 @@ export interface BenchReport {
   readonly tls?: 'mtls' | 'insecure';
   /** Live: whether NATS connections were TLS (on with gRPC TLS unless the cluster was started --insecure). */
   readonly natsTls?: 'tls' | 'plaintext';
-  /** Live: compute nodes of the cluster that were down at the start and left out. */
-  readonly skippedNodes?: readonly string[];
+  /** Live: compute nodes found down before the run (dead, paused, cut off): left out, their clients not started. */
+  readonly downAtStart?: readonly { readonly node: number; readonly name: string; readonly reason: string; readonly clients: number }[];
   /** Live: compute nodes the coordinator declared dead during the run (ms from the first event). */
   readonly declaredDead?: readonly { readonly node: number; readonly atMs: number; readonly reason: string }[];
   /** Live: compute nodes that could not start their part of the run (their clients did not run). */
@@ -251,7 +251,7 @@ export function describeReport(report: BenchReport): string {
   for (const d of report.declaredDead ?? []) lines.push(`  declared dead       compute node ${d.node} at +${d.atMs.toFixed(0)} ms (${d.reason}): fenced; its refused releases end its holds there`);
   if (report.tls) lines.push(`  gRPC transport      ${report.tls === 'mtls' ? 'mutual TLS' : 'INSECURE (plaintext, no peer identity)'}`);
   if (report.natsTls) lines.push(`  NATS transport      ${report.natsTls === 'tls' ? 'TLS (server verified against the cluster CA)' : 'PLAINTEXT'}`);
-  if (report.skippedNodes?.length) lines.push(`  not running         ${report.skippedNodes.join(', ')} (left out of the run)`);
+  for (const d of report.downAtStart ?? []) lines.push(`  down at start       ${d.name}: ${d.clients} clients not started (${d.reason})`);
   if (report.switchGrantShare !== undefined) lines.push(`  switch-decided      ${report.switchGrants ?? 0} grants (${(report.switchGrantShare * 100).toFixed(1)} % of acquires)${report.switchGrantsByRack ? `; by rack: ${formatByRack(report.switchGrantsByRack)}` : ''}`);
   if (report.nicIops && Object.keys(report.nicIops).length > 0) lines.push(`  NIC IOPS by node    ${Object.entries(report.nicIops).map(([node, iops]) => `${node}: ${Math.round(iops).toLocaleString('en-US')}/s`).join(', ')}`);
   if (report.nicUtilisation) lines.push(`  NIC ceiling used    ${Object.entries(report.nicUtilisation).map(([node, u]) => `${node}: ${(u * 100).toFixed(1)} % (${(report.nicThrottled?.[node] ?? 0).toLocaleString('en-US')} verbs waited)`).join(', ')}`);

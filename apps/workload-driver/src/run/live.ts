@@ -20,6 +20,8 @@ import { preRunTrace } from './pre-run-trace.js';
 import { DEFAULT_STRAGGLER_GRACE_MS, startOnNodes } from './node-start.js';
 import type { FailedNode, NodeRunPlan } from './node-start.js';
 import { addressOf } from './remote-cluster.js';
+import { findDownNodes, survivingComputeNodes } from './reachability.js';
+import type { NodeDownAtStart, ReachOptions } from './reachability.js';
 import { ADMISSION_TIMEOUT_MS, awaitSwitchAdmission } from './switch-admission.js';
 import { SWITCH_GRANT_DECISIONS } from './switch-decisions.js';
 import { checkAppLive, loadAppData } from './app-live.js';
@@ -75,6 +77,13 @@ export interface LiveRunOptions {
   readonly mutantLocalVerbs?: boolean;
   /** Test-only: compute nodes leave the previous run's clients' verbs open (MUTANT_KEEP_OLD_RUN_VERBS_OPTION). */
   readonly mutantKeepOldRunVerbs?: boolean;
+  /** How nodes are found down before the run (see findDownNodes); tests shorten or fake it. */
+  readonly reach?: ReachOptions;
+}
+
+/** A compute node down when the run started: not run, its share of the clients not started. */
+export interface ComputeDownAtStart extends NodeDownAtStart {
+  readonly clients: number;
 }
 
 /** What one group of clients did, with its own latency and verbs: local (on the memory node) or remote. */
@@ -112,6 +121,8 @@ export interface LiveRunResult {
   readonly declaredDead: readonly DeclaredDead[];
   /** Compute nodes that do not implement Prepare (older versions): they ran outside the start barrier. */
   readonly unpreparedNodes: readonly number[];
+  /** Compute nodes found down before the run (with `tolerateNodeFailures`): left out, their clients not started. */
+  readonly downAtStart: readonly ComputeDownAtStart[];
   /** Switch-family protocols on a cluster with a switch-dataplane: what the switch did. */
   readonly switch?: LiveSwitchReport;
   /** Application runs: the compute nodes' merged log and the application's check on the memory nodes. */
@@ -164,7 +175,7 @@ const ZERO_CHUNK_BYTES = 64 * 1024;
 export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   const protocol = protocolById(options.protocol);
   const { spec, state } = options;
-  const computes = state.processes.filter((p) => p.role === 'compute');
+  const allComputes = state.processes.filter((p) => p.role === 'compute');
   const memories = state.processes.filter((p) => p.role === 'memory');
   // --racks against a cluster started with another count (its compute nodes would refuse the run one by one)
   const askedRacks = options.protocolOptions?.['racks'];
@@ -172,12 +183,15 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
   if (askedRacks !== undefined && state.processes.some((p) => p.role === 'switch') && String(askedRacks) !== String(clusterRacks)) {
     throw new ConfigError([`--racks ${String(askedRacks)}: the cluster has ${clusterRacks} rack${clusterRacks === 1 ? '' : 's'}; start it with \`cluster up --switch-program fisslock --racks ${String(askedRacks)}\` or drop --racks`]);
   }
-  if (computes.length === 0 || memories.length === 0) throw new ConfigError(['the live cluster needs at least one memory node and one compute node']);
+  if (allComputes.length === 0 || memories.length === 0) throw new ConfigError(['the live cluster needs at least one memory node and one compute node']);
   const fixedOptions = liveOptionProblems(protocol.id, options.protocolOptions);
   if (fixedOptions.length > 0) throw new ConfigError(fixedOptions);
   const colocated = options.colocatedClients ?? 0;
   const colocation = colocationProblems(protocol, memories, colocated, spec.clients);
   if (colocation.length > 0) throw new ConfigError(colocation);
+  // Before any connection: a dead node refuses at once, a paused one costs the probe's timeout, not the run.
+  const down = await findDownNodes([...memories, ...allComputes], options.reach);
+  const computes = survivingComputeNodes(allComputes, down, options.tolerateNodeFailures ?? false);
   await zeroLockMemory(memories, computes, spec.locks, protocol.entryBytes, colocated > 0);
   if (spec.application) await loadAppData(memories, spec.application, spec.locks);
   if (state.natsUrl) await announceTable(state, protocol.id, spec.locks);
@@ -197,7 +211,7 @@ export async function runLive(options: LiveRunOptions): Promise<LiveRunResult> {
     // before the start: the run's first verb reaches a memory node only after every compute node
     // has prepared (and described it), long after this one request; the start is not delayed.
     const nicBeforeRead = memoryNicVerbs(memories);
-    const ranOnNodes = await runOnNodes(options, protocol, computes, memories);
+    const ranOnNodes = await runOnNodes(options, protocol, allComputes, memories, down);
     const nicBefore = await nicBeforeRead;
     const caps = Object.fromEntries(memories.flatMap((m) => (iopsCapOf(m) ? [[m.name, iopsCapOf(m)!]] : [])));
     const ran = { ...ranOnNodes, memoryNic: nicFigures(nicBefore, await memoryNicVerbs(memories), ranOnNodes.summary.elapsedNs, caps) };
@@ -241,12 +255,19 @@ async function prepareSwitch(control: SwitchControlClient, protocol: ReturnType<
   return { program: description.program, hotLocks: installed.hotLocks, queueSlots: installed.slots };
 }
 
-async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof protocolById>, computes: readonly ProcessRecord[], memories: readonly ProcessRecord[]): Promise<LiveRunResult & { applicationLogs?: readonly string[] }> {
+async function runOnNodes(
+  options: LiveRunOptions,
+  protocol: ReturnType<typeof protocolById>,
+  computes: readonly ProcessRecord[],
+  memories: readonly ProcessRecord[],
+  down: readonly NodeDownAtStart[],
+): Promise<LiveRunResult & { applicationLogs?: readonly string[] }> {
   const { spec } = options;
+  const isDown = (node: number) => down.some((d) => d.role === 'compute' && d.node === node);
 
   const peers: Record<number, string> = {};
   for (const m of memories) peers[m.node] = addressOf(m, m.grpc);
-  for (const c of computes) peers[c.node] = addressOf(c, c.memoryGrpc);
+  for (const c of computes) if (!isDown(c.node)) peers[c.node] = addressOf(c, c.memoryGrpc);
   // Colocated clients run on the (single) memory node, which serves them like a compute node.
   const colocated = options.colocatedClients ?? 0;
   const host = memories[0]!;
@@ -263,8 +284,11 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
   // a server that outlives runs (the memory node's, for rpc and traditional) tells them apart by it
   const runEpoch: Record<string, string> = protocol.options[RUN_EPOCH_OPTION] !== undefined ? { [RUN_EPOCH_OPTION]: String(nextRunEpoch(started)) } : {};
   const barrier = options.startBarrier ?? true;
+  // A node down at the start keeps its share (and the others their seeds): its clients are not started.
+  const downAtStart: ComputeDownAtStart[] = down.flatMap((d) => (d.role === 'compute' ? [{ ...d, clients: shares[hosts.findIndex((h) => h.role === 'compute' && h.node === d.node)] ?? 0 }] : []));
   // With the barrier, a node without clients still runs: its node service (a lock home, agents) is this run's.
   const plans: NodeRunPlan[] = hosts.flatMap((compute, k) => {
+    if (compute.role === 'compute' && isDown(compute.node)) return [];
     if ((shares[k] ?? 0) === 0 && !barrier) return [];
     const nodeSpec: WorkloadSpec = { ...spec, clients: shares[k]!, ...(opShares ? { operations: opShares[k]! } : {}), seed: spec.seed + k * 7919 };
     const hostOptions: Record<string, string> = options.mutantLocalVerbs && compute.role === 'memory' ? { [MUTANT_LOCAL_VERBS_OPTION]: 'true' } : {};
@@ -375,6 +399,7 @@ async function runOnNodes(options: LiveRunOptions, protocol: ReturnType<typeof p
     nodeFailures,
     declaredDead,
     unpreparedNodes,
+    downAtStart,
     ...(spec.application ? { applicationLogs: results.map((r) => r.applicationLog) } : {}),
     ...(colocated > 0 ? { placement: placementFigures(plans, outcomes.map((o) => o.result)) } : {}),
   };
