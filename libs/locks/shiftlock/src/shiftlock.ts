@@ -199,10 +199,11 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
    * descheduled, or the message sat in a queue) may predate a reset: one READ of RelCnt tells, and a
    * leap sends the attempt back to the start instead of into a hold of a lock someone else now holds.
    */
-  private async stillCurrent(lock: LockId, addr: RemoteAddr, grant: Evidence, op: OpCounters): Promise<boolean> {
+  private stillCurrent(lock: LockId, addr: RemoteAddr, grant: Evidence, op: OpCounters): boolean | Promise<boolean> {
+    // Not async: the usual answer needs no verb, and callers await it either way (same turns).
     if (this.options.mutantStaleGrants || this.ports.clock.nowNs() <= this.leaseEnd(grant.sinceNs)) return true;
     op.verbs++;
-    return !leap(grant.relCnt, await this.readRelCnt(lock, addr));
+    return this.readRelCnt(lock, addr).then((relCnt) => !leap(grant.relCnt, relCnt));
   }
 
   /**
@@ -295,7 +296,7 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
         const me = encodeTail({ node: this.ports.self.node, client: this.ports.self.client, slot, generation: this.endpoints.advance(slot) });
         // Drop what is left for earlier incarnations of this slot; the first verb goes out first so that a
         // simulator started right after acquire() sees work scheduled.
-        const guard = await this.enqueue(lock, addr, slot, me, op, patience, () => this.drainStale(slot, me));
+        const guard = await this.enqueue(lock, addr, slot, me, op, patience, (nowNs) => this.drainStale(slot, me, nowNs));
         if (guard && !(await this.stillCurrent(lock, addr, { relCnt: guard.curRelCnt, sinceNs: guard.acquiredNs }, op))) {
           // The grant predates a reset: this TailPtr is gone from the entry with the old queue.
           continue;
@@ -329,19 +330,20 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
     me: bigint,
     op: OpCounters,
     patience: Patience,
-    drain: () => Promise<void>,
+    drain: (nowNs: number) => Promise<void>,
   ): Promise<WriterGuard | undefined> {
     const { verbs, clock } = this.ports;
     if (this.options.trivialCas) {
       const first = this.trivialAttempts(lock, addr, slot, me, op, patience);
-      await drain();
+      await drain(clock.nowNs());
       const taken = await first;
       if (taken !== 'failed') return taken;
     }
     op.verbs++;
     const issuedNs = clock.nowNs();
     const enqueued = verbs.maskedCas(addr, 16, 0n, enqueueSwap(me), 0n, TAIL_MASK, { lock });
-    if (!this.options.trivialCas) await drain();
+    // The drain looks without waiting: the enqueue's issue time is a deadline already passed.
+    if (!this.options.trivialCas) await drain(issuedNs);
     const old = decodeEntry(await enqueued);
     const guard: WriterGuard = { slot, me, enqueueRelCnt: old.relCnt, curRelCnt: old.relCnt, consWrt: 0, epoch: old.epoch, acquiredNs: issuedNs };
     if (old.tail !== 0n) {
@@ -455,13 +457,15 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
     const { lock, addr, guard } = grant;
     const { verbs, clock } = this.ports;
     try {
-      if (clock.nowNs() > grant.leaseEndNs && (await this.readRelCnt(lock, addr)) !== guard.curRelCnt) {
+      // One clock read serves the lease check and, as a deadline already passed, the look below.
+      const nowNs = clock.nowNs();
+      if (nowNs > grant.leaseEndNs && (await this.readRelCnt(lock, addr)) !== guard.curRelCnt) {
         // Held past the lease and the lock was reset (or changed) under this holder: touch nothing.
         throw new LeaseExpiredError(lock, this.options.leaseNs / NS_PER_MS);
       }
       // A successor already announced (checked without waiting) gets the lock without an atomic.
       this.ports.phases?.enter('notify-successor');
-      let successor = await this.takeSuccessor(lock, guard, clock.nowNs());
+      let successor = await this.takeSuccessor(lock, guard, nowNs);
       if (successor === undefined) {
         this.ports.phases?.enter('initial-atomic');
         const old = decodeEntry(
@@ -577,8 +581,11 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
     return raw ? decodeMessage(raw) : undefined;
   }
 
-  /** Drops queued messages for earlier incarnations of endpoint `slot` (A24: drain the endpoint on restart). */
-  private async drainStale(slot: number, me: bigint): Promise<void> {
+  /**
+   * Drops queued messages for earlier incarnations of endpoint `slot` (A24: drain the endpoint on
+   * restart), without waiting: `nowNs` is a time already passed, used as the looks' deadline.
+   */
+  private async drainStale(slot: number, me: bigint, nowNs: number): Promise<void> {
     const { self } = this.ports;
     const stale = (raw: Message): boolean => {
       const message = decodeMessage(raw);
@@ -590,7 +597,8 @@ export class ShiftLockClient implements LockClient<ShiftLockGrant> {
         return true;
       }
     };
-    while (await this.ports.mailbox.receive(stale, { deadlineNs: this.ports.clock.nowNs() })) this.stats.staleMessages++;
+    const look = { deadlineNs: nowNs };
+    while (await this.ports.mailbox.receive(stale, look)) this.stats.staleMessages++;
   }
 
   private send(message: OutgoingMessage): void {
