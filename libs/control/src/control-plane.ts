@@ -14,6 +14,7 @@ import { startQueueRecoveryHook } from './queue-lock-recovery/queue-recovery-hoo
 import type { QueueRecoveryHook, QueueRecoveryHookDeps } from './queue-lock-recovery/queue-recovery-hook.js';
 import { RecoveryBook } from './recovery-book.js';
 import type { Recovery } from './recovery-book.js';
+import { queueLockProtocols } from './recovery-rules.js';
 import type { ProtocolRecoveries } from './recovery-rules.js';
 import { failureNoticeToWire } from './recovery-wire.js';
 import type { Subjects } from './subjects.js';
@@ -74,7 +75,7 @@ export interface ControlPlaneDeps {
    * Once this coordinator's first view is out, run one queue-lock recovery with no newly dead
    * node (QueueRecoveryHook.afterRestart): the repair of a recovery a crashed predecessor left
    * half done, as FissLock recovers a switch first seen closed (FissLock §7.2). It pauses every
-   * mcs/alock node once per coordinator start. Default false (the live coordinator does not yet;
+   * queue-lock node once per coordinator start. Default false (the live coordinator does not yet;
    * the sim control plane does).
    */
   readonly queueRestartRecovery?: boolean;
@@ -101,7 +102,7 @@ const NOTABLE: ReadonlySet<HeartbeatOutcome> = new Set(['joined', 'refuted', 're
  * failure detection every tick, membership views out on `ctl.membership` (a new epoch per change of
  * the live set, the same view again every announce interval), a FailureNotice on
  * `ctl.recovery.failure` per member declared dead, and the recovery drivers: the protocols'
- * contributed drivers (switch restarts and compute deaths, then machine deaths only), queue-lock (mcs, alock) gate/drain/reset.
+ * contributed drivers (switch restarts and compute deaths, then machine deaths only), the queue locks' gate/drain/reset.
  * Input that does not decode is counted and dropped.
  */
 export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
@@ -194,8 +195,11 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
   const drivers = (deps.recoveryDrivers ?? []).map((start) => start(driverContext));
   // switch programs' recoveries after a compute machine's death (contributed, e.g. NetLock's queue purge)
   const machineDeathRecoveries = (deps.machineDeathRecoveries ?? []).map((start) => start({ bus, subjects, logger, clock, recoveries, malformed }));
-  // mcs/alock: gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
-  const queueLocks = startQueueRecoveryHook({ bus, subjects, logger, clock, recoveries, epoch, liveComputeNodes: liveOf('compute'), ...(deps.queue ?? {}) });
+  // the queue locks (their rules say so): gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
+  const queueLocks = startQueueRecoveryHook({
+    bus, subjects, logger, clock, recoveries, epoch, liveComputeNodes: liveOf('compute'),
+    protocols: queueLockProtocols(deps.protocolRecoveries), ...(deps.queue ?? {}),
+  });
   let lastTable: Uint8Array | undefined;
   const republishTable = (memoryId: string) => {
     try {
