@@ -248,10 +248,10 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', bareThrow, bareRejection, protocolIdLiteral] },
   },
   {
-    // Nor does the generic control plane compare protocol ids. Listed, not hidden: the queue-lock
-    // recovery still names the two queue locks it serves (mcs, alock) until they declare it.
+    // Nor does the generic control plane compare protocol ids: a protocol's rule and its clients'
+    // queue-recovery group say whether the queue-lock recovery serves it. No exceptions.
     files: GENERIC_CONTROL_FILES,
-    ignores: ['**/*.test.ts', 'libs/control/src/queue-lock-recovery/queue-recovery-hook.ts', 'libs/control/src/queue-lock-recovery/queue-recovery-responder.ts'],
+    ignores: ['**/*.test.ts'],
     rules: { 'no-restricted-syntax': ['error', bareThrow, bareRejection, protocolIdLiteral] },
   },
   {

@@ -8,12 +8,12 @@ import { decodeHeartbeat } from './heartbeat-decoder.js';
 import type { Logger, MalformedSink } from './logger.js';
 import { Membership } from './membership.js';
 import type { MembershipView, PublishReason } from './membership.js';
-import type { MachineDeathRecovery, MachineDeathRecoveryFactory } from './machine-death-recovery.js';
 import type { MemberRecoveryDriver, MemberRecoveryDriverFactory } from './recovery-driver.js';
 import { startQueueRecoveryHook } from './queue-lock-recovery/queue-recovery-hook.js';
 import type { QueueRecoveryHook, QueueRecoveryHookDeps } from './queue-lock-recovery/queue-recovery-hook.js';
 import { RecoveryBook } from './recovery-book.js';
 import type { Recovery } from './recovery-book.js';
+import { queueLockProtocols } from './recovery-rules.js';
 import type { ProtocolRecoveries } from './recovery-rules.js';
 import { failureNoticeToWire } from './recovery-wire.js';
 import type { Subjects } from './subjects.js';
@@ -57,24 +57,20 @@ export interface ControlPlaneDeps {
   /** Spans of the drivers' recoveries; none when omitted. */
   readonly trace?: Trace;
   /**
-   * Protocols' recoveries that follow switches as well as compute deaths, started first and in this
-   * order (live: the catalog's coordinator plug-ins contribute them). A protocol whose rule is
-   * `driven` and has no driver here leaves its action open.
+   * Protocols' contributed recoveries, started and told of each death in this order (live: the
+   * catalog's coordinator plug-ins contribute them). One list: those that follow switches as well
+   * (FissLock's S1–S3) and those that only hear compute deaths (a MachineDeathRecoveryFactory,
+   * NetLock's switch-queue purge). A protocol whose rule is `driven` and has no driver here, nor
+   * names the queue-lock recovery, leaves its action open.
    */
   readonly recoveryDrivers?: readonly MemberRecoveryDriverFactory[];
-  /**
-   * Switch-program recoveries after a compute machine's death, started in this order (live: the
-   * catalog's coordinator plug-ins contribute them, e.g. NetLock's switch-queue purge). A protocol
-   * whose recovery rule is `driven` and has no driver here leaves its action open.
-   */
-  readonly machineDeathRecoveries?: readonly MachineDeathRecoveryFactory[];
   /** Overrides of the queue-lock recovery hook's timings. */
   readonly queue?: Pick<QueueRecoveryHookDeps, 'callTimeoutMs' | 'gateLeaseMs' | 'drainPollMs' | 'queueHosts'>;
   /**
    * Once this coordinator's first view is out, run one queue-lock recovery with no newly dead
    * node (QueueRecoveryHook.afterRestart): the repair of a recovery a crashed predecessor left
    * half done, as FissLock recovers a switch first seen closed (FissLock §7.2). It pauses every
-   * mcs/alock node once per coordinator start. Default false (the live coordinator does not yet;
+   * queue-lock node once per coordinator start. Default false (the live coordinator does not yet;
    * the sim control plane does).
    */
   readonly queueRestartRecovery?: boolean;
@@ -84,10 +80,8 @@ export interface ControlPlaneDeps {
 export interface ControlPlane {
   readonly membership: Membership;
   readonly recoveries: RecoveryBook;
-  /** The started member recovery drivers, in the order of `recoveryDrivers`. */
+  /** The started recovery drivers, in the order of `recoveryDrivers`. */
   readonly drivers: readonly MemberRecoveryDriver[];
-  /** The started machine-death recoveries, in the order of `machineDeathRecoveries`. */
-  readonly machineDeathRecoveries: readonly MachineDeathRecovery[];
   readonly queueLocks: QueueRecoveryHook;
   /** Stops detection, the drivers and every subscription; in-flight recovery steps end at their next wait. */
   close(): void;
@@ -101,7 +95,7 @@ const NOTABLE: ReadonlySet<HeartbeatOutcome> = new Set(['joined', 'refuted', 're
  * failure detection every tick, membership views out on `ctl.membership` (a new epoch per change of
  * the live set, the same view again every announce interval), a FailureNotice on
  * `ctl.recovery.failure` per member declared dead, and the recovery drivers: the protocols'
- * contributed drivers (switch restarts and compute deaths, then machine deaths only), queue-lock (mcs, alock) gate/drain/reset.
+ * contributed drivers (switch restarts and compute deaths, or compute deaths only), the queue locks' gate/drain/reset.
  * Input that does not decode is counted and dropped.
  */
 export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
@@ -192,10 +186,11 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     declareDead: (node: NodeId, reason: string) => declareComputeDead(node, reason),
   };
   const drivers = (deps.recoveryDrivers ?? []).map((start) => start(driverContext));
-  // switch programs' recoveries after a compute machine's death (contributed, e.g. NetLock's queue purge)
-  const machineDeathRecoveries = (deps.machineDeathRecoveries ?? []).map((start) => start({ bus, subjects, logger, clock, recoveries, malformed }));
-  // mcs/alock: gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
-  const queueLocks = startQueueRecoveryHook({ bus, subjects, logger, clock, recoveries, epoch, liveComputeNodes: liveOf('compute'), ...(deps.queue ?? {}) });
+  // the queue locks (their rules say so): gate, drain, abort, table reset after a compute-node death (queue-lock-recovery/)
+  const queueLocks = startQueueRecoveryHook({
+    bus, subjects, logger, clock, recoveries, epoch, liveComputeNodes: liveOf('compute'),
+    protocols: queueLockProtocols(deps.protocolRecoveries), ...(deps.queue ?? {}),
+  });
   let lastTable: Uint8Array | undefined;
   const republishTable = (memoryId: string) => {
     try {
@@ -281,7 +276,6 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     if (recovery.doneAtNs !== undefined) logDone(recovery);
     if (member.role === 'compute') {
       for (const driver of drivers) driver.computeDead(member);
-      for (const recovery of machineDeathRecoveries) recovery.computeDead(member);
       queueLocks.computeDead(member);
     }
   };
@@ -325,14 +319,12 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
     membership,
     recoveries,
     drivers,
-    machineDeathRecoveries,
     queueLocks,
     close: () => {
       if (closed) return;
       closed = true;
       stop.abort();
       for (const driver of drivers) driver.close();
-      for (const recovery of machineDeathRecoveries) recovery.close();
       queueLocks.close();
       for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
     },

@@ -22,6 +22,10 @@ export interface InProcessNodeDeps extends InProcessPartyDeps {
 /** What the coordinator gets from a plug-in, anew for each coordinator life. */
 export interface InProcessCoordinatorPart {
   readonly recoveryDrivers?: readonly MemberRecoveryDriverFactory[];
+  /**
+   * More of the same list (ControlPlaneDeps.recoveryDrivers), started after every part's
+   * `recoveryDrivers`: the name NetLock's in-process plug-in still contributes its purge under.
+   */
   readonly machineDeathRecoveries?: readonly MachineDeathRecoveryFactory[];
 }
 

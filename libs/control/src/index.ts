@@ -22,7 +22,7 @@ export { DEFAULT_ANNOUNCE_INTERVAL_MS, Membership, type MembershipOptions, type 
 export { answerViewRecalls, recallView, type ViewRecallDeps } from './view-recall.js';
 export { decodeHeartbeat } from './heartbeat-decoder.js';
 export { membershipViewToWire } from './view-wire.js';
-export { rulesFor, type ProtocolRecoveries, type ProtocolRecovery, type RecoveryMechanism, type RecoveryRule } from './recovery-rules.js';
+export { queueLockProtocols, rulesFor, type ProtocolRecoveries, type ProtocolRecovery, type RecoveryMechanism, type RecoveryRule } from './recovery-rules.js';
 export { DEFAULT_KEEP_DONE, RecoveryBook, type FailedMember, type Recovery, type RecoveryAction, type RecoveryBookOptions, type RecoveryStep } from './recovery-book.js';
 export { failureNoticeToWire, parseRecoveryDetail, recoveryToWire } from './recovery-wire.js';
 export type { DriverContext } from './driver-context.js';

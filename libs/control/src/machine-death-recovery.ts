@@ -12,9 +12,11 @@ export interface DeadCompute {
 
 /**
  * A switch program's recovery after a compute machine's death, contributed by a protocol's control
- * package through the catalog's coordinator plug-ins (NetLock's queue purge is one). The control
- * plane only tells it of each death and closes it; which switch program it talks to, over which
- * port, and which recovery action it closes in the book are its own business.
+ * package through the catalog's coordinator plug-ins (NetLock's queue purge is one): a recovery
+ * driver that hears no switch events and needs only the DriverContext, in the same list
+ * (ControlPlaneDeps.recoveryDrivers). The control plane only tells it of each death and closes it;
+ * which switch program it talks to, over which port, and which recovery action it closes in the
+ * book are its own business.
  */
 export interface MachineDeathRecovery {
   /** A compute node was declared dead (once per node incarnation from the control plane). */

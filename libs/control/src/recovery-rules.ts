@@ -21,3 +21,11 @@ export function rulesFor(role: string, protocols: ProtocolRecoveries = new Map()
     return rule ? [[id, rule] as const] : [];
   }));
 }
+
+/**
+ * The protocols whose compute-death recovery is the control plane's queue-lock recovery: each says
+ * so in its rule (`driver: 'queue-lock'`). In `protocols`' order.
+ */
+export function queueLockProtocols(protocols: ProtocolRecoveries = new Map()): readonly string[] {
+  return [...protocols].filter(([, recovery]) => recovery.compute.mechanism === 'driven' && recovery.compute.driver === 'queue-lock').map(([id]) => id);
+}

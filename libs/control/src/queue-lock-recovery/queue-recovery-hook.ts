@@ -7,6 +7,11 @@ import type { DriverContext } from '../driver-context.js';
 import { BusQueueParticipant } from './bus-queue-participant.js';
 
 export interface QueueRecoveryHookDeps extends Omit<DriverContext, 'malformed'> {
+  /**
+   * The protocols whose `driven` compute action in the book this recovery closes: those whose rule
+   * names it (recovery-rules.ts `queueLockProtocols`). Default none.
+   */
+  readonly protocols?: readonly string[];
   /** The membership epoch now: every call carries it. */
   readonly epoch: () => bigint;
   /** Compute nodes the failure detector holds alive. */
@@ -39,7 +44,7 @@ export interface QueueRecoveryHook {
    * the table not reset, queues still naming a dead node that nobody will declare dead again (a
    * restarted coordinator never heard it). One recovery with no newly dead node repairs every
    * queue all the same: gate, drain, abort, reset, resume (the groups remember the dead nodes an
-   * earlier gate named). With no node running mcs or alock it is one round of gate calls.
+   * earlier gate named). With no node running a queue lock it is one round of gate calls.
    */
   afterRestart(): void;
   /** Recoveries that ran (a node took part), in order. */
@@ -48,15 +53,15 @@ export interface QueueRecoveryHook {
   close(): void;
 }
 
-const PROTOCOLS = ['mcs', 'alock'] as const;
 const MAX_ATTEMPTS = 2;
 
 /**
- * The coordinator's queue-lock (mcs, alock) recovery after a compute node's death: gate every
+ * The coordinator's queue-lock recovery after a compute node's death, one for every protocol that
+ * takes part (the rule names it; the clients join their node's queue-recovery group): gate every
  * surviving compute node, abort in rounds until every survivor has no holder and has aborted its
  * waiters, have one survivor zero the lock table, resume (libs/locks/common queue-recovery.ts has
  * the rule and why it is safe). Recoveries run one at a time; one that fails (a node did not
- * answer) is tried once more from the gate. With no node running mcs or alock nothing happens
+ * answer) is tried once more from the gate. With no node running a queue lock nothing happens
  * beyond one round of gate calls.
  */
 export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecoveryHook {
@@ -64,6 +69,7 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
   const callTimeoutMs = deps.callTimeoutMs ?? 2_000;
   const gateLeaseMs = deps.gateLeaseMs ?? 20_000;
   const drainPollMs = deps.drainPollMs ?? 20;
+  const protocols = deps.protocols ?? [];
   const completed: QueueRecoveryRun[] = [];
   let queue: Promise<void> = Promise.resolve();
   let closed = false;
@@ -71,7 +77,7 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
 
   const record = (member: DeadCompute | undefined): void => {
     if (!member) return; // a restart recovery: no member's recovery to record it under
-    for (const protocol of PROTOCOLS) deps.recoveries.recordSteps('compute', member.id, protocol, [], deps.clock.nowNs());
+    for (const protocol of protocols) deps.recoveries.recordSteps('compute', member.id, protocol, [], deps.clock.nowNs());
   };
 
   /** `member` undefined: the recovery after this coordinator's (re)start, with no newly dead node. */
@@ -99,7 +105,7 @@ export function startQueueRecoveryHook(deps: QueueRecoveryHookDeps): QueueRecove
         resetWithinNs: (gateLeaseMs / 2 - callTimeoutMs) * 1e6,
       });
       if (result.machines.length === 0) {
-        logger.info(`queue-lock recovery after ${label}: no survivor runs mcs or alock; nothing to do`);
+        logger.info(`queue-lock recovery after ${label}: no survivor runs a queue lock; nothing to do`);
       } else {
         completed.push(result);
         const protocol = participants.find((p) => p.protocol !== undefined)?.protocol ?? '?';

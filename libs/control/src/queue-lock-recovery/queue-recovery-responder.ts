@@ -12,7 +12,6 @@ import { queueRecoverySubject } from './bus-queue-participant.js';
 import type { QueueRecoveryVerb } from './bus-queue-participant.js';
 
 const VERBS: readonly QueueRecoveryVerb[] = ['gate', 'abort', 'reset', 'resume'];
-const QUEUE_PROTOCOLS: ReadonlySet<string> = new Set(['mcs', 'alock']);
 
 /** What the responder needs of the node's current run: its protocol and lock table. */
 export interface QueueRun {
@@ -52,10 +51,13 @@ interface ReplyFields {
 
 /**
  * The compute node's side of queue-lock recovery, answering on the control bus (NATS live, the
- * in-memory bus in sim) (README of libs/locks/mcs, "Failures"):
- * - gate: new mcs/alock acquires of this node stop joining queues (they wait within their own
- *   timeout); the gate opens by itself after the request's lease, so a coordinator that dies
- *   mid-recovery cannot stall the node; reply says whether the node runs mcs/alock clients;
+ * in-memory bus in sim) (README of libs/locks/mcs, "Failures"). The node takes part when its run
+ * has a queue-recovery group here: a protocol that takes part hands its clients the group in its
+ * definition (mcs, alock); one that does not gives them none (rma-rw's writer queue), so no
+ * protocol is named here.
+ * - gate: new acquires of the group stop joining queues (they wait within their own timeout); the
+ *   gate opens by itself after the request's lease, so a coordinator that dies mid-recovery cannot
+ *   stall the node; reply says whether the node has such clients, and the run's protocol;
  * - abort: if nothing is held or in flight on the node, its waiters end with LockAbortedError and
  *   free their queue nodes (done); else not done, with the counts;
  * - reset: the lock table of the run is zeroed through this node's queue pairs;
@@ -89,11 +91,11 @@ export function startQueueRecoveryResponder(deps: QueueResponderDeps): QueueResp
     newestEpoch = request.epoch;
     answered[verb]++;
     const run = deps.run();
-    const protocol = run && QUEUE_PROTOCOLS.has(run.protocol) ? run.protocol : undefined;
     switch (verb) {
       case 'gate': {
-        const found = run && protocol ? existingQueueRecoveryGroup(run.locks, node) : undefined;
-        if (!found || !protocol) return reply(msg, { active: false });
+        const found = run ? existingQueueRecoveryGroup(run.locks, node) : undefined;
+        if (!found || !run) return reply(msg, { active: false });
+        const { protocol } = run;
         if (group && group !== found) group.open();
         group = found;
         group.gate(request.deadNodes);

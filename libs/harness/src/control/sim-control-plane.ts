@@ -214,7 +214,8 @@ export class SimControlPlane {
   private startCoordinator(skipRestartRecovery = false): void {
     const { detector, queueTimings } = this.options;
     const parts = this.plugins.map((p) => p.coordinator?.() ?? {});
-    const recoveryDrivers = parts.flatMap((p) => p.recoveryDrivers ?? []);
+    // one list: every part's drivers, then the death-only ones contributed under their own name
+    const recoveryDrivers = [...parts.flatMap((p) => p.recoveryDrivers ?? []), ...parts.flatMap((p) => p.machineDeathRecoveries ?? [])];
     this.coordinator = startControlPlane({
       bus: this.bus.connect(COORDINATOR),
       subjects: this.subjects,
@@ -225,7 +226,6 @@ export class SimControlPlane {
       missesBeforeSuspect: detector.missesBeforeSuspect,
       tickMs: detector.tickMs ?? detector.heartbeatIntervalMs / 4,
       ...(this.options.protocolRecoveries ? { protocolRecoveries: this.options.protocolRecoveries } : {}),
-      machineDeathRecoveries: parts.flatMap((p) => p.machineDeathRecoveries ?? []),
       ...(recoveryDrivers.length > 0 ? { recoveryDrivers } : {}),
       queue: { ...(queueTimings ?? {}), ...(this.options.queueRecovery ? { queueHosts: () => this.options.listeners ?? [] } : {}) },
       // a restarted instance repairs what its predecessor may have left half done (the first one

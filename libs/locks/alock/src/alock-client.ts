@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR, isUncertain, queueRecoveryGroup, waitWhileLocal } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, isUncertain, waitWhileLocal } from '@lockfabric/locks-common';
 import type { LocalWord } from '@lockfabric/locks-common';
 import type { QueueMemberState, QueueRecoveryGroup, QueueRecoveryMember } from '@lockfabric/locks-common';
 import { ConfigError, FabricAccessError, LockAbortedError, Stopper, clientKey, lockAddress } from '@lockfabric/ports';
@@ -103,8 +103,6 @@ const READ_BACK_ATTEMPTS = 200;
 
 export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember {
   private readonly pool: DescriptorPool;
-  /** This node's clients of the run, as a coordinator-driven recovery sees them. */
-  private readonly recovery: QueueRecoveryGroup;
   /** Acquisitions from their swap until their release returns (or a recovery aborts them). */
   private readonly live = new Set<Acquisition>();
   /** Descriptors a failed verb left in an unknown queue state: free again only after a recovery reset. */
@@ -127,6 +125,8 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
   constructor(
     private readonly ports: ClientPorts,
     private readonly options: AlockOptions,
+    /** The node's queue-recovery group, which the protocol's definition hands every client (alock.ts). */
+    private readonly recovery: QueueRecoveryGroup,
     private readonly observer?: AlockObserver,
   ) {
     if (ports.descriptors.slotBytes < SLOT_BYTES_NEEDED) {
@@ -136,8 +136,7 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
     this.naive = new NaiveMixedCasLock(ports, options.spinNs);
     this.budgets = [options.localBudget, options.remoteBudget];
     this.self = clientKey(ports.self);
-    this.recovery = queueRecoveryGroup(ports.locks, ports.self.node);
-    this.recovery.register(this);
+    recovery.register(this);
   }
 
   recoveryState(): QueueMemberState {

@@ -88,6 +88,9 @@ describe('module boundaries (lint)', () => {
     expect(await restrictedImports(eslint, 'libs/harness/src/control/planted.ts', "import { fissNotDriven } from '@lockfabric/control';\nexport const planted = fissNotDriven;\n")).toHaveLength(1);
     const table = "export const planted = { 'declock-cql': { mechanism: 'lease' } };\nexport const isQueueLock = (p: string): boolean => p === 'mcs';\n";
     expect(await syntax('libs/control/src/planted.ts', table)).toHaveLength(2);
+    // the queue-lock recovery is held to it too (it named the queue locks it served, and was exempt)
+    const queueLocks = "export const QUEUE_PROTOCOLS = new Set(['mcs', 'alock']);\n";
+    for (const file of ['queue-recovery-hook.ts', 'queue-recovery-responder.ts']) expect(await syntax(`libs/control/src/queue-lock-recovery/${file}`, queueLocks), file).toHaveLength(2);
     expect(await syntax('libs/harness/src/control/planted.ts', "export const planted = (p?: string): boolean => p === 'netlock';\n")).toHaveLength(1);
     // the library-imports-app rule and the bare-throw rule still hold there (one options list per file set)
     expect(await restrictedImports(eslint, 'libs/control/src/planted.ts', "import { main } from '@lockfabric/coordinator';\nexport const planted = main;\n")).toHaveLength(1);

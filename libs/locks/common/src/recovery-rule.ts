@@ -22,6 +22,13 @@ export interface RecoveryRule {
   readonly mechanism: RecoveryMechanism;
   /** For `lease`: the longest the protocol needs with its default options, in ms. */
   readonly boundMs?: number;
+  /**
+   * For `driven`: `queue-lock` when the steps are the control plane's own queue-lock recovery
+   * (gate, drain, abort, reset over ctl.queue.<node>.<verb>), which serves every protocol that says
+   * so here; such a protocol also hands its clients the node's queue-recovery group, which is what
+   * makes a node answer the calls. Absent: the protocol's control package contributes the driver.
+   */
+  readonly driver?: 'queue-lock';
   readonly action: string;
 }
 

@@ -117,8 +117,12 @@ type QueueNodeState =
  */
 export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
   private readonly nodes: QueueNodeState[];
-  /** This node's clients of the run, as a coordinator-driven recovery sees them. */
-  private readonly recovery: QueueRecoveryGroup;
+  /**
+   * This node's clients of the run, as the coordinator's queue-lock recovery sees them; only when
+   * the protocol that owns this client takes part in that recovery (MCS does; RMA-RW's writer
+   * queue does not, its rule being `none`). Without one, nothing gates or aborts this client.
+   */
+  private readonly recovery: QueueRecoveryGroup | undefined;
   /** Why waiting acquires were aborted by recovery, per queue node (read by the poller it stops). */
   private readonly abortReasons = new Map<number, string>();
   /** Wakes the local wait of a queue node whose state a recovery abort replaced. */
@@ -130,14 +134,15 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
   constructor(
     private readonly ports: ClientPorts,
     private readonly options: McsOptions,
+    recovery?: QueueRecoveryGroup,
   ) {
     const count = Math.min(queueNodesPerSlot(ports.descriptors.slotBytes), options.queueNodes);
     if (count < 1) throw new ConfigError([`mcs needs descriptor slots of at least 32 bytes, this substrate has ${ports.descriptors.slotBytes}`]);
     this.nodes = Array.from({ length: count }, () => ({ kind: 'free' }) as const);
     this.generations = Array.from({ length: count }, () => 0);
     this.key = clientKey(ports.self);
-    this.recovery = queueRecoveryGroup(ports.locks, ports.self.node);
-    this.recovery.register(this);
+    this.recovery = recovery;
+    recovery?.register(this);
   }
 
   recoveryState(): QueueMemberState {
@@ -166,7 +171,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
       deadline.check();
       // Claim and enqueue without an await before the first verb when a node is free: the `sim`
       // harness starts its scheduler right after starting the clients, and needs an event queued.
-      const index = (this.recovery.gated ? undefined : this.claimFreeQueueNode()) ?? (await this.waitForQueueNode(lock, deadline, op));
+      const index = (this.recovery?.gated ? undefined : this.claimFreeQueueNode()) ?? (await this.waitForQueueNode(lock, deadline, op));
       await this.enqueueAndWait(index, lock, addr, deadline, op);
       op.granted();
       return { lock, mode, addr, queueNode: index, heldAs: 'exclusive' };
@@ -201,10 +206,10 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
    */
   private async waitForQueueNode(lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<number> {
     for (;;) {
-      if (this.recovery.gated) {
+      if (this.recovery?.gated) {
         op.retries++;
         await deadline.pause(this.options.pollIntervalNs);
-        if (this.recovery.gated) continue;
+        if (this.recovery?.gated) continue;
         const index = this.claimFreeQueueNode();
         if (index !== undefined) return index;
       }
@@ -213,7 +218,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
       }
       op.retries++;
       await deadline.pause(this.options.pollIntervalNs);
-      const index = this.recovery.gated ? undefined : this.claimFreeQueueNode();
+      const index = this.recovery?.gated ? undefined : this.claimFreeQueueNode();
       if (index !== undefined) return index;
     }
   }
@@ -392,7 +397,7 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
         span.recordError(error);
         // The successor's node was declared dead: the grant is lost with it, the lock stays blocked
         // until the coordinator's recovery resets the queue. This release is over all the same.
-        if (!(error instanceof FabricAccessError && this.recovery.isDead(successor.node))) throw error;
+        if (!(error instanceof FabricAccessError && this.recovery?.isDead(successor.node) === true)) throw error;
         span.setAttribute('lockfabric.handover.lost_to_dead_node', true);
       } finally {
         span.end();
@@ -521,7 +526,7 @@ function u64Bytes(value: bigint): Uint8Array {
 export const mcs: ProtocolDefinition = {
   id: 'mcs',
   // A dead successor that never linked is cut by the releaser after releaseLinkTimeoutNs.
-  recovery: { compute: { mechanism: 'driven', action: 'coordinator gates every survivor (no new enqueues), waits until no survivor holds (a hand-over to the dead node counts as done), has each survivor abort its waiters (LockAbortedError), zeroes the lock table through one survivor, resumes — over ctl.queue.<node>.<verb>; a dead successor that never linked is cut by the releaser after releaseLinkTimeoutNs' } },
+  recovery: { compute: { mechanism: 'driven', driver: 'queue-lock', action: 'coordinator gates every survivor (no new enqueues), waits until no survivor holds (a hand-over to the dead node counts as done), has each survivor abort its waiters (LockAbortedError), zeroes the lock table through one survivor, resumes — over ctl.queue.<node>.<verb>; a dead successor that never linked is cut by the releaser after releaseLinkTimeoutNs' } },
   // Live: wait up to 200 ms for a successor's link before cutting the queue, so a slow but live one is not cut.
   liveDefaults: { releaseLinkTimeoutNs: 200_000_000 },
   // A dead node's holders and waiters are repaired by the coordinator's queue-lock recovery.
@@ -532,5 +537,6 @@ export const mcs: ProtocolDefinition = {
   entryBytes: ENTRY_BYTES,
   modes: ['shared', 'exclusive'],
   options: MCS_OPTION_HELP,
-  createClient: (ports, options) => new McsClient(ports, readMcsOptions(options)),
+  // Taking part in the queue-lock recovery is this definition's choice: its clients get the group.
+  createClient: (ports, options) => new McsClient(ports, readMcsOptions(options), queueRecoveryGroup(ports.locks, ports.self.node)),
 };

@@ -1,4 +1,4 @@
-import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader } from '@lockfabric/locks-common';
+import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, queueRecoveryGroup } from '@lockfabric/locks-common';
 import type { ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
 import { DEFAULT_RELEASE_LINK_TIMEOUT_NS, McsClient, NEXT_OFFSET, fieldAddr, readMcsOptions } from '@lockfabric/lock-mcs';
 import type { McsGrant } from '@lockfabric/lock-mcs';
@@ -21,6 +21,12 @@ export interface RmaRwOptions {
   readonly mutantRawSuccessorCheck: boolean;
   /** Passed to the writers' MCS queue: a failed enqueue swap's node is reused under the same link generation. */
   readonly mutantReuseAfterFailedSwap: boolean;
+  /**
+   * Test-only mutant: the writers' MCS queue joins the node's queue-recovery group, as every MCS
+   * client did before protocols opted in, so the coordinator's queue-lock recovery gates, aborts
+   * and resets RMA-RW, whose rule is `none` (its reader counters are not part of that recovery).
+   */
+  readonly mutantJoinQueueRecovery: boolean;
 }
 
 export const RMA_RW_OPTION_HELP = {
@@ -31,6 +37,7 @@ export const RMA_RW_OPTION_HELP = {
   mutantSkipDrain: 'test-only: writers hold without waiting for readers to leave (broken on purpose)',
   mutantRawSuccessorCheck: 'test-only: a stale link in the queue node counts as a successor, so the phase stays open (broken on purpose)',
   mutantReuseAfterFailedSwap: "test-only: the writers' MCS queue reuses a node whose enqueue swap failed as it was (broken on purpose)",
+  mutantJoinQueueRecovery: "test-only: the writers' MCS queue takes part in the coordinator's queue-lock recovery (broken on purpose)",
 };
 
 export function readRmaRwOptions(options?: ProtocolOptions): RmaRwOptions {
@@ -43,6 +50,7 @@ export function readRmaRwOptions(options?: ProtocolOptions): RmaRwOptions {
     mutantSkipDrain: reader.boolean('mutantSkipDrain', false),
     mutantRawSuccessorCheck: reader.boolean('mutantRawSuccessorCheck', false),
     mutantReuseAfterFailedSwap: reader.boolean('mutantReuseAfterFailedSwap', false),
+    mutantJoinQueueRecovery: reader.boolean('mutantJoinQueueRecovery', false),
   };
   reader.done();
   return parsed;
@@ -80,6 +88,8 @@ export class RmaRwClient implements LockClient<RmaRwGrant> {
     this.queue = new McsClient(
       ports,
       readMcsOptions({ pollIntervalNs: options.pollIntervalNs, releaseLinkTimeoutNs: options.releaseLinkTimeoutNs, mutantReuseAfterFailedSwap: options.mutantReuseAfterFailedSwap }),
+      // No queue-recovery group: RMA-RW does not take part in the queue-lock recovery (rule `none`).
+      options.mutantJoinQueueRecovery ? queueRecoveryGroup(ports.locks, ports.self.node) : undefined,
     );
     this.key = clientKey(ports.self);
   }

@@ -10,7 +10,7 @@ import type { CoordinatorPlugin, CoordinatorPluginDeps, SwitchProgramCalls, Swit
  */
 function coordinator(deps: CoordinatorPluginDeps): CoordinatorPlugin {
   return {
-    controlPlane: { machineDeathRecoveries: [netlockPurgeRecovery({ purge: callerPurgePort(deps.switchCaller) })] },
+    controlPlane: { recoveryDrivers: [netlockPurgeRecovery({ purge: callerPurgePort(deps.switchCaller) })] },
     counters: [],
   };
 }

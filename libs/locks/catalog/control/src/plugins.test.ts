@@ -33,11 +33,12 @@ describe('node-service plug-ins', () => {
     }
     expect(computeNodePlugins().length).toBeGreaterThan(0);
     expect(computeNodePlugins().length).toBeLessThanOrEqual(ids.length);
-    // the merged deps keep every machine-death recovery (two plug-ins' lists are concatenated, not overwritten)
+    // the merged deps keep every recovery driver, switch-following and death-only alike, in plug-in
+    // order (two plug-ins' lists are concatenated, not overwritten)
     const merged = coordinatorControlPlane([...coordinator, ...coordinator]);
-    const deaths = coordinator.flatMap((p) => p.controlPlane.machineDeathRecoveries ?? []);
-    expect(deaths.length).toBeGreaterThan(0);
-    expect(merged.machineDeathRecoveries).toHaveLength(2 * deaths.length);
+    const drivers = coordinator.flatMap((p) => p.controlPlane.recoveryDrivers ?? []);
+    expect(drivers.length).toBeGreaterThan(1);
+    expect(merged.recoveryDrivers).toStrictEqual([...drivers, ...drivers]);
   });
 
   it('a compute-node plug-in started before it wrapped the switch link refuses with a coded error', () => {

@@ -129,7 +129,7 @@ export function coordinatorPlugins(deps: CoordinatorPluginDeps): CoordinatorPlug
 
 /**
  * The plug-ins' contributions to the control plane's deps, as one object: single drivers by field
- * (each field has one contributor), drivers and machine-death recoveries concatenated in catalog order; and
+ * (each field has one contributor), recovery drivers concatenated in catalog order; and
  * every catalog protocol's recovery rules, which the recovery book keeps one action per.
  */
 export function coordinatorControlPlane(plugins: readonly CoordinatorPlugin[]): Partial<ControlPlaneDeps> {
@@ -138,7 +138,6 @@ export function coordinatorControlPlane(plugins: readonly CoordinatorPlugin[]): 
       ...merged,
       ...p.controlPlane,
       recoveryDrivers: [...(merged.recoveryDrivers ?? []), ...(p.controlPlane.recoveryDrivers ?? [])],
-      machineDeathRecoveries: [...(merged.machineDeathRecoveries ?? []), ...(p.controlPlane.machineDeathRecoveries ?? [])],
     }),
     { protocolRecoveries: protocolRecoveries() },
   );
