@@ -153,7 +153,11 @@ export async function runJobs<J, R>(
         feed();
       });
       worker.on('error', (error) => fail(new WorkerPoolError(`worker ${slot} failed: ${error.message}`)));
-      worker.on('exit', () => resolve());
+      worker.on('exit', (code) => {
+        // A worker gone with jobs in hand (process.exit in a job, an abort) must not leave holes.
+        if (inFlight > 0) fail(new WorkerPoolError(`worker ${slot} exited (code ${code}) with ${inFlight} job(s) unfinished`));
+        resolve();
+      });
       feed();
     });
   const ownLane = async (): Promise<void> => {
