@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from './cli.js';
+import { runCli, runCliRecordingImports } from './cli.js';
 
 // `bench --workers` and plain `check --workers` spread independent simulations over threads; the
 // merged answer must not depend on the thread count.
@@ -45,4 +45,13 @@ describe('--workers', () => {
     expect(stderr).toContain('--workers: runs several simulations at once, so only with --substrate sim');
     expect(stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('check --swarm --workers 2 starts one worker thread (this thread is the other lane), which loads only the swarm task', async () => {
+    const run = await runCliRecordingImports(['check', '--swarm', '--protocol', 'caslock', '--seeds', '4', '--workers', '2', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    // Each thread resolves the worker entry when it starts: one resolution, one worker.
+    expect(run.urls.filter((url) => url.endsWith('/workers/worker.js'))).toHaveLength(1);
+    // `check` itself loads check-seed on this thread; the bench and reproduce tasks are the worker's to skip.
+    expect(run.urls.filter((url) => /\/(commands\/bench-in-memory|reproduce\/measure|report\/bench-report)\.js$/.test(url))).toEqual([]);
+  }, 120_000);
 });

@@ -52,7 +52,7 @@ ${COST_MODEL_HELP}
                            verbs per acquire; one plot for all protocols) into DIR
   --insecure               live: a temporary cluster without TLS (loudly logged; default mutual TLS)
   --json                   print one JSON object (several protocols: {kind: "bench", results: […]})
-  --workers N              sim, several protocols: run them on N worker threads at once; the
+  --workers N              sim, several protocols: run them on N threads at once (this one and N-1 workers); the
                            results (and their order) are the same for any N`;
 
 /** Each workload's own flags: `bench --workload W --help` prints the common flags and W's part. */

@@ -19,7 +19,7 @@ ${COST_MODEL_HELP}
   workload flags as for bench (defaults: 8 clients, 4 locks, read ratio 0.5, 300 operations,
   500 ns critical section, 20 ms acquire timeout); --opt KEY=VALUE for protocol options;
   --racks R (fisslock) partitions the lock ids over R switches
-  --workers N              run seeds on N worker threads; output and result are the same for any N
+  --workers N              run seeds on N threads (this one and N-1 workers); same output for any N
   --json                   print one JSON object
 
 Exit status: 0 all seeds pass, 1 an exclusion violation, 3 a liveness failure only.

@@ -17,7 +17,7 @@ export const REPRODUCE_HELP = `lockfabric reproduce <fisslock|shiftlock|dslr|dec
   --figure ID      one experiment (e.g. declock-fig12-cs); repeatable
   --quick          fewer points and operations, same shape (all: a few minutes)
   --smoke          the smallest scale, for tests
-  --workers N      run points on N worker threads; the result is the same for any N (default 1)
+  --workers N      run points on N threads (this one and N-1 workers); same result for any N (default 1)
   --json           print the ReproduceResult JSON instead of the table
   --table          also print our measured points, one table per set of runs (a column per figure)
   --out FILE       also write the ReproduceResult JSON to FILE (lockfabric report FILE renders it)

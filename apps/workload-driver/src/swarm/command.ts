@@ -23,7 +23,7 @@ export const SWARM_HELP = `lockfabric check --swarm [--protocol ID|all] [--seeds
   requires every lock to be acquirable again within the protocol's budget.
   --protocol ID|all        one protocol, or every protocol in turn (default all)
   --seeds N                seeds per protocol (default 100)   --first-seed S  (default 1)
-  --workers N              run seeds on N worker threads; the result is the same for any N
+  --workers N              run seeds on N threads (this one and N-1 workers); same result for any N
   --print-mix              print every seed's mix, not only the failing ones
   --force-faults LIST      turn faults on whatever the protocol's profile says (sweeping a fault before
                            a profile claims it): ${Object.keys(FORCIBLE_FAULTS).join(', ')}
