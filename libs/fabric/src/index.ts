@@ -1,5 +1,6 @@
 export { NodeMemory } from './node-memory.js';
-export type { RegionInfo, RegisterOptions } from './node-memory.js';
+export type { NodeMemoryOptions, RegionInfo, RegisterOptions } from './node-memory.js';
+export { PAGE_BYTES } from './paged-bytes.js';
 export { createLocalMemory } from './local-memory.js';
 export type { LocalMemoryOptions } from './local-memory.js';
 export { NicCounters, VERB_OPCODES } from './nic-counters.js';

@@ -1,6 +1,7 @@
 import { FabricAccessError } from '@lockfabric/ports';
 import type { RemoteAddr, WorkRequest } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
+import { MAX_TRANSFER_BYTES } from './limits.js';
 import { NodeMemory } from './node-memory.js';
 import { U64_MAX, fieldBoundary, fieldMask, readU64LE, u64ToBytes } from './u64.js';
 
@@ -246,15 +247,23 @@ describe('NodeMemory CPU access', () => {
 });
 
 describe('NodeMemory footprint', () => {
-  it('10 million 8-byte lock words take about 80 MB of ArrayBuffer', () => {
+  it('10 million 8-byte lock words cost nothing until stored to, then about 80 MB of ArrayBuffer', () => {
     const before = process.memoryUsage().arrayBuffers;
     const memory = new NodeMemory(0);
     const info = memory.register(10_000_000 * 8);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1_000_000);
+    expect(memory.allocatedBytes()).toBe(0);
+    const chunk = new Uint8Array(MAX_TRANSFER_BYTES).fill(1);
+    for (let offset = 0; offset < info.sizeBytes; offset += chunk.length) {
+      const data = chunk.subarray(0, Math.min(chunk.length, info.sizeBytes - offset));
+      expect(memory.execute({ op: 'write', addr: { node: 0, region: info.region, rkey: info.rkey, offset }, data }, 1).status).toBe('ok');
+    }
     const grown = process.memoryUsage().arrayBuffers - before;
+    expect(memory.allocatedBytes()).toBe(80_000_000);
     expect(grown).toBeGreaterThanOrEqual(80_000_000);
     expect(grown).toBeLessThan(90_000_000);
     const last: RemoteAddr = { node: 0, region: info.region, rkey: info.rkey, offset: (10_000_000 - 1) * 8 };
-    expect(memory.execute({ op: 'faa', addr: last, add: 3n }, 1)).toEqual({ status: 'ok', value: 0n });
-    expect(memory.cpuLoad(last)).toBe(3n);
+    expect(memory.execute({ op: 'faa', addr: last, add: 3n }, 1)).toEqual({ status: 'ok', value: 0x0101_0101_0101_0101n });
+    expect(memory.cpuLoad(last)).toBe(0x0101_0101_0101_0104n);
   });
 });

@@ -3,6 +3,7 @@ import type { AtomicWidth, Completion, NodeId, RemoteAddr, VerbStatus, WorkReque
 import { maskedCasResult, maskedFaaResult, widthMask } from './atomic-ops.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { MAX_TRANSFER_BYTES } from './limits.js';
+import { PagedBytes } from './paged-bytes.js';
 import { deriveRkey } from './rkey.js';
 import { U64_MAX, hex } from './u64.js';
 
@@ -19,10 +20,14 @@ export interface RegisterOptions {
   readonly rkey?: number;
 }
 
+export interface NodeMemoryOptions {
+  /** Mutant: allocate every region whole at registration, as before pages (footprint tests must catch it). */
+  readonly mutantEagerRegions?: boolean;
+}
+
 interface Region {
   readonly info: RegionInfo;
-  readonly bytes: Uint8Array;
-  readonly view: DataView;
+  readonly store: PagedBytes;
 }
 
 /** A CPU access waiting in its gap; records the old value a remote RMW that wrote the word meanwhile saw. */
@@ -47,11 +52,14 @@ export class NodeMemory {
   /** Callbacks per watched word, keyed `region/byteOffset`: called after every store to the word. */
   readonly #watchers = new Map<string, Set<() => void>>();
 
-  constructor(readonly node: NodeId) {
+  constructor(
+    readonly node: NodeId,
+    private readonly options: NodeMemoryOptions = {},
+  ) {
     if (!Number.isSafeInteger(node) || node < 0) throw new RangeError(`node id must be a non-negative integer, got ${node}`);
   }
 
-  /** Registers a zero-filled region of `sizeBytes` (one ArrayBuffer, rounded up to whole 8-byte words). */
+  /** Registers a zero-filled region of `sizeBytes` (rounded up to whole 8-byte words); its pages are allocated on first store. */
   register(sizeBytes: number, options: RegisterOptions = {}): RegionInfo {
     if (!Number.isSafeInteger(sizeBytes) || sizeBytes <= 0) {
       throw new RangeError(`region size must be a positive whole number of bytes, got ${sizeBytes}`);
@@ -61,9 +69,9 @@ export class NodeMemory {
     if (!Number.isInteger(rkey) || rkey < 0 || rkey > 0xffff_ffff) {
       throw new RangeError(`rkey must be an unsigned 32-bit integer, got ${rkey}`);
     }
-    const buffer = new ArrayBuffer(Math.ceil(sizeBytes / 8) * 8);
+    const store = new PagedBytes(Math.ceil(sizeBytes / 8) * 8, this.options.mutantEagerRegions === true);
     const info: RegionInfo = { node: this.node, region, rkey, sizeBytes };
-    this.#regions.push({ info, bytes: new Uint8Array(buffer), view: new DataView(buffer) });
+    this.#regions.push({ info, store });
     return info;
   }
 
@@ -75,11 +83,19 @@ export class NodeMemory {
     return this.#regions[region]?.info;
   }
 
+  /** ArrayBuffer bytes held by `region`, or by every region: what this node's memory costs the process. */
+  allocatedBytes(region?: number): number {
+    if (region === undefined) return this.#regions.reduce((sum, r) => sum + r.store.allocatedBytes, 0);
+    const r = this.#regions[region];
+    if (!r) throw new FabricAccessError('unknown-region', this.#noRegion(region));
+    return r.store.allocatedBytes;
+  }
+
   /** Zero-fills a region, as after a restart of the memory node; ids and rkeys stay valid. */
   reset(region: number): void {
     const r = this.#regions[region];
     if (!r) throw new FabricAccessError('unknown-region', this.#noRegion(region));
-    r.bytes.fill(0);
+    r.store.clear();
     for (const [key, watchers] of this.#watchers) if (key.startsWith(`${region}/`)) notifyAll(watchers);
   }
 
@@ -117,7 +133,7 @@ export class NodeMemory {
   /** Applies one work request atomically. Every failure is a status with a readable detail; it never throws. */
   execute(wr: WorkRequest, initiator: NodeId): Completion {
     const target = this.#target(wr, initiator);
-    if (!('view' in target)) return target;
+    if (!('store' in target)) return target;
     const offset = wr.addr.offset;
     switch (wr.op) {
       case 'read': {
@@ -125,7 +141,7 @@ export class NodeMemory {
         if (bad) return bad;
         const at = this.#place(target, offset, wr.length, 1, 'read');
         if (typeof at !== 'number') return at;
-        return { status: 'ok', data: target.bytes.slice(at, at + wr.length) };
+        return { status: 'ok', data: target.store.read(at, wr.length) };
       }
       case 'write': {
         if (!(wr.data instanceof Uint8Array)) return fail('bad-request', 'write data must be a byte array');
@@ -133,7 +149,7 @@ export class NodeMemory {
         if (bad) return bad;
         const at = this.#place(target, offset, wr.data.length, 1, 'write');
         if (typeof at !== 'number') return at;
-        target.bytes.set(wr.data, at);
+        target.store.write(at, wr.data);
         this.#stored(target, at, wr.data.length);
         return { status: 'ok' };
       }
@@ -142,9 +158,9 @@ export class NodeMemory {
         if (bad) return bad;
         const at = this.#place(target, offset, 8, 8, 'cas');
         if (typeof at !== 'number') return at;
-        const old = target.view.getBigUint64(at, true);
+        const old = target.store.getU64(at);
         if (old === wr.compare) {
-          target.view.setBigUint64(at, wr.swap, true);
+          target.store.setU64(at, wr.swap);
           this.#noteRemoteRmw(target, at, 8, old);
           this.#stored(target, at, 8);
         }
@@ -155,8 +171,8 @@ export class NodeMemory {
         if (bad) return bad;
         const at = this.#place(target, offset, 8, 8, 'faa');
         if (typeof at !== 'number') return at;
-        const old = target.view.getBigUint64(at, true);
-        target.view.setBigUint64(at, (old + wr.add) & U64_MAX, true);
+        const old = target.store.getU64(at);
+        target.store.setU64(at, (old + wr.add) & U64_MAX);
         this.#noteRemoteRmw(target, at, 8, old);
         this.#stored(target, at, 8);
         return { status: 'ok', value: old };
@@ -171,10 +187,10 @@ export class NodeMemory {
         if (bad) return bad;
         const at = this.#place(target, offset, wr.width, wr.width, 'masked-cas');
         if (typeof at !== 'number') return at;
-        const old = loadWide(target.view, at, wr.width);
+        const old = loadWide(target.store, at, wr.width);
         const next = maskedCasResult(old, wr.compare, wr.swap, wr.compareMask, wr.swapMask);
         if (next !== undefined) {
-          storeWide(target.view, at, wr.width, next);
+          storeWide(target.store, at, wr.width, next);
           this.#noteRemoteRmw(target, at, wr.width, old);
           this.#stored(target, at, wr.width);
         }
@@ -188,8 +204,8 @@ export class NodeMemory {
         if (bad) return bad;
         const at = this.#place(target, offset, wr.width, wr.width, 'masked-faa');
         if (typeof at !== 'number') return at;
-        const old = loadWide(target.view, at, wr.width);
-        storeWide(target.view, at, wr.width, maskedFaaResult(old, wr.add, wr.boundaryMask, wr.width));
+        const old = loadWide(target.store, at, wr.width);
+        storeWide(target.store, at, wr.width, maskedFaaResult(old, wr.add, wr.boundaryMask, wr.width));
         this.#noteRemoteRmw(target, at, wr.width, old);
         this.#stored(target, at, wr.width);
         return { status: 'ok', value: old };
@@ -204,7 +220,7 @@ export class NodeMemory {
   /** CPU load of an aligned 8-byte word by a process on this node. Bad addresses are programming errors: they throw. */
   cpuLoad(addr: RemoteAddr): bigint {
     const { region, at } = this.#cpuWord(addr, 'load');
-    return region.view.getBigUint64(at, true);
+    return region.store.getU64(at);
   }
 
   /** CPU store of an aligned 8-byte word by a process on this node. */
@@ -212,7 +228,7 @@ export class NodeMemory {
     const bad = checkValue('store', 'value', value, 8);
     if (bad) throw new FabricAccessError(bad.status, bad.detail ?? 'bad value');
     const { region, at } = this.#cpuWord(addr, 'store');
-    region.view.setBigUint64(at, value, true);
+    region.store.setU64(at, value);
     this.#stored(region, at, 8);
   }
 
@@ -233,12 +249,12 @@ export class NodeMemory {
     return this.#cpuRmwTurns.run(key, async () => {
       const watch = await this.#gap(key, yieldPoint);
       if (watch.remoteRmwOld !== undefined) return watch.remoteRmwOld;
-      const old = region.view.getBigUint64(at, true);
+      const old = region.store.getU64(at);
       const next = update(old);
       if (next !== undefined) {
         const bad = checkValue('CPU read-modify-write', 'result', next, 8);
         if (bad) throw new FabricAccessError(bad.status, bad.detail ?? 'bad value');
-        region.view.setBigUint64(at, next, true);
+        region.store.setU64(at, next);
         this.#stored(region, at, 8);
       }
       return old;
@@ -256,7 +272,7 @@ export class NodeMemory {
     const { region, at } = this.#cpuWord(addr, 'store');
     const watch = await this.#gap(`${region.info.region}/${at}`, yieldPoint);
     if (watch.remoteRmwOld === undefined) {
-      region.view.setBigUint64(at, value, true);
+      region.store.setU64(at, value);
       this.#stored(region, at, 8);
     }
   }
@@ -367,14 +383,14 @@ function checkValue(what: string, field: string, value: unknown, width: AtomicWi
   return undefined;
 }
 
-function loadWide(view: DataView, at: number, width: AtomicWidth): bigint {
-  const low = view.getBigUint64(at, true);
-  return width === 8 ? low : low | (view.getBigUint64(at + 8, true) << 64n);
+function loadWide(store: PagedBytes, at: number, width: AtomicWidth): bigint {
+  const low = store.getU64(at);
+  return width === 8 ? low : low | (store.getU64(at + 8) << 64n);
 }
 
-function storeWide(view: DataView, at: number, width: AtomicWidth, value: bigint): void {
-  view.setBigUint64(at, value & U64_MAX, true);
-  if (width === 16) view.setBigUint64(at + 8, value >> 64n, true);
+function storeWide(store: PagedBytes, at: number, width: AtomicWidth, value: bigint): void {
+  store.setU64(at, value & U64_MAX);
+  if (width === 16) store.setU64(at + 8, value >> 64n);
 }
 
 function formatRkey(rkey: unknown): string {
