@@ -1,7 +1,6 @@
 import type { Clock, NodeId } from '@lockfabric/ports';
 import type { ControlBus } from './bus.js';
 import type { Logger, MalformedSink } from './logger.js';
-import type { MachineDeathRecoveryFactory } from './machine-death-recovery.js';
 import type { MemberRecoveryDriverFactory } from './recovery-driver.js';
 import type { Subjects } from './subjects.js';
 
@@ -21,12 +20,8 @@ export interface InProcessNodeDeps extends InProcessPartyDeps {
 
 /** What the coordinator gets from a plug-in, anew for each coordinator life. */
 export interface InProcessCoordinatorPart {
+  /** Its recovery drivers (ControlPlaneDeps.recoveryDrivers): S1–S3, NetLock's purge, … */
   readonly recoveryDrivers?: readonly MemberRecoveryDriverFactory[];
-  /**
-   * More of the same list (ControlPlaneDeps.recoveryDrivers), started after every part's
-   * `recoveryDrivers`: the name NetLock's in-process plug-in still contributes its purge under.
-   */
-  readonly machineDeathRecoveries?: readonly MachineDeathRecoveryFactory[];
 }
 
 /**

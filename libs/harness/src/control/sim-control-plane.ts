@@ -214,8 +214,7 @@ export class SimControlPlane {
   private startCoordinator(skipRestartRecovery = false): void {
     const { detector, queueTimings } = this.options;
     const parts = this.plugins.map((p) => p.coordinator?.() ?? {});
-    // one list: every part's drivers, then the death-only ones contributed under their own name
-    const recoveryDrivers = [...parts.flatMap((p) => p.recoveryDrivers ?? []), ...parts.flatMap((p) => p.machineDeathRecoveries ?? [])];
+    const recoveryDrivers = parts.flatMap((p) => p.recoveryDrivers ?? []);
     this.coordinator = startControlPlane({
       bus: this.bus.connect(COORDINATOR),
       subjects: this.subjects,

@@ -26,7 +26,7 @@ export function netlockInProcessControl(options: { readonly purge?: InProcessPur
       };
   return {
     announcesSwitch: purge !== undefined,
-    coordinator: () => ({ machineDeathRecoveries: [netlockPurgeRecovery({ purge: port, maxAttempts: 1 })] }),
+    coordinator: () => ({ recoveryDrivers: [netlockPurgeRecovery({ purge: port, maxAttempts: 1 })] }),
     counts: () => ({ netlockPurges: purges }),
   };
 }

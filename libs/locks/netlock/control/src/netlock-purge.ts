@@ -110,7 +110,7 @@ export interface NetLockPurgeTrigger extends MachineDeathRecovery {
   idle(): Promise<void>;
 }
 
-/** The purge as a contribution to the control plane (ControlPlaneDeps.machineDeathRecoveries). */
+/** The purge as a contribution to the control plane (ControlPlaneDeps.recoveryDrivers). */
 export function netlockPurgeRecovery(options: Omit<NetLockPurgeDeps, keyof DriverContext>): MachineDeathRecoveryFactory {
   return (context) => startNetLockPurge({ ...context, ...options });
 }
