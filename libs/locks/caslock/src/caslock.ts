@@ -1,6 +1,6 @@
 import { AcquireDeadline, AcquireSpan, LOCK_ATTR, OptionReader, TruncatedBackoff, WordReconciler, isUncertain } from '@lockfabric/locks-common';
 import type { OwnedWord, ProtocolDefinition, ProtocolOptions } from '@lockfabric/locks-common';
-import { clientKey, lockAddress } from '@lockfabric/ports';
+import { TableLostError, clientKey, lockAddress } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, RemoteAddr, Span, VerbOptions } from '@lockfabric/ports';
 import { FREE, MINUS_ONE, ONE_READER, holderTag, readerField, writerField, writerWord } from './lock-word.js';
 
@@ -23,6 +23,8 @@ export interface CasLockOptions {
   readonly mutantNoReadBack: boolean;
   /** Test-only mutant: a new acquire does not stop a read-back still running on its word. */
   readonly mutantNoTakeOver: boolean;
+  /** Test-only mutant: an atomic that won the word on a table lost before its completion came back still grants. */
+  readonly mutantGrantFromLostTable: boolean;
 }
 
 interface CasGrant extends Grant {
@@ -40,6 +42,7 @@ export const CASLOCK_OPTION_HELP = {
   mutantSkipCompare: 'test-only: acquire by read-then-write instead of CAS (broken on purpose)',
   mutantNoReadBack: 'test-only: never read a word back after a verb failed unreachable (leaks locks on lost completions)',
   mutantNoTakeOver: 'test-only: an acquire leaves a running read-back of its word alone, which may free the new hold (broken on purpose)',
+  mutantGrantFromLostTable: 'test-only: a CAS or FAA that won on a table lost before its completion came back still grants (broken on purpose)',
 };
 
 export function readCasLockOptions(options?: ProtocolOptions): CasLockOptions {
@@ -53,6 +56,7 @@ export function readCasLockOptions(options?: ProtocolOptions): CasLockOptions {
     mutantSkipCompare: reader.boolean('mutantSkipCompare', false),
     mutantNoReadBack: reader.boolean('mutantNoReadBack', false),
     mutantNoTakeOver: reader.boolean('mutantNoTakeOver', false),
+    mutantGrantFromLostTable: reader.boolean('mutantGrantFromLostTable', false),
   };
   reader.done();
   return parsed;
@@ -106,6 +110,9 @@ export class CasLockClient implements LockClient<CasGrant> {
       if (heldAs === 'exclusive') await this.takeExclusive(addr, lock, viaCpu, deadline, op);
       else await this.takeShared(addr, lock, viaCpu, deadline, op);
       this.uncertainWords.delete(wordKey(addr));
+      // The winning atomic ran on a table the memory node has since lost (a cut held its
+      // completion past the restart): the new table may be granted to anyone, so this is no grant.
+      if (!this.options.mutantGrantFromLostTable && this.ports.tables?.lost()) throw new TableLostError(lock, 'the memory node restarted before this acquire’s winning atomic completed');
       op.granted();
       return { lock, mode, addr, heldAs, viaCpu };
     } catch (error) {
