@@ -34,10 +34,13 @@ export function portsToProbe(record: ProcessRecord): string[] {
 }
 
 /**
- * The records (memory and compute nodes) that are down: a local process that no longer runs, or a
- * port that neither refuses nor answers within the timeout. Not gRPC's own connect: grpc-js keeps
- * the socket of a handshake that never completes (a SIGSTOPped node) open after the channel is
- * closed, so a failed run against a paused node never exited; this probe closes its socket itself.
+ * The records (memory and compute nodes) that are down: a port that refuses or does not answer a
+ * TLS hello within the timeout. The ports decide, not the pid: a record the caller read before a
+ * restart carries the old pid while the node, restarted on the same ports, is up (a zombie or a
+ * killed process refuses at once, a paused one does not answer). The pid only words the reason.
+ * Not gRPC's own connect: grpc-js keeps the socket of a handshake that never completes (a
+ * SIGSTOPped node) open after the channel is closed, so a failed run against a paused node never
+ * exited; this probe closes its socket itself.
  */
 export async function findDownNodes(records: readonly ProcessRecord[], options: ReachOptions = {}): Promise<NodeDownAtStart[]> {
   const timeoutMs = options.timeoutMs ?? REACH_TIMEOUT_MS;
@@ -45,12 +48,13 @@ export async function findDownNodes(records: readonly ProcessRecord[], options: 
   const running = options.running ?? isRunning;
   const verdicts = await Promise.all(
     records.map(async (record): Promise<NodeDownAtStart | undefined> => {
-      const down = (reason: string) => ({ node: record.node, name: record.name, role: record.role, reason });
-      // Remote records carry pid 0: only their ports tell.
-      if (record.pid > 0 && !running(record.pid)) return down(`its process (pid ${record.pid}) is not running`);
       const outcomes = await Promise.all(portsToProbe(record).map(async (address) => ({ address, outcome: await probe(address, timeoutMs) })));
       const silent = outcomes.find((o) => o.outcome === 'unreachable');
-      return silent ? down(`${silent.address} refused or did not answer within ${timeoutMs} ms (killed, paused or cut off?)`) : undefined;
+      if (!silent) return undefined;
+      // Remote records carry pid 0: only their ports tell.
+      const gone = record.pid > 0 && !running(record.pid);
+      const reason = gone ? `its process (pid ${record.pid}) is not running and ${silent.address} refused` : `${silent.address} refused or did not answer within ${timeoutMs} ms (killed, paused or cut off?)`;
+      return { node: record.node, name: record.name, role: record.role, reason };
     }),
   );
   return verdicts.filter((v): v is NodeDownAtStart => v !== undefined);
