@@ -81,8 +81,6 @@ export interface Subjects {
   protocolReport(family: string, name: string): string;
   /** Matches every protocolReport: what a compute node may publish. */
   protocolReportAll(): string;
-  /** Queue-lock (mcs, alock) recovery calls from the coordinator to one compute node: verb gate, abort, reset, resume. */
-  queueRecovery(machine: NodeId, verb: string): string;
   /** Scratch subjects of the raw transport benchmarks. */
   raw(name: string): string;
 }
@@ -112,7 +110,6 @@ export function createSubjects(cluster: string): Subjects {
     switchAdmission: () => `${prefix}.ctl.switch.admit`,
     protocolReport: (family, name) => `${prefix}.ctl.report.${token('family', family)}.${token('name', name)}`,
     protocolReportAll: () => `${prefix}.ctl.report.>`,
-    queueRecovery: (machine, verb) => `${prefix}.ctl.queue.${id('machine', machine)}.${token('verb', verb)}`,
     raw: (name) => `${prefix}.raw.${token('name', name)}`,
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { queueRecoverySubject } from '../src/queue-lock-recovery/bus-queue-participant.js';
 import { createSubjects, SubjectTokenError } from '../src/subjects.js';
 
 describe('subjects', () => {
@@ -27,6 +28,11 @@ describe('subjects', () => {
     expect(s.switchAdmission()).toBe('lf.prod-1.ctl.switch.admit');
     expect(s.protocolReport('fiss', 'stuck')).toBe('lf.prod-1.ctl.report.fiss.stuck');
     expect(s.protocolReportAll()).toBe('lf.prod-1.ctl.report.>');
+  });
+
+  it('sends queue-lock recovery as recovery calls of family queue, so a host needs no second subscription', () => {
+    expect(queueRecoverySubject(s, 3, 'gate')).toBe('lf.prod-1.ctl.queue.3.gate');
+    expect(queueRecoverySubject(s, 3, 'reset')).toBe(s.recoveryCall('queue', 3, 'reset'));
   });
 
   it.each([

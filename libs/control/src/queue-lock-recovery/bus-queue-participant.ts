@@ -9,9 +9,12 @@ import type { Subjects } from '../subjects.js';
 
 export type QueueRecoveryVerb = 'gate' | 'abort' | 'reset' | 'resume';
 
-/** `ctl.queue.<machine>.<verb>` (subjects.ts), where apps/compute-node's responder listens. */
+/** The subject family of queue-lock recovery calls: `ctl.queue.<machine>.<verb>`. */
+export const QUEUE_RECOVERY_FAMILY = 'queue';
+
+/** Where a host's queue-recovery responder listens: one of its recovery calls (subjects.ts). */
 export function queueRecoverySubject(subjects: Subjects, machine: NodeId, verb: QueueRecoveryVerb): string {
-  return subjects.queueRecovery(machine, verb);
+  return subjects.recoveryCall(QUEUE_RECOVERY_FAMILY, machine, verb);
 }
 
 /** A compute node refused a queue-lock recovery call, or did not answer in time. */
