@@ -235,9 +235,10 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
     let index = this.recovery.gated ? undefined : this.pool.tryClaim();
     while (index === undefined) {
       op.retries++;
-      // Every descriptor busy (e.g. parked behind a dead holder): sleep until one is freed, at the
-      // poll that would have found it, instead of polling the pool. A closed gate is still polled.
-      if (this.recovery.gated) await deadline.pause(this.options.spinNs);
+      // A closed gate, or every descriptor busy (e.g. parked behind a dead holder): sleep until the
+      // gate opens or a descriptor is freed, at the poll that would have seen it, instead of polling.
+      const recovery = this.recovery;
+      if (recovery.gated) await deadline.pauseUntilWoken((wake) => recovery.onOpen(wake), this.options.spinNs);
       else await deadline.pauseUntilWoken((wake) => this.pool.onFree(wake), this.options.spinNs);
       index = this.recovery.gated ? undefined : this.pool.tryClaim();
     }

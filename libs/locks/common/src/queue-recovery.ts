@@ -54,6 +54,8 @@ export class QueueRecoveryGroup {
   private readonly members = new Set<QueueRecoveryMember>();
   private closed = false;
   private readonly dead = new Set<NodeId>();
+  /** Acquires waiting for the gate to open (called once, at the next open). */
+  private readonly openWaiters = new Set<() => void>();
 
   register(member: QueueRecoveryMember): () => void {
     this.members.add(member);
@@ -77,6 +79,18 @@ export class QueueRecoveryGroup {
 
   open(): void {
     this.closed = false;
+    const waiters = [...this.openWaiters];
+    this.openWaiters.clear();
+    for (const wake of waiters) wake();
+  }
+
+  /**
+   * Calls `wake` at the next {@link open}, so a gated acquire sleeps until then instead of polling
+   * the gate; returns how to cancel.
+   */
+  onOpen(wake: () => void): () => void {
+    this.openWaiters.add(wake);
+    return () => this.openWaiters.delete(wake);
   }
 
   report(): QueueGroupReport {

@@ -46,6 +46,8 @@ export interface McsOptions {
   readonly mutantReuseAfterFailedSwap: boolean;
   /** Test-only mutant: a release CAS on the tail that failed `unreachable` is not read back (the node may stay the tail). */
   readonly mutantNoReadBack: boolean;
+  /** Test-only mutant: an acquire held back by a recovery's gate polls it every pollIntervalNs (one simulated event each). */
+  readonly mutantPollGate: boolean;
 }
 
 /**
@@ -65,6 +67,7 @@ export const MCS_OPTION_HELP = {
   mutantHandoverAcrossRestart: 'test-only: hand over and take grants on a queue whose memory node restarted (broken on purpose)',
   mutantReuseAfterFailedSwap: 'test-only: reuse a queue node whose enqueue swap failed under the same link generation (broken on purpose)',
   mutantNoReadBack: 'test-only: do not read the tail back after a release CAS failed unreachable (leaks locks on lost completions)',
+  mutantPollGate: 'test-only: poll a closed recovery gate every pollIntervalNs instead of sleeping until it opens (slow on sim)',
 };
 
 export function readMcsOptions(options?: ProtocolOptions): McsOptions {
@@ -79,6 +82,7 @@ export function readMcsOptions(options?: ProtocolOptions): McsOptions {
     mutantHandoverAcrossRestart: reader.boolean('mutantHandoverAcrossRestart', false),
     mutantReuseAfterFailedSwap: reader.boolean('mutantReuseAfterFailedSwap', false),
     mutantNoReadBack: reader.boolean('mutantNoReadBack', false),
+    mutantPollGate: reader.boolean('mutantPollGate', false),
   };
   reader.done();
   return parsed;
@@ -206,9 +210,13 @@ export class McsClient implements LockClient<McsGrant>, QueueRecoveryMember {
    */
   private async waitForQueueNode(lock: LockId, deadline: AcquireDeadline, op: AcquireSpan): Promise<number> {
     for (;;) {
-      if (this.recovery?.gated) {
+      const recovery = this.recovery;
+      if (recovery?.gated) {
         op.retries++;
-        await deadline.pause(this.options.pollIntervalNs);
+        // Sleep until the gate opens, at the poll that would have seen it open (a recovery lasts
+        // about a detection timeout: polling it cost a simulated event every pollIntervalNs).
+        if (this.options.mutantPollGate) await deadline.pause(this.options.pollIntervalNs);
+        else await deadline.pauseUntilWoken((wake) => recovery.onOpen(wake), this.options.pollIntervalNs);
         if (this.recovery?.gated) continue;
         const index = this.claimFreeQueueNode();
         if (index !== undefined) return index;
