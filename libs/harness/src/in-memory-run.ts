@@ -432,10 +432,15 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   if (leasesExpired) events = clipExpiredLeases(events ?? [...recorder.events()], 0);
   const verdict = checkHistory(events ?? recorder, { failedClients: crashed });
   options.onProgress?.(1);
+  // The percentiles walk every bucket of the latency histograms (a fifth of a swarm seed's CPU):
+  // computed when first read, which a swarm seed never does.
+  let summary: RunSummary | undefined;
   return {
     substrate: options.substrate,
     protocol: protocol.id,
-    summary: summarize(stats, endNs - startNs, verbs),
+    get summary(): RunSummary {
+      return (summary ??= summarize(stats, endNs - startNs, verbs));
+    },
     verdict,
     history: recorder,
     digest: historyDigest(recorder),
