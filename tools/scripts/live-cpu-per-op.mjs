@@ -11,6 +11,7 @@
 // `bench --substrate live --json --floor-ops 0 --warmup-ops 0 --cluster-dir D` is added to the flags.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -55,10 +56,21 @@ function sample(processes) {
   return out;
 }
 
+function httpText(url) {
+  return new Promise((done, fail) => {
+    get(url, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () => done(body));
+    }).on('error', fail);
+  });
+}
+
 /** Sum of a Prometheus counter's series on one health port (0 when absent or unreachable). */
 async function counter(port, name) {
   try {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const text = await httpText(`http://127.0.0.1:${port}/metrics`);
     let sum = 0;
     for (const line of text.split('\n')) if (line.startsWith(name) && (line[name.length] === ' ' || line[name.length] === '{')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
     return sum;
