@@ -17,6 +17,13 @@ interface PhaseJson {
   readonly floorMeanUs: number;
   readonly ratioP50: number;
   readonly ratioMean: number;
+  readonly roundRatioP50: Spread;
+  readonly roundRatioMean: Spread;
+}
+interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
 }
 type Verbs = Record<'read' | 'write' | 'cas' | 'faa' | 'maskedCas' | 'maskedFaa' | 'total', number>;
 interface FloorJson {
@@ -37,7 +44,28 @@ interface FloorJson {
   readonly verbsPerRelease: Verbs;
   readonly memoryNode: { readonly streamMsgsPerSec: number; readonly verbsPerSec: number; readonly ratio: number; readonly cpuUsPerMessage?: { readonly memory: { readonly echo: number; readonly verb: number }; readonly driver: { readonly echo: number; readonly verb: number } } };
   readonly cpuUsPerOperation: { readonly compute: number; readonly memory: number };
+  readonly rounds: { readonly count: number; readonly operations: number[]; readonly floorRoundTrips: number[]; readonly rttUs: number[]; readonly rttMeanUs: number[] };
+  readonly nicVsStream?: { readonly node: string; readonly nicIops: number; readonly streamMsgsPerSec: number; readonly ratio: number };
 }
+
+/** Each round's ratios: a median between the extremes (their values are recorded, not asserted). */
+function expectSpread(spread: Spread | undefined, what: string): void {
+  expect(spread, what).toBeDefined();
+  expect(spread!.min, what).toBeGreaterThan(0);
+  expect(spread!.median, what).toBeGreaterThanOrEqual(spread!.min);
+  expect(spread!.max, what).toBeGreaterThanOrEqual(spread!.median);
+}
+
+/**
+ * Rounds of the floor test: each round is a run of its own, and a run's start-up verbs (DecLock's
+ * clock sync, §5.3) land in its first acquire, so rounds of 50 operations keep them under
+ * SLOW_PATH_SHARE. The bare round trips of each path over all rounds: FLOOR_ROUND_TRIPS (floor-paths.ts).
+ */
+const ROUNDS = 3;
+const FLOOR_OPS = 150;
+const FLOOR_ROUND_TRIPS = 1_000;
+/** Untimed round trips each floor connection makes once, when opened. */
+const WARMUP_ROUND_TRIPS = 200;
 
 const none: Verbs = { read: 0, write: 0, cas: 0, faa: 0, maskedCas: 0, maskedFaa: 0, total: 0 };
 const verbs = (counts: Partial<Verbs>): Verbs => ({ ...none, ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) });
@@ -84,7 +112,7 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
   it('RDMA locks over gRPC and fisslock over NATS: exact fast-path verbs and ratios to the floor measured in the run', async () => {
     const protocols = Object.keys(FAST_PATH);
     const echoesBefore = await switchEchoes();
-    const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocols.join(','), '--clients', '2', '--operations', '50', '--floor-ops', '100', '--warmup-ops', '100', '--json']);
+    const { code, stdout, stderr } = await runCli(['bench', '--substrate', 'live', '--cluster-dir', cluster.dir, '--protocol', protocols.join(','), '--clients', '2', '--operations', '50', '--floor-ops', String(FLOOR_OPS), '--floor-rounds', String(ROUNDS), '--warmup-ops', '100', '--json']);
     expect(code, stderr).toBe(0);
     // TLS clients send a host name as SNI, never the IP they dial (Node's DEP0123 warning).
     expect(stderr).not.toMatch(/DEP0123/);
@@ -101,7 +129,7 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
       const floor = floors.get(protocol);
       const rdma = protocol !== 'fisslock';
       const expected = FAST_PATH[protocol]!;
-      expect(floor, protocol).toMatchObject({ transport: rdma ? 'grpc' : 'nats', operations: 100 });
+      expect(floor, protocol).toMatchObject({ transport: rdma ? 'grpc' : 'nats', operations: FLOOR_OPS });
       expectFastPath(protocol, 'acquire', floor!.verbsPerAcquire, expected.acquire);
       expectFastPath(protocol, 'release', floor!.verbsPerRelease, expected.release);
       expect(floor!.rttUs, protocol).toBeGreaterThan(0);
@@ -125,7 +153,25 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
       // a local cluster on Linux: processor time per operation is read from /proc
       expect(floor!.cpuUsPerOperation.compute).toBeGreaterThanOrEqual(0);
       expect(floor!.cpuUsPerOperation.memory).toBeGreaterThanOrEqual(0);
+      // the floor and the probe alternated: the rounds split both totals, each round has its own ratio
+      const rounds = floor!.rounds;
+      expect(rounds.count, protocol).toBe(ROUNDS);
+      expect(rounds.operations, protocol).toStrictEqual([50, 50, 50]);
+      expect(rounds.floorRoundTrips, protocol).toStrictEqual([334, 333, 333]);
+      expect(rounds.rttUs.length).toBe(ROUNDS);
+      for (const us of [...rounds.rttUs, ...rounds.rttMeanUs]) expect(us, protocol).toBeGreaterThan(0);
+      expectSpread(floor!.acquire.roundRatioP50, `${protocol} acquire p50`);
+      expectSpread(floor!.acquire.roundRatioMean, `${protocol} acquire mean`);
+      // one connection per path for every round: the switch answered its warm-up and every round's echoes
+      expect(floor!.switchEcho.exchanges, protocol).toBe(WARMUP_ROUND_TRIPS + FLOOR_ROUND_TRIPS);
       if (rdma) {
+        expectSpread(floor!.operation?.roundRatioP50, `${protocol} acquire+release p50`);
+        expectSpread(floor!.operation?.roundRatioMean, `${protocol} acquire+release mean`);
+        // two clients: the run's verbs per second on the memory node beside the bare stream to it
+        const nic = floor!.nicVsStream;
+        expect(nic, protocol).toBeDefined();
+        expect(nic!.streamMsgsPerSec).toBe(floor!.memoryNode.streamMsgsPerSec);
+        expect(nic!.ratio).toBeCloseTo(nic!.nicIops / nic!.streamMsgsPerSec, 1);
         expect(floor!.release?.roundTrips, protocol).toBe(floor!.verbsPerRelease.total);
         expect(floor!.operation, protocol).toMatchObject({ roundTrips: floor!.verbsPerAcquire.total + floor!.verbsPerRelease.total });
         expect(floor!.operation!.ratioMean).toBeGreaterThan(0);
@@ -137,7 +183,7 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
     const dir = join(import.meta.dirname, '..', 'test-output');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'live-floor.json'), JSON.stringify(Object.fromEntries(floors), null, 2));
-    const line = (f: FloorJson | undefined) => ({ rttUs: f?.rttUs, acquire: f?.acquire.ratioP50, release: f?.release?.ratioP50, operationP50: f?.operation?.ratioP50, operationMean: f?.operation?.ratioMean, memoryNode: f?.memoryNode.ratio, memoryNodeCpuUsPerMessage: f?.memoryNode.cpuUsPerMessage, cpuUsPerOperation: f?.cpuUsPerOperation });
+    const line = (f: FloorJson | undefined) => ({ rttUs: f?.rttUs, roundRttUs: f?.rounds.rttUs, acquire: f?.acquire.ratioP50, release: f?.release?.ratioP50, operationP50: f?.operation?.ratioP50, operationMean: f?.operation?.ratioMean, byRound: (f?.operation ?? f?.acquire)?.roundRatioP50, nicVsStream: f?.nicVsStream?.ratio, memoryNode: f?.memoryNode.ratio, memoryNodeCpuUsPerMessage: f?.memoryNode.cpuUsPerMessage, cpuUsPerOperation: f?.cpuUsPerOperation });
     console.log(`live floor figures: ${JSON.stringify(Object.fromEntries([...floors].map(([p, f]) => [p, line(f)])))}`);
   }, 180_000);
 
@@ -178,9 +224,10 @@ describe('lockfabric bench --substrate live: the transport floor', () => {
     expect(stderr).toMatch(/--trace-ratio: the running cluster in .* has its tracing set already/);
   });
 
-  it('--floor-ops on sim is a configuration error (exit 2)', async () => {
-    const { code, stderr } = await runCli(['bench', '--floor-ops', '10']);
+  it('--floor-ops and --floor-rounds on sim are configuration errors (exit 2), both listed', async () => {
+    const { code, stderr } = await runCli(['bench', '--floor-ops', '10', '--floor-rounds', '3']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/--floor-ops: the transport floor is a live figure/);
+    expect(stderr).toMatch(/--floor-rounds: the transport floor is a live figure/);
   });
 });

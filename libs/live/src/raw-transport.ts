@@ -77,7 +77,7 @@ export interface ThroughputOptions {
   readonly credentials?: ChannelCredentials;
 }
 
-function median(samples: number[]): number {
+function median(samples: readonly number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
@@ -90,9 +90,44 @@ export interface RoundTripStats {
   readonly exchanges: number;
 }
 
-function stats(samples: number[], exchanges: number): RoundTripStats {
+/** The median and mean of round-trip samples (µs), as every round-trip probe here reports them. */
+export function roundTripStats(samples: readonly number[], exchanges: number): RoundTripStats {
   const meanUs = samples.length === 0 ? 0 : samples.reduce((a, b) => a + b, 0) / samples.length;
   return { p50Us: median(samples), meanUs, exchanges };
+}
+
+/**
+ * One connection kept open for round trips in several batches, one message in flight, warmed up
+ * once when opened: a floor measured between other work without reconnecting each time.
+ */
+export interface RoundTripSession {
+  /** `messages` round trips, each one's time in µs. */
+  sample(messages: number): Promise<number[]>;
+  /** Requests sent so far, warm-up included. */
+  exchanges(): number;
+  close(): Promise<void>;
+}
+
+/** Times `exchange` one call at a time, after `warmup` untimed ones; `close` on a failed warm-up too. */
+async function openSession(exchange: () => Promise<void>, warmup: number, close: () => Promise<void>): Promise<RoundTripSession> {
+  let sent = 0;
+  const sample = async (messages: number) => {
+    const samples: number[] = [];
+    for (let i = 0; i < messages; i++) {
+      const startMs = performance.now();
+      sent++;
+      await exchange();
+      samples.push((performance.now() - startMs) * 1_000);
+    }
+    return samples;
+  };
+  try {
+    await sample(warmup);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { sample, exchanges: () => sent, close };
 }
 
 function openEcho(address: string, options: { tls?: TlsMaterial; credentials?: ChannelCredentials }): { client: Client; call: ClientDuplexStream<Uint8Array, Uint8Array> } {
@@ -109,25 +144,34 @@ export async function grpcRoundTripUs(address: string, options: RoundTripOptions
 
 /** gRPC stream round trip (median and mean, µs) with one message in flight. */
 export async function grpcRoundTripStats(address: string, options: RoundTripOptions = {}): Promise<RoundTripStats> {
-  const { messages = 2_000, warmup = 200, payloadBytes = 64 } = options;
+  return measureOnce(await openGrpcRoundTrips(address, options), options.messages ?? 2_000);
+}
+
+async function measureOnce(session: RoundTripSession, messages: number): Promise<RoundTripStats> {
+  try {
+    return roundTripStats(await session.sample(messages), session.exchanges());
+  } finally {
+    await session.close();
+  }
+}
+
+/** A gRPC echo stream for round trips in batches (`RoundTripSession`); a stream error fails the pending one. */
+export async function openGrpcRoundTrips(address: string, options: Omit<RoundTripOptions, 'messages'> = {}): Promise<RoundTripSession> {
+  const { warmup = 200, payloadBytes = 64 } = options;
   const payload = new Uint8Array(payloadBytes);
   const { client, call } = openEcho(address, options);
-  try {
-    let arrived: (() => void) | undefined;
-    call.on('data', () => arrived?.());
-    const samples: number[] = [];
-    for (let i = 0; i < warmup + messages; i++) {
-      const back = new Promise<void>((resolve) => (arrived = resolve));
-      const startMs = performance.now();
+  let pending: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+  call.on('data', () => pending?.resolve());
+  call.on('error', (error) => pending?.reject(error));
+  const exchange = () =>
+    new Promise<void>((resolve, reject) => {
+      pending = { resolve, reject };
       call.write(payload);
-      await back;
-      if (i >= warmup) samples.push((performance.now() - startMs) * 1_000);
-    }
-    return stats(samples, warmup + messages);
-  } finally {
+    });
+  return openSession(exchange, warmup, async () => {
     call.end();
     client.close();
-  }
+  });
 }
 
 /** gRPC stream messages per second with up to `window` messages in flight. */
@@ -197,10 +241,15 @@ export async function natsRoundTripUs(options: NatsBenchOptions & RoundTripOptio
 
 /** NATS request/reply round trip (median and mean, µs), requester and responder on separate connections of this process. */
 export async function natsRoundTripStats(options: NatsBenchOptions & RoundTripOptions): Promise<RoundTripStats> {
-  const { messages = 2_000, warmup = 200, payloadBytes = 64 } = options;
+  return measureOnce(await openNatsRoundTrips(options), options.messages ?? 2_000);
+}
+
+/** NATS request/reply in batches (`RoundTripSession`), requester and responder on separate connections of this process. */
+export async function openNatsRoundTrips(options: NatsBenchOptions & Omit<RoundTripOptions, 'messages'>): Promise<RoundTripSession> {
   const subject = options.subjects.raw(`ping-${randomUUID()}`);
   const responder = await bareConnection(options.servers, 'lockfabric-raw-responder');
-  const requester = await bareConnection(options.servers, 'lockfabric-raw-requester');
+  const requester = await bareConnection(options.servers, 'lockfabric-raw-requester').catch(async (error: unknown) => (await responder.close(), Promise.reject(error)));
+  const close = async () => void (await Promise.all([requester.close(), responder.close()]));
   try {
     responder.subscribe(subject, {
       callback: (_error, msg) => {
@@ -208,21 +257,17 @@ export async function natsRoundTripStats(options: NatsBenchOptions & RoundTripOp
       },
     });
     await responder.flush();
-    return await requestLoop(requester, subject, { messages, warmup, payloadBytes });
-  } finally {
-    await Promise.all([requester.close(), responder.close()]);
+  } catch (error) {
+    await close();
+    throw error;
   }
+  return requestSession(requester, subject, options, close);
 }
 
-async function requestLoop(requester: NatsConnection, subject: string, o: { messages: number; warmup: number; payloadBytes: number }): Promise<RoundTripStats> {
-  const payload = new Uint8Array(o.payloadBytes);
-  const samples: number[] = [];
-  for (let i = 0; i < o.warmup + o.messages; i++) {
-    const startMs = performance.now();
-    await requester.request(subject, payload, { timeout: 5_000 });
-    if (i >= o.warmup) samples.push((performance.now() - startMs) * 1_000);
-  }
-  return stats(samples, o.warmup + o.messages);
+function requestSession(requester: NatsConnection, subject: string, options: Omit<RoundTripOptions, 'messages'>, close: () => Promise<void>): Promise<RoundTripSession> {
+  const { warmup = 200, payloadBytes = 64 } = options;
+  const payload = new Uint8Array(payloadBytes);
+  return openSession(async () => void (await requester.request(subject, payload, { timeout: 5_000 })), warmup, close);
 }
 
 /**
@@ -231,13 +276,13 @@ async function requestLoop(requester: NatsConnection, subject: string, o: { mess
  * this process → nats-server → switch → nats-server → this process.
  */
 export async function natsEchoRoundTripStats(servers: string, subject: string, options: RoundTripOptions = {}): Promise<RoundTripStats> {
-  const { messages = 2_000, warmup = 200, payloadBytes = 64 } = options;
+  return measureOnce(await openNatsEchoRoundTrips(servers, subject, options), options.messages ?? 2_000);
+}
+
+/** Requests to another process's echo subject in batches (`RoundTripSession`). */
+export async function openNatsEchoRoundTrips(servers: string, subject: string, options: Omit<RoundTripOptions, 'messages'> = {}): Promise<RoundTripSession> {
   const requester = await bareConnection(servers, 'lockfabric-raw-echo-requester');
-  try {
-    return await requestLoop(requester, subject, { messages, warmup, payloadBytes });
-  } finally {
-    await requester.close();
-  }
+  return requestSession(requester, subject, options, () => requester.close());
 }
 
 /** NATS messages per second from one publisher to one subscriber on another connection. */

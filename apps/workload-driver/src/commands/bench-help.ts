@@ -44,6 +44,8 @@ ${COST_MODEL_HELP}
                            (virtual time on sim), for failure and hotspot timelines
   --floor-ops N            live: after the run, N uncontended operations (one client) set against the
                            bare gRPC and NATS round trips measured in the same run (default 300; 0: off)
+  --floor-rounds K         live: the floor and those operations alternate in K rounds (default 10); each
+                           round's ratio is like for like, their median is the figure to judge
   --warmup-ops N           live: N untimed operations of the same workload before the run, so the
                            services run warm code (default 2000; 0: off); checked, not counted
   --trace-ratio R          live, temporary cluster: trace at head-sampling ratio R (0.01 or 1%; 1 = every

@@ -13,8 +13,10 @@ import { runLive } from '../run/live.js';
 import type { LiveRunResult } from '../run/live.js';
 import { substrateOptions } from '../run/live-defaults.js';
 import { warmUpLive } from '../run/warm-up.js';
-import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, withProcessorTime } from '../run/transport-floor.js';
-import type { FloorReport } from '../run/transport-floor.js';
+import { floorFromRounds, floorProbeSpec, nicAgainstStream } from '../run/transport-floor.js';
+import { FLOOR_ROUND_TRIPS, floorMemoryNodeName, measureMemoryNode, openFloorPaths, processorTimeMeter } from '../run/floor-paths.js';
+import type { FloorReport, ProbeRound } from '../run/transport-floor.js';
+import { latencyStatsOf, planRounds, runRounds } from '../run/floor-rounds.js';
 import { acquireTracedCluster } from '../run/traced-cluster.js';
 import { discoverRemoteCluster } from '../run/remote-discovery.js';
 import { benchReport, summarizeNodeFailures } from '../report/bench-report.js';
@@ -29,7 +31,7 @@ import type { BenchOneInput } from './bench.js';
 
 /** One protocol's live run and its report. */
 export async function benchLive(input: BenchOneInput, bar: ProgressBar): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, spec, protocolOptions, computeNodes, skipReleaseProbability, computeMemoryPorts, floorOps, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out } = input;
+  const { protocol, spec, protocolOptions, computeNodes, skipReleaseProbability, computeMemoryPorts, floorOps, floorRounds, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out } = input;
   const memoryIopsCap = reader.optionalNumber('mn-iops', { min: 1 });
   let report: BenchReport;
   let history;
@@ -80,7 +82,7 @@ export async function benchLive(input: BenchOneInput, bar: ProgressBar): Promise
       report = { ...report, application: appReport(spec.application, log, check, result.summary.elapsedNs, verbs) };
     }
     // A cluster that lost a node mid-run is no yardstick: the floor is measured on healthy ones only.
-    if (floorOps > 0 && result.nodeFailures.length === 0 && result.declaredDead.length === 0) report = { ...report, floor: await measureFloor(protocol, state, protocolOptions, floorOps, spec.seed, out) };
+    if (floorOps > 0 && result.nodeFailures.length === 0 && result.declaredDead.length === 0) report = { ...report, floor: await measureFloor(protocol, state, protocolOptions, { operations: floorOps, rounds: floorRounds, seed: spec.seed }, { clients: spec.clients, nicIops: report.nicIops }, out) };
     else if (floorOps > 0) out.note(`${protocol}: no uncontended floor (a compute node failed during the run)`);
   } finally {
     await redis?.stop();
@@ -133,19 +135,27 @@ export function switchProgramOf(protocol: string, protocolOptions: ProtocolOptio
 }
 
 /**
- * The uncontended probe and the bare transport, on the same cluster right after the run:
- * one client's acquires and releases on many locks, then the gRPC stream and NATS round trips.
+ * The uncontended probe and the bare transport, on the same cluster right after the run: the
+ * memory node's verb rate against the bare stream, then rounds of the bare round trips and one
+ * client's acquires and releases on many locks, alternating (floor-rounds.ts says why).
  */
-async function measureFloor(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, operations: number, seed: number, out: Output): Promise<FloorReport> {
-  out.note(`${protocol}: ${operations} uncontended operations and the bare transport, for the floor…`);
-  const roundTripsBefore = await measureRoundTrips(state);
-  const { result: probe, perOperation } = await withProcessorTime(state, () =>
-    runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, seed), tolerateNodeFailures: true }),
-  );
-  const counts = benchReport({ protocol, substrate: 'live', summary: probe.summary, accounting: probe.accounting, verdict: probe.verdict, wallMs: 0 });
+async function measureFloor(protocol: string, state: Parameters<typeof runLive>[0]['state'], protocolOptions: ProtocolOptions, probe: { readonly operations: number; readonly rounds: number; readonly seed: number }, run: Pick<BenchReport, 'nicIops'> & { readonly clients: number }, out: Output): Promise<FloorReport> {
+  const family = familyOf(protocol) === 'switch' ? 'switch' : 'rdma';
+  const plan = planRounds(probe.operations, FLOOR_ROUND_TRIPS, probe.rounds);
+  out.note(`${protocol}: ${probe.operations} uncontended operations and the bare transport in ${plan.operations.length} alternating rounds, for the floor…`);
+  const memoryNode = await measureMemoryNode(state);
+  const meter = await processorTimeMeter(state);
+  const paths = await openFloorPaths(state, family);
+  const measured = await runRounds(plan, {
+    floor: (roundTrips) => paths.round(roundTrips),
+    probe: async (operations, round): Promise<ProbeRound> => {
+      const ran = await meter.around(() => runLive({ state, protocol, protocolOptions: substrateOptions('live', protocol, protocolOptions), spec: floorProbeSpec(operations, probe.seed + round), tolerateNodeFailures: true }));
+      return { stats: latencyStatsOf(ran.history), accounting: ran.accounting, elapsedNs: ran.summary.elapsedNs };
+    },
+  }).finally(() => paths.close());
   // redlock never gets here (it runs outside the cluster, before this path)
-  const floor = floorReport(familyOf(protocol) === 'switch' ? 'switch' : 'rdma', probe.summary, counts, await measureClusterFloor(state, roundTripsBefore));
-  const cpuUsPerOperation = perOperation(probe.summary.acquires);
-  return cpuUsPerOperation ? { ...floor, cpuUsPerOperation } : floor;
+  const floor = floorFromRounds(family, measured.floors, measured.probes, { switchEchoes: paths.switchEchoes(), memoryNode });
+  const nicVsStream = run.clients > 1 ? nicAgainstStream(floorMemoryNodeName(state), run.nicIops, memoryNode.streamMsgsPerSec) : undefined;
+  const cpuUsPerOperation = meter.perOperation(floor.operations);
+  return { ...floor, ...(nicVsStream ? { nicVsStream } : {}), ...(cpuUsPerOperation ? { cpuUsPerOperation } : {}) };
 }
-

@@ -11,6 +11,7 @@ import type { BenchRunReport } from '@lockfabric/report';
 import { familyOf } from '../report/family.js';
 import { DEFAULT_LIVE_WARMUP_OPS, liveOptionProblems } from '../run/live-defaults.js';
 import { describeFloorByTracing } from '../report/floor-by-tracing.js';
+import { DEFAULT_FLOOR_ROUNDS } from '../run/floor-rounds.js';
 import type { TraceSetting } from '../run/otlp-sink.js';
 import { describeReport, verdictWord } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
@@ -56,6 +57,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'mutant-strict-discovery': { type: 'boolean' },
     report: { type: 'string' },
     'floor-ops': { type: 'string' },
+    'floor-rounds': { type: 'string' },
     'warmup-ops': { type: 'string' },
     'trace-ratio': { type: 'string' },
     'colocated-clients': { type: 'string' },
@@ -80,6 +82,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const computeMemoryPorts = reader.portList('compute-memory-port', [50055]);
   if (values['mutant-strict-discovery'] === true && values['compute-nodes-at'] === undefined) reader.problems.push('--mutant-strict-discovery: give --compute-nodes-at');
   const floorOps = reader.number('floor-ops', substrate === 'live' ? 300 : 0, { integer: true, min: 0 });
+  const floorRounds = reader.number('floor-rounds', DEFAULT_FLOOR_ROUNDS, { integer: true, min: 1 });
+  if (values['floor-rounds'] !== undefined && substrate !== 'live') reader.problems.push('--floor-rounds: the transport floor is a live figure (sim and embedded have no transport)');
   const warmUpOps = reader.number('warmup-ops', substrate === 'live' ? DEFAULT_LIVE_WARMUP_OPS : 0, { integer: true, min: 0 });
   if (warmUpOps > 0 && substrate !== 'live') reader.problems.push('--warmup-ops: only live runs warm their service processes up (sim and embedded have none)');
   const colocatedClients = reader.number('colocated-clients', 0, { integer: true, min: 0 });
@@ -127,7 +131,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   // --trace-ratio off,1%: each protocol once per setting, each on its own temporary cluster
   const runs = (pooled ? [] : protocols).flatMap((protocol) => (traceSettings ?? [undefined]).map((tracing) => ({ protocol, tracing })));
   for (const { protocol, tracing } of runs) {
-    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPorts, floorOps, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out });
+    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPorts, floorOps, floorRounds, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
     if (typeof historyFile === 'string') {
@@ -191,6 +195,8 @@ export interface BenchOneInput {
   readonly computeMemoryPorts: readonly number[];
   /** Live: uncontended probe operations after the run (0: none). */
   readonly floorOps: number;
+  /** Live: rounds the probe and the bare round trips alternate in (the probe's operations split among them). */
+  readonly floorRounds: number;
   /** Live: untimed operations of the same workload before the run (0: none). */
   readonly warmUpOps: number;
   readonly tracing: TraceSetting | undefined;

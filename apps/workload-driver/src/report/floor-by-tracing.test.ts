@@ -32,6 +32,14 @@ describe('floor by tracing setting', () => {
     ]);
   });
 
+  it('shows the median over rounds when the floor was measured in rounds (the figure to judge)', () => {
+    const spread = (median: number) => ({ median, min: median - 0.5, max: median + 0.5 });
+    const rounds = { ...phase(1.9, 2.1), roundRatioP50: spread(1.2), roundRatioMean: spread(1.4) };
+    const withRounds = { protocol: 'caslock', floor: { acquire: rounds, operation: rounds }, tracing: { ratio: 0, exporter: 'none' } } as unknown as BenchReport;
+    expect(tracedFloorRows([withRounds])).toStrictEqual([{ protocol: 'caslock', ratio: 0, phase: 'operation', ratioP50: 1.9, ratioMean: 2.1, byRound: { ratioP50: 1.2, ratioMean: 1.4 } }]);
+    expect(describeFloorByTracing([withRounds]).split('\n')).toStrictEqual(['uncontended ratio to the floor, median over rounds, p50 (mean), by tracing: tracing off', '  caslock acq+rel       1.2× (1.4×)']);
+  });
+
   it('leaves out runs without a tracing setting', () => {
     expect(tracedFloorRows([report('caslock', undefined, { acquire: [1, 1], operation: [1, 1] })])).toStrictEqual([]);
   });

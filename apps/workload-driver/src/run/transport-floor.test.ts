@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '@lockfabric/workloads';
-import { cpuPerMessage, floorReport, processorTimePerOperation } from './transport-floor.js';
+import { cpuPerMessage, floorReport, nicAgainstStream, pooledTransport, processorTimePerOperation } from './transport-floor.js';
+import type { FloorRound } from './transport-floor.js';
 
 const latency = (p50: number, mean: number) => ({ p50, p90: p50, p99: p50, p999: p50, max: p50, mean });
 const summary = { acquires: 100, latencyUs: latency(60, 80), releaseLatencyUs: latency(40, 50) } as unknown as RunSummary;
@@ -40,6 +41,59 @@ describe('floorReport', () => {
     const mutantRatioMean = Math.round((floor.acquire.meanUs / floor.acquire.floorUs) * 100) / 100; // the old mean / median-floor
     expect(mutantRatioMean).toBe(4);
     expect(floor.acquire.ratioMean).not.toBe(mutantRatioMean);
+  });
+});
+
+describe('floorReport with rounds', () => {
+  const rtts = { grpcRttUs: 20, grpcRttMeanUs: 40, natsRttUs: 50, natsRttMeanUs: 100 };
+  const pair = (p50: number, mean: number) => ({ p50, mean });
+  const round = (operations: number, grpc: number, echo: number): FloorRound => ({
+    operations,
+    floorRoundTrips: 100,
+    acquire: pair(60, 80),
+    release: pair(40, 40),
+    grpc: pair(grpc, grpc),
+    nats: pair(50, 50),
+    switchEcho: pair(echo, echo),
+  });
+
+  it("divides each round by its own floor of the family's path; a round without operations has no ratio", () => {
+    const rounds = [round(10, 20, 60), round(10, 30, 30), round(10, 60, 60), round(0, 1, 1)];
+    const rdma = floorReport('rdma', summary, { verbsPerAcquire: verbs(1), verbsPerRelease: verbs(1) }, rtts, rounds);
+    // acquire 60 over 20, 30, 60: 3, 2, 1
+    expect(rdma.acquire).toMatchObject({ ratioP50: 3, roundRatioP50: { median: 2, min: 1, max: 3 } });
+    // acquire+release 100 over 2 × (20, 30, 60), means 120 over the same
+    expect(rdma.operation).toMatchObject({ roundRatioP50: { median: 1.67, min: 0.83, max: 2.5 }, roundRatioMean: { median: 2, min: 1, max: 3 } });
+    expect(rdma.rounds).toStrictEqual({ count: 4, operations: [10, 10, 10, 0], floorRoundTrips: [100, 100, 100, 100], rttUs: [20, 30, 60, 1], rttMeanUs: [20, 30, 60, 1] });
+    const sw = floorReport('switch', summary, { verbsPerAcquire: verbs(0), verbsPerRelease: verbs(0) }, { ...rtts, switchEcho: { rttUs: 60, rttMeanUs: 80, exchanges: 9 } }, rounds);
+    // the switch echo of each round: 60 over 60, 30, 60
+    expect(sw.acquire.roundRatioP50).toStrictEqual({ median: 1, min: 1, max: 2 });
+    expect(sw.rounds?.rttUs).toStrictEqual([60, 30, 60, 1]);
+  });
+
+  it('without rounds (a report from before them) the fields are absent', () => {
+    const floor = floorReport('rdma', summary, { verbsPerAcquire: verbs(1), verbsPerRelease: verbs(1) }, rtts);
+    expect(floor.rounds).toBeUndefined();
+    expect(floor.acquire.roundRatioP50).toBeUndefined();
+  });
+});
+
+describe('pooledTransport', () => {
+  it("pools every round's samples of each path into one median and mean", () => {
+    const floors = [
+      { grpcUs: [10, 30], natsUs: [100], switchEchoUs: [50] },
+      { grpcUs: [20], natsUs: [200, 300], switchEchoUs: [70] },
+    ];
+    expect(pooledTransport(floors, 42)).toStrictEqual({ grpcRttUs: 20, grpcRttMeanUs: 20, natsRttUs: 200, natsRttMeanUs: 200, switchEcho: { rttUs: 70, rttMeanUs: 60, exchanges: 42 } });
+    expect(pooledTransport([{ grpcUs: [5], natsUs: [] }], undefined)).toStrictEqual({ grpcRttUs: 5, grpcRttMeanUs: 5, natsRttUs: 0, natsRttMeanUs: 0 });
+  });
+});
+
+describe('nicAgainstStream', () => {
+  it("sets the run's verb rate on the measured node against the bare stream; nothing when it served none", () => {
+    expect(nicAgainstStream('memory-0', { 'memory-0': 12_000, 'memory-1': 1 }, 15_000)).toStrictEqual({ node: 'memory-0', nicIops: 12_000, streamMsgsPerSec: 15_000, ratio: 0.8 });
+    expect(nicAgainstStream('memory-0', { 'memory-1': 5 }, 15_000)).toBeUndefined();
+    expect(nicAgainstStream('memory-0', undefined, 15_000)).toBeUndefined();
   });
 });
 

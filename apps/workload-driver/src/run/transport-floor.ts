@@ -1,13 +1,8 @@
-import { clientCredentials, createSubjects, grpcRoundTripStats, grpcStreamThroughput, MemoryQueuePair, memoryNodeVerbThroughput, natsEchoRoundTripStats, natsRoundTripStats, silentLogger, type RoundTripStats } from '@lockfabric/live';
-import { readFileSync } from 'node:fs';
-import type { RunSummary } from '@lockfabric/workloads';
-import type { WorkloadSpec } from '@lockfabric/workloads';
-import type { ClusterState } from '../cluster/local-cluster.js';
-import { TRANSPORT_BENCH_CLUSTER } from '../cluster/nats-auth.js';
+import { roundTripStats } from '@lockfabric/live';
+import { RunStats, VerbAccounting, summarize, verbsPerOp } from '@lockfabric/workloads';
+import type { RunSummary, WorkloadSpec } from '@lockfabric/workloads';
 import type { BenchReport } from '../report/bench-report.js';
-import { addressOf } from './remote-cluster.js';
-import { FabricAccessError } from '@lockfabric/ports';
-import { ClusterStateError } from '../cluster/errors.js';
+import { roundRatios, type LatencyPair, type RoundPhase, type RoundSpread } from './floor-rounds.js';
 
 /** The raw round trips a live bench divides by, measured in the same run (median and mean, µs). */
 export interface TransportFloor {
@@ -50,83 +45,40 @@ export interface MemoryNodeFloor {
   readonly cpuUsPerMessage?: { readonly memory: { readonly echo: number; readonly verb: number }; readonly driver: { readonly echo: number; readonly verb: number } };
 }
 
-/** Round trips measured from the same round trip count in every run; the median is the figure. */
-const RTT_MESSAGES = 1_000;
-const STREAM_MESSAGES = 5_000;
+/** One round's bare round trips (µs) of each path; NATS ones are empty without a NATS server. */
+export interface FloorSamples {
+  readonly grpcUs: readonly number[];
+  readonly natsUs: readonly number[];
+  /** Through the rack-0 switch's echo subject; absent without a switch. */
+  readonly switchEchoUs?: readonly number[];
+}
 
-/**
- * The bare round trips on this cluster, from the CLI's process: the gRPC stream to the first
- * memory node (the same port, TLS and process the compute nodes' queue pairs reach) and a NATS
- * exchange through the cluster's server. Half of the messages go before the probe and half after
- * (`measureClusterFloor(state, before)`): the mean of the two medians follows a load that changed
- * while the probe ran.
- */
-export async function measureRoundTrips(state: ClusterState): Promise<TransportFloor> {
-  const address = memoryNodeAddress(state);
-  const grpc = await grpcRoundTripStats(address, { messages: RTT_MESSAGES / 2, credentials: clientCredentials() });
-  const none: RoundTripStats = { p50Us: 0, meanUs: 0, exchanges: 0 };
-  const nats = state.natsUrl ? await natsRoundTripStats({ servers: state.natsUrl, subjects: createSubjects(TRANSPORT_BENCH_CLUSTER), messages: RTT_MESSAGES / 2 }) : none;
-  const hasSwitch = state.processes.some((p) => p.role === 'switch');
-  const echo = state.natsUrl && hasSwitch ? await natsEchoRoundTripStats(state.natsUrl, createSubjects(state.cluster).switchEcho(0), { messages: RTT_MESSAGES / 2 }) : undefined;
+/** Every round's round trips pooled into one median and mean per path (the figures reported before rounds). */
+export function pooledTransport(floors: readonly FloorSamples[], switchEchoes: number | undefined): TransportFloor {
+  const pool = (pick: (f: FloorSamples) => readonly number[] | undefined) => roundTripStats(floors.flatMap((f) => pick(f) ?? []), 0);
+  const grpc = pool((f) => f.grpcUs);
+  const nats = pool((f) => f.natsUs);
+  const echo = switchEchoes === undefined ? undefined : pool((f) => f.switchEchoUs);
   return {
     grpcRttUs: grpc.p50Us,
     grpcRttMeanUs: grpc.meanUs,
     natsRttUs: nats.p50Us,
     natsRttMeanUs: nats.meanUs,
-    ...(echo ? { switchEcho: { rttUs: echo.p50Us, rttMeanUs: echo.meanUs, exchanges: echo.exchanges } } : {}),
+    ...(echo ? { switchEcho: { rttUs: echo.p50Us, rttMeanUs: echo.meanUs, exchanges: switchEchoes! } } : {}),
   };
 }
 
-/** The floor after a probe: round trips (averaged with `before`), then the memory node's verbs/s against the bare stream to it. */
-export async function measureClusterFloor(state: ClusterState, before?: TransportFloor): Promise<TransportFloor & { readonly memoryNode: MemoryNodeFloor }> {
-  const after = await measureRoundTrips(state);
-  const mean = (a: number, b: number | undefined) => (b === undefined ? a : (a + b) / 2);
-  const address = memoryNodeAddress(state);
-  const echoCpu = processorTimeOf(state);
-  const streamMsgsPerSec = await grpcStreamThroughput(address, { messages: STREAM_MESSAGES, credentials: clientCredentials() });
-  const echoCpuEnd = processorTimeOf(state);
-  const memory = state.processes.find((p) => p.role === 'memory')!;
-  const qp = await MemoryQueuePair.connect(address, DRIVER_INITIATOR, { logger: silentLogger });
-  let verbsPerSec: number;
-  let verbCpu: PhaseCpu | undefined;
-  let verbCpuEnd: PhaseCpu | undefined;
-  try {
-    const region = (await qp.describe()).regions.find((r) => r.region === 0);
-    if (!region) throw new FabricAccessError('unknown-region', `memory node at ${address} has no lock table (region 0)`);
-    verbCpu = processorTimeOf(state);
-    verbsPerSec = await memoryNodeVerbThroughput(qp, { op: 'read', addr: { node: memory.node, region: 0, rkey: region.rkey, offset: 0 }, length: 8 }, { messages: STREAM_MESSAGES });
-    verbCpuEnd = processorTimeOf(state);
-  } finally {
-    qp.close();
-  }
-  const echo = after.switchEcho;
-  const echoBefore = before?.switchEcho;
-  return {
-    grpcRttUs: mean(after.grpcRttUs, before?.grpcRttUs),
-    grpcRttMeanUs: mean(after.grpcRttMeanUs, before?.grpcRttMeanUs),
-    natsRttUs: mean(after.natsRttUs, before?.natsRttUs),
-    natsRttMeanUs: mean(after.natsRttMeanUs, before?.natsRttMeanUs),
-    ...(echo ? { switchEcho: { rttUs: mean(echo.rttUs, echoBefore?.rttUs), rttMeanUs: mean(echo.rttMeanUs, echoBefore?.rttMeanUs), exchanges: echo.exchanges + (echoBefore?.exchanges ?? 0) } } : {}),
-    memoryNode: {
-      streamMsgsPerSec,
-      verbsPerSec,
-      ratio: Math.round((verbsPerSec / streamMsgsPerSec) * 100) / 100,
-      ...cpuPerMessage({ start: echoCpu, end: echoCpuEnd }, { start: verbCpu, end: verbCpuEnd }, STREAM_MESSAGES),
-    },
-  };
+/** The run's verbs per second on `node` against the bare stream to it; nothing when the node served no verbs. */
+export function nicAgainstStream(node: string, nicIops: Readonly<Record<string, number>> | undefined, streamMsgsPerSec: number): NicAgainstStream | undefined {
+  const iops = nicIops?.[node];
+  if (iops === undefined || iops <= 0 || streamMsgsPerSec <= 0) return undefined;
+  return { node, nicIops: iops, streamMsgsPerSec, ratio: Math.round((iops / streamMsgsPerSec) * 100) / 100 };
 }
 
 /** Processor time (µs) so far of the memory nodes' main threads and of this process. */
-interface PhaseCpu {
+export interface PhaseCpu {
   readonly memory: number;
   readonly driver: number;
-}
-
-function processorTimeOf(state: ClusterState): PhaseCpu | undefined {
-  const nodes = processorTimesUs(state);
-  if (!nodes) return undefined;
-  const own = process.cpuUsage();
-  return { memory: nodes.memory, driver: own.user + own.system };
 }
 
 /** Each side's processor time per message of the echo and the verb phase; nothing when a snapshot is missing. */
@@ -145,15 +97,6 @@ export function cpuPerMessage(
   };
 }
 
-function memoryNodeAddress(state: ClusterState): string {
-  const memory = state.processes.find((p) => p.role === 'memory');
-  if (!memory) throw new ClusterStateError('the live cluster has no memory node to measure the floor against');
-  return addressOf(memory, memory.grpc);
-}
-
-/** The initiator id the CLI's own queue pairs use (no compute node has it). */
-const DRIVER_INITIATOR = 65_000;
-
 /** One phase (acquire or release) of the uncontended probe against its floor. */
 export interface PhaseFloor {
   readonly p50Us: number;
@@ -168,6 +111,38 @@ export interface PhaseFloor {
   readonly ratioP50: number;
   /** meanUs / floorMeanUs. */
   readonly ratioMean: number;
+  /**
+   * Each round's p50 over round trips × that round's floor median (and mean over mean): the median
+   * over rounds is the figure to judge, since the floor moves between rounds on a shared machine.
+   */
+  readonly roundRatioP50?: RoundSpread;
+  readonly roundRatioMean?: RoundSpread;
+}
+
+/** How the floor and the probe alternated, and how far the divisor's round trip moved between rounds. */
+export interface FloorRounds {
+  readonly count: number;
+  /** Probe acquires and bare round trips (of each path) per round. */
+  readonly operations: readonly number[];
+  readonly floorRoundTrips: readonly number[];
+  /** The divisor's round trip in each round (µs, to 0.1): median and mean. */
+  readonly rttUs: readonly number[];
+  readonly rttMeanUs: readonly number[];
+}
+
+/**
+ * A many-client run's memory-node verb rate against the raw pipelined stream to the same node,
+ * both in this bench run (issue 20: the node should serve as many verbs as the stream carries).
+ */
+export interface NicAgainstStream {
+  /** The memory node (process name, its key in the report's `nicIops`). */
+  readonly node: string;
+  /** Verbs per second it served over the run. */
+  readonly nicIops: number;
+  /** Echo messages per second on one pipelined stream to it (`memoryNode.streamMsgsPerSec`). */
+  readonly streamMsgsPerSec: number;
+  /** nicIops / streamMsgsPerSec. */
+  readonly ratio: number;
 }
 
 /**
@@ -205,35 +180,18 @@ export interface FloorReport {
   readonly verbsPerAcquire: BenchReport['verbsPerAcquire'];
   readonly verbsPerRelease: BenchReport['verbsPerRelease'];
   readonly memoryNode?: MemoryNodeFloor;
+  /** The probe and the floor in alternating rounds (absent on reports from before rounds). */
+  readonly rounds?: FloorRounds;
+  /** Runs of more than one client: the run's verb rate on the memory node against the bare stream. */
+  readonly nicVsStream?: NicAgainstStream;
   /**
    * Processor time the probe cost per operation on the compute and the memory nodes' event-loop
-   * threads, background subtracted (local clusters on Linux only: read from /proc). Processor
+   * threads over its rounds (each round's run start-up included, the floor between them not),
+   * background subtracted (local clusters on Linux only: read from /proc). Processor
    * time, unlike latency, does not grow while a process waits for a core, so it compares runs
    * taken under different load.
    */
   readonly cpuUsPerOperation?: { readonly compute: number; readonly memory: number };
-}
-
-/**
- * Processor time (µs) of each local compute and memory node's main thread — the event loop that
- * runs the verb path — from /proc/<pid>/schedstat (ns); undefined off Linux or for remote nodes.
- */
-export function processorTimesUs(state: ClusterState): { compute: number; memory: number } | undefined {
-  let compute = 0;
-  let memory = 0;
-  for (const p of state.processes) {
-    if (p.role !== 'compute' && p.role !== 'memory') continue;
-    let ns: number;
-    try {
-      ns = Number(readFileSync(`/proc/${p.pid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      return undefined; // not Linux, or not a local process
-    }
-    if (!Number.isFinite(ns)) return undefined;
-    if (p.role === 'compute') compute += ns / 1_000;
-    else memory += ns / 1_000;
-  }
-  return { compute, memory };
 }
 
 /**
@@ -253,50 +211,43 @@ export function processorTimePerOperation(
   return { compute: per('compute'), memory: per('memory') };
 }
 
-/** The idle interval before a probe whose processor time is the background subtracted from it. */
-const IDLE_SAMPLE_MS = 500;
-
-/**
- * Runs `probe` after sampling the event loops' background over an idle interval, and gives its
- * processor time per operation (undefined when /proc cannot tell, or for no operations).
- */
-export async function withProcessorTime<T>(state: ClusterState, probe: () => Promise<T>): Promise<{ result: T; perOperation(operations: number): { compute: number; memory: number } | undefined }> {
-  const idleStart = processorTimesUs(state);
-  const idleWallStart = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
-  const idleEnd = processorTimesUs(state);
-  const idleWallUs = (performance.now() - idleWallStart) * 1_000;
-  const probeStart = processorTimesUs(state);
-  const probeWallStart = performance.now();
-  const result = await probe();
-  const probeWallUs = (performance.now() - probeWallStart) * 1_000;
-  const probeEnd = processorTimesUs(state);
-  return {
-    result,
-    perOperation: (operations) =>
-      idleStart && idleEnd && probeStart && probeEnd && operations > 0
-        ? processorTimePerOperation({ startUs: idleStart, endUs: idleEnd, wallUs: idleWallUs }, { startUs: probeStart, endUs: probeEnd, wallUs: probeWallUs }, operations)
-        : undefined,
-  };
-}
-
 /** The probe's workload: one client, sequential operations on 1 000 uniform locks, no think time or critical section. */
 export function floorProbeSpec(operations: number, seed: number): WorkloadSpec {
   return { clients: 1, locks: 1_000, readRatio: 0, distribution: 'uniform', operations, thinkNs: 0, criticalSectionNs: 0, seed };
 }
 
-function phase(latency: { readonly p50: number; readonly mean: number }, roundTrips: number, rtt: { readonly p50: number; readonly mean: number }): PhaseFloor {
+function phase(latency: LatencyPair, roundTrips: number, rtt: LatencyPair, rounds?: readonly RoundPhase[]): PhaseFloor {
   const floorUs = roundTrips * rtt.p50;
   const floorMeanUs = roundTrips * rtt.mean;
   const ratio = (us: number, floor: number) => (floor > 0 ? Math.round((us / floor) * 100) / 100 : 0);
   // like for like: a median over the floor's median, a mean over the floor's mean
-  return { p50Us: latency.p50, meanUs: latency.mean, roundTrips, floorUs, floorMeanUs, ratioP50: ratio(latency.p50, floorUs), ratioMean: ratio(latency.mean, floorMeanUs) };
+  const pooled = { p50Us: latency.p50, meanUs: latency.mean, roundTrips, floorUs, floorMeanUs, ratioP50: ratio(latency.p50, floorUs), ratioMean: ratio(latency.mean, floorMeanUs) };
+  return rounds ? { ...pooled, ...roundRatios(rounds, roundTrips) } : pooled;
 }
 
-/** The floor report of one probe run. */
-export function floorReport(family: 'rdma' | 'switch', summary: RunSummary, probe: Pick<BenchReport, 'verbsPerAcquire' | 'verbsPerRelease'>, transport: TransportFloor & { readonly memoryNode?: MemoryNodeFloor }): FloorReport {
+/** One round of the floor: its probe's latencies and each path's round trip, measured just before. */
+export interface FloorRound {
+  /** Acquires of the round's probe (a round with none has no ratio). */
+  readonly operations: number;
+  /** Round trips of each path measured in the round. */
+  readonly floorRoundTrips: number;
+  readonly acquire: LatencyPair;
+  readonly release: LatencyPair;
+  readonly grpc: LatencyPair;
+  readonly nats: LatencyPair;
+  readonly switchEcho?: LatencyPair;
+}
+
+/** The floor report of a probe: pooled over its rounds, and with `rounds` each round's ratios too. */
+export function floorReport(family: 'rdma' | 'switch', summary: RunSummary, probe: Pick<BenchReport, 'verbsPerAcquire' | 'verbsPerRelease'>, transport: TransportFloor & { readonly memoryNode?: MemoryNodeFloor }, rounds?: readonly FloorRound[]): FloorReport {
   const operations = summary.acquires;
   const { grpcRttUs, grpcRttMeanUs, natsRttUs, natsRttMeanUs, switchEcho, memoryNode } = transport;
+  // the switch's echo is the path a switch lock's packets take; the in-CLI exchange only stands in without a switch
+  const path = family === 'rdma' ? 'grpc' : switchEcho ? 'switchEcho' : 'nats';
+  const rttOf = (r: FloorRound): LatencyPair => r[path] ?? { p50: 0, mean: 0 };
+  const measured = rounds?.filter((r) => r.operations > 0);
+  const per = (latency: (r: FloorRound) => LatencyPair) => measured?.map((r) => ({ latency: latency(r), rtt: rttOf(r) }));
+  const tenths = (x: number) => Math.round(x * 10) / 10;
   const common = {
     grpcRttUs,
     grpcRttMeanUs,
@@ -307,24 +258,69 @@ export function floorReport(family: 'rdma' | 'switch', summary: RunSummary, prob
     verbsPerAcquire: probe.verbsPerAcquire,
     verbsPerRelease: probe.verbsPerRelease,
     ...(memoryNode ? { memoryNode } : {}),
+    ...(rounds
+      ? { rounds: { count: rounds.length, operations: rounds.map((r) => r.operations), floorRoundTrips: rounds.map((r) => r.floorRoundTrips), rttUs: rounds.map((r) => tenths(rttOf(r).p50)), rttMeanUs: rounds.map((r) => tenths(rttOf(r).mean)) } }
+      : {}),
   };
   if (family === 'switch') {
-    // the switch's echo is the path a switch lock's packets take; the in-CLI exchange only stands in without a switch
     const rtt = switchEcho ? { p50: switchEcho.rttUs, mean: switchEcho.rttMeanUs } : { p50: natsRttUs, mean: natsRttMeanUs };
     const floorPath = switchEcho ? 'nats-switch-echo' : 'nats-in-cli';
-    return { transport: 'nats', floorPath, rttUs: rtt.p50, rttMeanUs: rtt.mean, ...common, acquire: phase(summary.latencyUs, 1, rtt) };
+    return { transport: 'nats', floorPath, rttUs: rtt.p50, rttMeanUs: rtt.mean, ...common, acquire: phase(summary.latencyUs, 1, rtt, per((r) => r.acquire)) };
   }
   const grpc = { p50: grpcRttUs, mean: grpcRttMeanUs };
   const acquire = summary.latencyUs;
   const release = summary.releaseLatencyUs;
+  const both = (a: LatencyPair, b: LatencyPair) => ({ p50: a.p50 + b.p50, mean: a.mean + b.mean });
   return {
     transport: 'grpc',
     floorPath: 'grpc-memory-node',
     rttUs: grpcRttUs,
     rttMeanUs: grpcRttMeanUs,
     ...common,
-    acquire: phase(acquire, probe.verbsPerAcquire.total, grpc),
-    release: phase(release, probe.verbsPerRelease.total, grpc),
-    operation: phase({ p50: acquire.p50 + release.p50, mean: acquire.mean + release.mean }, probe.verbsPerAcquire.total + probe.verbsPerRelease.total, grpc),
+    acquire: phase(acquire, probe.verbsPerAcquire.total, grpc, per((r) => r.acquire)),
+    release: phase(release, probe.verbsPerRelease.total, grpc, per((r) => r.release)),
+    operation: phase(both(acquire, release), probe.verbsPerAcquire.total + probe.verbsPerRelease.total, grpc, per((r) => both(r.acquire, r.release))),
   };
+}
+
+/** One probe round as measured: its clients' latencies (from its history), verbs and length. */
+export interface ProbeRound {
+  readonly stats: RunStats;
+  readonly accounting: VerbAccounting;
+  readonly elapsedNs: number;
+}
+
+/**
+ * The floor report of interleaved rounds: the probe's and each path's figures pooled over every
+ * round (as one block gave them), and each round's own ratios beside them.
+ */
+export function floorFromRounds(
+  family: 'rdma' | 'switch',
+  floors: readonly FloorSamples[],
+  probes: readonly ProbeRound[],
+  measured: { readonly switchEchoes: number | undefined; readonly memoryNode?: MemoryNodeFloor },
+): FloorReport {
+  const summary = summarize(RunStats.mergeAll(probes.map((p) => p.stats)), probes.reduce((sum, p) => sum + p.elapsedNs, 0));
+  const accounting = new VerbAccounting();
+  for (const p of probes) accounting.merge(p.accounting.counts);
+  const verbs = { verbsPerAcquire: verbsPerOp(accounting.counts.acquire, summary.acquires), verbsPerRelease: verbsPerOp(accounting.counts.release, summary.releases) };
+  const pair = (samples: readonly number[]) => {
+    const s = roundTripStats(samples, 0);
+    return { p50: s.p50Us, mean: s.meanUs };
+  };
+  const rounds = probes.map((p, k): FloorRound => {
+    const floor = floors[k]!;
+    const own = summarize(p.stats, p.elapsedNs);
+    return {
+      operations: own.acquires,
+      floorRoundTrips: floor.grpcUs.length,
+      acquire: own.latencyUs,
+      release: own.releaseLatencyUs,
+      grpc: pair(floor.grpcUs),
+      nats: pair(floor.natsUs),
+      ...(floor.switchEchoUs ? { switchEcho: pair(floor.switchEchoUs) } : {}),
+    };
+  });
+  const transport = { ...pooledTransport(floors, measured.switchEchoes), ...(measured.memoryNode ? { memoryNode: measured.memoryNode } : {}) };
+  return floorReport(family, summary, verbs, transport, rounds);
 }
