@@ -39,8 +39,14 @@ export interface Histogram {
   get(labels?: Labels): { readonly buckets: readonly number[]; readonly sum: number; readonly count: number };
 }
 
-const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+// Names the OpenTelemetry Prometheus exporter passes through unchanged: it turns `:` into `_`
+// and squeezes `__` runs to one `_`, so neither is allowed here (a label may not start with `__`
+// in Prometheus anyway).
+const METRIC_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const DOUBLE_UNDERSCORE = '__';
+/** The exporter appends `_total` to every monotonic sum's name that lacks it. */
+const COUNTER_SUFFIX = '_total';
 
 type MetricType = 'counter' | 'gauge' | 'histogram';
 
@@ -187,11 +193,15 @@ export class MetricsRegistry {
   }
 
   private register(type: MetricType, options: MetricOptions, renderSeries: (lines: string[]) => void, snapshot: () => MetricSnapshot): void {
-    if (!METRIC_NAME.test(options.name)) throw new MetricsError(`invalid metric name "${options.name}"`);
+    if (!METRIC_NAME.test(options.name) || options.name.includes(DOUBLE_UNDERSCORE)) {
+      throw new MetricsError(`invalid metric name "${options.name}": letters, digits and single underscores, not starting with a digit`);
+    }
+    if (type === 'counter' && !options.name.endsWith(COUNTER_SUFFIX)) throw new MetricsError(`counter ${options.name}: a counter's name ends in ${COUNTER_SUFFIX}`);
+    if (options.help.trim() === '') throw new MetricsError(`metric ${options.name}: help text is required`);
     if (this.families.has(options.name)) throw new MetricsError(`metric ${options.name} is already registered`);
     const labelNames = options.labelNames ?? [];
     for (const label of labelNames) {
-      if (!LABEL_NAME.test(label) || label.startsWith('__')) throw new MetricsError(`metric ${options.name}: invalid label name "${label}"`);
+      if (!LABEL_NAME.test(label) || label.includes(DOUBLE_UNDERSCORE)) throw new MetricsError(`metric ${options.name}: invalid label name "${label}"`);
     }
     if (new Set(labelNames).size !== labelNames.length) throw new MetricsError(`metric ${options.name}: duplicate label names`);
     this.families.set(options.name, { type, options, renderSeries, snapshot });

@@ -5,7 +5,7 @@ import { DataPointType } from '@opentelemetry/sdk-metrics';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MetricsRegistry } from './metrics.js';
 import { initMetricsExport } from './metrics-export.js';
-import { toResourceMetrics } from './otlp-metrics-convert.js';
+import { toResourceMetrics } from './registry-producer.js';
 import { compareMetricsExport, decodeMetricsRequestProtobuf, OTLP_TEMPORALITY_CUMULATIVE, startOtlpReceiver } from '@lockfabric/testkit';
 import type { OtlpReceiver, ReceivedMetric } from '@lockfabric/testkit';
 import { MetricsExportError, startOtlpMetricsExporter } from './otlp-metrics-exporter.js';

@@ -3,7 +3,7 @@ import { ProtobufMetricsSerializer } from '@opentelemetry/otlp-transformer';
 import type { Resource } from '@opentelemetry/resources';
 import { LockFabricError, errorMessage } from '@lockfabric/ports';
 import type { MetricsRegistry } from './metrics.js';
-import { toResourceMetrics } from './otlp-metrics-convert.js';
+import { toResourceMetrics } from './registry-producer.js';
 
 /** One OTLP metrics export failed after its attempts; the snapshot was dropped. */
 export class MetricsExportError extends LockFabricError {
