@@ -19,7 +19,7 @@ export { toResourceMetrics, RegistryProducer, METRICS_SCOPE_NAME } from './regis
 export type { ToResourceMetricsOptions, RegistryProducerOptions } from './registry-producer.js';
 export { createPrometheusMetrics, renderPrometheusText } from './prometheus-metrics.js';
 export type { PrometheusMetrics, PrometheusMetricsOptions } from './prometheus-metrics.js';
-export { startOtlpMetricsExporter, MetricsExportError } from './otlp-metrics-exporter.js';
+export { startOtlpMetricsExporter, MetricsExportError, FINAL_EXPORT_TIMEOUT_MS } from './otlp-metrics-exporter.js';
 export type { OtlpMetricsExporter, OtlpMetricsExporterOptions, MetricsExportStats } from './otlp-metrics-exporter.js';
 export { initMetricsExport } from './metrics-export.js';
 export type { MetricsExport, MetricsExportOptions } from './metrics-export.js';
