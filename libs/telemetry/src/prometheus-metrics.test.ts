@@ -35,8 +35,9 @@ function everyKind(): MetricsRegistry {
 }
 
 /**
- * What `MetricsRegistry.render()` (the hand-written text renderer this replaced) produced for
- * `everyKind()`, kept as the reference operators' scrapes and the e2e tests were written against.
+ * What `MetricsRegistry.render()`, the hand-written renderer the exporter replaced, produced for
+ * `everyKind()` (captured from it before its removal): the text operators' scrapes and the e2e
+ * tests were written against.
  */
 const REGISTRY_RENDER = [
   '# HELP lockfabric_nic_verbs_total Verbs served by the NIC.',
@@ -112,7 +113,6 @@ async function scrape(registry: MetricsRegistry, options: Omit<PrometheusMetrics
 
 describe('/metrics through the OpenTelemetry Prometheus exporter', () => {
   it('serves the same families, HELP, TYPE, series names, labels and values as the registry rendered', async () => {
-    expect(everyKind().render()).toBe(REGISTRY_RENDER);
     const text = await renderPrometheusText(everyKind());
     expect(series(text)).toEqual(series(REGISTRY_RENDER));
     // Line for line the same text too; only the order of a histogram's samples may differ.

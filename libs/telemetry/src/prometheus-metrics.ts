@@ -7,6 +7,9 @@ import { MetricsError } from './metrics.js';
 import type { MetricsRegistry } from './metrics.js';
 import { RegistryProducer } from './registry-producer.js';
 
+/** Content type of {@link PrometheusMetrics.render} output (Prometheus text exposition format 0.0.4). */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
 export interface PrometheusMetricsOptions {
   readonly registry: MetricsRegistry;
   /** Runs right before each scrape, e.g. a service's `collectMetrics` refreshing gauges. */
