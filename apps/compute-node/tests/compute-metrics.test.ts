@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Completion, PostOptions, Span, SpanAttributeValue, StartSpanOptions, Trace, WorkRequest } from '@lockfabric/ports';
-import { ATTR_GRANT_NS, ATTR_LOCK_MODE, ATTR_OUTCOME, ATTR_PROTOCOL, ATTR_VERBS, ATTR_WAIT_NS, MetricsRegistry, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RELEASE, SPAN_LOCK_RESET, parsePrometheusText } from '@lockfabric/telemetry';
+import { ATTR_GRANT_NS, ATTR_LOCK_MODE, ATTR_OUTCOME, ATTR_PROTOCOL, ATTR_VERBS, ATTR_WAIT_NS, MetricsRegistry, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RELEASE, SPAN_LOCK_RESET, parsePrometheusText, renderPrometheusText } from '@lockfabric/telemetry';
 import { registerComputeMetrics } from '../src/compute-metrics.js';
 
 interface Recorded {
@@ -50,7 +50,7 @@ function setup() {
   // What a scrape serves: the compute node collects its tallies first.
   const scrape = () => {
     metrics.collect();
-    return registry.render();
+    return renderPrometheusText(registry);
   };
   return { scrape, fabric, inner, trace };
 }
@@ -65,7 +65,7 @@ describe('registerComputeMetrics', () => {
     ]);
     expect(completions).toHaveLength(3);
     expect(fabric.posted).toHaveLength(1);
-    const text = parsePrometheusText(scrape());
+    const text = parsePrometheusText(await scrape());
     const verbs = text.get('lockfabric_compute_verbs_total')!.samples.map((s) => [s.labels['opcode'], s.value]);
     expect(verbs).toEqual([
       ['cas', 2],
@@ -73,7 +73,7 @@ describe('registerComputeMetrics', () => {
     ]);
   });
 
-  it('a granted acquire feeds grant, wait and verbs-per-acquire; attributes set later count', () => {
+  it('a granted acquire feeds grant, wait and verbs-per-acquire; attributes set later count', async () => {
     const { scrape, trace, inner } = setup();
     const span = trace.startSpan(SPAN_LOCK_ACQUIRE, { attributes: { [ATTR_PROTOCOL]: 'caslock', [ATTR_LOCK_MODE]: 'exclusive' } });
     span.setAttribute(ATTR_OUTCOME, 'granted');
@@ -82,7 +82,7 @@ describe('registerComputeMetrics', () => {
     span.setAttribute(ATTR_VERBS, 3);
     span.end();
     span.end(); // a second end must not count twice
-    const families = parsePrometheusText(scrape());
+    const families = parsePrometheusText(await scrape());
     expect(families.get('lockfabric_lock_grant_seconds')!.samples.find((s) => s.name.endsWith('_sum'))).toMatchObject({ labels: { protocol: 'caslock', mode: 'exclusive' }, value: 0.003 });
     expect(families.get('lockfabric_lock_wait_seconds')!.samples.find((s) => s.name.endsWith('_sum'))).toMatchObject({ labels: { protocol: 'caslock', outcome: 'granted' }, value: 0.002 });
     // 3 verbs land in the bucket le="3" and every bucket above it.
@@ -95,7 +95,7 @@ describe('registerComputeMetrics', () => {
     expect(inner.spans[0]).toMatchObject({ name: SPAN_LOCK_ACQUIRE, ends: 2, attributes: { [ATTR_OUTCOME]: 'granted', [ATTR_VERBS]: 3 } });
   });
 
-  it('without a grant instant the wait is the grant time; a failed acquire only feeds wait', () => {
+  it('without a grant instant the wait is the grant time; a failed acquire only feeds wait', async () => {
     const { scrape, trace } = setup();
     const ok = trace.startSpan(SPAN_LOCK_ACQUIRE, { attributes: { [ATTR_PROTOCOL]: 'dslr', [ATTR_LOCK_MODE]: 'shared', [ATTR_OUTCOME]: 'granted', [ATTR_WAIT_NS]: 5_000 } });
     ok.end();
@@ -103,7 +103,7 @@ describe('registerComputeMetrics', () => {
     failed.setAttribute(ATTR_OUTCOME, 'timeout');
     failed.setAttribute(ATTR_WAIT_NS, 1_000_000_000);
     failed.end();
-    const families = parsePrometheusText(scrape());
+    const families = parsePrometheusText(await scrape());
     const grantCount = families.get('lockfabric_lock_grant_seconds')!.samples.filter((s) => s.name.endsWith('_count'));
     expect(grantCount).toEqual([{ name: 'lockfabric_lock_grant_seconds_count', labels: { protocol: 'dslr', mode: 'shared' }, value: 1 }]);
     expect(families.get('lockfabric_lock_grant_seconds')!.samples.find((s) => s.name.endsWith('_sum'))?.value).toBe(5e-6);
@@ -114,25 +114,25 @@ describe('registerComputeMetrics', () => {
     ]);
   });
 
-  it('releases count as operations, handovers on their own; other spans pass through unobserved', () => {
+  it('releases count as operations, handovers on their own; other spans pass through unobserved', async () => {
     const { scrape, trace, inner } = setup();
     trace.startSpan(SPAN_LOCK_RELEASE, { attributes: { [ATTR_PROTOCOL]: 'shiftlock' } }).end();
     trace.startSpan(SPAN_LOCK_HANDOVER, { attributes: { [ATTR_PROTOCOL]: 'shiftlock' } }).end();
     trace.startSpan('verb.cas', { attributes: { [ATTR_PROTOCOL]: 'shiftlock', [ATTR_OUTCOME]: 'granted', [ATTR_WAIT_NS]: 1 } }).end();
-    const families = parsePrometheusText(scrape());
+    const families = parsePrometheusText(await scrape());
     expect(families.get('lockfabric_lock_operations_total')!.samples.map((s) => [s.labels['operation'], s.labels['outcome'], s.value])).toEqual([['release', 'released', 1]]);
     expect(families.get('lockfabric_lock_handovers_total')!.samples.map((s) => [s.labels['protocol'], s.value])).toEqual([['shiftlock', 1]]);
     expect(families.get('lockfabric_lock_wait_seconds')!.samples).toEqual([]);
     expect(inner.spans.map((s) => s.name)).toEqual([SPAN_LOCK_RELEASE, SPAN_LOCK_HANDOVER, 'verb.cas']);
   });
 
-  it('lock resets count by protocol and reason, read from the reason attribute each protocol uses', () => {
+  it('lock resets count by protocol and reason, read from the reason attribute each protocol uses', async () => {
     const { scrape, trace } = setup();
     trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'declock', 'declock.reset.reason': 'timeout' } }).end();
     trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'declock', 'declock.reset.reason': 'timeout' } }).end();
     trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'dslr', 'lockfabric.dslr.reset_cause': 'overflow' } }).end();
     trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'shiftlock' } }).end();
-    const samples = parsePrometheusText(scrape()).get('lockfabric_lock_resets_total')!.samples;
+    const samples = parsePrometheusText(await scrape()).get('lockfabric_lock_resets_total')!.samples;
     expect(samples.map((s) => [s.labels['protocol'], s.labels['reason'], s.value])).toEqual([
       ['declock', 'timeout', 2],
       ['dslr', 'overflow', 1],

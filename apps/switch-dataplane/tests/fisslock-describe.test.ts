@@ -5,7 +5,7 @@ import type { LockPacket } from '@lockfabric/ports';
 import { Switch } from '@lockfabric/switch';
 import { FLAG_DUP, FLAG_HAS_AGENT, fissLockDecider } from '@lockfabric/lock-catalog';
 import type { FissLockDecider } from '@lockfabric/lock-catalog';
-import { MetricsRegistry } from '@lockfabric/telemetry';
+import { MetricsRegistry, renderPrometheusText } from '@lockfabric/telemetry';
 import { FaultDirection, FaultSpecSchema, PacketType, SetFaultsRequestSchema, SwitchControlService } from '@lockfabric/wire';
 import type { DescribeSwitchResponse } from '@lockfabric/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,10 +62,10 @@ describe('switch-dataplane running fisslock for one million locks', () => {
     expect(description.arrays.reduce((bits, a) => bits + a.sizeBits, 0n)).toBe(BigInt(LOCKS * 18 + 256 * 32));
   });
 
-  it('says it at start and in its metrics', () => {
+  it('says it at start and in its metrics', async () => {
     expect(logger.lines.some((line) => line.includes("program 'fisslock' (policy read-preferring, 1000000 locks of a capacity of 1680000, 2251024 register bytes)"))).toBe(true);
     service.collectMetrics?.();
-    const text = metrics.render();
+    const text = await renderPrometheusText(metrics);
     expect(text).toContain('lockfabric_switch_register_bytes 2251024');
     expect(text).toContain('lockfabric_switch_lock_count 1000000');
     expect(text).toContain('lockfabric_switch_register_array_bits{array="fisslock.free"} 1000000');

@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { SwitchLink, connectNats, createSubjects, grpcPath } from '@lockfabric/live';
 import type { LockPacket } from '@lockfabric/ports';
 import { FORWARD_TYPE_COUNTER, forwardProgram } from '@lockfabric/switch';
-import { MetricsRegistry } from '@lockfabric/telemetry';
+import { MetricsRegistry, renderPrometheusText } from '@lockfabric/telemetry';
 import {
   DescribeSwitchRequestSchema,
   DescribeSwitchResponseSchema,
@@ -172,9 +172,9 @@ describe('SwitchControl gRPC', () => {
     }
   });
 
-  it('exports packets, decisions, drops and decode errors as Prometheus metrics', () => {
+  it('exports packets, decisions, drops and decode errors as Prometheus metrics', async () => {
     service.collectMetrics?.();
-    const text = metrics.render();
+    const text = await renderPrometheusText(metrics);
     expect(text).toMatch(/lockfabric_switch_packets_total\{type="acquire"\} \d+/);
     expect(text).toMatch(/lockfabric_switch_decisions_total\{decision="routed"\} \d+/);
     expect(text).toMatch(/lockfabric_switch_drops_total\{reason="fault-loss"\} 2/);
@@ -254,9 +254,9 @@ describe('per-type and ingress faults through the service (SetFaults over gRPC, 
     expect((await setFaults([])).response?.active).toBe(0);
   });
 
-  it('exports the ingress fault effects and the register memory as Prometheus metrics', () => {
+  it('exports the ingress fault effects and the register memory as Prometheus metrics', async () => {
     service.collectMetrics?.();
-    const text = metrics.render();
+    const text = await renderPrometheusText(metrics);
     expect(text).toContain('lockfabric_switch_fault_effects_total{effect="ingress-lost"} 1');
     expect(text).toContain('lockfabric_switch_fault_effects_total{effect="ingress-duplicated"} 1');
     expect(text).toContain('lockfabric_switch_drops_total{reason="ingress-fault-loss"} 1');

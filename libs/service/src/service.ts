@@ -4,7 +4,7 @@ import type { Config, NodeRole } from '@lockfabric/config';
 import { configureProcessNats, configureProcessTls, connectNats, processNatsViolations, resolveNatsCa, resolveNkeySeed, consoleLogger, createSubjects, loadTlsMaterial, processPeerGuard, startHealthServer, startHeartbeat, tlsFilesIn } from '@lockfabric/live';
 import type { HeartbeatPublisher, Logger, Subjects } from '@lockfabric/live';
 import { RealClock } from '@lockfabric/realtime';
-import { MetricsRegistry, initMetricsExport, initTelemetry } from '@lockfabric/telemetry';
+import { MetricsRegistry, createPrometheusMetrics, initMetricsExport, initTelemetry } from '@lockfabric/telemetry';
 import type { MetricsExport, Telemetry } from '@lockfabric/telemetry';
 import type { NatsConnection } from '@nats-io/transport-node';
 
@@ -100,13 +100,11 @@ export async function runService(options: ServiceOptions): Promise<void> {
     service = await options.start({ ...base, nc });
   }
   started.service = service;
+  const prometheus = createPrometheusMetrics({ registry: metrics, collect });
   const health = await startHealthServer({
     port: config.health.port,
     ready: () => service.ready(),
-    metrics: () => {
-      collect();
-      return metrics.render();
-    },
+    metrics: () => prometheus.render(),
   });
   let heartbeat: HeartbeatPublisher | undefined;
   if (nc) {
@@ -138,6 +136,7 @@ export async function runService(options: ServiceOptions): Promise<void> {
     heartbeat?.stop();
     await service.close().catch((error: unknown) => logger.error(`close failed: ${describe(error)}`));
     await health.close().catch(() => undefined);
+    await prometheus.shutdown().catch(() => undefined);
     await nc?.drain().catch(() => undefined);
     // The final metrics export runs after the service closed, so it carries the last counts.
     await Promise.all([telemetry.shutdown().catch(() => undefined), metricsExport.shutdown().catch(() => undefined)]);

@@ -15,20 +15,15 @@ export {
   serviceResource,
 } from './setup.js';
 export type { Telemetry, TelemetryOptions, InMemoryTelemetry, InMemoryTelemetryOptions } from './setup.js';
-export { toResourceMetrics, METRICS_SCOPE_NAME } from './otlp-metrics-convert.js';
-export type { ToResourceMetricsOptions } from './otlp-metrics-convert.js';
-export { startOtlpMetricsExporter, MetricsExportError } from './otlp-metrics-exporter.js';
+export { toResourceMetrics, RegistryProducer, METRICS_SCOPE_NAME } from './registry-producer.js';
+export type { ToResourceMetricsOptions, RegistryProducerOptions } from './registry-producer.js';
+export { createPrometheusMetrics, renderPrometheusText, PROMETHEUS_CONTENT_TYPE } from './prometheus-metrics.js';
+export type { PrometheusMetrics, PrometheusMetricsOptions } from './prometheus-metrics.js';
+export { startOtlpMetricsExporter, MetricsExportError, FINAL_EXPORT_TIMEOUT_MS } from './otlp-metrics-exporter.js';
 export type { OtlpMetricsExporter, OtlpMetricsExporterOptions, MetricsExportStats } from './otlp-metrics-exporter.js';
 export { initMetricsExport } from './metrics-export.js';
 export type { MetricsExport, MetricsExportOptions } from './metrics-export.js';
-export {
-  MetricsRegistry,
-  MetricsError,
-  PROMETHEUS_CONTENT_TYPE,
-  escapeLabelValue,
-  escapeHelp,
-  formatValue,
-} from './metrics.js';
+export { MetricsRegistry, MetricsError } from './metrics.js';
 export type {
   Counter,
   Gauge,

@@ -1,8 +1,5 @@
 import { LockFabricError } from '@lockfabric/ports';
 
-/** Content type of {@link MetricsRegistry.render} output (Prometheus text exposition format 0.0.4). */
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
-
 /** A metric was defined or used wrongly: bad name, duplicate, label mismatch, negative counter step. */
 export class MetricsError extends LockFabricError {
   readonly code = 'METRICS';
@@ -39,15 +36,20 @@ export interface Histogram {
   get(labels?: Labels): { readonly buckets: readonly number[]; readonly sum: number; readonly count: number };
 }
 
-const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+// Names the OpenTelemetry Prometheus exporter passes through unchanged: it turns `:` into `_`
+// and squeezes `__` runs to one `_`, so neither is allowed here (a label may not start with `__`
+// in Prometheus anyway).
+const METRIC_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const DOUBLE_UNDERSCORE = '__';
+/** The exporter appends `_total` to every monotonic sum's name that lacks it. */
+const COUNTER_SUFFIX = '_total';
 
 type MetricType = 'counter' | 'gauge' | 'histogram';
 
 interface Family {
   readonly type: MetricType;
   readonly options: MetricOptions;
-  renderSeries(lines: string[]): void;
   snapshot(): MetricSnapshot;
 }
 
@@ -79,16 +81,17 @@ export type MetricSnapshot =
   | (SnapshotBase & { readonly type: 'histogram'; readonly bounds: readonly number[]; readonly series: readonly HistogramSeriesSnapshot[] });
 
 /**
- * A small Prometheus registry: counters, gauges and fixed-bucket histograms with labels, rendered
- * in text format 0.0.4. Families render in registration order, series in first-use order, so the
- * output is stable for tests and diffs.
+ * The metrics recording API: counters, gauges and fixed-bucket histograms with labels, updated as
+ * plain numbers on the hot path and readable back. Exporting is the OpenTelemetry SDK's job: the
+ * registry is a MetricProducer for it (`RegistryProducer`). Snapshots list families in
+ * registration order and series in first-use order, so exports are stable for tests and diffs.
  */
 export class MetricsRegistry {
   private readonly families = new Map<string, Family>();
 
   counter(options: MetricOptions): Counter {
     const family = new SeriesFamily<{ value: number }>(options, () => ({ value: 0 }));
-    this.register('counter', options, (lines) => family.forEach((labels, s) => lines.push(sample(options.name, labels, s.value))), () => ({
+    this.register('counter', options, () => ({
       type: 'counter',
       name: options.name,
       help: options.help,
@@ -105,7 +108,7 @@ export class MetricsRegistry {
 
   gauge(options: MetricOptions): Gauge {
     const family = new SeriesFamily<{ value: number }>(options, () => ({ value: 0 }));
-    this.register('gauge', options, (lines) => family.forEach((labels, s) => lines.push(sample(options.name, labels, s.value))), () => ({
+    this.register('gauge', options, () => ({
       type: 'gauge',
       name: options.name,
       help: options.help,
@@ -134,25 +137,13 @@ export class MetricsRegistry {
     if ((options.labelNames ?? []).includes('le')) throw new MetricsError(`histogram ${options.name}: label name "le" is reserved`);
     type State = { counts: number[]; sum: number; count: number };
     const family = new SeriesFamily<State>(options, () => ({ counts: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 }));
-    this.register('histogram', options, (lines) =>
-      family.forEach((labels, s) => {
-        let cumulative = 0;
-        bounds.forEach((bound, i) => {
-          cumulative += s.counts[i] as number;
-          lines.push(sample(`${options.name}_bucket`, [...labels, ['le', formatValue(bound)]], cumulative));
-        });
-        lines.push(sample(`${options.name}_bucket`, [...labels, ['le', '+Inf']], s.count));
-        lines.push(sample(`${options.name}_sum`, labels, s.sum));
-        lines.push(sample(`${options.name}_count`, labels, s.count));
-      }),
-      () => ({
-        type: 'histogram',
-        name: options.name,
-        help: options.help,
-        bounds: [...bounds],
-        series: family.map((labels, s) => ({ labels: labelRecord(labels), counts: [...s.counts], sum: s.sum, count: s.count })),
-      }),
-    );
+    this.register('histogram', options, () => ({
+      type: 'histogram',
+      name: options.name,
+      help: options.help,
+      bounds: [...bounds],
+      series: family.map((labels, s) => ({ labels: labelRecord(labels), counts: [...s.counts], sum: s.sum, count: s.count })),
+    }));
     return {
       observe(labels, value) {
         if (Number.isNaN(value)) throw new MetricsError(`histogram ${options.name}: cannot observe NaN`);
@@ -170,31 +161,24 @@ export class MetricsRegistry {
     };
   }
 
-  /** The whole registry in Prometheus text format 0.0.4, ending with a newline (empty if nothing is registered). */
-  render(): string {
-    const lines: string[] = [];
-    for (const family of this.families.values()) {
-      lines.push(`# HELP ${family.options.name} ${escapeHelp(family.options.help)}`);
-      lines.push(`# TYPE ${family.options.name} ${family.type}`);
-      family.renderSeries(lines);
-    }
-    return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
-  }
-
-  /** Every metric's current values, in the order {@link render} shows them. */
+  /** Every metric's current values: families in registration order, series in first-use order. */
   snapshot(): MetricSnapshot[] {
     return [...this.families.values()].map((family) => family.snapshot());
   }
 
-  private register(type: MetricType, options: MetricOptions, renderSeries: (lines: string[]) => void, snapshot: () => MetricSnapshot): void {
-    if (!METRIC_NAME.test(options.name)) throw new MetricsError(`invalid metric name "${options.name}"`);
+  private register(type: MetricType, options: MetricOptions, snapshot: () => MetricSnapshot): void {
+    if (!METRIC_NAME.test(options.name) || options.name.includes(DOUBLE_UNDERSCORE)) {
+      throw new MetricsError(`invalid metric name "${options.name}": letters, digits and single underscores, not starting with a digit`);
+    }
+    if (type === 'counter' && !options.name.endsWith(COUNTER_SUFFIX)) throw new MetricsError(`counter ${options.name}: a counter's name ends in ${COUNTER_SUFFIX}`);
+    if (options.help.trim() === '') throw new MetricsError(`metric ${options.name}: help text is required`);
     if (this.families.has(options.name)) throw new MetricsError(`metric ${options.name} is already registered`);
     const labelNames = options.labelNames ?? [];
     for (const label of labelNames) {
-      if (!LABEL_NAME.test(label) || label.startsWith('__')) throw new MetricsError(`metric ${options.name}: invalid label name "${label}"`);
+      if (!LABEL_NAME.test(label) || label.includes(DOUBLE_UNDERSCORE)) throw new MetricsError(`metric ${options.name}: invalid label name "${label}"`);
     }
     if (new Set(labelNames).size !== labelNames.length) throw new MetricsError(`metric ${options.name}: duplicate label names`);
-    this.families.set(options.name, { type, options, renderSeries, snapshot });
+    this.families.set(options.name, { type, options, snapshot });
   }
 }
 
@@ -272,10 +256,6 @@ class SeriesFamily<S> {
     return this.byKey.get(JSON.stringify(this.pairs(labels).map(([, value]) => value)))?.state;
   }
 
-  forEach(visit: (labels: LabelPairs, state: S) => void): void {
-    for (const { labels, state } of this.byKey.values()) visit(labels, state);
-  }
-
   map<T>(visit: (labels: LabelPairs, state: S) => T): T[] {
     return [...this.byKey.values()].map(({ labels, state }) => visit(labels, state));
   }
@@ -297,27 +277,4 @@ class SeriesFamily<S> {
 
 function labelRecord(labels: LabelPairs): SnapshotLabels {
   return Object.fromEntries(labels);
-}
-
-function sample(name: string, labels: LabelPairs, value: number): string {
-  const rendered = labels.length === 0 ? '' : `{${labels.map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(',')}}`;
-  return `${name}${rendered} ${formatValue(value)}`;
-}
-
-/** Label values escape backslash, double quote and line feed. */
-export function escapeLabelValue(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
-
-/** HELP text escapes backslash and line feed (quotes stay as they are). */
-export function escapeHelp(help: string): string {
-  return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-}
-
-/** Go-style float text as Prometheus expects: `+Inf`, `-Inf`, `NaN`, otherwise the shortest form. */
-export function formatValue(value: number): string {
-  if (value === Number.POSITIVE_INFINITY) return '+Inf';
-  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
-  if (Number.isNaN(value)) return 'NaN';
-  return String(value);
 }

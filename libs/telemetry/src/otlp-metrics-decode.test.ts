@@ -2,7 +2,7 @@ import { hrTime } from '@opentelemetry/core';
 import { ProtobufMetricsSerializer } from '@opentelemetry/otlp-transformer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MetricsRegistry } from './metrics.js';
-import { toResourceMetrics } from './otlp-metrics-convert.js';
+import { toResourceMetrics } from './registry-producer.js';
 import { decodeMetricsRequestProtobuf, OtlpDecodeError, startOtlpReceiver } from '@lockfabric/testkit';
 import type { OtlpReceiver } from '@lockfabric/testkit';
 import { serviceResource } from './setup.js';

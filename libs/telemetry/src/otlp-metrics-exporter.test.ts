@@ -5,7 +5,7 @@ import { DataPointType } from '@opentelemetry/sdk-metrics';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MetricsRegistry } from './metrics.js';
 import { initMetricsExport } from './metrics-export.js';
-import { toResourceMetrics } from './otlp-metrics-convert.js';
+import { toResourceMetrics } from './registry-producer.js';
 import { compareMetricsExport, decodeMetricsRequestProtobuf, OTLP_TEMPORALITY_CUMULATIVE, startOtlpReceiver } from '@lockfabric/testkit';
 import type { OtlpReceiver, ReceivedMetric } from '@lockfabric/testkit';
 import { MetricsExportError, startOtlpMetricsExporter } from './otlp-metrics-exporter.js';
@@ -37,32 +37,49 @@ function lastExport(metrics: readonly ReceivedMetric[], registry: MetricsRegistr
   return metrics.slice(-registry.snapshot().filter((metric) => metric.series.length > 0).length);
 }
 
+/**
+ * Starts exporters for one describe block with its defaults, collecting each one's failures;
+ * `stopAll` shuts down what the test started (before its receiver closes, so final exports land).
+ */
+function exporterStarter(defaults: () => Omit<OtlpMetricsExporterOptions, 'registry'>) {
+  const exporters: OtlpMetricsExporter[] = [];
+  return {
+    start(options: Partial<OtlpMetricsExporterOptions>): { exporter: OtlpMetricsExporter; failures: [MetricsExportError, number][] } {
+      const failures: [MetricsExportError, number][] = [];
+      const exporter = startOtlpMetricsExporter({
+        registry: sampleRegistry().registry,
+        onExportError: (error, consecutive) => failures.push([error, consecutive]),
+        ...defaults(),
+        ...options,
+      });
+      exporters.push(exporter);
+      return { exporter, failures };
+    },
+    stopAll: () => Promise.all(exporters.splice(0).map((exporter) => exporter.shutdown())),
+  };
+}
+
 describe('OTLP metrics exporter → in-process receiver', () => {
   let receiver: OtlpReceiver;
-  const exporters: OtlpMetricsExporter[] = [];
-  const start = (options: Partial<OtlpMetricsExporterOptions> & Pick<OtlpMetricsExporterOptions, 'registry'>): OtlpMetricsExporter => {
-    const exporter = startOtlpMetricsExporter({
-      resource: serviceResource('lockfabric-memory-node', 'memory-node-7'),
-      url: receiver.metricsUrl,
-      intervalMs: NEVER_MS,
-      timeoutMs: 5_000,
-      ...options,
-    });
-    exporters.push(exporter);
-    return exporter;
-  };
+  const { start, stopAll } = exporterStarter(() => ({
+    resource: serviceResource('lockfabric-memory-node', 'memory-node-7'),
+    url: receiver.metricsUrl,
+    intervalMs: NEVER_MS,
+    timeoutMs: 5_000,
+  }));
   beforeEach(async () => {
     receiver = await startOtlpReceiver();
   });
   afterEach(async () => {
-    await Promise.all(exporters.splice(0).map((exporter) => exporter.shutdown()));
+    await stopAll();
     await receiver.close();
   });
 
   it('delivers counters, gauges and histograms with their values, buckets, attributes and resource', async () => {
     const { registry } = sampleRegistry();
-    const exporter = start({ registry });
-    expect(await exporter.exportNow()).toBe(true);
+    const { exporter } = start({ registry });
+    await exporter.flush();
+    expect(exporter.stats()).toEqual({ exported: 1, failed: 0, inFlight: 0 });
 
     expect(receiver.metricRequests).toBe(1);
     expect(compareMetricsExport(registry.snapshot(), receiver.metrics)).toEqual([]);
@@ -93,11 +110,11 @@ describe('OTLP metrics exporter → in-process receiver', () => {
 
   it('exports cumulative totals: each export carries everything counted since the start', async () => {
     const { registry, ops, grant } = sampleRegistry();
-    const exporter = start({ registry });
-    await exporter.exportNow();
+    const { exporter } = start({ registry });
+    await exporter.flush();
     ops.inc({ protocol: 'dslr', outcome: 'granted' }, 2);
     grant.observe({ protocol: 'dslr' }, 0.0001);
-    await exporter.exportNow();
+    await exporter.flush();
     const latest = lastExport(receiver.metrics, registry);
     expect(compareMetricsExport(registry.snapshot(), latest)).toEqual([]);
     const second = latest.find((m) => m.name === 'lockfabric_lock_operations_total');
@@ -112,7 +129,7 @@ describe('OTLP metrics exporter → in-process receiver', () => {
     let collected = 0;
     start({
       registry,
-      intervalMs: 20,
+      intervalMs: 50,
       collect: () => {
         collected++;
         members.set({ state: 'alive' }, collected);
@@ -126,14 +143,14 @@ describe('OTLP metrics exporter → in-process receiver', () => {
 
   it('does a final export on shutdown, then stops', async () => {
     const { registry, ops } = sampleRegistry();
-    const exporter = start({ registry });
+    const { exporter } = start({ registry });
     ops.inc({ protocol: 'dslr', outcome: 'granted' }, 10);
     const stopping = exporter.shutdown();
     expect(exporter.shutdown()).toBe(stopping);
     await stopping;
     expect(receiver.metricRequests).toBe(1);
     expect(compareMetricsExport(registry.snapshot(), receiver.metrics)).toEqual([]);
-    expect(await exporter.exportNow()).toBe(false);
+    await exporter.flush();
     expect(receiver.metricRequests).toBe(1);
   });
 
@@ -148,138 +165,87 @@ describe('OTLP metrics exporter → in-process receiver', () => {
 });
 
 describe('OTLP metrics export failures', () => {
+  let receiver: OtlpReceiver;
+  const { start, stopAll } = exporterStarter(() => ({ resource: serviceResource('svc', undefined), url: receiver.metricsUrl, intervalMs: NEVER_MS, timeoutMs: 10_000 }));
+  beforeEach(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  afterEach(async () => {
+    await stopAll();
+    await receiver.close();
+  });
+
   it('drops and counts failed exports when the receiver is down, keeping at most one in flight', async () => {
-    const receiver = await startOtlpReceiver();
     const url = receiver.metricsUrl;
     await receiver.close();
-    const { registry } = sampleRegistry();
-    const failures: [MetricsExportError, number][] = [];
-    const exporter = startOtlpMetricsExporter({
-      registry,
-      resource: serviceResource('svc', undefined),
-      url,
-      intervalMs: NEVER_MS,
-      timeoutMs: 5_000,
-      maxAttempts: 2,
-      retryDelayMs: 1,
-      onExportError: (error, consecutive) => failures.push([error, consecutive]),
-    });
-    for (let i = 0; i < 20; i++) expect(await exporter.exportNow()).toBe(false);
-    expect(exporter.stats()).toEqual({ exported: 0, failed: 20, skipped: 0, inFlight: 0 });
+    // A refused connection is retryable, but the SDK's first backoff (about 1 s) does not fit in 200 ms.
+    const { exporter, failures } = start({ url, timeoutMs: 200 });
+    for (let i = 0; i < 20; i++) await exporter.flush();
+    expect(exporter.stats()).toEqual({ exported: 0, failed: 20, inFlight: 0 });
     expect(failures.map(([, consecutive]) => consecutive)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(failures[0]?.[0]).toBeInstanceOf(MetricsExportError);
-    expect(failures[0]?.[0].message).toMatch(/OTLP metrics export to http:\/\/127\.0\.0\.1:\d+\/v1\/metrics failed/);
+    expect(failures[0]?.[0].message).toMatch(/^OTLP metrics export to http:\/\/127\.0\.0\.1:\d+\/v1\/metrics failed: .*ECONNREFUSED/);
 
-    // Exports asked for while one runs are skipped, not queued: nothing accumulates however many ticks come.
-    const burst = Array.from({ length: 50 }, () => exporter.exportNow());
-    expect(exporter.stats().inFlight).toBe(1);
+    // Flushes asked for at once share one export: nothing queues up however many come.
+    const burst = Array.from({ length: 50 }, () => exporter.flush());
+    expect(exporter.stats().inFlight).toBeLessThanOrEqual(1);
     await Promise.all(burst);
-    expect(exporter.stats()).toEqual({ exported: 0, failed: 21, skipped: 49, inFlight: 0 });
+    expect(exporter.stats()).toEqual({ exported: 0, failed: 21, inFlight: 0 });
     await exporter.shutdown();
     expect(exporter.stats().failed).toBe(22);
   });
 
-  it('retries retryable answers a bounded number of times, not others', async () => {
-    const statuses: number[] = [];
-    let answers: number[] = [];
-    const fakeFetch: typeof fetch = () => {
-      const status = answers.shift() ?? 200;
-      statuses.push(status);
-      return Promise.resolve(new Response(new Uint8Array(0), { status }));
-    };
-    const { registry } = sampleRegistry();
-    const failures: MetricsExportError[] = [];
-    const exporter = startOtlpMetricsExporter({
-      registry,
-      resource: serviceResource('svc', undefined),
-      url: 'http://collector.invalid/v1/metrics',
-      intervalMs: NEVER_MS,
-      timeoutMs: 1_000,
-      maxAttempts: 3,
-      retryDelayMs: 1,
-      fetch: fakeFetch,
-      onExportError: (error) => failures.push(error),
-    });
-    answers = [503, 429];
-    expect(await exporter.exportNow()).toBe(true);
-    expect(statuses).toEqual([503, 429, 200]);
-    statuses.length = 0;
-    answers = [503, 502, 504, 200];
-    expect(await exporter.exportNow()).toBe(false);
-    expect(statuses).toEqual([503, 502, 504]);
-    expect(failures.at(-1)?.status).toBe(504);
-    statuses.length = 0;
-    answers = [400];
-    expect(await exporter.exportNow()).toBe(false);
-    expect(statuses).toEqual([400]);
-    expect(failures.at(-1)?.message).toMatch(/HTTP 400/);
-    expect(exporter.stats()).toMatchObject({ exported: 1, failed: 2 });
-    await exporter.shutdown();
+  it('retries retryable answers (at once when the collector says Retry-After: 0) a bounded number of times, not others', async () => {
+    const { exporter, failures } = start({});
+    receiver.scriptMetricAnswers([
+      { status: 503, retryAfterSeconds: 0 },
+      { status: 429, retryAfterSeconds: 0 },
+    ]);
+    await exporter.flush();
+    expect(receiver.metricStatuses).toEqual([503, 429, 200]);
+    expect(exporter.stats()).toMatchObject({ exported: 1, failed: 0 });
+
+    // The SDK makes one attempt and at most five retries.
+    receiver.scriptMetricAnswers(Array.from({ length: 6 }, () => ({ status: 503, retryAfterSeconds: 0 })));
+    await exporter.flush();
+    expect(receiver.metricStatuses.slice(3)).toEqual([503, 503, 503, 503, 503, 503]);
+    expect(failures.at(-1)?.[0]).toMatchObject({ status: undefined, message: expect.stringMatching(/failed: Export failed with retryable status$/) as unknown });
+
+    receiver.scriptMetricAnswers([{ status: 400 }]);
+    await exporter.flush();
+    expect(receiver.metricStatuses.slice(9)).toEqual([400]);
+    expect(failures.at(-1)?.[0]).toMatchObject({ status: 400, message: expect.stringMatching(/got HTTP 400$/) as unknown });
+    expect(exporter.stats()).toEqual({ exported: 1, failed: 2, inFlight: 0 });
+    expect(receiver.metricRequests).toBe(1);
   });
 
-  it('counts a throwing collect hook as a failed export instead of throwing', async () => {
-    const { registry } = sampleRegistry();
-    const failures: MetricsExportError[] = [];
-    const exporter = startOtlpMetricsExporter({
-      registry,
-      resource: serviceResource('svc', undefined),
-      url: 'http://collector.invalid/v1/metrics',
-      intervalMs: NEVER_MS,
-      timeoutMs: 1_000,
-      fetch: () => Promise.resolve(new Response(new Uint8Array(0), { status: 200 })),
+  it('counts a throwing collect hook as a failed export, sending nothing', async () => {
+    const { exporter, failures } = start({
       collect: () => {
         throw new Error('gauge source gone');
       },
-      onExportError: (error) => failures.push(error),
     });
-    expect(await exporter.exportNow()).toBe(false);
-    expect(failures[0]?.message).toMatch(/collecting metrics for OTLP export failed: gauge source gone/);
-    expect(exporter.stats()).toMatchObject({ exported: 0, failed: 1, inFlight: 0 });
-    await exporter.shutdown();
+    await exporter.flush();
+    expect(failures.map(([error, consecutive]) => [error.message, consecutive])).toEqual([['collecting metrics for OTLP export failed: gauge source gone', 1]]);
+    expect(exporter.stats()).toEqual({ exported: 0, failed: 1, inFlight: 0 });
+    expect(receiver.metricStatuses).toEqual([]);
   });
 
-  it('gives up on a collector that never answers, and shutdown cuts a hanging export short', async () => {
-    let calls = 0;
-    // Hangs until aborted (by the timeout or by shutdown), except on the final export.
-    const hanging: typeof fetch = (_url, init) => {
-      calls++;
-      if (calls === 4) return Promise.resolve(new Response(new Uint8Array(0), { status: 200 }));
-      return new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)));
-    };
-    const { registry } = sampleRegistry();
-    const failures: MetricsExportError[] = [];
-    const exporter = startOtlpMetricsExporter({
-      registry,
-      resource: serviceResource('svc', undefined),
-      url: 'http://collector.invalid/v1/metrics',
-      intervalMs: NEVER_MS,
-      timeoutMs: 20,
-      maxAttempts: 2,
-      retryDelayMs: 1,
-      fetch: hanging,
-      onExportError: (error) => failures.push(error),
-    });
-    expect(await exporter.exportNow()).toBe(false);
-    expect(calls).toBe(2);
-    expect(failures[0]?.message).toMatch(/timed out after 20 ms/);
+  it('gives up on a collector that never answers, and shutdown still exports once more after a hanging export', async () => {
+    const { exporter, failures } = start({ timeoutMs: 300 });
+    receiver.scriptMetricAnswers(['hang']);
+    await exporter.flush();
+    expect(failures.map(([error]) => error.message)).toEqual([expect.stringMatching(/failed: Request timed out$/)]);
 
-    // This one would hang for its whole timeout; shutdown aborts it and still exports once more.
-    const slow = startOtlpMetricsExporter({
-      registry,
-      resource: serviceResource('svc', undefined),
-      url: 'http://collector.invalid/v1/metrics',
-      intervalMs: NEVER_MS,
-      timeoutMs: NEVER_MS,
-      maxAttempts: 3,
-      fetch: hanging,
-    });
-    const pending = slow.exportNow();
-    expect(slow.stats().inFlight).toBe(1);
-    await slow.shutdown();
-    expect(await pending).toBe(false);
-    expect(calls).toBe(4);
-    expect(slow.stats()).toEqual({ exported: 1, failed: 1, skipped: 0, inFlight: 0 });
+    // SIGTERM while a periodic export hangs: shutdown waits for it (bounded by its timeout), then exports afresh.
+    receiver.scriptMetricAnswers(['hang']);
+    const pending = exporter.flush();
+    while (exporter.stats().inFlight === 0) await new Promise((resolve) => setImmediate(resolve));
     await exporter.shutdown();
+    await pending;
+    // The hanging export timed out and was counted; the final one arrived.
+    expect(exporter.stats()).toEqual({ exported: 1, failed: 2, inFlight: 0 });
+    expect(receiver.metricRequests).toBe(1);
   });
 });
 

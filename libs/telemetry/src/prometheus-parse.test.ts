@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MetricsRegistry } from './metrics.js';
+import { renderPrometheusText } from './prometheus-metrics.js';
 import { PrometheusFormatError, parsePrometheusText, sumSamples } from './prometheus-parse.js';
 
 function sampleRegistry(): MetricsRegistry {
@@ -14,9 +15,11 @@ function sampleRegistry(): MetricsRegistry {
   return registry;
 }
 
+const good = await renderPrometheusText(sampleRegistry());
+
 describe('parsePrometheusText', () => {
-  it('reads what the registry renders: types, help, escaped labels, histogram series', () => {
-    const families = parsePrometheusText(sampleRegistry().render());
+  it('reads what /metrics serves of a registry: types, help, escaped labels, histogram series', () => {
+    const families = parsePrometheusText(good);
     expect([...families.keys()]).toEqual(['lf_verbs_total', 'lf_grant_seconds', 'lf_up']);
     expect(families.get('lf_verbs_total')).toMatchObject({ type: 'counter', help: 'Verbs "served"\nby op' });
     expect(sumSamples(families, 'lf_verbs_total', { op: 'odd "x"\\\n' })).toBe(1);
@@ -33,7 +36,6 @@ describe('parsePrometheusText', () => {
     expect(families.get('y')?.type).toBe('untyped');
   });
 
-  const good = sampleRegistry().render();
   const broken: [string, string, RegExp][] = [
     ['a non-numeric value', good.replace('lf_up 1', 'lf_up one'), /not a float/],
     ['a bad label escape', 'x{a="\\t"} 1\n', /bad escape/],

@@ -34,6 +34,14 @@ export interface OtlpReceiver {
   readonly metricRequests: number;
   /** Requests refused as malformed (bad body, wrong content type). */
   readonly rejectedRequests: number;
+  /** The status each metrics request was answered with, in order: 200 when accepted, else a scripted one. */
+  readonly metricStatuses: readonly number[];
+  /**
+   * Answers the next metrics requests with these, in order, instead of accepting them: a status
+   * (with `Retry-After` when given), or `hang` to leave the request unanswered until the client
+   * gives up or the receiver closes. For tests of an exporter's retries and drops.
+   */
+  scriptMetricAnswers(answers: readonly OtlpScriptedAnswer[]): void;
   /**
    * Resolves with the received spans once `predicate` holds for them; rejects after `timeoutMs`
    * with an error naming what did arrive.
@@ -43,6 +51,8 @@ export interface OtlpReceiver {
   waitForMetrics(predicate: (metrics: readonly ReceivedMetric[]) => boolean, timeoutMs: number): Promise<readonly ReceivedMetric[]>;
   close(): Promise<void>;
 }
+
+export type OtlpScriptedAnswer = { readonly status: number; readonly retryAfterSeconds?: number } | 'hang';
 
 const TRACES_PATH = '/v1/traces';
 const METRICS_PATH = '/v1/metrics';
@@ -66,6 +76,8 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   const waiters = new Set<Waiter>();
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let rejectedRequests = 0;
+  const metricStatuses: number[] = [];
+  const scripted: OtlpScriptedAnswer[] = [];
 
   const notify = (): void => {
     for (const waiter of waiters) {
@@ -91,12 +103,22 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     try {
       if (request.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
       if (path === METRICS_PATH) {
+        const answer = scripted.shift();
+        if (answer === 'hang') return;
+        if (answer !== undefined) {
+          metricStatuses.push(answer.status);
+          const retryAfter = answer.retryAfterSeconds === undefined ? {} : { 'retry-after': String(answer.retryAfterSeconds) };
+          response.writeHead(answer.status, { 'content-type': 'text/plain', ...retryAfter });
+          response.end(`scripted answer ${answer.status}`);
+          return;
+        }
         if (contentType !== 'application/x-protobuf') {
           rejectedRequests++;
           return reply(response, 415, 'text/plain', `metrics are accepted as application/x-protobuf only, got ${contentType ?? ''}`);
         }
         metrics.push(...decodeMetricsRequestProtobuf(body));
         metricRequests++;
+        metricStatuses.push(200);
         reply(response, 200, 'application/x-protobuf', new Uint8Array(0));
       } else if (contentType === 'application/x-protobuf') {
         spans.push(...decodeTraceRequestProtobuf(body));
@@ -162,6 +184,10 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     },
     get rejectedRequests() {
       return rejectedRequests;
+    },
+    metricStatuses,
+    scriptMetricAnswers(answers) {
+      scripted.push(...answers);
     },
     waitForSpans(predicate, timeoutMs) {
       return waitFor(spans, predicate, timeoutMs, () => `received spans: ${spans.map((span) => `${span.serviceName ?? '?'}:${span.name}`).join(', ') || 'none'}`);
