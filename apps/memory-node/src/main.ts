@@ -21,12 +21,14 @@ await runService({
       clock,
       telemetry.trace,
     );
-    const server = await startMemoryServer({ executor, port: config.memory.grpcPort, logger });
+    // One incarnation per process: the verbs server describes it, the lock managers stamp it on replies.
+    const incarnation = Date.now();
+    const server = await startMemoryServer({ executor, port: config.memory.grpcPort, logger, incarnation });
     // Protocol services (ShiftLock recovery, the rpc and traditional lock managers) need SEND, and
     // fencing and dead-holder recovery follow the coordinator's views: without NATS there is neither.
     const mailboxes = nc ? new MailboxHub({ nc, subjects, node: config.node.id, logger }) : undefined;
     const watchMalformed = new MalformedInputCounter({ logger, clock });
-    const nodeServices = nc && mailboxes ? startNodeServices({ nc, subjects, node: config.node.id, executor, mailboxes, clock, trace: telemetry.trace, logger, malformed: watchMalformed, lockTableBytes: config.memory.lockCount * config.memory.entryBytes }) : undefined;
+    const nodeServices = nc && mailboxes ? startNodeServices({ nc, subjects, node: config.node.id, executor, mailboxes, clock, trace: telemetry.trace, logger, malformed: watchMalformed, lockTableBytes: config.memory.lockCount * config.memory.entryBytes, incarnation }) : undefined;
     const watch = nodeServices?.watch;
     // Clients beside the table (ALock's local cohort) need SEND too, for protocols that message.
     const clientsPort = config.memory.clientsGrpcPort;

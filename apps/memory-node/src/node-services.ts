@@ -19,6 +19,8 @@ export interface NodeServicesDeps {
   readonly logger: Logger;
   readonly malformed: MalformedInputCounter;
   readonly lockTableBytes: number;
+  /** This process's incarnation, stamped by the lock managers on their replies. */
+  readonly incarnation?: number;
   /** Options of a protocol's service; the memory-node process passes none (tests pass mutants). */
   readonly serviceOptions?: Readonly<Partial<Record<ProtocolId, ProtocolOptions>>>;
 }

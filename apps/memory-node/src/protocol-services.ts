@@ -14,6 +14,8 @@ export interface ProtocolServicesDeps {
   readonly clock: Clock;
   readonly trace: Trace;
   readonly lockTableBytes: number;
+  /** This process's incarnation (the one its verbs server describes): a restart starts the services anew under a new one. */
+  readonly incarnation?: number;
   /** Compute-node deaths, as this node fences them (ComputeDeaths, fed by the recovery watch). */
   readonly failures: NonNullable<NodeServiceContext['failures']>;
   /** Options of a protocol's service; the memory-node process passes none (tests pass mutants). */
@@ -54,7 +56,7 @@ export function startProtocolServices(deps: ProtocolServicesDeps): NodeService[]
       },
       descriptors: new FixedDescriptorDirectory(self, (id) => id === node),
     };
-    services.push(start({ ports, memoryNodes: [node], computeNodes: [], failures: deps.failures }, deps.serviceOptions?.[protocol.id]));
+    services.push(start({ ports, memoryNodes: [node], computeNodes: [], failures: deps.failures, ...(deps.incarnation !== undefined ? { incarnation: deps.incarnation } : {}) }, deps.serviceOptions?.[protocol.id]));
   }
   return services;
 }

@@ -268,7 +268,8 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     const windows = (options.pauses ?? []).filter((p) => p.node === node).map((p) => ({ fromNs: startNs + p.atNs, toNs: startNs + p.atNs + p.durationNs }));
     return partitionedPorts(pausablePorts(ports, windows, 0), cutOf(node));
   };
-  const serviceContext = (node: number) => ({ ports: servicePorts(node), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures: control.failuresOf(node) });
+  // A memory node's service runs in the node's current incarnation (a restart starts it anew).
+  const serviceContext = (node: number) => ({ ports: servicePorts(node), memoryNodes: cluster.memoryNodeIds, computeNodes: cluster.computeNodeIds, failures: control.failuresOf(node), incarnation: cluster.incarnationOf(node) });
   const memoryServices = new Map<number, NodeService>();
   const startMemoryService = (node: number) => {
     const service = protocol.services?.memory?.(serviceContext(node), options.protocolOptions);

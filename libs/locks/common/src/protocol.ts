@@ -82,11 +82,20 @@ export interface NodeServiceContext {
   readonly memoryNodes: readonly NodeId[];
   readonly computeNodes: readonly NodeId[];
   /**
+   * The incarnation of the process the service runs in: a memory node that restarted serves a new
+   * one (the same number its verbs are bound by, `TableBinding`). Absent: 0.
+   */
+  readonly incarnation?: number;
+  /**
    * Compute nodes the coordinator declared dead (FailureNotice), for services that recover what a
    * dead node held (lock servers). `onComputeNodeFailed` returns the unsubscribe. Absent: nobody
    * reports failures (a substrate without a coordinator).
    */
-  readonly failures?: { onComputeNodeFailed(listener: (node: NodeId) => void): () => void };
+  readonly failures?: {
+    onComputeNodeFailed(listener: (node: NodeId) => void): () => void;
+    /** Compute nodes declared dead before the service started (a restarted service must not serve them). */
+    readonly declared?: readonly NodeId[];
+  };
 }
 
 export interface NodeService {

@@ -6,7 +6,7 @@ import type { LockRequest, LockTableOptions, RequestChannel } from './lock-table
 import { dropDeadMachine } from './recovery.js';
 import { currentHome, nextLiveNode } from './failover.js';
 import type { LockHomes } from './failover.js';
-import { FLAG_CANCEL, LocalOp, encodeNodes, localOp, modeOf } from './wire.js';
+import { FLAG_CANCEL, LocalOp, encodeNodes, encodeReply, localOp, modeOf } from './wire.js';
 import { ServerCpu } from './server-cpu.js';
 import type { ServerCpuOptions } from './server-cpu.js';
 
@@ -38,6 +38,14 @@ export interface LockServerOptions extends LockTableOptions {
   readonly cpu?: ServerCpuOptions;
   /** Test-only mutant: mailbox requests' run epochs are ignored, so a later run's restarted rids look stale. */
   readonly mutantNoRunBoundary?: boolean;
+  /**
+   * The incarnation of the process this server runs in (a memory node: a restart comes back under a
+   * new one, with an empty table and rid map). Stamped on every mailbox reply, so a client learns
+   * that a grant's table is gone. Absent: replies carry none (read as 0).
+   */
+  readonly incarnation?: number;
+  /** Test-only mutant: a server started after deaths were declared serves the dead nodes' requests (it knows only later notices). */
+  readonly mutantForgetDeadOnStart?: boolean;
   /** Test-only mutant: a failure notice fences the dead machine but leaves its holds and queued requests (waiters behind them wait on). */
   readonly mutantKeepDeadHolds?: boolean;
 }
@@ -141,6 +149,9 @@ export class LockServer implements NodeService {
     const serves = options.managesLocks || options.failover !== undefined;
     if (serves && port) this.unsubscribe = port.onPacket((packet) => this.onPacket(packet));
     if (serves) this.unsubscribeFailures = context.failures?.onComputeNodeFailed((node) => this.onMachineFailed(node));
+    // A server started after deaths were declared (a restarted memory node) fences them from the
+    // start: their requests may still wait in its inbox, and a grant to them would never be released.
+    if (serves && !options.mutantForgetDeadOnStart) for (const node of context.failures?.declared ?? []) if (node !== this.node) this.dead.add(node);
     void this.serveMailbox();
   }
 
@@ -449,7 +460,7 @@ export class LockServer implements NodeService {
       to: { node: to.machine, client: to.task },
       lock: to.lock,
       value: BigInt(to.rid),
-      data: Uint8Array.of(type === 'grant' ? LocalOp.grant : type === 'busy' ? LocalOp.busy : LocalOp.ack),
+      data: encodeReply(type === 'grant' ? LocalOp.grant : type === 'busy' ? LocalOp.busy : LocalOp.ack, this.options.incarnation),
       // the request's run, so a client of a later run never takes this reply for its own
       ...(to.run !== undefined ? { epoch: BigInt(to.run) } : {}),
     };

@@ -12,7 +12,9 @@ import { ServerLockClient } from './server-lock-client.js';
  * requests queue for a modelled server CPU; only its lock discipline differs per protocol. On live
  * it lives as long as the memory node, across runs: clients stamp their run's epoch (`runEpoch`).
  * A compute node's death (sim: the FailureNotice; live: the memory node's fence of it) drops the
- * dead node's holds and queued requests and fences it for the rest of the run.
+ * dead node's holds and queued requests and fences it for the rest of the run. A memory node's
+ * restart starts the server empty under the node's new incarnation, which every reply carries: a
+ * client refuses a grant of the lost table, and a hold granted there ends TABLE_LOST on release.
  */
 export interface MemoryServerOptions {
   readonly cpuNs: number;
@@ -25,6 +27,10 @@ export interface MemoryServerOptions {
   readonly mutantReleaseAllHolders: boolean;
   readonly mutantUnboundedBypass: boolean;
   readonly mutantKeepDeadHolds: boolean;
+  /** Test-only: a restarted server serves the nodes declared dead before it started. */
+  readonly mutantForgetDeadOnStart: boolean;
+  /** Test-only: clients ignore the server incarnation on replies, so holds on a restarted server's lost table look held. */
+  readonly mutantIgnoreServerRestart: boolean;
   /** This run's epoch, stamped on the clients' requests (0: none; the live driver sets one per run). */
   readonly runEpoch: number;
 }
@@ -70,6 +76,8 @@ export function memoryServerOptionHelp(design: MemoryServerDesign): Record<strin
       : {}),
     mutantReleaseAllHolders: 'test-only: a release clears every holder of the lock (broken on purpose)',
     mutantKeepDeadHolds: "test-only: a compute node's death fences it but keeps its holds and queued requests (its locks stay held)",
+    mutantForgetDeadOnStart: "test-only: a memory node's restarted server serves compute nodes declared dead before it started (their waiting requests get grants nobody releases)",
+    mutantIgnoreServerRestart: "test-only: clients ignore the server incarnation on replies, so a hold on a restarted memory node's lost table still looks held (broken on purpose)",
     ...(design.readerBypass !== undefined ? { mutantUnboundedBypass: 'test-only: readers pass waiting writers without bound (writers starve)' } : {}),
   };
 }
@@ -87,6 +95,8 @@ export function readMemoryServerOptions(design: MemoryServerDesign, options?: Pr
     mutantReleaseAllHolders: reader.boolean('mutantReleaseAllHolders', false),
     mutantUnboundedBypass: design.readerBypass !== undefined ? reader.boolean('mutantUnboundedBypass', false) : false,
     mutantKeepDeadHolds: reader.boolean('mutantKeepDeadHolds', false),
+    mutantForgetDeadOnStart: reader.boolean('mutantForgetDeadOnStart', false),
+    mutantIgnoreServerRestart: reader.boolean('mutantIgnoreServerRestart', false),
     runEpoch: reader.number(RUN_EPOCH_OPTION, 0, { min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }),
   };
   reader.done();
@@ -98,15 +108,15 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
     id: design.id,
     summary: design.summary,
     recovery: design.recovery,
-    // Compute nodes die and pause; a dead node's holds are dropped on its failure notice. Memory
-    // nodes do not die (their lock table would go with them).
-    swarm: { nodeKill: true, pauses: 'beyond-lease', partitions: true, flushedVerbs: true },
+    // Compute nodes die and pause; a dead node's holds are dropped on its failure notice. A memory
+    // node's restart loses its table: the replies' incarnation tells the clients (see above).
+    swarm: { nodeKill: true, pauses: 'beyond-lease', memoryRestart: true, partitions: true, flushedVerbs: true },
     fabric: 'verbs',
     capabilities: ['send'],
     entryBytes: 8,
     modes: ['shared', 'exclusive'],
     options: memoryServerOptionHelp(design),
-    memoryServiceOptions: ['cpuNs', 'threads', 'queueBound', 'mutantReleaseAllHolders', 'mutantKeepDeadHolds', ...(design.readerBypass !== undefined ? ['mutantUnboundedBypass'] : [])],
+    memoryServiceOptions: ['cpuNs', 'threads', 'queueBound', 'mutantReleaseAllHolders', 'mutantKeepDeadHolds', 'mutantForgetDeadOnStart', ...(design.readerBypass !== undefined ? ['mutantUnboundedBypass'] : [])],
     services: {
       memory: (context, options) => {
         const parsed = readMemoryServerOptions(design, options);
@@ -117,6 +127,8 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
           cpu: { requestNs: parsed.cpuNs, threads: parsed.threads, queueBound: parsed.queueBound },
           mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
           mutantKeepDeadHolds: parsed.mutantKeepDeadHolds,
+          incarnation: context.incarnation ?? 0,
+          mutantForgetDeadOnStart: parsed.mutantForgetDeadOnStart,
           ...(design.readerBypass !== undefined ? { readerBypass: design.readerBypass, mutantUnboundedBypass: parsed.mutantUnboundedBypass } : {}),
         });
       },
@@ -133,6 +145,7 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
         needsTopology: false,
         serviceTag: design.tag,
         runEpoch: parsed.runEpoch,
+        serverIncarnations: !parsed.mutantIgnoreServerRestart,
         route: (lock) => ({ kind: 'local', node: lockAddress(ports.locks, lock).node }),
       });
     },

@@ -1,7 +1,7 @@
 import { AcquireDeadline, AcquireSpan, BoundedMap, BoundedSet, LOCK_ATTR } from '@lockfabric/locks-common';
-import { FabricAccessError, Stopper, clientKey } from '@lockfabric/ports';
+import { FabricAccessError, Stopper, TableLostError, clientKey } from '@lockfabric/ports';
 import type { AcquireOptions, ClientPorts, Grant, LockClient, LockId, LockMode, LockPacket, Message, NodeId, SpanContextRef } from '@lockfabric/ports';
-import { FLAG_CANCEL, FLAG_CONTINUE, FLAG_SWITCH, LocalOp, decodeNodes, localOp, modeCode, serviceAddress } from './wire.js';
+import { FLAG_CANCEL, FLAG_CONTINUE, FLAG_SWITCH, LocalOp, decodeNodes, localOp, modeCode, replyIncarnation, serviceAddress } from './wire.js';
 
 /** Why a wait's timer was stopped (its promise's rejection is caught where it is made). */
 const WAIT_OVER = 'wait over';
@@ -41,6 +41,12 @@ export interface ServerLockClientConfig {
    * runs starts afresh at a newer epoch and ignores older ones; replies of another run are not taken.
    */
   readonly runEpoch?: number;
+  /**
+   * The server stamps its incarnation on mailbox replies and may restart empty (the memory-node
+   * lock managers): a grant from a table already lost is refused (TABLE_LOST), and a release that a
+   * later incarnation than its grant's acknowledges ends TABLE_LOST (the hold ended with the table).
+   */
+  readonly serverIncarnations?: boolean;
 }
 
 export interface ServerGrant extends Grant {
@@ -48,11 +54,15 @@ export interface ServerGrant extends Grant {
   readonly route: LockRoute;
   /** Granted by the switch (NetLock hot lock): released to the switch without acknowledgement. */
   readonly viaSwitch: boolean;
+  /** The server incarnation that granted it (`serverIncarnations` only). */
+  readonly incarnation?: number;
 }
 
 interface Reply {
   readonly type: 'grant' | 'ack' | 'push-back';
   readonly flags: number;
+  /** Incarnation of the server that sent it (0: not stamped). */
+  readonly incarnation: number;
   readonly trace?: SpanContextRef;
 }
 
@@ -96,6 +106,8 @@ export class ServerLockClient implements LockClient<ServerGrant> {
   private readonly abandoned = new BoundedSet<number>(ABANDONED_MAX);
   /** Requests being withdrawn: a switch grant for one of them is released at once (the cancel cannot dequeue it). */
   private readonly withdrawing = new Set<number>();
+  /** Newest server incarnation heard from each node (`serverIncarnations` only). */
+  private readonly newestIncarnation = new Map<NodeId, number>();
 
   constructor(
     private readonly ports: ClientPorts,
@@ -124,10 +136,11 @@ export class ServerLockClient implements LockClient<ServerGrant> {
         sent = true;
         const reply = await this.awaitReply(route, rid, deadline, options?.signal, this.config.retransmitAcquire);
         if (reply?.type === 'grant') {
+          const incarnation = this.config.serverIncarnations ? this.grantIncarnation(lock, route, reply) : undefined;
           if (reply.trace) op.span.addLink(reply.trace, { 'lockfabric.link': 'handover' });
           op.granted();
           if (this.config.failover && route.kind === 'packet') this.noteToService(LocalOp.noteHeld, lock, mode, rid);
-          return { lock, mode, rid, route, viaSwitch: (reply.flags & FLAG_SWITCH) !== 0 };
+          return { lock, mode, rid, route, viaSwitch: (reply.flags & FLAG_SWITCH) !== 0, ...(incarnation !== undefined ? { incarnation } : {}) };
         }
         deadline.check();
         if (!reply) route = await this.reroute(lock, route, deadline.atNs, options?.signal);
@@ -150,9 +163,13 @@ export class ServerLockClient implements LockClient<ServerGrant> {
         this.sendRequest(grant.route, 'release', grant.lock, grant.mode, grant.rid, 0, span.context);
         return;
       }
-      await this.reliably(grant.route, 'release', grant.lock, grant.mode, grant.rid, 0, span.context).finally(() => {
+      const ack = await this.reliably(grant.route, 'release', grant.lock, grant.mode, grant.rid, 0, span.context).finally(() => {
         if (this.config.failover && grant.route.kind === 'packet') this.noteToService(LocalOp.noteReleased, grant.lock, grant.mode, grant.rid);
       });
+      // Acknowledged by a server that started after the grant: the hold ended with the old table.
+      if (grant.incarnation !== undefined && ack.incarnation !== grant.incarnation) {
+        throw new TableLostError(grant.lock, `its lock server restarted (granted by incarnation ${grant.incarnation}, released on ${ack.incarnation})`);
+      }
     } catch (error) {
       span.recordError(error);
       throw error;
@@ -172,6 +189,23 @@ export class ServerLockClient implements LockClient<ServerGrant> {
     const patience = this.ports.clock.sleep(this.config.retransmitNs, stop).catch(() => undefined);
     await Promise.race([withdrawal, patience]);
     stop.stop(WAIT_OVER);
+  }
+
+  /**
+   * The incarnation of a grant's server, unless that server's table is already known lost: a later
+   * incarnation answered this client, or the memory node restarted since this acquire began
+   * (`tables`) and the grant is not from the new one. Such a grant (held up past the restart by a
+   * pause or a cut) protects nothing, since the new table may grant the lock to anyone.
+   */
+  private grantIncarnation(lock: LockId, route: LockRoute, reply: Reply): number {
+    const node = route.kind === 'local' ? (route.node ?? this.ports.self.node) : route.dst;
+    const newest = this.newestIncarnation.get(node) ?? 0;
+    const tables = this.ports.tables;
+    const pinned = tables?.incarnations?.().get(node);
+    if (reply.incarnation < newest || (tables?.lost() && (pinned === undefined || reply.incarnation <= pinned))) {
+      throw new TableLostError(lock, `the lock server on node ${node} restarted before its grant (incarnation ${reply.incarnation}) arrived`);
+    }
+    return reply.incarnation;
   }
 
   /** A random pause before retry `retries` after a push-back (or busy) answer. */
@@ -224,7 +258,10 @@ export class ServerLockClient implements LockClient<ServerGrant> {
       });
       if (!message) return undefined;
       const type = localOp(message) === LocalOp.busy ? 'push-back' : want;
-      return message.trace ? { type, flags: 0, trace: message.trace } : { type, flags: 0 };
+      const incarnation = replyIncarnation(message.data);
+      const node = message.from.node;
+      if (incarnation > (this.newestIncarnation.get(node) ?? 0)) this.newestIncarnation.set(node, incarnation);
+      return message.trace ? { type, flags: 0, incarnation, trace: message.trace } : { type, flags: 0, incarnation };
     }
     const accept = (): Reply | undefined => {
       const reply = this.replies.get(rid);
@@ -267,7 +304,7 @@ export class ServerLockClient implements LockClient<ServerGrant> {
       this.send({ type: 'release', lock: packet.lock, machine: this.ports.self.node, task: this.ports.self.client, mode: packet.mode, incarnation: 0, seq: packet.seq, flags: 0 });
       return;
     }
-    this.replies.set(packet.seq, packet.trace ? { type: packet.type, flags: packet.flags, trace: packet.trace } : { type: packet.type, flags: packet.flags });
+    this.replies.set(packet.seq, packet.trace ? { type: packet.type, flags: packet.flags, incarnation: 0, trace: packet.trace } : { type: packet.type, flags: packet.flags, incarnation: 0 });
     this.waiters.get(packet.seq)?.();
   }
 

@@ -51,6 +51,24 @@ export function localOp(message: Message): number | undefined {
   return message.data?.[0];
 }
 
+/**
+ * A mailbox reply (`op`: grant, ack or busy) stamped with the incarnation of the server that sent
+ * it (u64 LE after the op byte); without `incarnation`, the op alone (read back as incarnation 0).
+ */
+export function encodeReply(op: number, incarnation?: number): Uint8Array {
+  if (incarnation === undefined) return Uint8Array.of(op);
+  const out = new Uint8Array(9);
+  out[0] = op;
+  new DataView(out.buffer).setBigUint64(1, BigInt(incarnation), true);
+  return out;
+}
+
+/** The server incarnation a mailbox reply carries (0: none stamped). */
+export function replyIncarnation(data: Uint8Array | undefined): number {
+  if (!data || data.length < 9) return 0;
+  return Number(new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(1, true));
+}
+
 /** Compute nodes as u16 pairs after the op byte (`op`: topologyReply, or viewReply for the dead ones). */
 export function encodeNodes(nodes: readonly NodeId[], op: number = LocalOp.topologyReply): Uint8Array {
   const out = new Uint8Array(1 + nodes.length * 2);
