@@ -3,7 +3,7 @@ import { RecoveryBook } from '@lockfabric/control';
 import { protocolRecoveries } from '@lockfabric/lock-catalog';
 import type { AgentPool, MachineOrders, ServerReport, StuckReport } from '@lockfabric/lock-catalog';
 import { GatedSwitchPort, startFissRecoveryHook, startFissRecoveryResponder, startFissStuckReporter } from '@lockfabric/lock-catalog-control';
-import type { FissRecoveryHook, FissResponder, FissStuckReporter, RecoveryPool } from '@lockfabric/lock-catalog-control';
+import type { FissRecoveryHook, FissRecoveryHookDeps, FissResponder, FissStuckReporter, RecoveryPool } from '@lockfabric/lock-catalog-control';
 import { MalformedInputCounter, NatsControlBus, announceSwitchControl, connectNats, createSubjects } from '@lockfabric/live';
 import type { NodeId } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/realtime';
@@ -76,15 +76,10 @@ describe('FissLock stalled-queue suspicion: compute node → coordinator → loc
     await nats?.stop();
   });
 
-  it('a long hold is not repaired, nor a suspicion some node leaves unanswered; a stalled queue is confirmed and repaired', async () => {
-    const subjects = createSubjects('fiss-suspicion');
-    const state = { holding: true };
-    const nodes = [computeNode(nc, subjects, 1, state), computeNode(nc, subjects, 2, state)];
-    for (const n of nodes) closers.push(n.close);
-    let live: NodeId[] = [1, 2];
-    const sw = fakeSwitch(true);
+  /** The coordinator's real recovery hook over NATS, its switch announced; `live` are the compute nodes it holds alive. */
+  async function startHook(subjects: ReturnType<typeof createSubjects>, live: () => NodeId[], extra: Pick<FissRecoveryHookDeps, 'switchControl'> & Partial<FissRecoveryHookDeps>) {
     const logger = memoryLogger();
-    hook = startFissRecoveryHook({
+    const started = startFissRecoveryHook({
       bus: new NatsControlBus(nc),
       subjects,
       logger,
@@ -92,15 +87,25 @@ describe('FissLock stalled-queue suspicion: compute node → coordinator → loc
       recoveries: new RecoveryBook({ protocols: protocolRecoveries() }),
       malformed: new MalformedInputCounter({ logger }),
       epoch: () => 9n,
-      liveComputeNodes: () => live,
-      switchControl: sw.control,
+      liveComputeNodes: live,
       settleMs: 1,
       announceWaitMs: 2_000,
-      callTimeoutMs: 500,
       attempts: { culpritAttempts: 2, retryDelayMs: 5, maxRetryDelayMs: 20 },
+      ...extra,
     });
-    const h = hook;
+    hook = started;
     await announceSwitchControl(nc, subjects, 0, '127.0.0.1:1');
+    return { hook: started, logger };
+  }
+
+  it('a long hold is not repaired, nor a suspicion some node leaves unanswered; a stalled queue is confirmed and repaired', async () => {
+    const subjects = createSubjects('fiss-suspicion');
+    const state = { holding: true };
+    const nodes = [computeNode(nc, subjects, 1, state), computeNode(nc, subjects, 2, state)];
+    for (const n of nodes) closers.push(n.close);
+    let live: NodeId[] = [1, 2];
+    const sw = fakeSwitch(true);
+    const { hook: h, logger } = await startHook(subjects, () => live, { switchControl: sw.control, callTimeoutMs: 500 });
     await waitFor(() => nodes.every((n) => n.attached()), { what: 'the reporters attached to their pools' });
     const lockReports = (): number[] => nodes.map((n) => n.responder.answered['lock-report']);
 
@@ -138,24 +143,7 @@ describe('FissLock stalled-queue suspicion: compute node → coordinator → loc
     const subjects = createSubjects('fiss-suspicion-mutant');
     const nodes = [computeNode(nc, subjects, 1, { holding: true }), computeNode(nc, subjects, 2, { holding: true })];
     for (const n of nodes) closers.push(n.close);
-    const logger = memoryLogger();
-    hook = startFissRecoveryHook({
-      bus: new NatsControlBus(nc),
-      subjects,
-      logger,
-      clock,
-      recoveries: new RecoveryBook({ protocols: protocolRecoveries() }),
-      malformed: new MalformedInputCounter({ logger }),
-      epoch: () => 9n,
-      liveComputeNodes: () => [1, 2],
-      switchControl: fakeSwitch(true).control,
-      settleMs: 1,
-      announceWaitMs: 2_000,
-      attempts: { culpritAttempts: 2, retryDelayMs: 5, maxRetryDelayMs: 20 },
-      mutantRepairSuspicionUnconfirmed: true,
-    });
-    const h = hook;
-    await announceSwitchControl(nc, subjects, 0, '127.0.0.1:1');
+    const { hook: h } = await startHook(subjects, () => [1, 2], { switchControl: fakeSwitch(true).control, mutantRepairSuspicionUnconfirmed: true });
     await waitFor(() => nodes.every((n) => n.attached()), { what: 'the reporters attached to their pools' });
     nodes[0]!.flagStalled();
     await waitFor(() => h.completed.length === 1, { what: 'the (wrong) repair' });
