@@ -175,6 +175,7 @@ export function fissInProcessControl(fiss: InProcessFissRecovery, timings: InPro
       // what the coordinator's triage made of the watchdog's suspicions (stuck-triage.ts)
       fissSuspicions: sum((h) => h.triage.suspicions),
       fissSuspicionsDismissed: sum((h) => h.triage.dismissed),
+      fissSuspicionsRepaired: sum((h) => h.triage.suspicionRepairs),
     }),
     // packet loss can leave a lock only the per-lock repair frees (FissLock §7): its watchdog reports need a coordinator
     needsControl: true,

@@ -53,6 +53,8 @@ export interface StuckTriageStats {
   reports: number;
   suspicions: number;
   repairs: number;
+  /** Of the repairs, those of suspicions (confirmed, or unasked under the mutant). */
+  suspicionRepairs: number;
   dismissed: number;
   unanswered: number;
   droppedBusy: number;
@@ -86,7 +88,7 @@ export function createStuckTriage(deps: StuckTriageDeps): StuckTriage {
   const ratePerNs = (deps.suspicionsPerSecond ?? 5) / 1e9;
   const burst = deps.suspicionBurst ?? 20;
   const maxInFlight = deps.maxInFlight ?? 16;
-  const stats: StuckTriageStats = { reports: 0, suspicions: 0, repairs: 0, dismissed: 0, unanswered: 0, droppedBusy: 0, droppedRate: 0, droppedFull: 0 };
+  const stats: StuckTriageStats = { reports: 0, suspicions: 0, repairs: 0, suspicionRepairs: 0, dismissed: 0, unanswered: 0, droppedBusy: 0, droppedRate: 0, droppedFull: 0 };
   const busy = new Set<LockId>();
   const stop = new AbortController();
   let tokens = burst;
@@ -108,6 +110,7 @@ export function createStuckTriage(deps: StuckTriageDeps): StuckTriage {
 
   const startRepair = (report: StuckLockReport): TriageOutcome => {
     stats.repairs++;
+    if (report.reason === 'stalled-queue') stats.suspicionRepairs++;
     const outcome = settle(report, 'repair');
     const release = (): void => void busy.delete(report.lock);
     try {
