@@ -29,9 +29,11 @@ export interface WideOptions {
   /** FissLock options of every client and agent pool (e.g. a short `rtoNs`). */
   readonly protocolOptions?: ProtocolOptions;
   /**
-   * Spec §12.9: clients keep recovery records and every lock the T_STUCK watchdog reports gets a
-   * per-lock S1–S3 repair (repairLockInProcess). `tStuckNs` goes to the protocol options (default
-   * the protocol's); `off` keeps the recoverable clients but never repairs (the mutant).
+   * Spec §12.9: clients keep recovery records and the T_STUCK watchdog's reports go through the
+   * coordinator's triage (stuck-triage.ts): a definite one, or a stalled queue the pools' records
+   * confirm, gets a per-lock S1–S3 repair (repairLockInProcess). `tStuckNs` goes to the protocol
+   * options (default the protocol's); `off` keeps the recoverable clients but never repairs (the
+   * mutant); `mutantRepairSuspicionUnconfirmed` repairs suspicions without asking.
    */
   readonly watchdog?: { readonly tStuckNs?: number; readonly off?: boolean; readonly mutantRepairSuspicionUnconfirmed?: boolean };
 }
