@@ -12,7 +12,8 @@ import { MS, metric, sleep, waitFor } from './live-chaos-support.js';
 // coordinator process repairs with S1–S3 over the compute-node processes — clients paused, agents
 // rebuilt, the switch rewritten and reopened at a new epoch — and the run goes on: every acquire
 // ends granted or with a typed error, and the merged history passes the checker. A second report
-// right after the repair is coalesced.
+// right after the repair is coalesced. A stalled-queue suspicion afterwards is confirmed with the
+// compute nodes' lock reports first, and dismissed.
 describe('live: a stuck-lock report repaired by the coordinator mid-run (FissLock)', () => {
   let cluster: Awaited<ReturnType<typeof withLiveCluster>>;
 
@@ -56,6 +57,19 @@ describe('live: a stuck-lock report repaired by the coordinator mid-run (FissLoc
     expect(result.verdict?.violations).toEqual([]);
     expect(result.verdict?.ok).toBe(true);
     expect(result.summary.acquires).toBeGreaterThan(0);
+    expect(await metric(coordinator, 'lockfabric_coordinator_fiss_stuck_total', 'outcome="repair"')).toBe(1);
+    // a stalled-queue report is a suspicion: the coordinator asks every compute node for its records
+    // of the lock (lock-report), finds nobody holding it stuck, and repairs nothing
+    const after = await connectNats({ servers: cluster.state.natsUrl, name: 'stuck-suspicion-test', logger: silentLogger });
+    try {
+      after.publish(subjects.protocolReport('fiss', 'stuck'), toBinary(FissStuckLockSchema, create(FissStuckLockSchema, { machine: 1, lock: 5, reason: 'stalled-queue' })));
+      await after.flush();
+      await waitFor(async () => (await metric(coordinator, 'lockfabric_coordinator_fiss_stuck_total', 'outcome="dismissed"')) === 1, 20_000, 'the suspicion dismissed').catch((error: unknown) => {
+        throw new Error(`${String(error)}\ncoordinator log:\n${tail(coordinator.log, 30)}`);
+      });
+    } finally {
+      await after.close();
+    }
     expect(await metric(coordinator, 'lockfabric_coordinator_fiss_stuck_total', 'outcome="repair"')).toBe(1);
   }, 120_000);
 });

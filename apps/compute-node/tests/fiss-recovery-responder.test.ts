@@ -121,6 +121,38 @@ describe('FissLock recovery responder over NATS (the coordinator played by raw r
     expect(log).toStrictEqual(['pause', 'report', 'apply 1 gate=closed']);
   });
 
+  it('lock-report: one lock read with nothing paused or closed, the epoch and phase kept; a stale coordinator is refused', async () => {
+    const events: string[] = [];
+    const lockPool: RecoveryPool = {
+      pauseForRecovery: () => void events.push('pause'),
+      recoveryReport: () => report,
+      applyRecovery: () => void events.push('apply'),
+      lockReport: (lid) => (events.push(`lock-report ${lid}`), { machine: 3, agents: [], clients: [{ lid, mid: 3, task: 4, mode: 'shared', state: 'granted', startNs: 0 }] }),
+    };
+    const lockGate = new GatedSwitchPort(fakeLink(3));
+    const other = respond(nc, { node: 3, pool: () => ({ pool: lockPool, policy: 'read-preferring' }), gate: lockGate, logger: silentLogger, malformed });
+    const ask = async (verb: string, epoch: bigint, lock = 0): Promise<FissRecoveryReply> => {
+      const reply = await nc.request(subjects.recoveryCall('fiss', 3, verb), toBinary(FissRecoveryRequestSchema, create(FissRecoveryRequestSchema, { epoch, lock })), { timeout: 2_000 });
+      return decodeWire(FissRecoveryReplySchema, reply.data, 'test');
+    };
+    try {
+      await nc.flush();
+      expect(await ask('pause', 6n)).toMatchObject({ active: true, error: '' });
+      const reply = await ask('lock-report', 7n, 5);
+      expect(reply).toMatchObject({ active: true, error: '', epoch: 6n });
+      expect(reply.report?.clients.map((c) => [c.lid, c.request?.task])).toStrictEqual([[5, 4]]);
+      // a newer epoch is not taken up (report still follows the pause of epoch 6), the gate stays open
+      expect(lockGate.isClosed).toBe(false);
+      expect(other.phase).toBe('paused');
+      expect(await ask('report', 6n)).toMatchObject({ active: true, error: '' });
+      expect(await ask('lock-report', 5n, 5)).toMatchObject({ error: expect.stringMatching(/older/) });
+      expect(events).toStrictEqual(['pause', 'lock-report 5']);
+      expect(other.answered['lock-report']).toBe(1);
+    } finally {
+      other.close();
+    }
+  });
+
   it('a pause not followed by orders within the limit lets the clients go on (no acquire waits past its timeout)', async () => {
     const events: string[] = [];
     const stand: RecoveryPool = {

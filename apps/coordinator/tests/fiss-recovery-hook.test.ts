@@ -3,43 +3,16 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { RecoveryBook } from '@lockfabric/control';
 import { protocolRecoveries } from '@lockfabric/lock-catalog';
 import { FissCallError, startFissRecoveryHook } from '@lockfabric/lock-catalog-control';
-import type { FissRecoveryHook, FissRecoveryHookDeps, FissSwitchControl, HookParticipant } from '@lockfabric/lock-catalog-control';
+import type { FissRecoveryHook, FissRecoveryHookDeps, HookParticipant } from '@lockfabric/lock-catalog-control';
 import { MalformedInputCounter, NatsControlBus, announceSwitchControl, connectNats, createSubjects } from '@lockfabric/live';
 import { FissStuckLockSchema } from '@lockfabric/wire';
 import type { MachineOrders, ServerReport } from '@lockfabric/lock-catalog';
 import type { NodeId } from '@lockfabric/ports';
 import { RealClock } from '@lockfabric/realtime';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { memoryLogger, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
+import { fakeSwitch, memoryLogger, startNatsServer, waitFor, type NatsServerHandle } from './support.js';
 
-const LOCKS = 8;
 const FAST = { culpritAttempts: 2, retryDelayMs: 5, maxRetryDelayMs: 20 };
-
-/** A switch control plane over plain arrays; `fail` makes the next loads fail (the control API unreachable). */
-function fakeSwitch(open: boolean) {
-  const names = ['fisslock.seq', 'fisslock.free', 'fisslock.rw', 'fisslock.mid', 'fisslock.inca'];
-  const fresh = (): Map<string, number[]> => new Map(names.map((n) => [n, new Array<number>(n === 'fisslock.seq' ? 256 : LOCKS).fill(n === 'fisslock.free' ? 1 : 0)]));
-  const state = { regs: fresh(), admission: { open, epoch: open ? 3n : 0n }, failLoads: 0, loads: 0, writes: 0 };
-  const control = (): FissSwitchControl => ({
-    arrays: names,
-    admission: state.admission,
-    load: async () => {
-      state.loads++;
-      if (state.failLoads > 0) {
-        state.failLoads--;
-        throw new Error('switch control unreachable');
-      }
-    },
-    close: () => undefined,
-    readRegister: (a, i) => state.regs.get(a)![i]!,
-    fill: (a, v) => void state.regs.get(a)!.fill(v),
-    write: (a, i, values) => {
-      state.writes++;
-      values.forEach((v, k) => (state.regs.get(a)![i + k] = v));
-    },
-  });
-  return { state, control };
-}
 
 /** Compute node `machine` holding lock `lid` exclusively through its own agent; `silent` never answers. */
 function computeNode(machine: NodeId, lid: number, log: string[], silent = () => false): (node: NodeId) => HookParticipant {
@@ -237,14 +210,15 @@ describe('the FissLock recovery hook at the coordinator-down edges', () => {
     nc.publish(subjects.protocolReport('fiss', 'stuck'), Uint8Array.of(0xff, 0xff)); // not a FissStuckLock
     nc.publish(subjects.protocolReport('fiss', 'stuck'), stuck({ machine: 1, lock: 5, reason: 'tired' })); // no such reason
     nc.publish(subjects.protocolReport('fiss', 'stuck'), stuck({ machine: 1, lock: 5, reason: 'agent-without-holders' }));
-    nc.publish(subjects.protocolReport('fiss', 'stuck'), stuck({ machine: 2, lock: 5, reason: 'bouncing' })); // the same repair covers it
+    nc.publish(subjects.protocolReport('fiss', 'stuck'), stuck({ machine: 2, lock: 5, reason: 'bouncing' })); // lock 5 in repair: dropped
     await nc.flush();
     await waitFor(() => hook.completed.length === 1, { what: 'one repair' });
     await hook.idle();
     nc.publish(subjects.protocolReport('fiss', 'stuck'), stuck({ machine: 1, lock: 6, reason: 'bouncing' })); // right after it: covered
     await nc.flush();
     await waitFor(() => hook.stuck.reports === 3, { what: 'the third report' });
-    expect(hook.stuck).toStrictEqual({ reports: 3, repairs: 1, coalesced: 2 });
+    expect(hook.stuck).toStrictEqual({ reports: 3, repairs: 1, coalesced: 1 });
+    expect(hook.triage).toMatchObject({ reports: 3, repairs: 2, droppedBusy: 1 });
     expect(malformed.count(subjects.protocolReport('fiss', 'stuck'))).toBe(2);
     expect(log).toStrictEqual(['pause 1@9', 'report 1@9', 'apply 1@9 agents=0', 'resume 1@9']);
     // the switch closed for the repair and opened after S3; the lock is free again

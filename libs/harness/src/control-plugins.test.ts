@@ -28,3 +28,36 @@ describe('FissLock recovery in sim', () => {
     }
   });
 });
+
+// The sim control plane runs the coordinator's stuck-lock triage (lock-fisslock stuck-triage.ts)
+// over the in-memory bus, as live: holds longer than T_STUCK with writers queued behind them are
+// stalled-queue suspicions, which the nodes' lock-report answers show to be long holds.
+describe('FissLock stalled-queue suspicions in sim', () => {
+  const longHolds = (mutantStuckRepair?: 'unconfirmed') =>
+    runInMemory({
+      substrate: 'sim',
+      protocol: fisslock,
+      protocolOptions: { tStuckNs: 1 }, // raised to its floor, 10 RTO
+      spec: { clients: 6, locks: 1, readRatio: 0, distribution: 'uniform', operations: 24, thinkNs: 0, criticalSectionNs: 2_000_000, seed: 7, timeoutMs: 200 },
+      computeNodes: 3,
+      switchLinks: 'fifo',
+      // a trace of loss gives the run its control plane (a FissLock run that loses packets needs one)
+      switchFaults: { rules: [{ loss: 0.0001 }] },
+      ...(mutantStuckRepair ? { mutantStuckRepair } : {}),
+    });
+
+  it('long holds: every suspicion is dismissed by the nodes\' answers, nobody is paused', async () => {
+    const r = await longHolds();
+    expect(r.verdict.violations).toStrictEqual([]);
+    expect(r.control?.counts['fissSuspicions']).toBeGreaterThan(0);
+    expect(r.control?.counts['fissSuspicionsDismissed']).toBe(r.control?.counts['fissSuspicions']);
+    expect(r.control?.counts['fissRecoveries']).toBe(0);
+  });
+
+  it('mutantStuckRepair unconfirmed: the same long holds get S1–S3 (every node paused)', async () => {
+    const r = await longHolds('unconfirmed');
+    expect(r.control?.counts['fissSuspicionsDismissed']).toBe(0);
+    expect(r.control?.counts['fissRecoveries']).toBeGreaterThan(0);
+  });
+});
+

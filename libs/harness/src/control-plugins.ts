@@ -18,6 +18,8 @@ export interface RunControlPluginOptions {
   readonly mutantFirstRackOnly?: boolean;
   /** Stuck-lock reports this close to the last repair are dropped (test-only: the live 2 s). */
   readonly stuckRepairIntervalMs?: number;
+  /** Test-only: stalled-queue suspicions are repaired unconfirmed. */
+  readonly mutantRepairSuspicionUnconfirmed?: boolean;
 }
 
 /** A run's control plug-ins: a switch-link wrapper for the cluster it builds, then the plug-ins over that cluster. */
@@ -32,7 +34,14 @@ export function runControlPlugins(protocol: ProtocolDefinition, options: RunCont
   return {
     ...(gated ? { switchPortWrapper: gated.wrap } : {}),
     attach: (cluster, switchProgram) => [
-      ...(gated ? [gated.plugin(cluster, options.protocolOptions, options.stuckRepairIntervalMs === undefined ? {} : { stuckRepairIntervalMs: options.stuckRepairIntervalMs })] : []),
+      ...(gated
+        ? [
+            gated.plugin(cluster, options.protocolOptions, {
+              ...(options.stuckRepairIntervalMs === undefined ? {} : { stuckRepairIntervalMs: options.stuckRepairIntervalMs }),
+              ...(options.mutantRepairSuspicionUnconfirmed === true ? { mutantRepairSuspicionUnconfirmed: true } : {}),
+            }),
+          ]
+        : []),
       // a switch program that purges dead machines gets the coordinator's real purge trigger
       netlockInProcessControl(purgesMachines(switchProgram) ? { purge: inProcessPurgeOf(switchProgram, cluster) } : {}),
     ],

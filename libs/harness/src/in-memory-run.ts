@@ -114,9 +114,10 @@ export interface InMemoryRunOptions {
   /**
    * Test-only mutants of the sim per-lock repair (FissLock): `unanswered`, a run that only loses
    * packets gets no control plane, so no stuck-lock report is answered; `once-per-run`, the
-   * coordinator drops reports for the live 2 s after a repair, i.e. for the rest of a sim run.
+   * coordinator drops reports for the live 2 s after a repair, i.e. for the rest of a sim run;
+   * `unconfirmed`, it repairs a stalled-queue suspicion without asking the nodes.
    */
-  readonly mutantStuckRepair?: 'unanswered' | 'once-per-run';
+  readonly mutantStuckRepair?: 'unanswered' | 'once-per-run' | 'unconfirmed';
   /**
    * Sim: the protocol's own invariants (its swarm profile's), checked once the run and its heal
    * probe finished, before the node services stop; what it returns is `endProblems`.
@@ -201,6 +202,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     ...(options.protocolOptions ? { protocolOptions: options.protocolOptions } : {}),
     ...(options.mutantRecoverFirstRackOnly ? { mutantFirstRackOnly: true } : {}),
     ...(options.mutantStuckRepair === 'once-per-run' ? { stuckRepairIntervalMs: 2_000 } : {}),
+    ...(options.mutantStuckRepair === 'unconfirmed' ? { mutantRepairSuspicionUnconfirmed: true } : {}),
   });
   const lockManagerCpu = options.lockManagerCpu ?? (model ? modelLockManagerCpu(model, protocol) : undefined);
   const clusterSpec = {

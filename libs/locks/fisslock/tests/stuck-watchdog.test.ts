@@ -69,6 +69,13 @@ describe('the watchdog never fires in a fault-free run', () => {
     expect(r.dismissed).toBe(r.counters['stuckLocks']);
     expect(r.repairs).toBe(0);
   }, 60_000);
+
+  it('mutantRepairSuspicionUnconfirmed (the triage repairs a suspicion without asking): the same long holds are repaired', async () => {
+    const r = await runWide(1, { watchdog: { tStuckNs: 1, mutantRepairSuspicionUnconfirmed: true }, clientsPerNode: 1, ops: 3, hotLocks: 1, holdNs: () => 5_000_000 });
+    expect(r.counters['stuckLocks']).toBeGreaterThan(0);
+    expect(r.dismissed).toBe(0);
+    expect(r.repairs).toBeGreaterThan(0);
+  }, 60_000);
 });
 
 describe('lockLooksStuck (the check that confirms a stalled-queue suspicion)', () => {

@@ -28,11 +28,14 @@ function coordinator(deps: CoordinatorPluginDeps): CoordinatorPlugin {
     counters: [
       {
         name: 'lockfabric_coordinator_fiss_stuck_total',
-        help: 'FissLock stuck-lock reports (ctl.report.fiss.stuck), by what became of them: repair (an S1–S3 queued) or coalesced (covered by one)',
+        help: 'FissLock stuck-lock reports (ctl.report.fiss.stuck), by what became of them: repair (an S1–S3 queued), coalesced (covered by one), dismissed (a suspicion the nodes showed a long hold), unanswered (a suspicion some node did not answer), dropped (busy, rate or full)',
         labelNames: ['outcome'],
         read: () => [
           { labels: { outcome: 'repair' }, total: hook?.stuck.repairs ?? 0 },
           { labels: { outcome: 'coalesced' }, total: hook?.stuck.coalesced ?? 0 },
+          { labels: { outcome: 'dismissed' }, total: hook?.triage.dismissed ?? 0 },
+          { labels: { outcome: 'unanswered' }, total: hook?.triage.unanswered ?? 0 },
+          { labels: { outcome: 'dropped' }, total: hook ? hook.triage.droppedBusy + hook.triage.droppedRate + hook.triage.droppedFull : 0 },
         ],
       },
     ],

@@ -19,7 +19,7 @@ export {
   startFissSelfFence,
   startFissStuckReporter,
 } from '@lockfabric/lock-fisslock-control';
-export type { AdmissionOrder, FissPoolHandle, FissRecoveryHook, FissRecoveryHookDeps, FissResponder, FissResponderDeps, HookParticipant, RecoveryPool } from '@lockfabric/lock-fisslock-control';
+export type { AdmissionOrder, FissPoolHandle, FissRecoveryHook, FissRecoveryHookDeps, FissResponder, FissResponderDeps, FissStuckReporter, HookParticipant, RecoveryPool } from '@lockfabric/lock-fisslock-control';
 export { GatedSwitchPort, runFissRecovery } from '@lockfabric/lock-fisslock';
 export type { FissSwitchControl, FissSwitchControlFactory, SwitchAdmissionState } from '@lockfabric/lock-fisslock';
 export { computeNodePlugins, coordinatorControlPlane, coordinatorPlugins, pluginProtocolIds, switchProgramCalls, switchQueueInstaller } from './plugins.js';

@@ -1,14 +1,15 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { FissPolicy, MachineOrders, ServerReport, FissParticipant } from '@lockfabric/lock-fisslock';
 import { LockFabricError, errorMessage } from '@lockfabric/ports';
-import type { NodeId } from '@lockfabric/ports';
+import type { LockId, NodeId } from '@lockfabric/ports';
 import { FissRecoveryReplySchema, FissRecoveryRequestSchema, decodeWire } from '@lockfabric/wire';
 import type { FissRecoveryReply } from '@lockfabric/wire';
 import type { ControlBus, Subjects } from '@lockfabric/control';
 import { FissWireError, machineOrdersToWire, serverReportFromWire } from './recovery-codec.js';
 import { FISS_SUBJECTS } from './subjects.js';
 
-export type FissVerb = 'pause' | 'report' | 'apply' | 'resume';
+/** S1–S3 calls, and `lock-report`: one lock's state read without pausing (a stalled-queue suspicion's confirmation). */
+export type FissVerb = 'pause' | 'report' | 'apply' | 'resume' | 'lock-report';
 
 const POLICIES: readonly FissPolicy[] = ['read-preferring', 'starvation-prevention', 'write-preferring'];
 
@@ -48,11 +49,7 @@ export class BusFissParticipant implements FissParticipant {
   }
 
   async report(epoch: bigint): Promise<ServerReport> {
-    const reply = await this.call('report', epoch);
-    if (!reply.report) throw new FissCallError(this.machine, 'report', 'the reply carries no report');
-    const report = serverReportFromWire(reply.report, this.subjects.recoveryCall(FISS_SUBJECTS, this.machine, 'report'));
-    if (report.machine !== this.machine) throw new FissCallError(this.machine, 'report', `the report is of machine ${report.machine}`);
-    return report;
+    return this.readReport('report', await this.call('report', epoch));
   }
 
   async apply(epoch: bigint, orders: MachineOrders): Promise<void> {
@@ -63,9 +60,21 @@ export class BusFissParticipant implements FissParticipant {
     await this.call('resume', epoch);
   }
 
-  private async call(verb: FissVerb, epoch: bigint, orders?: MachineOrders): Promise<FissRecoveryReply> {
+  async lockReport(epoch: bigint, lock: LockId): Promise<ServerReport | undefined> {
+    const reply = await this.call('lock-report', epoch, undefined, lock);
+    return reply.active ? this.readReport('lock-report', reply) : undefined;
+  }
+
+  private readReport(verb: FissVerb, reply: FissRecoveryReply): ServerReport {
+    if (!reply.report) throw new FissCallError(this.machine, verb, 'the reply carries no report');
+    const report = serverReportFromWire(reply.report, this.subjects.recoveryCall(FISS_SUBJECTS, this.machine, verb));
+    if (report.machine !== this.machine) throw new FissCallError(this.machine, verb, `the report is of machine ${report.machine}`);
+    return report;
+  }
+
+  private async call(verb: FissVerb, epoch: bigint, orders?: MachineOrders, lock?: LockId): Promise<FissRecoveryReply> {
     const subject = this.subjects.recoveryCall(FISS_SUBJECTS, this.machine, verb);
-    const request = create(FissRecoveryRequestSchema, { epoch, ...(orders ? { orders: machineOrdersToWire(orders) } : {}) });
+    const request = create(FissRecoveryRequestSchema, { epoch, ...(orders ? { orders: machineOrdersToWire(orders) } : {}), ...(lock === undefined ? {} : { lock }) });
     let data: Uint8Array;
     try {
       data = await this.bus.request(subject, toBinary(FissRecoveryRequestSchema, request), { timeoutMs: this.timeoutMs });

@@ -5,6 +5,7 @@ import type { LockTableLayout, NodeId, SwitchPort } from '@lockfabric/ports';
 import { followAdmissionOrders } from './admission-orders.js';
 import type { AdmissionOrder } from './admission-orders.js';
 import { startFissRecoveryHook } from './recovery-hook.js';
+import type { FissRecoveryHook } from './recovery-hook.js';
 import { startFissRecoveryResponder } from './recovery-responder.js';
 import type { FissPoolHandle, FissResponder } from './recovery-responder.js';
 import { startFissStuckReporter } from './stuck-reporter.js';
@@ -40,6 +41,8 @@ export interface FissCluster {
 export interface InProcessFissTimings {
   /** Stuck-lock reports this close to the end of the last repair are dropped. Default 1 ms, below the swarm's T_STUCK. */
   readonly stuckRepairIntervalMs?: number;
+  /** Test-only: the coordinator repairs a stalled-queue suspicion without asking the nodes. */
+  readonly mutantRepairSuspicionUnconfirmed?: boolean;
 }
 
 /**
@@ -128,6 +131,9 @@ export function switchModelControl(sw: RegisterSwitch, admission: SwitchAdmissio
  */
 export function fissInProcessControl(fiss: InProcessFissRecovery, timings: InProcessFissTimings = {}): InProcessControlPlugin {
   const responders: FissResponder[] = [];
+  /** One per coordinator life. */
+  const hooks: FissRecoveryHook[] = [];
+  const sum = (read: (h: FissRecoveryHook) => number): number => hooks.reduce((total, h) => total + read(h), 0);
   return {
     computeNode: ({ bus, subjects, clock, node, logger, malformed }) => {
       // S1 waits out this node's pause limit (live: 15 s); sim runs last milliseconds
@@ -146,8 +152,8 @@ export function fissInProcessControl(fiss: InProcessFissRecovery, timings: InPro
     announcesSwitch: true,
     coordinator: () => ({
       recoveryDrivers: [
-        (context) =>
-          startFissRecoveryHook({
+        (context) => {
+          const hook = startFissRecoveryHook({
             ...context,
             switchControl: () => fiss.switchControl(),
             callTimeoutMs: 20,
@@ -157,10 +163,20 @@ export function fissInProcessControl(fiss: InProcessFissRecovery, timings: InPro
             // at the live default (2 s) a sim run got one repair in all
             stuckRepairIntervalMs: timings.stuckRepairIntervalMs ?? 1,
             attempts: { culpritAttempts: 2, retryDelayMs: 1, maxRetryDelayMs: 10 },
-          }),
+            ...(timings.mutantRepairSuspicionUnconfirmed === true ? { mutantRepairSuspicionUnconfirmed: true } : {}),
+          });
+          hooks.push(hook);
+          return hook;
+        },
       ],
     }),
-    counts: () => ({ fissRecoveries: Math.max(0, ...responders.map((r) => r.answered.resume)) }),
+    counts: () => ({
+      fissRecoveries: Math.max(0, ...responders.map((r) => r.answered.resume)),
+      // what the coordinator's triage made of the watchdog's suspicions (stuck-triage.ts)
+      fissSuspicions: sum((h) => h.triage.suspicions),
+      fissSuspicionsDismissed: sum((h) => h.triage.dismissed),
+      fissSuspicionsRepaired: sum((h) => h.triage.suspicionRepairs),
+    }),
     // packet loss can leave a lock only the per-lock repair frees (FissLock §7): its watchdog reports need a coordinator
     needsControl: true,
   };

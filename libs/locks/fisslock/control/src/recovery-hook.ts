@@ -4,7 +4,8 @@ import type { NodeId, Trace } from '@lockfabric/ports';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { FissStuckLockSchema, FissSwitchAdmissionSchema, FissSwitchAnnounceSchema, decodeWire } from '@lockfabric/wire';
 import type { DriverContext, DriverMember, MemberRecoveryDriver } from '@lockfabric/control';
-import { DEFAULT_ATTEMPT_POLICY, nextStep, FissParticipantError, runFissRecovery } from '@lockfabric/lock-fisslock';
+import type { LockReportAnswer, StuckLockReport, StuckReason, StuckTriageLimits, StuckTriageStats } from '@lockfabric/lock-fisslock';
+import { DEFAULT_ATTEMPT_POLICY, createStuckTriage, nextStep, FissParticipantError, runFissRecovery } from '@lockfabric/lock-fisslock';
 import { BusFissParticipant } from './bus-participant.js';
 import { AnnouncedSwitches } from './rack-switches.js';
 import { FISS_SUBJECTS } from './subjects.js';
@@ -39,6 +40,10 @@ export interface FissRecoveryHookDeps extends DriverContext {
   readonly stuckRepairIntervalMs?: number;
   /** Per call to a compute node. Default 2000 ms. */
   readonly callTimeoutMs?: number;
+  /** Bounds of the stalled-queue confirmation (deadline: default callTimeoutMs; rate; in flight). */
+  readonly triage?: StuckTriageLimits;
+  /** Test-only: a stalled-queue suspicion is repaired without asking the nodes first. */
+  readonly mutantRepairSuspicionUnconfirmed?: boolean;
   /** Between the pause and the reports, so packets already on NATS land. Default 50 ms. */
   readonly settleMs?: number;
   /** Between checks while waiting for a switch's address or the first view. Default 50 ms. */
@@ -87,10 +92,13 @@ export interface FissRecoveryHook extends MemberRecoveryDriver {
   /**
    * A compute node's watchdog flagged a lock (spec §12.9). The repair is one S1–S3 over every live
    * compute node with none failed — the same steps as after a switch restart, which rebuild every
-   * lock from the agents' and clients' records, the stuck one included.
+   * lock from the agents' and clients' records, the stuck one included. A stalled-queue suspicion
+   * is repaired only once every live node's records of the lock confirm it (stuck-triage.ts).
    */
-  lockStuck(report: { readonly machine: NodeId; readonly lock: number; readonly reason: string }): void;
+  lockStuck(report: StuckLockReport): void;
   readonly stuck: StuckLockStats;
+  /** What the triage made of the reports: suspicions confirmed, dismissed, unanswered, dropped. */
+  readonly triage: Readonly<StuckTriageStats>;
   /** Recoveries run to the end (for tests and logs). */
   readonly completed: readonly FissRecoveryRun[];
   /** Admission orders published, oldest first (for tests and logs). */
@@ -103,8 +111,8 @@ export interface FissRecoveryHook extends MemberRecoveryDriver {
 }
 
 const DEFAULT_POLL_MS = 50;
-/** What a compute node may report on `ctl.report.fiss.stuck` (libs/locks/fisslock StuckReason, less the suspicion it settles itself). */
-const STUCK_REASONS = new Set(['agent-without-holders', 'orphaned-holder', 'bouncing']);
+/** What a compute node may report on `ctl.report.fiss.stuck` (libs/locks/fisslock StuckReason). */
+const STUCK_REASONS: readonly StuckReason[] = ['agent-without-holders', 'orphaned-holder', 'bouncing', 'stalled-queue'];
 /** A view is due after the warm-up (k·H); past this, the recovery goes ahead with the epoch it has. */
 const VIEW_WAIT_LIMIT_MS = 60_000;
 
@@ -174,35 +182,74 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
 
   const stuck: StuckLockStats = { reports: 0, repairs: 0, coalesced: 0 };
   const stuckIntervalMs = deps.stuckRepairIntervalMs ?? 2_000;
-  let stuckQueued = false;
+  let stuckQueued: Promise<void> | undefined;
   let lastStuckRepairEndMs = Number.NEGATIVE_INFINITY;
-  const lockStuck = (report: { readonly machine: NodeId; readonly lock: number; readonly reason: string }): void => {
-    stuck.reports++;
-    if (closed) return;
+  /** One S1–S3 for a stuck lock (or none, when one queued or just ended covers it); settles when it has. */
+  const repairStuck = (report: StuckLockReport): Promise<void> => {
     const label = `lock ${report.lock} (${report.reason}, flagged by compute node ${report.machine})`;
+    if (closed) return Promise.resolve();
     if (stuckQueued || nowMs() - lastStuckRepairEndMs < stuckIntervalMs) {
       stuck.coalesced++;
       logger.info(`fisslock: stuck ${label}: covered by a repair ${stuckQueued ? 'already queued' : 'that just ended'}`);
-      return;
+      return stuckQueued ?? Promise.resolve();
     }
-    stuckQueued = true;
     stuck.repairs++;
     logger.warn(`fisslock: stuck ${label}: S1–S3 over every live compute node`);
-    enqueue(async () => {
-      stuckQueued = false;
+    const done = new Promise<void>((resolve) =>
+      enqueue(async () => {
+        stuckQueued = undefined;
+        try {
+          await recover({ role: 'lock', id: String(report.lock), node: report.machine, incarnation: 0n }, []);
+        } finally {
+          lastStuckRepairEndMs = nowMs();
+          resolve();
+        }
+      }),
+    );
+    stuckQueued = done;
+    return done;
+  };
+  /** Every live compute node's records of one lock, without pausing anyone (a node without FissLock is left out). */
+  const askLockReports = (lock: number): Promise<LockReportAnswer[]> => {
+    const epoch = deps.epoch();
+    const asked = deps.liveComputeNodes().map(async (node): Promise<LockReportAnswer[]> => {
+      const participant = makeParticipant(node);
+      if (!participant.lockReport) return [{ machine: node, missing: 'cannot report one lock' }];
       try {
-        await recover({ role: 'lock', id: String(report.lock), node: report.machine, incarnation: 0n }, []);
-      } finally {
-        lastStuckRepairEndMs = nowMs();
+        const report = await participant.lockReport(epoch, lock);
+        return report ? [{ machine: node, report }] : [];
+      } catch (error) {
+        return [{ machine: node, missing: errorMessage(error) }];
       }
     });
+    return Promise.all(asked).then((answers) => answers.flat());
+  };
+  const triage = createStuckTriage({
+    clock,
+    confirmDeadlineMs: callTimeoutMs,
+    ...deps.triage,
+    ask: askLockReports,
+    repair: repairStuck,
+    onOutcome: (report, outcome, detail) => {
+      const label = `fisslock: lock ${report.lock} (${report.reason}, flagged by compute node ${report.machine})`;
+      if (outcome === 'dismissed') logger.info(`${label}: every node's records show it held by live clients (a long hold); not repaired`);
+      else if (outcome === 'unanswered') logger.warn(`${label}: not confirmed, no repair; unanswered: ${detail ?? '?'}`);
+      else if (outcome !== 'repair') logger.info(`${label}: dropped (${outcome === 'busy' ? 'a confirmation or repair of it runs' : outcome === 'rate' ? 'over the suspicion rate' : 'too many in flight'})`);
+    },
+    ...(deps.mutantRepairSuspicionUnconfirmed === true ? { mutantRepairSuspicionUnconfirmed: true } : {}),
+  });
+  const lockStuck = (report: StuckLockReport): void => {
+    stuck.reports++;
+    if (closed) return;
+    void triage.handle(report);
   };
   const stuckSubject = subjects.protocolReport(FISS_SUBJECTS, 'stuck');
   const stuckSubscription = bus.subscribe(stuckSubject, (msg) => {
     try {
       const report = decodeWire(FissStuckLockSchema, msg.data, stuckSubject);
-      if (!STUCK_REASONS.has(report.reason)) throw new MalformedInputError(stuckSubject, `unknown stuck reason ${JSON.stringify(report.reason)}`);
-      lockStuck(report);
+      const reason = STUCK_REASONS.find((r) => r === report.reason);
+      if (!reason) throw new MalformedInputError(stuckSubject, `unknown stuck reason ${JSON.stringify(report.reason)}`);
+      lockStuck({ machine: report.machine, lock: report.lock, reason });
     } catch (decodeError) {
       deps.malformed.record(stuckSubject, decodeError);
     }
@@ -418,6 +465,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
     },
     lockStuck,
     stuck,
+    triage: triage.stats,
     completed,
     admissions,
     excluded,
@@ -426,6 +474,7 @@ export function startFissRecoveryHook(deps: FissRecoveryHookDeps): FissRecoveryH
       closed = true;
       subscription();
       stuckSubscription();
+      triage.close();
       stop.abort();
     },
   };

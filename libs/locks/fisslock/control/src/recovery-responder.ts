@@ -10,7 +10,7 @@ import { machineOrdersFromWire, serverReportToWire } from './recovery-codec.js';
 import { FISS_SUBJECTS } from './subjects.js';
 
 /** What recovery uses of an agent pool: its machine's recovery steps (machineRecovery, which also pauses the clients). */
-export type RecoveryPool = Pick<MachineRecovery, 'pauseForRecovery' | 'recoveryReport' | 'applyRecovery'> & Partial<Pick<MachineRecovery, 'releaseClients'>>;
+export type RecoveryPool = Pick<MachineRecovery, 'pauseForRecovery' | 'recoveryReport' | 'applyRecovery'> & Partial<Pick<MachineRecovery, 'releaseClients' | 'lockReport'>>;
 
 export interface FissPoolHandle {
   readonly pool: RecoveryPool;
@@ -54,7 +54,7 @@ export interface FissResponder {
   close(): void;
 }
 
-const VERBS: readonly FissVerb[] = ['pause', 'report', 'apply', 'resume'];
+const VERBS: readonly FissVerb[] = ['pause', 'report', 'apply', 'resume', 'lock-report'];
 
 /**
  * The compute node's side of FissLock recovery (FissLock §7.2), on the control bus (NATS live, the
@@ -68,8 +68,11 @@ const VERBS: readonly FissVerb[] = ['pause', 'report', 'apply', 'resume'];
  * - apply (S2): anything held from before S2 is dropped (the old link's world), the pool installs
  *   its orders, wakes granted tasks and aborts dropped requests with LockAbortedError.
  * - resume (after S3): the gate opens; what the pool sent meanwhile goes out.
- * Calls are fenced by epoch: one older than the newest seen is refused, and each verb must follow
- * its predecessor within one epoch (a repeated call is answered again, harmlessly).
+ * - lock-report (no recovery): one lock's agents and client records, read without pausing or
+ *   closing anything, so the coordinator can confirm a stalled-queue suspicion before it repairs.
+ * Calls are fenced by epoch: one older than the newest seen is refused, and each S1–S3 verb must
+ * follow its predecessor within one epoch (a repeated call is answered again, harmlessly); a
+ * lock-report changes neither the epoch nor the phase.
  */
 export function startFissRecoveryResponder(deps: FissResponderDeps): FissResponder {
   const { bus, subjects, node, logger } = deps;
@@ -77,7 +80,7 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
   let newestEpoch = 0n;
   let phase: Phase = 'idle';
   let pool: RecoveryPool | undefined;
-  const answered: Record<FissVerb, number> = { pause: 0, report: 0, apply: 0, resume: 0 };
+  const answered: Record<FissVerb, number> = { pause: 0, report: 0, apply: 0, resume: 0, 'lock-report': 0 };
   let pauseTimer: AbortController | undefined;
   const stopPauseTimer = (): void => {
     pauseTimer?.abort();
@@ -106,7 +109,18 @@ export function startFissRecoveryResponder(deps: FissResponderDeps): FissRespond
     }
   };
 
+  /** Read-only: a stale coordinator is refused, a newer epoch is not taken up (no recovery began). */
+  const lockReport = (request: FissRecoveryRequest, msg: BusMessage): void => {
+    if (request.epoch < newestEpoch) return reply(msg, { error: `epoch ${request.epoch} is older than ${newestEpoch}` });
+    answered['lock-report']++;
+    const found = deps.pool();
+    if (!found) return reply(msg, { active: false });
+    if (!found.pool.lockReport) return reply(msg, { error: 'this agent pool cannot report one lock' });
+    return reply(msg, { active: true, report: serverReportToWire(found.pool.lockReport(request.lock)) });
+  };
+
   const handle = (verb: FissVerb, request: FissRecoveryRequest, msg: BusMessage): void => {
+    if (verb === 'lock-report') return lockReport(request, msg);
     if (request.epoch < newestEpoch) return reply(msg, { error: `epoch ${request.epoch} is older than ${newestEpoch}` });
     const fresh = request.epoch > newestEpoch;
     newestEpoch = request.epoch;

@@ -24,17 +24,18 @@ export interface FissStuckReporterDeps {
 export interface FissStuckReporter {
   /** Reports published to the coordinator. */
   readonly published: () => number;
-  /** Suspicions (a queue that did not move) left to the protocol: a long hold looks the same. */
+  /** Of those, suspicions (a queue that did not move), which the coordinator confirms before it repairs. */
   readonly suspicions: () => number;
   close(): void;
 }
 
 /**
  * Sends the agent pool's T_STUCK watchdog reports (FissLock §7) to the coordinator on
- * `ctl.report.fiss.stuck`, which repairs with S1–S3. A `stalled-queue` report is only a suspicion — from
- * one machine a long hold looks the same — and a cluster-wide pause on every long hold would cost
- * more than the rare lock it could save, so it is counted and not sent. After a report the lock
- * may be flagged again (a later signal, after the repair), so the pool is told to forget it.
+ * `ctl.report.fiss.stuck`, with their reason. The coordinator repairs with S1–S3; a `stalled-queue`
+ * report is only a suspicion (from one machine a long hold looks the same), which it first confirms
+ * against every node's records of the lock (stuck-triage.ts in lock-fisslock). After a report the
+ * lock may be flagged again (a later signal, after the repair or the dismissal), so the pool is
+ * told to forget it; the coordinator drops repeats while it confirms or repairs.
  */
 export function startFissStuckReporter(deps: FissStuckReporterDeps): FissStuckReporter {
   const subject = deps.subjects.protocolReport(FISS_SUBJECTS, 'stuck');
@@ -43,14 +44,12 @@ export function startFissStuckReporter(deps: FissStuckReporterDeps): FissStuckRe
   let suspicions = 0;
   const onStuck = (pool: AgentPool, report: StuckReport): void => {
     pool.dismissStuck(report.lid);
-    if (report.reason === 'stalled-queue') {
-      suspicions++;
-      return;
-    }
+    const suspicion = report.reason === 'stalled-queue';
     try {
       deps.bus.publish(subject, toBinary(FissStuckLockSchema, create(FissStuckLockSchema, { machine: deps.node, lock: report.lid, reason: report.reason })));
       published++;
-      deps.logger.warn(`compute node ${deps.node}: fisslock lock ${report.lid} is stuck (${report.reason}); reported to the coordinator`);
+      if (suspicion) suspicions++;
+      deps.logger.warn(`compute node ${deps.node}: fisslock lock ${report.lid} ${suspicion ? 'may be stuck' : 'is stuck'} (${report.reason}); reported to the coordinator`);
     } catch (error) {
       deps.logger.warn(`compute node ${deps.node}: could not report stuck lock ${report.lid} on ${subject}: ${errorMessage(error)}`);
     }

@@ -6,7 +6,7 @@ import { ordersFor, repairLockState } from './repair.js';
 import type { RepairOptions } from './repair.js';
 import type { DeciderControl, SwitchImage } from './switch-image.js';
 import { LockFabricError, errorMessage } from '@lockfabric/ports';
-import type { NodeId, Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
+import type { LockId, NodeId, Span, SpanAttributeValue, Trace } from '@lockfabric/ports';
 
 /** One surviving compute node as the coordinator drives it (NATS request/reply live, direct calls in-process). */
 export interface FissParticipant {
@@ -22,6 +22,11 @@ export interface FissParticipant {
    * before S3 rewrote it (live: NATS) holds them from `apply` until this call.
    */
   resume?(epoch: bigint): Promise<void>;
+  /**
+   * Outside any recovery: the machine's agents and client records of one lock, read without pausing
+   * anything (confirms a stalled-queue suspicion); undefined when it runs no FissLock.
+   */
+  lockReport?(epoch: bigint, lock: LockId): Promise<ServerReport | undefined>;
 }
 
 export type FissStage = 'S1' | 'S2' | 'S3';

@@ -13,3 +13,4 @@ export * from './attempt-policy.js';
 export * from './gated-switch-port.js';
 export * from './switch-control.js';
 export * from './recovery-timing.js';
+export * from './stuck-triage.js';

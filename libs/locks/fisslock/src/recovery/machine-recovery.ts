@@ -1,3 +1,4 @@
+import type { LockId } from '@lockfabric/ports';
 import type { AgentPool } from '../agent-pool.js';
 import type { MachineOrders, ServerReport } from './recovery-state.js';
 
@@ -21,6 +22,8 @@ export interface MachineRecovery {
    * with typed timeouts until a later recovery applies its orders.
    */
   releaseClients(): void;
+  /** One lock's agents and client records now, without pausing anything (a stalled-queue suspicion's confirmation). */
+  lockReport(lid: LockId): ServerReport;
 }
 
 const cache = new WeakMap<AgentPool, MachineRecovery>();
@@ -58,6 +61,7 @@ export function machineRecovery(pool: AgentPool): MachineRecovery {
     releaseClients: () => {
       for (const c of clients()) c.recoveryResume?.();
     },
+    lockReport: (lid) => pool.lockReport(lid),
   };
   cache.set(pool, made);
   return made;

@@ -2,7 +2,8 @@ import type { ProtocolOptions } from '@lockfabric/locks-common';
 import type { LockPacket, NodeId } from '@lockfabric/ports';
 import type { FaultSpec } from '@lockfabric/switch';
 import type { FissGrant } from '../../src/client.js';
-import { lockLooksStuck, repairLockInProcess } from '../../src/recovery/lock-repair.js';
+import { repairLockInProcess } from '../../src/recovery/lock-repair.js';
+import { createStuckTriage } from '../../src/recovery/stuck-triage.js';
 import { deciderControlOf, fissSim } from './fiss-sim.js';
 import type { FissSimOptions } from './fiss-sim.js';
 import { checkEndState, NOT_CHECKED } from './end-state.js';
@@ -28,12 +29,17 @@ export interface WideOptions {
   /** FissLock options of every client and agent pool (e.g. a short `rtoNs`). */
   readonly protocolOptions?: ProtocolOptions;
   /**
-   * Spec §12.9: clients keep recovery records and every lock the T_STUCK watchdog reports gets a
-   * per-lock S1–S3 repair (repairLockInProcess). `tStuckNs` goes to the protocol options (default
-   * the protocol's); `off` keeps the recoverable clients but never repairs (the mutant).
+   * Spec §12.9: clients keep recovery records and the T_STUCK watchdog's reports go through the
+   * coordinator's triage (stuck-triage.ts): a definite one, or a stalled queue the pools' records
+   * confirm, gets a per-lock S1–S3 repair (repairLockInProcess). `tStuckNs` goes to the protocol
+   * options (default the protocol's); `off` keeps the recoverable clients but never repairs (the
+   * mutant); `mutantRepairSuspicionUnconfirmed` repairs suspicions without asking.
    */
-  readonly watchdog?: { readonly tStuckNs?: number; readonly off?: boolean };
+  readonly watchdog?: { readonly tStuckNs?: number; readonly off?: boolean; readonly mutantRepairSuspicionUnconfirmed?: boolean };
 }
+
+/** The triage's bounds at sim scale: a run lasts milliseconds, so the live rate (5/s) would drop nearly every suspicion. */
+const SIM_TRIAGE = { suspicionsPerSecond: 100_000, suspicionBurst: 100 } as const;
 
 export interface WideResult {
   readonly violations: string[];
@@ -56,7 +62,7 @@ export interface WideResult {
   readonly endState: EndState;
   /** Per-lock repairs run for the watchdog's reports (spec §12.9: a metric of its own, not a failure). */
   readonly repairs: number;
-  /** Watchdog suspicions (stalled queues) the clients' records showed to be long holds. */
+  /** Watchdog suspicions (stalled queues) the clients' records showed to be long holds (stuck-triage.ts). */
   readonly dismissed: number;
   /** Problems the repairs' plan check found (must be empty). */
   readonly repairProblems: string[];
@@ -90,28 +96,34 @@ export async function runWide(seed: number, options: WideOptions = {}): Promise<
   let dismissed = 0;
   const repairProblems: string[] = [];
   if (options.watchdog && options.watchdog.off !== true) {
-    const repairing = new Set<number>();
     const pools = sim.nodes.map((n) => sim.pool(n));
+    const poolOf = new Map(pools.map((p) => [p.machine, p]));
     const control = deciderControlOf(sim.sw);
-    for (const pool of pools) {
-      pool.onStuckLock = (report) => {
-        if (repairing.has(report.lid)) return;
-        if (report.reason === 'stalled-queue' && !lockLooksStuck(pools.map((p) => p.lockReport(report.lid)))) {
-          dismissed++;
-          pool.dismissStuck(report.lid);
-          return;
-        }
-        repairing.add(report.lid);
-        if (logged.has(report.lid)) log.push(`${report.atNs} STUCK lock=${report.lid} on ${pool.machine}: ${report.reason}`);
-        void repairLockInProcess({ lid: report.lid, pools, control, policy: pool.options.policy, clock: sim.cluster.clock, quietNs: 500_000 }).then((outcome) => {
+    // the coordinator's rule (stuck-triage.ts), over the pools' own reports: answered in the same turn
+    const triage = createStuckTriage({
+      clock: sim.cluster.clock,
+      ...SIM_TRIAGE,
+      ask: (lid) => pools.map((p) => ({ machine: p.machine, report: p.lockReport(lid) })),
+      onOutcome: (report, outcome) => {
+        // a lock in repair stays flagged until the repair clears it; otherwise it may be flagged again
+        if (outcome === 'repair' || outcome === 'busy') return;
+        if (outcome === 'dismissed') dismissed++;
+        poolOf.get(report.machine)?.dismissStuck(report.lock);
+      },
+      repair: (report) => {
+        const lid = report.lock;
+        const pool = poolOf.get(report.machine)!;
+        if (logged.has(lid)) log.push(`${sim.cluster.clock.nowNs()} STUCK lock=${lid} on ${pool.machine}: ${report.reason}`);
+        return repairLockInProcess({ lid, pools, control, policy: pool.options.policy, clock: sim.cluster.clock, quietNs: 500_000 }).then((outcome) => {
           repairs++;
-          repairProblems.push(...outcome.problems.map((p) => `repair of lock ${report.lid}: ${p}`));
-          if (!outcome.drained) repairProblems.push(`repair of lock ${report.lid}: the drain did not end quiet`);
-          if (logged.has(report.lid)) log.push(`${sim.cluster.clock.nowNs()} REPAIRED lock=${report.lid} held=${JSON.stringify(outcome.held)} wake=${JSON.stringify(outcome.plan.wake)}`);
-          repairing.delete(report.lid);
+          repairProblems.push(...outcome.problems.map((p) => `repair of lock ${lid}: ${p}`));
+          if (!outcome.drained) repairProblems.push(`repair of lock ${lid}: the drain did not end quiet`);
+          if (logged.has(lid)) log.push(`${sim.cluster.clock.nowNs()} REPAIRED lock=${lid} held=${JSON.stringify(outcome.held)} wake=${JSON.stringify(outcome.plan.wake)}`);
         });
-      };
-    }
+      },
+      ...(options.watchdog.mutantRepairSuspicionUnconfirmed === true ? { mutantRepairSuspicionUnconfirmed: true } : {}),
+    });
+    for (const pool of pools) pool.onStuckLock = (report) => void triage.handle({ machine: pool.machine, lock: report.lid, reason: report.reason });
   }
   const clientsPerNode = options.clientsPerNode ?? 2;
   const ops = options.ops ?? 40;
