@@ -36,6 +36,8 @@ export interface CoordinatorDeps {
   readonly warmupMs?: number;
   readonly announceIntervalMs?: number;
   readonly maxMembers?: number;
+  /** The compute nodes the deployment runs (`coordinator.computeNodes`): one not heard within a timeout of the start is declared dead. */
+  readonly expectedComputeNodes?: readonly number[];
   /** Lease bounds per protocol for recovery bookkeeping, when the deployment's options differ from the defaults. */
   readonly leaseBoundsMs?: Readonly<Record<string, number>>;
   /** Finished recoveries kept for Status. */
@@ -129,7 +131,7 @@ export async function startCoordinator(deps: CoordinatorDeps): Promise<Coordinat
     status: () => create(StatusResponseSchema, { cluster: deps.cluster, view: membershipViewToWire(membership.snapshot(clock.nowNs())), recoveries: recoveries.all().flatMap(recoveryToWire) }),
   });
   await nc.flush();
-  logger.info(`coordinator of cluster ${deps.cluster}: heartbeats every ${deps.heartbeatIntervalMs} ms, suspicion after ${membership.detector.suspectAfterMs} ms`);
+  logger.info(`coordinator of cluster ${deps.cluster}: heartbeats every ${deps.heartbeatIntervalMs} ms, suspicion after ${membership.detector.suspectAfterMs} ms; expected compute nodes: ${deps.expectedComputeNodes ? `[${deps.expectedComputeNodes.join(', ')}]` : 'none configured'}`);
 
   let closed = false;
   return {

@@ -1,4 +1,4 @@
-import { parseLeaseBounds } from '@lockfabric/config';
+import { parseComputeNodes, parseLeaseBounds } from '@lockfabric/config';
 import { runService } from '@lockfabric/service';
 import { startCoordinator } from './coordinator.js';
 
@@ -22,6 +22,10 @@ await runService({
       ...(() => {
         const leaseBoundsMs = parseLeaseBounds(config.coordinator.leaseBoundsMs);
         return leaseBoundsMs ? { leaseBoundsMs } : {};
+      })(),
+      ...(() => {
+        const expectedComputeNodes = parseComputeNodes(config.coordinator.computeNodes);
+        return expectedComputeNodes ? { expectedComputeNodes } : {};
       })(),
     });
   },

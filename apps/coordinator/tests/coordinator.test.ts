@@ -19,8 +19,8 @@ let coordinator: Coordinator | undefined;
 let heartbeat: HeartbeatPublisher | undefined;
 const views: MembershipView[] = [];
 
-const start = () =>
-  startCoordinator({ nc: ncCoordinator, subjects, cluster: 'coord-test', heartbeatIntervalMs: HEARTBEAT_MS, missesBeforeSuspect: 2, grpcPort: 0, grpcHost: '127.0.0.1', logger: memoryLogger() });
+const start = (expectedComputeNodes?: readonly number[]) =>
+  startCoordinator({ nc: ncCoordinator, subjects, cluster: 'coord-test', heartbeatIntervalMs: HEARTBEAT_MS, missesBeforeSuspect: 2, grpcPort: 0, grpcHost: '127.0.0.1', logger: memoryLogger(), ...(expectedComputeNodes ? { expectedComputeNodes } : {}) });
 
 const beat = (incarnation: number, node = 7) =>
   startHeartbeat({ nc: ncMembers, subjects, role: 'compute', id: String(node), node, incarnation, intervalMs: HEARTBEAT_MS, logger: memoryLogger() });
@@ -135,5 +135,41 @@ describe('coordinator over NATS', () => {
     sub.unsubscribe();
     feed.close();
     survivor.stop();
+  });
+
+  // No participant holds a view naming node 10 (it died before any view did): only the
+  // configuration says it belongs. 11 heartbeats; 10 is declared dead one timeout after the start.
+  it('an expected compute node never heard is declared dead with a notice; a late heartbeat names the dead incarnation, and a higher one rejoins', async () => {
+    await coordinator?.close();
+    await ncCoordinator.flush();
+    const notices: string[] = [];
+    const sub = ncMembers.subscribe(subjects.recovery('failure'), {
+      callback: (_e, msg) => {
+        const notice = fromBinary(FailureNoticeSchema, msg.data);
+        notices.push(`${notice.node}#${notice.incarnation}`);
+      },
+    });
+    await ncMembers.flush();
+    const member = (v: MembershipView, id: string) => v.members.find((m) => m.role === 'compute' && m.id === id);
+    const viewWith = (from: number, id: string, state: MemberState, incarnation: bigint, what: string) =>
+      waitFor(() => views.slice(from).find((v) => member(v, id)?.state === state && member(v, id)?.incarnation === incarnation), { what, timeoutMs: 10_000 });
+    const afterRestart = views.length;
+    const alive = beat(5, 11);
+    coordinator = await start([10, 11]);
+    const first = await viewWith(afterRestart, '10', MemberState.DEAD, 0n, 'compute/10 declared dead unheard');
+    expect(member(first, '11')).toMatchObject({ state: MemberState.ALIVE, incarnation: 5n });
+    await waitFor(() => notices.includes('10#0'), { what: 'the failure notice of compute/10', timeoutMs: 10_000 });
+    expect(coordinator.recoveries.all().some((r) => r.id === '10' && r.incarnation === 0n)).toBe(true);
+    // the process was running all along, or started since: its incarnation is the dead one
+    const late = beat(4, 10);
+    await viewWith(afterRestart, '10', MemberState.DEAD, 4n, 'compute/10 dead under the incarnation it named');
+    await waitFor(() => notices.includes('10#4'), { what: 'the failure notice of compute/10#4', timeoutMs: 10_000 });
+    late.stop();
+    const rejoin = beat(6, 10);
+    await viewWith(afterRestart, '10', MemberState.ALIVE, 6n, 'compute/10 rejoined as incarnation 6');
+    expect(notices.filter((n) => n.startsWith('11#'))).toStrictEqual([]);
+    rejoin.stop();
+    alive.stop();
+    sub.unsubscribe();
   });
 });

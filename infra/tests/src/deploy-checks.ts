@@ -209,6 +209,12 @@ export function addressProblems(objects: readonly Doc[], instances: readonly App
     const listed = new Set(i.config.compute.memoryNodes.map((a) => a.split('.')[0]));
     if (listed.size !== memoryIds.size || [...memoryIds].some((m) => !listed.has(m))) problems.push(`${i.pod.name}: compute.memoryNodes does not list exactly the memory node pods`);
   }
+  // The coordinator declares an expected compute node it never hears dead: it must expect exactly the pods there are.
+  const computeIds = instances.filter((i) => i.app === 'compute-node').map((i) => String(i.config.node.id)).sort();
+  for (const i of instances.filter((x) => x.app === 'coordinator')) {
+    const expected = [...(i.config.coordinator.computeNodes ?? [])].sort();
+    if (expected.join(',') !== computeIds.join(',')) problems.push(`${i.pod.name}: coordinator.computeNodes [${expected.join(', ')}] is not the compute node pods' ids [${computeIds.join(', ')}]`);
+  }
   for (const pod of podsOf(objects)) {
     for (const c of pod.containers) {
       if (c.args?.[0] !== 'lockfabric') continue;

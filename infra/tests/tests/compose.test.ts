@@ -56,6 +56,11 @@ function composeProblems(services: Record<string, Service>): string[] {
     for (const a of flag('compute-nodes-at').split(',').filter(Boolean)) expect(name, a, 'compute-node', (c) => c.compute.grpcPort);
     for (const a of flag('memory-nodes-at').split(',').filter(Boolean)) expect(name, a, 'memory-node', (c) => c.memory.grpcPort);
   }
+  const computeIds = [...configs.values()].filter((c) => c.app === 'compute-node').map((c) => String(c.config.node.id)).sort();
+  for (const [name, { app, config }] of configs) {
+    const expected = [...(config.coordinator.computeNodes ?? [])].sort();
+    if (app === 'coordinator' && expected.join(',') !== computeIds.join(',')) problems.push(`${name}: coordinator.computeNodes [${expected.join(', ')}] is not the compute nodes' ids [${computeIds.join(', ')}]`);
+  }
   problems.push(...healthProblems(services, configs));
   const ids = [...configs.values()].map((c) => c.config.node.id);
   if (new Set(ids).size !== ids.length) problems.push(`machine ids repeat: ${ids.join(', ')}`);

@@ -93,6 +93,11 @@ describe.each(['dev', 'bench', 'racks'])('overlay %s', (name) => {
     expect(addressProblems(objects, instances)).toEqual([]);
   });
 
+  it('a coordinator expecting other compute nodes than the pods is a problem', () => {
+    const wrong = instances.map((i) => (i.app === 'coordinator' ? { ...i, config: { ...i.config, coordinator: { ...i.config.coordinator, computeNodes: ['1', '99'] } } } : i));
+    expect(addressProblems(objects, wrong).join('\n')).toMatch(/coordinator\.computeNodes \[1, 99\] is not the compute node pods' ids/);
+  });
+
   it('every LockFabric pod mounts its role certificate Secret read-only and uses it; no ConfigMap holds a key or turns TLS off', () => {
     expect(tlsProblems(objects)).toEqual([]);
   });

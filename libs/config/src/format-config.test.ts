@@ -41,6 +41,7 @@ describe('formatConfig', () => {
         'coordinator.missesBeforeSuspect = 3',
         'coordinator.grpcPort = 50054',
         'coordinator.leaseBoundsMs = (unset)',
+        'coordinator.computeNodes = (unset)',
         'health.port = 8080',
         'trace.ratio = 0.5',
         'trace.slowMs = 10',

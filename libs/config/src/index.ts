@@ -8,6 +8,7 @@ export {
   MAX_SWITCH_MACHINE_ID,
   LOG_LEVELS,
   DEFAULT_PORTS,
+  parseComputeNodes,
   parseLeaseBounds,
 } from './schema.js';
 export type { Config, ConfigInput, ConfigFile, NodeRole, SwitchProgramName, LogLevel } from './schema.js';

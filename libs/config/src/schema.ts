@@ -69,6 +69,11 @@ export function parseLeaseBounds(entries: readonly string[] | undefined): Record
   }));
 }
 
+/** `coordinator.computeNodes` as node ids; entries were validated by the schema. */
+export function parseComputeNodes(entries: readonly string[] | undefined): number[] | undefined {
+  return entries?.map(Number);
+}
+
 function isHostPort(value: string): boolean {
   const match = HOST_PORT.exec(value);
   if (!match) return false;
@@ -169,6 +174,16 @@ const sections = {
        * dead holder's locks to be free again, after detection.
        */
       leaseBoundsMs: z.array(z.string(typed(LEASE_BOUND_MESSAGE)).regex(LEASE_BOUND, LEASE_BOUND_MESSAGE), typed('expected a list of protocol=ms')).optional(),
+      /**
+       * Node ids of the compute nodes the deployment runs (a StatefulSet's replicas, the local
+       * cluster's `--compute-nodes`): after a (re)start, one not heard within a detection timeout
+       * is declared dead like a silent member, though no view listed it. Unset: only members heard
+       * or recalled from a participant's view are watched.
+       */
+      computeNodes: z
+        .array(z.preprocess((item) => (typeof item === 'number' ? String(item) : item), z.string(typed(MACHINE_IDS)).refine(isMachineId, MACHINE_IDS)), typed(MACHINE_IDS))
+        .refine((ids) => new Set(ids.map(Number)).size === ids.length, 'expected each compute node id once')
+        .optional(),
     })
     .strict()
     .default({}),

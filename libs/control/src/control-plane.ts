@@ -41,6 +41,14 @@ export interface ControlPlaneDeps {
   readonly warmupMs?: number;
   readonly announceIntervalMs?: number;
   readonly maxMembers?: number;
+  /**
+   * The compute nodes the deployment runs (live: `coordinator.computeNodes`; sim: the run's nodes).
+   * Each one not heard within a timeout of this start is declared dead and recovered like a silent
+   * member, though no view ever listed it (Membership `expected`). Heartbeat ids are the node ids.
+   */
+  readonly expectedComputeNodes?: readonly NodeId[];
+  /** Test only: `expectedComputeNodes` is ignored, as before it existed. */
+  readonly mutantIgnoreExpectedMembers?: boolean;
   /** Failure detection runs this often; default half a heartbeat interval, at least 5 ms. */
   readonly tickMs?: number;
   /** The protocols' recovery rules (live: the lock catalog's); without them only a memory node's table is booked. */
@@ -87,7 +95,7 @@ export interface ControlPlane {
   close(): void;
 }
 
-const NOTABLE: ReadonlySet<HeartbeatOutcome> = new Set(['joined', 'refuted', 'restarted', 'rejoined']);
+const NOTABLE: ReadonlySet<HeartbeatOutcome> = new Set(['joined', 'refuted', 'restarted', 'rejoined', 'identified']);
 
 /**
  * The coordinator's control plane, over a ControlBus and a Clock so it runs live (NATS) and in
@@ -145,6 +153,8 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
       ...(deps.warmupMs === undefined ? {} : { warmupMs: deps.warmupMs }),
       ...(deps.announceIntervalMs === undefined ? {} : { announceIntervalMs: deps.announceIntervalMs }),
       ...(deps.maxMembers === undefined ? {} : { maxMembers: deps.maxMembers }),
+      ...(deps.expectedComputeNodes ? { expected: deps.expectedComputeNodes.map((node) => ({ role: 'compute', id: String(node), node })) } : {}),
+      ...(deps.mutantIgnoreExpectedMembers ? { mutantIgnoreExpectedMembers: true } : {}),
     },
     clock.nowNs(),
     publish,
@@ -216,6 +226,11 @@ export function startControlPlane(deps: ControlPlaneDeps): ControlPlane {
           // A restarted memory node has an empty (all-free) table and has forgotten which protocol it serves.
           if (hb.role === 'memory' && lastTable) republishTable(hb.id);
           if (hb.role === 'switch') for (const driver of drivers) driver.switchBack?.({ id: hb.id, node: hb.node, incarnation: hb.incarnation });
+        } else if (outcome === 'identified') {
+          // Declared dead before it was ever heard: the incarnation it names is the dead one, and
+          // it may have acted since (queued at a switch): its notice and recoveries go out again.
+          const member = membership.detector.member(hb.role, hb.id);
+          if (member) beginRecovery(member, clock.nowNs(), 'expected member declared dead before it was ever heard; its first heartbeat names the incarnation that was declared');
         } else if (outcome === 'fenced' || outcome === 'table-full') warn(`member ${hb.role}/${hb.id} incarnation ${hb.incarnation}: heartbeat ignored (${outcome})`);
       } catch (decodeError) {
         malformed.record(msg.subject, decodeError);

@@ -36,9 +36,11 @@ export interface MemberRecord {
  * - `rejoined`: a dead member came back with a higher incarnation;
  * - `fenced`: a dead member's old incarnation still heartbeats (it was paused, not restarted): ignored;
  * - `stale`: a lower incarnation than the one known: ignored;
- * - `table-full`: a new instance while the table is full of live members: ignored.
+ * - `table-full`: a new instance while the table is full of live members: ignored;
+ * - `identified`: the first heartbeat of an expected member declared dead before it was ever heard:
+ *   its incarnation is now the one declared dead (fenced), so the node rejoins under a new one.
  */
-export type HeartbeatOutcome = 'joined' | 'alive' | 'refuted' | 'restarted' | 'rejoined' | 'fenced' | 'stale' | 'table-full';
+export type HeartbeatOutcome = 'joined' | 'alive' | 'refuted' | 'restarted' | 'rejoined' | 'fenced' | 'stale' | 'table-full' | 'identified';
 
 /** A member of a view an earlier life of the coordinator published, as a restarted one learns it back. */
 export interface RecalledMember {
@@ -48,6 +50,16 @@ export interface RecalledMember {
   readonly incarnation: bigint;
   readonly state: MemberState;
 }
+
+/** A member the deployment's configuration names (a compute node of the cluster), before any heartbeat of it. */
+export interface ExpectedMember {
+  readonly role: string;
+  readonly id: string;
+  readonly node: NodeId;
+}
+
+/** The incarnation an expected member is listed under until one of its heartbeats names its own. */
+export const UNHEARD_INCARNATION = 0n;
 
 export interface Transition {
   readonly role: string;
@@ -92,14 +104,18 @@ interface Entry {
  *   suspect --hb, same incarnation--> alive            dead --hb, higher incarnation--> alive
  *   alive/suspect --hb, higher incarnation--> alive (a restart; the old incarnation is gone)
  *   (recalled alive after a coordinator restart) = alive, silent since the restart
+ *   (expected by configuration, never heard) = alive under UNHEARD_INCARNATION, silent since the start
+ *   dead, never heard --hb--> dead under the incarnation it names (`identified`)
  *
  * The live set is the members that are not dead, each with its incarnation; `liveSetVersion`
  * grows whenever it changes, which is when the coordinator must publish a new view.
  */
 export class FailureDetector {
   private readonly entries = new Map<string, Entry>();
-  /** Recalled members not heard since (see `recall`). */
+  /** Recalled and expected members not heard since (see `recall`, `expect`). */
   private readonly unheard = new Set<string>();
+  /** Expected members whose incarnation no heartbeat has named yet (listed as UNHEARD_INCARNATION). */
+  private readonly unnamed = new Set<string>();
   private readonly suspectAfterNs: number;
   private readonly confirmAfterNs: number;
   private readonly maxMembers: number;
@@ -134,6 +150,7 @@ export class FailureDetector {
       this.version++;
       return 'joined';
     }
+    if (this.unnamed.delete(key)) return this.name(entry, hb, nowNs);
     if (hb.incarnation < entry.incarnation) return 'stale';
     if (hb.incarnation === entry.incarnation) {
       if (entry.state === 'dead') return 'fenced';
@@ -158,18 +175,47 @@ export class FailureDetector {
    * restarted coordinator: each one not known here is taken as listed, its silence counted from
    * `sinceNs` (the restart). A member that died while no coordinator ran is then suspected one
    * timeout after the restart, where without this it would count as one that never joined; one
-   * listed dead stays dead, so its old incarnation stays fenced. Members already heard keep their
-   * entry. Returns how many were taken.
+   * listed dead stays dead, so its old incarnation stays fenced. Members already heard (or already
+   * declared dead) keep their entry; an expected one still unheard takes the recalled one. Returns
+   * how many were taken.
    */
   recall(members: readonly RecalledMember[], sinceNs: number): number {
     let taken = 0;
     for (const m of members) {
       const key = memberKey(m.role, m.id);
-      if (this.entries.has(key)) continue;
-      if (this.entries.size >= this.maxMembers && !this.forgetLongestDead()) break;
+      const known = this.entries.get(key);
+      // an expected member not yet heard is known by name only: the recalled view says more
+      if (known && !(this.unnamed.has(key) && known.state === 'alive')) continue;
+      if (!known && this.entries.size >= this.maxMembers && !this.forgetLongestDead()) break;
+      // listed before any heartbeat named it (an expected member): the first one heard still names it
+      if (m.incarnation === UNHEARD_INCARNATION) this.unnamed.add(key);
+      else this.unnamed.delete(key);
       const state = m.state === 'dead' ? 'dead' : 'alive';
       this.entries.set(key, { role: m.role, id: m.id, node: m.node, incarnation: m.incarnation, state, lastHeartbeatNs: sinceNs, lastSeq: 0n, ready: false, sinceNs });
       if (state === 'alive') this.unheard.add(key);
+      taken++;
+    }
+    if (taken > 0) this.version++;
+    return taken;
+  }
+
+  /**
+   * Members the deployment expects (its configured compute nodes), for a coordinator that has
+   * heard none of them yet: each one not known is taken as alive under UNHEARD_INCARNATION, silent
+   * since `sinceNs` (the start), as a recalled member is. One that never heartbeats is then
+   * declared dead one timeout after the start, where it would otherwise never have joined (a node
+   * that died before any view listed it, while no coordinator ran). A recalled view names the
+   * incarnation and replaces the entry. Returns how many were taken.
+   */
+  expect(members: readonly ExpectedMember[], sinceNs: number): number {
+    let taken = 0;
+    for (const m of members) {
+      const key = memberKey(m.role, m.id);
+      if (this.entries.has(key)) continue;
+      if (this.entries.size >= this.maxMembers && !this.forgetLongestDead()) break;
+      this.entries.set(key, { ...m, incarnation: UNHEARD_INCARNATION, state: 'alive', lastHeartbeatNs: sinceNs, lastSeq: 0n, ready: false, sinceNs });
+      this.unheard.add(key);
+      this.unnamed.add(key);
       taken++;
     }
     if (taken > 0) this.version++;
@@ -222,6 +268,22 @@ export class FailureDetector {
     return entry && { ...entry };
   }
 
+  /**
+   * The first heartbeat of an expected member: alive, it joins under the incarnation it names;
+   * declared dead while unheard, that incarnation is the one declared (a process that was running
+   * all along, or one started since: the coordinator cannot tell), so it stays dead and fenced.
+   */
+  private name(entry: Entry, hb: HeartbeatInput, nowNs: number): HeartbeatOutcome {
+    entry.incarnation = hb.incarnation;
+    entry.lastSeq = hb.seq;
+    this.version++;
+    if (entry.state === 'dead') return 'identified';
+    this.unheard.delete(memberKey(entry.role, entry.id));
+    if (entry.state === 'suspect') this.enter(entry, 'alive', nowNs);
+    this.refresh(entry, hb, nowNs);
+    return 'joined';
+  }
+
   private refresh(entry: Entry, hb: HeartbeatInput, nowNs: number): void {
     entry.node = hb.node;
     entry.ready = hb.ready;
@@ -243,6 +305,7 @@ export class FailureDetector {
     if (!oldest) return false;
     this.entries.delete(oldest[0]);
     this.unheard.delete(oldest[0]);
+    this.unnamed.delete(oldest[0]);
     return true;
   }
 }

@@ -9,6 +9,8 @@ export { startControlPlane, type ControlPlane, type ControlPlaneDeps, type Contr
 export {
   DEFAULT_MAX_MEMBERS,
   FailureDetector,
+  UNHEARD_INCARNATION,
+  type ExpectedMember,
   type FailureDetectorOptions,
   type HeartbeatInput,
   type HeartbeatOutcome,

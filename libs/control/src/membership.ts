@@ -1,7 +1,7 @@
 import { NS_PER_MS } from '@lockfabric/ports';
 import { EpochSource } from './epoch-source.js';
 import { FailureDetector } from './failure-detector.js';
-import type { FailureDetectorOptions, HeartbeatInput, HeartbeatOutcome, MemberRecord, RecalledMember, Transition } from './failure-detector.js';
+import type { ExpectedMember, FailureDetectorOptions, HeartbeatInput, HeartbeatOutcome, MemberRecord, RecalledMember, Transition } from './failure-detector.js';
 
 export interface MembershipView {
   readonly epoch: bigint;
@@ -29,6 +29,13 @@ export interface MembershipOptions extends FailureDetectorOptions {
   readonly announceIntervalMs?: number;
   /** Test only: a recalled view is ignored, as before recall existed (a member that died unheard is never declared dead). */
   readonly mutantIgnoreRecall?: boolean;
+  /**
+   * The members the deployment's configuration names (FailureDetector.expect): watched from the
+   * start, so one never heard within a timeout is declared dead like a silent member.
+   */
+  readonly expected?: readonly ExpectedMember[];
+  /** Test only: `expected` is ignored, as before it existed (a member that never joined this life or a recalled view is never declared dead). */
+  readonly mutantIgnoreExpectedMembers?: boolean;
 }
 
 export const DEFAULT_ANNOUNCE_INTERVAL_MS = 1_000;
@@ -59,6 +66,7 @@ export class Membership {
     this.ignoreRecall = options.mutantIgnoreRecall === true;
     this.warmupEndNs = startNs + (options.warmupMs ?? this.detector.suspectAfterMs) * NS_PER_MS;
     this.announceIntervalNs = (options.announceIntervalMs ?? DEFAULT_ANNOUNCE_INTERVAL_MS) * NS_PER_MS;
+    if (options.expected && options.mutantIgnoreExpectedMembers !== true) this.detector.expect(options.expected, startNs);
   }
 
   /** The last view published; undefined during warm-up. */

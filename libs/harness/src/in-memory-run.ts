@@ -62,8 +62,9 @@ export interface InMemoryRunOptions {
    * `nodeFailure` (started for either option) and can be combined with it, e.g. to crash the
    * coordinator between a node's death and its detection or in the middle of its recovery. The
    * restarted coordinator warms up for one suspicion timeout (`nodeFailure.detectionMs`, default
-   * 2 ms) before its first view; a node that died while no coordinator heard it is absent from
-   * that view, which node services take as its death. `result.control.lives` shows the crash.
+   * 2 ms) before its first view; a compute node of the run that died while no coordinator heard
+   * it is declared dead one timeout after the restart (it is expected, and recalled if a view
+   * listed it). `result.control.lives` shows the crash.
    */
   readonly coordinatorCrash?: CoordinatorCrashSpec;
   /** Fault: a memory node restarts mid-run and comes back with an empty table (see MemoryRestartSpec). */

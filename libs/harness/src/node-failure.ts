@@ -38,6 +38,11 @@ export interface CoordinatorCrashSpec {
    * (QueueRecoveryHook.afterRestart), so a recovery the crash cut short is never finished.
    */
   readonly mutantSkipRestartRecovery?: boolean;
+  /**
+   * Test only: the new instance does not watch the run's compute nodes it has not heard, so a node
+   * that died before any view listed it is never declared dead (libs/control Membership `expected`).
+   */
+  readonly mutantIgnoreExpectedMembers?: boolean;
 }
 
 /**

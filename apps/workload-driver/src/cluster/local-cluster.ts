@@ -263,8 +263,9 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     await Promise.all(memoryRecords.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
     const memoryList = memoryRecords.map((r) => `127.0.0.1:${r.grpc}`).join(',');
     const others: ProcessRecord[] = [];
+    const computeRecords: ProcessRecord[] = [];
     for (let i = 0; i < computeNodes; i++) {
-      others.push(
+      computeRecords.push(
         await launch('compute-node', 'compute', memoryNodes + i, ({ grpc, memoryGrpc }) => [
           `--compute.grpc-port=${grpc}`,
           `--compute.memory-grpc-port=${memoryGrpc}`,
@@ -274,10 +275,17 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
         ]),
       );
     }
+    others.push(...computeRecords);
     // one switch-dataplane per rack (FissLock §5.4: each decides the lock ids it owns)
     const rackFlags = (rack: number) => (racks > 1 ? [`--switch.rack=${rack}`, `--switch.racks=${racks}`] : []);
     if (options.withSwitch ?? true) for (let r = 0; r < racks; r++) others.push(await launch('switch-dataplane', 'switch', switchNode + r, ({ grpc }) => [`--switch.grpc-port=${grpc}`, `--switch.program=${options.switchProgram ?? DEFAULT_SWITCH_PROGRAM}`, ...switchSettingFlags(options.switchSettings), ...rackFlags(r)]));
-    if (options.withCoordinator ?? true) others.push(await launch('coordinator', 'coordinator', switchNode + racks, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`, ...(racks > 1 ? [`--switch.racks=${racks}`] : [])]));
+    if (options.withCoordinator ?? true) {
+      // The coordinator declares an expected compute node it does not hear within a detection
+      // timeout dead (it cannot tell a slow start from a death): it starts once they heartbeat.
+      await Promise.all(computeRecords.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
+      const expected = computeRecords.map((r) => r.node).join(',');
+      others.push(await launch('coordinator', 'coordinator', switchNode + racks, ({ grpc }) => [`--coordinator.grpc-port=${grpc}`, ...(expected ? [`--coordinator.compute-nodes=${expected}`] : []), ...(racks > 1 ? [`--switch.racks=${racks}`] : [])]));
+    }
     await Promise.all(others.map((r) => waitForHealth(r, options.readyTimeoutMs ?? 20_000)));
     for (const r of [...memoryRecords, ...others]) say(`${r.name.padEnd(14)} pid ${r.pid}  grpc :${r.grpc}  health :${r.health}  log ${r.log}`);
     const state: ClusterState = { cluster, natsUrl, tls: tlsMode, ...(redisUrl ? { redisUrl } : {}), ...(racks > 1 ? { racks } : {}), startedAt: new Date().toISOString(), processes };

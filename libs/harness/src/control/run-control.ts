@@ -110,7 +110,7 @@ export function startRunControl(options: RunControlOptions): RunControl {
         await options.clock.sleep(crash.atMs * NS_PER_MS);
         plane.crashCoordinator();
         await options.clock.sleep(crash.downMs * NS_PER_MS);
-        plane.restartCoordinator({ mutantSkipRestartRecovery: crash.mutantSkipRestartRecovery === true });
+        plane.restartCoordinator({ mutantSkipRestartRecovery: crash.mutantSkipRestartRecovery === true, mutantIgnoreExpectedMembers: crash.mutantIgnoreExpectedMembers === true });
       })()
     : undefined;
   return {

@@ -61,6 +61,12 @@ export interface CoordinatorLife {
   readonly queueRecoveriesDone?: number;
 }
 
+/** Test-only changes to a restarted coordinator (CoordinatorCrashSpec). */
+export interface RestartMutants {
+  readonly mutantSkipRestartRecovery?: boolean;
+  readonly mutantIgnoreExpectedMembers?: boolean;
+}
+
 const COORDINATOR = 'coordinator';
 const SWITCH = 'switch';
 const party = (node: NodeId) => `compute-${node}`;
@@ -196,10 +202,11 @@ export class SimControlPlane {
 
   /**
    * A new coordinator instance starts with empty state (it warms up before its first view).
-   * `mutantSkipRestartRecovery` (test only) leaves out its queue-lock repair.
+   * Test only: `mutantSkipRestartRecovery` leaves out its queue-lock repair,
+   * `mutantIgnoreExpectedMembers` its watch of the run's compute nodes it has not heard yet.
    */
-  restartCoordinator(options: { readonly mutantSkipRestartRecovery?: boolean } = {}): void {
-    if (!this.coordinator) this.startCoordinator(options.mutantSkipRestartRecovery === true);
+  restartCoordinator(options: RestartMutants = {}): void {
+    if (!this.coordinator) this.startCoordinator(options);
   }
 
   close(): void {
@@ -211,7 +218,7 @@ export class SimControlPlane {
     for (const feed of this.feeds.values()) feed.close();
   }
 
-  private startCoordinator(skipRestartRecovery = false): void {
+  private startCoordinator(mutants: RestartMutants = {}): void {
     const { detector, queueTimings } = this.options;
     const parts = this.plugins.map((p) => p.coordinator?.() ?? {});
     const recoveryDrivers = parts.flatMap((p) => p.recoveryDrivers ?? []);
@@ -223,13 +230,16 @@ export class SimControlPlane {
       malformed: this.malformed,
       heartbeatIntervalMs: detector.heartbeatIntervalMs,
       missesBeforeSuspect: detector.missesBeforeSuspect,
+      // the run's compute nodes, as a deployment's configuration names them
+      expectedComputeNodes: this.options.computeNodes,
+      ...(mutants.mutantIgnoreExpectedMembers ? { mutantIgnoreExpectedMembers: true } : {}),
       tickMs: detector.tickMs ?? detector.heartbeatIntervalMs / 4,
       ...(this.options.protocolRecoveries ? { protocolRecoveries: this.options.protocolRecoveries } : {}),
       ...(recoveryDrivers.length > 0 ? { recoveryDrivers } : {}),
       queue: { ...(queueTimings ?? {}), ...(this.options.queueRecovery ? { queueHosts: () => this.options.listeners ?? [] } : {}) },
       // a restarted instance repairs what its predecessor may have left half done (the first one
       // starts with the cluster: nothing can be half done yet)
-      queueRestartRecovery: this.lives.length > 0 && !skipRestartRecovery,
+      queueRestartRecovery: this.lives.length > 0 && mutants.mutantSkipRestartRecovery !== true,
     });
     this.lives.push({ startedAtNs: this.options.clock.nowNs() });
     // A switch-dataplane announces its control address every second; one announcement per coordinator life is enough here.

@@ -148,9 +148,9 @@ export function forcedKill(seed: number, spec: WorkloadSpec, detectionMs: number
 }
 
 /**
- * A compute node dies within the workload, but only after the control plane has heard from it: a
- * node that dies before its first heartbeat never joined, and nobody will ever declare it dead
- * (the failure detector's warm-up is one detection timeout from the start).
+ * A compute node dies within the workload, after the control plane has heard from it (two
+ * detection timeouts in): a death before its first heartbeat is declared only because the
+ * coordinator expects the run's nodes, which the crash draws already reach (outageOverKill).
  */
 function drawKill(r: SeededRandom, expectedNs: number): NodeFailureSpec | undefined {
   if (r.next() >= 0.4) return undefined;
@@ -183,14 +183,14 @@ function drawCoordinatorCrash(r: SeededRandom, expectedNs: number, kill: NodeFai
 /**
  * A coordinator crash whose outage covers `kill`: the node dies while no coordinator runs, or up
  * to one detection timeout before the crash (dead, not yet declared); `where` (0–1) places it in
- * that span. The crash waits until the first view is out (two detection timeouts into the run, as
- * the kill does): before it no participant holds a record of the node, so a restarted
- * coordinator cannot learn it ever joined (libs/control view-recall.ts).
+ * that span. The crash may come before the first view: the restarted coordinator then learns of
+ * the node from the run's compute nodes it expects, not from a recalled view (libs/control
+ * Membership `expected`).
  */
 export function outageOverKill(kill: NodeFailureSpec, downMs: number, where: number): CoordinatorCrashSpec {
   const detectionMs = kill.detectionMs ?? DEFAULT_DETECTION_MS;
   const killAfterCrashMs = -detectionMs + where * (downMs + detectionMs);
-  return { atMs: Math.max(2 * detectionMs, kill.atMs - killAfterCrashMs), downMs };
+  return { atMs: Math.max(0, kill.atMs - killAfterCrashMs), downMs };
 }
 
 /** A coordinator outage over a forced kill (`SwarmSeedExtras.kill.inOutage`), drawn from a stream of its own. */

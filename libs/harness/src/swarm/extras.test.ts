@@ -123,10 +123,10 @@ describe('swarm seed: a kill inside a coordinator outage', () => {
     return undefined;
   };
 
-  it('an outage over a kill starts after the first view and covers the death or its detection', () => {
+  it('an outage over a kill covers the death or its detection, from the start of the run at the earliest', () => {
     const kill = { computeNode: 0, atMs: 0.3, detectionMs: 0.1 };
     expect(outageOverKill(kill, 2, 0)).toEqual({ atMs: 0.4, downMs: 2 }); // dead 0.1 ms before the crash
-    expect(outageOverKill(kill, 2, 1)).toEqual({ atMs: 0.2, downMs: 2 }); // never before the first view: clipped
+    expect(outageOverKill(kill, 2, 1)).toEqual({ atMs: 0, downMs: 2 }); // before the first view, even at the start
     expect(outageOverKill({ ...kill, atMs: 3 }, 2, 1).atMs).toBeCloseTo(1.0, 9);
   });
 
@@ -137,7 +137,8 @@ describe('swarm seed: a kill inside a coordinator outage', () => {
     expect(over.length).toBeGreaterThanOrEqual(5);
     expect(over.length).toBeLessThan(crashesWithKill);
     expect(over).toContain(10);
-    for (const m of mixes.filter(covered)) expect(m.coordinatorCrash!.atMs).toBeGreaterThanOrEqual(2 * m.nodeFailure!.detectionMs!);
+    // Some crash before the first view (one detection timeout in): only the expected members declare those kills.
+    expect(mixes.filter(covered).filter((m) => m.coordinatorCrash!.atMs < m.nodeFailure!.detectionMs!).length).toBeGreaterThanOrEqual(1);
   });
 
   it('NetLock seed 10: the node dies as the coordinator crashes; the restarted one declares it dead and the purge runs', async () => {

@@ -128,6 +128,8 @@ export interface SwarmSeedExtras {
   readonly judge?: (run: InMemoryRunResult, mix: SwarmMix) => string | undefined;
   /** Faults on whatever the profile says: the CLI's `--force-faults`, the one extra a reproduction line carries. */
   readonly force?: readonly ForcibleFault[];
+  /** Test only: a restarted coordinator ignores the run's compute nodes it has not heard (CoordinatorCrashSpec). */
+  readonly mutantIgnoreExpectedMembers?: boolean;
 }
 
 /**
@@ -183,6 +185,9 @@ function withExtras(drawn: SwarmMix, extras: SwarmSeedExtras): SwarmMix {
     const rule = { direction: 'both' as const, loss: rate, duplicate: rate, reorder: rate, reorderNsMax: 20_000, delay: rate, delayNsMin: 1_000, delayNsMax: 50_000 };
     const { switchFaults: _drawn, ...rest } = mix;
     mix = { ...rest, ...(rate > 0 ? { switchFaults: { rules: [rule] } } : {}), description: `${mix.description} test-switch=both@${rate}` };
+  }
+  if (extras.mutantIgnoreExpectedMembers && mix.coordinatorCrash) {
+    mix = { ...mix, coordinatorCrash: { ...mix.coordinatorCrash, mutantIgnoreExpectedMembers: true }, description: `${mix.description} test-mutant=ignore-expected-members` };
   }
   if (extras.crashProbability !== undefined) mix = { ...mix, crashProbability: extras.crashProbability, description: `${mix.description} test-crash=${extras.crashProbability}` };
   return mix;

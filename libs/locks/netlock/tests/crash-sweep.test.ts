@@ -29,8 +29,8 @@ const ALLOCATION: QueueAllocation[] = [
 const RUN_NS = 1_500 * US;
 const DETECTION_NS = 50 * US;
 const TIMEOUT_MS = 1;
-/** Swarm seeds of the kill sweep (9 is left out: killBeforeAnyView; so is 15, beyond). */
-const SEEDS = 12;
+/** Swarm seeds of the kill sweep (9 and 15 crash the coordinator before its first view: killBeforeAnyView). */
+const SEEDS = 15;
 
 /** How one sweep run is timed: detection (kill to purge), and how early the clients' timers may wake. */
 interface Timing {
@@ -179,10 +179,9 @@ function withProgram(extra: NetLockProgramOptions): ProtocolDefinition {
 
 /**
  * Whether the drawn coordinator crash ends the first coordinator's warm-up before its first view
- * and the kill falls in the outage. Then no participant ever held a view listing the node, so the
- * restarted coordinator cannot learn it was a member (libs/control view-recall.ts): to the cluster
- * it never joined, and nobody declares it dead (seeds 9 and 15; the swarm's draws never crash
- * before the first view over a kill). A kill in an outage after the first view is swept (seed 7).
+ * and the kill falls in the outage. Then no participant ever held a view listing the node, so no
+ * recalled view names it (libs/control view-recall.ts): only the compute nodes the restarted
+ * coordinator expects do (seeds 9 and 15). A kill in an outage after the first view is recalled (seed 7).
  */
 function killBeforeAnyView(seed: number): boolean {
   const mix = swarmMix(KILL_ONLY, seed);
@@ -219,14 +218,24 @@ describe('netlock: a compute node killed mid-run, readers and writers mixed (swa
   it(`seeds 1-${SEEDS}: safety, the queues empty after healing, no survivor timeout after the purge, live`, async () => {
     let swept = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      if (killBeforeAnyView(seed)) continue;
       const r = await runSwarmSeed(KILL_ONLY, seed, {}, SWEEP);
       expect(r.description).toContain('test-kill=');
       expect(r.failure, `seed ${seed}: ${r.failure?.kind} ${r.failure?.detail}`).toBeUndefined();
       swept++;
     }
-    expect(swept).toBeGreaterThan(SEEDS / 2);
+    expect(swept).toBe(SEEDS);
   }, 120_000);
+
+  // Seeds 9 and 15 crash the coordinator before its first view, and the node dies in the outage:
+  // a restarted coordinator that ignores the compute nodes it expects never declares it dead.
+  it('mutant: ignoring the expected compute nodes is caught on seeds 9 and 15 (the node is never declared dead)', async () => {
+    expect(Array.from({ length: SEEDS }, (_, i) => i + 1).filter(killBeforeAnyView)).toStrictEqual([9, 15]);
+    for (const seed of [9, 15]) {
+      const r = await runSwarmSeed(KILL_ONLY, seed, {}, { ...SWEEP, mutantIgnoreExpectedMembers: true });
+      expect(r.description).toContain('test-mutant=ignore-expected-members');
+      expect(r.failure?.detail, `seed ${seed}`).toBe('the killed node was never declared dead');
+    }
+  }, 60_000);
 
   // The old release popped the queue head whoever sent it: a reader releasing before the reader
   // ahead of it took that reader's entry, so the purge missed the dead reader's hold and the lock
