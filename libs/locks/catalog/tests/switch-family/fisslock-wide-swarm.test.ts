@@ -55,18 +55,20 @@ const { invariants: _hook, ...historyOnly } = fisslock.swarm!;
 const silentStaleCopies = (protocol: ProtocolDefinition): NonNullable<ProtocolDefinition['buildSwitchProgram']> => (input) =>
   protocol.buildSwitchProgram!({ ...input, options: { ...input.options, mutantSilentStaleCopy: true } });
 
-// Seed 236 (kill inside a coordinator outage, 10 % on both links): a ② copy bounced at its home
-// and duplicated on the link reached machine 2 after its home had counted it, and machine 2's next
-// shared agent counted it again: lock 2 kept a shared holder no client owns, and only a
-// stalled-queue suspicion showed it. The copy now names its home and is counted there only.
-// Under the old rule (`mutantCountForeignCopy`) locks 2 and 3 were not acquirable after healing
-// while suspicions were not reported; now the coordinator confirms the suspicion and repairs it.
-describe('seed 236: a ② copy is counted at the home it names only (10 %)', () => {
+// Seed 236 (kill inside a coordinator outage, 10 % on both links) showed it first: a ② copy
+// bounced at its home and duplicated on the link reached machine 2 after its home had counted it,
+// and machine 2's next shared agent counted it again: lock 2 kept a shared holder no client owns,
+// and only a stalled-queue suspicion showed it. The copy now names its home and is counted there
+// only. Under the old rule (`mutantCountForeignCopy`) the coordinator now confirms the suspicion
+// and repairs the lock. Since a coordinator crash may land before the first view, 236's schedule
+// no longer reaches the case; seed 960 (a pause, duplication and reordering on both links) does:
+// one confirmed suspicion repaired under the mutant, none with the rule.
+describe('seed 960: a ② copy is counted at the home it names only (10 %)', () => {
   it('passes with no suspicion repaired; with mutantCountForeignCopy the stuck holder is found only by a confirmed suspicion', async () => {
     const counts: (Readonly<Record<string, number>> | undefined)[] = [];
     const judge = (run: { readonly control?: { readonly counts: Readonly<Record<string, number>> } | undefined }): undefined => void counts.push(run.control?.counts);
-    expect((await runSwarmSeed(fisslock, 236, {}, { switchFaultRate: 0.1, judge })).failure).toBeUndefined();
-    const r = await runSwarmSeed(fisslock, 236, { mutantCountForeignCopy: true }, { switchFaultRate: 0.1, judge });
+    expect((await runSwarmSeed(fisslock, 960, {}, { switchFaultRate: 0.1, judge })).failure).toBeUndefined();
+    const r = await runSwarmSeed(fisslock, 960, { mutantCountForeignCopy: true }, { switchFaultRate: 0.1, judge });
     expect(r.failure, r.failure?.detail).toBeUndefined();
     expect(counts.map((c) => c?.['fissSuspicionsRepaired'])).toStrictEqual([0, 1]);
   });
