@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from './args.js';
+import { FlagReader, WORKLOAD_FLAGS, parseCommandArgs, readWorkload, workloadFlags } from './args.js';
 
 const defaults = { clients: 4, locks: 100, readRatio: 0, distribution: 'uniform', operations: 100 };
 
@@ -36,5 +36,18 @@ describe('--racks', () => {
   it('a bad count, or one that disagrees with --opt racks, is a problem naming the flag', () => {
     expect(readWorkload(parseCommandArgs('bench', ['--racks', '0'], WORKLOAD_FLAGS), defaults).reader.problems).toEqual(['--racks: expected an integer ≥ 1, got "0"']);
     expect(readWorkload(parseCommandArgs('bench', ['--racks', '2', '--opt', 'racks=3'], WORKLOAD_FLAGS), defaults).reader.problems).toEqual(['--racks 2 and --opt racks=3 disagree; give one']);
+  });
+});
+
+describe('FlagReader.portList', () => {
+  it('reads one port or a list, falls back when absent, and names a bad entry', () => {
+    const read = (value: string | undefined) => {
+      const reader = new FlagReader(value === undefined ? {} : { 'compute-memory-port': value });
+      return { ports: reader.portList('compute-memory-port', [50055]), problems: reader.problems };
+    };
+    expect(read(undefined)).toEqual({ ports: [50055], problems: [] });
+    expect(read('4100')).toEqual({ ports: [4100], problems: [] });
+    expect(read('4100, 4101,4102')).toEqual({ ports: [4100, 4101, 4102], problems: [] });
+    for (const bad of ['', '4100,', '0', '70000', '41.5', 'x']) expect(read(bad).problems, bad).toEqual([expect.stringContaining('--compute-memory-port: expected a port')]);
   });
 });

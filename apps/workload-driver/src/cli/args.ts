@@ -58,6 +58,19 @@ export class FlagReader {
     return this.values[flag] === undefined ? undefined : this.number(flag, 0, check);
   }
 
+  /** `P` or `P,P,…`: ports 1-65535. */
+  portList(flag: string, fallback: readonly number[]): number[] {
+    const raw = this.values[flag];
+    if (raw === undefined) return [...fallback];
+    const parts = typeof raw === 'string' ? raw.split(',').map((p) => p.trim()) : [];
+    const ports = parts.map(Number);
+    if (parts.length === 0 || ports.some((p, i) => parts[i] === '' || !Number.isInteger(p) || p < 1 || p > 65535)) {
+      this.problems.push(`--${flag}: expected a port 1-65535 or a comma-separated list of them, got ${JSON.stringify(raw)}`);
+      return [...fallback];
+    }
+    return ports;
+  }
+
   string(flag: string, fallback: string): string {
     const raw = this.values[flag];
     return typeof raw === 'string' ? raw : fallback;

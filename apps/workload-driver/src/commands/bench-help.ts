@@ -35,8 +35,11 @@ ${COST_MODEL_HELP}
                            and MCS's local cohort use the CPU there, no verbs); live: one memory node,
                            verbs protocols; the report sets local against remote clients (placement)
   --mutant-local-verbs     test-only, live: those clients reach the table with verbs (for the check)
-  --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster
-  --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P  (50055)
+  --compute-nodes-at LIST  live: use these compute nodes (host:port,…) instead of a local cluster; one
+                           that does not answer is left out (downAtStart), the run goes on without it
+  --memory-nodes-at LIST   live: their memory nodes (host:port,…)   --compute-memory-port P[,P…]
+                           their descriptor-memory port, one for all or one each (50055)
+  --mutant-strict-discovery  test-only: one compute node that does not answer fails the run (exit 4)
   --tick-ms MS             add a timeline: acquires per second and latency in fixed ticks of MS
                            (virtual time on sim), for failure and hotspot timelines
   --floor-ops N            live: after the run, N uncontended operations (one client) set against the

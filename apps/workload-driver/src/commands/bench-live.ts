@@ -16,7 +16,7 @@ import { warmUpLive } from '../run/warm-up.js';
 import { floorProbeSpec, floorReport, measureClusterFloor, measureRoundTrips, withProcessorTime } from '../run/transport-floor.js';
 import type { FloorReport } from '../run/transport-floor.js';
 import { acquireTracedCluster } from '../run/traced-cluster.js';
-import { discoverRemoteCluster } from '../run/remote-cluster.js';
+import { discoverRemoteCluster } from '../run/remote-discovery.js';
 import { benchReport, summarizeNodeFailures } from '../report/bench-report.js';
 import type { BenchReport } from '../report/bench-report.js';
 import type { ProgressBar } from '../report/progress.js';
@@ -29,7 +29,7 @@ import type { BenchOneInput } from './bench.js';
 
 /** One protocol's live run and its report. */
 export async function benchLive(input: BenchOneInput, bar: ProgressBar): Promise<{ report: BenchReport; history: Parameters<typeof writeHistoryJsonl>[0] }> {
-  const { protocol, spec, protocolOptions, computeNodes, skipReleaseProbability, computeMemoryPort, floorOps, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out } = input;
+  const { protocol, spec, protocolOptions, computeNodes, skipReleaseProbability, computeMemoryPorts, floorOps, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out } = input;
   const memoryIopsCap = reader.optionalNumber('mn-iops', { min: 1 });
   let report: BenchReport;
   let history;
@@ -54,7 +54,7 @@ export async function benchLive(input: BenchOneInput, bar: ProgressBar): Promise
   const remoteAt = values['compute-nodes-at'];
   const cluster =
     typeof remoteAt === 'string'
-      ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPort }), release: async () => undefined }
+      ? { state: await discoverRemoteCluster({ computeNodesAt: [remoteAt], memoryNodesAt: [reader.string('memory-nodes-at', '')], computeMemoryPorts, mutantStrictDiscovery: values['mutant-strict-discovery'] === true }), release: async () => undefined }
       : await acquireTracedCluster(tracing, (env) => acquireLiveCluster(reader.string('cluster-dir', DEFAULT_CLUSTER_DIR), out, { computeNodes, insecure: values['insecure'] === true, ...(memoryIopsCap ? { memoryIopsCap } : {}), ...switchProgramOf(protocol, protocolOptions), ...(env ? { env } : {}) }));
   if (memoryIopsCap && !('temporary' in cluster && cluster.temporary)) out.note(`warning: --mn-iops ${memoryIopsCap} does not change a running cluster's memory nodes (start it with \`cluster up --mn-iops\`)`);
   const redis = smallbank ? await smallBankRedis(smallbank, cluster.state.redisUrl, (line) => out.note(line)).catch(async (error: unknown) => (await cluster.release(), Promise.reject(error))) : undefined;

@@ -53,6 +53,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
     'compute-nodes-at': { type: 'string' },
     'memory-nodes-at': { type: 'string' },
     'compute-memory-port': { type: 'string' },
+    'mutant-strict-discovery': { type: 'boolean' },
     report: { type: 'string' },
     'floor-ops': { type: 'string' },
     'warmup-ops': { type: 'string' },
@@ -76,7 +77,8 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const crashProbability = reader.number('crash-probability', 0, { min: 0, max: 1 });
   const skipReleaseProbability = reader.number('skip-release-probability', 0, { min: 0, max: 1 });
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
-  const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
+  const computeMemoryPorts = reader.portList('compute-memory-port', [50055]);
+  if (values['mutant-strict-discovery'] === true && values['compute-nodes-at'] === undefined) reader.problems.push('--mutant-strict-discovery: give --compute-nodes-at');
   const floorOps = reader.number('floor-ops', substrate === 'live' ? 300 : 0, { integer: true, min: 0 });
   const warmUpOps = reader.number('warmup-ops', substrate === 'live' ? DEFAULT_LIVE_WARMUP_OPS : 0, { integer: true, min: 0 });
   if (warmUpOps > 0 && substrate !== 'live') reader.problems.push('--warmup-ops: only live runs warm their service processes up (sim and embedded have none)');
@@ -125,7 +127,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   // --trace-ratio off,1%: each protocol once per setting, each on its own temporary cluster
   const runs = (pooled ? [] : protocols).flatMap((protocol) => (traceSettings ?? [undefined]).map((tracing) => ({ protocol, tracing })));
   for (const { protocol, tracing } of runs) {
-    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPort, floorOps, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out });
+    const { report: run, history } = await benchOne({ protocol, substrate, spec, protocolOptions, costModel, computeNodes, crashProbability, skipReleaseProbability, jitterNs, computeMemoryPorts, floorOps, warmUpOps, colocatedClients, mutantLocalVerbs, tracing, values, reader, out });
     const report = tickMs === undefined ? run : { ...run, timeline: benchTimeline(history, tickMs) };
     reports.push(report);
     if (typeof historyFile === 'string') {
@@ -185,7 +187,8 @@ export interface BenchOneInput {
   readonly crashProbability: number;
   readonly skipReleaseProbability: number;
   readonly jitterNs: number | undefined;
-  readonly computeMemoryPort: number;
+  /** --compute-nodes-at: each compute node's descriptor-memory port (one for all, or one each). */
+  readonly computeMemoryPorts: readonly number[];
   /** Live: uncontended probe operations after the run (0: none). */
   readonly floorOps: number;
   /** Live: untimed operations of the same workload before the run (0: none). */

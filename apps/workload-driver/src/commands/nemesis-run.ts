@@ -16,7 +16,7 @@ import { applyFault, healAll } from '../nemesis/executor.js';
 import type { AppliedFault, FaultActions } from '../nemesis/executor.js';
 import { KubeChaos } from '../nemesis/kube-chaos.js';
 import type { KubeTarget } from '../nemesis/kube-chaos.js';
-import { discoverRemoteCluster } from '../run/remote-cluster.js';
+import { discoverRemoteCluster } from '../run/remote-discovery.js';
 import { faultRecoveryNs } from '../nemesis/recovery.js';
 import { runSchedule } from '../nemesis/run-schedule.js';
 import type { SkippedFault } from '../nemesis/run-schedule.js';
@@ -59,7 +59,7 @@ export interface NemesisCommandRun {
 export async function runNemesisCommand(c: NemesisCommandRun): Promise<number> {
   const { kube, clusterDir, computeNodes, faults, protocol, protocolOptions, spec, out, healBudgetMs, reportDir, command, intervalMs, faultDurationMs, quietMs } = c;
   if (kube) {
-    const state = await discoverRemoteCluster({ computeNodesAt: [kube.computeNodesAt], memoryNodesAt: [kube.memoryNodesAt], computeMemoryPort: kube.computeMemoryPort });
+    const state = await discoverRemoteCluster({ computeNodesAt: [kube.computeNodesAt], memoryNodesAt: [kube.memoryNodesAt], computeMemoryPorts: kube.computeMemoryPorts });
     const target: KubeTarget = { ...kube.target, memoryNodes: state.processes.filter((p) => p.role === 'memory').length };
     const chaos = new KubeChaos(target);
     checkTargets(state, faults, true);

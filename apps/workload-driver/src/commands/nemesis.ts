@@ -15,6 +15,7 @@ import { COMPUTE_FAULTS, NEMESIS_FAULTS, SWITCH_FAULTS, parseFaults, planSchedul
 import type { NemesisFault, PlannedFault } from '../nemesis/schedule.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { DEFAULT_CLUSTER_DIR, output } from './context.js';
+import { downAtDiscovery } from '../run/remote-cluster.js';
 
 export const NEMESIS_HELP = `lockfabric nemesis — a workload on the live cluster under a seeded schedule of faults,
 then a verdict (safety, then liveness after healing) and a report
@@ -40,7 +41,7 @@ Kubernetes (the manifests of infra/k8s):
                            here against --compute-nodes-at / --memory-nodes-at, as bench does
   --namespace NS           (default ${DEFAULT_KUBE_NAMESPACE})
   --compute-nodes-at LIST  compute nodes, host:port,…   --memory-nodes-at LIST  memory nodes
-  --compute-memory-port P  (default 50055)
+  --compute-memory-port P[,P…]  their descriptor-memory port, one for all or one each (50055)
 
 Faults run one at a time; a kill is healed by a restart, a pause by a resume; a partition is a
 real cut with 'cluster up --cut-proxy' (a temporary cluster has the proxy), else SIGSTOP.
@@ -125,7 +126,7 @@ export interface KubeFlags {
   readonly target: Omit<KubeTarget, 'memoryNodes'>;
   readonly computeNodesAt: string;
   readonly memoryNodesAt: string;
-  readonly computeMemoryPort: number;
+  readonly computeMemoryPorts: readonly number[];
 }
 
 /** The Kubernetes flags, all problems listed; undefined without --kube-context. */
@@ -143,8 +144,8 @@ function readKube(values: Record<string, unknown>, reader: FlagReader): KubeFlag
   const memoryNodesAt = reader.string('memory-nodes-at', '');
   if (values['dry-run'] !== true && (computeNodesAt === '' || memoryNodesAt === '')) reader.problems.push('--kube-context: the workload needs --compute-nodes-at and --memory-nodes-at (the nodes as this machine reaches them)');
   if (values['cluster-dir'] !== undefined) reader.problems.push('--cluster-dir is a local cluster; with --kube-context the nodes come from --compute-nodes-at');
-  const computeMemoryPort = reader.number('compute-memory-port', 50055, { integer: true, min: 1, max: 65535 });
-  return { target: { context: String(context), namespace }, computeNodesAt, memoryNodesAt, computeMemoryPort };
+  const computeMemoryPorts = reader.portList('compute-memory-port', [50055]);
+  return { target: { context: String(context), namespace }, computeNodesAt, memoryNodesAt, computeMemoryPorts };
 }
 
 /** The kubectl lines a fault will run, step by step, for the dry run. */
@@ -185,10 +186,13 @@ export function checkTargets(state: ClusterState, faults: readonly NemesisFault[
   return state;
 }
 
-/** Compute-node faults spare the lowest compute node: some protocols' lock server lives there (srvlock). */
+/**
+ * Compute-node faults spare the lowest compute node: some protocols' lock server lives there
+ * (srvlock). A node found down at discovery is no target: its id (and so its pod) is unknown.
+ */
 export function targetsOf(state: ClusterState, onKube: boolean): Parameters<typeof planSchedule>[0]['targets'] {
   const name = (role: string) => state.processes.find((p) => p.role === role)?.name;
-  const computes = state.processes.filter((p) => p.role === 'compute').sort((a, b) => a.node - b.node);
+  const computes = state.processes.filter((p) => p.role === 'compute' && downAtDiscovery(p) === undefined).sort((a, b) => a.node - b.node);
   return {
     compute: computes.slice(1).map((p) => p.name),
     ...optional('memory', name('memory')),

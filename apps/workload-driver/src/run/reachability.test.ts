@@ -31,6 +31,20 @@ describe('findDownNodes', () => {
   it('counts a plaintext answer as up: the node is there, transport security is checked elsewhere', async () => {
     expect(await findDownNodes([compute(1)], { running: () => true, probe: async () => 'plaintext' })).toEqual([]);
   });
+
+  it('counts a connection closed without an answer as down: a relay in front of a node that is gone', async () => {
+    const down = await findDownNodes([memory, compute(1)], { running: () => true, probe: async (address) => (address === '127.0.0.1:5000' ? 'closed' : 'tls') });
+    expect(down.map((d) => d.name)).toEqual(['memory-0']);
+    expect(down[0]?.reason).toMatch(/127\.0\.0\.1:5000 accepted the connection and closed it without answering/);
+  });
+
+  it('takes a remote node discovery could not ask its id as down without probing it, even if it answers now', async () => {
+    const probed: string[] = [];
+    const standIn = { ...compute(-2), name: 'compute@10.0.0.2:50052', pid: 0, host: '10.0.0.2', downAtDiscovery: '10.0.0.2:50052 refused' };
+    const down = await findDownNodes([compute(1), standIn], { probe: async (address) => (probed.push(address), 'tls') });
+    expect(down).toEqual([{ node: -2, name: 'compute@10.0.0.2:50052', role: 'compute', reason: '10.0.0.2:50052 refused' }]);
+    expect(probed).toEqual(['127.0.0.1:6001', '127.0.0.1:7001']);
+  });
 });
 
 describe('survivingComputeNodes', () => {

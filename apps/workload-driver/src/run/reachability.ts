@@ -3,7 +3,7 @@ import type { TlsProbeOutcome } from '@lockfabric/live';
 import { FabricAccessError } from '@lockfabric/ports';
 import type { ProcessRecord } from '../cluster/local-cluster.js';
 import { isRunning } from '../cluster/process-control.js';
-import { addressOf } from './remote-cluster.js';
+import { addressOf, downAtDiscovery } from './remote-cluster.js';
 
 /**
  * How long the driver waits for a node's ports to answer a TLS hello before the run. A live node
@@ -34,8 +34,10 @@ export function portsToProbe(record: ProcessRecord): string[] {
 }
 
 /**
- * The records (memory and compute nodes) that are down: a port that refuses or does not answer a
- * TLS hello within the timeout. The ports decide, not the pid: a record the caller read before a
+ * The records (memory and compute nodes) that are down: a port that refuses, does not answer a
+ * TLS hello within the timeout, or closes without answering it (the cut proxy in front of a node
+ * whose process is gone: only the node can answer, a cut or a dead upstream cannot), and a remote
+ * node discovery could not ask its id. The ports decide, not the pid: a record the caller read before a
  * restart carries the old pid while the node, restarted on the same ports, is up (a zombie or a
  * killed process refuses at once, a paused one does not answer). The pid only words the reason.
  * Not gRPC's own connect: grpc-js keeps the socket of a handshake that never completes (a
@@ -48,12 +50,19 @@ export async function findDownNodes(records: readonly ProcessRecord[], options: 
   const running = options.running ?? isRunning;
   const verdicts = await Promise.all(
     records.map(async (record): Promise<NodeDownAtStart | undefined> => {
+      const known = downAtDiscovery(record);
+      if (known !== undefined) return { node: record.node, name: record.name, role: record.role, reason: known };
       const outcomes = await Promise.all(portsToProbe(record).map(async (address) => ({ address, outcome: await probe(address, timeoutMs) })));
-      const silent = outcomes.find((o) => o.outcome === 'unreachable');
+      const silent = outcomes.find((o) => o.outcome === 'unreachable' || o.outcome === 'closed');
       if (!silent) return undefined;
       // Remote records carry pid 0: only their ports tell.
       const gone = record.pid > 0 && !running(record.pid);
-      const reason = gone ? `its process (pid ${record.pid}) is not running and ${silent.address} refused` : `${silent.address} refused or did not answer within ${timeoutMs} ms (killed, paused or cut off?)`;
+      const closed = silent.outcome === 'closed';
+      const reason = gone
+        ? `its process (pid ${record.pid}) is not running and ${silent.address} ${closed ? 'closed without answering' : 'refused'}`
+        : closed
+          ? `${silent.address} accepted the connection and closed it without answering (a relay in front of a node that is gone?)`
+          : `${silent.address} refused or did not answer within ${timeoutMs} ms (killed, paused or cut off?)`;
       return { node: record.node, name: record.name, role: record.role, reason };
     }),
   );

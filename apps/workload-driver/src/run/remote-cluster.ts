@@ -1,31 +1,26 @@
-import { create } from '@bufbuild/protobuf';
-import { MemoryQueuePair, UnaryClient, assertTransportSecurityMatches, silentLogger } from '@lockfabric/live';
-import { ConfigError, FabricAccessError, errorMessage } from '@lockfabric/ports';
-import { ComputeNodeService, DescribeComputeNodeRequestSchema } from '@lockfabric/wire';
-import type { ClusterState, ProcessRecord } from '../cluster/local-cluster.js';
+import { ConfigError } from '@lockfabric/ports';
+import type { ProcessRecord } from '../cluster/local-cluster.js';
 
 /**
  * A cluster that runs elsewhere (Kubernetes, compose): the driver reaches its compute nodes and
  * memory nodes by address instead of reading a local cluster.json. Each record carries the host
  * the ports belong to; {@link addressOf} is how the live runner builds addresses from records.
+ * Discovery (asking the nodes who they are) is remote-discovery.ts.
  */
-export interface RemoteClusterOptions {
-  /** ComputeNodeService addresses, `host:port`. */
-  readonly computeNodesAt: readonly string[];
-  /** MemoryService addresses, `host:port`. */
-  readonly memoryNodesAt: readonly string[];
-  /** Port on which each compute node serves its descriptor memory (compute.memoryGrpcPort). */
-  readonly computeMemoryPort: number;
-  readonly cluster?: string;
-  readonly describeTimeoutMs?: number;
-}
-
 export interface HostPort {
   readonly host: string;
   readonly port: number;
 }
 
-type RemoteRecord = ProcessRecord & { readonly host: string };
+export type RemoteRecord = ProcessRecord & {
+  readonly host: string;
+  /**
+   * Why the node could not be asked its machine id at discovery (down, or silent to Describe).
+   * Its `node` is then a stand-in (negative): it counts as down for every run of this state, even
+   * if it comes back, since a run under a wrong id would mix up its peers.
+   */
+  readonly downAtDiscovery?: string;
+};
 
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/;
 
@@ -50,44 +45,22 @@ export function addressOf(record: ProcessRecord, port: number | undefined): stri
   return `${host}:${port ?? 0}`;
 }
 
-/** Asks every node who it is (its machine id) and returns a cluster state the live runner accepts. */
-export async function discoverRemoteCluster(options: RemoteClusterOptions): Promise<ClusterState> {
-  const timeoutMs = options.describeTimeoutMs ?? 10_000;
-  const computes = options.computeNodesAt.map((a) => parseAddressList('compute-nodes-at', a)).flat();
-  const memories = options.memoryNodesAt.map((a) => parseAddressList('memory-nodes-at', a)).flat();
-  // A missing or needless certificate is named now, not reported as "unreachable" after the timeout.
-  await assertTransportSecurityMatches([...computes, ...memories].map(({ host, port }) => `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`));
-  const memoryRecords = await Promise.all(
-    memories.map(async ({ host, port }): Promise<RemoteRecord> => {
-      const qp = await MemoryQueuePair.connect(`${host}:${port}`, 65_000, { logger: silentLogger, connectTimeoutMs: timeoutMs });
-      try {
-        const description = await qp.describe();
-        return record('memory', description.node, host, { grpc: port });
-      } finally {
-        qp.close();
-      }
-    }),
-  );
-  const computeRecords = await Promise.all(
-    computes.map(async ({ host, port }) => record('compute', await describeComputeNode(`${host}:${port}`, timeoutMs), host, { grpc: port, memoryGrpc: options.computeMemoryPort })),
-  );
-  const ids = [...memoryRecords, ...computeRecords].map((r) => r.node);
-  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (duplicate !== undefined) throw new ConfigError([`two nodes report machine id ${duplicate}: every node needs its own node.id`]);
-  return { cluster: options.cluster ?? 'remote', natsUrl: '', startedAt: new Date().toISOString(), processes: [...memoryRecords, ...computeRecords] };
+/** Why discovery could not ask this node its id (see RemoteRecord.downAtDiscovery); undefined for every other record. */
+export function downAtDiscovery(record: ProcessRecord): string | undefined {
+  return (record as Partial<RemoteRecord>).downAtDiscovery;
 }
 
-function record(role: 'memory' | 'compute', node: number, host: string, ports: { grpc: number; memoryGrpc?: number }): RemoteRecord {
-  return { name: `${role}-${node}`, role, node, pid: 0, log: '', argv: [], host, ...ports };
+/** A remote node's record; the name says its role and id, or its address while the id is unknown. */
+export function remoteRecord(role: 'memory' | 'compute', node: number | undefined, at: HostPort, ports: { grpc: number; memoryGrpc?: number }, index: number): RemoteRecord {
+  const name = node === undefined ? `${role}@${bracketed(at.host)}:${at.port}` : `${role}-${node}`;
+  return { name, role, node: node ?? -(index + 1), pid: 0, log: '', argv: [], host: at.host, ...ports };
 }
 
-async function describeComputeNode(address: string, timeoutMs: number): Promise<number> {
-  const client = new UnaryClient(address, timeoutMs);
-  try {
-    return (await client.call(ComputeNodeService.method.describe, create(DescribeComputeNodeRequestSchema))).node;
-  } catch (error) {
-    throw new FabricAccessError('unreachable', `compute node ${address} did not answer Describe: ${errorMessage(error)}`);
-  } finally {
-    client.close();
-  }
+/** `host:port` for a connection: an IPv6 host in brackets. */
+export function hostPortOf({ host, port }: HostPort): string {
+  return `${bracketed(host)}:${port}`;
+}
+
+function bracketed(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }

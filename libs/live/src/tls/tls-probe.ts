@@ -3,12 +3,14 @@ import { ConfigError } from '@lockfabric/ports';
 import { processTlsOn } from './process-tls.js';
 
 /** What a TLS ClientHello to `host:port` showed about the server. */
-export type TlsProbeOutcome = 'tls' | 'plaintext' | 'unreachable';
+export type TlsProbeOutcome = 'tls' | 'plaintext' | 'closed' | 'unreachable';
 
 /**
  * Sends a TLS ClientHello (no client certificate, server certificate not verified: only whether the
- * server speaks TLS matters). A completed handshake or a TLS alert means TLS; a reset or a non-TLS
- * answer means plaintext; a refused connect or no answer within `timeoutMs` is left to the caller.
+ * server speaks TLS matters). A completed handshake or a TLS alert means TLS; a non-TLS answer
+ * (a plaintext HTTP/2 server sends its SETTINGS at once) means plaintext; a connection accepted
+ * and then closed or reset with no answer is `closed` — what a TCP relay gives when nothing is
+ * behind it; a refused connect or no answer within `timeoutMs` is left to the caller.
  */
 export function probeTls(address: string, timeoutMs = 3_000): Promise<TlsProbeOutcome> {
   const at = address.lastIndexOf(':');
@@ -31,9 +33,11 @@ export function probeTls(address: string, timeoutMs = 3_000): Promise<TlsProbeOu
       const code = error.code ?? '';
       if (code.includes('ALERT')) done('tls');
       else if (!connected || code === 'ECONNREFUSED') done('unreachable');
+      // Node reports a close before the handshake as ECONNRESET too
+      else if (code === 'ECONNRESET' || code === 'EPIPE') done('closed');
       else done('plaintext');
     });
-    socket.once('close', () => done(connected ? 'plaintext' : 'unreachable'));
+    socket.once('close', () => done(connected ? 'closed' : 'unreachable'));
   });
 }
 
@@ -41,7 +45,7 @@ export function probeTls(address: string, timeoutMs = 3_000): Promise<TlsProbeOu
  * Fails at once with a clear ConfigError when this process's transport security does not match
  * the servers': no certificate against a mutual-TLS server, or a certificate against a plaintext
  * one. Without this, gRPC keeps retrying the handshake and the command reports only "unreachable"
- * after its whole timeout. Unreachable servers are left to the normal path.
+ * after its whole timeout. Unreachable and closed servers are left to the normal path.
  */
 export async function assertTransportSecurityMatches(addresses: readonly string[], timeoutMs = 3_000): Promise<void> {
   const tlsOn = processTlsOn();
