@@ -75,6 +75,7 @@ await runService({
       ready: () => true,
       endpoints: { grpc: port, memoryGrpc: memoryServer.port },
       collectMetrics: () => {
+        lockMetrics.collect();
         const rebound = fabric.rebindStats();
         for (const event of ['downs', 'attempts', 'failures', 'incarnationChanges'] as const) rebinds.inc({ event }, rebound[event] - seenRebinds[event]);
         seenRebinds = rebound;

@@ -45,13 +45,19 @@ function setup() {
   const registry = new MetricsRegistry();
   const fabric = fakeFabric();
   const inner = recordingTrace();
-  const trace = registerComputeMetrics(registry, fabric).trace(inner);
-  return { registry, fabric, inner, trace };
+  const metrics = registerComputeMetrics(registry, fabric);
+  const trace = metrics.trace(inner);
+  // What a scrape serves: the compute node collects its tallies first.
+  const scrape = () => {
+    metrics.collect();
+    return registry.render();
+  };
+  return { scrape, fabric, inner, trace };
 }
 
 describe('registerComputeMetrics', () => {
   it('counts every posted verb by opcode and still posts the batch', async () => {
-    const { registry, fabric } = setup();
+    const { scrape, fabric } = setup();
     const completions = await fabric.post([
       { op: 'cas', addr, compare: 0n, swap: 1n },
       { op: 'read', addr, length: 8 },
@@ -59,7 +65,7 @@ describe('registerComputeMetrics', () => {
     ]);
     expect(completions).toHaveLength(3);
     expect(fabric.posted).toHaveLength(1);
-    const text = parsePrometheusText(registry.render());
+    const text = parsePrometheusText(scrape());
     const verbs = text.get('lockfabric_compute_verbs_total')!.samples.map((s) => [s.labels['opcode'], s.value]);
     expect(verbs).toEqual([
       ['cas', 2],
@@ -68,7 +74,7 @@ describe('registerComputeMetrics', () => {
   });
 
   it('a granted acquire feeds grant, wait and verbs-per-acquire; attributes set later count', () => {
-    const { registry, trace, inner } = setup();
+    const { scrape, trace, inner } = setup();
     const span = trace.startSpan(SPAN_LOCK_ACQUIRE, { attributes: { [ATTR_PROTOCOL]: 'caslock', [ATTR_LOCK_MODE]: 'exclusive' } });
     span.setAttribute(ATTR_OUTCOME, 'granted');
     span.setAttribute(ATTR_WAIT_NS, 2_000_000);
@@ -76,7 +82,7 @@ describe('registerComputeMetrics', () => {
     span.setAttribute(ATTR_VERBS, 3);
     span.end();
     span.end(); // a second end must not count twice
-    const families = parsePrometheusText(registry.render());
+    const families = parsePrometheusText(scrape());
     expect(families.get('lockfabric_lock_grant_seconds')!.samples.find((s) => s.name.endsWith('_sum'))).toMatchObject({ labels: { protocol: 'caslock', mode: 'exclusive' }, value: 0.003 });
     expect(families.get('lockfabric_lock_wait_seconds')!.samples.find((s) => s.name.endsWith('_sum'))).toMatchObject({ labels: { protocol: 'caslock', outcome: 'granted' }, value: 0.002 });
     // 3 verbs land in the bucket le="3" and every bucket above it.
@@ -90,14 +96,14 @@ describe('registerComputeMetrics', () => {
   });
 
   it('without a grant instant the wait is the grant time; a failed acquire only feeds wait', () => {
-    const { registry, trace } = setup();
+    const { scrape, trace } = setup();
     const ok = trace.startSpan(SPAN_LOCK_ACQUIRE, { attributes: { [ATTR_PROTOCOL]: 'dslr', [ATTR_LOCK_MODE]: 'shared', [ATTR_OUTCOME]: 'granted', [ATTR_WAIT_NS]: 5_000 } });
     ok.end();
     const failed = trace.startSpan(SPAN_LOCK_ACQUIRE, { attributes: { [ATTR_PROTOCOL]: 'dslr', [ATTR_LOCK_MODE]: 'shared' } });
     failed.setAttribute(ATTR_OUTCOME, 'timeout');
     failed.setAttribute(ATTR_WAIT_NS, 1_000_000_000);
     failed.end();
-    const families = parsePrometheusText(registry.render());
+    const families = parsePrometheusText(scrape());
     const grantCount = families.get('lockfabric_lock_grant_seconds')!.samples.filter((s) => s.name.endsWith('_count'));
     expect(grantCount).toEqual([{ name: 'lockfabric_lock_grant_seconds_count', labels: { protocol: 'dslr', mode: 'shared' }, value: 1 }]);
     expect(families.get('lockfabric_lock_grant_seconds')!.samples.find((s) => s.name.endsWith('_sum'))?.value).toBe(5e-6);
@@ -109,11 +115,11 @@ describe('registerComputeMetrics', () => {
   });
 
   it('releases count as operations, handovers on their own; other spans pass through unobserved', () => {
-    const { registry, trace, inner } = setup();
+    const { scrape, trace, inner } = setup();
     trace.startSpan(SPAN_LOCK_RELEASE, { attributes: { [ATTR_PROTOCOL]: 'shiftlock' } }).end();
     trace.startSpan(SPAN_LOCK_HANDOVER, { attributes: { [ATTR_PROTOCOL]: 'shiftlock' } }).end();
     trace.startSpan('verb.cas', { attributes: { [ATTR_PROTOCOL]: 'shiftlock', [ATTR_OUTCOME]: 'granted', [ATTR_WAIT_NS]: 1 } }).end();
-    const families = parsePrometheusText(registry.render());
+    const families = parsePrometheusText(scrape());
     expect(families.get('lockfabric_lock_operations_total')!.samples.map((s) => [s.labels['operation'], s.labels['outcome'], s.value])).toEqual([['release', 'released', 1]]);
     expect(families.get('lockfabric_lock_handovers_total')!.samples.map((s) => [s.labels['protocol'], s.value])).toEqual([['shiftlock', 1]]);
     expect(families.get('lockfabric_lock_wait_seconds')!.samples).toEqual([]);
@@ -121,12 +127,12 @@ describe('registerComputeMetrics', () => {
   });
 
   it('lock resets count by protocol and reason, read from the reason attribute each protocol uses', () => {
-    const { registry, trace } = setup();
+    const { scrape, trace } = setup();
     trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'declock', 'declock.reset.reason': 'timeout' } }).end();
     trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'declock', 'declock.reset.reason': 'timeout' } }).end();
     trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'dslr', 'lockfabric.dslr.reset_cause': 'overflow' } }).end();
     trace.startSpan(SPAN_LOCK_RESET, { attributes: { [ATTR_PROTOCOL]: 'shiftlock' } }).end();
-    const samples = parsePrometheusText(registry.render()).get('lockfabric_lock_resets_total')!.samples;
+    const samples = parsePrometheusText(scrape()).get('lockfabric_lock_resets_total')!.samples;
     expect(samples.map((s) => [s.labels['protocol'], s.labels['reason'], s.value])).toEqual([
       ['declock', 'timeout', 2],
       ['dslr', 'overflow', 1],
