@@ -24,6 +24,8 @@ describe('--workers', () => {
     expect(b.map(simulated)).toEqual(a.map(simulated));
     // Not vacuous: the three runs differ from each other.
     expect(new Set(a.map((r) => r['digest'])).size).toBe(3);
+    // bench on sim asks for its processor time (a swarm seed does not).
+    for (const r of [...a, ...b]) expect(r['cpuMs'], String(r['protocol'])).toBeGreaterThan(0);
   }, 120_000);
 
   it('check: a planted mutant fails the same seeds, reported the same way, on 1 and 2 workers', async () => {

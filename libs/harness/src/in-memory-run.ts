@@ -48,6 +48,8 @@ export interface InMemoryRunOptions {
   readonly switchLinks?: 'fifo' | 'jittered';
   /** Called now and then with the fraction done (by time or operations). */
   readonly onProgress?: (fraction: number) => void;
+  /** Measure the run's processor time (`cpuMs`): two getrusage calls a run, which a swarm seed does not read. */
+  readonly measureCpu?: boolean;
   /**
    * Fault: a compute node fails (its clients, node service and heartbeats go silent). The run's
    * control plane (the coordinator's real failure detector and recovery drivers over the sim's
@@ -150,9 +152,9 @@ export interface InMemoryRunResult {
   readonly wallMs: number;
   /**
    * Processor time (user + system, all threads of the process) over the same span as `wallMs`: on
-   * a shared machine the wall clock also counts the time other processes had the core.
+   * a shared machine the wall clock also counts the time other processes had the core. Only with `measureCpu`.
    */
-  readonly cpuMs: number;
+  readonly cpuMs?: number;
   /** Set when the run was cut off with acquires still pending (sim safety stop). */
   readonly cutOff: boolean;
   /** The node failure of `nodeFailure`, once it happened. */
@@ -226,7 +228,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   };
   if (options.flushedVerbs && options.substrate !== 'sim') throw new RangeError('flushedVerbs: lost completions are a sim fault');
   const wallStart = performance.now();
-  const cpuStart = process.cpuUsage();
+  const cpuStart = options.measureCpu ? process.cpuUsage() : undefined;
   const built = options.substrate === 'sim' ? createSimCluster(clusterSpec) : createEmbeddedCluster(clusterSpec);
   const { cluster } = built;
   const colocated = Math.min(options.colocatedClients ?? 0, spec.clients);
@@ -376,11 +378,15 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
   let cutOff = false;
   let endProblems: readonly string[] | undefined;
   const startNs = cluster.clock.nowNs();
-  const progress = setInterval(() => {
-    const byTime = spec.durationMs ? (cluster.clock.nowNs() - startNs) / (spec.durationMs * NS_PER_MS) : 0;
-    const byOps = spec.operations ? stats.acquires / spec.operations : 0;
-    options.onProgress?.(Math.min(1, Math.max(byTime, byOps)));
-  }, 200);
+  // A real-time timer: only for a caller that watches progress.
+  const { onProgress } = options;
+  const progress = onProgress
+    ? setInterval(() => {
+        const byTime = spec.durationMs ? (cluster.clock.nowNs() - startNs) / (spec.durationMs * NS_PER_MS) : 0;
+        const byOps = spec.operations ? stats.acquires / spec.operations : 0;
+        onProgress(Math.min(1, Math.max(byTime, byOps)));
+      }, 200)
+    : undefined;
   try {
     if (built.scheduler.kind === 'virtual') {
       // Safety stop: an acquire that never completes (a protocol bug, or a crashed holder without
@@ -407,7 +413,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
       cutOff = !finished;
     }
   } finally {
-    clearInterval(progress);
+    if (progress) clearInterval(progress);
     control.close();
     for (const service of [...services, ...memoryServices.values()]) await service.stop();
   }
@@ -454,7 +460,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     crashed,
     simEvents,
     wallMs: performance.now() - wallStart,
-    cpuMs: cpuMsSince(cpuStart),
+    ...(cpuStart ? { cpuMs: cpuMsSince(cpuStart) } : {}),
     cutOff,
     ...(failure ? { nodeFailure: failure } : {}),
     ...(memoryRestarted ? { memoryRestart: memoryRestarted } : {}),

@@ -4,8 +4,16 @@ import type { VerbStatus } from './verbs.js';
 /** Base of every error LockFabric raises on purpose; `code` is stable for programs, `message` is for people. */
 export abstract class LockFabricError extends Error {
   abstract readonly code: string;
+  /**
+   * Set by errors raised in bulk on the hot path and judged by code and message alone (a verb to a
+   * cut or dead node): they skip the stack capture, several times their construction cost.
+   */
+  static readonly stackless: boolean = false;
   constructor(message: string, options?: { cause?: unknown }) {
+    const limit = Error.stackTraceLimit;
+    if ((new.target as typeof LockFabricError).stackless) Error.stackTraceLimit = 0;
     super(message, options);
+    Error.stackTraceLimit = limit;
     this.name = new.target.name;
   }
 }
@@ -51,6 +59,9 @@ export class LeaseExpiredError extends LockFabricError {
 
 /** A verb completed with an error status, or its target node could not be reached. */
 export class FabricAccessError extends LockFabricError {
+  // Every verb over a cut link or to a dead node fails with one (most of a faulty swarm seed's
+  // errors); protocols and the runner read status and code, the message says which verb failed.
+  static override readonly stackless = true;
   readonly code = 'FABRIC_ACCESS';
   constructor(
     readonly status: VerbStatus,

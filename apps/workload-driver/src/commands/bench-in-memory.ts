@@ -48,6 +48,7 @@ export async function benchInMemory(job: InMemoryBenchJob, onProgress?: (fractio
     ...(colocatedClients > 0 ? { colocatedClients } : {}),
     ...(substrate === 'sim' && job.costModel ? { costModel: job.costModel } : {}),
     ...(onProgress ? { onProgress } : {}),
+    ...(substrate === 'sim' ? { measureCpu: true } : {}),
   });
   let report = benchReport({ protocol: result.protocol, substrate: result.substrate, summary: result.summary, accounting: result.accounting, verdict: result.verdict, wallMs: result.wallMs, digest: result.digest, nicVerbsByNode: Object.fromEntries(Object.entries(result.nicCounters).map(([node, c]) => [node, c.verbs])), ...(substrate === 'sim' ? { simEvents: result.simEvents, cpuMs: result.cpuMs } : {}), switchDecisions: result.switchDecisions, lockResets: protocolById(protocol).lockResets === true });
   if (result.costModel) report = { ...report, costModel: result.costModel.name, ...nicCeilingFigures(result.nicLoads ?? {}, result.summary.elapsedNs, result.costModel.nic) };
