@@ -42,8 +42,11 @@ export interface BusMessage {
 
 /** Whether `subject` matches the NATS pattern `pattern` (`*`: one token, trailing `>`: one or more). */
 export function subjectMatches(pattern: string, subject: string): boolean {
-  const p = pattern.split('.');
-  const s = subject.split('.');
+  return subjectTokensMatch(pattern.split('.'), subject.split('.'));
+}
+
+/** {@link subjectMatches} over subjects already split at their dots. */
+export function subjectTokensMatch(p: readonly string[], s: readonly string[]): boolean {
   for (let i = 0; i < p.length; i++) {
     const token = p[i];
     if (token === '>') return i === p.length - 1 && s.length > i;

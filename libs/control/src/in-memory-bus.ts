@@ -1,6 +1,6 @@
 import { NS_PER_MS } from '@lockfabric/ports';
 import type { BusMessage, BusStatus, ControlBus, Unsubscribe } from './bus.js';
-import { deliverSafely, subjectMatches } from './bus.js';
+import { deliverSafely, subjectTokensMatch } from './bus.js';
 import { ControlBusClosedError, ControlNoRespondersError, ControlRequestTimeoutError, ControlSubjectError } from './errors.js';
 
 /**
@@ -20,6 +20,8 @@ export interface InMemoryControlBusOptions {
 
 interface Subscription {
   readonly pattern: string;
+  /** The pattern split at its dots, once. */
+  readonly tokens: readonly string[];
   readonly handler: (message: BusMessage) => void;
   readonly owner: string;
   active: boolean;
@@ -36,6 +38,12 @@ interface Subscription {
  */
 export class InMemoryControlBus {
   private readonly subscriptions = new Set<Subscription>();
+  /**
+   * The subscriptions each subject published since the set last changed reaches, in subscription
+   * order: a swarm seed's heartbeats and calls go to a few subjects over and over, and matching
+   * every pattern on every publish was a sixth of a FissLock seed's processor time.
+   */
+  private readonly targetsBySubject = new Map<string, readonly Subscription[]>();
   private readonly latencyNs: number;
   private readonly cutParties = new Set<string>();
   /** Parties paused (SIGSTOP) until a time: what reaches them meanwhile is handled when they wake. */
@@ -43,6 +51,8 @@ export class InMemoryControlBus {
   /** Messages published and delivered (per subscription), for tests and reports. */
   published = 0;
   delivered = 0;
+  /** Pattern-against-subject comparisons made (each publish to a subject not seen since the last change of subscriptions makes one per subscription). */
+  comparisons = 0;
 
   constructor(
     private readonly scheduler: BusScheduler,
@@ -80,7 +90,7 @@ export class InMemoryControlBus {
     validate(subject, false);
     if (this.cutParties.has(owner)) return 0;
     this.published++;
-    const targets = [...this.subscriptions].filter((s) => subjectMatches(s.pattern, subject));
+    const targets = this.targetsOf(subject);
     const at = this.scheduler.nowNs() + this.latencyNs;
     // Copied once: a sender reusing its buffer must not change what the receivers read.
     const message: BusMessage = { subject, data: data.slice(), ...(respond ? { respond } : {}) };
@@ -97,17 +107,33 @@ export class InMemoryControlBus {
     return targets.length;
   }
 
+  private targetsOf(subject: string): readonly Subscription[] {
+    const known = this.targetsBySubject.get(subject);
+    if (known) return known;
+    const tokens = subject.split('.');
+    const targets: Subscription[] = [];
+    for (const s of this.subscriptions) {
+      this.comparisons++;
+      if (subjectTokensMatch(s.tokens, tokens)) targets.push(s);
+    }
+    // Bounded: subjects are few per run, but a caller could make them up without end.
+    if (this.targetsBySubject.size >= MAX_CACHED_SUBJECTS) this.targetsBySubject.clear();
+    this.targetsBySubject.set(subject, targets);
+    return targets;
+  }
+
   private subscribe(owner: string, pattern: string, handler: (message: BusMessage) => void): Unsubscribe {
     validate(pattern, true);
     if (this.cutParties.has(owner)) return () => undefined;
-    const subscription: Subscription = { pattern, handler, owner, active: true };
+    const subscription: Subscription = { pattern, tokens: pattern.split('.'), handler, owner, active: true };
     this.subscriptions.add(subscription);
+    this.targetsBySubject.clear();
     return () => this.drop(subscription);
   }
 
   private drop(subscription: Subscription): void {
     subscription.active = false;
-    this.subscriptions.delete(subscription);
+    if (this.subscriptions.delete(subscription)) this.targetsBySubject.clear();
   }
 
   private request(owner: string, subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
@@ -136,6 +162,8 @@ export class InMemoryControlBus {
     });
   }
 }
+
+const MAX_CACHED_SUBJECTS = 4_096;
 
 function validate(subject: string, pattern: boolean): void {
   const tokens = subject.split('.');

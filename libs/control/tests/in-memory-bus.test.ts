@@ -106,6 +106,28 @@ describe('in-memory control bus on a virtual scheduler', () => {
     expect(heardByCoordinator).toStrictEqual(['hb']);
   });
 
+  it('matches a subject against the patterns once until subscriptions change, and keeps subscription order', async () => {
+    const scheduler = new VirtualScheduler();
+    const bus = new InMemoryControlBus(scheduler, { latencyNs: 1_000 });
+    const pub = bus.connect('pub');
+    const heard: string[] = [];
+    for (const [name, pattern] of [['p', 'hb.*.*'], ['q', 'hb.compute.>'], ['r', 'ctl.x'], ['s', 'hb.compute.1']] as const) bus.connect(name).subscribe(pattern, () => void heard.push(name));
+    for (let i = 0; i < 100; i++) pub.publish('hb.compute.1', bytes(i));
+    expect(bus.comparisons).toBe(4);
+    await scheduler.run();
+    expect(heard.slice(0, 3)).toEqual(['p', 'q', 's']);
+    expect(heard).toHaveLength(300);
+    // A new subscription (and a dropped one) is seen by the next publish.
+    const off = bus.connect('t').subscribe('hb.>', () => void heard.push('t'));
+    pub.publish('hb.compute.1', bytes(0));
+    await scheduler.run();
+    off();
+    pub.publish('hb.compute.1', bytes(0));
+    await scheduler.run();
+    expect(bus.comparisons).toBe(4 + 5 + 4);
+    expect(heard.slice(300)).toEqual(['p', 'q', 's', 't', 'p', 'q', 's']);
+  });
+
   it('rejects subjects it cannot route', () => {
     const bus = new InMemoryControlBus(new VirtualScheduler()).connect('a');
     expect(() => bus.publish('a..b', bytes())).toThrow(ControlSubjectError);
