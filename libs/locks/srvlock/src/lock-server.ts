@@ -44,6 +44,12 @@ export interface LockServerOptions extends LockTableOptions {
    * that a grant's table is gone. Absent: replies carry none (read as 0).
    */
   readonly incarnation?: number;
+  /**
+   * Fence the compute nodes declared dead before this server started (a memory node's lock
+   * manager, which a restart brings back in the middle of a run). Not for the servers a compute
+   * node builds per run: a node declared dead in an earlier run may have rejoined since.
+   */
+  readonly fenceDeclaredAtStart?: boolean;
   /** Test-only mutant: a server started after deaths were declared serves the dead nodes' requests (it knows only later notices). */
   readonly mutantForgetDeadOnStart?: boolean;
   /** Test-only mutant: a failure notice fences the dead machine but leaves its holds and queued requests (waiters behind them wait on). */
@@ -151,7 +157,7 @@ export class LockServer implements NodeService {
     if (serves) this.unsubscribeFailures = context.failures?.onComputeNodeFailed((node) => this.onMachineFailed(node));
     // A server started after deaths were declared (a restarted memory node) fences them from the
     // start: their requests may still wait in its inbox, and a grant to them would never be released.
-    if (serves && !options.mutantForgetDeadOnStart) for (const node of context.failures?.declared ?? []) if (node !== this.node) this.dead.add(node);
+    if (serves && options.fenceDeclaredAtStart && !options.mutantForgetDeadOnStart) for (const node of context.failures?.declared ?? []) if (node !== this.node) this.dead.add(node);
     void this.serveMailbox();
   }
 

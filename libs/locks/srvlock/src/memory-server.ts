@@ -128,6 +128,7 @@ export function memoryServerProtocol(design: MemoryServerDesign): ProtocolDefini
           mutantReleaseAllHolders: parsed.mutantReleaseAllHolders,
           mutantKeepDeadHolds: parsed.mutantKeepDeadHolds,
           incarnation: context.incarnation ?? 0,
+          fenceDeclaredAtStart: true,
           mutantForgetDeadOnStart: parsed.mutantForgetDeadOnStart,
           ...(design.readerBypass !== undefined ? { readerBypass: design.readerBypass, mutantUnboundedBypass: parsed.mutantUnboundedBypass } : {}),
         });

@@ -15,7 +15,7 @@ const A: ClientAddress = { node: 1, client: 0 };
 const B: ClientAddress = { node: 2, client: 0 };
 const SERVICE: ClientAddress = { node: MEMORY, client: SERVICE_CLIENT };
 
-function rig(options: { ignoreRestart?: boolean; forgetDead?: boolean } = {}) {
+function rig(options: { ignoreRestart?: boolean; forgetDead?: boolean; perRunServer?: boolean } = {}) {
   const scheduler = new VirtualScheduler();
   const clock = new SchedulerClock(scheduler);
   const hub = new InMemoryMailboxHub(scheduler, { latencyNs: 1_000, jitterNs: 0, queueBound: 1_024, random: { next: () => 0 } });
@@ -23,7 +23,7 @@ function rig(options: { ignoreRestart?: boolean; forgetDead?: boolean } = {}) {
   const start = (incarnation: number, declared: NodeId[] = []) =>
     new LockServer(
       { ports: ports(SERVICE), memoryNodes: [MEMORY], computeNodes: [], failures: { onComputeNodeFailed: () => () => undefined, declared } },
-      { managesLocks: true, incarnation, mutantForgetDeadOnStart: options.forgetDead === true },
+      { managesLocks: true, incarnation, fenceDeclaredAtStart: options.perRunServer !== true, mutantForgetDeadOnStart: options.forgetDead === true },
     );
   const client = (self: ClientAddress, tables?: TableBinding) =>
     new ServerLockClient(ports(self, tables), {
@@ -112,5 +112,14 @@ describe('LockServer: a memory node restarts its lock manager empty', () => {
     await r.scheduler.run();
     expect(server.table.holders(4).map((h) => h.machine)).toEqual(forgetDead ? [B.node] : []);
     expect(server.counters.fenced).toBe(forgetDead ? 0 : 1);
+  });
+
+  it('a server a compute node builds for a run does not fence nodes declared in earlier runs (they may have rejoined)', async () => {
+    const r = rig({ perRunServer: true });
+    const server = r.start(0, [B.node]);
+    r.hub.mailbox(B).send({ kind: 'custom', to: SERVICE, lock: 4, value: 1n, data: Uint8Array.of(LocalOp.acquire, modeCode('exclusive')) });
+    await r.scheduler.run();
+    expect(server.table.holders(4).map((h) => h.machine)).toEqual([B.node]);
+    expect(server.counters.fenced).toBe(0);
   });
 });
