@@ -9,7 +9,10 @@ export function describeFloor(floor: FloorReport): string {
   const spread = (r: RoundSpread) => `${r.median}× (${r.min}–${r.max})`;
   const byRound = (p: PhaseFloor) => (p.roundRatioP50 && p.roundRatioMean ? `; by round ${spread(p.roundRatioP50)}, mean ${spread(p.roundRatioMean)}` : '');
   const part = (name: string, p: PhaseFloor) =>
-    `${name} p50 ${p.p50Us.toFixed(1)} µs (mean ${p.meanUs.toFixed(1)}) = ${p.ratioP50}× (mean ${p.ratioMean}×) of ${p.roundTrips.toFixed(2)} ${unit}${p.roundTrips === 1 ? '' : 's'} × ${floor.rttUs.toFixed(1)} µs (mean ${floor.rttMeanUs.toFixed(1)}) ${via}${byRound(p)}`;
+    p.roundTrips === 0
+      ? // A lock server's messages (rpc, traditional) are not this floor's round trips: no ratio.
+        `${name} p50 ${p.p50Us.toFixed(1)} µs (mean ${p.meanUs.toFixed(1)}); no ${unit}s on its fast path, so no ratio to the ${via} floor`
+      : `${name} p50 ${p.p50Us.toFixed(1)} µs (mean ${p.meanUs.toFixed(1)}) = ${p.ratioP50}× (mean ${p.ratioMean}×) of ${p.roundTrips.toFixed(2)} ${unit}${p.roundTrips === 1 ? '' : 's'} × ${floor.rttUs.toFixed(1)} µs (mean ${floor.rttMeanUs.toFixed(1)}) ${via}${byRound(p)}`;
   const echo = floor.switchEcho;
   const node = floor.memoryNode;
   const rounds = floor.rounds;
