@@ -9,6 +9,7 @@ import { WORKLOAD_FLAGS, parseCommandArgs, readWorkload } from '../cli/args.js';
 import type { FlagReader } from '../cli/args.js';
 import type { BenchRunReport } from '@lockfabric/report';
 import { familyOf } from '../report/family.js';
+import { addressListProblems } from '../run/remote-cluster.js';
 import { DEFAULT_LIVE_WARMUP_OPS, liveOptionProblems } from '../run/live-defaults.js';
 import { describeFloorByTracing } from '../report/floor-by-tracing.js';
 import { DEFAULT_FLOOR_ROUNDS } from '../run/floor-rounds.js';
@@ -81,6 +82,7 @@ export async function benchCommand(argv: readonly string[]): Promise<number> {
   const jitterNs = reader.optionalNumber('jitter-ns', { min: 0 });
   const computeMemoryPorts = reader.portList('compute-memory-port', [50055]);
   if (values['mutant-strict-discovery'] === true && values['compute-nodes-at'] === undefined) reader.problems.push('--mutant-strict-discovery: give --compute-nodes-at');
+  for (const flag of ['compute-nodes-at', 'memory-nodes-at']) reader.problems.push(...addressListProblems(flag, values[flag]));
   const floorOps = reader.number('floor-ops', substrate === 'live' ? 300 : 0, { integer: true, min: 0 });
   const floorRounds = reader.number('floor-rounds', DEFAULT_FLOOR_ROUNDS, { integer: true, min: 1 });
   if (values['floor-rounds'] !== undefined && substrate !== 'live') reader.problems.push('--floor-rounds: the transport floor is a live figure (sim and embedded have no transport)');

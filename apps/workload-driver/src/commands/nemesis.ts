@@ -15,7 +15,7 @@ import { COMPUTE_FAULTS, NEMESIS_FAULTS, SWITCH_FAULTS, parseFaults, planSchedul
 import type { NemesisFault, PlannedFault } from '../nemesis/schedule.js';
 import type { BenchReport } from '../report/bench-report.js';
 import { DEFAULT_CLUSTER_DIR, output } from './context.js';
-import { downAtDiscovery } from '../run/remote-cluster.js';
+import { addressListProblems, downAtDiscovery } from '../run/remote-cluster.js';
 
 export const NEMESIS_HELP = `lockfabric nemesis — a workload on the live cluster under a seeded schedule of faults,
 then a verdict (safety, then liveness after healing) and a report
@@ -93,6 +93,7 @@ export async function nemesisCommand(argv: readonly string[]): Promise<number> {
   const healBudgetMs = reader.number('heal-budget-ms', 10_000, { min: 100 });
   const computeNodes = reader.number('compute-nodes', 3, { integer: true, min: 2 });
   const kube = readKube(values, reader);
+  for (const flag of ['compute-nodes-at', 'memory-nodes-at']) reader.problems.push(...addressListProblems(flag, values[flag]));
   if (spec.durationMs === undefined) reader.problems.push('--duration-ms: a nemesis run is bounded by time (--operations alone cannot place the faults)');
   if (spec.durationMs !== undefined && spec.durationMs < 2 * quietMs + faultDurationMs) reader.problems.push(`--duration-ms ${spec.durationMs}: too short for one fault of ~${faultDurationMs} ms between two quiet stretches of ${quietMs} ms`);
   reader.done();

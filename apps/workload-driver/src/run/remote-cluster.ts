@@ -26,6 +26,17 @@ const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])
 
 /** `host:port,host:port` → addresses; every malformed entry is reported under the flag's name. */
 export function parseAddressList(flag: string, value: string): HostPort[] {
+  const { out, problems } = readAddressList(flag, value);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out;
+}
+
+/** The problems of an address-list flag, for a command that lists every flag's problems at once. */
+export function addressListProblems(flag: string, value: unknown): string[] {
+  return typeof value === 'string' ? readAddressList(flag, value).problems : [];
+}
+
+function readAddressList(flag: string, value: string): { out: HostPort[]; problems: string[] } {
   const problems: string[] = [];
   const out: HostPort[] = [];
   for (const part of value.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
@@ -35,8 +46,7 @@ export function parseAddressList(flag: string, value: string): HostPort[] {
     else out.push({ host: match[1]!, port });
   }
   if (out.length === 0 && problems.length === 0) problems.push(`--${flag}: expected at least one host:port`);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return out;
+  return { out, problems };
 }
 
 /** `host:port` of a record's port: its own host for remote records, loopback for local ones. */
