@@ -182,7 +182,9 @@ export function checkTargets(state: ClusterState, faults: readonly NemesisFault[
   if (faults.some((f) => SWITCH_FAULTS.has(f)) && !has('switch')) problems.push('--faults: switch faults need a switch-dataplane in the cluster');
   if (faults.includes('coordinator-kill') && !has('coordinator')) problems.push('--faults: coordinator-kill needs a coordinator in the cluster');
   if (faults.includes('nats-restart') && !has('nats')) problems.push('--faults: nats-restart needs the cluster to run its own nats-server (not NATS_URL)');
-  if (state.processes.filter((p) => p.role === 'compute').length < 2 && faults.some((f) => COMPUTE_FAULTS.has(f))) problems.push('--faults: compute-node faults need at least two compute nodes (one must survive)');
+  // A compute node found down at discovery (a remote cluster) is no target and no survivor either.
+  const computes = state.processes.filter((p) => p.role === 'compute' && downAtDiscovery(p) === undefined).length;
+  if (computes < 2 && faults.some((f) => COMPUTE_FAULTS.has(f))) problems.push(`--faults: compute-node faults need at least two compute nodes that answer (one must survive); found ${computes}`);
   if (problems.length > 0) throw new ConfigError(problems);
   return state;
 }

@@ -238,7 +238,8 @@ export class AlockClient implements LockClient<AlockGrant>, QueueRecoveryMember 
       // A closed gate, or every descriptor busy (e.g. parked behind a dead holder): sleep until the
       // gate opens or a descriptor is freed, at the poll that would have seen it, instead of polling.
       const recovery = this.recovery;
-      if (recovery.gated) await deadline.pauseUntilWoken((wake) => recovery.onOpen(wake), this.options.spinNs);
+      if (this.options.mutantPollGate) await deadline.pause(this.options.spinNs);
+      else if (recovery.gated) await deadline.pauseUntilWoken((wake) => recovery.onOpen(wake), this.options.spinNs);
       else await deadline.pauseUntilWoken((wake) => this.pool.onFree(wake), this.options.spinNs);
       index = this.recovery.gated ? undefined : this.pool.tryClaim();
     }

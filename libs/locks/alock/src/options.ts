@@ -37,6 +37,8 @@ export interface AlockOptions {
   readonly mutantSkipReacquire: boolean;
   /** M8: a local releaser with no successor clears T_L with a plain store instead of a CAS. */
   readonly mutantPlainLocalRelease: boolean;
+  /** Test-only: poll a closed recovery gate or a full descriptor pool every spinNs (the old, slow wait). */
+  readonly mutantPollGate: boolean;
 }
 
 /**
@@ -63,6 +65,7 @@ export const ALOCK_OPTION_HELP: Readonly<Record<string, string>> = {
   mutantVictimFirst: 'test-only: leaders write victim before enqueueing (broken on purpose)',
   mutantSkipReacquire: 'test-only: budget 0 does not re-arbitrate (unfair on purpose)',
   mutantPlainLocalRelease: 'test-only: local release clears T_L with a store instead of CAS (loses waiters on purpose)',
+  mutantPollGate: 'test-only: poll a closed recovery gate or a full descriptor pool every spinNs instead of sleeping until it opens (slow on sim)',
 };
 
 export function readAlockOptions(options?: ProtocolOptions): AlockOptions {
@@ -85,6 +88,7 @@ export function readAlockOptions(options?: ProtocolOptions): AlockOptions {
     mutantVictimFirst: reader.boolean('mutantVictimFirst', false),
     mutantSkipReacquire: reader.boolean('mutantSkipReacquire', false),
     mutantPlainLocalRelease: reader.boolean('mutantPlainLocalRelease', false),
+    mutantPollGate: reader.boolean('mutantPollGate', false),
   };
   reader.done();
   return parsed;

@@ -37,6 +37,7 @@ describe('alock options', () => {
       mutantVictimFirst: false,
       mutantSkipReacquire: false,
       mutantPlainLocalRelease: false,
+      mutantPollGate: false,
     });
     expect(Object.keys(ALOCK_OPTION_HELP).sort()).toEqual(Object.keys(readAlockOptions()).sort());
   });
