@@ -7,7 +7,11 @@
 // cluster run's totals would. Counts (async_hooks: promises, timers, immediates; gRPC doorbells)
 // are exact. A report, not a test: nothing is asserted.
 // Usage: node tools/scripts/live-verb-path-cpu.mjs [ops-per-round] [rounds] [id,...] [--no-counts]
+//          [--trace-ratio R [--eager-unsampled]]
 // where an id is a protocol or verbs:cas / verbs:masked (the bare verbs of caslock and ShiftLock).
+// --trace-ratio traces both sides with the in-memory pipeline (the services' sampler and tail rule,
+// spans kept in memory) at head ratio R; --eager-unsampled is its mutantEagerUnsampled (every
+// unsampled lock span a full SDK span, as before decision 0021).
 // Needs `npx nx run-many -t build`. docs/performance-live.md (session 18) has figures.
 import { createHook } from 'node:async_hooks';
 import { QueuePairVerbs, FixedDescriptorDirectory } from '@lockfabric/fabric';
@@ -27,8 +31,18 @@ const LOCKS = 1000;
 const MEMORY_NODE = 0;
 const COMPUTE_NODE = 1;
 
+const ratioAt = process.argv.indexOf('--trace-ratio');
+const TRACE_RATIO = ratioAt > 0 ? Number(process.argv[ratioAt + 1]) : undefined;
+const telemetryOf = async (serviceName) => {
+  if (TRACE_RATIO === undefined) return undefined;
+  const { createInMemoryTelemetry } = await import('@lockfabric/telemetry');
+  return createInMemoryTelemetry({ serviceName, ratio: TRACE_RATIO, slowMs: 10, mutantEagerUnsampled: process.argv.includes('--eager-unsampled') });
+};
+const computeTelemetry = await telemetryOf('compute-node');
+const memoryTelemetry = await telemetryOf('memory-node');
+
 const clock = new RealClock();
-const executor = new MemoryNodeExecutor({ node: MEMORY_NODE, lockTableBytes: PROTOCOLS.length * LOCKS * 16, lockCount: PROTOCOLS.length * LOCKS, entryBytes: 16 }, clock);
+const executor = new MemoryNodeExecutor({ node: MEMORY_NODE, lockTableBytes: PROTOCOLS.length * LOCKS * 16, lockCount: PROTOCOLS.length * LOCKS, entryBytes: 16 }, clock, memoryTelemetry?.trace);
 const server = await startMemoryServer({ executor, logger: silentLogger });
 const qp = await MemoryQueuePair.connect(server.address, COMPUTE_NODE, { logger: silentLogger });
 const description = await qp.describe();
@@ -49,7 +63,7 @@ function client(id, index) {
     mailbox: hub.mailbox(0),
     clock,
     random: new SeededRandom(1),
-    trace: noopTrace,
+    trace: computeTelemetry?.trace ?? noopTrace,
     locks: { memoryNodes: [{ node: MEMORY_NODE, region: 0, rkey: lockRegion.rkey, baseOffset: index * LOCKS * 16 }], entryBytes: definition.entryBytes, lockCount: LOCKS },
     descriptors: new FixedDescriptorDirectory(self, (node) => node === MEMORY_NODE),
   };
@@ -92,6 +106,8 @@ async function round(lockClient, ops, counting) {
   }
   const used = process.cpuUsage(start);
   hook.disable();
+  computeTelemetry?.reset();
+  memoryTelemetry?.reset();
   return { us: (used.user + used.system) / ops, doorbells: (qp.stats().doorbells - doorbells) / ops, published: (published - publishedBefore) / ops, counts: Object.fromEntries([...counts].map(([k, v]) => [k, v / ops])) };
 }
 
@@ -99,7 +115,7 @@ const clients = Object.fromEntries(PROTOCOLS.map((id, index) => [id, client(id, 
 for (const id of PROTOCOLS) await round(clients[id], 2_000, false); // warm up
 const samples = Object.fromEntries(PROTOCOLS.map((id) => [id, []]));
 for (let r = 0; r < ROUNDS; r++) for (const id of PROTOCOLS) samples[id].push((await round(clients[id], OPS, false)).us);
-console.log(`node ${process.version}, ${OPS} acquire+release per round, ${ROUNDS} rounds interleaved, load ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(`node ${process.version}, ${OPS} acquire+release per round, ${ROUNDS} rounds interleaved, tracing ${TRACE_RATIO === undefined ? 'off' : `at ratio ${TRACE_RATIO}${process.argv.includes('--eager-unsampled') ? ' (eager unsampled)' : ''}`}, load ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 for (const id of PROTOCOLS) {
   const sorted = [...samples[id]].sort((a, b) => a - b);
   const counted = COUNTS ? await round(clients[id], 2_000, true) : { doorbells: '-', published: '-', counts: '-' };

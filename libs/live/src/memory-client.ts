@@ -9,6 +9,7 @@ import {
   DescribeResponseSchema,
   isU128,
   MemoryService,
+  traceContextToWire,
   workRequestBatchToWire,
   workRequestToWire,
   type CompletionBatch as WireCompletionBatch,
@@ -237,8 +238,12 @@ export class MemoryQueuePair {
 
     // One post stays in one doorbell: flush what is queued if this post would not fit with it.
     if (this.pending.length > 0 && this.pending.length + count > this.maxBatchRequests) this.flush();
-    if (this.pending.length === 0) this.pendingTrace = options.trace;
-    const ownTrace = options.trace !== undefined && !sameSpan(options.trace, this.pendingTrace) ? options.trace : undefined;
+    // Only a sampled context goes on the wire: under an unsampled one the memory node starts no
+    // span, and encoding it (a traceparent per verb) cost both ends processor time for nothing.
+    const trace = options.trace !== undefined && (options.trace.traceFlags & TRACE_FLAG_SAMPLED) !== 0 ? options.trace : undefined;
+    if (this.pending.length === 0) this.pendingTrace = trace;
+    else if (trace === undefined && this.pendingTrace !== undefined) this.unshareBatchTrace();
+    const ownTrace = trace !== undefined && !sameSpan(trace, this.pendingTrace) ? trace : undefined;
     for (let k = 0; k < count; k++) {
       const index = sendable?.[k] ?? k;
       const id = this.nextId();
@@ -310,6 +315,16 @@ export class MemoryQueuePair {
     this.counters.doorbells++;
     this.counters.requestsSent += requests.length;
     call.write(encodeWorkRequestBatch(workRequestBatchToWire(this.initiator, requests, trace)));
+  }
+
+  /**
+   * A verb without a trace context inherits the doorbell's: before an untraced post joins, the
+   * queued requests that relied on it carry it each, and the doorbell carries none.
+   */
+  private unshareBatchTrace(): void {
+    const shared = traceContextToWire(this.pendingTrace);
+    for (const request of this.pending) request.trace ??= shared;
+    this.pendingTrace = undefined;
   }
 
   private nextId(): number {
@@ -485,6 +500,9 @@ export class MemoryQueuePair {
     for (const frame of frames) for (const id of frame) this.complete(id, answer);
   }
 }
+
+/** W3C trace-flags bit 0: the head sampler sampled the trace. */
+const TRACE_FLAG_SAMPLED = 0x01;
 
 function sameSpan(a: SpanContextRef, b: SpanContextRef | undefined): boolean {
   return b !== undefined && a.spanId === b.spanId && a.traceId === b.traceId;

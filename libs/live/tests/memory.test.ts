@@ -99,8 +99,28 @@ describe('memory server and queue pair', () => {
     const qp = await queuePair(server.address);
     const t1 = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: 1 };
     const t2 = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+    await Promise.all([qp.post([faa(0)], { trace: t1 }), qp.post([faa(0)], { trace: t1 }), qp.post([faa(0)], { trace: t2 })]);
+    expect(executor.batches[0]?.context).toEqual({ trace: t1, requestTraces: [undefined, undefined, t2] });
+    // A post without a trace does not inherit the doorbell's: the earlier requests carry it each.
     await Promise.all([qp.post([faa(0)], { trace: t1 }), qp.post([faa(0)], { trace: t2 }), qp.post([faa(0)])]);
-    expect(executor.batches[0]?.context).toEqual({ trace: t1, requestTraces: [undefined, t2, undefined] });
+    expect(executor.batches[1]?.context).toEqual({ requestTraces: [t1, t2, undefined] });
+  });
+
+  it('puts only sampled trace contexts on the wire', async () => {
+    const executor = new FakeExecutor();
+    const { server } = await serve(executor);
+    const qp = await queuePair(server.address);
+    const unsampled = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: 0 };
+    const sampled = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+    const other = { traceId: '0af7651916cd43dd8448eb211c80319d', spanId: 'b7ad6b7169203332', traceFlags: 2 };
+    await Promise.all([qp.post([faa(0), faa(8)], { trace: unsampled }), qp.post([faa(0)], { trace: sampled }), qp.post([faa(0)], { trace: other })]);
+    expect(executor.batches[0]?.context).toEqual({ requestTraces: [undefined, undefined, sampled, undefined] });
+    // A doorbell whose first post is sampled carries its context for the posts of that span...
+    await Promise.all([qp.post([faa(0)], { trace: sampled }), qp.post([faa(8)], { trace: sampled })]);
+    expect(executor.batches[1]?.context).toEqual({ trace: sampled, requestTraces: [undefined, undefined] });
+    // ...and gives it to each of them once an unsampled post joins, which must not inherit it.
+    await Promise.all([qp.post([faa(0), faa(8)], { trace: sampled }), qp.post([faa(0)], { trace: unsampled }), qp.post([faa(0)], { trace: sampled })]);
+    expect(executor.batches[2]?.context).toEqual({ requestTraces: [sampled, sampled, undefined, sampled] });
   });
 
   it('answers a garbage frame with bad-request, counts it, and keeps the stream serving', async () => {

@@ -1,7 +1,10 @@
 export * from './semconv.js';
 export { createOtelTrace, toRemoteSpanContext, fromSpanContext, isSampled } from './otel-trace.js';
-export { RecordAllSampler, lockFabricSampler } from './sampling.js';
-export { TailKeepProcessor, tailVerdict } from './tail-keep-processor.js';
+export type { DeferUnsampled } from './otel-trace.js';
+export { RecordAllSampler, lockFabricSampler, isTailCandidate } from './sampling.js';
+export { TailKeepProcessor, tailVerdict, unsampledVerdict } from './tail-keep-processor.js';
+export { PinnedIdGenerator, randomIdWords, ratioUpperBound, seededIdWords } from './span-ids.js';
+export type { IdWords } from './span-ids.js';
 export type { TailRule, TailVerdict } from './tail-keep-processor.js';
 export { readTelemetryEnv, readMetricsExportEnv, DEFAULT_METRIC_EXPORT_INTERVAL_MS, DEFAULT_OTLP_TIMEOUT_MS } from './telemetry-env.js';
 export type { Env, TelemetryEnv, MetricsExportEnv } from './telemetry-env.js';

@@ -6,6 +6,11 @@ import type { Attributes, Context, Link, SpanKind } from '@opentelemetry/api';
 /** Span names the tail rule may keep when head sampling dropped their trace: lock-level operations. */
 const TAIL_CANDIDATE = /^(lock|recovery)\./;
 
+/** Whether the tail rule may keep a span of this name when its parent is not sampled. */
+export function isTailCandidate(spanName: string): boolean {
+  return TAIL_CANDIDATE.test(spanName);
+}
+
 /**
  * Head sampling that still records what the tail rule in {@link TailKeepProcessor} may want: the
  * ratio decides the sampled flag (and so what downstream processes decide), and an unsampled span
@@ -15,6 +20,10 @@ const TAIL_CANDIDATE = /^(lock|recovery)\./;
  * operation are not recorded: their cost (one recorded span per verb, on the compute node and on
  * the NIC) made 1% sampling nearly as expensive as 100% (measure with `bench --substrate live --trace-ratio`),
  * and a failed verb shows up as the failed outcome of its operation.
+ *
+ * createOtelTrace's deferred mode (deferred-span.ts) makes the same choices without calling the SDK
+ * for unsampled spans; this sampler still decides for the spans it hands over (sampled ones, and
+ * deferred spans the tail rule keeps) and for every span in the eager mutant.
  */
 export class RecordAllSampler implements Sampler {
   constructor(private readonly head: Sampler) {}
@@ -24,7 +33,7 @@ export class RecordAllSampler implements Sampler {
     if (result.decision !== SamplingDecision.NOT_RECORD) return result;
     const parent = trace.getSpanContext(context);
     const isRoot = parent === undefined || !isSpanContextValid(parent);
-    if (!isRoot && !TAIL_CANDIDATE.test(spanName)) return result;
+    if (!isRoot && !isTailCandidate(spanName)) return result;
     return { ...result, decision: SamplingDecision.RECORD };
   }
 

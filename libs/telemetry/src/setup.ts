@@ -8,6 +8,8 @@ import { ConfigError, noopTrace } from '@lockfabric/ports';
 import type { Trace } from '@lockfabric/ports';
 import { createOtelTrace } from './otel-trace.js';
 import { lockFabricSampler } from './sampling.js';
+import { PinnedIdGenerator, ratioUpperBound } from './span-ids.js';
+import type { IdWords } from './span-ids.js';
 import { TailKeepProcessor } from './tail-keep-processor.js';
 import { readTelemetryEnv } from './telemetry-env.js';
 import type { Env } from './telemetry-env.js';
@@ -25,6 +27,11 @@ export interface TelemetryOptions {
   readonly ratio?: number;
   /** Unsampled `lock.acquire` spans slower than this are still exported; overrides LOCKFABRIC_TRACE_SLOW_MS. */
   readonly slowMs?: number;
+  /**
+   * Mutant (tests and comparisons only): every unsampled span the tail rule may keep is a full SDK
+   * span from its start, as before deferred spans (docs/decisions/0021-deferred-unsampled-spans.md).
+   */
+  readonly mutantEagerUnsampled?: boolean;
 }
 
 export interface Telemetry {
@@ -66,13 +73,24 @@ export function initTelemetry(options: TelemetryOptions): Telemetry {
     ...(settings.batch.maxExportBatchSize !== undefined ? { maxExportBatchSize: settings.batch.maxExportBatchSize } : {}),
     ...(settings.batch.exportTimeoutMs !== undefined ? { exportTimeoutMillis: settings.batch.exportTimeoutMs } : {}),
   });
-  return buildTelemetry(serviceResource(options.serviceName, options.serviceInstanceId), rule, batch);
+  return buildTelemetry(serviceResource(options.serviceName, options.serviceInstanceId), rule, batch, {
+    ...(options.mutantEagerUnsampled ? { mutantEagerUnsampled: true } : {}),
+  });
 }
 
-export interface InMemoryTelemetryOptions {
+export interface InMemoryTelemetryOptions extends PipelineExtras {
   readonly serviceName?: string;
   readonly ratio?: number;
   readonly slowMs?: number;
+}
+
+interface PipelineExtras {
+  /** See {@link TelemetryOptions.mutantEagerUnsampled}. */
+  readonly mutantEagerUnsampled?: boolean;
+  /** Where span and trace ids come from (default Math.random); tests pass a seeded source. */
+  readonly idWords?: IdWords;
+  /** A processor beside the exporting one, told of every SDK span: tests count `onStart` with it. */
+  readonly observer?: SpanProcessor;
 }
 
 export interface InMemoryTelemetry extends Telemetry {
@@ -90,7 +108,7 @@ export interface InMemoryTelemetry extends Telemetry {
 export function createInMemoryTelemetry(options: InMemoryTelemetryOptions = {}): InMemoryTelemetry {
   const exporter = new InMemorySpanExporter();
   const rule = samplingRule({ ratio: options.ratio ?? DEFAULT_TRACE_RATIO, ...(options.slowMs !== undefined ? { slowMs: options.slowMs } : {}) }, undefined, undefined);
-  const telemetry = buildTelemetry(serviceResource(options.serviceName ?? 'lockfabric-test', undefined), rule, new SimpleSpanProcessor(exporter));
+  const telemetry = buildTelemetry(serviceResource(options.serviceName ?? 'lockfabric-test', undefined), rule, new SimpleSpanProcessor(exporter), options);
   return {
     ...telemetry,
     exporter,
@@ -129,15 +147,22 @@ export function serviceResource(serviceName: string, serviceInstanceId: string |
   );
 }
 
-function buildTelemetry(resource: Resource, rule: SamplingRule, exporting: SpanProcessor): Telemetry {
+function buildTelemetry(resource: Resource, rule: SamplingRule, exporting: SpanProcessor, extras: PipelineExtras): Telemetry {
+  // Ids come from our generator so that spans drawn before the SDK sees them (deferred spans,
+  // sampled roots) keep their ids when handed over; see otel-trace.ts.
+  const ids = new PinnedIdGenerator(extras.idWords);
   const provider = new BasicTracerProvider({
     resource,
+    idGenerator: ids,
     sampler: lockFabricSampler(rule.ratio),
-    spanProcessors: [new TailKeepProcessor(exporting, { slowMs: rule.slowMs })],
+    spanProcessors: [new TailKeepProcessor(exporting, { slowMs: rule.slowMs }), ...(extras.observer ? [extras.observer] : [])],
   });
+  const tracer = provider.getTracer(TRACER_NAME);
   let stopped: Promise<void> | undefined;
   return {
-    trace: createOtelTrace(provider.getTracer(TRACER_NAME)),
+    trace: extras.mutantEagerUnsampled
+      ? createOtelTrace(tracer)
+      : createOtelTrace(tracer, { tracer, ids, rule: { slowMs: rule.slowMs }, rootUpperBound: ratioUpperBound(rule.ratio) }),
     enabled: true,
     forceFlush: () => (stopped ? Promise.resolve() : provider.forceFlush()),
     shutdown: () => (stopped ??= provider.shutdown()),

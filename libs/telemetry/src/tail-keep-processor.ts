@@ -1,5 +1,5 @@
 import { SpanStatusCode, TraceFlags } from '@opentelemetry/api';
-import type { Context } from '@opentelemetry/api';
+import type { AttributeValue, Context } from '@opentelemetry/api';
 import { hrTimeToNanoseconds } from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NS_PER_MS } from '@lockfabric/ports';
@@ -29,22 +29,34 @@ export type TailVerdict = 'sampled' | typeof TAIL_KEPT_VALUE_SLOW | typeof TAIL_
  */
 export function tailVerdict(span: ReadableSpan, rule: TailRule): TailVerdict {
   if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0) return 'sampled';
-  if (isFailure(span)) return TAIL_KEPT_VALUE_ERROR;
-  if (rule.slowMs !== undefined && span.name === SPAN_LOCK_ACQUIRE && acquireNs(span) > rule.slowMs * NS_PER_MS) {
+  return unsampledVerdict(span.name, span.status.code, (key) => span.attributes[key], () => hrTimeToNanoseconds(span.duration), rule);
+}
+
+/**
+ * {@link tailVerdict} for a span head sampling did not sample, from its parts: a deferred span
+ * (deferred-span.ts) decides with it before anything reaches the SDK. `durationNs` is asked only
+ * for a `lock.acquire` without `lockfabric.grant_ns`.
+ */
+export function unsampledVerdict(
+  name: string,
+  statusCode: SpanStatusCode,
+  attribute: (key: string) => AttributeValue | undefined,
+  durationNs: () => number,
+  rule: TailRule,
+): Exclude<TailVerdict, 'sampled'> {
+  if (statusCode === SpanStatusCode.ERROR || isFailedOutcome(attribute(ATTR_OUTCOME))) return TAIL_KEPT_VALUE_ERROR;
+  if (rule.slowMs !== undefined && name === SPAN_LOCK_ACQUIRE && acquireNs(attribute(ATTR_GRANT_NS), durationNs) > rule.slowMs * NS_PER_MS) {
     return TAIL_KEPT_VALUE_SLOW;
   }
   return 'drop';
 }
 
-function isFailure(span: ReadableSpan): boolean {
-  if (span.status.code === SpanStatusCode.ERROR) return true;
-  const outcome = span.attributes[ATTR_OUTCOME];
+function isFailedOutcome(outcome: AttributeValue | undefined): boolean {
   return typeof outcome === 'string' && !SUCCESS_OUTCOMES.has(outcome);
 }
 
-function acquireNs(span: ReadableSpan): number {
-  const grantNs = span.attributes[ATTR_GRANT_NS];
-  return typeof grantNs === 'number' ? grantNs : hrTimeToNanoseconds(span.duration);
+function acquireNs(grantNs: AttributeValue | undefined, durationNs: () => number): number {
+  return typeof grantNs === 'number' ? grantNs : durationNs();
 }
 
 /**
