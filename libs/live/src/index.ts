@@ -41,6 +41,7 @@ export {
   type MemoryServerOptions,
   type MemoryServerStats,
 } from './memory-server.js';
+export { DoorbellAnswerer, type AnswerCounters, type DoorbellAnswererOptions } from './memory-answer.js';
 export { MemoryQueuePair, rebindDelayMs, type MemoryQueuePairOptions, type MemoryQueuePairStats, type RebindPolicy } from './memory-client.js';
 export {
   grpcRoundTripStats,

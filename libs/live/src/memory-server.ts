@@ -1,19 +1,8 @@
 import { toBinary } from '@bufbuild/protobuf';
 import { status, type sendUnaryData, type ServerDuplexStream, type ServerUnaryCall } from '@grpc/grpc-js';
 import type { Completion, NodeId, SpanContextRef, WorkRequest } from '@lockfabric/ports';
-import {
-  completionBatchToWire,
-  completionToWire,
-  decodeWorkRequestBatch,
-  encodeCompletionBatch,
-  DescribeResponseSchema,
-  MemoryService,
-  traceContextFromWire,
-  workRequestFromWire,
-  workRequestTrace,
-  type Completion as WireCompletion,
-  type WorkRequestBatch as WireWorkRequestBatch,
-} from '@lockfabric/wire';
+import { DescribeResponseSchema, MemoryService } from '@lockfabric/wire';
+import { DoorbellAnswerer } from './memory-answer.js';
 import { rawMethodOf } from './grpc-raw.js';
 import { echoMethod, echoStream } from './raw-transport.js';
 import { guardedServer } from './tls/process-tls.js';
@@ -58,6 +47,8 @@ export interface MemoryServerOptions {
   readonly incarnation?: number;
   /** Who may call it (default ACCESS_POLICY; compute nodes' descriptor slots: DESCRIPTOR_ACCESS_POLICY). */
   readonly policy?: Readonly<Record<string, MethodRule>>;
+  /** Mutant (tests, old-build measurements): every frame decoded and encoded through the generated message shapes. */
+  readonly mutantGeneralPath?: boolean;
 }
 
 export interface MemoryServerStats {
@@ -107,6 +98,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
   const counters = { streamsOpened: 0, batches: 0, requests: 0, malformedFrames: 0, malformedRequests: 0, executorErrors: 0, inFlightPeak: 0, staleStreams: 0, answeredInline: 0 };
   const incarnation = options.incarnation ?? Date.now();
   let closing = false;
+  const answerer = new DoorbellAnswerer({ executor, counters, malformed, logger, source: SOURCE, mutantGeneralPath: options.mutantGeneralPath });
 
   const { server, credentials } = guardedServer({ 'grpc.keepalive_permit_without_calls': 1 }, options.policy);
   server.addService(
@@ -127,7 +119,7 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
         }
         counters.streamsOpened++;
         const peer = call.getPeer();
-        const stream = new QueuePairStream(call, maxInFlight, (frame) => answer(frame, peer), logger, (inFlight) => {
+        const stream = new QueuePairStream(call, maxInFlight, (frame) => answerer.answer(frame, peer), logger, (inFlight) => {
           counters.inFlightPeak = Math.max(counters.inFlightPeak, inFlight);
         }, () => counters.answeredInline++);
         streams.add(stream);
@@ -145,72 +137,6 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
       },
     },
   );
-
-  /**
-   * The encoded CompletionBatch answering one frame: at once when the executor answers at once (the
-   * NIC does; an IOPS cap may make it wait). Never throws or rejects: every failure is a status.
-   */
-  function answer(frame: Uint8Array, peer: string): Uint8Array | Promise<Uint8Array> {
-    let batch: WireWorkRequestBatch;
-    try {
-      batch = decodeWorkRequestBatch(frame, SOURCE);
-    } catch (error) {
-      counters.malformedFrames++;
-      malformed.record(SOURCE, error, peer);
-      const detail = errorMessage(error);
-      return encode([completionToWire({ status: 'bad-request', detail }, 0)]);
-    }
-    counters.batches++;
-    counters.requests += batch.requests.length;
-
-    // Requests that do not decode complete as bad-request in their place; the rest run in order.
-    const answers: (WireCompletion | undefined)[] = [];
-    const runnable: WorkRequest[] = [];
-    const requestTraces: (SpanContextRef | undefined)[] = [];
-    for (const wire of batch.requests) {
-      try {
-        runnable.push(workRequestFromWire(wire, SOURCE));
-        requestTraces.push(workRequestTrace(wire));
-        answers.push(undefined);
-      } catch (error) {
-        counters.malformedRequests++;
-        malformed.record(SOURCE, error, peer);
-        const detail = errorMessage(error);
-        answers.push(completionToWire({ status: 'bad-request', detail }, wire.id));
-      }
-    }
-
-    const failed = (error: unknown): Completion[] => {
-      counters.executorErrors++;
-      const detail = `memory node failed to execute the batch: ${errorMessage(error)}`;
-      logger.error(`memory server: ${detail}`);
-      return runnable.map(() => ({ status: 'bad-request', detail }));
-    };
-    const checked = (completions: Completion[]): Completion[] =>
-      completions.length === runnable.length ? completions : failed(`executor returned ${completions.length} completions for ${runnable.length} work requests`);
-    let executed: Completion[] | Promise<Completion[]>;
-    try {
-      const trace = traceContextFromWire(batch.trace);
-      const context: ExecuteContext = { ...(trace ? { trace } : {}), requestTraces };
-      executed = runnable.length === 0 ? [] : executor.executeBatch(runnable, batch.initiator, context);
-    } catch (error) {
-      executed = failed(error);
-    }
-    if (executed instanceof Promise) return executed.then(checked, failed).then((completions) => reply(batch, answers, completions));
-    return reply(batch, answers, checked(executed));
-  }
-
-  /** Encodes the answers in request order: decode failures in their place, the executor's completions between. */
-  function reply(batch: WireWorkRequestBatch, answers: readonly (WireCompletion | undefined)[], completions: readonly Completion[]): Uint8Array {
-    let next = 0;
-    const out = answers.map((slot, i) => {
-      if (slot !== undefined) return slot;
-      const completion = completions[next++];
-      const id = batch.requests[i]?.id ?? 0;
-      return completionToWire(completion ?? { status: 'bad-request', detail: 'no completion' }, id);
-    });
-    return encode(out);
-  }
 
   const host = options.host ?? '0.0.0.0';
   const port = await new Promise<number>((resolve, reject) => {
@@ -241,10 +167,6 @@ export async function startMemoryServer(options: MemoryServerOptions): Promise<M
       server.forceShutdown();
     },
   };
-}
-
-function encode(completions: WireCompletion[]): Uint8Array {
-  return encodeCompletionBatch(completionBatchToWire(completions));
 }
 
 /**

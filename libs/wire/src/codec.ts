@@ -26,3 +26,4 @@ export {
   workRequestToWire,
   workRequestTrace,
 } from './verbs-codec.js';
+export { decodeDoorbell, encodeCompletions, type Doorbell } from './doorbell.js';

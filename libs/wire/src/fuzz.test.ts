@@ -8,6 +8,7 @@ import { MessageSchema } from './gen/lockfabric/v1/message_pb.js';
 import { PacketBatchSchema } from './gen/lockfabric/v1/packet_pb.js';
 import { CompletionBatchSchema, WorkRequestBatchSchema } from './gen/lockfabric/v1/verbs_pb.js';
 import { decodeWire } from './decode.js';
+import { decodeDoorbell } from './doorbell.js';
 import { decodeMessage, messageFromWire } from './message-codec.js';
 import { decodePacketBatch } from './packet-codec.js';
 import { decodeCompletionBatch, decodeWorkRequestBatch } from './verbs-binary.js';
@@ -23,6 +24,8 @@ const SOURCE = 'fuzz';
 const verbTargets: DecoderTarget<Uint8Array>[] = [
   // What the memory node does with a verb batch: decode the frame, then each request.
   bytesTarget('verbs work-request batch', (b) => decodeWorkRequestBatch(b, SOURCE).requests.map((r) => workRequestFromWire(r, SOURCE)), protoBytes(WorkRequestBatchSchema)),
+  // The memory node's direct path for the same frames: a value or undefined, never an exception.
+  bytesTarget('verbs doorbell, direct', (b) => decodeDoorbell(b) ?? null, protoBytes(WorkRequestBatchSchema)),
   bytesTarget('verbs completion batch', (b) => decodeCompletionBatch(b, SOURCE).completions.map((c) => completionFromWire(c, SOURCE)), protoBytes(CompletionBatchSchema)),
   bytesTarget('mailbox message', (b) => decodeMessage(b, SOURCE), protoBytes(MessageSchema)),
   bytesTarget('lock packet batch', (b) => decodePacketBatch(b, SOURCE), protoBytes(PacketBatchSchema)),
