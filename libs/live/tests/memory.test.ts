@@ -115,9 +115,10 @@ describe('memory server and queue pair', () => {
     const other = { traceId: '0af7651916cd43dd8448eb211c80319d', spanId: 'b7ad6b7169203332', traceFlags: 2 };
     await Promise.all([qp.post([faa(0), faa(8)], { trace: unsampled }), qp.post([faa(0)], { trace: sampled }), qp.post([faa(0)], { trace: other })]);
     expect(executor.batches[0]?.context).toEqual({ requestTraces: [undefined, undefined, sampled, undefined] });
-    // A doorbell whose first post is sampled carries its context for the posts of that span...
+    // A doorbell whose first post is sampled carries its context for the posts of that span (the
+    // server hands the executor no per-request list when no request has a context of its own)...
     await Promise.all([qp.post([faa(0)], { trace: sampled }), qp.post([faa(8)], { trace: sampled })]);
-    expect(executor.batches[1]?.context).toEqual({ trace: sampled, requestTraces: [undefined, undefined] });
+    expect(executor.batches[1]?.context).toEqual({ trace: sampled });
     // ...and gives it to each of them once an unsampled post joins, which must not inherit it.
     await Promise.all([qp.post([faa(0), faa(8)], { trace: sampled }), qp.post([faa(0)], { trace: unsampled }), qp.post([faa(0)], { trace: sampled })]);
     expect(executor.batches[2]?.context).toEqual({ requestTraces: [sampled, sampled, undefined, sampled] });
