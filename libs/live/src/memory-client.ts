@@ -81,6 +81,8 @@ interface PendingPost {
   readonly completions: Completion[];
   remaining: number;
   readonly resolve: (completions: Completion[]) => void;
+  /** The poster's `settled` callback, called once just before `resolve`. */
+  readonly settled: (() => void) | undefined;
 }
 
 interface Outstanding {
@@ -195,19 +197,24 @@ export class MemoryQueuePair {
     });
   }
 
-  post(batch: readonly WorkRequest[], options: PostOptions = {}): Promise<Completion[]> {
+  /**
+   * Posts a batch; the promise resolves with its completions, in order. `settled`, when given, is
+   * called once, just before the promise resolves (at once when the post completes without being
+   * sent): a caller that only counts batches in flight needs no reaction of its own on the promise.
+   */
+  post(batch: readonly WorkRequest[], options: PostOptions = NO_OPTIONS, settled?: () => void): Promise<Completion[]> {
     this.counters.posts++;
-    if (batch.length === 0) return Promise.resolve([]);
-    if (this.closed) return Promise.resolve(batch.map(() => ({ status: 'unreachable', detail: 'queue pair is closed' })));
+    if (batch.length === 0) return settledNow(settled, []);
+    if (this.closed) return settledNow(settled, batch.map(() => ({ status: 'unreachable', detail: 'queue pair is closed' })));
     const broken = this.broken ?? this.down;
     if (broken !== undefined) {
       this.counters.unreachable += batch.length;
-      return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail: broken })));
+      return settledNow(settled, batch.map(() => ({ status: 'unreachable' as const, detail: broken })));
     }
 
     let resolve!: (completions: Completion[]) => void;
     const done = new Promise<Completion[]>((r) => (resolve = r));
-    const post: PendingPost = { completions: new Array<Completion>(batch.length), remaining: batch.length, resolve };
+    const post: PendingPost = { completions: new Array<Completion>(batch.length), remaining: batch.length, resolve, settled };
     // Indexes of the requests that can travel; undefined while that is all of them (the usual case).
     let sendable: number[] | undefined;
     for (let index = 0; index < batch.length; index++) {
@@ -223,6 +230,7 @@ export class MemoryQueuePair {
     }
     const count = sendable?.length ?? batch.length;
     if (post.remaining === 0) {
+      settled?.();
       resolve(post.completions);
       return done;
     }
@@ -231,6 +239,7 @@ export class MemoryQueuePair {
       this.counters.refusedFull += count;
       const detail = `queue pair to ${this.address} already has ${this.outstanding.size} outstanding work requests (bound ${this.maxOutstanding})`;
       for (let k = 0; k < count; k++) post.completions[sendable?.[k] ?? k] = { status: 'unreachable', detail };
+      settled?.();
       resolve(post.completions);
       return done;
     }
@@ -402,8 +411,12 @@ export class MemoryQueuePair {
     this.outstanding.delete(id);
     this.counters.completed++;
     if (completion.status === 'unreachable') this.counters.unreachable++;
-    entry.post.completions[entry.index] = completion;
-    if (--entry.post.remaining === 0) entry.post.resolve(entry.post.completions);
+    const post = entry.post;
+    post.completions[entry.index] = completion;
+    if (--post.remaining === 0) {
+      post.settled?.();
+      post.resolve(post.completions);
+    }
   }
 
   /** Binds to `incarnation` (undefined: the server did not say, so nothing is checked). */
@@ -484,6 +497,14 @@ export class MemoryQueuePair {
     const answer: Completion = { status: 'unreachable', detail };
     for (const frame of frames) for (const id of frame) this.complete(id, answer);
   }
+}
+
+const NO_OPTIONS: PostOptions = {};
+
+/** A post answered without the network: `settled` first, as for a sent one. */
+function settledNow(settled: (() => void) | undefined, completions: Completion[]): Promise<Completion[]> {
+  settled?.();
+  return Promise.resolve(completions);
 }
 
 function sameSpan(a: SpanContextRef, b: SpanContextRef | undefined): boolean {
