@@ -106,3 +106,34 @@ describe('LiveFabric.post: settled', () => {
     expect(gate.inflightBatches).toBe(0);
   });
 });
+
+describe('LiveFabric.view: pins', () => {
+  it('follow keeps the pins it has while no incarnation changed (nothing made per acquire), and takes the new one after a rebind', async () => {
+    const { server, rkey } = await memoryNode();
+    const fabric = new LiveFabric(1, new Nic(new NodeMemory(1)), quiet);
+    cleanups.push(() => fabric.close());
+    await fabric.addMemoryNode(server.address);
+    const view = fabric.view();
+    const pins = () => view.incarnations?.() ?? new Map<number, number>();
+    view.follow();
+    const first = pins();
+    expect(first.size).toBe(1);
+    view.follow();
+    view.follow();
+    // the same map: the old follow built a new one (and a new options object) on every call
+    expect(pins()).toBe(first);
+    expect(view.lost()).toBe(false);
+    // the queue pair rebinds to another incarnation: the pins are lost until the next follow
+    const qp = (fabric as unknown as { queuePairs: Map<number, { incarnation: number | undefined }> }).queuePairs.get(9)!;
+    const old = qp.incarnation as number;
+    qp.incarnation = old + 1;
+    expect(view.lost()).toBe(true);
+    const faa: WorkRequest = { op: 'faa', addr: { node: 9, region: 0, rkey, offset: 0 }, add: 1n };
+    expect((await view.post([faa]))[0]?.status).toBe('unreachable'); // pinned to the lost incarnation
+    view.follow();
+    expect(pins()).not.toBe(first);
+    expect([...pins()]).toStrictEqual([[9, old + 1]]);
+    expect(view.lost()).toBe(false);
+    qp.incarnation = old;
+  });
+});

@@ -94,10 +94,26 @@ export class LiveFabric {
       }
       return out;
     };
-    const lost = () => [...pins].some(([node, incarnation]) => this.queuePairs.get(node)?.boundIncarnation !== incarnation);
+    // Loops, not spreads: `lost` runs on every acquire and `follow` before it, and the pins
+    // rarely change, so neither allocates unless a memory node's incarnation did.
+    const lost = () => {
+      for (const node of pins.keys()) if (this.queuePairs.get(node)?.boundIncarnation !== pins.get(node)) return true;
+      return false;
+    };
+    const unchanged = () => {
+      let bound = 0;
+      for (const node of this.memoryNodes) {
+        const incarnation = this.queuePairs.get(node)?.boundIncarnation;
+        if (incarnation === undefined) continue;
+        if (pins.get(node) !== incarnation) return false;
+        bound++;
+      }
+      return bound === pins.size;
+    };
     return {
       post: (batch, options, settled) => this.post(batch, pins.size === 0 ? options : options === undefined ? pinned : { ...options, incarnations: pins }, settled),
       follow: () => {
+        if (unchanged()) return;
         pins = current();
         pinned = pins.size > 0 ? { incarnations: pins } : undefined;
       },
