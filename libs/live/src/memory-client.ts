@@ -525,26 +525,28 @@ function encodingProblem(wr: WorkRequest): string | undefined {
   if (!isU32(node) || !isU32(region) || !isU32(rkey)) return `node, region and rkey must be unsigned 32-bit integers (got ${node}, ${region}, ${rkey})`;
   if (!Number.isSafeInteger(offset) || offset < 0) return `offset ${offset} is not a non-negative integer`;
   if (wr.lock !== undefined && !isU32(wr.lock)) return `lock ${wr.lock} is not an unsigned 32-bit integer`;
-  const values: bigint[] = [];
+  // The values are checked in place, first bad one first: no array per verb on the post path.
   switch (wr.op) {
     case 'read':
       return isU32(wr.length) ? undefined : `read length ${wr.length} is not an unsigned 32-bit integer`;
     case 'write':
       return undefined;
     case 'cas':
-      values.push(wr.compare, wr.swap);
-      break;
+      return badValue(wr.compare) ?? badValue(wr.swap);
     case 'faa':
-      values.push(wr.add);
-      break;
+      return badValue(wr.add);
     case 'masked-cas':
-      values.push(wr.compare, wr.swap, wr.compareMask, wr.swapMask);
-      break;
+      return maskedWidthProblem(wr.width) ?? badValue(wr.compare) ?? badValue(wr.swap) ?? badValue(wr.compareMask) ?? badValue(wr.swapMask);
     case 'masked-faa':
-      values.push(wr.add, wr.boundaryMask);
-      break;
+      return maskedWidthProblem(wr.width) ?? badValue(wr.add) ?? badValue(wr.boundaryMask);
   }
-  if ((wr.op === 'masked-cas' || wr.op === 'masked-faa') && wr.width !== 8 && wr.width !== 16) return `masked atomic width ${String(wr.width)} is not 8 or 16`;
-  const bad = values.find((value) => !isU128(value));
-  return bad === undefined ? undefined : `value ${bad} is outside the unsigned 128-bit range the NIC accepts`;
+  return undefined;
+}
+
+function maskedWidthProblem(width: number): string | undefined {
+  return width !== 8 && width !== 16 ? `masked atomic width ${String(width)} is not 8 or 16` : undefined;
+}
+
+function badValue(value: bigint): string | undefined {
+  return isU128(value) ? undefined : `value ${value} is outside the unsigned 128-bit range the NIC accepts`;
 }
