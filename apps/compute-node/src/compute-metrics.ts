@@ -1,4 +1,4 @@
-import type { Span, SpanAttributeValue, SpanContextRef, StartSpanOptions, Trace, VerbOpcode } from '@lockfabric/ports';
+import type { Span, SpanAttributeValue, SpanContextRef, StartSpanOptions, Trace, VerbOpcode, WorkRequest } from '@lockfabric/ports';
 import { ATTR_GRANT_NS, ATTR_LOCK_MODE, ATTR_OUTCOME, ATTR_PROTOCOL, ATTR_VERBS, ATTR_WAIT_NS, SPAN_LOCK_ACQUIRE, SPAN_LOCK_HANDOVER, SPAN_LOCK_RELEASE, SPAN_LOCK_RESET } from '@lockfabric/telemetry';
 import type { MetricsRegistry } from '@lockfabric/telemetry';
 import type { LiveFabric } from '@lockfabric/run-host';
@@ -43,9 +43,9 @@ export function registerComputeMetrics(metrics: MetricsRegistry, fabric: Pick<Li
 
   // Wrapping the instance keeps the run service unchanged: every remote batch goes through post.
   const post = fabric.post.bind(fabric);
-  fabric.post = (batch, options) => {
-    for (const wr of batch) verbTally.add(wr.op);
-    return post(batch, options);
+  fabric.post = (batch, options, settled) => {
+    for (let i = 0; i < batch.length; i++) verbTally.add((batch[i] as WorkRequest).op);
+    return post(batch, options, settled);
   };
 
   const observe = (name: string, seen: SeenAttributes) => {

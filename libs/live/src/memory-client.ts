@@ -82,6 +82,8 @@ interface PendingPost {
   readonly completions: Completion[];
   remaining: number;
   readonly resolve: (completions: Completion[]) => void;
+  /** The poster's `settled` callback, called once just before `resolve`. */
+  readonly settled: (() => void) | undefined;
 }
 
 interface Outstanding {
@@ -196,19 +198,24 @@ export class MemoryQueuePair {
     });
   }
 
-  post(batch: readonly WorkRequest[], options: PostOptions = {}): Promise<Completion[]> {
+  /**
+   * Posts a batch; the promise resolves with its completions, in order. `settled`, when given, is
+   * called once, just before the promise resolves (at once when the post completes without being
+   * sent): a caller that only counts batches in flight needs no reaction of its own on the promise.
+   */
+  post(batch: readonly WorkRequest[], options: PostOptions = NO_OPTIONS, settled?: () => void): Promise<Completion[]> {
     this.counters.posts++;
-    if (batch.length === 0) return Promise.resolve([]);
-    if (this.closed) return Promise.resolve(batch.map(() => ({ status: 'unreachable', detail: 'queue pair is closed' })));
+    if (batch.length === 0) return settledNow(settled, []);
+    if (this.closed) return settledNow(settled, batch.map(() => ({ status: 'unreachable', detail: 'queue pair is closed' })));
     const broken = this.broken ?? this.down;
     if (broken !== undefined) {
       this.counters.unreachable += batch.length;
-      return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail: broken })));
+      return settledNow(settled, batch.map(() => ({ status: 'unreachable' as const, detail: broken })));
     }
 
     let resolve!: (completions: Completion[]) => void;
     const done = new Promise<Completion[]>((r) => (resolve = r));
-    const post: PendingPost = { completions: new Array<Completion>(batch.length), remaining: batch.length, resolve };
+    const post: PendingPost = { completions: new Array<Completion>(batch.length), remaining: batch.length, resolve, settled };
     // Indexes of the requests that can travel; undefined while that is all of them (the usual case).
     let sendable: number[] | undefined;
     for (let index = 0; index < batch.length; index++) {
@@ -224,6 +231,7 @@ export class MemoryQueuePair {
     }
     const count = sendable?.length ?? batch.length;
     if (post.remaining === 0) {
+      settled?.();
       resolve(post.completions);
       return done;
     }
@@ -232,6 +240,7 @@ export class MemoryQueuePair {
       this.counters.refusedFull += count;
       const detail = `queue pair to ${this.address} already has ${this.outstanding.size} outstanding work requests (bound ${this.maxOutstanding})`;
       for (let k = 0; k < count; k++) post.completions[sendable?.[k] ?? k] = { status: 'unreachable', detail };
+      settled?.();
       resolve(post.completions);
       return done;
     }
@@ -417,8 +426,12 @@ export class MemoryQueuePair {
     this.outstanding.delete(id);
     this.counters.completed++;
     if (completion.status === 'unreachable') this.counters.unreachable++;
-    entry.post.completions[entry.index] = completion;
-    if (--entry.post.remaining === 0) entry.post.resolve(entry.post.completions);
+    const post = entry.post;
+    post.completions[entry.index] = completion;
+    if (--post.remaining === 0) {
+      post.settled?.();
+      post.resolve(post.completions);
+    }
   }
 
   /** Binds to `incarnation` (undefined: the server did not say, so nothing is checked). */
@@ -504,6 +517,14 @@ export class MemoryQueuePair {
 /** W3C trace-flags bit 0: the head sampler sampled the trace. */
 const TRACE_FLAG_SAMPLED = 0x01;
 
+const NO_OPTIONS: PostOptions = {};
+
+/** A post answered without the network: `settled` first, as for a sent one. */
+function settledNow(settled: (() => void) | undefined, completions: Completion[]): Promise<Completion[]> {
+  settled?.();
+  return Promise.resolve(completions);
+}
+
 function sameSpan(a: SpanContextRef, b: SpanContextRef | undefined): boolean {
   return b !== undefined && a.spanId === b.spanId && a.traceId === b.traceId;
 }
@@ -522,26 +543,28 @@ function encodingProblem(wr: WorkRequest): string | undefined {
   if (!isU32(node) || !isU32(region) || !isU32(rkey)) return `node, region and rkey must be unsigned 32-bit integers (got ${node}, ${region}, ${rkey})`;
   if (!Number.isSafeInteger(offset) || offset < 0) return `offset ${offset} is not a non-negative integer`;
   if (wr.lock !== undefined && !isU32(wr.lock)) return `lock ${wr.lock} is not an unsigned 32-bit integer`;
-  const values: bigint[] = [];
+  // The values are checked in place, first bad one first: no array per verb on the post path.
   switch (wr.op) {
     case 'read':
       return isU32(wr.length) ? undefined : `read length ${wr.length} is not an unsigned 32-bit integer`;
     case 'write':
       return undefined;
     case 'cas':
-      values.push(wr.compare, wr.swap);
-      break;
+      return badValue(wr.compare) ?? badValue(wr.swap);
     case 'faa':
-      values.push(wr.add);
-      break;
+      return badValue(wr.add);
     case 'masked-cas':
-      values.push(wr.compare, wr.swap, wr.compareMask, wr.swapMask);
-      break;
+      return maskedWidthProblem(wr.width) ?? badValue(wr.compare) ?? badValue(wr.swap) ?? badValue(wr.compareMask) ?? badValue(wr.swapMask);
     case 'masked-faa':
-      values.push(wr.add, wr.boundaryMask);
-      break;
+      return maskedWidthProblem(wr.width) ?? badValue(wr.add) ?? badValue(wr.boundaryMask);
   }
-  if ((wr.op === 'masked-cas' || wr.op === 'masked-faa') && wr.width !== 8 && wr.width !== 16) return `masked atomic width ${String(wr.width)} is not 8 or 16`;
-  const bad = values.find((value) => !isU128(value));
-  return bad === undefined ? undefined : `value ${bad} is outside the unsigned 128-bit range the NIC accepts`;
+  return undefined;
+}
+
+function maskedWidthProblem(width: number): string | undefined {
+  return width !== 8 && width !== 16 ? `masked atomic width ${String(width)} is not 8 or 16` : undefined;
+}
+
+function badValue(value: bigint): string | undefined {
+  return isU128(value) ? undefined : `value ${value} is outside the unsigned 128-bit range the NIC accepts`;
 }

@@ -345,6 +345,17 @@ describe('memory server and queue pair', () => {
     expect(bad?.status).toBe('bad-request');
     expect(executor.batches[1]?.requests).toHaveLength(1);
     expect(await qp.post([])).toEqual([]);
+    // every value of an atomic is checked, in order; a masked atomic's width first
+    const big = 1n << 128n;
+    const [badSwap, badWidth, badMask] = await qp.post([
+      { addr: word(0), op: 'cas', compare: 0n, swap: big },
+      { addr: word(0), op: 'masked-cas', width: 4 as 8, compare: 0n, swap: big, compareMask: 0n, swapMask: 0n },
+      { addr: word(0), op: 'masked-faa', width: 8, add: 1n, boundaryMask: -1n },
+    ]);
+    expect(badSwap?.detail).toBe(`value ${big} is outside the unsigned 128-bit range the NIC accepts`);
+    expect(badWidth?.detail).toBe('masked atomic width 4 is not 8 or 16');
+    expect(badMask?.detail).toBe('value -1 is outside the unsigned 128-bit range the NIC accepts');
+    expect(executor.batches).toHaveLength(2);
 
     expect(await qp.describe()).toEqual({ ...executor.describe(), incarnation: expect.any(Number) });
   });

@@ -14,9 +14,16 @@ export interface LoopbackExecutor {
   executeBatch(batch: readonly WorkRequest[], initiator: NodeId): Completion[] | Promise<Completion[]>;
 }
 
+/**
+ * A post that calls `settled` once when the batch's completions are known, just before its promise
+ * resolves (at once for a batch answered without the network). Whoever only counts batches in
+ * flight (VerbGate) then needs no promise reaction of its own per verb.
+ */
+export type SettlingPost = (batch: readonly WorkRequest[], options?: PostOptions, settled?: () => void) => Promise<Completion[]>;
+
 /** One client's binding: its post function, pinned to the memory-node incarnations it follows. */
 export interface FabricView extends TableBinding {
-  readonly post: (batch: readonly WorkRequest[], options?: PostOptions) => Promise<Completion[]>;
+  readonly post: SettlingPost;
 }
 
 /**
@@ -87,10 +94,26 @@ export class LiveFabric {
       }
       return out;
     };
-    const lost = () => [...pins].some(([node, incarnation]) => this.queuePairs.get(node)?.boundIncarnation !== incarnation);
+    // Loops, not spreads: `lost` runs on every acquire and `follow` before it, and the pins
+    // rarely change, so neither allocates unless a memory node's incarnation did.
+    const lost = () => {
+      for (const node of pins.keys()) if (this.queuePairs.get(node)?.boundIncarnation !== pins.get(node)) return true;
+      return false;
+    };
+    const unchanged = () => {
+      let bound = 0;
+      for (const node of this.memoryNodes) {
+        const incarnation = this.queuePairs.get(node)?.boundIncarnation;
+        if (incarnation === undefined) continue;
+        if (pins.get(node) !== incarnation) return false;
+        bound++;
+      }
+      return bound === pins.size;
+    };
     return {
-      post: (batch, options) => this.post(batch, pins.size === 0 ? options : options === undefined ? pinned : { ...options, incarnations: pins }),
+      post: (batch, options, settled) => this.post(batch, pins.size === 0 ? options : options === undefined ? pinned : { ...options, incarnations: pins }, settled),
       follow: () => {
+        if (unchanged()) return;
         pins = current();
         pinned = pins.size > 0 ? { incarnations: pins } : undefined;
       },
@@ -116,25 +139,32 @@ export class LiveFabric {
    * Posts a batch. A batch for one node already connected goes straight to its queue pair and the
    * caller gets the queue pair's own promise: no async wrapper adds microtask hops to every verb.
    */
-  post(batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
+  post(batch: readonly WorkRequest[], options?: PostOptions, settled?: () => void): Promise<Completion[]> {
     const first = batch[0];
-    if (!first) return Promise.resolve([]);
+    if (!first) {
+      settled?.();
+      return Promise.resolve([]);
+    }
     const node = first.addr.node;
-    for (const wr of batch) if (wr.addr.node !== node) return this.postSplit(batch, options);
-    return this.postTo(node, batch, options);
+    for (let i = 1; i < batch.length; i++) if ((batch[i] as WorkRequest).addr.node !== node) return this.postSplit(batch, options, settled);
+    return this.postTo(node, batch, options, settled);
   }
 
   /** Splits a batch per target node, keeping each node's requests in their original order. */
-  private async postSplit(batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
+  private async postSplit(batch: readonly WorkRequest[], options?: PostOptions, settled?: () => void): Promise<Completion[]> {
     const groups = new Map<NodeId, number[]>();
     batch.forEach((wr, i) => groups.set(wr.addr.node, [...(groups.get(wr.addr.node) ?? []), i]));
     const out: Completion[] = new Array<Completion>(batch.length);
-    await Promise.all(
-      [...groups].map(async ([node, indexes]) => {
-        const completions = await this.postTo(node, indexes.map((i) => batch[i]!), options);
-        indexes.forEach((i, k) => (out[i] = completions[k]!));
-      }),
-    );
+    try {
+      await Promise.all(
+        [...groups].map(async ([node, indexes]) => {
+          const completions = await this.postTo(node, indexes.map((i) => batch[i]!), options);
+          indexes.forEach((i, k) => (out[i] = completions[k]!));
+        }),
+      );
+    } finally {
+      settled?.();
+    }
     return out;
   }
 
@@ -143,29 +173,45 @@ export class LiveFabric {
     this.queuePairs.clear();
   }
 
-  private postTo(node: NodeId, batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
+  private postTo(node: NodeId, batch: readonly WorkRequest[], options?: PostOptions, settled?: () => void): Promise<Completion[]> {
     if (node === this.node) {
+      let completions: Completion[] | Promise<Completion[]>;
       try {
-        return Promise.resolve(this.localNic.executeBatch(batch, this.node));
+        completions = this.localNic.executeBatch(batch, this.node);
       } catch (error) {
+        settled?.();
         return Promise.reject(error instanceof Error ? error : new FabricAccessError('bad-request', `posting the batch threw ${String(error)}`));
       }
+      if (Array.isArray(completions)) {
+        settled?.();
+        return Promise.resolve(completions);
+      }
+      return settled ? completions.finally(settled) : completions;
     }
     const qp = this.queuePairs.get(node);
-    if (qp) return this.postOn(qp, node, batch, options);
-    return this.queuePair(node).then((connected) =>
-      connected ? this.postOn(connected, node, batch, options) : batch.map(() => ({ status: 'unknown-node' as const, detail: `node ${node} is not known to compute node ${this.node}` })),
+    if (qp) return this.postOn(qp, node, batch, options, settled);
+    return this.queuePair(node).then(
+      (connected) => {
+        if (connected) return this.postOn(connected, node, batch, options, settled);
+        settled?.();
+        return batch.map(() => ({ status: 'unknown-node' as const, detail: `node ${node} is not known to compute node ${this.node}` }));
+      },
+      (error: unknown) => {
+        settled?.();
+        throw error;
+      },
     );
   }
 
-  private postOn(qp: MemoryQueuePair, node: NodeId, batch: readonly WorkRequest[], options?: PostOptions): Promise<Completion[]> {
+  private postOn(qp: MemoryQueuePair, node: NodeId, batch: readonly WorkRequest[], options?: PostOptions, settled?: () => void): Promise<Completion[]> {
     // Checked in the same turn as qp.post: a rebind in between fails the queued requests itself.
     const pinned = options?.incarnations?.get(node);
     if (pinned !== undefined && qp.boundIncarnation !== pinned) {
+      settled?.();
       const detail = `table lost: memory node ${node} restarted (incarnation ${pinned} is gone, it serves ${String(qp.boundIncarnation)})`;
       return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail })));
     }
-    return qp.post(batch, options);
+    return qp.post(batch, options, settled);
   }
 
   private async queuePair(node: NodeId): Promise<MemoryQueuePair | undefined> {

@@ -396,7 +396,7 @@ export class ComputeRunService {
     const tables = this.deps.fabric.view();
     const verbs = new QueuePairVerbs({
       localNode: this.deps.node,
-      post: this.gate.open(tables.post),
+      post: this.gate.openSettling(tables.post),
       local: createLocalMemory(this.deps.memory, () => new Promise<void>((resolve) => setImmediate(resolve))),
     });
     return {

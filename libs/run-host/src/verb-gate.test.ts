@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks';
 import type { Completion, WorkRequest } from '@lockfabric/ports';
 import { describe, expect, it } from 'vitest';
 import { VerbGate } from './verb-gate.js';
@@ -89,6 +90,72 @@ describe('VerbGate', () => {
   it('a post that throws leaves nothing counted in flight', async () => {
     const gate = new VerbGate(2);
     const post = gate.open(() => {
+      throw new Error('fabric broke');
+    });
+    await expect(post([read])).rejects.toThrow('fabric broke');
+    expect(gate.inflightBatches).toBe(0);
+  });
+});
+
+/** Promises created synchronously by one call (async_hooks sees every one). */
+function promisesMadeBy(call: () => unknown): number {
+  let created = 0;
+  const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && created++) });
+  hook.enable();
+  try {
+    call();
+  } finally {
+    hook.disable();
+  }
+  return created;
+}
+
+/** A fabric that reports each batch's settling, as LiveFabric's post does, and completes when told. */
+function settlingFabric() {
+  const pending: (() => void)[] = [];
+  const post = (batch: readonly WorkRequest[], _options: unknown, settled: () => void) =>
+    new Promise<Completion[]>((resolve) => {
+      pending.push(() => {
+        settled();
+        resolve(batch.map(() => ({ status: 'ok' as const })));
+      });
+    });
+  return { post, completeAll: () => pending.splice(0).forEach((complete) => complete()) };
+}
+
+describe('VerbGate.openSettling', () => {
+  it('adds no promise to a post (open, the old path, adds one: the mutant this count catches)', () => {
+    const fabric = settlingFabric();
+    const bare = promisesMadeBy(() => fabric.post([read], undefined, () => undefined));
+    const settling = new VerbGate(2).openSettling(fabric.post);
+    const reacting = new VerbGate(2).open((batch, options) => fabric.post(batch, options, () => undefined));
+    // the second call of each: the first one pays for anything created lazily
+    for (const post of [settling, reacting]) post([read]);
+    expect(promisesMadeBy(() => settling([read])) - bare).toBe(0);
+    expect(promisesMadeBy(() => reacting([read])) - bare).toBe(1);
+    fabric.completeAll();
+  });
+
+  it('counts a batch in flight until the fabric reports it settled, with no reaction in between', async () => {
+    const gate = new VerbGate(2);
+    const fabric = settlingFabric();
+    const post = gate.openSettling(fabric.post);
+    const first = post([read]);
+    void post([read]);
+    expect(gate.inflightBatches).toBe(2);
+    gate.retire('dead');
+    expect((await post([read]))[0]?.status).toBe('unreachable'); // refused locally, never counted
+    expect(gate.inflightBatches).toBe(2);
+    const drained = gate.drain(10_000, 1);
+    fabric.completeAll();
+    expect(gate.inflightBatches).toBe(0);
+    expect((await first).map((c) => c.status)).toStrictEqual(['ok']);
+    expect(await drained).toBe(true);
+  });
+
+  it('a post that throws leaves nothing counted in flight', async () => {
+    const gate = new VerbGate(2);
+    const post = gate.openSettling(() => {
       throw new Error('fabric broke');
     });
     await expect(post([read])).rejects.toThrow('fabric broke');

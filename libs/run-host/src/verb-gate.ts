@@ -2,6 +2,8 @@ import { FabricAccessError } from '@lockfabric/ports';
 import type { Completion, PostOptions, WorkRequest } from '@lockfabric/ports';
 
 export type PostFn = (batch: readonly WorkRequest[], options?: PostOptions) => Promise<Completion[]>;
+/** A post that calls `settled` once, when its batch's completions are known (LiveFabric's `SettlingPost`). */
+export type SettlingPostFn = (batch: readonly WorkRequest[], options: PostOptions | undefined, settled: () => void) => Promise<Completion[]>;
 
 /**
  * Fences a compute node's own clients locally when its incarnation is retired (rejoin-watch.ts):
@@ -47,6 +49,31 @@ export class VerbGate {
       this.inflight++;
       done.then(settled, settled);
       return done;
+    };
+  }
+
+  /**
+   * As `open`, over a post that reports when each batch has settled: the in-flight count drops in
+   * that callback, so a verb costs no promise reaction here at all (`open` adds one per batch: one
+   * promise and one microtask per verb of a live run, where nearly every batch is one verb).
+   */
+  openSettling(post: SettlingPostFn): PostFn {
+    const generation = this.generation;
+    const settled = () => void this.inflight--;
+    return (batch, options) => {
+      if (generation !== this.generation) {
+        const detail = this.refusal;
+        return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail })));
+      }
+      // Counted first: a post answered without the network calls `settled` before it returns.
+      // One shared callback, no closure per post: a post either throws or calls it once, never both.
+      this.inflight++;
+      try {
+        return post(batch, options, settled);
+      } catch (error) {
+        settled();
+        return Promise.reject(error instanceof Error ? error : new FabricAccessError('bad-request', `posting the batch threw ${String(error)}`));
+      }
     };
   }
 

@@ -28,6 +28,18 @@ export interface ResetTotals {
   finishedElsewhere: number;
 }
 
+/**
+ * One client's operation timing without a wrapper of its own: `begin` when an acquire or release
+ * is invoked (returns the operation's number), `completed` or `failed` when it settles. Another
+ * wrapper that already reacts to the call's promise (VerbAccounting.wrapClient) drives these, so
+ * the two cost one promise per operation between them instead of two.
+ */
+export interface OperationTimingHooks {
+  begin(): number;
+  completed(id: number, kind: TimedOperation): void;
+  failed(id: number): void;
+}
+
 /** `unmarked` first, then the protocols' phases: a phase's index into a client's typed arrays. */
 const PHASE_KEYS: readonly PhaseKey[] = ['unmarked', ...LOCK_PHASES];
 const UNMARKED = 0;
@@ -50,7 +62,7 @@ export class PhaseTiming {
    * A client has one operation open at a time, so its per-operation state lives in this closure and
    * typed arrays made once: an operation allocates nothing here but its two reactions.
    */
-  forClient<G extends Grant>(clock: Clock): { marks: PhaseMarks; wrap: (inner: LockClient<G>) => LockClient<G> } {
+  forClient<G extends Grant>(clock: Clock): { marks: PhaseMarks; wrap: (inner: LockClient<G>) => LockClient<G>; hooks: OperationTimingHooks } {
     // The open operation: its number (0 = none; a later one supersedes it), its phase and since when.
     let openId = 0;
     let lastId = 0;
@@ -109,26 +121,34 @@ export class PhaseTiming {
       seenMask = 0;
       return openId;
     };
+    const hooks: OperationTimingHooks = {
+      begin,
+      completed: (id, kind) => {
+        if (openId !== id) return;
+        if (!this.options.mutantLoseLastPhase) close();
+        this.add(kind, ns, order, phasesSeen);
+        openId = 0;
+      },
+      failed: (id) => {
+        if (openId === id) openId = 0;
+      },
+    };
     // A `.then` on the call's own promise, not an async function: the wrapper sits on every
     // acquire and release of a live run, and an async one cost each of them a second promise and
     // an async frame to resume (wrapper-promises.test.ts counts the promises).
     const settle = <T>(id: number, kind: TimedOperation, result: Promise<T>): Promise<T> =>
       result.then(
         (value) => {
-          if (openId === id) {
-            if (!this.options.mutantLoseLastPhase) close();
-            this.add(kind, ns, order, phasesSeen);
-            openId = 0;
-          }
+          hooks.completed(id, kind);
           return value;
         },
         (error: unknown) => {
-          if (openId === id) openId = 0;
+          hooks.failed(id);
           throw error;
         },
       );
     const failed = (id: number, error: unknown): Promise<never> => {
-      if (openId === id) openId = 0;
+      hooks.failed(id);
       return Promise.reject(error);
     };
     const wrap = (inner: LockClient<G>): LockClient<G> => ({
@@ -153,7 +173,7 @@ export class PhaseTiming {
         return settle(id, 'release', result);
       },
     });
-    return { marks, wrap };
+    return { marks, wrap, hooks };
   }
 
   /** Mean microseconds per operation of each kind and phase (a phase an operation skipped counts as 0, as in Table 3). */

@@ -91,8 +91,8 @@ export async function runClients(options: RunClientsOptions): Promise<RunClients
     const timing = options.accounting?.phases.forClient<Grant>(ports.clock);
     if (timing) ports = { ...ports, phases: timing.marks };
     let client: LockClient<Grant> = protocol.createClient(drift ? driftingPorts(ports, drift) : ports, options.protocolOptions);
-    if (timing) client = timing.wrap(client);
-    if (options.accounting) client = options.accounting.wrapClient(client, (next) => (phase = next));
+    // One wrapper for both: verb phase and phase timing settle in the same reaction.
+    if (options.accounting) client = options.accounting.wrapClient(client, (next) => (phase = next), timing?.hooks);
     if (options.skipReleaseProbability && options.skipReleaseProbability > 0) client = skippingReleases(client, ports.random, options.skipReleaseProbability);
     let crashedSignal: Promise<'crashed'> | undefined;
     if (options.crashProbability && options.crashProbability > 0) {

@@ -1,5 +1,6 @@
 import type { Grant, LockClient, Verbs, VerbOpcode } from '@lockfabric/ports';
 import { PhaseTiming } from './phase-timing.js';
+import type { OperationTimingHooks, TimedOperation } from './phase-timing.js';
 
 /** `cs`: the data verbs a holder issues in its critical section (bench --cs-verbs). */
 export type VerbPhase = 'acquire' | 'release' | 'cs';
@@ -79,8 +80,14 @@ export class VerbAccounting {
     this.#seen[cell] = 1;
   }
 
-  /** A client whose acquire and release calls mark the phase the wrapped verbs count into. */
-  wrapClient<G extends Grant>(inner: LockClient<G>, setPhase: (phase: VerbPhase | undefined) => void): LockClient<G> {
+  /**
+   * A client whose acquire and release calls mark the phase the wrapped verbs count into. With
+   * `timing` (the client's `PhaseTiming.forClient(...).hooks`) the same reaction also closes the
+   * operation's phase timing: one promise per operation for both jobs, where wrapping the client
+   * in `PhaseTiming`'s own wrapper as well made two (wrapper-promises.test.ts).
+   */
+  wrapClient<G extends Grant>(inner: LockClient<G>, setPhase: (phase: VerbPhase | undefined) => void, timing?: OperationTimingHooks): LockClient<G> {
+    if (timing) return this.#wrapTimed(inner, setPhase, timing);
     // Chained on the call's own promise rather than awaited in an async function: one promise per
     // operation instead of two, and no async frame to resume (wrapper-promises.test.ts counts them).
     // The inner call is made here, not through a closure: no function allocated or called per operation.
@@ -114,6 +121,54 @@ export class VerbAccounting {
           return Promise.reject(error);
         }
         return result.then(done as () => void, failed);
+      },
+    };
+  }
+
+  #wrapTimed<G extends Grant>(inner: LockClient<G>, setPhase: (phase: VerbPhase | undefined) => void, timing: OperationTimingHooks): LockClient<G> {
+    // Timing closes first, then the phase, in the one reaction: the order PhaseTiming's wrapper
+    // inside this one gave. Each reaction keeps its own operation's number, so a call that
+    // settles after a later one began (its caller gave up on it) cannot close the later one.
+    const settle = <T>(result: Promise<T>, id: number, kind: TimedOperation): Promise<T> =>
+      result.then(
+        (value) => {
+          timing.completed(id, kind);
+          setPhase(undefined);
+          return value;
+        },
+        (error: unknown) => {
+          timing.failed(id);
+          setPhase(undefined);
+          throw error;
+        },
+      );
+    const thrown = (id: number, error: unknown): Promise<never> => {
+      timing.failed(id);
+      setPhase(undefined);
+      return Promise.reject(error);
+    };
+    return {
+      acquire: (lock, mode, options) => {
+        setPhase('acquire');
+        const id = timing.begin();
+        let result: Promise<G>;
+        try {
+          result = inner.acquire(lock, mode, options);
+        } catch (error) {
+          return thrown(id, error);
+        }
+        return settle(result, id, mode === 'shared' ? 'acquire-shared' : 'acquire-exclusive');
+      },
+      release: (grant) => {
+        setPhase('release');
+        const id = timing.begin();
+        let result: Promise<void>;
+        try {
+          result = inner.release(grant);
+        } catch (error) {
+          return thrown(id, error);
+        }
+        return settle(result, id, 'release');
       },
     };
   }

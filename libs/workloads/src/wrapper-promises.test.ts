@@ -103,6 +103,27 @@ describe('bench wrappers: promises per operation', () => {
     expect(timing.totals.release.operations).toBe(0);
   });
 
+  it('VerbAccounting.wrapClient with PhaseTiming hooks does both jobs with one promise per operation (the two wrappers nested, the old path, made two)', async () => {
+    const timed = (nested: boolean): { timing: PhaseTiming; phases: (string | undefined)[]; wrap: Wrap } => {
+      const timing = new PhaseTiming();
+      const accounting = new VerbAccounting(timing);
+      const phases: (string | undefined)[] = [];
+      const setPhase = (phase: string | undefined) => void phases.push(phase);
+      const { wrap, hooks } = timing.forClient<Grant>(clock);
+      return { timing, phases, wrap: nested ? (inner) => accounting.wrapClient(wrap(inner), setPhase) : (inner) => accounting.wrapClient(inner, setPhase, hooks) };
+    };
+    const one = timed(false);
+    expect(await extraPromises(one.wrap)).toEqual({ acquire: 1, release: 1 });
+    const old = timed(true);
+    expect(await extraPromises(old.wrap)).toEqual({ acquire: 2, release: 2 });
+    // the same bookkeeping either way: two completed acquires timed, failed releases not, phases closed
+    for (const { timing, phases } of [one, old]) {
+      expect(timing.totals['acquire-exclusive'].operations).toBe(2);
+      expect(timing.totals.release.operations).toBe(0);
+      expect(phases).toEqual(['acquire', undefined, 'release', undefined, 'acquire', undefined, 'release', undefined]);
+    }
+  });
+
   it('a wrapped call that throws synchronously rejects and leaves no phase open', async () => {
     const phases: (string | undefined)[] = [];
     const throwing: LockClient<Grant> = {
@@ -116,6 +137,11 @@ describe('bench wrappers: promises per operation', () => {
     expect(phases).toEqual(['acquire', undefined]);
     const timing = new PhaseTiming();
     await expect(timing.forClient<Grant>(clock).wrap(throwing).acquire(1, 'exclusive')).rejects.toThrow('sync');
+    expect(timing.totals['acquire-exclusive'].operations).toBe(0);
+    const both = new VerbAccounting(timing);
+    phases.length = 0;
+    await expect(both.wrapClient(throwing, (phase) => phases.push(phase), timing.forClient<Grant>(clock).hooks).acquire(1, 'exclusive')).rejects.toThrow('sync');
+    expect(phases).toEqual(['acquire', undefined]);
     expect(timing.totals['acquire-exclusive'].operations).toBe(0);
   });
 });

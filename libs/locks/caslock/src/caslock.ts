@@ -82,12 +82,15 @@ export class CasLockClient implements LockClient<CasGrant> {
    */
   private readonly uncertainWords = new Set<string>();
   private currentSpan: Span | undefined;
+  /** `node/client`, named on every span: made once, not per operation. */
+  private readonly key: string;
 
   constructor(
     private readonly ports: ClientPorts,
     private readonly options: CasLockOptions,
   ) {
     this.tag = holderTag(ports.self);
+    this.key = clientKey(ports.self);
     this.reconciler = new WordReconciler(ports.verbs, ports.clock);
     this.backoff = options.backoff
       ? new TruncatedBackoff(ports.random, { initialNs: options.backoffInitialNs, maxNs: options.backoffMaxNs, factor: 2 })
@@ -99,7 +102,7 @@ export class CasLockClient implements LockClient<CasGrant> {
     const addr = lockAddress(this.ports.locks, lock);
     const viaCpu = this.options.localAtomics === 'cpu' && this.ports.verbs.isLocal(addr);
     const deadline = new AcquireDeadline(this.ports.clock, lock, mode, options);
-    const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'caslock', lock, mode, clientKey(this.ports.self));
+    const op = new AcquireSpan(this.ports.trace, this.ports.clock, 'caslock', lock, mode, this.key);
     this.currentSpan = op.span;
     this.backoff?.reset();
     try {
@@ -109,7 +112,8 @@ export class CasLockClient implements LockClient<CasGrant> {
       deadline.check();
       if (heldAs === 'exclusive') await this.takeExclusive(addr, lock, viaCpu, deadline, op);
       else await this.takeShared(addr, lock, viaCpu, deadline, op);
-      this.uncertainWords.delete(wordKey(addr));
+      // Usually empty: no key string is built per acquire unless a lost verb left a word uncertain.
+      if (this.uncertainWords.size > 0) this.uncertainWords.delete(wordKey(addr));
       // The winning atomic ran on a table the memory node has since lost (a cut held its
       // completion past the restart): the new table may be granted to anyone, so this is no grant.
       if (!this.options.mutantGrantFromLostTable && this.ports.tables?.lost()) throw new TableLostError(lock, 'the memory node restarted before this acquire’s winning atomic completed');
@@ -126,7 +130,7 @@ export class CasLockClient implements LockClient<CasGrant> {
 
   async release(grant: CasGrant): Promise<void> {
     const span = this.ports.trace.startSpan('lock.release', {
-      attributes: { [LOCK_ATTR.protocol]: 'caslock', [LOCK_ATTR.lock]: grant.lock, [LOCK_ATTR.mode]: grant.mode, [LOCK_ATTR.client]: clientKey(this.ports.self) },
+      attributes: { [LOCK_ATTR.protocol]: 'caslock', [LOCK_ATTR.lock]: grant.lock, [LOCK_ATTR.mode]: grant.mode, [LOCK_ATTR.client]: this.key },
     });
     this.currentSpan = span;
     try {
