@@ -1,8 +1,8 @@
 import { protocolById } from '@lockfabric/lock-catalog';
 import type { LockClient } from '@lockfabric/ports';
 import { createSimCluster } from '@lockfabric/sim';
-import { ATTR_TAIL_KEPT, SPAN_LOCK_ACQUIRE, createInMemoryTelemetry, seededIdWords } from '@lockfabric/telemetry';
-import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ATTR_TAIL_KEPT, SPAN_LOCK_ACQUIRE, createInMemoryTelemetry, exportedFields, seededIdWords } from '@lockfabric/telemetry';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const EPOCH_MS = 1_764_000_000_000;
@@ -42,29 +42,6 @@ async function caslockRun(options: { readonly slowMs: number; readonly mutantEag
   const exported = telemetry.spans().map(exportedFields);
   await telemetry.shutdown();
   return { sdkSpansStarted, exported, failure };
-}
-
-/** Every field an exporter reads, as plain data (object identity is all it leaves out). */
-function exportedFields(span: ReadableSpan) {
-  return {
-    name: span.name,
-    kind: span.kind,
-    spanContext: span.spanContext(),
-    parentSpanContext: span.parentSpanContext,
-    startTime: span.startTime,
-    endTime: span.endTime,
-    duration: span.duration,
-    ended: span.ended,
-    status: span.status,
-    attributes: span.attributes,
-    links: span.links,
-    events: span.events,
-    resource: span.resource.attributes,
-    instrumentationScope: span.instrumentationScope,
-    droppedAttributesCount: span.droppedAttributesCount,
-    droppedEventsCount: span.droppedEventsCount,
-    droppedLinksCount: span.droppedLinksCount,
-  };
 }
 
 /** Both paths, one after the other from one call site, so recorded errors' stack traces match too. */

@@ -36,15 +36,12 @@ export class VerbGate {
     const generation = this.generation;
     const settled = () => void this.inflight--;
     return (batch, options) => {
-      if (generation !== this.generation) {
-        const detail = this.refusal;
-        return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail })));
-      }
+      if (generation !== this.generation) return this.refused(batch);
       let done: Promise<Completion[]>;
       try {
         done = post(batch, options);
       } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new FabricAccessError('bad-request', `posting the batch threw ${String(error)}`));
+        return Promise.reject(postError(error));
       }
       this.inflight++;
       done.then(settled, settled);
@@ -61,10 +58,7 @@ export class VerbGate {
     const generation = this.generation;
     const settled = () => void this.inflight--;
     return (batch, options) => {
-      if (generation !== this.generation) {
-        const detail = this.refusal;
-        return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail })));
-      }
+      if (generation !== this.generation) return this.refused(batch);
       // Counted first: a post answered without the network calls `settled` before it returns.
       // One shared callback, no closure per post: a post either throws or calls it once, never both.
       this.inflight++;
@@ -72,9 +66,15 @@ export class VerbGate {
         return post(batch, options, settled);
       } catch (error) {
         settled();
-        return Promise.reject(error instanceof Error ? error : new FabricAccessError('bad-request', `posting the batch threw ${String(error)}`));
+        return Promise.reject(postError(error));
       }
     };
+  }
+
+  /** A retired gate's answer: every verb unreachable, with the reason, and nothing posted. */
+  private refused(batch: readonly unknown[]): Promise<Completion[]> {
+    const detail = this.refusal;
+    return Promise.resolve(batch.map(() => ({ status: 'unreachable' as const, detail })));
   }
 
   /** Closes every gate opened so far: this node's incarnation was declared dead. */
@@ -101,4 +101,9 @@ export class VerbGate {
     }
     return true;
   }
+}
+
+/** A post that threw, as the rejection its promise would have carried. */
+function postError(error: unknown): Error {
+  return error instanceof Error ? error : new FabricAccessError('bad-request', `posting the batch threw ${String(error)}`);
 }

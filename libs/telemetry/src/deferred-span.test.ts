@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
-import type { ReadableSpan, Span as SdkSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Span as SdkSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SpanContextRef, Trace } from '@lockfabric/ports';
 import { ATTR_GRANT_NS, ATTR_LINK_ROLE, ATTR_OUTCOME, LINK_ROLE_VALUE_PREVIOUS_HOLDER, OUTCOME_VALUE_GRANTED, OUTCOME_VALUE_TIMEOUT, SPAN_LOCK_ACQUIRE } from './semconv.js';
@@ -8,6 +8,7 @@ import { createInMemoryTelemetry } from './setup.js';
 import type { InMemoryTelemetry } from './setup.js';
 import { isSampled } from './otel-trace.js';
 import { seededIdWords } from './span-ids.js';
+import { exportedFields } from './exported-fields.js';
 
 const MS = 1_000_000;
 const EPOCH_MS = 1_764_000_000_000;
@@ -27,29 +28,6 @@ class StartCounter implements SpanProcessor {
   shutdown(): Promise<void> {
     return Promise.resolve();
   }
-}
-
-/** Every field an exporter reads, as plain data (object identity is all it leaves out). */
-export function exportedFields(span: ReadableSpan) {
-  return {
-    name: span.name,
-    kind: span.kind,
-    spanContext: span.spanContext(),
-    parentSpanContext: span.parentSpanContext,
-    startTime: span.startTime,
-    endTime: span.endTime,
-    duration: span.duration,
-    ended: span.ended,
-    status: span.status,
-    attributes: span.attributes,
-    links: span.links,
-    events: span.events,
-    resource: span.resource.attributes,
-    instrumentationScope: span.instrumentationScope,
-    droppedAttributesCount: span.droppedAttributesCount,
-    droppedEventsCount: span.droppedEventsCount,
-    droppedLinksCount: span.droppedLinksCount,
-  };
 }
 
 /** A clock the test moves: `performance.now()` and `Date.now()` (both read by the SDK) follow it. */

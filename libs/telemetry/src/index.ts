@@ -5,6 +5,7 @@ export { RecordAllSampler, lockFabricSampler, isTailCandidate } from './sampling
 export { TailKeepProcessor, tailVerdict, unsampledVerdict } from './tail-keep-processor.js';
 export { PinnedIdGenerator, randomIdWords, ratioUpperBound, seededIdWords } from './span-ids.js';
 export type { IdWords } from './span-ids.js';
+export { exportedFields } from './exported-fields.js';
 export type { TailRule, TailVerdict } from './tail-keep-processor.js';
 export { readTelemetryEnv, readMetricsExportEnv, DEFAULT_METRIC_EXPORT_INTERVAL_MS, DEFAULT_OTLP_TIMEOUT_MS } from './telemetry-env.js';
 export type { Env, TelemetryEnv, MetricsExportEnv } from './telemetry-env.js';
