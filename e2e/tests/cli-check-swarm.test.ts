@@ -92,11 +92,27 @@ describe('lockfabric check --swarm', () => {
     expect(two.json.protocols[0]!.digest).toBe(one.json.protocols[0]!.digest);
   }, 300_000);
 
+  it('takes a comma-separated list: each protocol as when run alone', async () => {
+    const list = await swarm(['--protocol', 'shiftlock,dslr', '--seeds', '4']);
+    expect(list.code).toBe(0);
+    expect(list.json.protocols.map((p) => p.protocol)).toEqual(['shiftlock', 'dslr']);
+    for (const p of list.json.protocols) {
+      const alone = await swarm(['--protocol', p.protocol, '--seeds', '4']);
+      expect(p.digest).toBe(alone.json.protocols[0]!.digest);
+    }
+  }, 120_000);
+
   it('refuses bad flags with exit 2, listing every problem', async () => {
     const { code, stderr } = await runCli(['check', '--swarm', '--protocol', 'nope', '--workers', '0', '--clients', '4']);
     expect(code).toBe(2);
     expect(stderr).toContain('--workers');
     expect(stderr).toContain('--clients: not used with --swarm');
     expect(stderr).toContain('unknown protocol "nope"');
+    const listed = await runCli(['check', '--swarm', '--protocol', 'caslock,nope', '--opt', 'backoff=true']);
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toContain('unknown protocol "nope"');
+    const plain = await runCli(['check', '--protocol', 'caslock,dslr', '--seeds', '1']);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('check runs one protocol at a time');
   });
 });

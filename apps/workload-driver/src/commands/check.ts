@@ -71,6 +71,7 @@ export async function checkCommand(argv: readonly string[]): Promise<number> {
   const costModel = readCostModel(values, reader);
   // the catalog's error lists the ids (redlock, for one, runs only in the SmallBank bench)
   try {
+    if (protocol.includes(',')) throw new ConfigError([`--protocol: check runs one protocol at a time; give one id, or check --swarm --protocol ${protocol} for a list`]);
     protocolById(protocol);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

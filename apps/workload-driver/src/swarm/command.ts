@@ -15,13 +15,13 @@ import type { SwarmJob } from './jobs.js';
 // Workload and fault flags do not apply: the swarm draws each seed's workload and faults itself.
 const NOT_FOR_SWARM = ['clients', 'locks', 'read-ratio', 'distribution', 'lock-ids', 'duration-ms', 'operations', 'think-ns', 'cs-ns', 'seed', 'timeout-ms', 'crash-probability', 'jitter-ns'];
 
-export const SWARM_HELP = `lockfabric check --swarm [--protocol ID|all] [--seeds N] [--first-seed S] [--workers N] [--json]
+export const SWARM_HELP = `lockfabric check --swarm [--protocol ID,…|all] [--seeds N] [--first-seed S] [--workers N] [--json]
   each seed draws its own workload and fault mix (client crashes, a compute-node kill, process
   pauses, memory-node restarts, partitions, lost verb completions, switch loss/duplication/reordering/delay,
   schedule jitter) from the faults the protocol
   declares it survives, prints it, checks exclusion over the faulty history, then heals and
   requires every lock to be acquirable again within the protocol's budget.
-  --protocol ID|all        one protocol, or every protocol in turn (default all)
+  --protocol ID,…|all      one protocol or a comma-separated list, or every protocol in turn (default all)
   --seeds N                seeds per protocol (default 100)   --first-seed S  (default 1)
   --workers N              run seeds on N threads (this one and N-1 workers); same result for any N
   --print-mix              print every seed's mix, not only the failing ones
@@ -43,8 +43,9 @@ export async function swarmCommand(values: Record<string, unknown>): Promise<num
   const requested = reader.string('protocol', 'all');
   const options = readProtocolOptions(values, reader);
   const force = readForcedFaults(values['force-faults'], reader);
-  const protocols = requested === 'all' ? availableProtocols() : knownProtocol(requested, reader);
-  if (requested === 'all' && Object.keys(options).length > 0) reader.problems.push('--opt: options belong to one protocol; give --protocol ID');
+  const protocols = requested === 'all' ? availableProtocols() : [...new Set(requested.split(',').map((id) => id.trim()).filter((id) => id.length > 0))].flatMap((id) => knownProtocol(id, reader));
+  if (protocols.length === 0 && reader.problems.length === 0) reader.problems.push('--protocol: expected all, a protocol id or a comma-separated list');
+  if (protocols.length !== 1 && Object.keys(options).length > 0) reader.problems.push('--opt: options belong to one protocol; give --protocol ID');
   for (const protocol of protocols) reader.problems.push(...optionProblems(protocol, options));
   reader.done();
   const out = output(values['json'] === true);
